@@ -1,0 +1,5 @@
+import sys
+
+from nginxgen.cli import main
+
+sys.exit(main())

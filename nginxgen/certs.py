@@ -1,0 +1,107 @@
+"""Reading certificate chains and keys: does the key match, what type is it, is the chain sane."""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass
+from pathlib import Path
+
+from nginxgen.errors import NginxgenError
+
+
+@dataclass(frozen=True)
+class CertInfo:
+    path: str
+    key_type: str  # "RSA", "ECDSA", "Ed25519", ...
+    key_bits: int
+    chain_length: int
+    self_signed: bool
+    not_after: datetime.datetime
+    ocsp_urls: tuple[str, ...]
+    leaf_first: bool
+
+
+def _read(path: str, what: str) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except FileNotFoundError:
+        raise NginxgenError(f"{what} file not found", where=path) from None
+    except IsADirectoryError:
+        raise NginxgenError(f"{what} is a directory, not a file", where=path) from None
+    except OSError as exc:
+        raise NginxgenError(f"cannot read {what}: {exc.strerror}", where=path) from None
+
+
+def _key_kind(public_key: object) -> tuple[str, int]:
+    from cryptography.hazmat.primitives.asymmetric import ec, ed448, ed25519, rsa
+
+    if isinstance(public_key, rsa.RSAPublicKey):
+        return "RSA", public_key.key_size
+    if isinstance(public_key, ec.EllipticCurvePublicKey):
+        return "ECDSA", public_key.curve.key_size
+    if isinstance(public_key, ed25519.Ed25519PublicKey):
+        return "Ed25519", 256
+    if isinstance(public_key, ed448.Ed448PublicKey):
+        return "Ed448", 448
+    return type(public_key).__name__, 0
+
+
+def _public_bytes(key: object) -> bytes:
+    from cryptography.hazmat.primitives import serialization
+
+    return key.public_bytes(  # type: ignore[attr-defined, no-any-return]
+        serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
+    )
+
+
+def inspect_chain(cert_path: str) -> tuple[CertInfo, list[object]]:
+    from cryptography import x509
+    from cryptography.x509.oid import AuthorityInformationAccessOID, ExtensionOID
+
+    data = _read(cert_path, "certificate")
+    try:
+        chain = x509.load_pem_x509_certificates(data)
+    except ValueError:
+        raise NginxgenError("not a PEM certificate", where=cert_path) from None
+    leaf = chain[0]
+    ocsp: tuple[str, ...] = ()
+    try:
+        aia = leaf.extensions.get_extension_for_oid(ExtensionOID.AUTHORITY_INFORMATION_ACCESS).value
+        ocsp = tuple(
+            str(d.access_location.value) for d in aia
+            if d.access_method == AuthorityInformationAccessOID.OCSP
+        )
+    except x509.ExtensionNotFound:
+        pass
+    key_type, bits = _key_kind(leaf.public_key())
+    # The leaf is the one no other certificate in the file was issued by... nginx needs it first.
+    issuers = {c.issuer for c in chain[1:]}
+    leaf_first = len(chain) == 1 or leaf.subject not in issuers
+    info = CertInfo(
+        path=cert_path,
+        key_type=key_type,
+        key_bits=bits,
+        chain_length=len(chain),
+        self_signed=leaf.issuer == leaf.subject,
+        not_after=leaf.not_valid_after_utc,
+        ocsp_urls=ocsp,
+        leaf_first=leaf_first,
+    )
+    return info, list(chain)
+
+
+def check_pair(cert_path: str, key_path: str) -> CertInfo:
+    """Refuse a missing or unreadable certificate or key, or a key that does not match."""
+    from cryptography.hazmat.primitives import serialization
+
+    info, chain = inspect_chain(cert_path)
+    key_data = _read(key_path, "key")
+    try:
+        key = serialization.load_pem_private_key(key_data, password=None)
+    except TypeError:
+        raise NginxgenError("the key is encrypted; nginx would need ssl_password_file", where=key_path) from None
+    except ValueError:
+        raise NginxgenError("not a PEM private key", where=key_path) from None
+    if _public_bytes(key.public_key()) != _public_bytes(chain[0].public_key()):  # type: ignore[attr-defined]
+        raise NginxgenError(f"the key does not match the certificate {cert_path}", where=key_path)
+    return info

@@ -1,0 +1,138 @@
+"""Every command but `lint` (see cli.py), as a typer app."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+# Plain one-line usage errors (no boxes): set before typer reads it at import.
+os.environ.setdefault("TYPER_USE_RICH", "0")
+
+import typer  # noqa: E402
+
+from nginxgen.errors import NginxgenError  # noqa: E402
+
+app = typer.Typer(
+    help="Generate nginx TLS configuration for your nginx and TLS library, and lint existing configs.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+presets_app = typer.Typer(help="List the presets, or show one.", invoke_without_command=True)
+app.add_typer(presets_app, name="presets")
+
+NginxVersion = Annotated[Optional[str], typer.Option("--nginx-version", help="nginx version, e.g. 1.26.3")]  # noqa: UP045
+TlsLibrary = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option("--tls-library", help="openssl-3.5.7, openssl-3.0, boringssl, aws-lc-1.37.0, libressl-4.3.0, quictls-3.3.0"),
+]
+NginxBin = Annotated[Optional[str], typer.Option("--nginx-bin", help="read the target from PATH -V")]  # noqa: UP045
+
+
+def _err(message: str) -> None:
+    print(f"nginxgen: {message}", file=sys.stderr)
+
+
+@app.command()
+def generate(
+    preset: Annotated[Optional[str], typer.Option(help="preset name (nginxgen presets)")] = None,  # noqa: UP045
+    config: Annotated[Optional[Path], typer.Option("--config", help="YAML file with preset fields and sites")] = None,  # noqa: UP045
+    nginx_version: NginxVersion = None,
+    tls_library: TlsLibrary = None,
+    nginx_bin: NginxBin = None,
+    domain: Annotated[Optional[list[str]], typer.Option(help="server name; repeat for more")] = None,  # noqa: UP045
+    cert: Annotated[Optional[list[str]], typer.Option(help="certificate chain (PEM); up to two: RSA and ECDSA")] = None,  # noqa: UP045
+    key: Annotated[Optional[list[str]], typer.Option(help="private key for the --cert in the same position")] = None,  # noqa: UP045
+    listen: Annotated[Optional[list[str]], typer.Option(help="HTTPS address (default 443 and [::]:443)")] = None,  # noqa: UP045
+    http_listen: Annotated[Optional[list[str]], typer.Option(help="HTTP redirect address (default 80 and [::]:80), or none")] = None,  # noqa: UP045
+    cpu: Annotated[Optional[str], typer.Option(help="auto|aes-ni|no-aes-ni: AES-GCM or ChaCha20 first")] = None,  # noqa: UP045
+    out: Annotated[Optional[Path], typer.Option(help="write files into this folder (default: stdout)")] = None,  # noqa: UP045
+    force: Annotated[bool, typer.Option(help="replace differing files (atomically)")] = False,
+    diff: Annotated[bool, typer.Option(help="show the diff against --out, write nothing")] = False,
+    comments: Annotated[bool, typer.Option("--comments/--no-comments", help="one-line why comments")] = True,
+) -> None:
+    """Render ssl.conf files for a preset and your sites."""
+    from nginxgen.generate.compose import compose
+    from nginxgen.generate.output import diff as show_diff
+    from nginxgen.generate.output import plan_changes, write
+    from nginxgen.generate.plan import make_plan
+    from nginxgen.generate.render import render
+    from nginxgen.target import resolve
+
+    if cpu not in (None, "auto", "aes-ni", "no-aes-ni"):
+        raise NginxgenError(f"unknown value {cpu!r}: use auto, aes-ni or no-aes-ni", where="--cpu")
+    if diff and out is None:
+        raise NginxgenError("--diff compares against --out DIR", where="--diff")
+    target = resolve(nginx_version, tls_library, nginx_bin)
+    model = compose(preset, config, domain or [], cert or [], key or [], listen, http_listen, cpu, comments)  # type: ignore[arg-type]
+    files = render(make_plan(model, target))
+    _err(f"target: {target.describe()}")
+    if out is None:
+        for name, text in files.items():
+            print(f"# ==> {name} <==")
+            print(text)
+        return
+    if diff:
+        print(show_diff(plan_changes(out, files)), end="")
+        return
+    for line in write(out, files, force):
+        _err(line)
+
+
+@app.command()
+def detect(nginx_bin: Annotated[str, typer.Option("--nginx-bin", help="nginx binary")] = "nginx") -> None:
+    """Print the target read from an nginx binary's -V output."""
+    import shutil
+
+    from nginxgen.target import detect as detect_target
+
+    path = shutil.which(nginx_bin) or nginx_bin
+    target = detect_target(path)
+    print(target.describe())
+    if target.modules is not None:
+        print("modules: " + " ".join(sorted(target.modules)))
+
+
+@presets_app.callback()
+def presets(ctx: typer.Context) -> None:
+    """List the presets with one-line summaries."""
+    if ctx.invoked_subcommand:
+        return
+    from nginxgen.generate.presets import list_presets
+
+    infos = list_presets()
+    width = max(len(i.name) for i in infos)
+    for info in infos:
+        print(f"{info.name:<{width}}  {info.summary}")
+
+
+@presets_app.command("show")
+def presets_show(name: str) -> None:
+    """Print one preset file (with what it extends)."""
+    from nginxgen.generate.presets import load_preset, preset_dir
+
+    load_preset(name)  # refuses unknown names with the list of known ones
+    print((preset_dir() / f"{name}.yaml").read_text(encoding="utf-8"), end="")
+
+
+def run(args: list[str], debug: bool = False) -> int:
+    args = [a for a in args if a != "--debug"]
+    command = typer.main.get_command(app)
+    try:
+        command.main(args, prog_name="nginxgen", standalone_mode=True)
+    except SystemExit as exc:  # usage errors (2), --help (0): typer has already printed them
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+    except NginxgenError as exc:
+        for line in str(exc).splitlines():
+            _err(f"error: {line}")
+        return exc.exit_code
+    except (KeyboardInterrupt, BrokenPipeError):
+        return 130
+    except Exception as exc:
+        if debug:
+            raise
+        _err(f"internal error: {type(exc).__name__}: {exc} (run with --debug for the traceback)")
+        return 3
+    return 0

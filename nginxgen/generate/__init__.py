@@ -1,0 +1,1 @@
+"""The generator: typed models, validation against a target, rendering, presets, safe output."""

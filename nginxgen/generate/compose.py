@@ -1,0 +1,125 @@
+"""From a preset, a --config file and command-line flags to one validated GeneratorConfig."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import pydantic
+
+from nginxgen.certs import check_pair
+from nginxgen.errors import NginxgenError, ValidationError
+from nginxgen.generate.models import GeneratorConfig
+from nginxgen.generate.presets import load_config, load_preset, merge
+
+CpuMode = Literal["auto", "aes-ni", "no-aes-ni"]
+SITE_DEFAULT_KEYS = ("http2", "http3", "hsts", "redirect", "root", "listen", "http_listen")
+
+
+def _loc(loc: tuple[int | str, ...]) -> str:
+    return ".".join(str(part) for part in loc) or "config"
+
+
+def pydantic_problems(err: pydantic.ValidationError) -> str:
+    lines = []
+    for item in err.errors():
+        message = str(item["msg"]).removeprefix("Value error, ")
+        value = item.get("input")
+        shown = f" (got {value!r})" if item["type"] != "missing" and not isinstance(value, dict) else ""
+        lines.append(f"{_loc(item['loc'])}: {message}{shown}")
+    return "\n".join(lines)
+
+
+def cpu_has_aes(cpuinfo: Path = Path("/proc/cpuinfo")) -> bool | None:
+    try:
+        text = cpuinfo.read_text()
+    except OSError:
+        return None
+    for line in text.splitlines():
+        if line.startswith(("flags", "Features")):
+            return "aes" in line.split(":", 1)[1].split()
+    return None
+
+
+def _chacha_first(names: list[str], chacha: bool) -> list[str]:
+    return sorted(names, key=lambda n: ("CHACHA" in n) != chacha)  # stable: keeps the rest's order
+
+
+def apply_cpu(policy: dict[str, Any], mode: CpuMode | None) -> dict[str, Any]:
+    """Put AES-GCM first on CPUs with AES instructions, ChaCha20 first on those without."""
+    if mode is None:
+        return policy
+    if mode == "auto":
+        aes = cpu_has_aes()
+        if aes is None:
+            raise NginxgenError("cannot read the CPU flags; use --cpu aes-ni or no-aes-ni", where="--cpu")
+    else:
+        aes = mode == "aes-ni"
+    out = dict(policy)
+    for key in ("ciphers", "ciphersuites"):
+        if key in out:
+            out[key] = _chacha_first(list(out[key]), chacha=not aes)
+    return out
+
+
+def compose(
+    preset: str | None,
+    config_file: Path | None,
+    domains: list[str],
+    certs: list[str],
+    keys: list[str],
+    listen: list[str] | None,
+    http_listen: list[str] | None,
+    cpu: CpuMode | None,
+    comments: bool,
+) -> GeneratorConfig:
+    if preset is None and config_file is None:
+        raise NginxgenError("give --preset NAME or --config FILE.yaml (see `nginxgen presets`)", where="generate")
+    data: dict[str, Any] = load_preset(preset) if preset else {}
+    if config_file is not None:
+        data = merge(data, load_config(config_file))
+    if len(certs) != len(keys):
+        raise NginxgenError(f"{len(certs)} --cert but {len(keys)} --key: give one key per certificate", where="--key")
+    sites: list[dict[str, Any]] = list(data.get("sites", []))
+    site_defaults = {k: v for k, v in data.get("site", {}).items() if k in SITE_DEFAULT_KEYS}
+    if domains:
+        if not certs:
+            raise NginxgenError("each site needs a certificate: add --cert PATH --key PATH", where="--cert")
+        site: dict[str, Any] = {
+            "domains": domains,
+            "certificates": [{"cert": c, "key": k} for c, k in zip(certs, keys, strict=True)],
+        }
+        if listen:
+            site["listen"] = listen
+        if http_listen is not None:
+            site["http_listen"] = [] if http_listen == ["none"] else http_listen
+            site["redirect"] = http_listen != ["none"]
+        sites.append(site)
+    elif certs:
+        raise NginxgenError("--cert given without --domain", where="--domain")
+    if not sites:
+        raise NginxgenError("no site: give --domain D --cert PATH --key PATH (or sites: in --config)", where="--domain")
+    sites = [merge(site_defaults, s) for s in sites]
+    for site in sites:
+        for pair in site.get("certificates", []):
+            for field in ("cert", "key"):
+                if isinstance(pair.get(field), str):
+                    pair[field] = str(Path(pair[field]).expanduser().absolute())
+    model_data = {
+        "policy": apply_cpu(dict(data.get("policy", {})), cpu),
+        "sites": sites,
+        "default_server": data.get("default_server", {}),
+        "comments": comments and data.get("comments", True),
+    }
+    try:
+        config = GeneratorConfig.model_validate(model_data)
+    except pydantic.ValidationError as err:
+        raise ValidationError(pydantic_problems(err)) from None
+    for index, site_model in enumerate(config.sites):
+        kinds = [check_pair(c.cert, c.key).key_type for c in site_model.certificates]
+        if len(set(kinds)) != len(kinds):
+            raise ValidationError(
+                f"sites.{index}.certificates: two {kinds[0]} certificates; a second one must be of "
+                "the other key type (one RSA and one ECDSA)"
+            )
+    return config

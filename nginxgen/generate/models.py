@@ -1,0 +1,181 @@
+"""Typed models of what the generator renders: a TLS policy, sites and the default server.
+
+These only check what can be checked without a target (shapes, ranges, safe characters);
+`validate.py` checks a model against the nginx and TLS library it is for.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from nginxgen.generate.values import check_path, check_server_name, check_token
+from nginxgen.sockets import normalize_socket
+
+Protocol = Literal["TLSv1", "TLSv1.1", "TLSv1.2", "TLSv1.3"]
+Switch = Literal["auto", "on", "off"]  # auto: on where the target can, off elsewhere
+ServerName = Annotated[str, AfterValidator(check_server_name)]
+SafePath = Annotated[str, AfterValidator(check_path)]
+_SIZE = re.compile(r"^\d+[kKmM]?$")
+_DURATION = re.compile(r"^\d+(ms|s|m|h|d|w|M|y)?$")
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Session(Strict):
+    cache_size_mb: int | None = Field(10, ge=1, le=4096)  # None: no shared cache (`off`)
+    cache_name: str = "SSL"
+    timeout: str = "1d"
+    tickets: Switch = "auto"  # auto: on only where keys rotate by themselves
+
+    @field_validator("cache_name")
+    @classmethod
+    def _name(cls, value: str) -> str:
+        return check_token(value, "cache name")
+
+    @field_validator("timeout")
+    @classmethod
+    def _timeout(cls, value: str) -> str:
+        if not _DURATION.match(value):
+            raise ValueError(f"{value!r} is not an nginx time (e.g. 1d, 4h, 600s)")
+        return value
+
+
+class Keepalive(Strict):
+    timeout: int = Field(75, ge=1, le=3600, description="seconds; 0 would cost a handshake per request")
+    requests: int = Field(1000, ge=100, le=1_000_000)
+
+
+class TLSPolicy(Strict):
+    protocols: list[Protocol] = Field(min_length=1)
+    ciphers: list[str] = []  # TLS 1.2 and older, OpenSSL names, in order
+    seclevel: int | None = Field(None, ge=0, le=5)
+    ciphersuites: list[str] = []  # TLS 1.3, IANA names, in order
+    # Groups in preference order, any library's spelling; a leading `?` drops the group where
+    # the target lacks it instead of refusing the target.
+    groups: list[str] = Field(min_length=1)
+    pq_enforce: Switch = "auto"  # ask a client that sent a classical key share for ML-KEM
+    server_preference: bool = False
+    prioritize_chacha: Switch = "off"
+    session: Session = Session()
+    ktls: Switch = "off"
+    early_data: bool = False
+    ocsp_stapling: bool = False
+    resolver: list[str] = []
+    dhparam: SafePath | None = None
+    buffer_size: str | None = None
+    keepalive: Keepalive = Keepalive()
+
+    @field_validator("ciphers", "ciphersuites")
+    @classmethod
+    def _names(cls, value: list[str]) -> list[str]:
+        for name in value:
+            check_token(name, "cipher")
+        if len(set(value)) != len(value):
+            raise ValueError("a cipher is listed twice")
+        return value
+
+    @field_validator("groups")
+    @classmethod
+    def _groups(cls, value: list[str]) -> list[str]:
+        for name in value:
+            check_token(name, "group")
+        names = [n.removeprefix("?").lower() for n in value]
+        if len(set(names)) != len(names):
+            raise ValueError("a group is listed twice")
+        return value
+
+    @field_validator("resolver")
+    @classmethod
+    def _resolver(cls, value: list[str]) -> list[str]:
+        return [check_token(v, "resolver") for v in value]
+
+    @field_validator("buffer_size")
+    @classmethod
+    def _size(cls, value: str | None) -> str | None:
+        if value is not None and not _SIZE.match(value):
+            raise ValueError(f"{value!r} is not an nginx size (e.g. 4k, 16k)")
+        return value
+
+    @field_validator("protocols")
+    @classmethod
+    def _protocols(cls, value: list[Protocol]) -> list[Protocol]:
+        if len(set(value)) != len(value):
+            raise ValueError("a protocol is listed twice")
+        return value
+
+
+class Hsts(Strict):
+    max_age: int = Field(63072000, ge=0)
+    include_subdomains: bool = True
+    preload: bool = False
+
+    @model_validator(mode="after")
+    def _preload(self) -> Hsts:
+        # The preload list only takes sites with includeSubDomains and at least a year.
+        if self.preload and (not self.include_subdomains or self.max_age < 31536000):
+            raise ValueError("hsts.preload needs include_subdomains and max_age >= 31536000")
+        return self
+
+
+class Certificate(Strict):
+    cert: SafePath
+    key: SafePath
+
+
+def _socket(text: str) -> str:
+    normalize_socket(text)
+    return text.strip()
+
+
+Socket = Annotated[str, AfterValidator(_socket)]
+
+
+class Site(Strict):
+    domains: list[ServerName] = Field(min_length=1)
+    listen: list[Socket] = ["443", "[::]:443"]
+    http_listen: list[Socket] = ["80", "[::]:80"]
+    certificates: list[Certificate] = Field(min_length=1, max_length=2)
+    http2: bool = True
+    http3: bool = False
+    hsts: Hsts | None = Hsts()
+    redirect: bool = True
+    root: SafePath = "/var/www/html"
+
+    @property
+    def primary(self) -> str:
+        return self.domains[0].removeprefix("*.")
+
+    @model_validator(mode="after")
+    def _unique(self) -> Site:
+        for field in ("listen", "http_listen"):
+            sockets = [normalize_socket(s) for s in getattr(self, field)]
+            if len(set(sockets)) != len(sockets):
+                raise ValueError(f"{field} lists the same address twice")
+        if set(map(normalize_socket, self.listen)) & set(map(normalize_socket, self.http_listen)):
+            raise ValueError("an address is both in listen (HTTPS) and http_listen")
+        return self
+
+
+class DefaultServer(Strict):
+    # Refuse TLS handshakes for names no site serves; also the one explicit home of the
+    # settings that only the default server of an address:port decides.
+    reject_unknown_names: bool = True
+
+
+class GeneratorConfig(Strict):
+    policy: TLSPolicy
+    sites: list[Site] = Field(min_length=1)
+    default_server: DefaultServer = DefaultServer()
+    comments: bool = True
+
+    @model_validator(mode="after")
+    def _distinct(self) -> GeneratorConfig:
+        primaries = [s.primary for s in self.sites]
+        if len(set(primaries)) != len(primaries):
+            raise ValueError("two sites have the same first domain (it names the site's file)")
+        return self

@@ -1,0 +1,82 @@
+"""Render a plan through the Jinja templates into named files."""
+
+from __future__ import annotations
+
+import jinja2
+
+from nginxgen import __version__, knowledge
+from nginxgen.generate.plan import Plan
+from nginxgen.generate.values import quote
+from nginxgen.resources import data_dir
+
+TLS_FILE = "tls.conf"
+DEFAULT_FILE = "default-server.conf"
+REDIRECT_FILE = "http-redirect.conf"
+MAIN_FILE = "nginx.conf"
+
+
+def _environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(data_dir("templates"))),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=False,  # nginx config, not HTML: quoting is done by the `q` filter
+    )
+    env.filters["q"] = quote
+    return env
+
+
+WHY_MARK = "#: "
+
+
+def _comments(text: str, keep: bool) -> str:
+    """Turn the templates' `#:` lines into comments, or drop them (--no-comments)."""
+    lines = []
+    for line in text.splitlines(keepends=True):
+        stripped = line.lstrip()
+        if stripped.startswith(WHY_MARK):
+            if not keep:
+                continue
+            line = line[: len(line) - len(stripped)] + "# " + stripped[len(WHY_MARK) :]
+        lines.append(line)
+    return "".join(lines)
+
+
+def site_file(name: str) -> str:
+    return f"{name}.ssl.conf"
+
+
+def render(plan: Plan) -> dict[str, str]:
+    """File name -> text, in the order a reader should see them."""
+    env = _environment()
+    files = {
+        "tls": TLS_FILE,
+        "default": DEFAULT_FILE,
+        "redirect": REDIRECT_FILE if plan.redirect_listens else None,
+        "sites": [site_file(s.name) for s in plan.sites],
+    }
+    common = {
+        "version": __version__,
+        "target": plan.target,
+        "comments": plan.comments,
+        "files": files,
+        "per_vhost_protocols": "ssl_protocols" not in knowledge.default_server_only(plan.target),
+    }
+    out = {MAIN_FILE: env.get_template("nginx.conf.j2").render(common)}
+    out[TLS_FILE] = env.get_template("tls.conf.j2").render(common, tls=plan.tls)
+    out[DEFAULT_FILE] = env.get_template("default-server.conf.j2").render(
+        common,
+        default_listens=plan.default_listens,
+        default_reject=plan.default_reject,
+        default_certificate=plan.default_certificate,
+    )
+    if plan.redirect_listens:
+        out[REDIRECT_FILE] = env.get_template("http-redirect.conf.j2").render(
+            common, redirect_listens=plan.redirect_listens
+        )
+    template = env.get_template("site.ssl.conf.j2")
+    for site in plan.sites:
+        out[site_file(site.name)] = template.render(common, site=site)
+    return {name: _comments(text, plan.comments) for name, text in out.items()}

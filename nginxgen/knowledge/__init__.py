@@ -1,0 +1,368 @@
+"""The knowledge base: every nginx and TLS library fact nginxgen relies on, as data with sources.
+
+The data lives in the TOML and JSON files beside this module; this module only answers questions
+about it for a target ("has this target kTLS?", "how does this library spell P-256?"). The
+generator's validation and the linter's rules both ask here and nowhere else.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+
+from nginxgen.version import Version, in_range
+
+if TYPE_CHECKING:
+    from nginxgen.target import Library, Target
+
+LIBRARY_KINDS = ("openssl", "quictls", "boringssl", "aws-lc", "libressl")
+
+
+@cache
+def _toml(name: str) -> dict[str, Any]:
+    text = resources.files(__name__).joinpath(f"{name}.toml").read_text(encoding="utf-8")
+    return tomllib.loads(text)
+
+
+@cache
+def _json(name: str) -> dict[str, Any]:
+    text = resources.files(__name__).joinpath(f"{name}.json").read_text(encoding="utf-8")
+    data: dict[str, Any] = json.loads(text)
+    return data
+
+
+# --- libraries -----------------------------------------------------------------------------------
+
+
+def library_info(kind: str) -> dict[str, Any]:
+    info: dict[str, Any] = _toml("libraries")["library"][kind]
+    return info
+
+
+def library_display(kind: str) -> str:
+    return str(library_info(kind)["display"])
+
+
+def current_library_version(kind: str) -> str | None:
+    current = library_info(kind).get("current")
+    return str(current) if current else None
+
+
+def _behaves_as(library: Library) -> str:
+    """QuicTLS answers as the OpenSSL version it is based on."""
+    return str(library_info(library.kind).get("like", library.kind))
+
+
+def _check(entry: Any, library: Library) -> bool:
+    """Evaluate a `{since, until}` table or a boolean for one library."""
+    if entry is None or entry is False:
+        return False
+    if entry is True:
+        return True
+    return in_range(library.version, entry.get("since"), entry.get("until"))
+
+
+@dataclass(frozen=True)
+class Capability:
+    name: str
+    summary: str
+    available: bool
+    refusal: str
+    source: str
+
+
+def capability(library: Library, name: str) -> Capability:
+    data = _toml("libraries")["capability"][name]
+    available = _check(data.get(_behaves_as(library)), library)
+    return Capability(
+        name=name,
+        summary=data["summary"],
+        available=available,
+        refusal=data.get("refusal", f"{library_display(library.kind)} lacks {data['summary']}"),
+        source=data["source"],
+    )
+
+
+def has(library: Library, name: str) -> bool:
+    return capability(library, name).available
+
+
+def group_syntax(library: Library, feature: str) -> bool:
+    """Whether `SSL_CTX_set1_curves_list` of this library accepts a syntax feature."""
+    data = _toml("libraries")["syntax"][feature]
+    return _check(data.get(_behaves_as(library)), library)
+
+
+def group_syntax_summary(feature: str) -> str:
+    return str(_toml("libraries")["syntax"][feature]["summary"])
+
+
+# --- nginx ---------------------------------------------------------------------------------------
+
+
+def current_nginx() -> Version:
+    return Version(_toml("nginx")["current"]["stable"])
+
+
+@dataclass(frozen=True)
+class DirectiveStatus:
+    name: str
+    available: bool
+    deprecated: bool
+    since: str | None
+    removed: str | None
+    plus_only: bool
+    replacement: str | None
+    source: str
+    module: str | None
+
+
+def directive_status(
+    target: Target, name: str, table: str = "directive"
+) -> DirectiveStatus | None:
+    """What the target's nginx makes of a directive (`table` also: listen_param, protocol_param).
+
+    None when the knowledge base has nothing to say about the name.
+    """
+    data = _toml("nginx").get(table, {}).get(name)
+    if data is None:
+        return None
+    version = target.nginx
+    since, removed = data.get("since"), data.get("removed")
+    available = in_range(version, since, removed)
+    module = data.get("module")
+    if data.get("plus_only") and not target.plus:
+        available = False
+    if module and target.modules is not None and module not in target.modules:
+        available = False
+    deprecated = data.get("deprecated") is not None and version >= Version(data["deprecated"])
+    return DirectiveStatus(
+        name=name,
+        available=available,
+        deprecated=deprecated,
+        since=since,
+        removed=removed,
+        plus_only=bool(data.get("plus_only")),
+        replacement=data.get("replacement"),
+        source=data["source"],
+        module=module,
+    )
+
+
+def default_protocols(target: Target) -> tuple[str, ...]:
+    for row in _toml("nginx")["default_protocols"]:
+        if in_range(target.nginx, row.get("since"), row.get("until")):
+            return tuple(row["protocols"])
+    raise LookupError(f"no default ssl_protocols for nginx {target.nginx}")
+
+
+def feature_available(target: Target, name: str) -> bool:
+    """An nginx feature without a directive of its own (`ssl_sendfile`, ...)."""
+    data = _toml("nginx")["feature"][name]
+    return in_range(target.nginx, data.get("since"), data.get("until"))
+
+
+def feature_since(name: str) -> str:
+    return str(_toml("nginx")["feature"][name]["since"])
+
+
+def tls13_fixed_suites(library: Library) -> list[str] | None:
+    """The TLS 1.3 suites a library always offers when nginx cannot choose them, if known."""
+    fixed: list[str] | None = _toml("libraries")["tls13_fixed_suites"].get(library.kind)
+    return fixed
+
+
+def nginx_fact(key: str) -> dict[str, Any]:
+    """A named table of nginx facts (`defaults`, `ticket_rotation`, ...)."""
+    data: dict[str, Any] = _toml("nginx")[key]
+    return data
+
+
+def auto_ticket_rotation(target: Target) -> bool:
+    return target.nginx >= Version(nginx_fact("ticket_rotation")["since"])
+
+
+@dataclass(frozen=True)
+class DefaultServerOnly:
+    key: str  # a directive, or "ssl_conf_command NAME"
+    why: str
+    source: str
+    only_value: str | None
+
+
+def default_server_only(target: Target) -> dict[str, DefaultServerOnly]:
+    """Settings that, on this target, only the default server of an address:port decides."""
+    result: dict[str, DefaultServerOnly] = {}
+    kind = _behaves_as(target.library)
+    for key, data in _toml("nginx")["default_server_only"].items():
+        libraries = data.get("libraries")
+        if libraries is not None and kind not in libraries and target.library.kind not in libraries:
+            continue
+        per_vhost_since = data.get("per_vhost_since")
+        if per_vhost_since and target.nginx >= Version(per_vhost_since):
+            per_vhost_libs = data.get("per_vhost_libraries")
+            if per_vhost_libs is None or kind in per_vhost_libs:
+                continue
+        result[key] = DefaultServerOnly(
+            key=key, why=data["why"], source=data["source"], only_value=data.get("only_value")
+        )
+    return result
+
+
+# --- groups --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Group:
+    id: str
+    pq: bool
+    draft: bool
+    tls13_only: bool
+    tls12_only: bool
+    replacement: str | None
+    source: str
+    names: dict[str, list[str]]
+    data: dict[str, Any]
+
+    def available(self, library: Library) -> bool:
+        return _check(self.data.get(_behaves_as(library)), library)
+
+    def spellings(self, library: Library) -> list[str]:
+        """Names this library accepts for the group (preferred first), honouring name_since."""
+        kind = _behaves_as(library)
+        late = self.data.get("name_since", {}).get(kind, {})
+        return [
+            n for n in self.names.get(kind, []) if n not in late or in_range(library.version, late[n], None)
+        ]
+
+    def requirement(self, library: Library) -> str:
+        """Which versions of this library have the group, in words."""
+        name = library_display(library.kind)
+        entry = self.data.get(_behaves_as(library))
+        if not entry:
+            return f"{name} does not have {self.id}"
+        since, until = entry.get("since"), entry.get("until")
+        if until and library.version is not None and library.version >= Version(until):
+            return f"{name} removed {self.id} in {until}"
+        if until and library.version is None:
+            return f"{name} removed {self.id} in {until}"
+        return f"{name} has {self.id} only from {since}"
+
+    def spell(self, library: Library) -> str:
+        spellings = self.spellings(library)
+        return spellings[0] if spellings else self.id
+
+
+@cache
+def _groups() -> dict[str, Group]:
+    groups = {}
+    for gid, data in _toml("groups")["group"].items():
+        groups[gid] = Group(
+            id=gid,
+            pq=bool(data.get("pq")),
+            draft=bool(data.get("draft")),
+            tls13_only=bool(data.get("tls13_only")),
+            tls12_only=bool(data.get("tls12_only")),
+            replacement=data.get("replacement"),
+            source=data["source"],
+            names=data.get("names", {}),
+            data=data,
+        )
+    return groups
+
+
+@cache
+def _group_index() -> dict[str, Group]:
+    index: dict[str, Group] = {}
+    for group in _groups().values():
+        index[group.id.lower()] = group
+        for spellings in group.names.values():
+            for name in spellings:
+                index[name.lower()] = group
+    return index
+
+
+def find_group(name: str) -> Group | None:
+    """The group any library calls `name` (letter case ignored), or None if nobody knows it."""
+    return _group_index().get(name.lower())
+
+
+def group_accepts_spelling(group: Group, name: str, library: Library) -> bool:
+    """Whether the library accepts exactly this spelling (case rules included)."""
+    spellings = group.spellings(library)
+    if group_syntax(library, "case_insensitive"):
+        return name.lower() in {s.lower() for s in spellings}
+    return name in spellings
+
+
+# --- cipher suites -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Suite:
+    name: str
+    iana: str
+    code: str
+    protocol: str
+    kx: str
+    au: str
+    enc: str
+    bits: int
+    mac: str
+    default_seclevel: bool
+
+    @property
+    def tls13(self) -> bool:
+        return self.protocol == "TLSv1.3"
+
+
+@cache
+def suites() -> dict[str, Suite]:
+    """The suite table by OpenSSL name (TLS 1.3 suites under their IANA names)."""
+    return {row["name"]: Suite(**row) for row in _json("ciphers")["suites"]}
+
+
+def suite_source() -> str:
+    return str(_json("ciphers")["source"])
+
+
+def find_suite(name: str) -> Suite | None:
+    table = suites()
+    if name in table:
+        return table[name]
+    for suite in table.values():
+        if suite.iana == name:
+            return suite
+    return None
+
+
+def suite_weakness(suite: Suite) -> str | None:
+    """Why a suite is unsafe to offer, or None. Order matters: the worst reason first."""
+    enc, mac = suite.enc.upper(), suite.mac.upper()
+    if enc.startswith("NONE"):
+        return "no encryption (NULL)"
+    if suite.au == "None":
+        return "no authentication (anonymous)"
+    if "EXP" in suite.name or suite.bits and suite.bits < 64:
+        return "export-grade"
+    if enc.startswith("RC4"):
+        return "RC4"
+    if enc.startswith("3DES"):
+        return "3DES (Sweet32)"
+    if enc.startswith("DES"):
+        return "single DES"
+    if mac == "MD5":
+        return "MD5 MAC"
+    if suite.kx == "RSA":
+        return "static RSA key exchange (no forward secrecy)"
+    if suite.kx.startswith(("PSK", "SRP")) or suite.au in ("PSK", "SRP"):
+        return "PSK/SRP suite (not for web servers)"
+    return None
+
+
+def suite_is_cbc_sha1(suite: Suite) -> bool:
+    return suite.mac == "SHA1" and "GCM" not in suite.enc and "CHACHA" not in suite.enc

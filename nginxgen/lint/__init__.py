@@ -1,0 +1,1 @@
+"""The linter: parse with crossplane, build a config model, run the rules, report."""

