@@ -56,7 +56,7 @@ def _public_bytes(key: object) -> bytes:
 
 def inspect_chain(cert_path: str) -> tuple[CertInfo, list[object]]:
     from cryptography import x509
-    from cryptography.x509.oid import AuthorityInformationAccessOID, ExtensionOID
+    from cryptography.x509.oid import AuthorityInformationAccessOID
 
     data = _read(cert_path, "certificate")
     try:
@@ -66,9 +66,10 @@ def inspect_chain(cert_path: str) -> tuple[CertInfo, list[object]]:
     leaf = chain[0]
     ocsp: tuple[str, ...] = ()
     try:
-        aia = leaf.extensions.get_extension_for_oid(ExtensionOID.AUTHORITY_INFORMATION_ACCESS).value
+        aia = leaf.extensions.get_extension_for_class(x509.AuthorityInformationAccess).value
         ocsp = tuple(
-            str(d.access_location.value) for d in aia
+            str(d.access_location.value)
+            for d in aia
             if d.access_method == AuthorityInformationAccessOID.OCSP
         )
     except x509.ExtensionNotFound:
@@ -99,7 +100,9 @@ def check_pair(cert_path: str, key_path: str) -> CertInfo:
     try:
         key = serialization.load_pem_private_key(key_data, password=None)
     except TypeError:
-        raise NginxgenError("the key is encrypted; nginx would need ssl_password_file", where=key_path) from None
+        raise NginxgenError(
+            "the key is encrypted; nginx would need ssl_password_file", where=key_path
+        ) from None
     except ValueError:
         raise NginxgenError("not a PEM private key", where=key_path) from None
     if _public_bytes(key.public_key()) != _public_bytes(chain[0].public_key()):  # type: ignore[attr-defined]

@@ -5,17 +5,17 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Optional, cast
 
 # Plain one-line usage errors (no boxes): set before typer reads it at import.
 os.environ.setdefault("TYPER_USE_RICH", "0")
 
-import typer  # noqa: E402
+import typer
 
-from nginxgen.errors import NginxgenError  # noqa: E402
+from nginxgen.errors import NginxgenError
 
 app = typer.Typer(
-    help="Generate nginx TLS configuration for your nginx and TLS library, and lint existing configs.",
+    help="Generate nginx TLS configuration for your nginx and TLS library; lint configs.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -23,12 +23,17 @@ app = typer.Typer(
 presets_app = typer.Typer(help="List the presets, or show one.", invoke_without_command=True)
 app.add_typer(presets_app, name="presets")
 
-NginxVersion = Annotated[Optional[str], typer.Option("--nginx-version", help="nginx version, e.g. 1.26.3")]  # noqa: UP045
+NginxVersion = Annotated[
+    str | None, typer.Option("--nginx-version", help="nginx version, e.g. 1.26.3")
+]
 TlsLibrary = Annotated[
     Optional[str],  # noqa: UP045
-    typer.Option("--tls-library", help="openssl-3.5.7, openssl-3.0, boringssl, aws-lc-1.37.0, libressl-4.3.0, quictls-3.3.0"),
+    typer.Option(
+        "--tls-library",
+        help="openssl-3.5.7, openssl-3.0, boringssl, aws-lc-1.37.0, libressl-4.3.0, quictls-3.3.0",
+    ),
 ]
-NginxBin = Annotated[Optional[str], typer.Option("--nginx-bin", help="read the target from PATH -V")]  # noqa: UP045
+NginxBin = Annotated[str | None, typer.Option("--nginx-bin", help="read the target from PATH -V")]
 
 
 def _err(message: str) -> None:
@@ -38,23 +43,40 @@ def _err(message: str) -> None:
 @app.command()
 def generate(
     preset: Annotated[Optional[str], typer.Option(help="preset name (nginxgen presets)")] = None,  # noqa: UP045
-    config: Annotated[Optional[Path], typer.Option("--config", help="YAML file with preset fields and sites")] = None,  # noqa: UP045
+    config: Annotated[
+        Path | None, typer.Option("--config", help="YAML file with preset fields and sites")
+    ] = None,
     nginx_version: NginxVersion = None,
     tls_library: TlsLibrary = None,
     nginx_bin: NginxBin = None,
-    domain: Annotated[Optional[list[str]], typer.Option(help="server name; repeat for more")] = None,  # noqa: UP045
-    cert: Annotated[Optional[list[str]], typer.Option(help="certificate chain (PEM); up to two: RSA and ECDSA")] = None,  # noqa: UP045
-    key: Annotated[Optional[list[str]], typer.Option(help="private key for the --cert in the same position")] = None,  # noqa: UP045
-    listen: Annotated[Optional[list[str]], typer.Option(help="HTTPS address (default 443 and [::]:443)")] = None,  # noqa: UP045
-    http_listen: Annotated[Optional[list[str]], typer.Option(help="HTTP redirect address (default 80 and [::]:80), or none")] = None,  # noqa: UP045
-    cpu: Annotated[Optional[str], typer.Option(help="auto|aes-ni|no-aes-ni: AES-GCM or ChaCha20 first")] = None,  # noqa: UP045
-    out: Annotated[Optional[Path], typer.Option(help="write files into this folder (default: stdout)")] = None,  # noqa: UP045
+    domain: Annotated[list[str] | None, typer.Option(help="server name; repeat for more")] = None,
+    cert: Annotated[
+        list[str] | None, typer.Option(help="certificate chain (PEM); up to two: RSA and ECDSA")
+    ] = None,
+    key: Annotated[
+        list[str] | None, typer.Option(help="private key for the --cert in the same position")
+    ] = None,
+    listen: Annotated[
+        list[str] | None, typer.Option(help="HTTPS address (default 443 and [::]:443)")
+    ] = None,
+    http_listen: Annotated[
+        list[str] | None,
+        typer.Option(help="HTTP redirect address (default 80 and [::]:80), or none"),
+    ] = None,
+    cpu: Annotated[
+        str | None, typer.Option(help="auto|aes-ni|no-aes-ni: AES-GCM or ChaCha20 first")
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option(help="write files into this folder (default: stdout)")
+    ] = None,
     force: Annotated[bool, typer.Option(help="replace differing files (atomically)")] = False,
     diff: Annotated[bool, typer.Option(help="show the diff against --out, write nothing")] = False,
-    comments: Annotated[bool, typer.Option("--comments/--no-comments", help="one-line why comments")] = True,
+    comments: Annotated[
+        bool, typer.Option("--comments/--no-comments", help="one-line why comments")
+    ] = True,
 ) -> None:
     """Render ssl.conf files for a preset and your sites."""
-    from nginxgen.generate.compose import compose
+    from nginxgen.generate.compose import CpuMode, compose
     from nginxgen.generate.output import diff as show_diff
     from nginxgen.generate.output import plan_changes, write
     from nginxgen.generate.plan import make_plan
@@ -66,7 +88,10 @@ def generate(
     if diff and out is None:
         raise NginxgenError("--diff compares against --out DIR", where="--diff")
     target = resolve(nginx_version, tls_library, nginx_bin)
-    model = compose(preset, config, domain or [], cert or [], key or [], listen, http_listen, cpu, comments)  # type: ignore[arg-type]
+    cpu_mode = cast("CpuMode | None", cpu)
+    model = compose(
+        preset, config, domain or [], cert or [], key or [], listen, http_listen, cpu_mode, comments
+    )
     files = render(make_plan(model, target))
     _err(f"target: {target.describe()}")
     if out is None:
@@ -82,7 +107,9 @@ def generate(
 
 
 @app.command()
-def detect(nginx_bin: Annotated[str, typer.Option("--nginx-bin", help="nginx binary")] = "nginx") -> None:
+def detect(
+    nginx_bin: Annotated[str, typer.Option("--nginx-bin", help="nginx binary")] = "nginx",
+) -> None:
     """Print the target read from an nginx binary's -V output."""
     import shutil
 

@@ -17,7 +17,8 @@ from nginxgen.errors import TargetError
 from nginxgen.version import Version
 
 _LIBRARY_SPEC = re.compile(
-    r"^(?P<kind>openssl|quictls|boringssl|aws-?lc|libressl)(?:[-_ ]?v?(?P<version>\d+(?:\.\d+)*))?$",
+    r"^(?P<kind>openssl|quictls|boringssl|aws-?lc|libressl)"
+    r"(?:[-_ ]?v?(?P<version>\d+(?:\.\d+)*))?$",
     re.IGNORECASE,
 )
 
@@ -47,7 +48,10 @@ class Target:
     def describe(self) -> str:
         text = f"nginx {self.nginx}{' (Plus)' if self.plus else ''} with {self.library.display}"
         if self.assumed:
-            text += f" (assumed: {', '.join(self.assumed)}; set --nginx-version/--tls-library or --nginx-bin)"
+            text += (
+                f" (assumed: {', '.join(self.assumed)}; "
+                "set --nginx-version/--tls-library or --nginx-bin)"
+            )
         return text
 
     def as_dict(self) -> dict[str, object]:
@@ -81,7 +85,9 @@ def parse_nginx_version(text: str) -> Version:
     try:
         return Version(text.removeprefix("nginx/"))
     except ValueError:
-        raise TargetError(f"not an nginx version: {text!r} (e.g. 1.26.3)", where="--nginx-version") from None
+        raise TargetError(
+            f"not an nginx version: {text!r} (e.g. 1.26.3)", where="--nginx-version"
+        ) from None
 
 
 def _library_from_banner(part: str) -> Library:
@@ -121,9 +127,7 @@ def parse_nginx_v(text: str) -> Target:
         line = line[:marker]
     library = _library_from_banner(running if running else line)
     configure = re.search(r"^configure arguments:(.*)$", text, re.MULTILINE)
-    modules = (
-        frozenset(re.findall(r"--with-(\w+?)_module", configure[1])) if configure else None
-    )
+    modules = frozenset(re.findall(r"--with-(\w+?)_module", configure[1])) if configure else None
     return Target(Version(version_match[1]), library, plus=plus, modules=modules)
 
 

@@ -29,14 +29,30 @@ def main() -> None:
     openssl = sys.argv[1] if len(sys.argv) > 1 else "openssl"
     version = subprocess.run([openssl, "version"], capture_output=True, text=True, check=True)
     out = subprocess.run(
-        [openssl, "ciphers", "-V", "-stdname", "-v", "-ciphersuites", TLS13,
-         "ALL:COMPLEMENTOFALL:@SECLEVEL=0"],
-        capture_output=True, text=True, check=True,
-    ).stdout
-    usable = subprocess.run(
-        [openssl, "ciphers", "-s", "ALL:COMPLEMENTOFALL"], capture_output=True, text=True,
+        [
+            openssl,
+            "ciphers",
+            "-V",
+            "-stdname",
+            "-v",
+            "-ciphersuites",
+            TLS13,
+            "ALL:COMPLEMENTOFALL:@SECLEVEL=0",
+        ],
+        capture_output=True,
+        text=True,
         check=True,
-    ).stdout.strip().split(":")
+    ).stdout
+    usable = (
+        subprocess.run(
+            [openssl, "ciphers", "-s", "ALL:COMPLEMENTOFALL"],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        .stdout.strip()
+        .split(":")
+    )
     suites = []
     for line in out.splitlines():
         m = LINE.match(line)
@@ -44,20 +60,24 @@ def main() -> None:
             raise SystemExit(f"unparsed line: {line!r}")
         enc = m["enc"]
         bits = re.search(r"\((\d+)\)", enc)
-        suites.append({
-            "name": m["name"],
-            "iana": m["iana"],
-            "code": f"0x{m['c1']}{m['c2']}",
-            "protocol": m["proto"],
-            "kx": m["kx"],
-            "au": m["au"],
-            "enc": enc,
-            "bits": int(bits.group(1)) if bits else 0,
-            "mac": m["mac"],
-            "default_seclevel": m["name"] in usable,
-        })
-    table = {"source": f"`openssl ciphers -V -stdname -v` of {version.stdout.strip()}",
-             "suites": suites}
+        suites.append(
+            {
+                "name": m["name"],
+                "iana": m["iana"],
+                "code": f"0x{m['c1']}{m['c2']}",
+                "protocol": m["proto"],
+                "kx": m["kx"],
+                "au": m["au"],
+                "enc": enc,
+                "bits": int(bits.group(1)) if bits else 0,
+                "mac": m["mac"],
+                "default_seclevel": m["name"] in usable,
+            }
+        )
+    table = {
+        "source": f"`openssl ciphers -V -stdname -v` of {version.stdout.strip()}",
+        "suites": suites,
+    }
     path = Path(__file__).resolve().parent.parent / "nginxgen" / "knowledge" / "ciphers.json"
     path.write_text(json.dumps(table, indent=1) + "\n")
     print(f"{len(suites)} suites -> {path}")

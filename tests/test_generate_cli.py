@@ -17,14 +17,29 @@ def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, 
     return code, out, err
 
 
+def generate_args(
+    preset: str | None, pairs: list[tuple[Path, Path]], *extra: str, domain: str = "example.com"
+) -> list[str]:
+    args = ["generate", *(["--preset", preset] if preset else []), "--domain", domain]
+    for cert, key in pairs:
+        args += ["--cert", str(cert), "--key", str(key)]
+    return [*args, *extra]
+
+
 def base(pair: CertPair, *extra: str) -> list[str]:
-    return ["generate", "--domain", "example.com", "--cert", str(pair.cert), "--key", str(pair.key), *extra]
+    return generate_args(None, [(pair.cert, pair.key)], *extra)
 
 
 def test_stdout_has_every_file(ecdsa_pair: CertPair, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run(base(ecdsa_pair, "--preset", "intermediate"), capsys)
     assert code == 0
-    for name in ("nginx.conf", "tls.conf", "default-server.conf", "http-redirect.conf", "example.com.ssl.conf"):
+    for name in (
+        "nginx.conf",
+        "tls.conf",
+        "default-server.conf",
+        "http-redirect.conf",
+        "example.com.ssl.conf",
+    ):
         assert f"# ==> {name} <==" in out
     assert "assumed" in err  # no target given: the assumption is said
 
@@ -33,13 +48,30 @@ def test_stdout_has_every_file(ecdsa_pair: CertPair, capsys: pytest.CaptureFixtu
     ("extra", "message"),
     [
         (["--preset", "nope"], "--preset: unknown preset 'nope'"),
-        (["--preset", "intermediate", "--tls-library", "gnutls"], "--tls-library: unknown TLS library"),
-        (["--preset", "pq", "--nginx-version", "1.22.1", "--tls-library", "openssl-3.0"],
-         "policy.groups[0]: 'X25519MLKEM768' cannot work on nginx 1.22.1 with OpenSSL 3.0: OpenSSL has X25519MLKEM768 only from 3.5.0"),
+        (
+            ["--preset", "intermediate", "--tls-library", "gnutls"],
+            "--tls-library: unknown TLS library",
+        ),
+        (
+            ["--preset", "pq", "--nginx-version", "1.22.1", "--tls-library", "openssl-3.0"],
+            "policy.groups[0]: 'X25519MLKEM768' cannot work on nginx 1.22.1 with OpenSSL 3.0: OpenSSL has X25519MLKEM768 only from 3.5.0",
+        ),
         (["--preset", "cloudflare-origin", "--tls-library", "openssl-3.3.7"], "only from 3.5.0"),
-        (["--preset", "intermediate", "--nginx-version", "1.12.2", "--tls-library", "openssl-1.1.1"],
-         "nginx accepts TLSv1.3 only from 1.13.0"),
-        (["--preset", "bsi-tr-02102-2", "--tls-library", "boringssl"], "TLS 1.3 suites cannot be chosen"),
+        (
+            [
+                "--preset",
+                "intermediate",
+                "--nginx-version",
+                "1.12.2",
+                "--tls-library",
+                "openssl-1.1.1",
+            ],
+            "nginx accepts TLSv1.3 only from 1.13.0",
+        ),
+        (
+            ["--preset", "bsi-tr-02102-2", "--tls-library", "boringssl"],
+            "TLS 1.3 suites cannot be chosen",
+        ),
         (["--preset", "compat", "--tls-library", "libressl-4.3.0"], None),
     ],
 )
@@ -56,9 +88,13 @@ def test_refusals_name_the_field_and_exit_2(
     assert out == ""
 
 
-def test_missing_certificate(tmp_path: Path, ecdsa_pair: CertPair, capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, err = run(["generate", "--preset", "modern", "--domain", "a.example", "--cert",
-                        str(tmp_path / "nope.pem"), "--key", str(ecdsa_pair.key)], capsys)
+def test_missing_certificate(
+    tmp_path: Path, ecdsa_pair: CertPair, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run(
+        generate_args("modern", [(tmp_path / "nope.pem", ecdsa_pair.key)], domain="a.example"),
+        capsys,
+    )
     assert code == 2
     assert err.strip().endswith("nope.pem: certificate file not found")
 
@@ -73,38 +109,50 @@ def test_unreadable_key(ecdsa_pair: CertPair, capsys: pytest.CaptureFixture[str]
 def test_key_that_does_not_match(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     a = make_cert(tmp_path / "a", "example.com")
     b = make_cert(tmp_path / "b", "example.com")
-    code, _, err = run(["generate", "--preset", "modern", "--domain", "example.com",
-                        "--cert", str(a.cert), "--key", str(b.key)], capsys)
+    code, _, err = run(generate_args("modern", [(a.cert, b.key)]), capsys)
     assert code == 2 and "the key does not match the certificate" in err
 
 
-def test_two_certificates_of_the_same_type_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_two_certificates_of_the_same_type_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     a = make_cert(tmp_path / "a", "example.com")
     b = make_cert(tmp_path / "b", "example.com")
-    code, _, err = run(["generate", "--preset", "modern", "--domain", "example.com",
-                        "--cert", str(a.cert), "--key", str(a.key), "--cert", str(b.cert), "--key", str(b.key)], capsys)
+    code, _, err = run(generate_args("modern", [(a.cert, a.key), (b.cert, b.key)]), capsys)
     assert code == 2 and "one RSA and one ECDSA" in err
 
 
-def test_dual_certificates(ecdsa_pair: CertPair, rsa_pair: CertPair, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(["generate", "--preset", "intermediate", "--domain", "example.com",
-                        "--cert", str(ecdsa_pair.cert), "--key", str(ecdsa_pair.key),
-                        "--cert", str(rsa_pair.cert), "--key", str(rsa_pair.key)], capsys)
+def test_dual_certificates(
+    ecdsa_pair: CertPair, rsa_pair: CertPair, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(
+        generate_args(
+            "intermediate", [(ecdsa_pair.cert, ecdsa_pair.key), (rsa_pair.cert, rsa_pair.key)]
+        ),
+        capsys,
+    )
     assert code == 0
-    assert out.count("ssl_certificate_key ") == 2 + 0  # default server rejects: no certificate there
+    assert (
+        out.count("ssl_certificate_key ") == 2 + 0
+    )  # default server rejects: no certificate there
 
 
 @pytest.mark.parametrize(
     "value",
     ["a;b.example", "a b", "a{b", "a}b", 'a"b', "a'b", "a#b", "a$b", "a\tb", "a\x00b", "a\nb"],
 )
-def test_unsafe_server_names_are_refused(ecdsa_pair: CertPair, capsys: pytest.CaptureFixture[str], value: str) -> None:
-    code, out, err = run(["generate", "--preset", "modern", "--domain", value, "--cert", str(ecdsa_pair.cert),
-                          "--key", str(ecdsa_pair.key)], capsys)
+def test_unsafe_server_names_are_refused(
+    ecdsa_pair: CertPair, capsys: pytest.CaptureFixture[str], value: str
+) -> None:
+    code, out, err = run(
+        generate_args("modern", [(ecdsa_pair.cert, ecdsa_pair.key)], domain=value), capsys
+    )
     assert code == 2 and "domains" in err and out == ""
 
 
-def test_config_file_with_sites(tmp_path: Path, ecdsa_pair: CertPair, capsys: pytest.CaptureFixture[str]) -> None:
+def test_config_file_with_sites(
+    tmp_path: Path, ecdsa_pair: CertPair, capsys: pytest.CaptureFixture[str]
+) -> None:
     config = tmp_path / "site.yaml"
     config.write_text(
         f"extends: modern\nsites:\n  - domains: [shop.example.com]\n    certificates:\n"
@@ -115,7 +163,9 @@ def test_config_file_with_sites(tmp_path: Path, ecdsa_pair: CertPair, capsys: py
     assert "shop.example.com.ssl.conf" in out and "max-age=31536000" in out
 
 
-def test_config_file_errors_name_file_and_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_config_file_errors_name_file_and_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     config = tmp_path / "bad.yaml"
     config.write_text("extends: modern\npolicy: [unclosed\n")
     code, _, err = run(["generate", "--config", str(config)], capsys)
@@ -126,12 +176,25 @@ def test_no_comments(ecdsa_pair: CertPair, capsys: pytest.CaptureFixture[str]) -
     _, with_comments, _ = run(base(ecdsa_pair, "--preset", "intermediate"), capsys)
     _, without, _ = run(base(ecdsa_pair, "--preset", "intermediate", "--no-comments"), capsys)
     assert "# Keepalive" in with_comments and "# Keepalive" not in without
-    strip = [line for line in with_comments.splitlines() if not line.lstrip().startswith("# ") or "==>" in line or "Generated" in line]
-    assert [line for line in without.splitlines() if not line.lstrip().startswith("# ") or "==>" in line or "Generated" in line] == strip
+    strip = [
+        line
+        for line in with_comments.splitlines()
+        if not line.lstrip().startswith("# ") or "==>" in line or "Generated" in line
+    ]
+    assert [
+        line
+        for line in without.splitlines()
+        if not line.lstrip().startswith("# ") or "==>" in line or "Generated" in line
+    ] == strip
 
 
-@pytest.mark.parametrize(("cpu", "first"), [("aes-ni", "ECDHE-ECDSA-AES128-GCM-SHA256"), ("no-aes-ni", "ECDHE-ECDSA-CHACHA20-POLY1305")])
-def test_cpu_order(ecdsa_pair: CertPair, capsys: pytest.CaptureFixture[str], cpu: str, first: str) -> None:
+@pytest.mark.parametrize(
+    ("cpu", "first"),
+    [("aes-ni", "ECDHE-ECDSA-AES128-GCM-SHA256"), ("no-aes-ni", "ECDHE-ECDSA-CHACHA20-POLY1305")],
+)
+def test_cpu_order(
+    ecdsa_pair: CertPair, capsys: pytest.CaptureFixture[str], cpu: str, first: str
+) -> None:
     code, out, _ = run(base(ecdsa_pair, "--preset", "intermediate", "--cpu", cpu), capsys)
     assert code == 0
     assert f"ssl_ciphers {first}:" in out
@@ -140,7 +203,9 @@ def test_cpu_order(ecdsa_pair: CertPair, capsys: pytest.CaptureFixture[str], cpu
 # --- --out safety ---------------------------------------------------------------------------
 
 
-def test_out_writes_then_is_idempotent(tmp_path: Path, ecdsa_pair: CertPair, capsys: pytest.CaptureFixture[str]) -> None:
+def test_out_writes_then_is_idempotent(
+    tmp_path: Path, ecdsa_pair: CertPair, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "out"
     assert run(base(ecdsa_pair, "--preset", "intermediate", "--out", str(out)), capsys)[0] == 0
     assert (out / "nginx.conf").is_file() and (out / "example.com.ssl.conf").is_file()
@@ -148,7 +213,9 @@ def test_out_writes_then_is_idempotent(tmp_path: Path, ecdsa_pair: CertPair, cap
     assert code == 0 and "unchanged" in err
 
 
-def test_out_never_overwrites_without_force(tmp_path: Path, ecdsa_pair: CertPair, capsys: pytest.CaptureFixture[str]) -> None:
+def test_out_never_overwrites_without_force(
+    tmp_path: Path, ecdsa_pair: CertPair, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "out"
     run(base(ecdsa_pair, "--preset", "intermediate", "--out", str(out)), capsys)
     (out / "tls.conf").write_text("# my edits\n")
@@ -169,7 +236,9 @@ def test_out_never_overwrites_without_force(tmp_path: Path, ecdsa_pair: CertPair
     assert not [p for p in out.iterdir() if p.name.endswith(".tmp")]
 
 
-def test_symlink_in_out_is_not_followed(tmp_path: Path, ecdsa_pair: CertPair, capsys: pytest.CaptureFixture[str]) -> None:
+def test_symlink_in_out_is_not_followed(
+    tmp_path: Path, ecdsa_pair: CertPair, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "out"
     out.mkdir()
     outside = tmp_path / "outside.conf"

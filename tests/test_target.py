@@ -12,9 +12,21 @@ BANNER = "nginx version: nginx/1.26.3\n{line}\nconfigure arguments: --with-http_
 @pytest.mark.parametrize(
     ("line", "kind", "version"),
     [
-        ("built with OpenSSL 3.0.20 7 Apr 2026 (running with OpenSSL 3.0.19 27 Jan 2026)", "openssl", "3.0.19"),
-        ("built with OpenSSL 1.1.1 (compatible; BoringSSL) (running with BoringSSL)", "boringssl", None),
-        ("built with OpenSSL 1.1.1 (compatible; AWS-LC 1.37.0) (running with AWS-LC 1.37.0)", "aws-lc", "1.37.0"),
+        (
+            "built with OpenSSL 3.0.20 7 Apr 2026 (running with OpenSSL 3.0.19 27 Jan 2026)",
+            "openssl",
+            "3.0.19",
+        ),
+        (
+            "built with OpenSSL 1.1.1 (compatible; BoringSSL) (running with BoringSSL)",
+            "boringssl",
+            None,
+        ),
+        (
+            "built with OpenSSL 1.1.1 (compatible; AWS-LC 1.37.0) (running with AWS-LC 1.37.0)",
+            "aws-lc",
+            "1.37.0",
+        ),
         ("built with LibreSSL 3.8.0", "libressl", "3.8.0"),
         ("built with OpenSSL 3.3.7 7 Apr 2026", "openssl", "3.3.7"),
         ("built with OpenSSL 1.1.1w  11 Sep 2023", "openssl", "1.1.1"),
@@ -31,12 +43,18 @@ def test_nginx_v_lines(line: str, kind: str, version: str | None) -> None:
 
 
 def test_running_library_wins() -> None:
-    target = parse_nginx_v(BANNER.format(line="built with OpenSSL 3.0.20 7 Apr 2026 (running with OpenSSL 3.5.7 1 Jun 2026)"))
+    target = parse_nginx_v(
+        BANNER.format(
+            line="built with OpenSSL 3.0.20 7 Apr 2026 (running with OpenSSL 3.5.7 1 Jun 2026)"
+        )
+    )
     assert str(target.library) == "openssl-3.5.7"
 
 
 def test_plus_is_recognised() -> None:
-    target = parse_nginx_v("nginx version: nginx/1.27.2 (nginx-plus-r33)\nbuilt with OpenSSL 3.0.13\n")
+    target = parse_nginx_v(
+        "nginx version: nginx/1.27.2 (nginx-plus-r33)\nbuilt with OpenSSL 3.0.13\n"
+    )
     assert target.plus
 
 

@@ -25,7 +25,9 @@ def pydantic_problems(err: pydantic.ValidationError) -> str:
     for item in err.errors():
         message = str(item["msg"]).removeprefix("Value error, ")
         value = item.get("input")
-        shown = f" (got {value!r})" if item["type"] != "missing" and not isinstance(value, dict) else ""
+        shown = (
+            f" (got {value!r})" if item["type"] != "missing" and not isinstance(value, dict) else ""
+        )
         lines.append(f"{_loc(item['loc'])}: {message}{shown}")
     return "\n".join(lines)
 
@@ -52,7 +54,9 @@ def apply_cpu(policy: dict[str, Any], mode: CpuMode | None) -> dict[str, Any]:
     if mode == "auto":
         aes = cpu_has_aes()
         if aes is None:
-            raise NginxgenError("cannot read the CPU flags; use --cpu aes-ni or no-aes-ni", where="--cpu")
+            raise NginxgenError(
+                "cannot read the CPU flags; use --cpu aes-ni or no-aes-ni", where="--cpu"
+            )
     else:
         aes = mode == "aes-ni"
     out = dict(policy)
@@ -72,19 +76,28 @@ def compose(
     http_listen: list[str] | None,
     cpu: CpuMode | None,
     comments: bool,
+    check_certificates: bool = True,
 ) -> GeneratorConfig:
+    """One validated model; `check_certificates=False` only for examples with placeholder paths."""
     if preset is None and config_file is None:
-        raise NginxgenError("give --preset NAME or --config FILE.yaml (see `nginxgen presets`)", where="generate")
+        raise NginxgenError(
+            "give --preset NAME or --config FILE.yaml (see `nginxgen presets`)", where="generate"
+        )
     data: dict[str, Any] = load_preset(preset) if preset else {}
     if config_file is not None:
         data = merge(data, load_config(config_file))
     if len(certs) != len(keys):
-        raise NginxgenError(f"{len(certs)} --cert but {len(keys)} --key: give one key per certificate", where="--key")
+        raise NginxgenError(
+            f"{len(certs)} --cert but {len(keys)} --key: give one key per certificate",
+            where="--key",
+        )
     sites: list[dict[str, Any]] = list(data.get("sites", []))
     site_defaults = {k: v for k, v in data.get("site", {}).items() if k in SITE_DEFAULT_KEYS}
     if domains:
         if not certs:
-            raise NginxgenError("each site needs a certificate: add --cert PATH --key PATH", where="--cert")
+            raise NginxgenError(
+                "each site needs a certificate: add --cert PATH --key PATH", where="--cert"
+            )
         site: dict[str, Any] = {
             "domains": domains,
             "certificates": [{"cert": c, "key": k} for c, k in zip(certs, keys, strict=True)],
@@ -98,7 +111,10 @@ def compose(
     elif certs:
         raise NginxgenError("--cert given without --domain", where="--domain")
     if not sites:
-        raise NginxgenError("no site: give --domain D --cert PATH --key PATH (or sites: in --config)", where="--domain")
+        raise NginxgenError(
+            "no site: give --domain D --cert PATH --key PATH (or sites: in --config)",
+            where="--domain",
+        )
     sites = [merge(site_defaults, s) for s in sites]
     for site in sites:
         for pair in site.get("certificates", []):
@@ -115,6 +131,8 @@ def compose(
         config = GeneratorConfig.model_validate(model_data)
     except pydantic.ValidationError as err:
         raise ValidationError(pydantic_problems(err)) from None
+    if not check_certificates:
+        return config
     for index, site_model in enumerate(config.sites):
         kinds = [check_pair(c.cert, c.key).key_type for c in site_model.certificates]
         if len(set(kinds)) != len(kinds):

@@ -46,7 +46,9 @@ class Session(Strict):
 
 
 class Keepalive(Strict):
-    timeout: int = Field(75, ge=1, le=3600, description="seconds; 0 would cost a handshake per request")
+    timeout: int = Field(
+        75, ge=1, le=3600, description="seconds; 0 would cost a handshake per request"
+    )
     requests: int = Field(1000, ge=100, le=1_000_000)
 
 

@@ -58,7 +58,7 @@ def plan_changes(out: Path, files: dict[str, str]) -> list[Change]:
 
 
 def diff(changes: list[Change]) -> str:
-    chunks = []
+    chunks: list[str] = []
     for change in changes:
         if change.old == change.new:
             continue
@@ -84,7 +84,9 @@ def _atomic_write(change: Change) -> None:
         if change.stat is not None:
             st = change.path.stat()
             if (st.st_mtime_ns, st.st_size) != change.stat:
-                raise NginxgenError("changed while nginxgen was running; nothing replaced", where=str(change.path))
+                raise NginxgenError(
+                    "changed while nginxgen was running; nothing replaced", where=str(change.path)
+                )
         if change.old is not None and change.path.exists() and not change.path.is_symlink():
             os.chmod(tmp, change.path.stat().st_mode & 0o7777)
         os.replace(tmp, change.path)
@@ -98,7 +100,9 @@ def write(out: Path, files: dict[str, str], force: bool) -> list[str]:
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise NginxgenError(f"cannot create the output folder: {exc.strerror}", where=str(out)) from None
+        raise NginxgenError(
+            f"cannot create the output folder: {exc.strerror}", where=str(out)
+        ) from None
     changes = plan_changes(out, files)
     conflicts = [c for c in changes if c.old is not None and c.old != c.new]
     if conflicts and not force:

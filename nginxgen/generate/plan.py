@@ -107,18 +107,23 @@ def _plan_protocols(policy: TLSPolicy, target: Target, problems: _Problems) -> N
         status = knowledge.directive_status(target, "TLSv1.3", "protocol_param")
         if status and not status.available:
             problems.add(
-                "policy.protocols", "TLSv1.3", f"nginx accepts TLSv1.3 only from {status.since}",
+                "policy.protocols",
+                "TLSv1.3",
+                f"nginx accepts TLSv1.3 only from {status.since}",
                 "upgrade nginx or use the compat preset",
             )
         if not knowledge.has(lib, "tls13"):
             problems.add(
-                "policy.protocols", "TLSv1.3", knowledge.capability(lib, "tls13").refusal,
+                "policy.protocols",
+                "TLSv1.3",
+                knowledge.capability(lib, "tls13").refusal,
                 "use OpenSSL 1.1.1 or newer",
             )
     legacy = [p for p in policy.protocols if p in LEGACY_PROTOCOLS]
     if legacy and knowledge.has(lib, "legacy_protocols_need_seclevel0") and policy.seclevel != 0:
         problems.add(
-            "policy.protocols", " ".join(legacy),
+            "policy.protocols",
+            " ".join(legacy),
             f"{lib.display} only speaks TLS 1.0/1.1 at security level 0",
             "set policy.seclevel: 0 (the compat preset does) or drop them",
         )
@@ -133,63 +138,102 @@ def _plan_ciphers(policy: TLSPolicy, target: Target, problems: _Problems) -> str
         where = f"policy.ciphers[{i}]"
         suite = knowledge.find_suite(name)
         if suite is None:
-            problems.add(where, name, "no TLS library knows this suite name",
-                         "use OpenSSL names such as ECDHE-ECDSA-AES128-GCM-SHA256")
+            problems.add(
+                where,
+                name,
+                "no TLS library knows this suite name",
+                "use OpenSSL names such as ECDHE-ECDSA-AES128-GCM-SHA256",
+            )
             continue
         if suite.tls13:
-            problems.add(where, name, "TLS 1.3 suites in ssl_ciphers make nginx refuse the config "
-                         "(no cipher match)", "put it in policy.ciphersuites")
+            problems.add(
+                where,
+                name,
+                "TLS 1.3 suites in ssl_ciphers make nginx refuse the config (no cipher match)",
+                "put it in policy.ciphersuites",
+            )
             continue
         weakness = knowledge.suite_weakness(suite)
         if weakness:
             problems.add(where, name, f"it is insecure: {weakness}", "remove it")
             continue
         if knowledge.suite_is_cbc_sha1(suite) and not legacy:
-            problems.add(where, name, "CBC with SHA-1 is only needed for TLS 1.0/1.1 clients",
-                         "use an AES-GCM or ChaCha20 suite")
+            problems.add(
+                where,
+                name,
+                "CBC with SHA-1 is only needed for TLS 1.0/1.1 clients",
+                "use an AES-GCM or ChaCha20 suite",
+            )
             continue
         has_dhe = has_dhe or suite.kx == "DH"
         names.append(suite.name)
     if has_dhe and not policy.dhparam:
-        problems.add("policy.ciphers", "DHE", "nginx disables DHE suites without ssl_dhparam",
-                     "set policy.dhparam or drop the DHE suites")
+        problems.add(
+            "policy.ciphers",
+            "DHE",
+            "nginx disables DHE suites without ssl_dhparam",
+            "set policy.dhparam or drop the DHE suites",
+        )
     if policy.dhparam and not has_dhe:
-        problems.add("policy.dhparam", policy.dhparam, "no DHE suite is listed, so it is unused",
-                     "drop policy.dhparam")
-    if knowledge.has(target.library, "tls13_suites_via_ssl_ciphers") and "TLSv1.3" in policy.protocols:
+        problems.add(
+            "policy.dhparam",
+            policy.dhparam,
+            "no DHE suite is listed, so it is unused",
+            "drop policy.dhparam",
+        )
+    if (
+        knowledge.has(target.library, "tls13_suites_via_ssl_ciphers")
+        and "TLSv1.3" in policy.protocols
+    ):
         names.extend(policy.ciphersuites)
     if not names:
         if tls12 and policy.ciphers:
             return None
         if tls12:
-            problems.add("policy.ciphers", [], "TLS 1.2 is on but no suite is listed",
-                         "list suites or drop TLS 1.2")
+            problems.add(
+                "policy.ciphers",
+                [],
+                "TLS 1.2 is on but no suite is listed",
+                "list suites or drop TLS 1.2",
+            )
         return None
     if policy.seclevel is not None:
         names.append(f"@SECLEVEL={policy.seclevel}")
     return ":".join(names)
 
 
-def _plan_ciphersuites(policy: TLSPolicy, target: Target, problems: _Problems) -> ConfCommand | None:
+def _plan_ciphersuites(
+    policy: TLSPolicy, target: Target, problems: _Problems
+) -> ConfCommand | None:
     if "TLSv1.3" not in policy.protocols or not policy.ciphersuites:
         return None
     lib = target.library
     for i, name in enumerate(policy.ciphersuites):
         suite = knowledge.find_suite(name)
         if suite is None or not suite.tls13:
-            problems.add(f"policy.ciphersuites[{i}]", name, "not a TLS 1.3 suite",
-                         "use TLS_AES_128_GCM_SHA256, TLS_AES_256_GCM_SHA384 or "
-                         "TLS_CHACHA20_POLY1305_SHA256")
+            problems.add(
+                f"policy.ciphersuites[{i}]",
+                name,
+                "not a TLS 1.3 suite",
+                "use TLS_AES_128_GCM_SHA256, TLS_AES_256_GCM_SHA384 or "
+                "TLS_CHACHA20_POLY1305_SHA256",
+            )
     if knowledge.has(lib, "tls13_suites_via_ssl_ciphers"):
         return None  # they go into ssl_ciphers
     fixed = knowledge.tls13_fixed_suites(lib)
-    if knowledge.has(lib, "tls13_suites_via_conf_command") and _directive_ok(target, "ssl_conf_command"):
-        return ConfCommand("Ciphersuites", ":".join(policy.ciphersuites),
-                           "TLS 1.3 suites are not set by ssl_ciphers (trac #1529)")
+    if knowledge.has(lib, "tls13_suites_via_conf_command") and _directive_ok(
+        target, "ssl_conf_command"
+    ):
+        return ConfCommand(
+            "Ciphersuites",
+            ":".join(policy.ciphersuites),
+            "TLS 1.3 suites are not set by ssl_ciphers (trac #1529)",
+        )
     if fixed is not None and set(fixed) == set(policy.ciphersuites):
         return None  # the library offers exactly these anyway
     problems.add(
-        "policy.ciphersuites", ":".join(policy.ciphersuites),
+        "policy.ciphersuites",
+        ":".join(policy.ciphersuites),
         knowledge.capability(lib, "tls13_suites_via_conf_command").refusal
         if not knowledge.has(lib, "tls13_suites_via_conf_command")
         else "ssl_conf_command needs nginx 1.19.4",
@@ -207,26 +251,40 @@ def _plan_groups(policy: TLSPolicy, target: Target, problems: _Problems) -> tupl
         group = knowledge.find_group(name)
         where = f"policy.groups[{i}]"
         if group is None:
-            problems.add(where, name, "no TLS library knows this group",
-                         "use X25519, prime256v1, secp384r1 or X25519MLKEM768")
+            problems.add(
+                where,
+                name,
+                "no TLS library knows this group",
+                "use X25519, prime256v1, secp384r1 or X25519MLKEM768",
+            )
             continue
         if not group.available(lib):
             if optional:
                 continue
-            instead = (f"use {group.replacement}" if group.replacement
-                       else f"use X25519 instead, or write '?{name}' to drop it where missing")
+            instead = (
+                f"use {group.replacement}"
+                if group.replacement
+                else f"use X25519 instead, or write '?{name}' to drop it where missing"
+            )
             problems.add(where, name, group.requirement(lib), instead)
             continue
         resolved.append(group)
     if not resolved:
         if not problems.items:
-            problems.add("policy.groups", policy.groups, "none of these groups exists here",
-                         "add X25519 or prime256v1")
+            problems.add(
+                "policy.groups",
+                policy.groups,
+                "none of these groups exists here",
+                "add X25519 or prime256v1",
+            )
         return "auto", "", False
     if len(resolved) > 1 and not knowledge.feature_available(target, "ecdh_curve_list"):
-        problems.add("policy.groups", policy.groups,
-                     f"nginx takes a list of groups only from {knowledge.feature_since('ecdh_curve_list')}",
-                     "list one group")
+        problems.add(
+            "policy.groups",
+            policy.groups,
+            f"nginx takes a list of groups only from {knowledge.feature_since('ecdh_curve_list')}",
+            "list one group",
+        )
     spelled = [g.spell(lib) for g in resolved]
     lead = 0
     while lead < len(resolved) and resolved[lead].pq:
@@ -235,27 +293,40 @@ def _plan_groups(policy: TLSPolicy, target: Target, problems: _Problems) -> tupl
     server_pref = knowledge.has(lib, "server_group_preference")
     can_enforce = lead > 0 and (tuples or server_pref)
     if policy.pq_enforce == "on" and not can_enforce and not problems.items:
-        why = ("no post-quantum group is listed first" if lead == 0
-               else f"{lib.display} cannot ask a client for a group it sent no key share for")
-        problems.add("policy.pq_enforce", "on", why,
-                     "use OpenSSL >= 3.5, BoringSSL, AWS-LC or LibreSSL >= 4.3 with X25519MLKEM768 first")
+        why = (
+            "no post-quantum group is listed first"
+            if lead == 0
+            else f"{lib.display} cannot ask a client for a group it sent no key share for"
+        )
+        problems.add(
+            "policy.pq_enforce",
+            "on",
+            why,
+            "use OpenSSL >= 3.5, BoringSSL, AWS-LC or LibreSSL >= 4.3 with X25519MLKEM768 first",
+        )
     enforce = _resolve_switch(policy.pq_enforce, can_enforce) and can_enforce
     if enforce and tuples and lead < len(spelled):
         value = ":".join(spelled[:lead]) + "/" + ":".join(spelled[lead:])
-        why = ("post-quantum enforced: a client that sent a classical key share but supports "
-               "ML-KEM is asked for it (one extra round trip)")
+        why = (
+            "post-quantum enforced: a client that sent a classical key share but supports "
+            "ML-KEM is asked for it (one extra round trip)"
+        )
         return value, why, False
     value = ":".join(spelled)
     if enforce:
-        why = ("post-quantum enforced: the server's group order wins, so ML-KEM is asked for "
-               "when the client supports it")
+        why = (
+            "post-quantum enforced: the server's group order wins, so ML-KEM is asked for "
+            "when the client supports it"
+        )
         return value, why, True
     if lead:
         why = "post-quantum offered first; classical groups for older clients"
     else:
-        why = "no post-quantum group on this target" if any(
-            (g := knowledge.find_group(n.removeprefix("?"))) and g.pq for n in policy.groups
-        ) else "classical groups"
+        why = (
+            "no post-quantum group on this target"
+            if any((g := knowledge.find_group(n.removeprefix("?"))) and g.pq for n in policy.groups)
+            else "classical groups"
+        )
     return value, why, False
 
 
@@ -273,70 +344,121 @@ def _plan_tls(policy: TLSPolicy, target: Target, problems: _Problems) -> TLSPlan
 
     chacha_possible = conf_ok and knowledge.has(lib, "prioritize_chacha") and prefer
     if policy.prioritize_chacha == "on" and not chacha_possible:
-        problems.add("policy.prioritize_chacha", "on",
-                     "PrioritizeChaCha needs ssl_conf_command and server preference",
-                     "set server_preference: true on an OpenSSL target, or use auto")
+        problems.add(
+            "policy.prioritize_chacha",
+            "on",
+            "PrioritizeChaCha needs ssl_conf_command and server preference",
+            "set server_preference: true on an OpenSSL target, or use auto",
+        )
     if _resolve_switch(policy.prioritize_chacha, chacha_possible) and chacha_possible:
-        commands.append(ConfCommand("Options", "PrioritizeChaCha",
-                                    "ChaCha20 first for clients that prefer it (no AES-NI)"))
+        commands.append(
+            ConfCommand(
+                "Options",
+                "PrioritizeChaCha",
+                "ChaCha20 first for clients that prefer it (no AES-NI)",
+            )
+        )
 
-    ktls_possible = (conf_ok and knowledge.has(lib, "ktls")
-                     and knowledge.feature_available(target, "ssl_sendfile"))
+    ktls_possible = (
+        conf_ok
+        and knowledge.has(lib, "ktls")
+        and knowledge.feature_available(target, "ssl_sendfile")
+    )
     if policy.ktls == "on" and not ktls_possible:
-        problems.add("policy.ktls", "on",
-                     knowledge.capability(lib, "ktls").refusal if not knowledge.has(lib, "ktls")
-                     else f"nginx uses kernel TLS only from {knowledge.feature_since('ssl_sendfile')}",
-                     "use ktls: auto or off")
+        problems.add(
+            "policy.ktls",
+            "on",
+            knowledge.capability(lib, "ktls").refusal
+            if not knowledge.has(lib, "ktls")
+            else f"nginx uses kernel TLS only from {knowledge.feature_since('ssl_sendfile')}",
+            "use ktls: auto or off",
+        )
     ktls = _resolve_switch(policy.ktls, ktls_possible) and ktls_possible
     if ktls:
-        commands.append(ConfCommand("Options", "KTLS",
-                                    "kernel TLS: sendfile() sends encrypted file data (needs the tls kernel module)"))
+        commands.append(
+            ConfCommand(
+                "Options",
+                "KTLS",
+                "kernel TLS: sendfile() sends encrypted file data (needs the tls kernel module)",
+            )
+        )
 
     if policy.early_data:
         status = knowledge.directive_status(target, "ssl_early_data")
         if not knowledge.has(lib, "early_data") or (status and not status.available):
-            problems.add("policy.early_data", True, knowledge.capability(lib, "early_data").refusal,
-                         "set early_data: false")
+            problems.add(
+                "policy.early_data",
+                True,
+                knowledge.capability(lib, "early_data").refusal,
+                "set early_data: false",
+            )
         elif not conf_ok:
-            problems.add("policy.early_data", True,
-                         "replay protection (ssl_conf_command Options AntiReplay) is not available",
-                         "set early_data: false, or protect replays in the application ($ssl_early_data)")
+            problems.add(
+                "policy.early_data",
+                True,
+                "replay protection (ssl_conf_command Options AntiReplay) is not available",
+                "set early_data: false, or protect replays in the application ($ssl_early_data)",
+            )
         else:
-            commands.append(ConfCommand("Options", "AntiReplay",
-                                        "0-RTT data can be replayed: OpenSSL's anti-replay on"))
+            commands.append(
+                ConfCommand(
+                    "Options", "AntiReplay", "0-RTT data can be replayed: OpenSSL's anti-replay on"
+                )
+            )
 
     if commands and not conf_ok:
         for command in commands:
-            problems.add("policy", f"ssl_conf_command {command.name} {command.value}",
-                         knowledge.capability(lib, "ssl_conf_command").refusal,
-                         "drop the setting that needs it")
+            problems.add(
+                "policy",
+                f"ssl_conf_command {command.name} {command.value}",
+                knowledge.capability(lib, "ssl_conf_command").refusal,
+                "drop the setting that needs it",
+            )
         commands = []
 
     if policy.ocsp_stapling:
         if not knowledge.has(lib, "ocsp_stapling"):
-            problems.add("policy.ocsp_stapling", True, knowledge.capability(lib, "ocsp_stapling").refusal,
-                         "set ocsp_stapling: false")
+            problems.add(
+                "policy.ocsp_stapling",
+                True,
+                knowledge.capability(lib, "ocsp_stapling").refusal,
+                "set ocsp_stapling: false",
+            )
         if not policy.resolver:
-            problems.add("policy.resolver", [], "OCSP stapling needs a resolver for the responder host",
-                         "set policy.resolver (e.g. [127.0.0.53])")
+            problems.add(
+                "policy.resolver",
+                [],
+                "OCSP stapling needs a resolver for the responder host",
+                "set policy.resolver (e.g. [127.0.0.53])",
+            )
 
     session = policy.session
-    cache = f"shared:{session.cache_name}:{session.cache_size_mb}m" if session.cache_size_mb else "off"
+    cache = (
+        f"shared:{session.cache_name}:{session.cache_size_mb}m" if session.cache_size_mb else "off"
+    )
     rotates = knowledge.auto_ticket_rotation(target) and session.cache_size_mb is not None
     if session.tickets == "on" and not rotates:
-        problems.add("policy.session.tickets", "on",
-                     "ticket keys would never rotate (nginx rotates them itself only from "
-                     f"{knowledge.nginx_fact('ticket_rotation')['since']} and with a shared cache)",
-                     "use tickets: auto or off")
+        problems.add(
+            "policy.session.tickets",
+            "on",
+            "ticket keys would never rotate (nginx rotates them itself only from "
+            f"{knowledge.nginx_fact('ticket_rotation')['since']} and with a shared cache)",
+            "use tickets: auto or off",
+        )
     tickets = _resolve_switch(session.tickets, rotates) and rotates
-    tickets_why = ("tickets on: nginx rotates their keys with the shared cache" if tickets
-                   else "tickets off: their keys would not rotate here, the shared cache resumes instead")
+    tickets_why = (
+        "tickets on: nginx rotates their keys with the shared cache"
+        if tickets
+        else "tickets off: their keys would not rotate here, the shared cache resumes instead"
+    )
 
     warnings = []
     suppress: dict[str, str] = {}
     if any(p in LEGACY_PROTOCOLS for p in policy.protocols):
-        warnings.append("TLS 1.0 and 1.1 are on for legacy clients: they have no AEAD suites, "
-                        "rely on SHA-1, need security level 0 and fail PCI DSS and NIST SP 800-52r2.")
+        warnings.append(
+            "TLS 1.0 and 1.1 are on for legacy clients: they have no AEAD suites, "
+            "rely on SHA-1, need security level 0 and fail PCI DSS and NIST SP 800-52r2."
+        )
     return TLSPlan(
         protocols=list(policy.protocols),
         ciphers=ciphers,
@@ -361,7 +483,9 @@ def _plan_tls(policy: TLSPolicy, target: Target, problems: _Problems) -> TLSPlan
     )
 
 
-def _plan_site(site: Site, target: Target, reuseport_done: set[str], problems: _Problems) -> SitePlan:
+def _plan_site(
+    site: Site, target: Target, reuseport_done: set[str], problems: _Problems
+) -> SitePlan:
     http2_directive = _directive_ok(target, "http2")
     listens: list[Listen] = []
     for sock in site.listen:
@@ -374,9 +498,12 @@ def _plan_site(site: Site, target: Target, reuseport_done: set[str], problems: _
         status = knowledge.directive_status(target, "quic", "listen_param")
         if status is None or not status.available:
             since = status.since if status else "?"
-            problems.add("site.http3", True,
-                         f"HTTP/3 needs nginx {since} built with --with-http_v3_module",
-                         "set http3: false")
+            problems.add(
+                "site.http3",
+                True,
+                f"HTTP/3 needs nginx {since} built with --with-http_v3_module",
+                "set http3: false",
+            )
         for sock in site.listen:
             args = [sock, "quic"]
             if normalize_socket(sock) not in reuseport_done:
@@ -417,7 +544,9 @@ def make_plan(config: GeneratorConfig, target: Target) -> Plan:
     reuseport: set[str] = set()
     sites = [_plan_site(site, target, reuseport, problems) for site in config.sites]
     problems.raise_if_any()
-    reject = config.default_server.reject_unknown_names and _directive_ok(target, "ssl_reject_handshake")
+    reject = config.default_server.reject_unknown_names and _directive_ok(
+        target, "ssl_reject_handshake"
+    )
     old_http2 = not _directive_ok(target, "http2") and any(s.http2 for s in config.sites)
     default_listens = [
         Listen([sock, "ssl", *(["http2"] if old_http2 else []), "default_server"])

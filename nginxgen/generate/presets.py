@@ -66,28 +66,36 @@ def merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def resolve_extends(data: dict[str, Any], where: str, allowed: set[str], seen: tuple[str, ...] = ()) -> dict[str, Any]:
+def resolve_extends(
+    data: dict[str, Any], where: str, allowed: set[str], chain: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """Merge `data` over the preset it extends (recursively); `chain` is the presets so far."""
     unknown = set(data) - allowed
     if unknown:
-        raise NginxgenError(f"unknown key {sorted(unknown)[0]!r} (allowed: {', '.join(sorted(allowed))})", where=where)
+        raise NginxgenError(
+            f"unknown key {sorted(unknown)[0]!r} (allowed: {', '.join(sorted(allowed))})",
+            where=where,
+        )
     parent = data.get("extends")
     if parent is None:
         return data
-    if parent in seen:
-        raise NginxgenError(f"presets extend each other in a loop: {' -> '.join((*seen, parent))}", where=where)
-    base = load_preset(str(parent), (*seen, str(parent)))
-    merged = merge(base, {k: v for k, v in data.items() if k not in ("extends", "summary", "description", "source")})
-    merged.pop("extends", None)
-    return merged
+    base = load_preset(str(parent), chain)
+    own = {
+        k: v for k, v in data.items() if k not in ("extends", "summary", "description", "source")
+    }
+    return merge(base, own)
 
 
-def load_preset(name: str, seen: tuple[str, ...] = ()) -> dict[str, Any]:
+def load_preset(name: str, chain: tuple[str, ...] = ()) -> dict[str, Any]:
+    if name in chain:
+        raise NginxgenError(
+            f"presets extend each other in a loop: {' -> '.join((*chain, name))}", where="--preset"
+        )
     path = preset_dir() / f"{name}.yaml"
     if not path.is_file():
         known = ", ".join(p.name for p in list_presets())
         raise NginxgenError(f"unknown preset {name!r} (known: {known})", where="--preset")
-    data = read_yaml(path)
-    return resolve_extends(data, str(path), PRESET_KEYS, (*seen, name) if not seen else seen)
+    return resolve_extends(read_yaml(path), str(path), PRESET_KEYS, (*chain, name))
 
 
 def load_config(path: Path) -> dict[str, Any]:

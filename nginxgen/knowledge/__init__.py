@@ -121,9 +121,7 @@ class DirectiveStatus:
     module: str | None
 
 
-def directive_status(
-    target: Target, name: str, table: str = "directive"
-) -> DirectiveStatus | None:
+def directive_status(target: Target, name: str, table: str = "directive") -> DirectiveStatus | None:
     """What the target's nginx makes of a directive (`table` also: listen_param, protocol_param).
 
     None when the knowledge base has nothing to say about the name.
@@ -236,7 +234,9 @@ class Group:
         kind = _behaves_as(library)
         late = self.data.get("name_since", {}).get(kind, {})
         return [
-            n for n in self.names.get(kind, []) if n not in late or in_range(library.version, late[n], None)
+            n
+            for n in self.names.get(kind, [])
+            if n not in late or in_range(library.version, late[n], None)
         ]
 
     def requirement(self, library: Library) -> str:
@@ -347,7 +347,7 @@ def suite_weakness(suite: Suite) -> str | None:
         return "no encryption (NULL)"
     if suite.au == "None":
         return "no authentication (anonymous)"
-    if "EXP" in suite.name or suite.bits and suite.bits < 64:
+    if "EXP" in suite.name or (suite.bits and suite.bits < 64):
         return "export-grade"
     if enc.startswith("RC4"):
         return "RC4"
