@@ -25,6 +25,88 @@ LINE = re.compile(
 )
 
 
+ALIASES = [
+    "ALL",
+    "COMPLEMENTOFALL",
+    "DEFAULT",
+    "COMPLEMENTOFDEFAULT",
+    "HIGH",
+    "MEDIUM",
+    "LOW",
+    "EXP",
+    "EXPORT",
+    "eNULL",
+    "NULL",
+    "aNULL",
+    "kRSA",
+    "aRSA",
+    "RSA",
+    "kEECDH",
+    "kECDHE",
+    "EECDH",
+    "ECDHE",
+    "ECDH",
+    "AECDH",
+    "kEDH",
+    "kDHE",
+    "EDH",
+    "DHE",
+    "DH",
+    "ADH",
+    "aECDSA",
+    "ECDSA",
+    "aDSS",
+    "DSS",
+    "PSK",
+    "kPSK",
+    "SRP",
+    "AES",
+    "AES128",
+    "AES256",
+    "AESGCM",
+    "AESCCM",
+    "AESCCM8",
+    "CHACHA20",
+    "CAMELLIA",
+    "CAMELLIA128",
+    "CAMELLIA256",
+    "ARIA",
+    "ARIA128",
+    "ARIA256",
+    "SEED",
+    "IDEA",
+    "3DES",
+    "DES",
+    "RC4",
+    "RC2",
+    "MD5",
+    "SHA1",
+    "SHA",
+    "SHA256",
+    "SHA384",
+    "SSLv3",
+    "TLSv1",
+    "TLSv1.2",
+    "SUITEB128",
+    "SUITEB128ONLY",
+    "SUITEB192",
+    "aGOST",
+    "GOST94",
+    "kGOST",
+]
+
+
+def alias_members(openssl: str, alias: str) -> list[str]:
+    """What `openssl ciphers ALIAS` expands to, at security level 0 (so nothing is hidden)."""
+    result = subprocess.run(
+        [openssl, "ciphers", "-ciphersuites", "", f"{alias}:@SECLEVEL=0"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return result.stdout.strip().split(":") if result.returncode == 0 else []
+
+
 def main() -> None:
     openssl = sys.argv[1] if len(sys.argv) > 1 else "openssl"
     version = subprocess.run([openssl, "version"], capture_output=True, text=True, check=True)
@@ -77,6 +159,7 @@ def main() -> None:
     table = {
         "source": f"`openssl ciphers -V -stdname -v` of {version.stdout.strip()}",
         "suites": suites,
+        "aliases": {alias: alias_members(openssl, alias) for alias in ALIASES},
     }
     path = Path(__file__).resolve().parent.parent / "nginxgen" / "knowledge" / "ciphers.json"
     path.write_text(json.dumps(table, indent=1) + "\n")

@@ -45,7 +45,7 @@ class TLSPlan:
     keepalive_timeout: str
     keepalive_requests: int
     warnings: list[str] = field(default_factory=list)  # printed loudly at the top of the file
-    suppress: dict[str, str] = field(default_factory=dict)  # lint code -> reason
+    suppress: dict[str, str] = field(default_factory=dict)  # directive -> `CODE] reason`
 
 
 @dataclass
@@ -455,10 +455,16 @@ def _plan_tls(policy: TLSPolicy, target: Target, problems: _Problems) -> TLSPlan
     warnings = []
     suppress: dict[str, str] = {}
     if any(p in LEGACY_PROTOCOLS for p in policy.protocols):
+        # Deliberate for legacy clients: say so loudly, and tell the linter it was chosen.
+        from nginxgen.lint.rules import ngx401_legacy_protocol, ngx403_cbc_sha1_cipher
+
         warnings.append(
             "TLS 1.0 and 1.1 are on for legacy clients: they have no AEAD suites, "
             "rely on SHA-1, need security level 0 and fail PCI DSS and NIST SP 800-52r2."
         )
+        reason = "chosen for legacy clients (compat policy)"
+        suppress["ssl_protocols"] = f"{ngx401_legacy_protocol.RULE.code}] {reason}"
+        suppress["ssl_ciphers"] = f"{ngx403_cbc_sha1_cipher.RULE.code}] {reason}"
     return TLSPlan(
         protocols=list(policy.protocols),
         ciphers=ciphers,

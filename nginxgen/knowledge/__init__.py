@@ -151,6 +151,11 @@ def directive_status(target: Target, name: str, table: str = "directive") -> Dir
     )
 
 
+def known_names(table: str = "directive") -> frozenset[str]:
+    """Directive (or listen/protocol parameter) names the knowledge base has facts about."""
+    return frozenset(_toml("nginx").get(table, {}))
+
+
 def default_protocols(target: Target) -> tuple[str, ...]:
     for row in _toml("nginx")["default_protocols"]:
         if in_range(target.nginx, row.get("since"), row.get("until")):
@@ -324,6 +329,12 @@ class Suite:
 def suites() -> dict[str, Suite]:
     """The suite table by OpenSSL name (TLS 1.3 suites under their IANA names)."""
     return {row["name"]: Suite(**row) for row in _json("ciphers")["suites"]}
+
+
+def cipher_alias(name: str) -> list[str] | None:
+    """The suites an OpenSSL cipher-string alias (`HIGH`, `aNULL`, ...) stands for, if known."""
+    members: list[str] | None = _json("ciphers")["aliases"].get(name)
+    return members
 
 
 def suite_source() -> str:

@@ -1,10 +1,114 @@
-"""`nginxgen lint` (placeholder until the linter lands)."""
+"""`nginxgen lint`: argparse only, so pre-commit start-up stays close to the bare parse."""
 
 from __future__ import annotations
 
+import argparse
+import os
 import sys
 
+from nginxgen.errors import NginxgenError
+from nginxgen.lint.findings import SEVERITIES
 
-def run(args: list[str]) -> int:
-    print("nginxgen: error: lint is not implemented yet", file=sys.stderr)
-    return 2
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+
+
+def _codes(text: str | list[str] | None) -> set[str]:
+    if not text:
+        return set()
+    items = text if isinstance(text, list) else text.split(",")
+    return {
+        c.strip().upper() if c.strip()[:3].upper() == "NGX" else c.strip()
+        for c in items
+        if c.strip()
+    }
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="nginxgen lint",
+        description="Lint nginx configs for TLS pitfalls. Exit: 0 clean, 1 findings, 2 unreadable "
+        "input or bad arguments, 3 internal error.",
+    )
+    p.add_argument(
+        "paths",
+        nargs="+",
+        help="nginx.conf, an included snippet, an `nginx -T` dump, or - for stdin",
+    )
+    p.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text")
+    p.add_argument("--nginx-version")
+    p.add_argument("--tls-library")
+    p.add_argument("--nginx-bin")
+    p.add_argument("--select", help="only these codes or prefixes (NGX1,NGX402)")
+    p.add_argument("--ignore", help="skip these codes or prefixes")
+    p.add_argument("--min-severity", choices=SEVERITIES)
+    p.add_argument("--root", help="load this whole config, report only findings in PATHS")
+    p.add_argument(
+        "--prefix", help="folder relative includes resolve against (default: the main file's)"
+    )
+    p.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
+    return p
+
+
+def run(argv: list[str]) -> int:
+    args = parser().parse_args(argv)
+    try:
+        return _run(args)
+    except NginxgenError as exc:
+        print(f"nginxgen: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except Exception as exc:
+        if args.debug:
+            raise
+        print(
+            f"nginxgen: internal error: {type(exc).__name__}: {exc} (--debug for the traceback)",
+            file=sys.stderr,
+        )
+        return EXIT_INTERNAL
+
+
+def _run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from nginxgen.lint import report
+    from nginxgen.lint.load import LoadError, load_path
+    from nginxgen.lint.run import Selection, lint
+    from nginxgen.lint.settings import find_settings
+    from nginxgen.target import resolve
+
+    found = find_settings(Path.cwd())
+    conf = found[1] if found else {}
+    nginx_bin = args.nginx_bin or (
+        None if args.nginx_version or args.tls_library else conf.get("nginx-bin")
+    )
+    target = resolve(
+        args.nginx_version or (None if nginx_bin else conf.get("nginx-version")),
+        args.tls_library or (None if nginx_bin else conf.get("tls-library")),
+        nginx_bin,
+    )
+    selection = Selection(
+        select=_codes(args.select or conf.get("select")),
+        ignore=_codes(args.ignore or conf.get("ignore")),
+        min_severity=args.min_severity or conf.get("min-severity", "info"),
+    )
+    root = args.root or conf.get("root")
+    prefix = args.prefix or conf.get("prefix")
+    stdin_text = sys.stdin.read() if "-" in args.paths else None
+    findings = []
+    files: list[str] = []
+    try:
+        if root:
+            wanted = {os.path.realpath(p) for p in args.paths}
+            loaded = load_path(root, prefix)
+            report_files = [f for f in loaded.files if os.path.realpath(f) in wanted]
+            findings = lint(loaded, target, selection, report_files)
+            files = report_files
+        else:
+            for path in args.paths:
+                loaded = load_path(path, prefix, stdin_text)
+                findings.extend(lint(loaded, target, selection))
+                files.extend(f for f in loaded.files if f not in files)
+    except LoadError as exc:
+        print(f"nginxgen: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    sys.stdout.write(report.render(args.format, findings, target, files))
+    return EXIT_FINDINGS if findings else EXIT_CLEAN

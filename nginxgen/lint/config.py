@@ -1,0 +1,169 @@
+"""The config model rules read: servers, their listen sockets, the default server of each
+address:port, and directive values after inheritance (http -> server -> location)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from nginxgen.lint.load import Loaded, Stmt
+from nginxgen.sockets import normalize_socket
+
+# Directives whose values are a list assembled from every line at one level; a level that has
+# any of them replaces the inherited list entirely (nginx docs: add_header, ssl_conf_command).
+ARRAY_DIRECTIVES = frozenset({"add_header", "ssl_conf_command", "add_trailer", "proxy_set_header"})
+
+
+@dataclass
+class Listen:
+    socket: str
+    stmt: Stmt
+    default: bool
+    ssl: bool
+    http2: bool
+    quic: bool
+
+
+@dataclass
+class Location:
+    stmt: Stmt
+    directives: dict[str, list[Stmt]]
+    locations: list[Location]
+
+
+@dataclass
+class Server:
+    stmt: Stmt
+    index: int  # order in which nginx meets it
+    listens: list[Listen]
+    names: list[str]
+    directives: dict[str, list[Stmt]]
+    locations: list[Location]
+    http: dict[str, list[Stmt]]
+
+    def own(self, name: str) -> list[Stmt]:
+        return self.directives.get(name, [])
+
+    def effective(self, name: str) -> list[Stmt]:
+        """The lines that apply in this server: its own, else the http{} ones."""
+        return self.directives.get(name) or self.http.get(name, [])
+
+    def value(self, name: str) -> list[str] | None:
+        stmts = self.effective(name)
+        return stmts[-1].args if stmts else None
+
+    @property
+    def tls(self) -> bool:
+        return any(listen.ssl for listen in self.listens)
+
+    def conf_commands(self) -> dict[str, Stmt]:
+        """Effective `ssl_conf_command NAME VALUE` lines by command name (last one wins)."""
+        out: dict[str, Stmt] = {}
+        for stmt in self.effective("ssl_conf_command"):
+            if stmt.args:
+                out[stmt.args[0].lower()] = stmt
+        return out
+
+    def all_locations(self) -> Iterator[tuple[Location, dict[str, list[Stmt]]]]:
+        """Each location with the directives in effect there for array directives."""
+
+        def walk(
+            locs: list[Location], inherited: dict[str, list[Stmt]]
+        ) -> Iterator[tuple[Location, dict[str, list[Stmt]]]]:
+            for loc in locs:
+                here = dict(inherited)
+                for name, stmts in loc.directives.items():
+                    here[name] = stmts
+                yield loc, here
+                yield from walk(loc.locations, here)
+
+        base = {name: self.effective(name) for name in ARRAY_DIRECTIVES}
+        yield from walk(self.locations, base)
+
+
+@dataclass
+class Config:
+    loaded: Loaded
+    http: dict[str, list[Stmt]]
+    http_stmt: Stmt | None
+    servers: list[Server]
+    sockets: dict[str, list[Server]] = field(default_factory=dict)
+
+    def default_server(self, socket: str) -> Server:
+        servers = self.sockets[socket]
+        for server in servers:
+            if any(lst.socket == socket and lst.default for lst in server.listens):
+                return server
+        return servers[0]
+
+    def tls_socket(self, socket: str) -> bool:
+        return any(
+            lst.ssl for s in self.sockets[socket] for lst in s.listens if lst.socket == socket
+        )
+
+
+def _directives(block: list[Stmt]) -> dict[str, list[Stmt]]:
+    out: dict[str, list[Stmt]] = {}
+    for stmt in block:
+        if stmt.directive not in ("location", "server", "if", "limit_except"):
+            out.setdefault(stmt.directive, []).append(stmt)
+    return out
+
+
+def _locations(block: list[Stmt]) -> list[Location]:
+    out = []
+    for stmt in block:
+        if stmt.directive == "location" and stmt.block is not None:
+            out.append(Location(stmt, _directives(stmt.block), _locations(stmt.block)))
+    return out
+
+
+def _listen(stmt: Stmt) -> Listen | None:
+    if not stmt.args:
+        return None
+    try:
+        socket = normalize_socket(stmt.args[0])
+    except ValueError:
+        socket = stmt.args[0]
+    params = {a.split("=", 1)[0] for a in stmt.args[1:]}
+    if "quic" in params:
+        socket += "/udp"  # QUIC listens on UDP: a socket of its own
+    return Listen(
+        socket=socket,
+        stmt=stmt,
+        default="default_server" in params or "default" in params,
+        ssl="ssl" in params,
+        http2="http2" in params,
+        quic="quic" in params,
+    )
+
+
+def build(loaded: Loaded) -> Config:
+    http_stmt: Stmt | None = None
+    if loaded.http_level_top:
+        http_block = loaded.statements
+    else:
+        http_stmts = [s for s in loaded.statements if s.directive == "http" and s.block is not None]
+        http_stmt = http_stmts[0] if http_stmts else None
+        http_block = [stmt for h in http_stmts for stmt in (h.block or [])]
+    http = _directives(http_block)
+    servers: list[Server] = []
+    for stmt in http_block:
+        if stmt.directive != "server" or stmt.block is None:
+            continue
+        own = _directives(stmt.block)
+        listens = [lst for s in own.get("listen", []) if (lst := _listen(s))]
+        if not listens:
+            implicit = Stmt("listen", ["*:80"], stmt.line, stmt.file)
+            listens = [Listen("*:80", implicit, False, False, False, False)]
+        names = [n for s in own.get("server_name", []) for n in s.args]
+        servers.append(
+            Server(stmt, len(servers), listens, names, own, _locations(stmt.block), http)
+        )
+    config = Config(loaded, http, http_stmt, servers)
+    for server in servers:
+        for listen in server.listens:
+            bucket = config.sockets.setdefault(listen.socket, [])
+            if server not in bucket:
+                bucket.append(server)
+    return config

@@ -1,0 +1,75 @@
+"""What a rule's check() receives: the config model, the target, and a way to report."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from nginxgen import knowledge
+from nginxgen.lint.config import Config, Server
+from nginxgen.lint.findings import Finding
+from nginxgen.lint.load import Stmt
+from nginxgen.target import Target
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str
+    name: str
+    severity: str  # error: nginx refuses it or a security setting silently does not apply;
+    # warning: insecure or silently ignored; info: speed or hygiene
+    fix: str
+
+
+@dataclass
+class Context:
+    config: Config
+    target: Target
+
+    def finding(
+        self,
+        rule: Rule,
+        stmt: Stmt,
+        message: str,
+        fix: str | None = None,
+        severity: str | None = None,
+    ) -> Finding:
+        return Finding(
+            code=rule.code,
+            name=rule.name,
+            severity=severity or rule.severity,
+            file=stmt.file,
+            line=stmt.line,
+            message=message,
+            fix=fix or rule.fix,
+        )
+
+    def tls_sockets(self) -> Iterator[tuple[str, Server, list[Server]]]:
+        """(socket, its default server, the other servers) for every TLS address:port."""
+        for socket, servers in self.config.sockets.items():
+            if self.config.tls_socket(socket):
+                default = self.config.default_server(socket)
+                yield socket, default, [s for s in servers if s is not default]
+
+    def tls_servers(self) -> Iterator[Server]:
+        return (s for s in self.config.servers if s.tls)
+
+    def has(self, capability: str) -> bool:
+        return knowledge.has(self.target.library, capability)
+
+    def library(self) -> str:
+        return self.target.library.display
+
+    def all_statements(self) -> Iterator[Stmt]:
+        def walk(stmts: list[Stmt]) -> Iterator[Stmt]:
+            for stmt in stmts:
+                yield stmt
+                if stmt.block:
+                    yield from walk(stmt.block)
+
+        return walk(self.config.loaded.statements)
+
+
+def server_label(server: Server) -> str:
+    name = server.names[0] if server.names else "(no server_name)"
+    return f"server {name} ({server.stmt.file}:{server.stmt.line})"

@@ -1,0 +1,289 @@
+"""Reading nginx configuration into statements: files, includes, `nginx -T` dumps, stdin.
+
+crossplane does the lexing and parsing of each file; includes are followed here so that a missing
+file, a cycle or a symlink loop becomes a finding at the include line instead of a crash.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from crossplane import errors as cp_errors
+from crossplane.lexer import lex_string
+from crossplane.parser import _parse_with_initial_tokens
+
+MAX_DEPTH = 200  # nginx has no limit, but no real config nests this deep; recursion would
+DUMP_MARKER = re.compile(r"^# configuration file (?P<path>.+):\s*$", re.MULTILINE)
+SUPPRESSION = re.compile(r"nginxgen:\s*ignore\[(?P<codes>[^\]]*)\]\s*(?P<reason>.*)$")
+
+
+class LoadError(Exception):
+    """A path that cannot be read at all (exit code 2)."""
+
+
+@dataclass(slots=True)
+class Stmt:
+    directive: str
+    args: list[str]
+    line: int
+    file: str
+    block: list[Stmt] | None = None
+    includes: list[str] | None = None  # for `include`: the files it pulled in
+
+
+@dataclass
+class Suppression:
+    file: str
+    line: int
+    codes: frozenset[str]
+    reason: str
+    used: bool = False
+
+
+@dataclass
+class Problem:
+    """A syntax or include problem found while loading (becomes an NGX00x finding)."""
+
+    kind: str  # "syntax", "missing-include", "include-cycle"
+    file: str
+    line: int
+    message: str
+
+
+@dataclass
+class Loaded:
+    statements: list[Stmt]
+    files: list[str]
+    problems: list[Problem] = field(default_factory=list)
+    suppressions: list[Suppression] = field(default_factory=list)
+    http_level_top: bool = False  # a snippet: top-level servers are read as http{} content
+
+
+class _Syntax(Exception):
+    def __init__(self, message: str, line: int) -> None:
+        super().__init__(message)
+        self.line = line
+
+
+def _checked_tokens(
+    tokens: Iterator[tuple[str, int, bool]], problems: list[tuple[str, int]]
+) -> Iterator[tuple[str, int, bool]]:
+    """Pass tokens through, noting what crossplane lets slip: `}` ending a directive without `;`,
+    and nesting deep enough to exhaust Python's recursion."""
+    depth = 0
+    open_directive: int | None = None
+    for token, line, quoted in tokens:
+        if not quoted and token.startswith("#"):
+            yield token, line, quoted
+            continue
+        if not quoted and token == "{":
+            depth += 1
+            open_directive = None
+            if depth > MAX_DEPTH:
+                problems.append((f"blocks nested deeper than {MAX_DEPTH} levels", line))
+                return
+        elif not quoted and token == "}":
+            if open_directive is not None:
+                problems.append(('directive is not terminated by ";"', open_directive))
+            open_directive = None
+            depth -= 1
+        elif not quoted and token == ";":
+            open_directive = None
+        elif open_directive is None:
+            open_directive = line
+        yield token, line, quoted
+
+
+def _parse_text(text: str, filename: str) -> tuple[list[dict[str, object]], list[tuple[str, int]]]:
+    problems: list[tuple[str, int]] = []
+    tokens = _checked_tokens(lex_string(text, filename=filename), problems)
+    try:
+        payload = _parse_with_initial_tokens(
+            tokens,
+            filename,
+            os.path.dirname(filename),
+            single=True,
+            comments=True,
+            check_ctx=False,
+            check_args=False,
+        )
+    except (cp_errors.NgxParserBaseException, RecursionError) as exc:
+        return [], [(str(getattr(exc, "strerror", exc)), getattr(exc, "lineno", None) or 1)]
+    parsed: list[dict[str, object]] = payload["config"][0]["parsed"] if payload["config"] else []
+    for err in payload["errors"]:
+        message = str(err.get("error", "syntax error"))
+        message = re.sub(r" in \S+:\d+$", "", message)
+        problems.append((message, int(err.get("line") or 1)))
+    return parsed, problems
+
+
+def read_text(path: str) -> str:
+    try:
+        data = Path(path).read_bytes()
+    except IsADirectoryError:
+        raise LoadError(f"{path}: is a directory (give the nginx.conf inside it)") from None
+    except FileNotFoundError:
+        raise LoadError(f"{path}: no such file") from None
+    except OSError as exc:
+        raise LoadError(f"{path}: cannot read: {exc.strerror}") from None
+    # nginx reads bytes; a stray non-UTF-8 byte in a comment must not stop the lint.
+    return data.decode("utf-8", errors="surrogateescape")
+
+
+def split_dump(text: str) -> dict[str, str] | None:
+    """`nginx -T` output -> {path: text}, or None if the text is not a dump."""
+    marks = list(DUMP_MARKER.finditer(text))
+    if not marks:
+        return None
+    files: dict[str, str] = {}
+    for i, mark in enumerate(marks):
+        end = marks[i + 1].start() if i + 1 < len(marks) else len(text)
+        body = text[mark.end() + 1 : end]
+        files.setdefault(mark["path"].strip(), body)
+    return files
+
+
+class Loader:
+    def __init__(self, prefix: str | None = None, dump: dict[str, str] | None = None) -> None:
+        self.prefix = prefix
+        self.dump = dump
+        self.loaded = Loaded(statements=[], files=[])
+        self._cache: dict[str, tuple[list[dict[str, object]], list[tuple[str, int]]]] = {}
+
+    def _text(self, path: str) -> str:
+        if self.dump is not None:
+            return self.dump[path]
+        return read_text(path)
+
+    def _exists(self, path: str) -> bool:
+        return path in self.dump if self.dump is not None else os.path.isfile(path)
+
+    def _glob(self, pattern: str) -> list[str]:
+        if self.dump is not None:
+            import fnmatch
+
+            return sorted(p for p in self.dump if fnmatch.fnmatchcase(p, pattern))
+        return sorted(glob.glob(pattern))
+
+    def load(self, path: str, text: str | None = None) -> Loaded:
+        if self.prefix is None:
+            self.prefix = os.path.dirname(os.path.abspath(path)) if path != "-" else os.getcwd()
+        statements = self._load_file(path, (), text)
+        self.loaded.statements = statements
+        top = {s.directive for s in statements}
+        self.loaded.http_level_top = "http" not in top and bool(
+            top
+            & {
+                "server",
+                "upstream",
+                "map",
+                "ssl_protocols",
+                "ssl_ciphers",
+                "ssl_ecdh_curve",
+                "ssl_certificate",
+                "add_header",
+                "ssl_session_cache",
+            }
+        )
+        return self.loaded
+
+    def _load_file(self, path: str, stack: tuple[str, ...], text: str | None = None) -> list[Stmt]:
+        key = os.path.realpath(path) if self.dump is None and path != "-" else path
+        if key not in self._cache:
+            source = text if text is not None else self._text(path)
+            self._cache[key] = _parse_text(source, path)
+            self.loaded.files.append(path)
+            for message, line in self._cache[key][1]:
+                self.loaded.problems.append(Problem("syntax", path, line, message))
+        parsed, _ = self._cache[key]
+        return self._convert(parsed, path, (*stack, key))
+
+    def _convert(
+        self, parsed: list[dict[str, object]], path: str, stack: tuple[str, ...]
+    ) -> list[Stmt]:
+        out: list[Stmt] = []
+        for raw in parsed:
+            directive = str(raw["directive"])
+            line = int(raw["line"])  # type: ignore[call-overload]
+            if directive == "#":
+                self._comment(str(raw.get("comment", "")), path, line)
+                continue
+            args = list(raw.get("args", []))  # type: ignore[call-overload]
+            stmt = Stmt(directive, args, line, path)
+            block = raw.get("block")
+            if block is not None:
+                stmt.block = self._convert(block, path, stack)  # type: ignore[arg-type]
+            out.append(stmt)
+            if directive == "include" and args:
+                out.extend(self._include(stmt, stack))
+        return out
+
+    def _comment(self, comment: str, path: str, line: int) -> None:
+        match = SUPPRESSION.search(comment)
+        if match:
+            codes = frozenset(c.strip().upper() for c in match["codes"].split(",") if c.strip())
+            self.loaded.suppressions.append(Suppression(path, line, codes, match["reason"].strip()))
+
+    def _include(self, stmt: Stmt, stack: tuple[str, ...]) -> list[Stmt]:
+        pattern = stmt.args[0]
+        if not os.path.isabs(pattern):
+            pattern = os.path.join(self.prefix or "", pattern)
+        if glob.has_magic(pattern):
+            names = self._glob(pattern)  # an empty glob is fine for nginx too
+        elif self._exists(pattern):
+            names = [pattern]
+        else:
+            self.loaded.problems.append(
+                Problem(
+                    "missing-include",
+                    stmt.file,
+                    stmt.line,
+                    f"included file {pattern} does not exist",
+                )
+            )
+            return []
+        stmt.includes = names
+        out: list[Stmt] = []
+        for name in names:
+            key = os.path.realpath(name) if self.dump is None else name
+            if key in stack:
+                self.loaded.problems.append(
+                    Problem(
+                        "include-cycle",
+                        stmt.file,
+                        stmt.line,
+                        f"{name} includes itself (an include cycle)",
+                    )
+                )
+                continue
+            try:
+                out.extend(self._load_file(name, stack))
+            except LoadError as exc:
+                self.loaded.problems.append(
+                    Problem("missing-include", stmt.file, stmt.line, str(exc))
+                )
+        return out
+
+
+def load_path(path: str, prefix: str | None = None, stdin_text: str | None = None) -> Loaded:
+    """Load a config file, a `nginx -T` dump, or stdin (`-`)."""
+    if path == "-":
+        text = stdin_text if stdin_text is not None else ""
+        name = "<stdin>"
+    else:
+        text = read_text(path)
+        name = path
+    if text.startswith("\x00") or "\x00" in text[:4096]:
+        loaded = Loaded(statements=[], files=[name])
+        loaded.problems.append(Problem("syntax", name, 1, "binary file, not an nginx config"))
+        return loaded
+    dump = split_dump(text)
+    if dump:
+        main = next(iter(dump))
+        return Loader(prefix or os.path.dirname(main), dump).load(main)
+    return Loader(prefix).load(name, text)

@@ -1,0 +1,73 @@
+"""The rule catalog: one module per rule, listed here explicitly (code -> module name)."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import cache
+
+from nginxgen.lint.context import Context, Rule
+from nginxgen.lint.findings import Finding
+
+MODULES = (
+    "ngx001_syntax_error",
+    "ngx002_missing_include",
+    "ngx003_include_cycle",
+    "ngx004_suppression_without_reason",
+    "ngx101_curves_outside_default_server",
+    "ngx102_session_outside_default_server",
+    "ngx103_protocols_outside_default_server",
+    "ngx104_early_data_outside_default_server",
+    "ngx105_tickets_on_in_vhost",
+    "ngx106_no_explicit_default_server",
+    "ngx107_duplicate_default_server",
+    "ngx201_group_unavailable",
+    "ngx202_group_syntax_unsupported",
+    "ngx203_pq_not_enforced",
+    "ngx301_directive_unavailable",
+    "ngx302_directive_deprecated",
+    "ngx303_default_protocols",
+    "ngx401_legacy_protocol",
+    "ngx402_weak_cipher",
+    "ngx403_cbc_sha1_cipher",
+    "ngx404_tls13_name_in_ssl_ciphers",
+    "ngx405_tls13_suites_from_ssl_ciphers",
+    "ngx406_prioritize_chacha_without_preference",
+    "ngx501_conf_command_unsupported",
+    "ngx502_stapling_unsupported",
+    "ngx503_early_data_ignored",
+    "ngx601_no_session_cache",
+    "ngx602_tickets_without_rotation",
+    "ngx603_keepalive_off",
+    "ngx604_low_keepalive_requests",
+    "ngx605_ktls_cannot_engage",
+    "ngx701_hsts_missing",
+    "ngx702_hsts_not_always",
+    "ngx703_hsts_short",
+    "ngx704_hsts_dropped_in_location",
+    "ngx711_stapling_without_resolver",
+    "ngx712_stapling_verify_without_trusted",
+    "ngx713_early_data_replay",
+    "ngx714_certificate_key_pairs",
+)
+
+
+@dataclass(frozen=True)
+class RuleEntry:
+    rule: Rule
+    doc: str
+    check: Callable[[Context], Iterator[Finding]]
+
+    @property
+    def summary(self) -> str:
+        return self.doc.strip().splitlines()[0]
+
+
+@cache
+def catalog() -> dict[str, RuleEntry]:
+    entries = {}
+    for name in MODULES:
+        module = importlib.import_module(f"{__name__}.{name}")
+        entries[module.RULE.code] = RuleEntry(module.RULE, module.__doc__ or "", module.check)
+    return entries

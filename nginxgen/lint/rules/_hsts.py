@@ -1,0 +1,29 @@
+"""Shared by the HSTS rules: which servers serve content, and their HSTS header lines."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from nginxgen.lint.config import Server
+from nginxgen.lint.context import Context
+from nginxgen.lint.load import Stmt
+
+HEADER = "strict-transport-security"
+
+
+def hsts_lines(stmts: list[Stmt]) -> list[Stmt]:
+    return [
+        s for s in stmts if s.directive == "add_header" and s.args and s.args[0].lower() == HEADER
+    ]
+
+
+def serves_content(server: Server) -> bool:
+    """Not a catch-all that refuses the handshake or closes the connection (return 444)."""
+    if (server.value("ssl_reject_handshake") or ["off"])[0] == "on":
+        return False
+    returns = server.own("return")
+    return not (returns and returns[-1].args[:1] == ["444"])
+
+
+def content_servers(ctx: Context) -> Iterator[Server]:
+    return (s for s in ctx.tls_servers() if serves_content(s))

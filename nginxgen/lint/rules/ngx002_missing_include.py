@@ -1,0 +1,23 @@
+"""An `include` of a file that does not exist (or cannot be read). nginx refuses the config
+(`open() ... failed`). An include glob that matches nothing is fine, for nginx and here.
+
+Sources: nginx ngx_conf_include().
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from nginxgen.lint.context import Context, Rule
+from nginxgen.lint.findings import Finding
+from nginxgen.lint.load import Stmt
+
+RULE = Rule(
+    code="NGX002", name="missing-include", severity="error", fix="create the file or fix the path"
+)
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    for problem in ctx.config.loaded.problems:
+        if problem.kind == "missing-include":
+            yield ctx.finding(RULE, Stmt("", [], problem.line, problem.file), problem.message)

@@ -1,0 +1,20 @@
+"""A file that includes itself, directly or through others: nginx would recurse until it fails.
+
+Sources: nginx ngx_conf_include() (no cycle detection).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from nginxgen.lint.context import Context, Rule
+from nginxgen.lint.findings import Finding
+from nginxgen.lint.load import Stmt
+
+RULE = Rule(code="NGX003", name="include-cycle", severity="error", fix="break the include cycle")
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    for problem in ctx.config.loaded.problems:
+        if problem.kind == "include-cycle":
+            yield ctx.finding(RULE, Stmt("", [], problem.line, problem.file), problem.message)

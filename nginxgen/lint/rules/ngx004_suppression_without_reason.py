@@ -1,0 +1,32 @@
+"""A `# nginxgen: ignore[CODE]` comment without a reason after it.
+
+A suppression is a decision; the reason tells the next reader why the finding does not apply.
+
+Fail: ssl_protocols TLSv1 TLSv1.2;  # nginxgen: ignore[NGX401]
+Fix:  ssl_protocols TLSv1 TLSv1.2;  # nginxgen: ignore[NGX401] kiosk clients on Android 4.1
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from nginxgen.lint.context import Context, Rule
+from nginxgen.lint.findings import Finding
+from nginxgen.lint.load import Stmt
+
+RULE = Rule(
+    code="NGX004",
+    name="suppression-without-reason",
+    severity="warning",
+    fix="write why after the ]",
+)
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    for sup in ctx.config.loaded.suppressions:
+        if not sup.reason:
+            yield ctx.finding(
+                RULE,
+                Stmt("", [], sup.line, sup.file),
+                f"ignore[{','.join(sorted(sup.codes))}] without a reason",
+            )

@@ -1,0 +1,41 @@
+"""Session cache, timeout or ticket key set in a server that is not the default server.
+
+nginx stores and looks up sessions, and encrypts tickets, in the default server's context of the
+address:port (`c->ssl->session_ctx`). A shared cache configured only in a vhost is never used
+(no resumption: a full handshake on every connection); a ticket key or timeout there is ignored.
+
+Fail:
+    server { listen 443 ssl default_server; ssl_reject_handshake on; }
+    server { listen 443 ssl; server_name a.example; ssl_session_cache shared:SSL:10m; ... }
+
+Fix: set ssl_session_cache, ssl_session_timeout and ssl_session_ticket_key at http{} level.
+
+Sources: nginx src/event/ngx_event_openssl.c (session_ctx); nginx-tls-facts §2, P5 (a cache only
+in a vhost gives no resumption, reproduced).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from nginxgen.lint.context import Context, Rule, server_label
+from nginxgen.lint.findings import Finding
+from nginxgen.lint.rules._default_server import misplaced
+
+RULE = Rule(
+    code="NGX102",
+    name="session-outside-default-server",
+    severity="warning",
+    fix="move ssl_session_cache, ssl_session_timeout and ssl_session_ticket_key to http{} level",
+)
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    keys = ("ssl_session_cache", "ssl_session_timeout", "ssl_session_ticket_key")
+    for m in misplaced(ctx, keys):
+        yield ctx.finding(
+            RULE,
+            m.stmt,
+            f"{m.key} here is ignored: sessions on {m.socket} use the default server "
+            f"{server_label(m.default)} ({m.default_value})",
+        )

@@ -1,0 +1,42 @@
+"""`ssl_protocols` or TLS 1.3 `Ciphersuites` in a non-default server, where the target ignores it.
+
+Before nginx 1.29.2 (and always with LibreSSL, which has no ClientHello callback) the protocol
+version and the TLS 1.3 suite are chosen before SNI selects the virtual server, so only the
+default server's values count. From 1.29.2 with OpenSSL >= 1.1.1 (and BoringSSL) a vhost's
+ssl_protocols works.
+
+Fail (nginx 1.26.3):
+    server { listen 443 ssl default_server; ssl_protocols TLSv1.2 TLSv1.3; ... }
+    server { listen 443 ssl; server_name strict.example; ssl_protocols TLSv1.3; ... }
+
+Fix: set the protocols once at http{} level, or upgrade to nginx >= 1.29.2.
+
+Sources: nginx CHANGES 1.29.2; nginx docs server_names.html ("protocols should be specified only
+for a default server"); trac #844; nginx-tls-facts §2, P2, P3 (reproduced on 1.22.1, 1.26.3,
+1.28.3; honoured on 1.31.4).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from nginxgen.lint.context import Context, Rule, server_label
+from nginxgen.lint.findings import Finding
+from nginxgen.lint.rules._default_server import misplaced
+
+RULE = Rule(
+    code="NGX103",
+    name="protocols-outside-default-server",
+    severity="warning",
+    fix="set ssl_protocols (and ssl_conf_command Ciphersuites) at http{} level, or use nginx >= 1.29.2",
+)
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    for m in misplaced(ctx, ("ssl_protocols", "ssl_conf_command Ciphersuites")):
+        yield ctx.finding(
+            RULE,
+            m.stmt,
+            f"{m.key} here is ignored on {ctx.target.describe()}: the default server "
+            f"{server_label(m.default)} decides for {m.socket} ({m.default_value})",
+        )

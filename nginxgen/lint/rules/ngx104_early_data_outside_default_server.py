@@ -1,0 +1,35 @@
+"""`ssl_early_data` in a non-default server differing from the default server's.
+
+With OpenSSL, nginx reads the default server's max_early_data when the connection is created and
+OpenSSL does not copy it on the SNI switch: 0-RTT is on or off for the whole address:port as the
+default server says (still so on nginx 1.31.4). BoringSSL copies it per vhost.
+
+Fix: set ssl_early_data at http{} level (or in the default server).
+
+Sources: nginx ngx_ssl_create_connection(); nginx-tls-facts §2, P4 (reproduced).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from nginxgen.lint.context import Context, Rule, server_label
+from nginxgen.lint.findings import Finding
+from nginxgen.lint.rules._default_server import misplaced
+
+RULE = Rule(
+    code="NGX104",
+    name="early-data-outside-default-server",
+    severity="warning",
+    fix="set ssl_early_data at http{} level or in the default server",
+)
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    for m in misplaced(ctx, ("ssl_early_data",)):
+        yield ctx.finding(
+            RULE,
+            m.stmt,
+            f"ssl_early_data here is ignored: the default server {server_label(m.default)} "
+            f"decides 0-RTT for {m.socket} ({m.default_value})",
+        )

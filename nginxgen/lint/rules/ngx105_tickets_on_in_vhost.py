@@ -1,0 +1,34 @@
+"""`ssl_session_tickets on` in a vhost while the default server turned tickets off.
+
+Before nginx 1.29.2 tickets turned back on in a virtual server do not work when the default
+server of the address:port has them off: clients get no usable ticket.
+
+Fix: decide tickets at http{} level, or upgrade to nginx >= 1.29.2.
+
+Sources: nginx-tls-facts §2, P6 (TICKETS K1/K2 reproduced on 1.22.1 and 1.28.3, not on 1.31.4).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from nginxgen.lint.context import Context, Rule, server_label
+from nginxgen.lint.findings import Finding
+from nginxgen.lint.rules._default_server import misplaced
+
+RULE = Rule(
+    code="NGX105",
+    name="tickets-on-in-vhost",
+    severity="info",
+    fix="set ssl_session_tickets at http{} level",
+)
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    for m in misplaced(ctx, ("ssl_session_tickets",)):
+        yield ctx.finding(
+            RULE,
+            m.stmt,
+            f"tickets are off in the default server {server_label(m.default)} of {m.socket}, "
+            "so turning them on here has no effect before nginx 1.29.2",
+        )

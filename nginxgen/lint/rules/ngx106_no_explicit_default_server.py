@@ -1,0 +1,40 @@
+"""Several servers on a TLS address:port and none marked `default_server`.
+
+The first server nginx meets then becomes the default and silently supplies the groups, session
+cache, ticket keys, early data (and before 1.29.2 the protocols) for every name on the socket;
+reordering includes changes TLS behaviour.
+
+Fix: add `default_server` to one listen of that address:port (ideally a catch-all server with
+`ssl_reject_handshake on`).
+
+Sources: nginx docs server_names.html; nginx-tls-facts §2, P23.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from nginxgen.lint.context import Context, Rule, server_label
+from nginxgen.lint.findings import Finding
+
+RULE = Rule(
+    code="NGX106",
+    name="no-explicit-default-server",
+    severity="warning",
+    fix="mark one server's listen with default_server (e.g. a catch-all with ssl_reject_handshake on)",
+)
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    for socket, default, others in ctx.tls_sockets():
+        if not others:
+            continue
+        if any(lst.default for lst in default.listens if lst.socket == socket):
+            continue
+        listen = next(lst for lst in default.listens if lst.socket == socket)
+        yield ctx.finding(
+            RULE,
+            listen.stmt,
+            f"{len(others) + 1} servers share {socket} and none is default_server: "
+            f"{server_label(default)} becomes the default by order and decides the shared TLS settings",
+        )

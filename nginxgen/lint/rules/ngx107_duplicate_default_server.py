@@ -1,0 +1,34 @@
+"""Two servers both marked `default_server` for the same address:port.
+
+nginx refuses the configuration: `a duplicate default server for 0.0.0.0:443`.
+
+Fix: keep default_server on one server only.
+
+Sources: nginx ngx_http_core_module (listen); nginx-tls-facts P22 (reproduced).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from nginxgen.lint.context import Context, Rule
+from nginxgen.lint.findings import Finding
+
+RULE = Rule(
+    code="NGX107",
+    name="duplicate-default-server",
+    severity="error",
+    fix="keep default_server on one listen per address:port",
+)
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    for socket, servers in ctx.config.sockets.items():
+        marked = [lst for s in servers for lst in s.listens if lst.socket == socket and lst.default]
+        for listen in marked[1:]:
+            first = marked[0].stmt
+            yield ctx.finding(
+                RULE,
+                listen.stmt,
+                f"a duplicate default server for {socket} (the first is at {first.file}:{first.line}): nginx refuses this",
+            )

@@ -1,0 +1,63 @@
+"""A group name the target's TLS library does not have, or spells differently.
+
+nginx passes the list to SSL_CTX_set1_curves_list(); one unknown name and `nginx -t` fails
+(`SSL_CTX_set1_curves_list(...) failed`). Common cases: X25519MLKEM768 below OpenSSL 3.5,
+AWS-LC 1.35.1 or LibreSSL 4.3; X25519Kyber768Draft00 after BoringSSL and AWS-LC removed it;
+`secp256r1` on BoringSSL, AWS-LC, LibreSSL and OpenSSL 1.1.1 (they say prime256v1 or P-256);
+a name in the wrong letter case before OpenSSL 3.5. A `?name` is skipped where the library
+supports `?` (OpenSSL >= 3.3).
+
+Fail (OpenSSL 3.0): ssl_ecdh_curve X25519MLKEM768:X25519;
+Fix: ssl_ecdh_curve X25519:prime256v1;  (or upgrade to OpenSSL >= 3.5)
+
+Sources: nginx-tls-facts §3 (group table and error strings), P7, P8, P10.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from nginxgen import knowledge
+from nginxgen.lint.context import Context, Rule
+from nginxgen.lint.findings import Finding
+from nginxgen.lint.rules._groups import group_statements, parse_groups
+
+RULE = Rule(
+    code="NGX201",
+    name="group-unavailable",
+    severity="error",
+    fix="use a group the library has (X25519, prime256v1, secp384r1) or upgrade the library",
+)
+KEYWORDS = {"auto", "default"}
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    library = ctx.target.library
+    question_ok = knowledge.group_syntax(library, "question")
+    for stmt, text in group_statements(ctx):
+        for entry in parse_groups(text):
+            if entry.name.lower() in KEYWORDS or not entry.name:
+                continue
+            if "?" in entry.prefixes and question_ok:
+                continue  # unknown names are skipped by the library itself
+            group = knowledge.find_group(entry.name)
+            if group is None:
+                yield ctx.finding(
+                    RULE, stmt, f"no TLS library knows the group {entry.name!r}: nginx -t fails"
+                )
+            elif not group.available(library):
+                fix = f"use {group.replacement}" if group.replacement else None
+                yield ctx.finding(
+                    RULE,
+                    stmt,
+                    f"{group.requirement(library)} ({ctx.target.describe()}): nginx -t fails",
+                    fix,
+                )
+            elif not knowledge.group_accepts_spelling(group, entry.name, library):
+                spelled = group.spell(library)
+                yield ctx.finding(
+                    RULE,
+                    stmt,
+                    f"{ctx.library()} does not accept the spelling {entry.name!r}: nginx -t fails",
+                    f"write {spelled}",
+                )

@@ -1,0 +1,62 @@
+"""Group-list syntax the target's library does not accept.
+
+OpenSSL 3.5 added tuples (`/`), `*name` (key shares), `-name` and `DEFAULT`, and accepts a
+group listed twice; `?name` arrived in 3.3. Older OpenSSL, BoringSSL, AWS-LC and LibreSSL
+refuse all of these, and nginx -t fails.
+
+Fail (OpenSSL 3.0): ssl_ecdh_curve X25519MLKEM768/X25519;
+Fix: a plain colon list the library knows, e.g. ssl_ecdh_curve X25519:prime256v1;
+
+Sources: OpenSSL CHANGES 3.3.0 and 3.5.0; SSL_CTX_set1_curves.pod; nginx-tls-facts §3
+(list-syntax table, reproduced on 3.0.19 and 3.5.7), P9.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from nginxgen import knowledge
+from nginxgen.lint.context import Context, Rule
+from nginxgen.lint.findings import Finding
+from nginxgen.lint.rules._groups import group_statements, parse_groups
+
+RULE = Rule(
+    code="NGX202",
+    name="group-syntax-unsupported",
+    severity="error",
+    fix="write a plain colon-separated list of group names",
+)
+
+
+def _features(text: str) -> list[str]:
+    entries = parse_groups(text)
+    found = []
+    if "/" in text:
+        found.append("tuple")
+    if any("?" in e.prefixes for e in entries):
+        found.append("question")
+    if any("*" in e.prefixes for e in entries):
+        found.append("star")
+    if any("-" in e.prefixes for e in entries) or any(e.name.upper() == "DEFAULT" for e in entries):
+        found.append("dash")
+    seen: set[str] = set()
+    for entry in entries:
+        group = knowledge.find_group(entry.name)
+        key = group.id if group else entry.name.lower()
+        if key in seen:
+            found.append("duplicates")
+            break
+        seen.add(key)
+    return found
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    library = ctx.target.library
+    for stmt, text in group_statements(ctx):
+        for feature in _features(text):
+            if not knowledge.group_syntax(library, feature):
+                yield ctx.finding(
+                    RULE,
+                    stmt,
+                    f"{ctx.library()} does not accept {knowledge.group_syntax_summary(feature)}: nginx -t fails",
+                )

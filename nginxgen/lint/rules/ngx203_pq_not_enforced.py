@@ -1,0 +1,49 @@
+"""A post-quantum group listed with `:` only on OpenSSL >= 3.5: ML-KEM is offered, not enforced.
+
+With `X25519MLKEM768:X25519`, a client that sends an X25519 key share (while supporting ML-KEM)
+finishes with X25519: OpenSSL accepts any key share from the list rather than asking for a
+better group. The OpenSSL 3.5 tuple `X25519MLKEM768/X25519` (or OpenSSL 3.5's own default,
+`auto`) makes the server ask for ML-KEM with a HelloRetryRequest - one extra round trip for such
+clients, none for browsers that already send an ML-KEM key share.
+
+Fail: ssl_ecdh_curve X25519MLKEM768:X25519:prime256v1;
+Fix:  ssl_ecdh_curve X25519MLKEM768/X25519:prime256v1;
+
+Sources: OpenSSL 3.5 SSL_CTX_set1_curves.pod; nginx-tls-facts §1.8 (reproduced on nginx 1.26.3
+with OpenSSL 3.5.7), P11.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from nginxgen import knowledge
+from nginxgen.lint.context import Context, Rule
+from nginxgen.lint.findings import Finding
+from nginxgen.lint.rules._groups import group_statements, parse_groups
+
+RULE = Rule(
+    code="NGX203",
+    name="pq-not-enforced",
+    severity="info",
+    fix="end the post-quantum groups with / (X25519MLKEM768/X25519:...), or use auto",
+)
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    if not knowledge.has(ctx.target.library, "group_tuples"):
+        return
+    for stmt, text in group_statements(ctx):
+        if "/" in text:
+            continue
+        entries = parse_groups(text)
+        pq = [e.name for e in entries if (g := knowledge.find_group(e.name)) and g.pq]
+        if pq and len(pq) < len(entries):
+            yield ctx.finding(
+                RULE,
+                stmt,
+                f"{pq[0]} is offered but not enforced: a client that sends a classical key share "
+                "first keeps it",
+                f"write {':'.join(pq)}/{':'.join(e.raw for e in entries if e.name not in pq)} "
+                "(one extra round trip for such clients)",
+            )

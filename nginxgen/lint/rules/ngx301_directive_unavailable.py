@@ -1,0 +1,53 @@
+"""A directive or parameter the target's nginx does not have: nginx refuses the config.
+
+Driven by the knowledge base's version table: `ssl` (removed in 1.25.1), `http2 on` (from
+1.25.1), `ssl_reject_handshake` and `ssl_conf_command` (1.19.4), `ssl_early_data` (1.15.4),
+`listen ... quic` (1.25.0, and only with --with-http_v3_module), `add_header_inherit` (1.29.3),
+`ssl_key_log` (NGINX Plus only), TLSv1.3 in ssl_protocols (1.13.0), ...
+
+Fail (nginx 1.22.1): http2 on;
+Fix: listen 443 ssl http2;
+
+Sources: nginx CHANGES; nginx-tls-facts §6, P17, P18, P39.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from nginxgen.lint.context import Context, Rule
+from nginxgen.lint.findings import Finding
+from nginxgen.lint.rules._directives import versioned
+
+RULE = Rule(
+    code="NGX301",
+    name="directive-unavailable",
+    severity="error",
+    fix="use what this nginx version has instead",
+)
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    for stmt, what, status in versioned(ctx):
+        if status.available:
+            continue
+        if status.plus_only and not ctx.target.plus:
+            why = "is NGINX Plus only"
+        elif status.removed:
+            why = f"was removed in nginx {status.removed}"
+        elif status.since:
+            why = f"needs nginx {status.since}"
+        else:
+            why = f"needs the {status.module} module"
+        if (
+            status.module
+            and ctx.target.modules is not None
+            and status.module not in ctx.target.modules
+        ):
+            why = f"needs nginx built --with-{status.module}_module"
+        yield ctx.finding(
+            RULE,
+            stmt,
+            f"{what} {why} ({ctx.target.describe()}): nginx refuses the config",
+            f"use {status.replacement}" if status.replacement else None,
+        )

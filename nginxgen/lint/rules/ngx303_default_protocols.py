@@ -1,0 +1,49 @@
+"""No `ssl_protocols` on a TLS server of an nginx whose default is bad.
+
+nginx before 1.23.4 defaults to TLSv1 TLSv1.1 TLSv1.2 - no TLS 1.3 at all; before 1.27.3 the
+default still enables TLS 1.0 and 1.1.
+
+Fail (nginx 1.22.1): a TLS server and no ssl_protocols anywhere.
+Fix: ssl_protocols TLSv1.2 TLSv1.3;  at http{} level.
+
+Sources: nginx CHANGES 1.23.4 and 1.27.3; nginx-tls-facts §6, P16 (1.22.1 without ssl_protocols
+offers no TLS 1.3, reproduced).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from nginxgen import knowledge
+from nginxgen.lint.context import Context, Rule
+from nginxgen.lint.findings import Finding
+
+RULE = Rule(
+    code="NGX303",
+    name="default-protocols",
+    severity="warning",
+    fix="set ssl_protocols TLSv1.2 TLSv1.3; at http{} level",
+)
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    default = knowledge.default_protocols(ctx.target)
+    problems = []
+    if "TLSv1.3" not in default:
+        problems.append("no TLS 1.3")
+    if "TLSv1" in default or "TLSv1.1" in default:
+        problems.append("TLS 1.0 and 1.1 on")
+    if not problems:
+        return
+    reported: set[int] = set()
+    for _socket, default_server, _ in ctx.tls_sockets():
+        if default_server.index in reported:
+            continue
+        reported.add(default_server.index)
+        if default_server.value("ssl_protocols") is None:
+            yield ctx.finding(
+                RULE,
+                default_server.stmt,
+                f"no ssl_protocols: nginx {ctx.target.nginx} defaults to {' '.join(default)} "
+                f"({', '.join(problems)})",
+            )

@@ -1,0 +1,39 @@
+"""SSLv2, SSLv3, TLS 1.0 or TLS 1.1 enabled.
+
+SSLv3 is broken (POODLE); TLS 1.0 and 1.1 lack AEAD suites and rely on SHA-1, are deprecated by
+RFC 8996, refused by PCI DSS and NIST SP 800-52r2, and off by default in nginx since 1.27.3.
+On OpenSSL 3 they only work at security level 0 (`@SECLEVEL=0` in ssl_ciphers).
+
+Fail: ssl_protocols TLSv1 TLSv1.1 TLSv1.2;
+Fix:  ssl_protocols TLSv1.2 TLSv1.3;
+
+Sources: RFC 8996; OpenSSL NEWS 3.0.0; nginx-tls-facts §6, P15.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from nginxgen.lint.context import Context, Rule
+from nginxgen.lint.findings import Finding
+
+RULE = Rule(
+    code="NGX401",
+    name="legacy-protocol",
+    severity="warning",
+    fix="ssl_protocols TLSv1.2 TLSv1.3;",
+)
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    for stmt in ctx.all_statements():
+        if stmt.directive != "ssl_protocols":
+            continue
+        legacy = [p for p in stmt.args if p in ("SSLv2", "SSLv3", "TLSv1", "TLSv1.1")]
+        if not legacy:
+            continue
+        message = f"{' '.join(legacy)} enabled: deprecated protocols (RFC 8996)"
+        if ctx.has("legacy_protocols_need_seclevel0"):
+            message += f"; {ctx.library()} only speaks them at @SECLEVEL=0"
+        severity = "error" if any(p.startswith("SSL") for p in legacy) else None
+        yield ctx.finding(RULE, stmt, message, severity=severity)

@@ -1,0 +1,40 @@
+"""ssl_ciphers enables CBC suites with SHA-1 MACs.
+
+They are only needed by TLS 1.0/1.1-era clients, are vulnerable to padding-oracle attacks
+(Lucky13), and every TLS 1.2 client has an AEAD alternative.
+
+Fix: drop `*-SHA` CBC suites (keep AES-GCM and ChaCha20-Poly1305).
+
+Sources: Mozilla server-side TLS guideline 6.0 (intermediate has no CBC); RFC 7457.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from nginxgen import knowledge
+from nginxgen.lint.context import Context, Rule
+from nginxgen.lint.findings import Finding
+from nginxgen.lint.rules._ciphers import cipher_lines
+
+RULE = Rule(
+    code="NGX403",
+    name="cbc-sha1-cipher",
+    severity="warning",
+    fix="drop the CBC SHA-1 suites; keep AES-GCM and ChaCha20-Poly1305",
+)
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    for stmt, ev in cipher_lines(ctx):
+        cbc = [
+            s.name
+            for s in ev.suites
+            if knowledge.suite_is_cbc_sha1(s) and not knowledge.suite_weakness(s)
+        ]
+        if cbc:
+            yield ctx.finding(
+                RULE,
+                stmt,
+                f"enables {len(cbc)} CBC suite(s) with SHA-1: {', '.join(cbc[:3])}{' ...' if len(cbc) > 3 else ''}",
+            )

@@ -1,0 +1,52 @@
+"""TLS 1.3 suite names in ssl_ciphers.
+
+With OpenSSL, ssl_ciphers only sets TLS 1.2-and-older suites. A string made only of TLS 1.3
+names makes nginx refuse the config (`SSL_CTX_set_cipher_list(...) failed (no cipher match)`);
+mixed with others they are silently ignored. LibreSSL is the exception: its ssl_ciphers also
+governs TLS 1.3.
+
+Fail: ssl_ciphers TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384;
+Fix:  ssl_conf_command Ciphersuites TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384;
+
+Sources: trac #1529; nginx-tls-facts §7.1, §7.2 (reproduced).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from nginxgen.lint.context import Context, Rule
+from nginxgen.lint.findings import Finding
+
+RULE = Rule(
+    code="NGX404",
+    name="tls13-name-in-ssl-ciphers",
+    severity="warning",
+    fix="set TLS 1.3 suites with ssl_conf_command Ciphersuites",
+)
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    if ctx.has("tls13_suites_via_ssl_ciphers"):
+        return
+    from nginxgen.cipherlist import evaluate
+
+    for stmt in ctx.all_statements():
+        if stmt.directive != "ssl_ciphers" or not stmt.args:
+            continue
+        ev = evaluate(" ".join(stmt.args))
+        if not ev.tls13_names:
+            continue
+        if not ev.suites and not ev.unknown:
+            yield ctx.finding(
+                RULE,
+                stmt,
+                "only TLS 1.3 names: no cipher match, nginx refuses the config",
+                severity="error",
+            )
+        else:
+            yield ctx.finding(
+                RULE,
+                stmt,
+                f"{', '.join(ev.tls13_names)} ignored here: ssl_ciphers does not set TLS 1.3 suites",
+            )

@@ -1,0 +1,45 @@
+"""`ssl_conf_command Options PrioritizeChaCha` without `ssl_prefer_server_ciphers on`.
+
+OpenSSL only applies PrioritizeChaCha when the server's cipher order is used; with client order
+(nginx's default) it silently does nothing.
+
+Fix: ssl_prefer_server_ciphers on;
+
+Sources: OpenSSL SSL_CTX_set_options.pod; nginx-tls-facts §7.5, P13.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from nginxgen.lint.context import Context, Rule
+from nginxgen.lint.findings import Finding
+
+RULE = Rule(
+    code="NGX406",
+    name="prioritize-chacha-without-preference",
+    severity="warning",
+    fix="ssl_prefer_server_ciphers on;",
+)
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    seen: set[int] = set()
+    for server in ctx.tls_servers():
+        options = next(
+            (
+                s
+                for s in server.effective("ssl_conf_command")
+                if len(s.args) > 1
+                and s.args[0].lower() == "options"
+                and "prioritizechacha" in s.args[1].lower().replace(",", " ").split()
+            ),
+            None,
+        )
+        if options is None or id(options) in seen:
+            continue
+        seen.add(id(options))
+        if (server.value("ssl_prefer_server_ciphers") or ["off"])[0] != "on":
+            yield ctx.finding(
+                RULE, options, "PrioritizeChaCha has no effect without server cipher preference"
+            )

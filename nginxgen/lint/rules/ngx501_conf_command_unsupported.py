@@ -1,0 +1,33 @@
+"""`ssl_conf_command` with BoringSSL, AWS-LC or LibreSSL: nginx refuses the config.
+
+These libraries have no SSL_CONF_cmd(); nginx stops with `SSL_CONF_cmd() is not available on
+this platform`. That also means no kTLS and no TLS 1.3 suite control from nginx with them.
+
+Fix: remove ssl_conf_command; use ssl_ecdh_curve for groups.
+
+Sources: nginx ngx_ssl_conf_commands(); nginx-tls-facts §5.4, P12.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from nginxgen import knowledge
+from nginxgen.lint.context import Context, Rule
+from nginxgen.lint.findings import Finding
+
+RULE = Rule(
+    code="NGX501",
+    name="conf-command-unsupported",
+    severity="error",
+    fix="remove ssl_conf_command (use ssl_ecdh_curve for groups)",
+)
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    capability = knowledge.capability(ctx.target.library, "ssl_conf_command")
+    if capability.available:
+        return
+    for stmt in ctx.all_statements():
+        if stmt.directive.endswith("ssl_conf_command"):
+            yield ctx.finding(RULE, stmt, f"{ctx.library()}: {capability.refusal}")

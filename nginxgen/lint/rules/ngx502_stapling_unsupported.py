@@ -1,0 +1,27 @@
+"""`ssl_stapling on` with BoringSSL: ignored, nothing is stapled.
+
+Fix: remove ssl_stapling.
+
+Sources: nginx-tls-facts §8 and the library matrix.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from nginxgen import knowledge
+from nginxgen.lint.context import Context, Rule
+from nginxgen.lint.findings import Finding
+
+RULE = Rule(
+    code="NGX502", name="stapling-unsupported", severity="warning", fix="remove ssl_stapling"
+)
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    capability = knowledge.capability(ctx.target.library, "ocsp_stapling")
+    if capability.available:
+        return
+    for stmt in ctx.all_statements():
+        if stmt.directive == "ssl_stapling" and stmt.args[:1] == ["on"]:
+            yield ctx.finding(RULE, stmt, f"{ctx.library()}: {capability.refusal}")

@@ -1,0 +1,30 @@
+"""`ssl_early_data on` with LibreSSL: silently ignored.
+
+nginx takes the OpenSSL code path, but LibreSSL's SSL_CTX_set_max_early_data() is a stub that
+returns success: no 0-RTT, no warning.
+
+Fix: remove ssl_early_data.
+
+Sources: libressl ssl_lib.c; nginx ngx_ssl_early_data(); nginx-tls-facts §7.6.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from nginxgen import knowledge
+from nginxgen.lint.context import Context, Rule
+from nginxgen.lint.findings import Finding
+
+RULE = Rule(
+    code="NGX503", name="early-data-ignored", severity="warning", fix="remove ssl_early_data"
+)
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    capability = knowledge.capability(ctx.target.library, "early_data")
+    if capability.available:
+        return
+    for stmt in ctx.all_statements():
+        if stmt.directive == "ssl_early_data" and stmt.args[:1] == ["on"]:
+            yield ctx.finding(RULE, stmt, f"{ctx.library()}: {capability.refusal}")

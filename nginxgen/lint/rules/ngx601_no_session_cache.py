@@ -1,0 +1,42 @@
+"""A TLS address:port whose default server has no shared session cache.
+
+Without `ssl_session_cache shared:...` every connection (or every connection to another worker)
+pays a full handshake. `none` (the default) and `off` store nothing; `builtin` is per worker.
+
+Fix: ssl_session_cache shared:SSL:10m;  at http{} level (1 MB holds about 4000 sessions).
+
+Sources: ngx_http_ssl_module docs; nginx-tls-facts §6 defaults table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from nginxgen.lint.context import Context, Rule
+from nginxgen.lint.findings import Finding
+
+RULE = Rule(
+    code="NGX601",
+    name="no-session-cache",
+    severity="info",
+    fix="ssl_session_cache shared:SSL:10m; at http{} level",
+)
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    reported: set[int] = set()
+    for socket, default, _ in ctx.tls_sockets():
+        if default.index in reported:
+            continue
+        value = default.value("ssl_session_cache")
+        if value and any(v.startswith("shared:") for v in value):
+            continue
+        reported.add(default.index)
+        stmts = default.effective("ssl_session_cache")
+        where = stmts[-1] if stmts else default.stmt
+        shown = " ".join(value) if value else "none (the default)"
+        yield ctx.finding(
+            RULE,
+            where,
+            f"no shared session cache for {socket} ({shown}): every resumption is a full handshake",
+        )

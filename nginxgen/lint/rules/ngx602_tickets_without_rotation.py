@@ -1,0 +1,52 @@
+"""Session tickets on, but their keys never rotate.
+
+A ticket key that lives until the next reload lets anyone who obtains it decrypt every recorded
+session since (no forward secrecy). nginx rotates ticket keys itself only from 1.23.2, and only
+with a `shared:` session cache and no ssl_session_ticket_key. Tickets are on by default.
+
+Fail (nginx 1.22.1): no ssl_session_tickets line, or ssl_session_tickets on;
+Fix: ssl_session_tickets off;  (or rotate ssl_session_ticket_key files yourself)
+
+Sources: nginx commit 1d572e359 (CHANGES 1.23.2); nginx-tls-facts §6, P27.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from nginxgen import knowledge
+from nginxgen.lint.context import Context, Rule
+from nginxgen.lint.findings import Finding
+
+RULE = Rule(
+    code="NGX602",
+    name="tickets-without-rotation",
+    severity="warning",
+    fix="ssl_session_tickets off; (or rotate ssl_session_ticket_key files, or use nginx >= 1.23.2 with a shared cache)",
+)
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    reported: set[int] = set()
+    for socket, default, _ in ctx.tls_sockets():
+        if default.index in reported:
+            continue
+        tickets = default.value("ssl_session_tickets") or ["on"]
+        if tickets[0] != "on" or default.value("ssl_session_ticket_key"):
+            continue  # off, or keys managed by the admin
+        cache = default.value("ssl_session_cache") or []
+        shared = any(v.startswith("shared:") for v in cache)
+        if knowledge.auto_ticket_rotation(ctx.target) and shared:
+            continue
+        reported.add(default.index)
+        stmts = default.effective("ssl_session_tickets")
+        why = (
+            f"nginx {ctx.target.nginx} never rotates ticket keys"
+            if not knowledge.auto_ticket_rotation(ctx.target)
+            else "without a shared: session cache nginx does not rotate ticket keys"
+        )
+        yield ctx.finding(
+            RULE,
+            stmts[-1] if stmts else default.stmt,
+            f"session tickets on for {socket}, but {why}",
+        )

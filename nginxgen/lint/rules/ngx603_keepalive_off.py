@@ -1,0 +1,23 @@
+"""`keepalive_timeout 0`: every HTTP request over TLS pays a new connection and handshake.
+
+Fix: keepalive_timeout 75s;  (the nginx default)
+
+Sources: ngx_http_core_module docs; nginx-tls-facts §6 (keepalive).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from nginxgen.lint.context import Context, Rule
+from nginxgen.lint.findings import Finding
+
+RULE = Rule(code="NGX603", name="keepalive-off", severity="info", fix="keepalive_timeout 75s;")
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    if not any(True for _ in ctx.tls_servers()):
+        return
+    for stmt in ctx.all_statements():
+        if stmt.directive == "keepalive_timeout" and stmt.args and stmt.args[0] in ("0", "0s"):
+            yield ctx.finding(RULE, stmt, "keepalive off: a full TLS handshake for every request")

@@ -1,0 +1,36 @@
+"""`keepalive_requests` set low: connections (and TLS sessions) are closed after few requests.
+
+nginx raised the default from 100 to 1000 in 1.19.10; HTTP/2 multiplexes many requests per
+connection, so a low limit forces reconnects and handshakes.
+
+Fix: keepalive_requests 1000;  (or remove the line)
+
+Sources: nginx CHANGES 1.19.10; nginx-tls-facts P41.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from nginxgen.lint.context import Context, Rule
+from nginxgen.lint.findings import Finding
+
+RULE = Rule(
+    code="NGX604", name="low-keepalive-requests", severity="info", fix="keepalive_requests 1000;"
+)
+LOW = 1000
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    for stmt in ctx.all_statements():
+        if (
+            stmt.directive == "keepalive_requests"
+            and stmt.args
+            and stmt.args[0].isdigit()
+            and int(stmt.args[0]) < LOW
+        ):
+            yield ctx.finding(
+                RULE,
+                stmt,
+                f"keepalive_requests {stmt.args[0]} closes connections early (default 1000)",
+            )

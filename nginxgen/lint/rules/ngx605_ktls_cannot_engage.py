@@ -1,0 +1,51 @@
+"""kTLS asked for (`ssl_conf_command Options KTLS`) but it cannot engage.
+
+nginx uses SSL_sendfile() only with `sendfile on` (off by default), OpenSSL >= 3.0 built with
+ktls, nginx >= 1.21.4 and the kernel's tls module. BoringSSL, AWS-LC and LibreSSL have no kTLS
+path in nginx at all.
+
+Fix: sendfile on;  (and modprobe tls)
+
+Sources: nginx commit 1fc61b7b1; nginx-tls-facts §4, P38.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from nginxgen import knowledge
+from nginxgen.lint.context import Context, Rule
+from nginxgen.lint.findings import Finding
+
+RULE = Rule(code="NGX605", name="ktls-cannot-engage", severity="info", fix="sendfile on;")
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    seen: set[int] = set()
+    for server in ctx.tls_servers():
+        ktls = next(
+            (
+                s
+                for s in server.effective("ssl_conf_command")
+                if len(s.args) > 1
+                and s.args[0].lower() == "options"
+                and "ktls" in s.args[1].lower().split(",")
+            ),
+            None,
+        )
+        if ktls is None or id(ktls) in seen:
+            continue
+        seen.add(id(ktls))
+        if not knowledge.has(ctx.target.library, "ktls"):
+            yield ctx.finding(
+                RULE, ktls, f"{ctx.library()} has no kTLS path in nginx", "remove the KTLS option"
+            )
+        elif not knowledge.feature_available(ctx.target, "ssl_sendfile"):
+            yield ctx.finding(
+                RULE,
+                ktls,
+                f"nginx uses kTLS only from {knowledge.feature_since('ssl_sendfile')}",
+                "upgrade nginx",
+            )
+        elif (server.value("sendfile") or ["off"])[0] != "on":
+            yield ctx.finding(RULE, ktls, "kTLS only engages with sendfile on (the default is off)")

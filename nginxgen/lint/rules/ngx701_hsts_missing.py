@@ -1,0 +1,34 @@
+"""A TLS server that serves content without a Strict-Transport-Security header.
+
+Without HSTS a network attacker can keep a browser on plain HTTP (SSL stripping) on its next
+visit. Catch-all servers that refuse the handshake (`ssl_reject_handshake on`) or close the
+connection (`return 444`) are not flagged.
+
+Fix: add_header Strict-Transport-Security "max-age=63072000; includeSubDomains" always;
+
+Sources: RFC 6797; Mozilla guideline 6.0 (hsts_min_age); nginx-tls-facts P24, P25.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from nginxgen.lint.context import Context, Rule, server_label
+from nginxgen.lint.findings import Finding
+from nginxgen.lint.rules._hsts import content_servers, hsts_lines
+
+RULE = Rule(
+    code="NGX701",
+    name="hsts-missing",
+    severity="warning",
+    fix='add_header Strict-Transport-Security "max-age=63072000; includeSubDomains" always;',
+)
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    for server in content_servers(ctx):
+        if hsts_lines(server.effective("add_header")):
+            continue
+        if any(hsts_lines(here.get("add_header", [])) for _loc, here in server.all_locations()):
+            continue  # set per location; NGX704 checks the rest
+        yield ctx.finding(RULE, server.stmt, f"{server_label(server)} serves HTTPS without HSTS")

@@ -1,0 +1,31 @@
+"""HSTS without `always`: the header is not sent on error responses (404, 500, ...).
+
+nginx's add_header only applies to 200, 201, 204, 206, 301, 302, 303, 304, 307 and 308 unless
+`always` is given.
+
+Fix: add `always` at the end of the add_header line.
+
+Sources: ngx_http_headers_module docs (add_header); nginx-tls-facts P25.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from nginxgen.lint.context import Context, Rule
+from nginxgen.lint.findings import Finding
+from nginxgen.lint.rules._hsts import HEADER
+
+RULE = Rule(
+    code="NGX702",
+    name="hsts-not-always",
+    severity="info",
+    fix="end the add_header line with always",
+)
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    for stmt in ctx.all_statements():
+        is_hsts = stmt.directive == "add_header" and stmt.args and stmt.args[0].lower() == HEADER
+        if is_hsts and "always" not in stmt.args[2:]:
+            yield ctx.finding(RULE, stmt, "HSTS is not sent on error responses without always")

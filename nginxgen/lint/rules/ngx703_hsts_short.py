@@ -1,0 +1,31 @@
+"""HSTS max-age under six months (or 0, which turns HSTS off).
+
+Short lifetimes leave a window in which a returning browser can be stripped to HTTP; the
+preload list asks for at least a year, Mozilla recommends two.
+
+Fix: max-age=63072000
+
+Sources: RFC 6797; hstspreload.org; Mozilla guideline 6.0.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from nginxgen.lint.context import Context, Rule
+from nginxgen.lint.findings import Finding
+from nginxgen.lint.rules._hsts import HEADER
+
+RULE = Rule(code="NGX703", name="hsts-short", severity="warning", fix="max-age=63072000")
+SIX_MONTHS = 15552000
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    for stmt in ctx.all_statements():
+        if stmt.directive == "add_header" and len(stmt.args) > 1 and stmt.args[0].lower() == HEADER:
+            match = re.search(r"max-age\s*=\s*\"?(\d+)", stmt.args[1], re.IGNORECASE)
+            if match is None:
+                yield ctx.finding(RULE, stmt, "HSTS without max-age is ignored by browsers")
+            elif int(match[1]) < SIX_MONTHS:
+                yield ctx.finding(RULE, stmt, f"HSTS max-age={match[1]} is under six months")

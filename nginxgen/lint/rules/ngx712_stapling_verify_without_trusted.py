@@ -1,0 +1,36 @@
+"""`ssl_stapling_verify on` without `ssl_trusted_certificate`: responses cannot be verified and
+stapling is dropped unless the chain file happens to hold the issuer and root.
+
+Fix: ssl_trusted_certificate /path/to/root_and_intermediates.pem;
+
+Sources: ngx_http_ssl_module docs (ssl_stapling_verify); nginx-tls-facts §8.1, P31.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from nginxgen.lint.context import Context, Rule
+from nginxgen.lint.findings import Finding
+
+RULE = Rule(
+    code="NGX712",
+    name="stapling-verify-without-trusted-certificate",
+    severity="warning",
+    fix="ssl_trusted_certificate /path/to/chain.pem;",
+)
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    seen: set[int] = set()
+    for server in ctx.tls_servers():
+        verify = server.effective("ssl_stapling_verify")
+        if not verify or verify[-1].args[:1] != ["on"] or id(verify[-1]) in seen:
+            continue
+        seen.add(id(verify[-1]))
+        if not server.effective("ssl_trusted_certificate"):
+            yield ctx.finding(
+                RULE,
+                verify[-1],
+                "ssl_stapling_verify needs ssl_trusted_certificate (root and intermediates)",
+            )
