@@ -14,7 +14,7 @@ from nginxgen.sockets import normalize_socket
 ARRAY_DIRECTIVES = frozenset({"add_header", "ssl_conf_command", "add_trailer", "proxy_set_header"})
 
 
-@dataclass
+@dataclass(eq=False)  # identity: servers are compared and hashed by object, never by value
 class Listen:
     socket: str
     stmt: Stmt
@@ -24,14 +24,14 @@ class Listen:
     quic: bool
 
 
-@dataclass
+@dataclass(eq=False)
 class Location:
     stmt: Stmt
     directives: dict[str, list[Stmt]]
     locations: list[Location]
 
 
-@dataclass
+@dataclass(eq=False)
 class Server:
     stmt: Stmt
     index: int  # order in which nginx meets it
@@ -162,8 +162,6 @@ def build(loaded: Loaded) -> Config:
         )
     config = Config(loaded, http, http_stmt, servers)
     for server in servers:
-        for listen in server.listens:
-            bucket = config.sockets.setdefault(listen.socket, [])
-            if server not in bucket:
-                bucket.append(server)
+        for socket in dict.fromkeys(listen.socket for listen in server.listens):
+            config.sockets.setdefault(socket, []).append(server)
     return config

@@ -1,0 +1,336 @@
+"""Inputs, exit codes, output formats, suppressions and --root, through the real CLI."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from nginxgen.cli import main
+from nginxgen.generate.examples import EXAMPLE_TARGETS
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared"
+GOOD = (
+    "events {}\nhttp {\n ssl_protocols TLSv1.2 TLSv1.3; ssl_session_cache shared:S:1m;\n"
+    " server { listen 443 ssl default_server; ssl_reject_handshake on; }\n}\n"
+)
+
+
+def lint(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(["lint", "--nginx-version", "1.26.3", "--tls-library", "openssl-3.5.7", *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_clean_config_exits_0(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "nginx.conf").write_text(GOOD)
+    code, out, _ = lint([str(tmp_path / "nginx.conf")], capsys)
+    assert code == 0, out
+    assert "# target: nginx 1.26.3 with OpenSSL 3.5.7" in out
+
+
+def test_report_states_an_assumed_target(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "nginx.conf").write_text(GOOD)
+    assert main(["lint", str(tmp_path / "nginx.conf")]) == 0
+    assert "assumed" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("content", "line"),
+    [
+        ("http {\n server {\n", 2),  # unclosed brace
+        ("http {\n server { listen 443 ssl }\n}\n", 2),  # missing ;
+        ('http {\n add_header X "unterminated;\n}\n', 3),  # unterminated quote
+        ("http {}\n}\n", 2),  # stray brace
+    ],
+)
+def test_syntax_errors_are_findings_with_file_and_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str, line: int
+) -> None:
+    path = tmp_path / "bad.conf"
+    path.write_text(content)
+    code, out, err = lint([str(path)], capsys)
+    assert code == 1 and "Traceback" not in err
+    assert any(
+        row.startswith(f"{path}:") and " NGX001 error " in row for row in out.splitlines()
+    ), out
+
+
+@pytest.mark.parametrize("kind", ["missing", "directory"])
+def test_unreadable_paths_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str
+) -> None:
+    path = tmp_path / "nope.conf" if kind == "missing" else tmp_path
+    code, _, err = lint([str(path)], capsys)
+    assert code == 2 and str(path) in err and len(err.strip().splitlines()) == 1
+
+
+def test_empty_file_binary_file_and_non_utf8(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "empty.conf").write_text("")
+    assert lint([str(tmp_path / "empty.conf")], capsys)[0] == 0
+    (tmp_path / "bin.conf").write_bytes(b"\x7fELF\x00\x01\x02\x00\x00")
+    code, out, _ = lint([str(tmp_path / "bin.conf")], capsys)
+    assert code == 1 and "binary file" in out
+    (tmp_path / "latin1.conf").write_bytes(GOOD.encode() + b"# caf\xe9\n")
+    assert lint([str(tmp_path / "latin1.conf")], capsys)[0] == 0
+
+
+def test_missing_include_empty_glob_and_cycle(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    main_conf = tmp_path / "nginx.conf"
+    main_conf.write_text(
+        GOOD.replace(
+            "http {\n",
+            "http {\n include none.d/*.conf;\n include gone.conf;\n include loop.conf;\n",
+        )
+    )
+    (tmp_path / "loop.conf").write_text("include loop.conf;\n")
+    code, out, _ = lint([str(main_conf)], capsys)
+    assert code == 1
+    assert f"{main_conf}:4: NGX002 error" in out  # the include line, not the missing file
+    assert "NGX003 error" in out
+    assert "none.d" not in out  # an empty glob is fine
+
+
+def test_symlink_loop(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "a.conf").symlink_to(tmp_path / "b.conf")
+    (tmp_path / "b.conf").symlink_to(tmp_path / "a.conf")
+    main_conf = tmp_path / "nginx.conf"
+    main_conf.write_text(GOOD.replace("http {\n", "http {\n include a.conf;\n"))
+    code, out, err = lint([str(main_conf)], capsys)
+    assert code == 1 and "NGX002" in out and "Traceback" not in err
+
+
+def test_deep_nesting_does_not_crash(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "deep.conf"
+    path.write_text("location / {\n" * 5000 + "}\n" * 5000)
+    code, out, err = lint([str(path)], capsys)
+    assert code == 1 and "NGX001" in out and "nested deeper" in out and "Traceback" not in err
+
+
+def test_20mb_config_in_seconds(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    server = (
+        "server { listen 443 ssl; server_name s%d.example; ssl_certificate c; ssl_certificate_key k;"
+        ' add_header Strict-Transport-Security "max-age=63072000" always; location / { root /srv; } }\n'
+    )
+    body = "".join(server % i for i in range(112_000))
+    path = tmp_path / "big.conf"
+    path.write_text(GOOD.replace("}\n}\n", "}\n" + body + "}\n"))
+    assert path.stat().st_size > 20_000_000
+    start = time.monotonic()
+    code, _, err = lint([str(path)], capsys)
+    elapsed = time.monotonic() - start
+    assert code == 0, err
+    assert elapsed < 120  # a sanity bound against quadratic blow-ups; speed lives in bench/
+
+
+def test_stdin(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr("sys.stdin", io.StringIO(GOOD.replace("TLSv1.2", "TLSv1 TLSv1.2")))
+    code, out, _ = lint(["-"], capsys)
+    assert code == 1 and "<stdin>:3: NGX401" in out
+
+
+def test_nginx_T_dump(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    dump = (
+        "nginx: the configuration file /etc/nginx/nginx.conf syntax is ok\n"
+        "# configuration file /etc/nginx/nginx.conf:\n"
+        "events {}\nhttp {\n ssl_session_cache shared:S:1m; ssl_protocols TLSv1.2 TLSv1.3;\n include /etc/nginx/conf.d/*.conf;\n}\n\n"
+        "# configuration file /etc/nginx/conf.d/a.conf:\n"
+        "server { listen 443 ssl default_server; ssl_reject_handshake on; }\n"
+        "# configuration file /etc/nginx/conf.d/b.conf:\n"
+        "server { listen 443 ssl; server_name b; ssl_ecdh_curve secp384r1; ssl_certificate c; ssl_certificate_key k;"
+        ' add_header Strict-Transport-Security "max-age=63072000" always; }\n'
+    )
+    path = tmp_path / "dump.txt"
+    path.write_text(dump)
+    code, out, _ = lint([str(path)], capsys)
+    assert code == 1 and "/etc/nginx/conf.d/b.conf:1: NGX101" in out
+
+
+def test_snippet_with_top_level_servers(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "site.conf"
+    path.write_text(
+        "server { listen 443 ssl; server_name a; ssl_certificate c; ssl_certificate_key k; }\n"
+    )
+    code, out, _ = lint([str(path)], capsys)
+    assert code == 1 and "NGX701" in out  # read as http-level content, not rejected
+
+
+def test_root_reports_only_the_given_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "sites").mkdir()
+    (tmp_path / "sites" / "a.conf").write_text(
+        "server { listen 443 ssl; server_name a; ssl_ecdh_curve secp384r1; ssl_certificate c; ssl_certificate_key k;"
+        ' add_header Strict-Transport-Security "max-age=63072000" always; }\n'
+    )
+    (tmp_path / "sites" / "b.conf").write_text("server { listen 80; keepalive_timeout 0; }\n")
+    main_conf = tmp_path / "nginx.conf"
+    main_conf.write_text(GOOD.replace("http {\n", "http {\n include sites/*.conf;\n"))
+    code, out, _ = lint(["--root", str(main_conf), str(tmp_path / "sites" / "a.conf")], capsys)
+    assert code == 1 and "a.conf:1: NGX101" in out  # sees the default server in nginx.conf
+    assert "b.conf" not in out
+
+
+def test_formats_select_ignore_and_severity(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "n.conf"
+    path.write_text(
+        GOOD.replace("TLSv1.2", "TLSv1 TLSv1.2").replace(
+            "shared:S:1m;", "shared:S:1m; keepalive_timeout 0;"
+        )
+    )
+    code, out, _ = lint(["--format", "json", str(path)], capsys)
+    data = json.loads(out)
+    assert code == 1 and {f["code"] for f in data["findings"]} == {"NGX401", "NGX603"}
+    assert set(data["findings"][0]) == {
+        "code",
+        "name",
+        "severity",
+        "file",
+        "line",
+        "message",
+        "fix",
+    }
+    assert data["target"]["nginx"] == "1.26.3" and data["files"] == [str(path)]
+    code, out, _ = lint(["--format", "sarif", str(path)], capsys)
+    sarif = json.loads(out)
+    assert sarif["version"] == "2.1.0" and len(sarif["runs"][0]["results"]) == 2
+    assert {r["id"] for r in sarif["runs"][0]["tool"]["driver"]["rules"]} >= {"NGX101", "NGX401"}
+    code, out, _ = lint(["--format", "github", str(path)], capsys)
+    assert out.startswith("::") and "title=NGX401" in out
+    assert (
+        json.loads(lint(["--format", "json", "--select", "NGX6", str(path)], capsys)[1])[
+            "findings"
+        ][0]["code"]
+        == "NGX603"
+    )
+    assert lint(["--ignore", "NGX401,NGX603", str(path)], capsys)[0] == 0
+    assert lint(["--min-severity", "warning", "--ignore", "NGX401", str(path)], capsys)[0] == 0
+
+
+def test_inline_suppression(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "n.conf"
+    path.write_text(
+        GOOD.replace(
+            " ssl_protocols TLSv1.2",
+            " # nginxgen: ignore[NGX401] kiosk clients\n ssl_protocols TLSv1 TLSv1.2",
+        )
+    )
+    assert lint([str(path)], capsys)[0] == 0
+
+
+def test_settings_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / ".nginxgen.toml").write_text(
+        'nginx-version = "1.22.1"\ntls-library = "openssl-3.0"\nignore = ["NGX401", "NGX602"]\n'
+    )
+    (tmp_path / "n.conf").write_text(GOOD.replace("TLSv1.2", "TLSv1 TLSv1.2"))
+    monkeypatch.chdir(tmp_path)
+    assert main(["lint", "n.conf"]) == 0
+    assert "nginx 1.22.1 with OpenSSL 3.0" in capsys.readouterr().out
+
+
+def test_bad_arguments_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["lint", "--format", "xml", "x.conf"])
+    assert exc.value.code == 2
+    assert main(["lint", "--tls-library", "gnutls", "x.conf"]) == 2
+
+
+@pytest.mark.parametrize("folder", sorted(EXAMPLE_TARGETS))
+def test_examples_lint_clean_for_their_target(
+    folder: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from nginxgen.generate.examples import example_target
+
+    target = example_target(folder)
+    for conf in sorted((ROOT / "examples" / folder).glob("*/nginx.conf")):
+        code = main(
+            [
+                "lint",
+                "--nginx-version",
+                str(target.nginx),
+                "--tls-library",
+                str(target.library),
+                "--format",
+                "json",
+                str(conf),
+            ]
+        )
+        findings = json.loads(capsys.readouterr().out)["findings"]
+        assert code == 0 and findings == [], f"{conf}: {findings}"
+
+
+CORPUS = SHARED / "corpus"
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus not beside the clone")
+def test_no_crash_on_the_corpus(capsys: pytest.CaptureFixture[str]) -> None:
+    rows = [
+        line.split("\t")
+        for line in (CORPUS / "SOURCES.tsv").read_text().splitlines()[1:]
+        if line.strip()
+    ]
+    header = (CORPUS / "SOURCES.tsv").read_text().splitlines()[0].split("\t")
+    local, kind = header.index("local path") if "local path" in header else -1, header.index("kind")
+    checked = 0
+    for row in rows:
+        path = CORPUS.parent / row[local] if not os.path.isabs(row[local]) else Path(row[local])
+        if not path.is_file():
+            path = CORPUS / row[local]
+        code = main(["lint", "--format", "json", str(path)])
+        out, err = capsys.readouterr()
+        assert code in (0, 1), f"{path}: exit {code}: {err}"
+        assert "Traceback" not in err
+        findings = json.loads(out)["findings"]
+        if row[kind] == "lex-error":
+            assert any(f["code"] == "NGX001" and f["line"] >= 1 for f in findings), path
+        checked += 1
+    assert checked >= 340
+
+
+@pytest.mark.skipif(not (SHARED / "data").is_dir(), reason="../shared/data not beside the clone")
+def test_mozilla_reference_outputs_have_no_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    import re
+
+    # Each warning is expected and justified: the `nohsts` files have no HSTS (NGX701); Mozilla's
+    # modern output sets no session cache, so tickets stay on without key rotation (NGX602);
+    # `old` enables TLS 1.0/1.1 (NGX401) and static-RSA/3DES suites (NGX402) by design.
+    for conf in sorted((SHARED / "data" / "reference-outputs").glob("*.conf")):
+        nginx, openssl = re.match(r"nginx-([\d.]+)_openssl-([\d.]+)_", conf.name).groups()  # type: ignore[union-attr]
+        main(
+            [
+                "lint",
+                "--nginx-version",
+                nginx,
+                "--tls-library",
+                f"openssl-{openssl}",
+                "--format",
+                "json",
+                str(conf),
+            ]
+        )
+        findings = json.loads(capsys.readouterr().out)["findings"]
+        assert not [f for f in findings if f["severity"] == "error"], conf.name
+        warnings = {f["code"] for f in findings if f["severity"] == "warning"}
+        expected = set()
+        if "nohsts" in conf.name:
+            expected.add("NGX701")
+        if "_modern_" in conf.name:
+            expected.add("NGX602")
+        if "_old_" in conf.name:
+            expected |= {"NGX401", "NGX402", "NGX403"}
+        assert warnings == expected, conf.name

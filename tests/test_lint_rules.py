@@ -1,0 +1,384 @@
+"""Every rule: a config that triggers it and the same config with the fix applied."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from nginxgen.lint.load import load_path
+from nginxgen.lint.rules import catalog
+from nginxgen.lint.run import Selection, lint
+from nginxgen.target import resolve
+
+OLD = ("1.22.1", "openssl-3.0")
+MID = ("1.26.3", "openssl-3.5.7")
+NEW = ("1.31.3", "openssl-3.3.7")
+
+DEFAULT = "server { listen 443 ssl default_server; ssl_reject_handshake on; }\n"
+SITE = "server {{ listen 443 ssl; server_name b.example; ssl_certificate c; ssl_certificate_key k; {body} }}\n"
+HSTS = 'add_header Strict-Transport-Security "max-age=63072000" always;'
+
+
+def http(
+    *parts: str, top: str = "ssl_session_cache shared:S:1m; ssl_protocols TLSv1.2 TLSv1.3;"
+) -> str:
+    return "events {}\nhttp {\n" + top + "\n" + "".join(parts) + "}\n"
+
+
+CASES: list[tuple[str, tuple[str, str], str, str]] = [
+    # code, target, triggers, fixed
+    (
+        "NGX101",
+        MID,
+        http(DEFAULT, SITE.format(body=f"ssl_ecdh_curve secp384r1; {HSTS}")),
+        http(
+            DEFAULT,
+            SITE.format(body=HSTS),
+            top="ssl_session_cache shared:S:1m; ssl_protocols TLSv1.2 TLSv1.3; ssl_ecdh_curve secp384r1;",
+        ),
+    ),
+    (
+        "NGX101",
+        MID,
+        http(DEFAULT, SITE.format(body=f"ssl_conf_command Groups X25519; {HSTS}")),
+        http(DEFAULT, SITE.format(body=HSTS)),
+    ),
+    (
+        "NGX102",
+        MID,
+        http(
+            DEFAULT,
+            SITE.format(body=f"ssl_session_cache shared:X:10m; {HSTS}"),
+            top="ssl_protocols TLSv1.2 TLSv1.3;",
+        ),
+        http(
+            DEFAULT,
+            SITE.format(body=HSTS),
+            top="ssl_session_cache shared:X:10m; ssl_protocols TLSv1.2 TLSv1.3;",
+        ),
+    ),
+    (
+        "NGX103",
+        MID,
+        http(DEFAULT, SITE.format(body=f"ssl_protocols TLSv1.3; {HSTS}")),
+        http(
+            DEFAULT,
+            SITE.format(body=HSTS),
+            top="ssl_session_cache shared:S:1m; ssl_protocols TLSv1.3;",
+        ),
+    ),
+    (
+        "NGX104",
+        MID,
+        http(
+            DEFAULT,
+            SITE.format(body=f"ssl_early_data on; ssl_conf_command Options AntiReplay; {HSTS}"),
+        ),
+        http(DEFAULT, SITE.format(body=HSTS)),
+    ),
+    (
+        "NGX105",
+        MID,
+        http(
+            "server { listen 443 ssl default_server; ssl_reject_handshake on; ssl_session_tickets off; }\n",
+            SITE.format(body=f"ssl_session_tickets on; {HSTS}"),
+        ),
+        http(DEFAULT, SITE.format(body=HSTS)),
+    ),
+    (
+        "NGX106",
+        MID,
+        http(SITE.format(body=HSTS), SITE.format(body=HSTS).replace("b.example", "c.example")),
+        http(
+            DEFAULT,
+            SITE.format(body=HSTS),
+            SITE.format(body=HSTS).replace("b.example", "c.example"),
+        ),
+    ),
+    ("NGX107", MID, http(DEFAULT, DEFAULT), http(DEFAULT)),
+    (
+        "NGX201",
+        OLD,
+        http("ssl_ecdh_curve X25519MLKEM768:X25519;", DEFAULT),
+        http("ssl_ecdh_curve X25519:prime256v1;", DEFAULT),
+    ),
+    (
+        "NGX201",
+        ("1.26.3", "boringssl"),
+        http("ssl_ecdh_curve X25519:secp256r1;", DEFAULT),
+        http("ssl_ecdh_curve X25519:P-256;", DEFAULT),
+    ),
+    (
+        "NGX201",
+        ("1.26.3", "aws-lc-1.67.0"),
+        http("ssl_ecdh_curve X25519Kyber768Draft00:X25519;", DEFAULT),
+        http("ssl_ecdh_curve X25519MLKEM768:X25519;", DEFAULT),
+    ),
+    ("NGX201", OLD, http("ssl_ecdh_curve p-256;", DEFAULT), http("ssl_ecdh_curve P-256;", DEFAULT)),
+    (
+        "NGX202",
+        OLD,
+        http("ssl_ecdh_curve X25519/secp384r1;", DEFAULT),
+        http("ssl_ecdh_curve X25519:secp384r1;", DEFAULT),
+    ),
+    (
+        "NGX202",
+        OLD,
+        http("ssl_ecdh_curve X25519:X25519;", DEFAULT),
+        http("ssl_ecdh_curve X25519;", DEFAULT),
+    ),
+    (
+        "NGX203",
+        MID,
+        http("ssl_ecdh_curve X25519MLKEM768:X25519;", DEFAULT),
+        http("ssl_ecdh_curve X25519MLKEM768/X25519;", DEFAULT),
+    ),
+    (
+        "NGX301",
+        OLD,
+        http(DEFAULT, SITE.format(body=f"http2 on; {HSTS}")),
+        http(
+            DEFAULT.replace("ssl default_server", "ssl http2 default_server"),
+            SITE.format(body=HSTS).replace("443 ssl;", "443 ssl http2;"),
+        ),
+    ),
+    (
+        "NGX301",
+        NEW,
+        http(DEFAULT, SITE.format(body=f"ssl on; {HSTS}")),
+        http(DEFAULT, SITE.format(body=HSTS)),
+    ),
+    (
+        "NGX301",
+        NEW,
+        http(DEFAULT, SITE.format(body=f"ssl_key_log /tmp/keys; {HSTS}")),
+        http(DEFAULT, SITE.format(body=HSTS)),
+    ),
+    (
+        "NGX302",
+        MID,
+        http(DEFAULT, SITE.format(body=HSTS).replace("443 ssl;", "443 ssl http2;")),
+        http(DEFAULT, SITE.format(body=f"http2 on; {HSTS}")),
+    ),
+    (
+        "NGX302",
+        OLD,
+        http(DEFAULT, SITE.format(body=f"ssl on; {HSTS}")),
+        http(DEFAULT, SITE.format(body=HSTS)),
+    ),
+    ("NGX303", OLD, http(DEFAULT, top="ssl_session_cache shared:S:1m;"), http(DEFAULT)),
+    (
+        "NGX401",
+        MID,
+        http(DEFAULT, top="ssl_session_cache shared:S:1m; ssl_protocols TLSv1 TLSv1.2 TLSv1.3;"),
+        http(DEFAULT),
+    ),
+    (
+        "NGX402",
+        MID,
+        http("ssl_ciphers ALL:!ADH:RC4+RSA:+HIGH;", DEFAULT),
+        http("ssl_ciphers ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256;", DEFAULT),
+    ),
+    (
+        "NGX403",
+        MID,
+        http("ssl_ciphers ECDHE-RSA-AES128-SHA:ECDHE-RSA-AES128-GCM-SHA256;", DEFAULT),
+        http("ssl_ciphers ECDHE-RSA-AES128-GCM-SHA256;", DEFAULT),
+    ),
+    (
+        "NGX404",
+        MID,
+        http("ssl_ciphers TLS_AES_128_GCM_SHA256;", DEFAULT),
+        http("ssl_conf_command Ciphersuites TLS_AES_128_GCM_SHA256;", DEFAULT),
+    ),
+    (
+        "NGX405",
+        MID,
+        http("ssl_ciphers ECDHE-RSA-AES128-GCM-SHA256;", DEFAULT),
+        http(
+            "ssl_ciphers ECDHE-RSA-AES128-GCM-SHA256; ssl_conf_command Ciphersuites TLS_AES_128_GCM_SHA256;",
+            DEFAULT,
+        ),
+    ),
+    (
+        "NGX406",
+        MID,
+        http("ssl_conf_command Options PrioritizeChaCha;", DEFAULT),
+        http("ssl_conf_command Options PrioritizeChaCha; ssl_prefer_server_ciphers on;", DEFAULT),
+    ),
+    (
+        "NGX501",
+        ("1.26.3", "boringssl"),
+        http("ssl_conf_command Options KTLS;", DEFAULT),
+        http(DEFAULT),
+    ),
+    (
+        "NGX502",
+        ("1.26.3", "boringssl"),
+        http("ssl_stapling on; resolver 127.0.0.53;", DEFAULT),
+        http(DEFAULT),
+    ),
+    ("NGX503", ("1.26.3", "libressl-4.3.0"), http("ssl_early_data on;", DEFAULT), http(DEFAULT)),
+    (
+        "NGX601",
+        MID,
+        http(DEFAULT, top="ssl_protocols TLSv1.2 TLSv1.3; ssl_session_cache builtin;"),
+        http(DEFAULT),
+    ),
+    (
+        "NGX602",
+        OLD,
+        http(DEFAULT),
+        http(
+            DEFAULT,
+            top="ssl_session_cache shared:S:1m; ssl_protocols TLSv1.2 TLSv1.3; ssl_session_tickets off;",
+        ),
+    ),
+    ("NGX603", MID, http("keepalive_timeout 0;", DEFAULT), http("keepalive_timeout 75s;", DEFAULT)),
+    (
+        "NGX604",
+        MID,
+        http("keepalive_requests 100;", DEFAULT),
+        http("keepalive_requests 1000;", DEFAULT),
+    ),
+    (
+        "NGX605",
+        MID,
+        http("ssl_conf_command Options KTLS;", DEFAULT),
+        http("ssl_conf_command Options KTLS; sendfile on;", DEFAULT),
+    ),
+    ("NGX701", MID, http(DEFAULT, SITE.format(body="")), http(DEFAULT, SITE.format(body=HSTS))),
+    (
+        "NGX702",
+        MID,
+        http(DEFAULT, SITE.format(body='add_header Strict-Transport-Security "max-age=63072000";')),
+        http(DEFAULT, SITE.format(body=HSTS)),
+    ),
+    (
+        "NGX703",
+        MID,
+        http(
+            DEFAULT, SITE.format(body='add_header Strict-Transport-Security "max-age=3600" always;')
+        ),
+        http(DEFAULT, SITE.format(body=HSTS)),
+    ),
+    (
+        "NGX704",
+        MID,
+        http(
+            DEFAULT, SITE.format(body=f"{HSTS} location /s/ {{ add_header Cache-Control public; }}")
+        ),
+        http(
+            DEFAULT,
+            SITE.format(body=f"{HSTS} location /s/ {{ add_header Cache-Control public; {HSTS} }}"),
+        ),
+    ),
+    (
+        "NGX704",
+        ("1.31.3", "openssl-3.3.7"),
+        http(
+            DEFAULT, SITE.format(body=f"{HSTS} location /s/ {{ add_header Cache-Control public; }}")
+        ),
+        http(
+            DEFAULT,
+            SITE.format(
+                body=f"{HSTS} add_header_inherit merge; location /s/ {{ add_header Cache-Control public; }}"
+            ),
+        ),
+    ),
+    (
+        "NGX711",
+        MID,
+        http("ssl_stapling on;", DEFAULT),
+        http("ssl_stapling on; resolver 127.0.0.53;", DEFAULT),
+    ),
+    (
+        "NGX712",
+        MID,
+        http("ssl_stapling on; resolver 127.0.0.53; ssl_stapling_verify on;", DEFAULT),
+        http(
+            "ssl_stapling on; resolver 127.0.0.53; ssl_stapling_verify on; ssl_trusted_certificate /ca.pem;",
+            DEFAULT,
+        ),
+    ),
+    (
+        "NGX713",
+        MID,
+        http("ssl_early_data on;", DEFAULT),
+        http("ssl_early_data on; ssl_conf_command Options AntiReplay;", DEFAULT),
+    ),
+    (
+        "NGX714",
+        MID,
+        http(DEFAULT, SITE.format(body=f"ssl_certificate c2; {HSTS}")),
+        http(DEFAULT, SITE.format(body=f"ssl_certificate c2; ssl_certificate_key k2; {HSTS}")),
+    ),
+    ("NGX001", MID, "http { server { listen 443 ssl }\n", "http { }\n"),
+    (
+        "NGX004",
+        MID,
+        http("ssl_protocols TLSv1 TLSv1.2; # nginxgen: ignore[NGX401]\n", DEFAULT),
+        http(
+            "ssl_protocols TLSv1 TLSv1.2; # nginxgen: ignore[NGX401] kiosks on Android 4.1\n",
+            DEFAULT,
+        ),
+    ),
+]
+
+
+def codes(
+    text: str, target: tuple[str, str], tmp_path: Path, name: str = "nginx.conf"
+) -> list[str]:
+    path = tmp_path / name
+    path.write_text(text)
+    findings = lint(load_path(str(path)), resolve(*target), Selection())
+    return [f.code for f in findings]
+
+
+@pytest.mark.parametrize(
+    ("code", "target", "bad", "good"), CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)]
+)
+def test_rule_fires_and_fix_silences_it(
+    code: str, target: tuple[str, str], bad: str, good: str, tmp_path: Path
+) -> None:
+    assert code in codes(bad, target, tmp_path), f"{code} did not fire"
+    assert code not in codes(good, target, tmp_path, "fixed.conf"), (
+        f"{code} still fires after the fix"
+    )
+
+
+def test_every_rule_has_a_case() -> None:
+    tested = {c[0] for c in CASES} | {"NGX002", "NGX003"}  # those two in test_lint_inputs
+    assert set(catalog()) == tested
+
+
+def test_protocols_in_vhost_is_honoured_from_1_29_2(tmp_path: Path) -> None:
+    config = http(DEFAULT, SITE.format(body=f"ssl_protocols TLSv1.3; {HSTS}"))
+    assert "NGX103" in codes(config, ("1.28.3", "openssl-3.5.7"), tmp_path)
+    assert "NGX103" not in codes(config, ("1.31.3", "openssl-3.3.7"), tmp_path)
+    assert "NGX103" in codes(
+        config, ("1.31.3", "libressl-4.3.0"), tmp_path
+    )  # no ClientHello callback
+
+
+def test_default_server_rules_across_include_files(tmp_path: Path) -> None:
+    (tmp_path / "conf.d").mkdir()
+    (tmp_path / "conf.d" / "00-default.conf").write_text(DEFAULT)
+    (tmp_path / "conf.d" / "10-site.conf").write_text(
+        SITE.format(body=f"ssl_ecdh_curve secp384r1; {HSTS}")
+    )
+    main = tmp_path / "nginx.conf"
+    main.write_text(http("include conf.d/*.conf;\n"))
+    findings = lint(load_path(str(main)), resolve(*MID), Selection())
+    (hit,) = [f for f in findings if f.code == "NGX101"]
+    assert hit.file.endswith("10-site.conf") and hit.line == 1
+    assert "00-default.conf" in hit.message
+
+
+def test_every_rule_documents_itself() -> None:
+    for code, entry in catalog().items():
+        assert entry.rule.name == entry.rule.name.lower() and " " not in entry.rule.name
+        assert entry.rule.severity in ("error", "warning", "info")
+        assert len(entry.doc.strip()) > 80, code
+        assert entry.rule.fix, code
