@@ -122,6 +122,39 @@ def detect(
         print("modules: " + " ".join(sorted(target.modules)))
 
 
+@app.command()
+def rules() -> None:
+    """List the lint rules: code, severity, name, summary."""
+    from nginxgen.lint.rules import catalog
+
+    for code, entry in catalog().items():
+        print(f"{code}  {entry.rule.severity:<7}  {entry.rule.name:<40}  {entry.summary}")
+
+
+@app.command()
+def explain(code: str) -> None:
+    """Print a lint rule's documentation (what, why, example, fix, sources)."""
+    from nginxgen.lint.rules import catalog
+
+    entry = catalog().get(code.upper())
+    if entry is None:
+        raise NginxgenError(f"unknown rule {code!r} (see nginxgen rules)", where="explain")
+    print(f"{code.upper()} {entry.rule.name} ({entry.rule.severity})\n")
+    print(entry.doc.strip())
+    print(f"\nFix: {entry.rule.fix}")
+
+
+@app.command(
+    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+    add_help_option=False,
+)
+def lint(ctx: typer.Context) -> None:
+    """Lint nginx configs for TLS pitfalls (nginxgen lint --help)."""
+    from nginxgen.lint.cli import run as run_lint
+
+    raise SystemExit(run_lint(list(ctx.args)))
+
+
 @presets_app.callback()
 def presets(ctx: typer.Context) -> None:
     """List the presets with one-line summaries."""
