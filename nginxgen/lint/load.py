@@ -64,12 +64,6 @@ class Loaded:
     http_level_top: bool = False  # a snippet: top-level servers are read as http{} content
 
 
-class _Syntax(Exception):
-    def __init__(self, message: str, line: int) -> None:
-        super().__init__(message)
-        self.line = line
-
-
 def _checked_tokens(
     tokens: Iterator[tuple[str, int, bool]], problems: list[tuple[str, int]]
 ) -> Iterator[tuple[str, int, bool]]:
