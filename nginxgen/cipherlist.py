@@ -14,11 +14,6 @@ from dataclasses import dataclass, field
 
 from nginxgen import knowledge
 
-# Families OpenSSL 3 builds lack, but older or differently built libraries enable when asked.
-_WEAK_WORDS = re.compile(
-    r"^(RC4|RC2|3DES|DES|DES-CBC3|EXP|EXPORT|eNULL|NULL|aNULL|ADH|AECDH|MD5|IDEA|SEED)$|RC4|DES-CBC|^EXP-"
-)
-
 
 @dataclass
 class Evaluation:
@@ -68,10 +63,10 @@ def evaluate(text: str) -> Evaluation:
         members = _members(word)
         if members is None:
             ev.unknown.append(word)
-            if op == "" and _WEAK_WORDS.search(word):
+            if op == "" and knowledge.is_weak_cipher_word(word):
                 ev.asked_for_weak.append(word)
             continue
-        if op == "" and _WEAK_WORDS.search(word) and not members:
+        if op == "" and knowledge.is_weak_cipher_word(word) and not members:
             ev.asked_for_weak.append(word)
         if op == "!":
             banned |= members

@@ -337,6 +337,16 @@ def cipher_alias(name: str) -> list[str] | None:
     return members
 
 
+def is_weak_cipher_word(word: str) -> bool:
+    """A cipher-string word that asks for a broken suite family, known to the table or not."""
+    data = _toml("libraries")["weak_cipher_families"]
+    return (
+        word in data["words"]
+        or any(s in word for s in data["substrings"])
+        or word.startswith(tuple(data["prefixes"]))
+    )
+
+
 def suite_source() -> str:
     return str(_json("ciphers")["source"])
 

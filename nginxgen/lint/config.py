@@ -56,13 +56,17 @@ class Server:
     def tls(self) -> bool:
         return any(listen.ssl for listen in self.listens)
 
-    def conf_commands(self) -> dict[str, Stmt]:
-        """Effective `ssl_conf_command NAME VALUE` lines by command name (last one wins)."""
-        out: dict[str, Stmt] = {}
-        for stmt in self.effective("ssl_conf_command"):
-            if stmt.args:
-                out[stmt.args[0].lower()] = stmt
-        return out
+    def conf_command(self, name: str, own: bool = False) -> list[Stmt]:
+        """`ssl_conf_command NAME ...` lines that apply here (or only this server's own)."""
+        stmts = self.own("ssl_conf_command") if own else self.effective("ssl_conf_command")
+        return [s for s in stmts if len(s.args) > 1 and s.args[0].lower() == name.lower()]
+
+    def conf_option(self, option: str) -> Stmt | None:
+        """The `ssl_conf_command Options ...` line that turns `option` on, if any."""
+        for stmt in self.conf_command("Options"):
+            if option.lower() in stmt.args[1].lower().replace(",", " ").split():
+                return stmt
+        return None
 
     def all_locations(self) -> Iterator[tuple[Location, dict[str, list[Stmt]]]]:
         """Each location with the directives in effect there for array directives."""

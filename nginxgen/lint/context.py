@@ -54,6 +54,25 @@ class Context:
     def tls_servers(self) -> Iterator[Server]:
         return (s for s in self.config.servers if s.tls)
 
+    def switched_on(self, directive: str) -> Iterator[Stmt]:
+        """Every `DIRECTIVE on;` line anywhere in the config."""
+        return (
+            s for s in self.all_statements() if s.directive == directive and s.args[:1] == ["on"]
+        )
+
+    def effective_on(self, directive: str) -> Iterator[tuple[Server, Stmt]]:
+        """Each `DIRECTIVE on;` in effect in a TLS server, once, with a server it applies to."""
+        seen: set[int] = set()
+        for server in self.tls_servers():
+            stmts = server.effective(directive)
+            if stmts and stmts[-1].args[:1] == ["on"] and id(stmts[-1]) not in seen:
+                seen.add(id(stmts[-1]))
+                yield server, stmts[-1]
+
+    def protocols(self, server: Server) -> list[str]:
+        """The protocols a server allows: its ssl_protocols, else this nginx's default."""
+        return server.value("ssl_protocols") or list(knowledge.default_protocols(self.target))
+
     def has(self, capability: str) -> bool:
         return knowledge.has(self.target.library, capability)
 

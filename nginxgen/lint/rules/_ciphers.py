@@ -13,12 +13,9 @@ LEGACY = ("SSLv2", "SSLv3", "TLSv1", "TLSv1.1", "TLSv1.2")
 
 def cipher_lines(ctx: Context) -> Iterator[tuple[Stmt, Evaluation]]:
     """Every effective ssl_ciphers of a TLS server that allows TLS <= 1.2 (each line once)."""
-    from nginxgen import knowledge
-
     seen: set[int] = set()
     for server in ctx.tls_servers():
-        protocols = server.value("ssl_protocols") or list(knowledge.default_protocols(ctx.target))
-        if not any(p in LEGACY for p in protocols):
+        if not any(p in LEGACY for p in ctx.protocols(server)):
             continue
         stmts = server.effective("ssl_ciphers")
         if not stmts or id(stmts[-1]) in seen:

@@ -23,9 +23,7 @@ class Misplaced:
 
 def _setting(server: Server, key: str, own: bool) -> Stmt | None:
     if key.startswith("ssl_conf_command "):
-        command = key.split(" ", 1)[1].lower()
-        stmts = server.own("ssl_conf_command") if own else server.effective("ssl_conf_command")
-        found = [s for s in stmts if s.args and s.args[0].lower() == command]
+        found = server.conf_command(key.split(" ", 1)[1], own=own)
         return found[-1] if found else None
     stmts = server.own(key) if own else server.effective(key)
     return stmts[-1] if stmts else None

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen import knowledge
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
 
@@ -31,11 +30,11 @@ def check(ctx: Context) -> Iterator[Finding]:
         return
     seen: set[int] = set()
     for server in ctx.tls_servers():
-        protocols = server.value("ssl_protocols") or list(knowledge.default_protocols(ctx.target))
+        protocols = ctx.protocols(server)
         ciphers = server.effective("ssl_ciphers")
         if "TLSv1.3" not in protocols or not ciphers or id(ciphers[-1]) in seen:
             continue
-        if "ciphersuites" in server.conf_commands():
+        if server.conf_command("Ciphersuites"):
             continue
         seen.add(id(ciphers[-1]))
         yield ctx.finding(

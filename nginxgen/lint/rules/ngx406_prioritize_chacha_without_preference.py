@@ -26,16 +26,7 @@ RULE = Rule(
 def check(ctx: Context) -> Iterator[Finding]:
     seen: set[int] = set()
     for server in ctx.tls_servers():
-        options = next(
-            (
-                s
-                for s in server.effective("ssl_conf_command")
-                if len(s.args) > 1
-                and s.args[0].lower() == "options"
-                and "prioritizechacha" in s.args[1].lower().replace(",", " ").split()
-            ),
-            None,
-        )
+        options = server.conf_option("PrioritizeChaCha")
         if options is None or id(options) in seen:
             continue
         seen.add(id(options))

@@ -22,6 +22,5 @@ def check(ctx: Context) -> Iterator[Finding]:
     capability = knowledge.capability(ctx.target.library, "ocsp_stapling")
     if capability.available:
         return
-    for stmt in ctx.all_statements():
-        if stmt.directive == "ssl_stapling" and stmt.args[:1] == ["on"]:
-            yield ctx.finding(RULE, stmt, f"{ctx.library()}: {capability.refusal}")
+    for stmt in ctx.switched_on("ssl_stapling"):
+        yield ctx.finding(RULE, stmt, f"{ctx.library()}: {capability.refusal}")

@@ -25,6 +25,5 @@ def check(ctx: Context) -> Iterator[Finding]:
     capability = knowledge.capability(ctx.target.library, "early_data")
     if capability.available:
         return
-    for stmt in ctx.all_statements():
-        if stmt.directive == "ssl_early_data" and stmt.args[:1] == ["on"]:
-            yield ctx.finding(RULE, stmt, f"{ctx.library()}: {capability.refusal}")
+    for stmt in ctx.switched_on("ssl_early_data"):
+        yield ctx.finding(RULE, stmt, f"{ctx.library()}: {capability.refusal}")

@@ -12,25 +12,26 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from nginxgen import knowledge
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
 
 RULE = Rule(
     code="NGX604", name="low-keepalive-requests", severity="info", fix="keepalive_requests 1000;"
 )
-LOW = 1000
 
 
 def check(ctx: Context) -> Iterator[Finding]:
+    default = int(knowledge.nginx_fact("keepalive_requests_default")["value"])  # 1000 since 1.19.10
     for stmt in ctx.all_statements():
         if (
             stmt.directive == "keepalive_requests"
             and stmt.args
             and stmt.args[0].isdigit()
-            and int(stmt.args[0]) < LOW
+            and int(stmt.args[0]) < default
         ):
             yield ctx.finding(
                 RULE,
                 stmt,
-                f"keepalive_requests {stmt.args[0]} closes connections early (default 1000)",
+                f"keepalive_requests {stmt.args[0]} closes connections early (default {default})",
             )

@@ -23,16 +23,7 @@ RULE = Rule(code="NGX605", name="ktls-cannot-engage", severity="info", fix="send
 def check(ctx: Context) -> Iterator[Finding]:
     seen: set[int] = set()
     for server in ctx.tls_servers():
-        ktls = next(
-            (
-                s
-                for s in server.effective("ssl_conf_command")
-                if len(s.args) > 1
-                and s.args[0].lower() == "options"
-                and "ktls" in s.args[1].lower().split(",")
-            ),
-            None,
-        )
+        ktls = server.conf_option("KTLS")
         if ktls is None or id(ktls) in seen:
             continue
         seen.add(id(ktls))

@@ -25,15 +25,10 @@ RULE = Rule(
 
 
 def check(ctx: Context) -> Iterator[Finding]:
-    seen: set[int] = set()
-    for server in ctx.tls_servers():
-        stapling = server.effective("ssl_stapling")
-        if not stapling or stapling[-1].args[:1] != ["on"] or id(stapling[-1]) in seen:
-            continue
-        seen.add(id(stapling[-1]))
+    for server, stapling in ctx.effective_on("ssl_stapling"):
         if not server.effective("resolver"):
             yield ctx.finding(
                 RULE,
-                stapling[-1],
+                stapling,
                 "OCSP stapling without a resolver: the responder is looked up once at start-up",
             )

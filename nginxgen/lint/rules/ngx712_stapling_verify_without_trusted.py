@@ -22,15 +22,10 @@ RULE = Rule(
 
 
 def check(ctx: Context) -> Iterator[Finding]:
-    seen: set[int] = set()
-    for server in ctx.tls_servers():
-        verify = server.effective("ssl_stapling_verify")
-        if not verify or verify[-1].args[:1] != ["on"] or id(verify[-1]) in seen:
-            continue
-        seen.add(id(verify[-1]))
+    for server, verify in ctx.effective_on("ssl_stapling_verify"):
         if not server.effective("ssl_trusted_certificate"):
             yield ctx.finding(
                 RULE,
-                verify[-1],
+                verify,
                 "ssl_stapling_verify needs ssl_trusted_certificate (root and intermediates)",
             )

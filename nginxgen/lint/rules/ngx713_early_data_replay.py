@@ -24,9 +24,7 @@ RULE = Rule(
 
 
 def check(ctx: Context) -> Iterator[Finding]:
-    early = [
-        s for s in ctx.all_statements() if s.directive == "ssl_early_data" and s.args[:1] == ["on"]
-    ]
+    early = list(ctx.switched_on("ssl_early_data"))
     if not early:
         return
     for stmt in ctx.all_statements():
