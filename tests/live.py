@@ -1,0 +1,223 @@
+"""Run real nginx on loopback and talk to it with a real `openssl s_client`.
+
+Every loop here is bounded in count and time, only 127.0.0.1 is used, and every server started
+is stopped by its pid.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+
+from tests.builds import Build
+
+START_TIMEOUT = 15.0
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nobody listens on right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def prepare_prefix(conf: Path, build: Build, workers: int = 2) -> None:
+    """Adapt a generated nginx.conf for a test prefix: fixed workers, logs and temp files inside.
+
+    Only process settings change; every TLS line is left as generated.
+    """
+    prefix = conf.parent
+    (prefix / "temp").mkdir(exist_ok=True)
+    text = conf.read_text()
+    main = f"worker_processes {workers};"
+    if os.geteuid() == 0:
+        # pytest's tmp folders are 0700: workers running as `nobody` could not read the site.
+        main += "\nuser root;"
+    text = text.replace("worker_processes auto;", main)
+    inside = ["access_log access.log;", *build.temp_path_directives]
+    text = text.replace("http {\n", "http {\n    " + "\n    ".join(inside) + "\n", 1)
+    conf.write_text(text)
+
+
+def nginx_argv(build: Build, conf: Path, *extra: str) -> list[str]:
+    prefix = conf.parent
+    return [
+        *build.nginx_argv,
+        "-p",
+        f"{prefix}/",
+        "-c",
+        str(conf),
+        "-e",
+        str(prefix / "error.log"),
+        *extra,
+    ]
+
+
+def nginx_check(build: Build, conf: Path) -> subprocess.CompletedProcess[str]:
+    """`nginx -t` with this build on a prepared prefix."""
+    return subprocess.run(
+        nginx_argv(build, conf, "-t", "-g", f"pid {conf.parent}/nginx.pid;"),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env=build.env(),
+    )
+
+
+class Server:
+    """A running nginx master (foreground), stopped by its pid on exit."""
+
+    def __init__(self, build: Build, conf: Path, ports: list[int]) -> None:
+        self.build = build
+        self.conf = conf
+        self.ports = ports
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def error_log(self) -> str:
+        path = self.conf.parent / "error.log"
+        return path.read_text(errors="replace") if path.exists() else ""
+
+    def __enter__(self) -> Server:
+        directives = f"daemon off; pid {self.conf.parent}/nginx.pid; error_log error.log info;"
+        self.process = subprocess.Popen(
+            nginx_argv(self.build, self.conf, "-g", directives),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env=self.build.env(),
+        )
+        deadline = time.monotonic() + START_TIMEOUT
+        waiting = list(self.ports)
+        while waiting:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"nginx exited at start:\n{self.error_log[-2000:]}")
+            if time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"nginx did not listen on {waiting} in {START_TIMEOUT}s")
+            try:
+                socket.create_connection(("127.0.0.1", waiting[0]), timeout=1).close()
+                waiting.pop(0)
+            except OSError:
+                time.sleep(0.05)
+        return self
+
+    def stop(self) -> None:
+        if self.process is None or self.process.poll() is not None:
+            return
+        os.kill(self.process.pid, signal.SIGTERM)  # fast shutdown of master and workers
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.kill(self.process.pid, signal.SIGKILL)
+            self.process.wait(timeout=10)
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+
+@dataclass(frozen=True)
+class Handshake:
+    """What one `openssl s_client` run showed."""
+
+    ok: bool
+    protocol: str | None
+    cipher: str | None
+    group: str | None
+    reused: bool
+    alpn: str | None
+    alert: str | None
+    response: str  # HTTP response head, when a request was sent
+    output: str
+
+    def header(self, name: str) -> str | None:
+        for line in self.response.splitlines():
+            key, _, value = line.partition(":")
+            if key.strip().lower() == name.lower():
+                return value.strip()
+        return None
+
+    @property
+    def status(self) -> int | None:
+        found = re.search(r"^HTTP/1\.1 (\d{3})", self.response, re.M)
+        return int(found.group(1)) if found else None
+
+
+def _first(pattern: str, text: str) -> str | None:
+    found = re.search(pattern, text, re.M)
+    return found.group(1) if found else None
+
+
+def parse_s_client(output: str) -> Handshake:
+    cipher = _first(r"Cipher is (\S+)", output)
+    ok = cipher is not None and cipher != "(NONE)"
+    group = _first(r"Negotiated TLS1\.3 group: (\S+)", output) or _first(
+        r"(?:Server|Peer) Temp Key: ([^,\s]+)", output
+    )
+    alert = _first(r"alert ([a-z][a-z ]+?)(?:\n|:|$)", output) or _first(
+        r"SSL alert number (\d+)", output
+    )
+    head = output.split("\nHTTP/1.1 ", 1)
+    response = "HTTP/1.1 " + head[1].split("\r\n\r\n")[0] if len(head) == 2 else ""
+    return Handshake(
+        ok=ok,
+        protocol=_first(r"^\s*Protocol\s*: (\S+)", output) if ok else None,
+        cipher=cipher if ok else None,
+        group=group if ok else None,
+        reused=bool(re.search(r"^Reused, ", output, re.M)),
+        alpn=_first(r"^ALPN protocol: (\S+)", output),
+        alert=alert,
+        response=response.replace("\r", ""),
+        output=output,
+    )
+
+
+def s_client(
+    client: Build,
+    port: int,
+    servername: str,
+    *,
+    version: str | None = None,  # "1.2" or "1.3"
+    groups: str | None = None,
+    alpn: str | None = None,
+    ciphers: str | None = None,
+    sess_out: Path | None = None,
+    sess_in: Path | None = None,
+    path: str | None = "/",
+    ca: Path | None = None,
+) -> Handshake:
+    """One handshake; with `path`, one HTTP/1.1 request whose response head is kept."""
+    args = ["s_client", "-connect", f"127.0.0.1:{port}", "-servername", servername]
+    if version:
+        args.append("-tls" + version.replace(".", "_"))
+    if groups:
+        args += ["-groups", groups]
+    if alpn:
+        args += ["-alpn", alpn]
+    if ciphers:
+        args += ["-cipher", ciphers]
+    if sess_out:
+        args += ["-sess_out", str(sess_out)]
+    if sess_in:
+        args += ["-sess_in", str(sess_in)]
+    if ca:
+        args += ["-CAfile", str(ca), "-verify_return_error"]
+    request = ""
+    if path is not None:
+        # The server closes after answering, so s_client has read the session tickets by then.
+        args.append("-ign_eof")
+        request = f"GET {path} HTTP/1.1\r\nHost: {servername}\r\nConnection: close\r\n\r\n"
+    done = client.openssl(*args, stdin=request)
+    return parse_s_client(done.stdout + done.stderr)

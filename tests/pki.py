@@ -1,0 +1,126 @@
+"""A throwaway PKI for live tests: root CA -> intermediate -> leaf, ECDSA P-256 or RSA 2048."""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass
+from pathlib import Path
+
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec, rsa
+from cryptography.x509.oid import AuthorityInformationAccessOID, NameOID
+
+from tests.helpers import make_key
+
+PrivateKey = ec.EllipticCurvePrivateKey | rsa.RSAPrivateKey
+
+
+@dataclass(frozen=True)
+class Chain:
+    """Files for one leaf: fullchain (leaf + intermediate), key, and the root to trust."""
+
+    fullchain: Path
+    leaf: Path
+    key: Path
+    root: Path
+
+
+def _name(common_name: str) -> x509.Name:
+    return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
+
+
+def _pem(cert: x509.Certificate) -> bytes:
+    return cert.public_bytes(serialization.Encoding.PEM)
+
+
+class CertificateFactory:
+    """Issues leaves from one root and one intermediate, both created once per factory."""
+
+    def __init__(self, folder: Path, kind: str = "ecdsa") -> None:
+        self.folder = folder
+        folder.mkdir(parents=True, exist_ok=True)
+        self.now = datetime.datetime.now(datetime.UTC)
+        self.root_key = make_key(kind)
+        self.root = self._issue(_name("nginxgen test root"), self.root_key, None, None, ca=True)
+        self.intermediate_key = make_key(kind)
+        self.intermediate = self._issue(
+            _name("nginxgen test intermediate"),
+            self.intermediate_key,
+            self.root,
+            self.root_key,
+            ca=True,
+        )
+        self.root_path = folder / "root.crt"
+        self.root_path.write_bytes(_pem(self.root))
+
+    def _issue(
+        self,
+        subject: x509.Name,
+        key: PrivateKey,
+        issuer: x509.Certificate | None,
+        issuer_key: PrivateKey | None,
+        ca: bool,
+        sans: tuple[str, ...] = (),
+        ocsp_url: str | None = None,
+        days: int = 30,
+    ) -> x509.Certificate:
+        builder = (
+            x509.CertificateBuilder()
+            .subject_name(subject)
+            .issuer_name(issuer.subject if issuer else subject)
+            .public_key(key.public_key())
+            .serial_number(x509.random_serial_number())
+            .not_valid_before(self.now - datetime.timedelta(minutes=5))
+            .not_valid_after(self.now + datetime.timedelta(days=days))
+            .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True)
+        )
+        if sans:
+            builder = builder.add_extension(
+                x509.SubjectAlternativeName([x509.DNSName(n) for n in sans]), critical=False
+            )
+        if ocsp_url:
+            builder = builder.add_extension(
+                x509.AuthorityInformationAccess(
+                    [
+                        x509.AccessDescription(
+                            AuthorityInformationAccessOID.OCSP,
+                            x509.UniformResourceIdentifier(ocsp_url),
+                        )
+                    ]
+                ),
+                critical=False,
+            )
+        return builder.sign(issuer_key or key, hashes.SHA256())
+
+    def leaf(
+        self,
+        name: str,
+        kind: str = "ecdsa",
+        sans: tuple[str, ...] = (),
+        ocsp_url: str | None = None,
+    ) -> Chain:
+        key = make_key(kind)
+        cert = self._issue(
+            _name(name),
+            key,
+            self.intermediate,
+            self.intermediate_key,
+            ca=False,
+            sans=(name, *sans),
+            ocsp_url=ocsp_url,
+        )
+        stem = f"{name}.{kind}"
+        leaf = self.folder / f"{stem}.crt"
+        fullchain = self.folder / f"{stem}.fullchain.crt"
+        key_path = self.folder / f"{stem}.key"
+        leaf.write_bytes(_pem(cert))
+        fullchain.write_bytes(_pem(cert) + _pem(self.intermediate))
+        key_path.write_bytes(
+            key.private_bytes(
+                serialization.Encoding.PEM,
+                serialization.PrivateFormat.PKCS8,
+                serialization.NoEncryption(),
+            )
+        )
+        return Chain(fullchain=fullchain, leaf=leaf, key=key_path, root=self.root_path)
