@@ -163,8 +163,9 @@ def _first(pattern: str, text: str) -> str | None:
 def parse_s_client(output: str) -> Handshake:
     cipher = _first(r"Cipher is (\S+)", output)
     ok = cipher is not None and cipher != "(NONE)"
-    group = _first(r"Negotiated TLS1\.3 group: (\S+)", output) or _first(
-        r"(?:Server|Peer) Temp Key: ([^,\s]+)", output
+    # "Peer Temp Key: X25519, 253 bits" or "Peer Temp Key: ECDH, secp384r1, 384 bits".
+    group = _first(r"Negotiated TLS1\.3 group: (\w+)", output) or _first(
+        r"(?:Server|Peer) Temp Key: (?:ECDH, )?([^,\s]+)", output
     )
     alert = _first(r"alert ([a-z][a-z ]+?)(?:\n|:|$)", output) or _first(
         r"SSL alert number (\d+)", output

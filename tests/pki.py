@@ -30,6 +30,20 @@ def _name(common_name: str) -> x509.Name:
     return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
 
 
+def _key_usage(ca: bool, key: PrivateKey) -> x509.KeyUsage:
+    return x509.KeyUsage(
+        digital_signature=not ca,
+        content_commitment=False,
+        key_encipherment=not ca and isinstance(key, rsa.RSAPrivateKey),
+        data_encipherment=False,
+        key_agreement=False,
+        key_cert_sign=ca,
+        crl_sign=ca,
+        encipher_only=False,
+        decipher_only=False,
+    )
+
+
 def _pem(cert: x509.Certificate) -> bytes:
     return cert.public_bytes(serialization.Encoding.PEM)
 
@@ -74,7 +88,18 @@ class CertificateFactory:
             .not_valid_before(self.now - datetime.timedelta(minutes=5))
             .not_valid_after(self.now + datetime.timedelta(days=days))
             .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True)
+            .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), False)
+            .add_extension(_key_usage(ca, key), critical=True)
         )
+        if issuer_key is not None:
+            # RFC 5280 profile as real CAs issue it; strict verifiers (sslyze) insist on it.
+            builder = builder.add_extension(
+                x509.AuthorityKeyIdentifier.from_issuer_public_key(issuer_key.public_key()), False
+            )
+        if not ca:
+            builder = builder.add_extension(
+                x509.ExtendedKeyUsage([x509.oid.ExtendedKeyUsageOID.SERVER_AUTH]), critical=False
+            )
         if sans:
             builder = builder.add_extension(
                 x509.SubjectAlternativeName([x509.DNSName(n) for n in sans]), critical=False
