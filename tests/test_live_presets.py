@@ -140,3 +140,16 @@ def test_preset_live(build: Build, preset: str, client: Build, tmp_path: Path) -
         assert not unknown.ok, unknown.output
         assert "unrecognized name" in unknown.output or unknown.alert, unknown.output
         assert server.process is not None and server.process.poll() is None
+
+
+@pytest.mark.parametrize("preset", ["pq", "cloudflare-origin"])
+def test_post_quantum_presets_enforce_mlkem(preset: str, client: Build, tmp_path: Path) -> None:
+    """On 1.26.3/OpenSSL 3.5 (the client build serves): ML-KEM wins even from an X25519 share."""
+    served = generate(preset, client, tmp_path)
+    assert isinstance(served, Served)
+    with Server(client, served.conf, [served.port]):
+        # Key share for X25519 first, ML-KEM only listed: the server asks for ML-KEM (HRR).
+        hybrid = s_client(client, served.port, NAME, groups="X25519:X25519MLKEM768")
+        assert hybrid.ok and hybrid.group == "X25519MLKEM768", hybrid.output
+        classic = s_client(client, served.port, NAME, groups="X25519")
+        assert classic.ok and classic.group == "X25519", classic.output
