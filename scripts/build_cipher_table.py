@@ -1,147 +1,82 @@
-"""Regenerate nginxgen/knowledge/ciphers.json from a real `openssl ciphers` run.
+"""Regenerate a suite table of nginxgen/knowledge/ciphers/ from a real OpenSSL.
 
-Usage: python scripts/build_cipher_table.py [OPENSSL_BINARY]
+Usage: python scripts/build_cipher_table.py MODEL [--build NAME | -- OPENSSL_ARGV...]
 
-The table records every suite the given OpenSSL knows (including those only usable at security
-level 0), with the attributes `openssl ciphers -V -stdname -v` prints. The file is data: commit it
-together with the OpenSSL version line it was made from.
+    python scripts/build_cipher_table.py openssl-3.0 --build bookworm
+    python scripts/build_cipher_table.py openssl-3.5 --build trixie
+
+Every suite the binary knows (security level 0, so nothing is hidden), with the attributes
+`openssl ciphers -V -stdname -v` prints, its strength class (HIGH/MEDIUM/LOW membership), whether
+it is in DEFAULT and in FIPS, and whether it is usable at the build's default security level
+(`openssl ciphers -s`). The file is data: commit it with the version line it records.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
 import subprocess
 import sys
 from pathlib import Path
 
-TLS13 = (
-    "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256:"
-    "TLS_AES_128_CCM_SHA256:TLS_AES_128_CCM_8_SHA256"
-)
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
 LINE = re.compile(
     r"^\s*0x(?P<c1>[0-9A-F]{2}),0x(?P<c2>[0-9A-F]{2}) - (?P<iana>\S+)\s+- (?P<name>\S+)\s+"
     r"(?P<proto>\S+)\s+Kx=(?P<kx>\S+)\s+Au=(?P<au>\S+)\s+Enc=(?P<enc>\S+)\s+Mac=(?P<mac>\S+)"
 )
+TLS13 = (
+    "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256:"
+    "TLS_AES_128_CCM_SHA256:TLS_AES_128_CCM_8_SHA256"
+)
 
 
-ALIASES = [
-    "ALL",
-    "COMPLEMENTOFALL",
-    "DEFAULT",
-    "COMPLEMENTOFDEFAULT",
-    "HIGH",
-    "MEDIUM",
-    "LOW",
-    "EXP",
-    "EXPORT",
-    "eNULL",
-    "NULL",
-    "aNULL",
-    "kRSA",
-    "aRSA",
-    "RSA",
-    "kEECDH",
-    "kECDHE",
-    "EECDH",
-    "ECDHE",
-    "ECDH",
-    "AECDH",
-    "kEDH",
-    "kDHE",
-    "EDH",
-    "DHE",
-    "DH",
-    "ADH",
-    "aECDSA",
-    "ECDSA",
-    "aDSS",
-    "DSS",
-    "PSK",
-    "kPSK",
-    "SRP",
-    "AES",
-    "AES128",
-    "AES256",
-    "AESGCM",
-    "AESCCM",
-    "AESCCM8",
-    "CHACHA20",
-    "CAMELLIA",
-    "CAMELLIA128",
-    "CAMELLIA256",
-    "ARIA",
-    "ARIA128",
-    "ARIA256",
-    "SEED",
-    "IDEA",
-    "3DES",
-    "DES",
-    "RC4",
-    "RC2",
-    "MD5",
-    "SHA1",
-    "SHA",
-    "SHA256",
-    "SHA384",
-    "SSLv3",
-    "TLSv1",
-    "TLSv1.2",
-    "SUITEB128",
-    "SUITEB128ONLY",
-    "SUITEB192",
-    "aGOST",
-    "GOST94",
-    "kGOST",
-]
+def openssl_runner(argv: list[str], env: dict[str, str]):  # type: ignore[no-untyped-def]
+    def run(*args: str, check: bool = True) -> str:
+        done = subprocess.run([*argv, *args], capture_output=True, text=True, check=False, env=env)
+        if check and done.returncode != 0:
+            raise SystemExit(f"openssl {' '.join(args)} failed: {done.stderr.strip()}")
+        return done.stdout.strip() if done.returncode == 0 else ""
 
-
-def alias_members(openssl: str, alias: str) -> list[str]:
-    """What `openssl ciphers ALIAS` expands to, at security level 0 (so nothing is hidden)."""
-    result = subprocess.run(
-        [openssl, "ciphers", "-ciphersuites", "", f"{alias}:@SECLEVEL=0"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    return result.stdout.strip().split(":") if result.returncode == 0 else []
+    return run
 
 
 def main() -> None:
-    openssl = sys.argv[1] if len(sys.argv) > 1 else "openssl"
-    version = subprocess.run([openssl, "version"], capture_output=True, text=True, check=True)
-    out = subprocess.run(
-        [
-            openssl,
-            "ciphers",
-            "-V",
-            "-stdname",
-            "-v",
-            "-ciphersuites",
-            TLS13,
-            "ALL:COMPLEMENTOFALL:@SECLEVEL=0",
-        ],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    usable = (
-        subprocess.run(
-            [openssl, "ciphers", "-s", "ALL:COMPLEMENTOFALL"],
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        .stdout.strip()
-        .split(":")
+    parser = argparse.ArgumentParser()
+    parser.add_argument("model")
+    parser.add_argument("--build", help="a build from scripts/provision.py")
+    parser.add_argument("openssl", nargs="*", default=[])
+    args = parser.parse_args()
+    if args.build:
+        from tests.builds import load_builds
+
+        build = load_builds()[0][args.build]
+        assert build.openssl_argv is not None
+        run = openssl_runner(list(build.openssl_argv), build.env())
+    else:
+        run = openssl_runner(args.openssl or ["openssl"], {})
+
+    def members(rule: str) -> set[str]:
+        text = run("ciphers", "-ciphersuites", "", f"{rule}:@SECLEVEL=0", check=False)
+        return set(text.split(":")) if text else set()
+
+    listing = run(
+        "ciphers", "-V", "-stdname", "-v", "-ciphersuites", TLS13, "ALL:COMPLEMENTOFALL:@SECLEVEL=0"
     )
+    classes = {name: members(name) for name in ("HIGH", "MEDIUM", "LOW")}
+    not_default = members("COMPLEMENTOFDEFAULT")
+    fips = members("FIPS")
+    usable = set(run("ciphers", "-s", "ALL:COMPLEMENTOFALL").split(":"))
     suites = []
-    for line in out.splitlines():
+    for line in listing.splitlines():
         m = LINE.match(line)
         if not m:
             raise SystemExit(f"unparsed line: {line!r}")
-        enc = m["enc"]
-        bits = re.search(r"\((\d+)\)", enc)
+        bits = re.search(r"\((\d+)\)", m["enc"])
+        tls13 = m["proto"] == "TLSv1.3"
+        strength = next((c for c, names in classes.items() if m["name"] in names), "NONE")
         suites.append(
             {
                 "name": m["name"],
@@ -150,18 +85,25 @@ def main() -> None:
                 "protocol": m["proto"],
                 "kx": m["kx"],
                 "au": m["au"],
-                "enc": enc,
+                "enc": m["enc"],
                 "bits": int(bits.group(1)) if bits else 0,
                 "mac": m["mac"],
+                "strength": "HIGH" if tls13 else strength,
+                "in_default": tls13 or m["name"] not in not_default,
+                "fips": m["name"] in fips,
                 "default_seclevel": m["name"] in usable,
             }
         )
+    defaults = run("ciphers", "-ciphersuites", TLS13, "-s", "-tls1_3").split(":")
     table = {
-        "source": f"`openssl ciphers -V -stdname -v` of {version.stdout.strip()}",
+        "model": args.model,
+        "source": f"`openssl ciphers -V -stdname -v` of {run('version')}",
+        "default_ciphersuites": [s for s in run("ciphers").split(":") if s.startswith("TLS_")],
+        "usable_tls13": [s for s in defaults if s.startswith("TLS_")],
         "suites": suites,
-        "aliases": {alias: alias_members(openssl, alias) for alias in ALIASES},
     }
-    path = Path(__file__).resolve().parent.parent / "nginxgen" / "knowledge" / "ciphers.json"
+    path = REPO / "nginxgen" / "knowledge" / "ciphers" / f"{args.model}.json"
+    path.parent.mkdir(exist_ok=True)
     path.write_text(json.dumps(table, indent=1) + "\n")
     print(f"{len(suites)} suites -> {path}")
 

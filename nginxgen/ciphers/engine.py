@@ -1,0 +1,243 @@
+"""OpenSSL's cipher-string algebra: an `ssl_ciphers` string to the ordered list the library uses.
+
+The steps follow ssl/ssl_ciph.c: every known TLS <= 1.2 suite starts in collection order
+(descending code point), the library's default preference order is laid over it, everything
+is switched off, and then the string's elements are applied in turn: a name or `A+B+C`
+(intersection) adds, `-` deletes (it may come back), `!` kills (for good), `+` moves to the
+end, `@STRENGTH` sorts by strength, `@SECLEVEL=n` sets the level. A string that opens with
+DEFAULT first applies the default rule; SUITEB* replace the whole string. Unknown words are
+ignored; a character outside the cipher-string alphabet, or a bad `@` command, fails the whole
+string, as does a result without any TLS <= 1.2 suite ("no cipher match", which nginx reports
+as a failed SSL_CTX_set_cipher_list()).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from nginxgen.ciphers.model import CipherModel, CipherSuite
+
+SEPARATORS = ":, ;"
+
+
+@dataclass
+class CipherList:
+    """The result of one string for one model."""
+
+    model: CipherModel
+    suites: list[CipherSuite]
+    seclevel: int | None = None  # from @SECLEVEL=n
+    error: str | None = None  # the library refuses the string
+    unknown: list[str] = field(default_factory=list)  # words matching nothing known
+
+    @property
+    def names(self) -> list[str]:
+        return [s.name for s in self.suites]
+
+    def usable(self, default_level: int | None = None) -> list[CipherSuite]:
+        """The suites the security level leaves (`openssl ciphers -s`)."""
+        level = self.seclevel if self.seclevel is not None else default_level
+        if level is None:
+            level = self.model.default_seclevel
+        # No PSK or SRP: neither `openssl ciphers -s` nor nginx sets the callbacks they need.
+        return [
+            s for s in self.suites if allowed_at(s, level, self.model) and not _needs_psk_or_srp(s)
+        ]
+
+
+def _needs_psk_or_srp(suite: CipherSuite) -> bool:
+    return "PSK" in suite.kx or suite.kx == "SRP" or suite.au in ("PSK", "SRP")
+
+
+def allowed_at(suite: CipherSuite, level: int, model: CipherModel) -> bool:
+    """ssl_security_default_callback() for a cipher (SSL_SECOP_CIPHER_SUPPORTED)."""
+    if level <= 0:
+        return True
+    min_bits = model.seclevel_bits[min(level, len(model.seclevel_bits) - 1)]
+    if suite.strength_bits < min_bits or suite.au == "None" or suite.mac == "MD5":
+        return False
+    if min_bits > 160 and suite.mac == "SHA1":
+        return False
+    forward_secret = suite.kx in ("DH", "ECDH", "DHEPSK", "ECDHEPSK")
+    return not (level >= 3 and not suite.tls13 and not forward_secret)
+
+
+class _Order:
+    """The doubly linked list of ssl_ciph.c as a Python list plus an active set."""
+
+    def __init__(self, suites: tuple[CipherSuite, ...]) -> None:
+        self.order = list(suites)
+        self.active: set[str] = set()
+
+    def apply(self, op: str, members: frozenset[str] | set[str]) -> None:
+        hit = [s for s in self.order if s.name in members]
+        if op == "ADD":
+            moved = [s for s in hit if s.name not in self.active]
+            self._to_tail(moved)
+            self.active.update(s.name for s in moved)
+        elif op == "ORD":
+            self._to_tail([s for s in hit if s.name in self.active])
+        elif op in ("DEL", "BUMP"):
+            # Walked from the tail, each moved to the head: relative order is kept.
+            moved = [s for s in hit if s.name in self.active]
+            self._to_head(moved)
+            if op == "DEL":
+                self.active.difference_update(s.name for s in moved)
+        elif op == "KILL":
+            self.order = [s for s in self.order if s.name not in members]
+            self.active.difference_update(members)
+
+    def strength_sort(self) -> None:
+        used = sorted({s.strength_bits for s in self.order if s.name in self.active}, reverse=True)
+        for bits in used:
+            self.apply("ORD", {s.name for s in self.order if s.strength_bits == bits})
+
+    def _to_tail(self, moved: list[CipherSuite]) -> None:
+        ids = {id(s) for s in moved}
+        self.order = [s for s in self.order if id(s) not in ids] + moved
+
+    def _to_head(self, moved: list[CipherSuite]) -> None:
+        ids = {id(s) for s in moved}
+        self.order = moved + [s for s in self.order if id(s) not in ids]
+
+    def result(self) -> list[CipherSuite]:
+        return [s for s in self.order if s.name in self.active]
+
+
+def _lookup(model: CipherModel, word: str) -> frozenset[str] | None:
+    """The suites a single word names; None for a word the library does not know."""
+    if word in model.aliases:
+        return model.aliases[word]
+    suite = model.by_name.get(word)
+    if suite is None and model.standard_names:
+        suite = model.by_iana.get(word)
+    if suite is not None and not suite.tls13:
+        return frozenset({suite.name})
+    return None
+
+
+def _default_order(model: CipherModel) -> _Order:
+    order = _Order(model.suites)
+    for op, expression in model.default_order:
+        if op == "STRENGTH":
+            order.strength_sort()
+            continue
+        members: frozenset[str] | None = None
+        for word in expression.split("+"):
+            found = model.aliases[word]
+            members = found if members is None else members & found
+        order.apply(op, members or frozenset())
+    order.apply("DEL", {s.name for s in model.suites})
+    return order
+
+
+PREFIX_OPS = {"-": "DEL", "+": "ORD", "!": "KILL", "@": "SPECIAL"}
+
+
+def _word_end(text: str, start: int, model: CipherModel) -> int:
+    extra = "-.=_" if model.standard_names else "-.="
+    end = start
+    while end < len(text) and text[end].isascii() and (text[end].isalnum() or text[end] in extra):
+        end += 1
+    return end
+
+
+def _skip_element(text: str, position: int) -> int:
+    while position < len(text) and text[position] not in SEPARATORS:
+        position += 1
+    return position
+
+
+def _process(text: str, order: _Order, model: CipherModel, result: CipherList) -> bool:
+    """ssl_cipher_process_rulestr(), character by character; False when the string is refused.
+
+    A word ends at any character outside [A-Za-z0-9.=-] (plus `_` where IANA names are
+    accepted); `+` joins words, any other character
+    ends the element (so `ALL!aNULL` is two elements) and an empty word refuses the string.
+    """
+    position = 0
+    while position < len(text):
+        char = text[position]
+        op = PREFIX_OPS.get(char, "ADD")
+        if op != "ADD":
+            position += 1
+        if char in SEPARATORS:
+            position += 1
+            continue
+        members: frozenset[str] | None = None
+        found = True
+        while True:
+            start = position
+            position = _word_end(text, start, model)
+            word = text[start:position]
+            if not word:
+                result.error = f"invalid command at column {start + 1}"
+                return False
+            if op == "SPECIAL":
+                break
+            multi = position < len(text) and text[position] == "+"
+            if multi:
+                position += 1
+            named = _lookup(model, word)
+            if named is None:
+                result.unknown.append(word)
+            members = named if members is None or named is None else members & named
+            if not members:
+                found = False
+                break
+            if not multi:
+                break
+        if op == "SPECIAL":
+            if word == "STRENGTH":
+                order.strength_sort()
+            elif re.fullmatch(r"SECLEVEL=[0-5]", word):
+                result.seclevel = int(word[-1])
+            else:
+                result.error = f"unknown command @{word}"
+                return False
+            position = _skip_element(text, position)
+        elif found and members:
+            order.apply(op, members)
+        else:
+            position = _skip_element(text, position)
+    return True
+
+
+def evaluate(text: str, model: CipherModel) -> CipherList:
+    """The TLS <= 1.2 suites `ssl_ciphers TEXT` enables, in the library's order."""
+    result = CipherList(model=model, suites=[])
+    rule = text.strip()
+    for prefix, replacement in model.suiteb.items():
+        if rule.startswith(prefix):
+            rule = replacement
+            break
+    order = _default_order(model)
+    ok = True
+    if rule.startswith("DEFAULT"):
+        ok = _process(model.default_rule, order, model, result)
+        rule = rule[7:].removeprefix(":")
+    if ok and rule:
+        ok = _process(rule, order, model, result)
+    if not ok:
+        return result
+    result.suites = order.result()
+    if not result.suites:
+        result.error = "no cipher match: the string enables no TLS 1.2 or older suite"
+    return result
+
+
+def evaluate_ciphersuites(text: str, model: CipherModel) -> CipherList:
+    """A TLS 1.3 `Ciphersuites` list: exact IANA names, unknown ones dropped while one is valid."""
+    result = CipherList(model=model, suites=[])
+    known = {s.name: s for s in model.tls13}
+    for name in text.split(":"):
+        if not name:
+            continue
+        if name in known:
+            result.suites.append(known[name])  # OpenSSL keeps a repeated name twice
+        else:
+            result.unknown.append(name)
+    if text and not result.suites:
+        result.error = "no TLS 1.3 suite in the list"
+    return result

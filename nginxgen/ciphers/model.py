@@ -1,0 +1,169 @@
+"""A library's cipher model: its suite table and alias definitions, read from the knowledge base."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from dataclasses import dataclass, field
+from functools import cache, cached_property
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+
+from nginxgen.version import Version
+
+if TYPE_CHECKING:
+    from nginxgen.target import Library
+
+KNOWLEDGE = "nginxgen.knowledge"
+
+
+@dataclass(frozen=True)
+class CipherSuite:
+    name: str  # OpenSSL name (TLS 1.3 suites: the IANA name)
+    iana: str
+    code: int
+    protocol: str  # the oldest protocol it works with, as `openssl ciphers -v` prints it
+    kx: str
+    au: str
+    enc: str  # e.g. AESGCM(256)
+    bits: int
+    mac: str
+    strength: str  # HIGH, MEDIUM, LOW or NONE
+    in_default: bool
+    fips: bool
+    default_seclevel: bool  # usable at the library's default security level
+    strength_bits: int
+
+    @property
+    def tls13(self) -> bool:
+        return self.protocol == "TLSv1.3"
+
+
+@dataclass(frozen=True)
+class Alias:
+    """Field constraints; a suite matches when every constraint holds."""
+
+    name: str
+    allowed: dict[str, frozenset[str]] = field(default_factory=dict)
+    protocol: str | None = None
+    not_default: bool = False
+    fips: bool = False
+
+    def matches(self, suite: CipherSuite) -> bool:
+        if any(getattr(suite, key) not in values for key, values in self.allowed.items()):
+            return False
+        if self.protocol is not None and suite.protocol != self.protocol:
+            return False
+        if self.not_default and suite.in_default:
+            return False
+        return not (self.fips and not suite.fips)
+
+
+@dataclass(frozen=True)
+class CipherModel:
+    name: str
+    source: str
+    suites: tuple[CipherSuite, ...]  # TLS <= 1.2 suites in OpenSSL's collection order
+    tls13: tuple[CipherSuite, ...]
+    default_ciphersuites: tuple[str, ...]
+    aliases: dict[str, frozenset[str]]  # alias -> names of the suites it matches
+    default_rule: str
+    default_seclevel: int
+    seclevel_bits: tuple[int, ...]
+    default_order: tuple[tuple[str, str], ...]
+    suiteb: dict[str, str]
+    standard_names: bool = False  # IANA names accepted as words (and `_` a word character)
+    approximate: str | None = None
+
+    @cached_property
+    def by_name(self) -> dict[str, CipherSuite]:
+        return {s.name: s for s in (*self.suites, *self.tls13)}
+
+    @cached_property
+    def by_iana(self) -> dict[str, CipherSuite]:
+        return {s.iana: s for s in (*self.suites, *self.tls13)}
+
+
+@cache
+def _data() -> dict[str, Any]:
+    text = resources.files(KNOWLEDGE).joinpath("cipher_models.toml").read_text(encoding="utf-8")
+    return tomllib.loads(text)
+
+
+def _alias(name: str, spec: dict[str, Any], universe: dict[str, set[str]]) -> Alias:
+    allowed: dict[str, frozenset[str]] = {}
+    for key in ("kx", "au", "enc", "mac", "strength"):
+        if key in spec:
+            allowed[key] = frozenset(spec[key])
+        if f"{key}_not" in spec:
+            allowed[key] = frozenset(universe[key] - set(spec[f"{key}_not"]))
+    return Alias(
+        name,
+        allowed,
+        protocol=spec.get("protocol"),
+        not_default=spec.get("not_default", False),
+        fips=spec.get("fips", False),
+    )
+
+
+@cache
+def load_model(name: str, approximate: str | None = None) -> CipherModel:
+    data = _data()
+    spec = data["models"][name]
+    table_text = (
+        resources.files(KNOWLEDGE).joinpath("ciphers", spec["table"]).read_text(encoding="utf-8")
+    )
+    table = json.loads(table_text)
+    overrides = {**data["strength_bits"], **spec.get("strength_bits", {})}
+    rows = [
+        CipherSuite(
+            **{k: v for k, v in row.items() if k != "code"},
+            code=int(row["code"], 16),
+            strength_bits=overrides.get(row["enc"], row["bits"]),
+        )
+        for row in table["suites"]
+    ]
+    legacy = sorted((s for s in rows if not s.tls13), key=lambda s: -s.code)
+    universe: dict[str, set[str]] = {
+        key: {getattr(s, key) for s in legacy} for key in ("kx", "au", "enc", "mac", "strength")
+    }
+    aliases = {
+        alias: frozenset(s.name for s in legacy if _alias(alias, rule, universe).matches(s))
+        for alias, rule in data["aliases"].items()
+    }
+    return CipherModel(
+        name=name,
+        source=table["source"],
+        suites=tuple(legacy),
+        tls13=tuple(s for s in rows if s.tls13),
+        default_ciphersuites=tuple(table["default_ciphersuites"]),
+        aliases=aliases,
+        default_rule=spec["default_rule"],
+        default_seclevel=spec["default_seclevel"],
+        seclevel_bits=tuple(data["seclevel"]["min_bits"]),
+        default_order=tuple((op, word) for op, word in data["default_order"]["steps"]),
+        suiteb=dict(data["suiteb"]),
+        standard_names=spec.get("standard_names", False),
+        approximate=approximate,
+    )
+
+
+def model_for(library: Library | None) -> CipherModel:
+    """The cipher model of a target library (OpenSSL 3.5 when none is given)."""
+    for entry in _data()["select"]:
+        kind = entry["library"]
+        if library is None:
+            if kind == "openssl" and "below" not in entry:
+                return load_model(entry["model"])
+            continue
+        if kind not in ("*", library.kind):
+            continue
+        below = entry.get("below")
+        if below and (library.version is None or not library.version < Version(below)):
+            continue
+        return load_model(entry["model"], entry.get("approximate"))
+    raise LookupError(f"no cipher model for {library}")
+
+
+def model_names() -> list[str]:
+    return list(_data()["models"])
