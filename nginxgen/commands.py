@@ -107,6 +107,30 @@ def generate(
 
 
 @app.command()
+def ciphers(
+    string: Annotated[str, typer.Argument(help="ssl_ciphers value; put -- before it")],
+    tls_library: TlsLibrary = None,
+    tls13: Annotated[
+        bool, typer.Option("--tls13", help="read STRING as a TLS 1.3 Ciphersuites list")
+    ] = False,
+    output: Annotated[str, typer.Option("--format", help="text or json")] = "text",
+) -> None:
+    """Evaluate a cipher string the way the TLS library does: its suites, in its order."""
+    from nginxgen.ciphers import evaluate, evaluate_ciphersuites, model_for
+    from nginxgen.ciphers.report import json_report, text_report
+    from nginxgen.target import parse_library
+
+    if output not in ("text", "json"):
+        raise NginxgenError(f"unknown format {output!r}: use text or json", where="--format")
+    model = model_for(parse_library(tls_library) if tls_library else None)
+    result = (evaluate_ciphersuites if tls13 else evaluate)(string, model)
+    label = ("ssl_conf_command Ciphersuites " if tls13 else "ssl_ciphers ") + string
+    print((json_report if output == "json" else text_report)(result, label), end="")
+    if result.error:
+        raise typer.Exit(1)
+
+
+@app.command()
 def detect(
     nginx_bin: Annotated[str, typer.Option("--nginx-bin", help="nginx binary")] = "nginx",
 ) -> None:

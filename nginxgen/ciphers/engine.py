@@ -30,6 +30,7 @@ class CipherList:
     seclevel: int | None = None  # from @SECLEVEL=n
     error: str | None = None  # the library refuses the string
     unknown: list[str] = field(default_factory=list)  # words matching nothing known
+    unknown_added: list[str] = field(default_factory=list)  # ... of elements that add suites
 
     @property
     def names(self) -> list[str]:
@@ -182,6 +183,8 @@ def _process(text: str, order: _Order, model: CipherModel, result: CipherList) -
             named = _lookup(model, word)
             if named is None:
                 result.unknown.append(word)
+                if op == "ADD":
+                    result.unknown_added.append(word)
             members = named if members is None or named is None else members & named
             if not members:
                 found = False

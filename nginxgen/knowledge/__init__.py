@@ -14,6 +14,7 @@ from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
+from nginxgen.ciphers.model import CipherSuite, load_model
 from nginxgen.version import Version, in_range
 
 if TYPE_CHECKING:
@@ -307,34 +308,12 @@ def group_accepts_spelling(group: Group, name: str, library: Library) -> bool:
 # --- cipher suites -------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Suite:
-    name: str
-    iana: str
-    code: str
-    protocol: str
-    kx: str
-    au: str
-    enc: str
-    bits: int
-    mac: str
-    default_seclevel: bool
-
-    @property
-    def tls13(self) -> bool:
-        return self.protocol == "TLSv1.3"
+Suite = CipherSuite  # the generator and linter read the engine's tables (nginxgen.ciphers)
 
 
-@cache
 def suites() -> dict[str, Suite]:
-    """The suite table by OpenSSL name (TLS 1.3 suites under their IANA names)."""
-    return {row["name"]: Suite(**row) for row in _json("ciphers")["suites"]}
-
-
-def cipher_alias(name: str) -> list[str] | None:
-    """The suites an OpenSSL cipher-string alias (`HIGH`, `aNULL`, ...) stands for, if known."""
-    members: list[str] | None = _json("ciphers")["aliases"].get(name)
-    return members
+    """The suite table of the newest OpenSSL model by OpenSSL name (TLS 1.3: IANA names)."""
+    return load_model("openssl-3.5").by_name
 
 
 def is_weak_cipher_word(word: str) -> bool:
@@ -345,10 +324,6 @@ def is_weak_cipher_word(word: str) -> bool:
         or any(s in word for s in data["substrings"])
         or word.startswith(tuple(data["prefixes"]))
     )
-
-
-def suite_source() -> str:
-    return str(_json("ciphers")["source"])
 
 
 def find_suite(name: str) -> Suite | None:
@@ -380,7 +355,7 @@ def suite_weakness(suite: Suite) -> str | None:
         return "MD5 MAC"
     if suite.kx == "RSA":
         return "static RSA key exchange (no forward secrecy)"
-    if suite.kx.startswith(("PSK", "SRP")) or suite.au in ("PSK", "SRP"):
+    if "PSK" in suite.kx or suite.kx == "SRP" or suite.au in ("PSK", "SRP"):
         return "PSK/SRP suite (not for web servers)"
     return None
 

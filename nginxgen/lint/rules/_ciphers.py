@@ -1,19 +1,53 @@
-"""Shared by the cipher rules: each ssl_ciphers line that applies to a TLS server, evaluated once."""
+"""Shared by the cipher rules: each ssl_ciphers line that applies to a TLS server, evaluated once
+by the cipher engine with the target library's model."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 
-from nginxgen.cipherlist import Evaluation, evaluate
+from nginxgen import knowledge
+from nginxgen.ciphers import CipherList, CipherModel, evaluate, model_for
 from nginxgen.lint.context import Context
 from nginxgen.lint.load import Stmt
 
 LEGACY = ("SSLv2", "SSLv3", "TLSv1", "TLSv1.1", "TLSv1.2")
 
 
+@dataclass
+class Evaluation:
+    """A cipher list plus what a rule wants to say about the words of the string."""
+
+    result: CipherList
+    tls13_names: list[str]  # TLS 1.3 suite names, which ssl_ciphers ignores
+    asked_for_weak: list[str]  # broken families this library lacks but the string asks for
+
+    @property
+    def suites(self) -> list[knowledge.Suite]:
+        return self.result.suites
+
+
+def model(ctx: Context) -> CipherModel:
+    return model_for(ctx.target.library)
+
+
+def evaluate_line(stmt: Stmt, cipher_model: CipherModel) -> Evaluation:
+    text = " ".join(stmt.args)
+    result = evaluate(text, cipher_model)
+    words = {w.lstrip("!-+") for w in re.split(r"[:, ;+]+", text) if w}
+    tls13 = {s.name for s in cipher_model.tls13} | {s.iana for s in cipher_model.tls13}
+    return Evaluation(
+        result=result,
+        tls13_names=sorted(words & tls13),
+        asked_for_weak=[w for w in result.unknown_added if knowledge.is_weak_cipher_word(w)],
+    )
+
+
 def cipher_lines(ctx: Context) -> Iterator[tuple[Stmt, Evaluation]]:
     """Every effective ssl_ciphers of a TLS server that allows TLS <= 1.2 (each line once)."""
     seen: set[int] = set()
+    cipher_model = model(ctx)
     for server in ctx.tls_servers():
         if not any(p in LEGACY for p in ctx.protocols(server)):
             continue
@@ -21,4 +55,4 @@ def cipher_lines(ctx: Context) -> Iterator[tuple[Stmt, Evaluation]]:
         if not stmts or id(stmts[-1]) in seen:
             continue
         seen.add(id(stmts[-1]))
-        yield stmts[-1], evaluate(" ".join(stmts[-1].args))
+        yield stmts[-1], evaluate_line(stmts[-1], cipher_model)

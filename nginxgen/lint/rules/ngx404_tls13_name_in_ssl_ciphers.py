@@ -17,6 +17,7 @@ from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
+from nginxgen.lint.rules._ciphers import evaluate_line, model
 
 RULE = Rule(
     code="NGX404",
@@ -29,15 +30,14 @@ RULE = Rule(
 def check(ctx: Context) -> Iterator[Finding]:
     if ctx.has("tls13_suites_via_ssl_ciphers"):
         return
-    from nginxgen.cipherlist import evaluate
-
+    cipher_model = model(ctx)
     for stmt in ctx.all_statements():
         if stmt.directive != "ssl_ciphers" or not stmt.args:
             continue
-        ev = evaluate(" ".join(stmt.args))
+        ev = evaluate_line(stmt, cipher_model)
         if not ev.tls13_names:
             continue
-        if not ev.suites and not ev.unknown:
+        if ev.result.error:
             yield ctx.finding(
                 RULE,
                 stmt,
