@@ -101,9 +101,21 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results.json")
     args = parser.parse_args()
     python = sys.executable
-    lint = [python, "-m", "nginxgen", "lint", "--nginx-version", "1.26.3", "--tls-library", "openssl-3.5"]
+    lint = [
+        python,
+        "-m",
+        "nginxgen",
+        "lint",
+        "--nginx-version",
+        "1.26.3",
+        "--tls-library",
+        "openssl-3.5",
+    ]
     results: dict[str, object] = {
-        "machine": f"{platform.node()} {platform.machine()} {os.cpu_count()} cpus, Python {platform.python_version()}",
+        "machine": (
+            f"{platform.node()} {platform.machine()} {os.cpu_count()} cpus, "
+            f"Python {platform.python_version()}"
+        ),
         "date": time.strftime("%Y-%m-%d"),
         "runs": args.runs,
         "cases": {},
@@ -114,7 +126,10 @@ def main() -> None:
             for split in (False, True):
                 label = f"{size} vhosts, {'one include per vhost' if split else 'one file'}"
                 main_file = write_tree(Path(tmp) / f"{size}-{split}", size, split)
-                tools = {"nginxgen lint": [*lint, str(main_file)], "crossplane parse": [python, "-c", PARSE, str(main_file)]}
+                tools = {
+                    "nginxgen lint": [*lint, str(main_file)],
+                    "crossplane parse": [python, "-c", PARSE, str(main_file)],
+                }
                 if args.gixy and size <= 2000:
                     tools["gixy-ng"] = [args.gixy, str(main_file)]
                 cases[label] = compare(tools, args.runs)
