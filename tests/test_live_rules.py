@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from nginxgen.version import Version
 from tests.builds import BUILD_NAMES, Build
 from tests.live import Server, free_port, nginx_check, prepare_prefix, s_client
 from tests.pki import CertificateFactory
@@ -162,12 +163,11 @@ def mlkem_negotiated(client: Build) -> Probe:
 
 
 def before(version: str) -> Callable[[Build], bool]:
-    wanted = tuple(int(p) for p in version.split("."))
-    return lambda build: tuple(int(p) for p in build.nginx_version.split(".")) < wanted
+    return lambda build: Version(build.nginx_version) < Version(version)
 
 
-def openssl_below(major: int, minor: int) -> Callable[[Build], bool]:
-    return lambda build: build.openssl_version < (major, minor)
+def openssl_below(version: str) -> Callable[[Build], bool]:
+    return lambda build: build.library.version < Version(version)
 
 
 def always(build: Build) -> bool:
@@ -212,14 +212,14 @@ def pitfalls(client: Build) -> dict[str, Pitfall]:
             Variant(http="ssl_ecdh_curve X25519MLKEM768:X25519;"),
             Variant(http="ssl_ecdh_curve X25519;"),
             None,
-            openssl_below(3, 5),
+            openssl_below("3.5"),
         ),
         "group-tuple-unsupported": Pitfall(
             "NGX202",
             Variant(http="ssl_ecdh_curve X25519/prime256v1;"),
             Variant(http="ssl_ecdh_curve X25519:prime256v1;"),
             None,
-            openssl_below(3, 5),
+            openssl_below("3.5"),
         ),
         "mlkem-not-enforced": Pitfall(
             "NGX203",
@@ -227,7 +227,7 @@ def pitfalls(client: Build) -> dict[str, Pitfall]:
             Variant(http="ssl_ecdh_curve X25519MLKEM768/X25519;"),
             mlkem_negotiated(client),
             always,
-            runs_on=lambda build: not openssl_below(3, 5)(build),
+            runs_on=lambda build: not openssl_below("3.5")(build),
         ),
     }
 
