@@ -36,19 +36,11 @@ class CipherList:
     def names(self) -> list[str]:
         return [s.name for s in self.suites]
 
-    def usable(self, default_level: int | None = None) -> list[CipherSuite]:
+    def usable(self) -> list[CipherSuite]:
         """The suites the security level leaves (`openssl ciphers -s`)."""
-        level = self.seclevel if self.seclevel is not None else default_level
-        if level is None:
-            level = self.model.default_seclevel
+        level = self.seclevel if self.seclevel is not None else self.model.default_seclevel
         # No PSK or SRP: neither `openssl ciphers -s` nor nginx sets the callbacks they need.
-        return [
-            s for s in self.suites if allowed_at(s, level, self.model) and not _needs_psk_or_srp(s)
-        ]
-
-
-def _needs_psk_or_srp(suite: CipherSuite) -> bool:
-    return "PSK" in suite.kx or suite.kx == "SRP" or suite.au in ("PSK", "SRP")
+        return [s for s in self.suites if allowed_at(s, level, self.model) and not s.psk_or_srp]
 
 
 def allowed_at(suite: CipherSuite, level: int, model: CipherModel) -> bool:

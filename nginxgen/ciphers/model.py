@@ -38,6 +38,11 @@ class CipherSuite:
     def tls13(self) -> bool:
         return self.protocol == "TLSv1.3"
 
+    @property
+    def psk_or_srp(self) -> bool:
+        """Needs a pre-shared key or SRP password: nothing a web server sets up."""
+        return "PSK" in self.kx or self.kx == "SRP" or self.au in ("PSK", "SRP")
+
 
 @dataclass(frozen=True)
 class Alias:

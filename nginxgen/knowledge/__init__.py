@@ -355,7 +355,7 @@ def suite_weakness(suite: Suite) -> str | None:
         return "MD5 MAC"
     if suite.kx == "RSA":
         return "static RSA key exchange (no forward secrecy)"
-    if "PSK" in suite.kx or suite.kx == "SRP" or suite.au in ("PSK", "SRP"):
+    if suite.psk_or_srp:
         return "PSK/SRP suite (not for web servers)"
     return None
 
