@@ -110,19 +110,25 @@ def _lookup(model: CipherModel, word: str) -> frozenset[str] | None:
     return None
 
 
+# The default order depends only on the model: laid out once per model, not once per string.
+_DEFAULT_ORDERS: dict[str, tuple[CipherSuite, ...]] = {}
+
+
 def _default_order(model: CipherModel) -> _Order:
-    order = _Order(model.suites)
-    for op, expression in model.default_order:
-        if op == "STRENGTH":
-            order.strength_sort()
-            continue
-        members: frozenset[str] | None = None
-        for word in expression.split("+"):
-            found = model.aliases[word]
-            members = found if members is None else members & found
-        order.apply(op, members or frozenset())
-    order.apply("DEL", {s.name for s in model.suites})
-    return order
+    if model.name not in _DEFAULT_ORDERS:
+        order = _Order(model.suites)
+        for op, expression in model.default_order:
+            if op == "STRENGTH":
+                order.strength_sort()
+                continue
+            members: frozenset[str] | None = None
+            for word in expression.split("+"):
+                found = model.aliases[word]
+                members = found if members is None else members & found
+            order.apply(op, members or frozenset())
+        _DEFAULT_ORDERS[model.name] = tuple(order.order)
+    # After the final "DEL everything" nothing is active: only the order carries over.
+    return _Order(_DEFAULT_ORDERS[model.name])
 
 
 PREFIX_OPS = {"-": "DEL", "+": "ORD", "!": "KILL", "@": "SPECIAL"}

@@ -32,8 +32,20 @@ def model(ctx: Context) -> CipherModel:
     return model_for(ctx.target.library)
 
 
+# NGX402, NGX403 and NGX404 read the same lines, and fleets repeat one string in every vhost:
+# each distinct string is evaluated once per model.
+_EVALUATIONS: dict[tuple[str, str], Evaluation] = {}
+
+
 def evaluate_line(stmt: Stmt, cipher_model: CipherModel) -> Evaluation:
     text = " ".join(stmt.args)
+    key = (cipher_model.name, text)
+    if key not in _EVALUATIONS:
+        _EVALUATIONS[key] = _evaluate(text, cipher_model)
+    return _EVALUATIONS[key]
+
+
+def _evaluate(text: str, cipher_model: CipherModel) -> Evaluation:
     result = evaluate(text, cipher_model)
     words = {w.lstrip("!-+") for w in re.split(r"[:, ;+]+", text) if w}
     tls13 = {s.name for s in cipher_model.tls13} | {s.iana for s in cipher_model.tls13}
