@@ -118,11 +118,12 @@ def ciphers(
     """Evaluate a cipher string the way the TLS library does: its suites, in its order."""
     from nginxgen.ciphers import evaluate, evaluate_ciphersuites, model_for
     from nginxgen.ciphers.report import json_report, text_report
-    from nginxgen.target import parse_library
+    from nginxgen.target import resolve
 
     if output not in ("text", "json"):
         raise NginxgenError(f"unknown format {output!r}: use text or json", where="--format")
-    model = model_for(parse_library(tls_library) if tls_library else None)
+    # No --tls-library: the same default library every other command assumes.
+    model = model_for(resolve(tls_library=tls_library).library)
     result = (evaluate_ciphersuites if tls13 else evaluate)(string, model)
     label = ("ssl_conf_command Ciphersuites " if tls13 else "ssl_ciphers ") + string
     print((json_report if output == "json" else text_report)(result, label), end="")

@@ -153,14 +153,10 @@ def load_model(name: str, approximate: str | None = None) -> CipherModel:
     )
 
 
-def model_for(library: Library | None) -> CipherModel:
-    """The cipher model of a target library (OpenSSL 3.5 when none is given)."""
+def model_for(library: Library) -> CipherModel:
+    """The cipher model of a target library: the first `select` entry that matches it."""
     for entry in _data()["select"]:
         kind = entry["library"]
-        if library is None:
-            if kind == "openssl" and "below" not in entry:
-                return load_model(entry["model"])
-            continue
         if kind not in ("*", library.kind):
             continue
         below = entry.get("below")
