@@ -47,13 +47,15 @@ def allowed_at(suite: CipherSuite, level: int, model: CipherModel) -> bool:
     """ssl_security_default_callback() for a cipher (SSL_SECOP_CIPHER_SUPPORTED)."""
     if level <= 0:
         return True
-    min_bits = model.seclevel_bits[min(level, len(model.seclevel_bits) - 1)]
+    rules = model.seclevel
+    min_bits = rules.min_bits[min(level, len(rules.min_bits) - 1)]
     if suite.strength_bits < min_bits or suite.au == "None" or suite.mac == "MD5":
         return False
-    if min_bits > 160 and suite.mac == "SHA1":
+    if min_bits > rules.sha1_bits and suite.mac == "SHA1":
         return False
-    forward_secret = suite.kx in ("DH", "ECDH", "DHEPSK", "ECDHEPSK")
-    return not (level >= 3 and not suite.tls13 and not forward_secret)
+    if level >= rules.forward_secret_from_level and not suite.tls13:
+        return suite.kx in rules.forward_secret_kx
+    return True
 
 
 class _Order:

@@ -65,6 +65,14 @@ class Alias:
 
 
 @dataclass(frozen=True)
+class SecurityLevels:
+    min_bits: tuple[int, ...]  # by level
+    sha1_bits: int
+    forward_secret_from_level: int
+    forward_secret_kx: frozenset[str]
+
+
+@dataclass(frozen=True)
 class CipherModel:
     name: str
     source: str
@@ -74,7 +82,7 @@ class CipherModel:
     aliases: dict[str, frozenset[str]]  # alias -> names of the suites it matches
     default_rule: str
     default_seclevel: int
-    seclevel_bits: tuple[int, ...]
+    seclevel: SecurityLevels
     default_order: tuple[tuple[str, str], ...]
     suiteb: dict[str, str]
     standard_names: bool = False  # IANA names accepted as words (and `_` a word character)
@@ -145,7 +153,12 @@ def load_model(name: str, approximate: str | None = None) -> CipherModel:
         aliases=aliases,
         default_rule=spec["default_rule"],
         default_seclevel=spec["default_seclevel"],
-        seclevel_bits=tuple(data["seclevel"]["min_bits"]),
+        seclevel=SecurityLevels(
+            min_bits=tuple(data["seclevel"]["min_bits"]),
+            sha1_bits=data["seclevel"]["sha1_bits"],
+            forward_secret_from_level=data["seclevel"]["forward_secret_from_level"],
+            forward_secret_kx=frozenset(data["seclevel"]["forward_secret_kx"]),
+        ),
         default_order=tuple((op, word) for op, word in data["default_order"]["steps"]),
         suiteb=dict(data["suiteb"]),
         standard_names=spec.get("standard_names", False),
