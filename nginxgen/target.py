@@ -18,7 +18,8 @@ from nginxgen.version import Version
 
 _LIBRARY_SPEC = re.compile(
     r"^(?P<kind>openssl|quictls|boringssl|aws-?lc|libressl)"
-    r"(?:[-_ ]?v?(?P<version>\d+(?:\.\d+)*))?$",
+    # OpenSSL 1.x letter releases (1.1.1w) behave as their number for everything we know.
+    r"(?:[-_ ]?v?(?P<version>\d+(?:\.\d+)*)[a-z]{0,2})?$",
     re.IGNORECASE,
 )
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from functools import total_ordering
+from functools import cache, total_ordering
 
 _VERSION_RE = re.compile(r"^\d+(?:\.\d+)*$")
 
@@ -44,6 +44,12 @@ def in_range(version: Version | None, since: str | None, until: str | None) -> b
     """True when `since <= version < until`; an unknown version counts as the newest."""
     if version is None:
         return until is None
-    if since is not None and version < Version(since):
+    if since is not None and version < _bound(since):
         return False
-    return not (until is not None and version >= Version(until))
+    return not (until is not None and version >= _bound(until))
+
+
+@cache
+def _bound(text: str) -> Version:
+    # The knowledge tables hold a few dozen distinct bounds, compared for every statement.
+    return Version(text)

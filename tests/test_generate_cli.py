@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 
 from nginxgen.cli import main
+from nginxgen.errors import NginxgenError
+from nginxgen.generate import output
 from tests.helpers import CertPair, make_cert
 
 
@@ -250,3 +252,100 @@ def test_symlink_in_out_is_not_followed(
     assert code == 0
     assert outside.read_text() == "precious\n"
     assert not (out / "tls.conf").is_symlink()
+
+
+def test_read_only_file_is_never_replaced(
+    tmp_path: Path, ecdsa_pair: CertPair, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out"
+    run(base(ecdsa_pair, "--preset", "intermediate", "--out", str(out)), capsys)
+    locked = out / "tls.conf"
+    locked.write_text("# pinned by the admin\n")
+    locked.chmod(0o444)
+    before = {p.name: p.read_text() for p in out.iterdir()}
+    code, _, err = run(base(ecdsa_pair, "--preset", "modern", "--out", str(out), "--force"), capsys)
+    assert code == 2 and "read-only" in err and str(locked) in err
+    assert {p.name: p.read_text() for p in out.iterdir()} == before
+
+
+def test_new_files_follow_the_umask_and_replaced_ones_keep_their_mode(
+    tmp_path: Path, ecdsa_pair: CertPair, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out"
+    old = os.umask(0o027)
+    try:
+        run(base(ecdsa_pair, "--preset", "intermediate", "--out", str(out)), capsys)
+    finally:
+        os.umask(old)
+    assert (out / "tls.conf").stat().st_mode & 0o777 == 0o640
+    (out / "tls.conf").chmod(0o604)
+    run(base(ecdsa_pair, "--preset", "modern", "--out", str(out), "--force"), capsys)
+    assert (out / "tls.conf").stat().st_mode & 0o777 == 0o604
+
+
+def _planned(out: Path, preset: str, ecdsa_pair: CertPair) -> list[output.Change]:
+    from nginxgen.generate.compose import compose
+    from nginxgen.generate.plan import make_plan
+    from nginxgen.generate.render import render
+    from nginxgen.target import resolve
+
+    pair = [str(ecdsa_pair.cert)], [str(ecdsa_pair.key)]
+    model = compose(preset, None, ["example.com"], *pair, None, None, None, True)
+    return output.plan_changes(out, render(make_plan(model, resolve("1.26.3", "openssl-3.5.7"))))
+
+
+def test_a_file_changed_after_reading_stops_everything(
+    tmp_path: Path, ecdsa_pair: CertPair, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out"
+    run(base(ecdsa_pair, "--preset", "intermediate", "--out", str(out)), capsys)
+    changes = _planned(out, "modern", ecdsa_pair)
+    (out / "tls.conf").write_text("# edited meanwhile in another terminal\n")
+    before = {p.name: p.read_text() for p in out.iterdir()}
+    with pytest.raises(NginxgenError, match="changed while nginxgen was running"):
+        output.apply(changes, force=True)
+    assert {p.name: p.read_text() for p in out.iterdir()} == before
+
+
+def test_a_failed_rename_puts_back_every_file_already_replaced(
+    tmp_path: Path,
+    ecdsa_pair: CertPair,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    out = tmp_path / "out"
+    run(base(ecdsa_pair, "--preset", "intermediate", "--out", str(out)), capsys)
+    (out / "mine.conf").write_text("# foreign\n")
+    before = {p.name: p.read_text() for p in out.iterdir()}
+    changes = _planned(out, "modern", ecdsa_pair)
+    assert sum(c.old != c.new for c in changes) >= 2
+    real_replace, calls = os.replace, []
+
+    def failing_second(src: str, dst: str) -> None:
+        calls.append(dst)
+        if len(calls) == 2:
+            raise OSError(28, "No space left on device")
+        real_replace(src, dst)
+
+    monkeypatch.setattr(output.os, "replace", failing_second)
+    with pytest.raises(OSError, match="No space left"):
+        output.apply(changes, force=True)
+    monkeypatch.undo()
+    assert {p.name: p.read_text() for p in out.iterdir()} == before  # no temp or backup left
+
+
+def test_nothing_is_written_outside_out(
+    tmp_path: Path, ecdsa_pair: CertPair, capsys: pytest.CaptureFixture[str]
+) -> None:
+    outside = tmp_path / "etc-nginx"
+    outside.mkdir()
+    (outside / "tls.conf").write_text("precious\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "tls.conf").symlink_to(outside / "tls.conf")
+    (out / "nginx.conf").symlink_to("../etc-nginx/nginx.conf")  # dangling, pointing outside
+    run(base(ecdsa_pair, "--preset", "modern", "--out", str(out), "--force"), capsys)
+    assert sorted(p.name for p in outside.iterdir()) == ["tls.conf"]
+    assert (outside / "tls.conf").read_text() == "precious\n"
+    with pytest.raises(NginxgenError, match="outside"):
+        output.plan_changes(out, {"../escape.conf": "x"})

@@ -49,6 +49,7 @@ def test_report_states_an_assumed_target(
         ("http {\n server { listen 443 ssl }\n}\n", 2),  # missing ;
         ('http {\n add_header X "unterminated;\n}\n', 3),  # unterminated quote
         ("http {}\n}\n", 2),  # stray brace
+        ("events {}\nworker_processes 2", 2),  # last directive without ; (found by the fuzzer)
     ],
 )
 def test_syntax_errors_are_findings_with_file_and_line(
@@ -100,6 +101,22 @@ def test_missing_include_empty_glob_and_cycle(
     assert f"{main_conf}:4: NGX002 error" in out  # the include line, not the missing file
     assert "NGX003 error" in out
     assert "none.d" not in out  # an empty glob is fine
+
+
+def test_runaway_include_expansion_stops(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Ten levels, each including the next twice: 1,024 copies of 1,000 directives.
+    for level in range(10):
+        (tmp_path / f"l{level}.conf").write_text(f"include l{level + 1}.conf;\n" * 2)
+    (tmp_path / "l10.conf").write_text("map_hash_bucket_size 64;\n" * 1000)
+    main_conf = tmp_path / "nginx.conf"
+    main_conf.write_text(GOOD.replace("http {\n", "http {\n include l0.conf;\n"))
+    start = time.monotonic()
+    code, out, err = lint([str(main_conf)], capsys)
+    assert code == 1 and "Traceback" not in err
+    assert "NGX005 warning includes expand to more than 500,000 directives" in out
+    assert time.monotonic() - start < 60
 
 
 def test_symlink_loop(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -208,6 +208,12 @@ CASES: list[tuple[str, tuple[str, str], str, str]] = [
         http("ssl_conf_command Options PrioritizeChaCha; ssl_prefer_server_ciphers on;", DEFAULT),
     ),
     (
+        "NGX407",  # found by the generator fuzz on nginx 1.26.3 (nginx -t refused it)
+        MID,
+        http(DEFAULT, SITE.format(body=f"listen 443 quic; ssl_protocols TLSv1.2; {HSTS}")),
+        http(DEFAULT, SITE.format(body=f"listen 443 quic; ssl_protocols TLSv1.2 TLSv1.3; {HSTS}")),
+    ),
+    (
         "NGX501",
         ("1.26.3", "boringssl"),
         http("ssl_conf_command Options KTLS;", DEFAULT),
@@ -349,7 +355,8 @@ def test_rule_fires_and_fix_silences_it(
 
 
 def test_every_rule_has_a_case() -> None:
-    tested = {c[0] for c in CASES} | {"NGX002", "NGX003"}  # those two in test_lint_inputs
+    in_inputs = {"NGX002", "NGX003", "NGX005"}  # in test_lint_inputs
+    tested = {c[0] for c in CASES} | in_inputs
     assert set(catalog()) == tested
 
 

@@ -74,6 +74,7 @@ def test_nginx_v_without_the_needed_lines_is_refused(text: str) -> None:
         ("libressl-4.3.0", "libressl-4.3.0"),
         ("quictls-3.3.0", "quictls-3.3.0"),
         ("OpenSSL 3.2", "openssl-3.2"),
+        ("openssl-1.1.1w", "openssl-1.1.1"),  # letter releases (found by the generator fuzz)
     ],
 )
 def test_library_specs(spec: str, text: str) -> None:

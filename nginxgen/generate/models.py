@@ -67,6 +67,8 @@ class TLSPolicy(Strict):
     ktls: Switch = "off"
     early_data: bool = False
     ocsp_stapling: bool = False
+    # Issuer, intermediates and root: nginx verifies stapled responses only against these.
+    ocsp_trusted_certificate: SafePath | None = None
     resolver: list[str] = []
     dhparam: SafePath | None = None
     buffer_size: str | None = None
@@ -180,4 +182,13 @@ class GeneratorConfig(Strict):
         primaries = [s.primary for s in self.sites]
         if len(set(primaries)) != len(primaries):
             raise ValueError("two sites have the same first domain (it names the site's file)")
+        https = {normalize_socket(s) for site in self.sites for s in site.listen}
+        plain = {
+            normalize_socket(s) for site in self.sites if site.redirect for s in site.http_listen
+        }
+        both = sorted(https & plain)
+        if both:
+            # One address:port is one socket for nginx: it cannot be HTTPS for one site and
+            # plain HTTP for another (nginx refuses the two default servers).
+            raise ValueError(f"{', '.join(both)} is HTTPS for one site and HTTP for another")
         return self

@@ -1,8 +1,9 @@
 """Writing generated files without losing anything the user has.
 
 Nothing is written unless every file can be: an existing file that differs stops the run
-(`--force` replaces it atomically, `--diff` only shows the difference). Files are only ever
-created inside the output folder; a symlink there is replaced, never followed.
+(`--force` replaces the differing files, all or none; `--diff` only shows the difference), a
+read-only file is never replaced, and a file changed after nginxgen read it stops the run. Files
+are only ever created inside the output folder; a symlink there is replaced, never followed.
 """
 
 from __future__ import annotations
@@ -73,26 +74,78 @@ def diff(changes: list[Change]) -> str:
     return "".join(chunks)
 
 
-def _atomic_write(change: Change) -> None:
-    directory = change.path.parent
-    fd, tmp = tempfile.mkstemp(prefix=f".{change.name}.", suffix=".tmp", dir=directory)
+def _stage(change: Change) -> Path:
+    """Write the new text beside its file (same folder, so the rename is atomic) and sync it."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{change.name}.", suffix=".tmp", dir=change.path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(change.new)
             handle.flush()
             os.fsync(handle.fileno())
-        if change.stat is not None:
-            st = change.path.stat()
-            if (st.st_mtime_ns, st.st_size) != change.stat:
-                raise NginxgenError(
-                    "changed while nginxgen was running; nothing replaced", where=str(change.path)
-                )
-        if change.old is not None and change.path.exists() and not change.path.is_symlink():
-            os.chmod(tmp, change.path.stat().st_mode & 0o7777)
-        os.replace(tmp, change.path)
+        # Keep the mode of the file replaced; a new file gets what open() would give it.
+        mode = change.path.stat().st_mode & 0o7777 if change.stat is not None else 0o666 & ~_umask()
+        os.chmod(tmp, mode)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    return Path(tmp)
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _unchanged_since_read(change: Change) -> bool:
+    if change.old is None:
+        return not change.path.exists() and not change.path.is_symlink()
+    if change.stat is None:  # a symlink we never followed
+        return change.path.is_symlink()
+    try:
+        st = change.path.stat()
+    except FileNotFoundError:
+        return False
+    return (st.st_mtime_ns, st.st_size) == change.stat
+
+
+def _replace_all(pending: list[Change]) -> None:
+    """All files or none: stage every file first, check none changed since it was read, then
+    rename them in; if a rename fails, put back the files already replaced."""
+    staged: list[tuple[Change, Path]] = []
+    backups: list[tuple[Change, Path | None]] = []
+    try:
+        for change in pending:
+            staged.append((change, _stage(change)))
+        for change in pending:
+            if not _unchanged_since_read(change):
+                raise NginxgenError(
+                    "changed while nginxgen was running; nothing written", where=str(change.path)
+                )
+        for change, tmp in staged:
+            backup = None
+            if change.old is not None:
+                backup = tmp.with_suffix(".bak")
+                os.link(change.path, backup, follow_symlinks=False)
+            backups.append((change, backup))
+            os.replace(tmp, change.path)
+    except BaseException:
+        for change, backup in reversed(backups):
+            if backup is None:
+                change.path.unlink(missing_ok=True)
+            elif backup.exists() or backup.is_symlink():
+                os.replace(backup, change.path)
+        raise
+    finally:
+        for _, tmp in staged:
+            tmp.unlink(missing_ok=True)
+        for _, backup in backups:
+            if backup is not None:
+                backup.unlink(missing_ok=True)
+
+
+def _read_only(change: Change) -> bool:
+    return change.stat is not None and not os.stat(change.path).st_mode & 0o200
 
 
 def write(out: Path, files: dict[str, str], force: bool) -> list[str]:
@@ -103,7 +156,11 @@ def write(out: Path, files: dict[str, str], force: bool) -> list[str]:
         raise NginxgenError(
             f"cannot create the output folder: {exc.strerror}", where=str(out)
         ) from None
-    changes = plan_changes(out, files)
+    return apply(plan_changes(out, files), force)
+
+
+def apply(changes: list[Change], force: bool) -> list[str]:
+    """Carry out planned changes: new files, and with `force` differing ones, all or none."""
     conflicts = [c for c in changes if c.old is not None and c.old != c.new]
     if conflicts and not force:
         names = ", ".join(str(c.path) for c in conflicts)
@@ -112,14 +169,22 @@ def write(out: Path, files: dict[str, str], force: bool) -> list[str]:
             "nothing written (--diff shows the changes, --force replaces them)",
             where="--out",
         )
-    report = []
-    for change in changes:
-        if change.old == change.new:
-            report.append(f"unchanged {change.path}")
-            continue
-        try:
-            _atomic_write(change)
-        except PermissionError as exc:
-            raise NginxgenError(f"cannot write: {exc.strerror}", where=str(change.path)) from None
-        report.append(f"{'replaced' if change.old is not None else 'wrote'} {change.path}")
-    return report
+    locked = [c for c in conflicts if _read_only(c)]
+    if locked:
+        raise NginxgenError(
+            "is read-only, so nginxgen leaves it alone even with --force; nothing written "
+            "(make it writable to let it be replaced)",
+            where=str(locked[0].path),
+        )
+    pending = [c for c in changes if c.old != c.new]
+    try:
+        _replace_all(pending)
+    except PermissionError as exc:
+        where = exc.filename or (str(pending[0].path.parent) if pending else "--out")
+        raise NginxgenError(f"cannot write: {exc.strerror}", where=str(where)) from None
+    return [
+        f"unchanged {c.path}"
+        if c.old == c.new
+        else f"{'replaced' if c.old is not None else 'wrote'} {c.path}"
+        for c in changes
+    ]

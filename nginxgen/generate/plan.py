@@ -38,6 +38,7 @@ class TLSPlan:
     tickets_why: str
     early_data: bool
     stapling: bool
+    trusted_certificate: str | None  # with it, stapled responses are verified
     resolver: list[str]
     dhparam: str | None
     buffer_size: str | None
@@ -256,6 +257,15 @@ def _plan_groups(policy: TLSPolicy, target: Target, problems: _Problems) -> tupl
                 name,
                 "no TLS library knows this group",
                 "use X25519, prime256v1, secp384r1 or X25519MLKEM768",
+            )
+            continue
+        twin = next((g for g in resolved if g.id == group.id), None)
+        if twin is not None:
+            problems.add(
+                where,
+                name,
+                f"it is {group.id} again, already listed (libraries refuse a group twice)",
+                "list each group once",
             )
             continue
         if not group.available(lib):
@@ -478,6 +488,7 @@ def _plan_tls(policy: TLSPolicy, target: Target, problems: _Problems) -> TLSPlan
         tickets_why=tickets_why,
         early_data=policy.early_data,
         stapling=policy.ocsp_stapling,
+        trusted_certificate=policy.ocsp_trusted_certificate,
         resolver=list(policy.resolver),
         dhparam=policy.dhparam,
         buffer_size=policy.buffer_size,
@@ -490,7 +501,7 @@ def _plan_tls(policy: TLSPolicy, target: Target, problems: _Problems) -> TLSPlan
 
 
 def _plan_site(
-    site: Site, target: Target, reuseport_done: set[str], problems: _Problems
+    site: Site, policy: TLSPolicy, target: Target, reuseport_done: set[str], problems: _Problems
 ) -> SitePlan:
     http2_directive = _directive_ok(target, "http2")
     listens: list[Listen] = []
@@ -509,6 +520,13 @@ def _plan_site(
                 True,
                 f"HTTP/3 needs nginx {since} built with --with-http_v3_module",
                 "set http3: false",
+            )
+        if "TLSv1.3" not in policy.protocols:
+            problems.add(
+                "site.http3",
+                True,
+                "QUIC is TLS 1.3 only and nginx refuses a quic listen without TLSv1.3",
+                "add TLSv1.3 to policy.protocols or set http3: false",
             )
         for sock in site.listen:
             args = [sock, "quic"]
@@ -548,7 +566,7 @@ def make_plan(config: GeneratorConfig, target: Target) -> Plan:
     problems = _Problems(target)
     tls = _plan_tls(config.policy, target, problems)
     reuseport: set[str] = set()
-    sites = [_plan_site(site, target, reuseport, problems) for site in config.sites]
+    sites = [_plan_site(site, config.policy, target, reuseport, problems) for site in config.sites]
     problems.raise_if_any()
     reject = config.default_server.reject_unknown_names and _directive_ok(
         target, "ssl_reject_handshake"

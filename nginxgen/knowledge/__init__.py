@@ -158,10 +158,15 @@ def known_names(table: str = "directive") -> frozenset[str]:
 
 
 def default_protocols(target: Target) -> tuple[str, ...]:
+    return _default_protocols(target.nginx)
+
+
+@cache
+def _default_protocols(nginx: Version | None) -> tuple[str, ...]:
     for row in _toml("nginx")["default_protocols"]:
-        if in_range(target.nginx, row.get("since"), row.get("until")):
+        if in_range(nginx, row.get("since"), row.get("until")):
             return tuple(row["protocols"])
-    raise LookupError(f"no default ssl_protocols for nginx {target.nginx}")
+    raise LookupError(f"no default ssl_protocols for nginx {nginx}")
 
 
 def feature_available(target: Target, name: str) -> bool:

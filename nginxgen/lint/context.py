@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cached_property
 
 from nginxgen import knowledge
 from nginxgen.lint.config import Config, Server
@@ -44,6 +45,12 @@ class Context:
             fix=fix or rule.fix,
         )
 
+    def load_problems(self, rule: Rule, kind: str) -> Iterator[Finding]:
+        """A finding for each problem of this kind met while reading the files."""
+        for problem in self.config.loaded.problems:
+            if problem.kind == kind:
+                yield self.finding(rule, Stmt("", [], problem.line, problem.file), problem.message)
+
     def tls_sockets(self) -> Iterator[tuple[str, Server, list[Server]]]:
         """(socket, its default server, the other servers) for every TLS address:port."""
         for socket, servers in self.config.sockets.items():
@@ -80,13 +87,19 @@ class Context:
         return self.target.library.display
 
     def all_statements(self) -> Iterator[Stmt]:
-        def walk(stmts: list[Stmt]) -> Iterator[Stmt]:
-            for stmt in stmts:
-                yield stmt
-                if stmt.block:
-                    yield from walk(stmt.block)
+        return iter(self._flat)
 
-        return walk(self.config.loaded.statements)
+    @cached_property
+    def _flat(self) -> list[Stmt]:
+        # Several rules scan every statement: flatten the tree once per lint.
+        flat: list[Stmt] = []
+        stack = list(reversed(self.config.loaded.statements))
+        while stack:
+            stmt = stack.pop()
+            flat.append(stmt)
+            if stmt.block:
+                stack.extend(reversed(stmt.block))
+        return flat
 
 
 def server_label(server: Server) -> str:

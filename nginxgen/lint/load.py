@@ -18,6 +18,9 @@ from crossplane.lexer import lex_string
 from crossplane.parser import _parse_with_initial_tokens
 
 MAX_DEPTH = 200  # nginx has no limit, but no real config nests this deep; recursion would
+# Directives that includes may bring in: 25x a 10,000-vhost fleet split one file per vhost, yet a
+# bound on files that include each other several times over (2^n expansion, a hang otherwise).
+MAX_INCLUDED_STATEMENTS = 500_000
 DUMP_MARKER = re.compile(r"^# configuration file (?P<path>.+):\s*$", re.MULTILINE)
 SUPPRESSION = re.compile(r"nginxgen:\s*ignore\[(?P<codes>[^\]]*)\]\s*(?P<reason>.*)$")
 
@@ -49,7 +52,7 @@ class Suppression:
 class Problem:
     """A syntax or include problem found while loading (becomes an NGX00x finding)."""
 
-    kind: str  # "syntax", "missing-include", "include-cycle"
+    kind: str  # "syntax", "missing-include", "include-cycle", "include-expansion"
     file: str
     line: int
     message: str
@@ -67,8 +70,8 @@ class Loaded:
 def _checked_tokens(
     tokens: Iterator[tuple[str, int, bool]], problems: list[tuple[str, int]]
 ) -> Iterator[tuple[str, int, bool]]:
-    """Pass tokens through, noting what crossplane lets slip: `}` ending a directive without `;`,
-    and nesting deep enough to exhaust Python's recursion."""
+    """Pass tokens through, noting what crossplane lets slip: a directive ended by `}` or by the
+    end of the file instead of `;`, and nesting deep enough to exhaust Python's recursion."""
     depth = 0
     open_directive: int | None = None
     for token, line, quoted in tokens:
@@ -91,6 +94,11 @@ def _checked_tokens(
         elif open_directive is None:
             open_directive = line
         yield token, line, quoted
+    if open_directive is not None:
+        # crossplane drops the words quietly; nginx stops: unexpected end of file, expecting ";"
+        problems.append(
+            ('directive is not terminated by ";" before the end of the file', open_directive)
+        )
 
 
 def _parse_text(text: str, filename: str) -> tuple[list[dict[str, object]], list[tuple[str, int]]]:
@@ -148,6 +156,16 @@ class Loader:
         self.dump = dump
         self.loaded = Loaded(statements=[], files=[])
         self._cache: dict[str, tuple[list[dict[str, object]], list[tuple[str, int]]]] = {}
+        self._included = 0  # statements brought in by includes so far
+        self._real: dict[str, str] = {}
+
+    def _key(self, path: str) -> str:
+        """The identity of a file for cycles and caching: its real path on disk."""
+        if self.dump is not None or path == "-":
+            return path
+        if path not in self._real:
+            self._real[path] = os.path.realpath(path)
+        return self._real[path]
 
     def _text(self, path: str) -> str:
         if self.dump is not None:
@@ -187,7 +205,7 @@ class Loader:
         return self.loaded
 
     def _load_file(self, path: str, stack: tuple[str, ...], text: str | None = None) -> list[Stmt]:
-        key = os.path.realpath(path) if self.dump is None and path != "-" else path
+        key = self._key(path)
         if key not in self._cache:
             source = text if text is not None else self._text(path)
             self._cache[key] = _parse_text(source, path)
@@ -209,6 +227,8 @@ class Loader:
                 continue
             args = list(raw.get("args", []))  # type: ignore[call-overload]
             stmt = Stmt(directive, args, line, path)
+            if len(stack) > 1:
+                self._included += 1
             block = raw.get("block")
             if block is not None:
                 stmt.block = self._convert(block, path, stack)  # type: ignore[arg-type]
@@ -244,7 +264,18 @@ class Loader:
         stmt.includes = names
         out: list[Stmt] = []
         for name in names:
-            key = os.path.realpath(name) if self.dump is None else name
+            if self._included > MAX_INCLUDED_STATEMENTS:
+                self.loaded.problems.append(
+                    Problem(
+                        "include-expansion",
+                        stmt.file,
+                        stmt.line,
+                        f"includes expand to more than {MAX_INCLUDED_STATEMENTS:,} directives; "
+                        f"{name} and later includes are not linted",
+                    )
+                )
+                break
+            key = self._key(name)
             if key in stack:
                 self.loaded.problems.append(
                     Problem(

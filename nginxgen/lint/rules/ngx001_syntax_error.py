@@ -10,13 +10,10 @@ from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
-from nginxgen.lint.load import Stmt
 
 RULE = Rule(code="NGX001", name="syntax-error", severity="error", fix="fix the syntax at this line")
 KIND = "syntax"
 
 
 def check(ctx: Context) -> Iterator[Finding]:
-    for problem in ctx.config.loaded.problems:
-        if problem.kind == KIND:
-            yield ctx.finding(RULE, Stmt("", [], problem.line, problem.file), problem.message)
+    return ctx.load_problems(RULE, KIND)

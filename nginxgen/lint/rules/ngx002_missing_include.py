@@ -10,7 +10,6 @@ from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
-from nginxgen.lint.load import Stmt
 
 RULE = Rule(
     code="NGX002", name="missing-include", severity="error", fix="create the file or fix the path"
@@ -18,6 +17,4 @@ RULE = Rule(
 
 
 def check(ctx: Context) -> Iterator[Finding]:
-    for problem in ctx.config.loaded.problems:
-        if problem.kind == "missing-include":
-            yield ctx.finding(RULE, Stmt("", [], problem.line, problem.file), problem.message)
+    return ctx.load_problems(RULE, "missing-include")

@@ -9,12 +9,9 @@ from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
-from nginxgen.lint.load import Stmt
 
 RULE = Rule(code="NGX003", name="include-cycle", severity="error", fix="break the include cycle")
 
 
 def check(ctx: Context) -> Iterator[Finding]:
-    for problem in ctx.config.loaded.problems:
-        if problem.kind == "include-cycle":
-            yield ctx.finding(RULE, Stmt("", [], problem.line, problem.file), problem.message)
+    return ctx.load_problems(RULE, "include-cycle")

@@ -1,0 +1,31 @@
+"""A server with `listen ... quic` whose `ssl_protocols` leave out TLSv1.3. QUIC is TLS 1.3 only,
+and nginx refuses the config: `"ssl_protocols" must enable TLSv1.3 for the "listen ... quic"
+directive` (seen with nginx 1.26.3 here).
+
+Fix: add TLSv1.3 to ssl_protocols, or drop the quic listen.
+
+Sources: nginx ngx_http_ssl_module.c (ngx_http_ssl_merge_srv_conf); RFC 9001 §4.2.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from nginxgen.lint.context import Context, Rule
+from nginxgen.lint.findings import Finding
+
+RULE = Rule(
+    code="NGX407",
+    name="quic-without-tls13",
+    severity="error",
+    fix="add TLSv1.3 to ssl_protocols (QUIC is TLS 1.3 only), or drop the quic listen",
+)
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    for server in ctx.config.servers:
+        quic = next((listen for listen in server.listens if listen.quic), None)
+        if quic is not None and "TLSv1.3" not in ctx.protocols(server):
+            yield ctx.finding(
+                RULE, quic.stmt, "listen ... quic without TLSv1.3 in ssl_protocols: nginx -t fails"
+            )
