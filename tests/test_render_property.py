@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import crossplane
 import pydantic
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -14,6 +13,7 @@ from nginxgen.generate.models import GeneratorConfig
 from nginxgen.generate.plan import make_plan
 from nginxgen.generate.render import render
 from nginxgen.target import resolve
+from tests.fuzzing.generate_check import parse
 
 POLICY = {
     "protocols": ["TLSv1.2", "TLSv1.3"],
@@ -28,17 +28,6 @@ anything = st.text(min_size=0, max_size=30)
 path_text = st.text(
     alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1, max_size=40
 ).map(lambda s: "/" + s)
-
-
-def _parse(text: str, tmp: Path) -> list[dict[str, object]]:
-    conf = tmp / "site.conf"
-    conf.write_text(text, encoding="utf-8")
-    payload = crossplane.parse(
-        str(conf), single=True, strict=False, check_ctx=False, check_args=False
-    )
-    assert payload["status"] == "ok", payload["errors"]
-    parsed: list[dict[str, object]] = payload["config"][0]["parsed"]
-    return parsed
 
 
 def _server(parsed: list[dict[str, object]]) -> dict[str, list[list[str]]]:
@@ -60,7 +49,7 @@ def _check(domains: list[str], cert: str, key: str, tmp: Path) -> None:
         return  # refused: nothing is rendered
     files = render(make_plan(model, TARGET))
     name = f"{model.sites[0].primary}.ssl.conf"
-    directives = _server(_parse(files[name], tmp))
+    directives = _server(parse(files[name], tmp, name))
     assert directives["server_name"] == [domains]
     assert directives["ssl_certificate"] == [[cert]]
     assert directives["ssl_certificate_key"] == [[key]]

@@ -1,0 +1,100 @@
+"""Long fuzz runs (issue 7): the checks of tests/test_fuzz_*.py for as many cases as asked.
+
+    .venv/bin/python scripts/fuzz.py lint --cases 100000 [--seed N]
+    .venv/bin/python scripts/fuzz.py generate --cases 100000 [--seed N] [--build trixie]
+
+Prints one JSON line of figures (cases run, outcomes, slowest case). A failing case stops the
+run; hypothesis prints it shrunk, with the blob that reproduces it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from hypothesis import HealthCheck, given, seed, settings
+from hypothesis import strategies as st
+
+Figures = dict[str, Any]
+
+
+def _settings(cases: int, derandomize: bool) -> settings:
+    return settings(
+        max_examples=cases,
+        deadline=None,
+        database=None,
+        derandomize=derandomize,
+        suppress_health_check=list(HealthCheck),
+        print_blob=True,
+    )
+
+
+def _record(figures: Figures, kind: object, seconds: float) -> None:
+    figures["outcomes"][str(kind)] += 1
+    figures["slowest_s"] = max(figures["slowest_s"], round(seconds, 3))
+
+
+def lint_runner(figures: Figures) -> Callable[..., None]:
+    from tests.fuzzing.configs import Tree, lint_tree
+    from tests.fuzzing.lint_check import TARGETS, check_lint
+
+    @given(tree=lint_tree, target=st.sampled_from(TARGETS))
+    def one(tree: Tree, target: tuple[str, str]) -> None:
+        outcome = check_lint(tree, target)
+        _record(figures, f"exit {outcome.code}", outcome.seconds)
+        figures["syntax_errors"] += outcome.syntax_errors
+
+    return one
+
+
+def generate_runner(figures: Figures, build_name: str | None) -> Callable[..., None]:
+    from tests.builds import load_builds
+    from tests.fuzzing.generate_check import GeneratorCase, check_generate
+    from tests.fuzzing.models import generator_case
+
+    build = load_builds()[0][build_name] if build_name else None
+
+    @given(case=generator_case())
+    def one(case: GeneratorCase) -> None:
+        outcome = check_generate(case, build)
+        _record(figures, outcome.kind, outcome.seconds)
+
+    return one
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description="long fuzz runs of the linter or generator")
+    parser.add_argument("target", choices=("lint", "generate"))
+    parser.add_argument("--cases", type=int, default=100_000)
+    parser.add_argument("--seed", type=int, help="hypothesis seed (default: derandomized)")
+    parser.add_argument("--build", help="generate: also run nginx -t on this provisioned build")
+    args = parser.parse_args()
+    figures: Figures = {"outcomes": collections.Counter(), "slowest_s": 0.0, "syntax_errors": 0}
+    one = lint_runner(figures) if args.target == "lint" else generate_runner(figures, args.build)
+    one = _settings(args.cases, derandomize=args.seed is None)(one)
+    if args.seed is not None:
+        one = seed(args.seed)(one)
+    started = time.monotonic()
+    one()
+    figures.update(
+        target=args.target,
+        seed=args.seed,
+        build=args.build,
+        cases_asked=args.cases,
+        cases_run=sum(figures["outcomes"].values()),
+        wall_s=round(time.monotonic() - started, 1),
+    )
+    print(json.dumps(figures))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
