@@ -32,7 +32,7 @@ def _read(path: str, what: str) -> bytes:
         raise NginxgenError(f"cannot read {what}: {exc.strerror}", where=path) from None
 
 
-def _key_kind(public_key: object) -> tuple[str, int]:
+def key_kind(public_key: object) -> tuple[str, int]:
     from cryptography.hazmat.primitives.asymmetric import ec, ed448, ed25519, rsa
 
     if isinstance(public_key, rsa.RSAPublicKey):
@@ -74,7 +74,7 @@ def inspect_chain(cert_path: str) -> tuple[CertInfo, list[object]]:
         )
     except x509.ExtensionNotFound:
         pass
-    key_type, bits = _key_kind(leaf.public_key())
+    key_type, bits = key_kind(leaf.public_key())
     # The leaf is the one no other certificate in the file was issued by... nginx needs it first.
     issuers = {c.issuer for c in chain[1:]}
     leaf_first = len(chain) == 1 or leaf.subject not in issuers

@@ -23,8 +23,10 @@ class CertPair:
 
 
 def make_key(kind: str) -> ec.EllipticCurvePrivateKey | rsa.RSAPrivateKey:
-    if kind == "rsa":
-        return rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    """ecdsa (P-256), rsa (2048), or rsa1024 for the weak-key cases."""
+    if kind.startswith("rsa"):
+        bits = int(kind.removeprefix("rsa") or 2048)
+        return rsa.generate_private_key(public_exponent=65537, key_size=bits)
     return ec.generate_private_key(ec.SECP256R1())
 
 

@@ -79,14 +79,18 @@ class CertificateFactory:
         ocsp_url: str | None = None,
         days: int = 30,
     ) -> x509.Certificate:
+        not_after = self.now + datetime.timedelta(days=days)
+        not_before = min(
+            self.now - datetime.timedelta(minutes=5), not_after - datetime.timedelta(30)
+        )
         builder = (
             x509.CertificateBuilder()
             .subject_name(subject)
             .issuer_name(issuer.subject if issuer else subject)
             .public_key(key.public_key())
             .serial_number(x509.random_serial_number())
-            .not_valid_before(self.now - datetime.timedelta(minutes=5))
-            .not_valid_after(self.now + datetime.timedelta(days=days))
+            .not_valid_before(not_before)
+            .not_valid_after(not_after)
             .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True)
             .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), False)
             .add_extension(_key_usage(ca, key), critical=True)
@@ -124,7 +128,9 @@ class CertificateFactory:
         kind: str = "ecdsa",
         sans: tuple[str, ...] = (),
         ocsp_url: str | None = None,
+        days: int = 30,
     ) -> Chain:
+        """A leaf valid for `days` from now (negative: expired that many days ago)."""
         key = make_key(kind)
         cert = self._issue(
             _name(name),
@@ -134,6 +140,7 @@ class CertificateFactory:
             ca=False,
             sans=(name, *sans),
             ocsp_url=ocsp_url,
+            days=days,
         )
         stem = f"{name}.{kind}"
         leaf = self.folder / f"{stem}.crt"

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any, TypeVar, cast
 
 from nginxgen import knowledge
 from nginxgen.lint.config import Config, Server
 from nginxgen.lint.findings import Finding
 from nginxgen.lint.load import Stmt
 from nginxgen.target import Target
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -26,6 +29,13 @@ class Rule:
 class Context:
     config: Config
     target: Target
+    _memo: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def memo(self, key: str, compute: Callable[[], T]) -> T:
+        """What several rules derive from the same config, computed once per lint."""
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return cast(T, self._memo[key])
 
     def finding(
         self,

@@ -65,6 +65,7 @@ class Loaded:
     problems: list[Problem] = field(default_factory=list)
     suppressions: list[Suppression] = field(default_factory=list)
     http_level_top: bool = False  # a snippet: top-level servers are read as http{} content
+    prefix: str = ""  # relative include, certificate and key paths resolve against it
 
 
 def _checked_tokens(
@@ -187,6 +188,7 @@ class Loader:
             self.prefix = os.path.dirname(os.path.abspath(path)) if path != "-" else os.getcwd()
         statements = self._load_file(path, (), text)
         self.loaded.statements = statements
+        self.loaded.prefix = self.prefix
         top = {s.directive for s in statements}
         self.loaded.http_level_top = "http" not in top and bool(
             top

@@ -52,6 +52,16 @@ MODULES = (
     "ngx712_stapling_verify_without_trusted",
     "ngx713_early_data_replay",
     "ngx714_certificate_key_pairs",
+    "ngx721_certificate_key_mismatch",
+    "ngx722_certificate_chain_incomplete",
+    "ngx723_certificate_chain_order",
+    "ngx724_certificate_weak_key",
+    "ngx725_certificate_expiry",
+    "ngx726_stapling_without_ocsp_url",
+    "ngx731_dhparam_weak",
+    "ngx732_dhe_without_dhparam",
+    "ngx733_dhparam_unused",
+    "ngx734_ticket_key_size",
 )
 
 

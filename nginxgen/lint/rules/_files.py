@@ -1,0 +1,105 @@
+"""Shared by the rules that read the files a config names (certificates, keys, DH parameters,
+ticket keys): where each file is, and what is in it. A file that cannot be read (a variable in
+the path, a CI runner without the secrets) is skipped: these rules only speak about what they
+could see. cryptography is imported only when there is a file to read."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from nginxgen.lint.config import Server
+from nginxgen.lint.context import Context
+from nginxgen.lint.load import Stmt
+
+
+def resolve(ctx: Context, path: str) -> str | None:
+    """The file nginx would open for this path, or None when it cannot be known here."""
+    if "$" in path or path.startswith(("data:", "engine:", "store:")):
+        return None
+    full = path if os.path.isabs(path) else os.path.join(ctx.config.loaded.prefix, path)
+    return full if os.path.isfile(full) and os.access(full, os.R_OK) else None
+
+
+def read(ctx: Context, path: str) -> bytes | None:
+    full = resolve(ctx, path)
+    if full is None:
+        return None
+    try:
+        with open(full, "rb") as handle:
+            return handle.read(1 << 20)  # a chain or a key; not a reason to read a huge file
+    except OSError:
+        return None
+
+
+@dataclass
+class CertificateFile:
+    """One `ssl_certificate` line of a TLS server, with its key line (same position)."""
+
+    server: Server
+    stmt: Stmt
+    key_stmt: Stmt | None
+    chain: list[Any]  # cryptography x509 certificates, leaf first as written
+    key_match: int | None  # index in chain of the certificate the key belongs to; None: unknown
+
+
+def _load_chain(data: bytes) -> list[Any]:
+    from cryptography import x509
+
+    try:
+        return list(x509.load_pem_x509_certificates(data))
+    except ValueError:
+        return []
+
+
+def _key_match(data: bytes | None, chain: list[Any]) -> int | None:
+    if data is None:
+        return None
+    from cryptography.hazmat.primitives import serialization
+
+    try:
+        key = serialization.load_pem_private_key(data, password=None)
+    except (TypeError, ValueError, NotImplementedError):
+        return None  # encrypted (ssl_password_file) or not PEM: nothing to say
+    spki = serialization.PublicFormat.SubjectPublicKeyInfo
+    der = serialization.Encoding.DER
+    mine = key.public_key().public_bytes(der, spki)
+    for index, cert in enumerate(chain):
+        if cert.public_key().public_bytes(der, spki) == mine:
+            return index
+    return -1
+
+
+def _certificate_files(ctx: Context) -> list[CertificateFile]:
+    out: list[CertificateFile] = []
+    seen: set[tuple[int, int | None]] = set()
+    for server in ctx.tls_servers():
+        certs = server.effective("ssl_certificate")
+        keys = server.effective("ssl_certificate_key")
+        for index, stmt in enumerate(certs):
+            key_stmt = keys[index] if index < len(keys) else None
+            ident = (id(stmt), id(key_stmt) if key_stmt else None)
+            if ident in seen or not stmt.args:
+                continue
+            seen.add(ident)
+            data = read(ctx, stmt.args[0])
+            chain = _load_chain(data) if data else []
+            if not chain:
+                continue
+            key_data = read(ctx, key_stmt.args[0]) if key_stmt and key_stmt.args else None
+            out.append(CertificateFile(server, stmt, key_stmt, chain, _key_match(key_data, chain)))
+    return out
+
+
+def certificate_files(ctx: Context) -> Iterator[CertificateFile]:
+    """Each readable certificate file of a TLS server, once per (certificate, key) line pair."""
+    return iter(ctx.memo("certificate_files", lambda: _certificate_files(ctx)))
+
+
+def key_description(cert: Any) -> tuple[str, int]:
+    """("RSA", 2048), ("ECDSA", 256), ..."""
+    from nginxgen.certs import key_kind
+
+    return key_kind(cert.public_key())

@@ -1,0 +1,35 @@
+"""A certificate key below today's floor: RSA under 2048 bits or an elliptic curve under 256.
+OpenSSL 3 at its default security level 2 (Debian's default, OpenSSL's since 3.2) refuses to
+load such a certificate, so `nginx -t` fails; elsewhere it is merely weak.
+
+Sources: NIST SP 800-57 Part 1 (112-bit minimum); OpenSSL SSL_CTX_set_security_level.pod;
+nginx-tls-facts §7.11.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from nginxgen.lint.context import Context, Rule
+from nginxgen.lint.findings import Finding
+from nginxgen.lint.rules._files import certificate_files, key_description
+
+RULE = Rule(
+    code="NGX724",
+    name="certificate-weak-key",
+    severity="warning",
+    fix="issue a new certificate with an ECDSA P-256 key (or RSA 2048 or more)",
+)
+FLOOR = {"RSA": 2048, "ECDSA": 256}
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    refuses = ctx.has("refuses_small_keys")
+    for cert in certificate_files(ctx):
+        kind, bits = key_description(cert.chain[0])
+        if bits >= FLOOR.get(kind, 0):
+            continue
+        message = f"{cert.stmt.args[0]} has a {kind} {bits}-bit key (below {FLOOR[kind]})"
+        if refuses:
+            message += f": {ctx.library()} refuses it at its default security level"
+        yield ctx.finding(RULE, cert.stmt, message, severity="error" if refuses else None)

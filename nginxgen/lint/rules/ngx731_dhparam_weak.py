@@ -1,0 +1,51 @@
+"""`ssl_dhparam` with parameters under 2048 bits (Logjam-sized). OpenSSL 3 at security level 2
+refuses them: `SSL_CTX_set_tmp_dh(...) failed (dh key too small)` and `nginx -t` fails; other
+libraries use them, weakly.
+
+Sources: nginx-tls-facts §7.11, P33 ([E] Debian 12 OpenSSL 3.0.22); weakdh.org (Logjam).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from nginxgen.lint.context import Context, Rule
+from nginxgen.lint.findings import Finding
+from nginxgen.lint.rules._dhe import dhparam_lines
+from nginxgen.lint.rules._files import read
+
+RULE = Rule(
+    code="NGX731",
+    name="dhparam-weak",
+    severity="warning",
+    fix="use ffdhe2048 or larger (RFC 7919): openssl genpkey -genparam -algorithm DH "
+    "-pkeyopt group:ffdhe2048 -out dhparam.pem",
+)
+FLOOR_BITS = 2048
+
+
+def _bits(data: bytes) -> int | None:
+    from cryptography.hazmat.primitives.serialization import load_pem_parameters
+
+    try:
+        params = load_pem_parameters(data)
+        return int(params.parameter_numbers().p.bit_length())
+    except (ValueError, TypeError, AttributeError, NotImplementedError):
+        return None
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    refuses = ctx.has("refuses_small_keys")
+    done: set[int] = set()
+    for _, stmt in dhparam_lines(ctx):
+        if stmt is None or id(stmt) in done or not stmt.args:
+            continue
+        done.add(id(stmt))
+        data = read(ctx, stmt.args[0])
+        bits = _bits(data) if data else None
+        if bits is None or bits >= FLOOR_BITS:
+            continue
+        message = f"{stmt.args[0]} holds {bits}-bit DH parameters (below {FLOOR_BITS})"
+        if refuses:
+            message += f": {ctx.library()} refuses them, nginx -t fails"
+        yield ctx.finding(RULE, stmt, message, severity="error" if refuses else None)

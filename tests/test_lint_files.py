@@ -1,0 +1,198 @@
+"""Rules that read the files a config names: certificate chains and keys, DH parameters and
+ticket keys. Each fires on a file with the fault and is silent on the fixed file; unreadable
+paths say nothing; two faults are confirmed on real nginx (nginx -t refuses them)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import dh
+
+from nginxgen.lint.findings import Finding
+from nginxgen.lint.load import load_path
+from nginxgen.lint.run import Selection, lint
+from nginxgen.target import resolve
+from tests.builds import Build
+from tests.live import nginx_check, prepare_prefix
+from tests.pki import CertificateFactory, Chain
+
+OPENSSL = ("1.26.3", "openssl-3.5.7")
+BORING = ("1.26.3", "boringssl")
+FILE_RULES = ("NGX72", "NGX73")
+
+
+def site(cert: Path | str, key: Path | str, extra: str = "") -> str:
+    return (
+        "events {}\nhttp {\nssl_protocols TLSv1.2 TLSv1.3;\nssl_session_cache shared:S:1m;\n"
+        "server { listen 443 ssl default_server; server_name a.example;\n"
+        f"  ssl_certificate {cert};\n  ssl_certificate_key {key};\n  {extra}\n"
+        '  add_header Strict-Transport-Security "max-age=63072000" always;\n}\n}\n'
+    )
+
+
+def findings(text: str, folder: Path, target: tuple[str, str] = OPENSSL) -> list[Finding]:
+    conf = folder / "nginx.conf"
+    conf.write_text(text)
+    found = lint(load_path(str(conf)), resolve(*target), Selection())
+    return [f for f in found if f.code.startswith(FILE_RULES)]
+
+
+def codes(text: str, folder: Path, target: tuple[str, str] = OPENSSL) -> list[str]:
+    return [f.code for f in findings(text, folder, target)]
+
+
+@pytest.fixture(scope="module")
+def pki(tmp_path_factory: pytest.TempPathFactory) -> CertificateFactory:
+    return CertificateFactory(tmp_path_factory.mktemp("pki"), "ecdsa")
+
+
+@pytest.fixture(scope="module")
+def chain(pki: CertificateFactory) -> Chain:
+    return pki.leaf("a.example")
+
+
+def test_a_good_chain_says_nothing(chain: Chain, tmp_path: Path) -> None:
+    assert codes(site(chain.fullchain, chain.key), tmp_path) == []
+
+
+def test_leaf_only_chain(chain: Chain, tmp_path: Path) -> None:
+    assert codes(site(chain.leaf, chain.key), tmp_path) == ["NGX722"]
+
+
+def test_leaf_not_first_is_a_key_mismatch(
+    pki: CertificateFactory, chain: Chain, tmp_path: Path
+) -> None:
+    swapped = tmp_path / "swapped.pem"
+    swapped.write_bytes(
+        pki.intermediate.public_bytes(serialization.Encoding.PEM) + chain.leaf.read_bytes()
+    )
+    (found,) = findings(site(swapped, chain.key), tmp_path)
+    assert found.code == "NGX721" and "not of the first" in found.message
+    assert found.line == 7  # the ssl_certificate_key line
+
+
+def test_key_of_another_certificate(pki: CertificateFactory, chain: Chain, tmp_path: Path) -> None:
+    other = pki.leaf("b.example")
+    (found,) = findings(site(chain.fullchain, other.key), tmp_path)
+    assert found.code == "NGX721" and "belongs to no certificate" in found.message
+
+
+def test_chain_out_of_order(pki: CertificateFactory, chain: Chain, tmp_path: Path) -> None:
+    pem = serialization.Encoding.PEM
+    shuffled = tmp_path / "shuffled.pem"
+    shuffled.write_bytes(
+        chain.leaf.read_bytes() + pki.root.public_bytes(pem) + pki.intermediate.public_bytes(pem)
+    )
+    assert codes(site(shuffled, chain.key), tmp_path) == ["NGX723"]
+    in_order = tmp_path / "in-order.pem"
+    in_order.write_bytes(chain.fullchain.read_bytes() + pki.root.public_bytes(pem))
+    assert codes(site(in_order, chain.key), tmp_path) == []
+
+
+def test_weak_rsa_key_is_an_error_where_the_library_refuses_it(tmp_path: Path) -> None:
+    weak = CertificateFactory(tmp_path / "weak", "ecdsa").leaf("a.example", kind="rsa1024")
+    text = site(weak.fullchain, weak.key)
+    (on_openssl,) = findings(text, tmp_path)
+    assert on_openssl.code == "NGX724" and on_openssl.severity == "error"
+    assert "RSA 1024-bit" in on_openssl.message
+    (on_boring,) = findings(text, tmp_path, BORING)
+    assert on_boring.severity == "warning"
+    strong = CertificateFactory(tmp_path / "strong", "ecdsa").leaf("a.example", kind="rsa")
+    assert codes(site(strong.fullchain, strong.key), tmp_path) == []
+
+
+@pytest.mark.parametrize(("days", "severity"), [(-2, "error"), (5, "warning"), (30, None)])
+def test_expiry(pki: CertificateFactory, tmp_path: Path, days: int, severity: str | None) -> None:
+    leaf = pki.leaf(f"d{days + 10}.example", days=days)
+    found = findings(site(leaf.fullchain, leaf.key), tmp_path)
+    assert [f.severity for f in found] == ([severity] if severity else [])
+    assert all(f.code == "NGX725" for f in found)
+
+
+def test_stapling_needs_an_ocsp_url(pki: CertificateFactory, chain: Chain, tmp_path: Path) -> None:
+    stapling = "ssl_stapling on; resolver 127.0.0.53;"
+    assert codes(site(chain.fullchain, chain.key, stapling), tmp_path) == ["NGX726"]
+    with_url = pki.leaf("o.example", ocsp_url="http://ocsp.example/")
+    assert codes(site(with_url.fullchain, with_url.key, stapling), tmp_path) == []
+
+
+@pytest.fixture(scope="module")
+def dhparams(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    folder = tmp_path_factory.mktemp("dh")
+    weak = folder / "dh1024.pem"
+    weak.write_bytes(
+        dh.generate_parameters(2, 1024).parameter_bytes(
+            serialization.Encoding.PEM, serialization.ParameterFormat.PKCS3
+        )
+    )
+    good = folder / "ffdhe2048.pem"
+    with good.open("wb") as out:
+        subprocess.run(
+            ["openssl", "genpkey", "-genparam", "-algorithm", "DH", "-pkeyopt", "group:ffdhe2048"],
+            stdout=out,
+            check=True,
+        )
+    return weak, good
+
+
+DHE = "ssl_ciphers ECDHE-ECDSA-AES128-GCM-SHA256:DHE-RSA-AES128-GCM-SHA256;"
+ECDHE = "ssl_ciphers ECDHE-ECDSA-AES128-GCM-SHA256;"
+
+
+def test_dhparam_rules(chain: Chain, dhparams: tuple[Path, Path], tmp_path: Path) -> None:
+    weak, good = dhparams
+    cert = (chain.fullchain, chain.key)
+    assert codes(site(*cert, f"{DHE} ssl_dhparam {weak};"), tmp_path) == ["NGX731"]
+    assert codes(site(*cert, f"{DHE} ssl_dhparam {good};"), tmp_path) == []
+    assert codes(site(*cert, DHE), tmp_path) == ["NGX732"]
+    assert codes(site(*cert, ECDHE), tmp_path) == []
+    assert codes(site(*cert, f"{ECDHE} ssl_dhparam {good};"), tmp_path) == ["NGX733"]
+    tls13 = f"ssl_protocols TLSv1.3; ssl_dhparam {good};"
+    assert codes(site(*cert, tls13), tmp_path) == ["NGX733"]
+
+
+@pytest.mark.parametrize(("size", "expected"), [(32, ["NGX734"]), (48, []), (80, [])])
+def test_ticket_key_size(chain: Chain, tmp_path: Path, size: int, expected: list[str]) -> None:
+    (tmp_path / "ticket.key").write_bytes(b"k" * size)
+    text = site(chain.fullchain, chain.key, "ssl_session_ticket_key ticket.key;")  # relative
+    assert codes(text, tmp_path) == expected
+
+
+def test_unreadable_or_variable_paths_say_nothing(chain: Chain, tmp_path: Path) -> None:
+    assert codes(site("/nonexistent/cert.pem", "/nonexistent/key.pem"), tmp_path) == []
+    assert (
+        codes(site("/etc/ssl/$ssl_server_name.crt", "/etc/ssl/$ssl_server_name.key"), tmp_path)
+        == []
+    )
+
+
+@pytest.mark.parametrize("build", ["wheel", "bookworm"], indirect=True)
+def test_real_nginx_refuses_what_the_error_rules_flag(
+    build: Build, pki: CertificateFactory, chain: Chain, tmp_path: Path
+) -> None:
+    pem = serialization.Encoding.PEM
+    swapped = tmp_path / "swapped.pem"
+    swapped.write_bytes(pki.intermediate.public_bytes(pem) + chain.leaf.read_bytes())
+    (tmp_path / "ticket.key").write_bytes(b"k" * 32)
+    target = (build.nginx_version, build.tls_library)
+    for extra, cert, code, message in [
+        ("", swapped, "NGX721", "key values mismatch"),
+        ("ssl_session_ticket_key ticket.key;", chain.fullchain, "NGX734", "48 or 80 bytes"),
+    ]:
+        text = site(cert, chain.key, extra).replace(
+            "events {}", "worker_processes auto;\nevents {}"
+        )
+        assert code in codes(text, tmp_path, target)
+        conf = tmp_path / "nginx.conf"
+        prepare_prefix(conf, build)
+        done = nginx_check(build, conf)
+        assert done.returncode != 0 and message in done.stderr, done.stderr
+        fixed = site(chain.fullchain, chain.key).replace(
+            "events {}", "worker_processes auto;\nevents {}"
+        )
+        assert code not in codes(fixed, tmp_path, target)
+        prepare_prefix(conf, build)
+        assert nginx_check(build, conf).returncode == 0, nginx_check(build, conf).stderr
