@@ -158,15 +158,14 @@ def rules() -> None:
 
 @app.command()
 def explain(code: str) -> None:
-    """Print a lint rule's documentation (what, why, example, fix, sources)."""
+    """Print a lint rule's documentation (what, why, fix, sources); docs/rules/ has the same."""
+    from nginxgen.lint.rule_docs import page
     from nginxgen.lint.rules import catalog
 
     entry = catalog().get(code.upper())
     if entry is None:
         raise NginxgenError(f"unknown rule {code!r} (see nginxgen rules)", where="explain")
-    print(f"{code.upper()} {entry.rule.name} ({entry.rule.severity})\n")
-    print(entry.doc.strip())
-    print(f"\nFix: {entry.rule.fix}")
+    print(page(entry), end="")
 
 
 @app.command(

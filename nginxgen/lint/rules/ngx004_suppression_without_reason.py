@@ -4,6 +4,8 @@ A suppression is a decision; the reason tells the next reader why the finding do
 
 Fail: ssl_protocols TLSv1 TLSv1.2;  # nginxgen: ignore[NGX401]
 Fix:  ssl_protocols TLSv1 TLSv1.2;  # nginxgen: ignore[NGX401] kiosk clients on Android 4.1
+
+Sources: nginxgen's suppression syntax (README, Lint); the issue that asked for it (issue 3).
 """
 
 from __future__ import annotations
