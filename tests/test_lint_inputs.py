@@ -12,6 +12,11 @@ import pytest
 
 from nginxgen.cli import main
 from nginxgen.generate.examples import EXAMPLE_TARGETS
+from nginxgen.lint.findings import Finding
+from nginxgen.lint.load import load_path
+from nginxgen.lint.run import Selection
+from nginxgen.lint.run import lint as run_lint
+from nginxgen.target import Target, resolve
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
@@ -351,3 +356,36 @@ def test_mozilla_reference_outputs_have_no_errors(capsys: pytest.CaptureFixture[
         if "_old_" in conf.name:
             expected |= {"NGX401", "NGX402", "NGX403"}
         assert warnings == expected, conf.name
+
+
+def test_colour_only_on_a_terminal_and_never_with_no_color(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    from nginxgen.lint import report
+
+    path = tmp_path / "nginx.conf"
+    path.write_text(GOOD.replace("ssl_protocols TLSv1.2 TLSv1.3;", "ssl_protocols TLSv1 TLSv1.2;"))
+    loaded_findings = lint_findings(path)
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setattr(sys, "stdout", Terminal())
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    assert "\033[" in report.render("text", *loaded_findings)
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert "\033[" not in report.render("text", *loaded_findings)
+    monkeypatch.setattr(sys, "stdout", io.StringIO())
+    monkeypatch.delenv("NO_COLOR")
+    assert "\033[" not in report.render("text", *loaded_findings)
+
+
+def lint_findings(path: Path) -> tuple[list[Finding], Target, list[str]]:
+    target = resolve("1.26.3", "openssl-3.5.7")
+    loaded = load_path(str(path))
+    found = run_lint(loaded, target, Selection())
+    assert found
+    return found, target, loaded.files

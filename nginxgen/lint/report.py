@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 from nginxgen import __version__
@@ -109,4 +110,6 @@ def render(fmt: str, findings: list[Finding], target: Target, files: list[str]) 
         return sarif(findings, target, files)
     if fmt == "github":
         return github(findings)
-    return text(findings, target, files, colour=sys.stdout.isatty())
+    # Colour only on a terminal, and never when NO_COLOR is set (no-color.org).
+    colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    return text(findings, target, files, colour=colour)
