@@ -8,7 +8,6 @@ OpenSSL; whatever was assumed is recorded so that every report can say so.
 from __future__ import annotations
 
 import re
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -136,6 +135,8 @@ def detect(nginx_bin: str) -> Target:
     path = Path(nginx_bin)
     if not path.exists():
         raise TargetError(f"no such file: {nginx_bin}", where="--nginx-bin")
+    import subprocess  # only when asked to read a binary: the lint path stays light
+
     try:
         result = subprocess.run(
             [str(path), "-V"], capture_output=True, text=True, timeout=20, check=False

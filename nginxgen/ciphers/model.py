@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 import tomllib
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache, cached_property
-from importlib import resources
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from nginxgen.version import Version
@@ -14,7 +15,7 @@ from nginxgen.version import Version
 if TYPE_CHECKING:
     from nginxgen.target import Library
 
-KNOWLEDGE = "nginxgen.knowledge"
+KNOWLEDGE_DIR = Path(__file__).resolve().parent.parent / "knowledge"  # read as plain files
 
 
 @dataclass(frozen=True)
@@ -79,7 +80,7 @@ class CipherModel:
     suites: tuple[CipherSuite, ...]  # TLS <= 1.2 suites in OpenSSL's collection order
     tls13: tuple[CipherSuite, ...]
     default_ciphersuites: tuple[str, ...]
-    aliases: dict[str, frozenset[str]]  # alias -> names of the suites it matches
+    aliases: Mapping[str, frozenset[str]]  # alias -> names of the suites it matches
     default_rule: str
     default_seclevel: int
     seclevel: SecurityLevels
@@ -99,7 +100,7 @@ class CipherModel:
 
 @cache
 def _data() -> dict[str, Any]:
-    text = resources.files(KNOWLEDGE).joinpath("cipher_models.toml").read_text(encoding="utf-8")
+    text = (KNOWLEDGE_DIR / "cipher_models.toml").read_text(encoding="utf-8")
     return tomllib.loads(text)
 
 
@@ -119,13 +120,39 @@ def _alias(name: str, spec: dict[str, Any], universe: dict[str, set[str]]) -> Al
     )
 
 
+class LazyAliases(Mapping[str, frozenset[str]]):
+    """alias -> the names of the suites it matches, each worked out the first time it is asked
+    for: a lint reads a handful of the seventy aliases, and start-up time is pre-commit time."""
+
+    def __init__(
+        self, rules: dict[str, Any], suites: list[CipherSuite], universe: dict[str, set[str]]
+    ) -> None:
+        self._rules = rules
+        self._suites = suites
+        self._universe = universe
+        self._done: dict[str, frozenset[str]] = {}
+
+    def __getitem__(self, name: str) -> frozenset[str]:
+        if name not in self._done:
+            alias = _alias(name, self._rules[name], self._universe)
+            self._done[name] = frozenset(s.name for s in self._suites if alias.matches(s))
+        return self._done[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._rules
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._rules)
+
+    def __len__(self) -> int:
+        return len(self._rules)
+
+
 @cache
 def load_model(name: str, approximate: str | None = None) -> CipherModel:
     data = _data()
     spec = data["models"][name]
-    table_text = (
-        resources.files(KNOWLEDGE).joinpath("ciphers", spec["table"]).read_text(encoding="utf-8")
-    )
+    table_text = (KNOWLEDGE_DIR / "ciphers" / spec["table"]).read_text(encoding="utf-8")
     table = json.loads(table_text)
     overrides = {**data["strength_bits"], **spec.get("strength_bits", {})}
     rows = [
@@ -140,10 +167,7 @@ def load_model(name: str, approximate: str | None = None) -> CipherModel:
     universe: dict[str, set[str]] = {
         key: {getattr(s, key) for s in legacy} for key in ("kx", "au", "enc", "mac", "strength")
     }
-    aliases = {
-        alias: frozenset(s.name for s in legacy if _alias(alias, rule, universe).matches(s))
-        for alias, rule in data["aliases"].items()
-    }
+    aliases = LazyAliases(data["aliases"], legacy, universe)
     return CipherModel(
         name=name,
         source=table["source"],

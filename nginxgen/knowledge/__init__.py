@@ -11,7 +11,7 @@ import json
 import tomllib
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from nginxgen.ciphers.model import CipherSuite, load_model
@@ -20,18 +20,21 @@ from nginxgen.version import Version, in_range
 if TYPE_CHECKING:
     from nginxgen.target import Library, Target
 
+# The package is always unpacked on disk (a wheel, or a checkout); plain file reads keep
+# importlib.resources and zipfile off the pre-commit path.
+KNOWLEDGE_DIR = Path(__file__).resolve().parent
 LIBRARY_KINDS = ("openssl", "quictls", "boringssl", "aws-lc", "libressl")
 
 
 @cache
 def _toml(name: str) -> dict[str, Any]:
-    text = resources.files(__name__).joinpath(f"{name}.toml").read_text(encoding="utf-8")
+    text = (KNOWLEDGE_DIR / f"{name}.toml").read_text(encoding="utf-8")
     return tomllib.loads(text)
 
 
 @cache
 def _json(name: str) -> dict[str, Any]:
-    text = resources.files(__name__).joinpath(f"{name}.json").read_text(encoding="utf-8")
+    text = (KNOWLEDGE_DIR / f"{name}.json").read_text(encoding="utf-8")
     data: dict[str, Any] = json.loads(text)
     return data
 

@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from crossplane import errors as cp_errors
-from crossplane.lexer import lex_string
 from crossplane.parser import _parse_with_initial_tokens
+
+from nginxgen.lint.lexer import lex
 
 MAX_DEPTH = 200  # nginx has no limit, but no real config nests this deep; recursion would
 # Directives that includes may bring in: 25x a 10,000-vhost fleet split one file per vhost, yet a
@@ -104,7 +105,7 @@ def _checked_tokens(
 
 def _parse_text(text: str, filename: str) -> tuple[list[dict[str, object]], list[tuple[str, int]]]:
     problems: list[tuple[str, int]] = []
-    tokens = _checked_tokens(lex_string(text, filename=filename), problems)
+    tokens = _checked_tokens(lex(text, filename), problems)
     try:
         payload = _parse_with_initial_tokens(
             tokens,

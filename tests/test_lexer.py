@@ -1,0 +1,87 @@
+"""nginxgen's lexer against crossplane's, token for token and error for error: on every example
+and corpus file, on hand-picked quirks, and on generated text (tokens, mutations, odd bytes)."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from crossplane.errors import NgxParserBaseException
+from crossplane.lexer import lex_string
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from nginxgen.lint.lexer import lex
+from tests.fuzzing.configs import CORPUS, ROOT, mutated, token_stream
+
+Outcome = tuple[list[tuple[str, int, bool]], tuple[str, int | None] | None]
+
+
+def run(lexer: object, text: str) -> Outcome:
+    tokens: list[tuple[str, int, bool]] = []
+    try:
+        for token in lexer(text, "f.conf"):  # type: ignore[operator]
+            tokens.append(token)
+    except NgxParserBaseException as exc:
+        return tokens, (f"{type(exc).__name__}: {exc.strerror}", exc.lineno)
+    return tokens, None
+
+
+def same(text: str) -> None:
+    assert run(lex, text) == run(lex_string, text)
+
+
+QUIRKS = [
+    "", "a", "a;", "a b;\n", "# c", "# c\n", "a # not a comment;\n", "a;# c\\\nb;",
+    "x \"q\\\"q\" 'a\\'b' \"e\\n\";", '"abc"def;', 'ab"cd"ef;', '""', "'unterminated",
+    '"unterminated\n\n', "a\\", "a \\\\ b;", "a\\;b;", "\\\na;", "a\\\n;", "a \\ b;",
+    "set $x ${y}z;", "${a", "${a}", "${a} ", "${a b} c;", "a${b}${c};", "$ {b};", "x$\\{y};",
+    "a { b; }", "a { b;", "}", "a { } }", "{{}}", "a\r\nb;\r\n", "a\t\x0bb\x1c;",
+    "l { # c\n}", "#\\", "# a\\\\\nb;", "\"a\\\\\" b;", "'\\'' x;", "日本 語;\n", "a\x00b;",
+    "content_by_lua_block { ngx.say('}') }",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("text", QUIRKS)
+def test_quirks(text: str) -> None:
+    same(text)
+
+
+def _files() -> list[str]:
+    paths = sorted((ROOT / "examples").rglob("*.conf"))
+    if CORPUS.is_dir():
+        paths += sorted(p for p in CORPUS.rglob("*") if p.is_file())
+    return [os.fspath(p) for p in paths]
+
+
+def test_every_example_and_corpus_file() -> None:
+    files = _files()
+    assert len(files) > 20
+    for path in files:
+        with open(path, encoding="utf-8", errors="surrogateescape") as handle:
+            same(handle.read())
+
+
+FUZZ = settings(max_examples=int(os.environ.get("NGINXGEN_FUZZ_CASES", "1000")), deadline=None,
+                suppress_health_check=list(HealthCheck))  # fmt: skip
+_alphabet = st.sampled_from([*list("ab $#{};\"'\\\n\r\t}{"), "${", "\\\n", '\\"', "日"])
+
+
+@FUZZ
+@given(st.lists(_alphabet, max_size=60).map("".join))
+def test_generated_character_soup(text: str) -> None:
+    same(text)
+
+
+@FUZZ
+@given(token_stream())
+def test_generated_token_streams(data: bytes) -> None:
+    same(data.decode("utf-8", "surrogateescape"))
+
+
+@FUZZ
+@given(st.sampled_from([p for p in _files() if os.path.getsize(p) < 20_000]).flatmap(
+    lambda path: mutated(open(path, "rb").read())  # noqa: SIM115
+))  # fmt: skip
+def test_mutated_files(data: bytes) -> None:
+    same(data.decode("utf-8", "surrogateescape"))
