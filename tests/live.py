@@ -192,6 +192,7 @@ def s_client(
     *,
     version: str | None = None,  # "1.2" or "1.3"
     groups: str | None = None,
+    sigalgs: str | None = None,  # picks the certificate of a dual RSA/ECDSA server
     alpn: str | None = None,
     ciphers: str | None = None,
     sess_out: Path | None = None,
@@ -205,6 +206,8 @@ def s_client(
         args.append("-tls" + version.replace(".", "_"))
     if groups:
         args += ["-groups", groups]
+    if sigalgs:
+        args += ["-sigalgs", sigalgs]
     if alpn:
         args += ["-alpn", alpn]
     if ciphers:
