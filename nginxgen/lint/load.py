@@ -1,7 +1,8 @@
 """Reading nginx configuration into statements: files, includes, `nginx -T` dumps, stdin.
 
-crossplane does the lexing and parsing of each file; includes are followed here so that a missing
-file, a cycle or a symlink loop becomes a finding at the include line instead of a crash.
+Each file is lexed by nginxgen.lint.lexer (crossplane's tokens, faster) and parsed by crossplane;
+includes are followed here so that a missing file, a cycle or a symlink loop becomes a finding at
+the include line instead of a crash.
 """
 
 from __future__ import annotations
