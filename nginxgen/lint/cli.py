@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 
@@ -51,6 +52,11 @@ def parser() -> argparse.ArgumentParser:
 
 def run(argv: list[str]) -> int:
     args = parser().parse_args(argv)
+    # A lint builds millions of small long-lived objects: with the default thresholds the cyclic
+    # collector's repeated full passes were a fifth of the time on 10,000 vhosts. Rarer passes
+    # keep the speed and still free the few cycles (generators, tracebacks).
+    thresholds = gc.get_threshold()
+    gc.set_threshold(100_000, 50, 1000)
     try:
         return _run(args)
     except NginxgenError as exc:
@@ -64,6 +70,8 @@ def run(argv: list[str]) -> int:
             file=sys.stderr,
         )
         return EXIT_INTERNAL
+    finally:
+        gc.set_threshold(*thresholds)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -95,6 +103,7 @@ def _run(args: argparse.Namespace) -> int:
     stdin_text = sys.stdin.read() if "-" in args.paths else None
     findings = []
     files: list[str] = []
+    seen: set[str] = set()
     try:
         if root:
             wanted = {os.path.realpath(p) for p in args.paths}
@@ -106,7 +115,8 @@ def _run(args: argparse.Namespace) -> int:
             for path in args.paths:
                 loaded = load_path(path, prefix, stdin_text)
                 findings.extend(lint(loaded, target, selection))
-                files.extend(f for f in loaded.files if f not in files)
+                files.extend(f for f in loaded.files if f not in seen)
+                seen.update(loaded.files)
     except LoadError as exc:
         print(f"nginxgen: error: {exc}", file=sys.stderr)
         return EXIT_USAGE

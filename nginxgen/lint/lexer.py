@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from crossplane.errors import NgxParserSyntaxError
+from crossplane.errors import NgxParserBaseException, NgxParserSyntaxError
 from crossplane.lexer import EXTERNAL_LEXERS, lex_string
 
 Token = tuple[str, int, bool]
@@ -42,13 +42,23 @@ _UNIT = re.compile(r"\\[\s\S]|[\s\S]")
 
 def lex(text: str, filename: str | None = None) -> Iterator[Token]:
     """Tokens of one file, as crossplane.lexer.lex_string yields them (errors included)."""
-    if EXTERNAL_LEXERS and "_by_lua_block" in text:
-        yield from lex_string(text, filename)  # raw Lua blocks: crossplane's plugin lexes them
-        return
-    tokens, error = _scan(text, filename)
+    tokens, error = scan(text, filename)
     yield from tokens
     if error is not None:
         raise error
+
+
+def scan(text: str, filename: str | None = None) -> tuple[list[Token], Exception | None]:
+    """All tokens up to the first syntax error, and that error (None if there is none)."""
+    if EXTERNAL_LEXERS and "_by_lua_block" in text:
+        # raw Lua blocks: crossplane's plugin lexes them
+        tokens: list[Token] = []
+        try:
+            tokens.extend(lex_string(text, filename))
+        except NgxParserBaseException as exc:
+            return tokens, exc
+        return tokens, None
+    return _scan(text, filename)
 
 
 def _scan(text: str, filename: str | None) -> tuple[list[Token], NgxParserSyntaxError | None]:

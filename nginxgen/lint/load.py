@@ -17,7 +17,7 @@ from pathlib import Path
 from crossplane import errors as cp_errors
 from crossplane.parser import _parse_with_initial_tokens
 
-from nginxgen.lint.lexer import lex
+from nginxgen.lint.lexer import Token, scan
 
 MAX_DEPTH = 200  # nginx has no limit, but no real config nests this deep; recursion would
 # Directives that includes may bring in: 25x a 10,000-vhost fleet split one file per vhost, yet a
@@ -70,43 +70,54 @@ class Loaded:
     prefix: str = ""  # relative include, certificate and key paths resolve against it
 
 
-def _checked_tokens(
-    tokens: Iterator[tuple[str, int, bool]], problems: list[tuple[str, int]]
-) -> Iterator[tuple[str, int, bool]]:
-    """Pass tokens through, noting what crossplane lets slip: a directive ended by `}` or by the
-    end of the file instead of `;`, and nesting deep enough to exhaust Python's recursion."""
+def _check_tokens(tokens: list[Token], problems: list[tuple[str, int]]) -> list[Token]:
+    """Note what crossplane lets slip: a directive ended by `}` or by the end of the file instead
+    of `;`, and nesting deep enough to exhaust Python's recursion (the tokens are cut there)."""
     depth = 0
     open_directive: int | None = None
-    for token, line, quoted in tokens:
-        if not quoted and token.startswith("#"):
-            yield token, line, quoted
-            continue
-        if not quoted and token == "{":
+    for index, (token, line, quoted) in enumerate(tokens):
+        if quoted:
+            if open_directive is None:
+                open_directive = line
+        elif token == "{":
             depth += 1
             open_directive = None
             if depth > MAX_DEPTH:
                 problems.append((f"blocks nested deeper than {MAX_DEPTH} levels", line))
-                return
-        elif not quoted and token == "}":
+                return tokens[:index]
+        elif token == "}":
             if open_directive is not None:
                 problems.append(('directive is not terminated by ";"', open_directive))
             open_directive = None
             depth -= 1
-        elif not quoted and token == ";":
+        elif token == ";":
             open_directive = None
+        elif token.startswith("#"):
+            continue
         elif open_directive is None:
             open_directive = line
-        yield token, line, quoted
     if open_directive is not None:
         # crossplane drops the words quietly; nginx stops: unexpected end of file, expecting ";"
         problems.append(
             ('directive is not terminated by ";" before the end of the file', open_directive)
         )
+    return tokens
+
+
+def _stream(tokens: list[Token], error: Exception | None) -> Iterator[Token]:
+    # crossplane's parser pulls tokens lazily: a lexing error surfaces after the tokens before it.
+    yield from tokens
+    if error is not None:
+        raise error
 
 
 def _parse_text(text: str, filename: str) -> tuple[list[dict[str, object]], list[tuple[str, int]]]:
     problems: list[tuple[str, int]] = []
-    tokens = _checked_tokens(lex(text, filename), problems)
+    lexed, error = scan(text, filename)
+    checked = _check_tokens(lexed, problems)
+    if len(checked) < len(lexed):
+        error = None  # cut at the nesting limit: the rest, and its errors, are not read
+    tokens = _stream(checked, error)
     try:
         payload = _parse_with_initial_tokens(
             tokens,
