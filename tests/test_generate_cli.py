@@ -349,3 +349,22 @@ def test_nothing_is_written_outside_out(
     assert (outside / "tls.conf").read_text() == "precious\n"
     with pytest.raises(NginxgenError, match="outside"):
         output.plan_changes(out, {"../escape.conf": "x"})
+
+
+@pytest.mark.parametrize(
+    ("cpuinfo", "expected"),
+    [
+        ("processor : 0\nflags : fpu sse2 aes avx2\n", True),  # x86 with AES-NI
+        ("processor : 0\nflags : fpu sse2 avx2\n", False),
+        ("processor : 0\nFeatures : fp asimd aes pmull sha1\n", True),  # arm64 crypto extension
+        ("processor : 0\nFeatures : fp asimd\n", False),
+        ("processor : 0\n", None),  # no flag line: unknown, --cpu auto refuses
+    ],
+)
+def test_cpu_auto_reads_the_cpu_flags(tmp_path: Path, cpuinfo: str, expected: bool | None) -> None:
+    from nginxgen.generate.compose import cpu_has_aes
+
+    path = tmp_path / "cpuinfo"
+    path.write_text(cpuinfo)
+    assert cpu_has_aes(path) is expected
+    assert cpu_has_aes(tmp_path / "missing") is None
