@@ -32,17 +32,15 @@ def model(ctx: Context) -> CipherModel:
     return model_for(ctx.target.library)
 
 
-# NGX402, NGX403 and NGX404 read the same lines, and fleets repeat one string in every vhost:
-# each distinct string is evaluated once per model.
-_EVALUATIONS: dict[tuple[str, str], Evaluation] = {}
-
-
-def evaluate_line(stmt: Stmt, cipher_model: CipherModel) -> Evaluation:
+def evaluate_line(ctx: Context, stmt: Stmt) -> Evaluation:
+    """The evaluation of an ssl_ciphers line with the target's model. NGX402/403/404 and the DH
+    rules read the same lines, and fleets repeat one string in every vhost: each distinct string
+    is evaluated once per lint."""
+    cache: dict[str, Evaluation] = ctx.memo("cipher_evaluations", dict)
     text = " ".join(stmt.args)
-    key = (cipher_model.name, text)
-    if key not in _EVALUATIONS:
-        _EVALUATIONS[key] = _evaluate(text, cipher_model)
-    return _EVALUATIONS[key]
+    if text not in cache:
+        cache[text] = _evaluate(text, model(ctx))
+    return cache[text]
 
 
 def _evaluate(text: str, cipher_model: CipherModel) -> Evaluation:
@@ -59,7 +57,6 @@ def _evaluate(text: str, cipher_model: CipherModel) -> Evaluation:
 def cipher_lines(ctx: Context) -> Iterator[tuple[Stmt, Evaluation]]:
     """Every effective ssl_ciphers of a TLS server that allows TLS <= 1.2 (each line once)."""
     seen: set[int] = set()
-    cipher_model = model(ctx)
     for server in ctx.tls_servers():
         if not any(p in LEGACY for p in ctx.protocols(server)):
             continue
@@ -67,4 +64,4 @@ def cipher_lines(ctx: Context) -> Iterator[tuple[Stmt, Evaluation]]:
         if not stmts or id(stmts[-1]) in seen:
             continue
         seen.add(id(stmts[-1]))
-        yield stmts[-1], evaluate_line(stmts[-1], cipher_model)
+        yield stmts[-1], evaluate_line(ctx, stmts[-1])

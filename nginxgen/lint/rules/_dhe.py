@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from nginxgen.lint.config import Server
 from nginxgen.lint.context import Context
 from nginxgen.lint.load import Stmt
-from nginxgen.lint.rules._ciphers import LEGACY, evaluate_line, model
+from nginxgen.lint.rules._ciphers import LEGACY, evaluate_line
 
 
 def dhe_suites(ctx: Context, server: Server) -> list[str] | None:
@@ -16,7 +16,7 @@ def dhe_suites(ctx: Context, server: Server) -> list[str] | None:
     stmts = server.effective("ssl_ciphers")
     if not stmts or not any(p in LEGACY for p in ctx.protocols(server)):
         return None
-    suites = evaluate_line(stmts[-1], model(ctx)).suites
+    suites = evaluate_line(ctx, stmts[-1]).suites
     return [s.name for s in suites if s.kx == "DH" and s.au not in ("None", "PSK", "SRP")]
 
 

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
-from nginxgen.lint.rules._ciphers import evaluate_line, model
+from nginxgen.lint.rules._ciphers import evaluate_line
 
 RULE = Rule(
     code="NGX404",
@@ -30,11 +30,10 @@ RULE = Rule(
 def check(ctx: Context) -> Iterator[Finding]:
     if ctx.has("tls13_suites_via_ssl_ciphers"):
         return
-    cipher_model = model(ctx)
     for stmt in ctx.all_statements():
         if stmt.directive != "ssl_ciphers" or not stmt.args:
             continue
-        ev = evaluate_line(stmt, cipher_model)
+        ev = evaluate_line(ctx, stmt)
         if not ev.tls13_names:
             continue
         if ev.result.error:
