@@ -1,6 +1,6 @@
 """Rules that read the files a config names: certificate chains and keys, DH parameters and
 ticket keys. Each fires on a file with the fault and is silent on the fixed file; unreadable
-paths say nothing; two faults are confirmed on real nginx (nginx -t refuses them)."""
+paths say nothing; the three error rules are confirmed on real nginx (nginx -t refuses them)."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from tests.pki import CertificateFactory, Chain
 OPENSSL = ("1.26.3", "openssl-3.5.7")
 BORING = ("1.26.3", "boringssl")
 FILE_RULES = ("NGX72", "NGX73")
+NAME_WEAK = "weak.example"
 
 
 def site(cert: Path | str, key: Path | str, extra: str = "") -> str:
@@ -169,7 +170,7 @@ def test_unreadable_or_variable_paths_say_nothing(chain: Chain, tmp_path: Path) 
     )
 
 
-@pytest.mark.parametrize("build", ["wheel", "bookworm"], indirect=True)
+@pytest.mark.parametrize("build", ["wheel", "bookworm", "trixie"], indirect=True)
 def test_real_nginx_refuses_what_the_error_rules_flag(
     build: Build, pki: CertificateFactory, chain: Chain, tmp_path: Path
 ) -> None:
@@ -177,14 +178,14 @@ def test_real_nginx_refuses_what_the_error_rules_flag(
     swapped = tmp_path / "swapped.pem"
     swapped.write_bytes(pki.intermediate.public_bytes(pem) + chain.leaf.read_bytes())
     (tmp_path / "ticket.key").write_bytes(b"k" * 32)
+    weak = CertificateFactory(tmp_path / "weak", "ecdsa").leaf(NAME_WEAK, kind="rsa1024")
     target = (build.nginx_version, build.tls_library)
-    for extra, cert, code, message in [
-        ("", swapped, "NGX721", "key values mismatch"),
-        ("ssl_session_ticket_key ticket.key;", chain.fullchain, "NGX734", "48 or 80 bytes"),
+    for extra, cert, key, code, message in [
+        ("", swapped, chain.key, "NGX721", "key values mismatch"),
+        ("ssl_session_ticket_key ticket.key;", chain.fullchain, chain.key, "NGX734", "48 or 80"),
+        ("", weak.fullchain, weak.key, "NGX724", "ee key too small"),
     ]:
-        text = site(cert, chain.key, extra).replace(
-            "events {}", "worker_processes auto;\nevents {}"
-        )
+        text = site(cert, key, extra).replace("events {}", "worker_processes auto;\nevents {}")
         assert code in codes(text, tmp_path, target)
         conf = tmp_path / "nginx.conf"
         prepare_prefix(conf, build)
