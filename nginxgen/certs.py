@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from nginxgen.errors import NginxgenError
 
@@ -46,7 +47,24 @@ def key_kind(public_key: object) -> tuple[str, int]:
     return type(public_key).__name__, 0
 
 
-def _public_bytes(key: object) -> bytes:
+def ocsp_urls(cert: Any) -> tuple[str, ...]:
+    """The OCSP responders a certificate names (none: nothing to staple)."""
+    from cryptography import x509
+    from cryptography.x509.oid import AuthorityInformationAccessOID
+
+    try:
+        aia = cert.extensions.get_extension_for_class(x509.AuthorityInformationAccess).value
+    except x509.ExtensionNotFound:
+        return ()
+    return tuple(
+        str(d.access_location.value)
+        for d in aia
+        if d.access_method == AuthorityInformationAccessOID.OCSP
+    )
+
+
+def public_bytes(key: object) -> bytes:
+    """A public key as DER SubjectPublicKeyInfo: equal bytes, same key."""
     from cryptography.hazmat.primitives import serialization
 
     return key.public_bytes(  # type: ignore[attr-defined, no-any-return]
@@ -56,7 +74,6 @@ def _public_bytes(key: object) -> bytes:
 
 def inspect_chain(cert_path: str) -> tuple[CertInfo, list[object]]:
     from cryptography import x509
-    from cryptography.x509.oid import AuthorityInformationAccessOID
 
     data = _read(cert_path, "certificate")
     try:
@@ -64,16 +81,7 @@ def inspect_chain(cert_path: str) -> tuple[CertInfo, list[object]]:
     except ValueError:
         raise NginxgenError("not a PEM certificate", where=cert_path) from None
     leaf = chain[0]
-    ocsp: tuple[str, ...] = ()
-    try:
-        aia = leaf.extensions.get_extension_for_class(x509.AuthorityInformationAccess).value
-        ocsp = tuple(
-            str(d.access_location.value)
-            for d in aia
-            if d.access_method == AuthorityInformationAccessOID.OCSP
-        )
-    except x509.ExtensionNotFound:
-        pass
+    ocsp = ocsp_urls(leaf)
     key_type, bits = key_kind(leaf.public_key())
     # The leaf is the one no other certificate in the file was issued by... nginx needs it first.
     issuers = {c.issuer for c in chain[1:]}
@@ -105,6 +113,6 @@ def check_pair(cert_path: str, key_path: str) -> CertInfo:
         ) from None
     except ValueError:
         raise NginxgenError("not a PEM private key", where=key_path) from None
-    if _public_bytes(key.public_key()) != _public_bytes(chain[0].public_key()):  # type: ignore[attr-defined]
+    if public_bytes(key.public_key()) != public_bytes(chain[0].public_key()):  # type: ignore[attr-defined]
         raise NginxgenError(f"the key does not match the certificate {cert_path}", where=key_path)
     return info

@@ -59,15 +59,15 @@ def _key_match(data: bytes | None, chain: list[Any]) -> int | None:
         return None
     from cryptography.hazmat.primitives import serialization
 
+    from nginxgen.certs import public_bytes
+
     try:
         key = serialization.load_pem_private_key(data, password=None)
     except (TypeError, ValueError, NotImplementedError):
         return None  # encrypted (ssl_password_file) or not PEM: nothing to say
-    spki = serialization.PublicFormat.SubjectPublicKeyInfo
-    der = serialization.Encoding.DER
-    mine = key.public_key().public_bytes(der, spki)
+    mine = public_bytes(key.public_key())
     for index, cert in enumerate(chain):
-        if cert.public_key().public_bytes(der, spki) == mine:
+        if public_bytes(cert.public_key()) == mine:
             return index
     return -1
 
@@ -75,6 +75,9 @@ def _key_match(data: bytes | None, chain: list[Any]) -> int | None:
 def _certificate_files(ctx: Context) -> list[CertificateFile]:
     out: list[CertificateFile] = []
     seen: set[tuple[int, int | None]] = set()
+    # Fleets name one chain and key in thousands of vhosts: read and match each pair once.
+    chains: dict[str, list[Any]] = {}
+    matches: dict[tuple[str, str | None], int | None] = {}
     for server in ctx.tls_servers():
         certs = server.effective("ssl_certificate")
         keys = server.effective("ssl_certificate_key")
@@ -84,12 +87,18 @@ def _certificate_files(ctx: Context) -> list[CertificateFile]:
             if ident in seen or not stmt.args:
                 continue
             seen.add(ident)
-            data = read(ctx, stmt.args[0])
-            chain = _load_chain(data) if data else []
+            cert_path = stmt.args[0]
+            if cert_path not in chains:
+                data = read(ctx, cert_path)
+                chains[cert_path] = _load_chain(data) if data else []
+            chain = chains[cert_path]
             if not chain:
                 continue
-            key_data = read(ctx, key_stmt.args[0]) if key_stmt and key_stmt.args else None
-            out.append(CertificateFile(server, stmt, key_stmt, chain, _key_match(key_data, chain)))
+            key_path = key_stmt.args[0] if key_stmt and key_stmt.args else None
+            if (cert_path, key_path) not in matches:
+                key_data = read(ctx, key_path) if key_path else None
+                matches[cert_path, key_path] = _key_match(key_data, chain)
+            out.append(CertificateFile(server, stmt, key_stmt, chain, matches[cert_path, key_path]))
     return out
 
 

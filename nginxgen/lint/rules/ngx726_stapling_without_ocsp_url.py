@@ -27,19 +27,9 @@ def check(ctx: Context) -> Iterator[Finding]:
         stapling = cert.server.effective("ssl_stapling")
         if not stapling or stapling[-1].args[:1] != ["on"]:
             continue
-        from cryptography import x509  # only once a certificate was read
-        from cryptography.x509.oid import AuthorityInformationAccessOID
+        from nginxgen.certs import ocsp_urls  # cryptography: only once a certificate was read
 
-        try:
-            aia = (
-                cert.chain[0]
-                .extensions.get_extension_for_class(x509.AuthorityInformationAccess)
-                .value
-            )
-            urls = [d for d in aia if d.access_method == AuthorityInformationAccessOID.OCSP]
-        except x509.ExtensionNotFound:
-            urls = []
-        if not urls:
+        if not ocsp_urls(cert.chain[0]):
             yield ctx.finding(
                 RULE,
                 stapling[-1],
