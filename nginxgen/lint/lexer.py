@@ -50,8 +50,8 @@ def lex(text: str, filename: str | None = None) -> Iterator[Token]:
 
 def scan(text: str, filename: str | None = None) -> tuple[list[Token], Exception | None]:
     """All tokens up to the first syntax error, and that error (None if there is none)."""
-    if EXTERNAL_LEXERS and "_by_lua_block" in text:
-        # raw Lua blocks: crossplane's plugin lexes them
+    if any(directive in text for directive in EXTERNAL_LEXERS):
+        # a directive with a lexer plugin (crossplane's Lua blocks): crossplane lexes the file
         tokens: list[Token] = []
         try:
             tokens.extend(lex_string(text, filename))
