@@ -334,6 +334,12 @@ def is_weak_cipher_word(word: str) -> bool:
     )
 
 
+def key_floor_bits(kind: str) -> int | None:
+    """Smallest key size of 112-bit strength for RSA, ECDSA or DH (None: no floor known)."""
+    value = _toml("libraries")["key_floor_bits"].get(kind)
+    return int(value) if isinstance(value, int) else None
+
+
 def find_suite(name: str) -> Suite | None:
     table = suites()
     if name in table:

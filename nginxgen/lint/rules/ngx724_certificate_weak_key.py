@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from nginxgen import knowledge
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
 from nginxgen.lint.rules._files import certificate_files, key_description
@@ -21,16 +22,16 @@ RULE = Rule(
     severity="warning",
     fix="issue a new certificate with an ECDSA P-256 key (or RSA 2048 or more)",
 )
-FLOOR = {"RSA": 2048, "ECDSA": 256}
 
 
 def check(ctx: Context) -> Iterator[Finding]:
     refuses = ctx.has("refuses_small_keys")
     for cert in certificate_files(ctx):
         kind, bits = key_description(cert.chain[0])
-        if bits >= FLOOR.get(kind, 0):
+        floor = knowledge.key_floor_bits(kind)
+        if floor is None or bits >= floor:
             continue
-        message = f"{cert.stmt.args[0]} has a {kind} {bits}-bit key (below {FLOOR[kind]})"
+        message = f"{cert.stmt.args[0]} has a {kind} {bits}-bit key (below {floor})"
         if refuses:
             message += f": {ctx.library()} refuses it at its default security level"
         yield ctx.finding(RULE, cert.stmt, message, severity="error" if refuses else None)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from nginxgen import knowledge
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
 from nginxgen.lint.rules._dhe import dhparam_lines
@@ -21,7 +22,6 @@ RULE = Rule(
     fix="use ffdhe2048 or larger (RFC 7919): openssl genpkey -genparam -algorithm DH "
     "-pkeyopt group:ffdhe2048 -out dhparam.pem",
 )
-FLOOR_BITS = 2048
 
 
 def _bits(data: bytes) -> int | None:
@@ -43,9 +43,10 @@ def check(ctx: Context) -> Iterator[Finding]:
         done.add(id(stmt))
         data = read(ctx, stmt.args[0])
         bits = _bits(data) if data else None
-        if bits is None or bits >= FLOOR_BITS:
+        floor = knowledge.key_floor_bits("DH")
+        if bits is None or floor is None or bits >= floor:
             continue
-        message = f"{stmt.args[0]} holds {bits}-bit DH parameters (below {FLOOR_BITS})"
+        message = f"{stmt.args[0]} holds {bits}-bit DH parameters (below {floor})"
         if refuses:
             message += f": {ctx.library()} refuses them, nginx -t fails"
         yield ctx.finding(RULE, stmt, message, severity="error" if refuses else None)
