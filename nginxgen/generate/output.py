@@ -24,6 +24,7 @@ class Change:
     old: str | None  # None: the file does not exist
     new: str
     stat: tuple[int, int] | None  # (mtime_ns, size) when read, to notice a change before writing
+    mode: int | None = None  # permission bits when read: kept on replacement, 0o200 = writable
 
 
 def _inside(out: Path, name: str) -> Path:
@@ -33,16 +34,18 @@ def _inside(out: Path, name: str) -> Path:
     return path
 
 
-def _read_existing(path: Path) -> tuple[str | None, tuple[int, int] | None]:
+def _read_existing(path: Path) -> tuple[str | None, tuple[int, int] | None, int | None]:
     if path.is_symlink():
-        return "", None  # never follow it: treat as differing, so only --force replaces the link
+        # never follow it: treat as differing, so only --force replaces the link
+        return "", None, None
     if not path.exists():
-        return None, None
+        return None, None, None
     if not path.is_file():
         raise NginxgenError("exists and is not a regular file", where=str(path))
     try:
         st = path.stat()
-        return path.read_text(encoding="utf-8"), (st.st_mtime_ns, st.st_size)
+        text = path.read_text(encoding="utf-8")
+        return text, (st.st_mtime_ns, st.st_size), st.st_mode & 0o7777
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8"
         raise NginxgenError(f"cannot read the existing file: {reason}", where=str(path)) from None
@@ -53,8 +56,8 @@ def plan_changes(out: Path, files: dict[str, str]) -> list[Change]:
     changes = []
     for name, text in files.items():
         path = _inside(out, name)
-        old, stat = _read_existing(path)
-        changes.append(Change(name, path, old, text, stat))
+        old, stat, mode = _read_existing(path)
+        changes.append(Change(name, path, old, text, stat, mode))
     return changes
 
 
@@ -83,7 +86,7 @@ def _stage(change: Change) -> Path:
             handle.flush()
             os.fsync(handle.fileno())
         # Keep the mode of the file replaced; a new file gets what open() would give it.
-        mode = change.path.stat().st_mode & 0o7777 if change.stat is not None else 0o666 & ~_umask()
+        mode = change.mode if change.mode is not None else 0o666 & ~_umask()
         os.chmod(tmp, mode)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -145,7 +148,7 @@ def _replace_all(pending: list[Change]) -> None:
 
 
 def _read_only(change: Change) -> bool:
-    return change.stat is not None and not os.stat(change.path).st_mode & 0o200
+    return change.mode is not None and not change.mode & 0o200
 
 
 def write(out: Path, files: dict[str, str], force: bool) -> list[str]:
