@@ -43,10 +43,10 @@ def _record(figures: Figures, kind: object, seconds: float) -> None:
 
 
 def lint_runner(figures: Figures) -> Callable[..., None]:
-    from tests.fuzzing.configs import Tree, lint_tree
+    from tests.fuzzing.configs import Tree, trees
     from tests.fuzzing.lint_check import TARGETS, check_lint
 
-    @given(tree=lint_tree, target=st.sampled_from(TARGETS))
+    @given(tree=trees, target=st.sampled_from(TARGETS))
     def one(tree: Tree, target: tuple[str, str]) -> None:
         outcome = check_lint(tree, target)
         _record(figures, f"exit {outcome.code}", outcome.seconds)

@@ -8,7 +8,7 @@ import os
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.fuzzing.configs import Tree, lint_tree
+from tests.fuzzing.configs import Tree, trees
 from tests.fuzzing.lint_check import TARGETS, check_lint
 
 CASES = int(os.environ.get("NGINXGEN_FUZZ_CASES", "1000"))
@@ -20,6 +20,6 @@ CASES = int(os.environ.get("NGINXGEN_FUZZ_CASES", "1000"))
     database=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
-@given(tree=lint_tree, target=st.sampled_from(TARGETS))
+@given(tree=trees, target=st.sampled_from(TARGETS))
 def test_lint_survives_any_input(tree: Tree, target: tuple[str, str]) -> None:
     check_lint(tree, target)
