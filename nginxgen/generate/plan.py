@@ -521,7 +521,8 @@ def _plan_site(
                 f"HTTP/3 needs nginx {since} built with --with-http_v3_module",
                 "set http3: false",
             )
-        if "TLSv1.3" not in policy.protocols:
+        needed = knowledge.listen_param_needs_protocol("quic")
+        if needed and needed not in policy.protocols:
             problems.add(
                 "site.http3",
                 True,

@@ -172,6 +172,12 @@ def _default_protocols(nginx: Version | None) -> tuple[str, ...]:
     raise LookupError(f"no default ssl_protocols for nginx {nginx}")
 
 
+def listen_param_needs_protocol(param: str) -> str | None:
+    """The protocol ssl_protocols must enable for a listen parameter (quic: TLSv1.3)."""
+    value = _toml("nginx")["listen_param"].get(param, {}).get("needs_protocol")
+    return str(value) if value else None
+
+
 def feature_available(target: Target, name: str) -> bool:
     """An nginx feature without a directive of its own (`ssl_sendfile`, ...)."""
     data = _toml("nginx")["feature"][name]

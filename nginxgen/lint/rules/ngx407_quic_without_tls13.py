@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from nginxgen import knowledge
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
 
@@ -23,9 +24,10 @@ RULE = Rule(
 
 
 def check(ctx: Context) -> Iterator[Finding]:
+    needed = knowledge.listen_param_needs_protocol("quic")
     for server in ctx.config.servers:
         quic = next((listen for listen in server.listens if listen.quic), None)
-        if quic is not None and "TLSv1.3" not in ctx.protocols(server):
+        if quic is not None and needed and needed not in ctx.protocols(server):
             yield ctx.finding(
                 RULE, quic.stmt, "listen ... quic without TLSv1.3 in ssl_protocols: nginx -t fails"
             )
