@@ -2,6 +2,7 @@
 
     .venv/bin/python scripts/fuzz.py lint --cases 100000 [--seed N]
     .venv/bin/python scripts/fuzz.py generate --cases 100000 [--seed N] [--build trixie]
+    .venv/bin/python scripts/fuzz.py structure --cases 10000 [--seed N]
 
 Prints one JSON line of figures (cases run, outcomes, slowest case). A failing case stops the
 run; hypothesis prints it shrunk, with the blob that reproduces it.
@@ -70,15 +71,46 @@ def generate_runner(figures: Figures, build_name: str | None) -> Callable[..., N
     return one
 
 
+def structure_runner(figures: Figures) -> Callable[..., None]:
+    """Lint's syntax errors against real nginx -t on all three builds (issue 12)."""
+    from tests.builds import BUILD_NAMES, load_builds
+    from tests.fuzzing.structure import accepted_seeds, compare, mutants
+
+    found = load_builds()[0]
+    builds = tuple(found[name] for name in BUILD_NAMES)
+    seeds = accepted_seeds(builds)
+    figures["seeds"] = len(seeds)
+
+    @given(mutant=mutants(seeds))
+    def one(mutant: tuple[str, str]) -> None:
+        kind, text = mutant
+        started = time.monotonic()
+        verdicts = [compare(build, text) for build in builds]
+        for build, verdict in zip(builds, verdicts, strict=True):
+            figures["nginx"][verdict.nginx] += 1
+            if not verdict.agrees:
+                figures["disagreements"] += 1
+                raise AssertionError((kind, build.name, verdict, text))
+        _record(figures, kind, time.monotonic() - started)
+
+    return one
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description="long fuzz runs of the linter or generator")
-    parser.add_argument("target", choices=("lint", "generate"))
+    parser.add_argument("target", choices=("lint", "generate", "structure"))
     parser.add_argument("--cases", type=int, default=100_000)
     parser.add_argument("--seed", type=int, help="hypothesis seed (default: derandomized)")
     parser.add_argument("--build", help="generate: also run nginx -t on this provisioned build")
     args = parser.parse_args()
     figures: Figures = {"outcomes": collections.Counter(), "slowest_s": 0.0, "syntax_errors": 0}
-    one = lint_runner(figures) if args.target == "lint" else generate_runner(figures, args.build)
+    if args.target == "lint":
+        one = lint_runner(figures)
+    elif args.target == "structure":
+        figures.update(nginx=collections.Counter(), disagreements=0)
+        one = structure_runner(figures)
+    else:
+        one = generate_runner(figures, args.build)
     one = _settings(args.cases, derandomize=args.seed is None)(one)
     if args.seed is not None:
         one = seed(args.seed)(one)

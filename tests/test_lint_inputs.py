@@ -55,6 +55,13 @@ def test_report_states_an_assumed_target(
         ('http {\n add_header X "unterminated;\n}\n', 3),  # unterminated quote
         ("http {}\n}\n", 2),  # stray brace
         ("events {}\nworker_processes 2", 2),  # last directive without ; (found by the fuzzer)
+        # found by the nginx -t oracle (tests/test_structure_oracle.py):
+        ("http {\n keepalive_timeout 30\n server { listen 80; }\n}\n", 2),  # ; lost before {
+        ("http {\n server\n listen 80;\n}\n", 2),  # block directive ended by ;
+        ("http {\n server { listen 80;; }\n}\n", 2),  # ;;
+        ("events {}\n{ }\n", 2),  # { with no directive
+        ('http {\n add_header X "a"b;\n}\n', 2),  # quote followed by a word
+        ("http {\n types { text/html html; { }\n}\n", 2),  # { inside types
     ],
 )
 def test_syntax_errors_are_findings_with_file_and_line(
@@ -67,6 +74,17 @@ def test_syntax_errors_are_findings_with_file_and_line(
     assert any(
         row.startswith(f"{path}:") and " NGX001 error " in row for row in out.splitlines()
     ), out
+
+
+def test_brace_inside_a_word_is_part_of_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """nginx reads `appl}ication/x` as one word (a `}` ends no word); crossplane closed the
+    block there and reported a false syntax error (found by the nginx -t oracle)."""
+    path = tmp_path / "types.conf"
+    path.write_text("events {}\nhttp {\n types {\n appl}ication/x hqx;\n }\n}\n")
+    code, out, _ = lint([str(path), "--select", "NGX001"], capsys)
+    assert code == 0, out
 
 
 @pytest.mark.parametrize("kind", ["missing", "directory"])

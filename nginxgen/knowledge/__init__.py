@@ -155,6 +155,40 @@ def directive_status(target: Target, name: str, table: str = "directive") -> Dir
     )
 
 
+@dataclass(frozen=True)
+class DirectiveShapes:
+    """Which directives take a block, as real nginx builds answered (directives.json)."""
+
+    block: frozenset[str]
+    simple: frozenset[str]
+    mixed: dict[str, dict[str, str]]  # name -> enclosing block ("(top)" at a file's top) -> kind
+    free_content: frozenset[str]  # blocks that hold values, not directives (map, types, ...)
+
+    def kind(self, name: str, parent: str | None) -> str | None:
+        """`block`, `simple`, or None when unknown (another module's directive, or a name whose
+        kind depends on an enclosing block we cannot see)."""
+        if name in self.simple:
+            return "simple"
+        if name in self.block:
+            return "block"
+        by_parent = self.mixed.get(name)
+        if by_parent is None:
+            return None
+        kind = by_parent.get(parent or "(top)")
+        return kind if kind in ("block", "simple") else None
+
+
+@cache
+def directive_shapes() -> DirectiveShapes:
+    data = _json("directives")
+    return DirectiveShapes(
+        block=frozenset(data["block"]),
+        simple=frozenset(data["simple"]),
+        mixed=dict(data["mixed"]),
+        free_content=frozenset(data["free_content"]),
+    )
+
+
 def known_names(table: str = "directive") -> frozenset[str]:
     """Directive (or listen/protocol parameter) names the knowledge base has facts about."""
     return frozenset(_toml("nginx").get(table, {}))

@@ -3,6 +3,10 @@ syntax errors at the same points, made with regular expressions over the whole t
 three generators per character. Lexing was two thirds of lint time; crossplane's parser still
 builds the tree from these tokens.
 
+One difference, where nginx reads otherwise (ngx_conf_read_token): a `}` inside a word belongs
+to the word (`appl}ication` is one word to nginx, and `a}` then `}` closes one block, not two);
+crossplane ends the word there.
+
 Equality with crossplane's lex_string, quirks included, is what tests/test_lexer.py checks on
 every corpus file and on generated text: a backslash pairs with the next character (a lone one at
 the end is dropped); a newline is counted on the line after it; `#` starts a comment only at the
@@ -36,20 +40,31 @@ _QUOTED = {
     '"': re.compile(r'((?:[^"\\]|\\[\s\S])*)"'),
     "'": re.compile(r"((?:[^'\\]|\\[\s\S])*)'"),
 }
+# What nginx's ngx_conf_read_token() accepts right after a closing quote.
+_AFTER_QUOTE = frozenset(" \t\r\n;{)")
 _ESCAPED_PAIR = re.compile(r"\\([\s\S])")
 _UNIT = re.compile(r"\\[\s\S]|[\s\S]")
 
 
-def lex(text: str, filename: str | None = None) -> Iterator[Token]:
-    """Tokens of one file, as crossplane.lexer.lex_string yields them (errors included)."""
-    tokens, error = scan(text, filename)
+def lex(text: str, filename: str | None = None, as_crossplane: bool = False) -> Iterator[Token]:
+    """Tokens of one file, as crossplane.lexer.lex_string yields them (errors included); with
+    `as_crossplane`, a `}` ends a word as in crossplane (the tests compare that reading)."""
+    tokens, error = scan(text, filename, word_brace=not as_crossplane)
     yield from tokens
     if error is not None:
         raise error
 
 
-def scan(text: str, filename: str | None = None) -> tuple[list[Token], Exception | None]:
-    """All tokens up to the first syntax error, and that error (None if there is none)."""
+def scan(
+    text: str,
+    filename: str | None = None,
+    strict: list[tuple[str, int]] | None = None,
+    word_brace: bool = True,
+) -> tuple[list[Token], Exception | None]:
+    """All tokens up to the first syntax error, and that error (None if there is none).
+
+    `strict`, when given, collects what nginx refuses while crossplane reads on: a quoted string
+    followed by anything but whitespace, `;`, `{` or `)` (nginx: unexpected "c")."""
     if any(directive in text for directive in EXTERNAL_LEXERS):
         # a directive with a lexer plugin (crossplane's Lua blocks): crossplane lexes the file
         tokens: list[Token] = []
@@ -58,10 +73,15 @@ def scan(text: str, filename: str | None = None) -> tuple[list[Token], Exception
         except NgxParserBaseException as exc:
             return tokens, exc
         return tokens, None
-    return _scan(text, filename)
+    return _scan(text, filename, strict, word_brace)
 
 
-def _scan(text: str, filename: str | None) -> tuple[list[Token], NgxParserSyntaxError | None]:
+def _scan(
+    text: str,
+    filename: str | None,
+    strict: list[tuple[str, int]] | None = None,
+    word_brace: bool = True,
+) -> tuple[list[Token], NgxParserSyntaxError | None]:
     out: list[Token] = []
     token, token_line, line, depth, pos, end = "", 0, 1, 0, 0, len(text)
 
@@ -97,6 +117,9 @@ def _scan(text: str, filename: str | None) -> tuple[list[Token], NgxParserSyntax
                 if error is not None:
                     return out, error
                 continue
+            if piece == "}" and token and word_brace:
+                token += piece  # nginx ends a word only at whitespace, `;` or `{`
+                continue
             if token:
                 out.append((token, token_line, False))
                 token = ""
@@ -131,6 +154,8 @@ def _scan(text: str, filename: str | None) -> tuple[list[Token], NgxParserSyntax
             out.append((_unescape_quote(body, piece), line, True))
             line += body.count("\n")
             pos = quoted.end()
+            if strict is not None and pos < end and text[pos] not in _AFTER_QUOTE:
+                strict.append((f'unexpected "{text[pos]}"', line))
         elif kind == "esc":
             if piece.endswith("\n"):
                 line += 1

@@ -17,6 +17,7 @@ from pathlib import Path
 from crossplane import errors as cp_errors
 from crossplane.parser import _parse_with_initial_tokens
 
+from nginxgen import knowledge
 from nginxgen.lint.lexer import Token, scan
 
 MAX_DEPTH = 200  # nginx has no limit, but no real config nests this deep; recursion would
@@ -71,31 +72,48 @@ class Loaded:
 
 
 def _check_tokens(tokens: list[Token], problems: list[tuple[str, int]]) -> list[Token]:
-    """Note what crossplane lets slip: a directive ended by `}` or by the end of the file instead
-    of `;`, and nesting deep enough to exhaust Python's recursion (the tokens are cut there)."""
-    depth = 0
-    open_directive: int | None = None
+    """Note what crossplane lets slip and nginx refuses (ngx_conf_read_token, ngx_conf_handler):
+    a directive ended by `}` or by the end of the file instead of `;`; a `;` or `{` with no
+    directive before it; a directive that takes no block followed by `{` (a `;` lost before the
+    next block) or one that takes a block ended by `;`; a `{` inside a block that holds values
+    (map, types); nesting deep enough to exhaust Python's recursion (the tokens are cut there)."""
+    shapes = knowledge.directive_shapes()
+    parents: list[str | None] = []  # the directive name of each open block
+    name: str | None = None  # the current directive's name, once its first word is read
+    open_directive: int | None = None  # its line
     for index, (token, line, quoted) in enumerate(tokens):
-        if quoted:
+        if quoted or not (token in "{};" or token.startswith("#")):
             if open_directive is None:
-                open_directive = line
-        elif token == "{":
-            depth += 1
-            open_directive = None
-            if depth > MAX_DEPTH:
-                problems.append((f"blocks nested deeper than {MAX_DEPTH} levels", line))
-                return tokens[:index]
-        elif token == "}":
+                open_directive, name = line, token
+            continue
+        if token.startswith("#"):
+            continue
+        parent = parents[-1] if parents else None
+        if token == "}":
             if open_directive is not None:
                 problems.append(('directive is not terminated by ";"', open_directive))
-            open_directive = None
-            depth -= 1
-        elif token == ";":
-            open_directive = None
-        elif token.startswith("#"):
-            continue
-        elif open_directive is None:
-            open_directive = line
+            if parents:
+                parents.pop()
+        elif open_directive is None or name is None:
+            problems.append((f'unexpected "{token}"', line))
+            if token == "{":
+                parents.append(None)
+        elif parent in shapes.free_content:
+            if token == "{":
+                problems.append(('unexpected "{"', line))
+                parents.append(None)
+        else:
+            kind = shapes.kind(name, parent)
+            if token == "{" and kind == "simple":
+                problems.append((f'directive "{name}" is not terminated by ";"', open_directive))
+            elif token == ";" and kind == "block":
+                problems.append((f'directive "{name}" has no opening "{{"', open_directive))
+            if token == "{":
+                parents.append(name)
+        if token == "{" and len(parents) > MAX_DEPTH:
+            problems.append((f"blocks nested deeper than {MAX_DEPTH} levels", line))
+            return tokens[:index]
+        open_directive = name = None
     if open_directive is not None:
         # crossplane drops the words quietly; nginx stops: unexpected end of file, expecting ";"
         problems.append(
@@ -113,7 +131,7 @@ def _stream(tokens: list[Token], error: Exception | None) -> Iterator[Token]:
 
 def _parse_text(text: str, filename: str) -> tuple[list[dict[str, object]], list[tuple[str, int]]]:
     problems: list[tuple[str, int]] = []
-    lexed, error = scan(text, filename)
+    lexed, error = scan(text, filename, problems)
     checked = _check_tokens(lexed, problems)
     if len(checked) < len(lexed):
         error = None  # cut at the nesting limit: the rest, and its errors, are not read

@@ -1,0 +1,184 @@
+"""Real `nginx -t` as the oracle for structure (issue 12): mutate configs that nginx accepts by
+their braces, semicolons and quotes, and compare what nginx says with what lint says.
+
+Seeds are single files every build reads to "syntax is ok": the rendered examples (includes
+inlined, certificate and DH paths pointed at real files) and the corpus files that pass as they
+are (wrapped in `http{}` or `server{}` where they are snippets). A mutant that nginx refuses with
+a structural message must draw an NGX001 finding; one nginx reads to "syntax is ok" must draw
+none. Mutants nginx refuses for another reason (a bad value) decide nothing.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from hypothesis import strategies as st
+
+from nginxgen.lint.load import _parse_text, load_path
+from nginxgen.lint.run import Selection, lint
+from nginxgen.target import Target
+from tests.builds import Build
+from tests.directive_probe import nginx_t
+from tests.fuzzing.configs import CORPUS, ROOT
+from tests.fuzzing.generate_check import build_target, real_files
+
+# nginx's messages for structure (ngx_conf_read_token, ngx_conf_handler): a character where the
+# tokenizer allows none, the end of the file inside a block or directive, a block where a `;`
+# belongs or the reverse. `unexpected "!~" in condition` and the like are about values.
+STRUCTURAL = re.compile(
+    r'^unexpected "."$|^unexpected end of file|is not terminated by ";"|has no opening "\{"'
+)
+INCLUDE = re.compile(r"^(\s*)include\s+(\S+);", re.M)
+FILE_DIRECTIVE = re.compile(
+    r"^(\s*)(ssl_certificate_key|ssl_certificate|ssl_trusted_certificate|ssl_dhparam)\s+\S+;",
+    re.M,
+)
+SELECT_SYNTAX = Selection(select={"NGX001"})
+
+
+def _inline(path: Path) -> str:
+    """An example's nginx.conf with its includes pasted in and its files pointed at real ones."""
+    folder = path.parent
+
+    def paste(match: re.Match[str]) -> str:
+        included = folder / match.group(2)
+        return included.read_text() if included.is_file() else match.group(0)
+
+    text = INCLUDE.sub(paste, path.read_text())
+    files = real_files()
+    counts = {"ssl_certificate": 0, "ssl_certificate_key": 0}
+
+    def point(match: re.Match[str]) -> str:
+        directive = match.group(2)
+        if directive in counts:
+            pair = files.certificates[counts[directive] % len(files.certificates)]
+            counts[directive] += 1
+            value = pair["cert" if directive == "ssl_certificate" else "key"]
+        elif directive == "ssl_dhparam":
+            value = files.dhparam
+        else:
+            value = files.chain
+        return f"{match.group(1)}{directive} {value};"
+
+    return FILE_DIRECTIVE.sub(point, text)
+
+
+def _wrapped(text: str) -> str | None:
+    """A corpus file as a whole nginx.conf, or None when it does not parse or is not a config."""
+    parsed, problems = _parse_text(text, "seed.conf")
+    if problems or not parsed:
+        return None
+    top = {str(d["directive"]) for d in parsed}
+    if top & {"http", "events", "stream"}:
+        return text if "events" in top else "events {}\n" + text
+    if top & {"server", "upstream", "map", "geo", "types"}:
+        return "events {}\nhttp {\n" + text + "\n}\n"
+    return "events {}\nhttp {\nserver {\n" + text + "\n}\n}\n"
+
+
+@functools.cache
+def candidate_seeds() -> tuple[str, ...]:
+    texts = [_inline(p) for p in sorted((ROOT / "examples").glob("*/*/nginx.conf"))]
+    if CORPUS.is_dir():
+        for path in sorted(CORPUS.rglob("*")):
+            if not path.is_file() or path.suffix == ".tsv" or path.name.startswith("_LICENSE"):
+                continue
+            data = path.read_bytes()
+            if b"\x00" in data or len(data) > 64 * 1024 or b"include" in data:
+                continue
+            wrapped = _wrapped(data.decode("utf-8", errors="surrogateescape"))
+            if wrapped is not None:
+                texts.append(wrapped)
+    return tuple(texts)
+
+
+@functools.cache
+def accepted_seeds(builds: tuple[Build, ...]) -> tuple[str, ...]:
+    """The candidate seeds that every one of these builds reads to "syntax is ok"."""
+    with tempfile.TemporaryDirectory(prefix="nginxgen-oracle-") as tmp:
+        return tuple(
+            text
+            for text in candidate_seeds()
+            if all(nginx_t(build, text, Path(tmp)) == "" for build in builds)
+        )
+
+
+# --- mutations -------------------------------------------------------------------------------
+
+
+def _drop_semicolon_before_block(text: str, at: int) -> str | None:
+    """Drop the `;` that ends the directive just before the next block opener after `at`."""
+    for match in re.finditer(r";(\s*\n\s*[\w$\"'][^;{}]*\{)", text[at:]):
+        start = at + match.start()
+        return text[:start] + text[start + 1 :]
+    return None
+
+
+@st.composite
+def mutants(draw: st.DrawFn, seeds: tuple[str, ...]) -> tuple[str, str]:
+    """(kind of mutation, mutated text)."""
+    text = draw(st.sampled_from(seeds))
+    kind = draw(
+        st.sampled_from(
+            ("drop", "drop", "extra", "quote", "truncate", "semicolon-before-block", "two")
+        )
+    )
+    if kind == "truncate":
+        return kind, text[: draw(st.integers(0, max(len(text) - 1, 0)))]
+    if kind == "semicolon-before-block":
+        at = draw(st.integers(0, len(text)))
+        mutated = _drop_semicolon_before_block(text, at) or _drop_semicolon_before_block(text, 0)
+        return kind, mutated or text
+    if kind == "quote":
+        at = draw(st.integers(0, len(text)))
+        return kind, text[:at] + draw(st.sampled_from(('"', "'"))) + text[at:]
+    if kind == "extra":
+        at = draw(st.integers(0, len(text)))
+        return kind, text[:at] + draw(st.sampled_from(";{}")) + text[at:]
+    rounds = 2 if kind == "two" else 1
+    for _ in range(rounds):
+        marks = [m.start() for m in re.finditer(r"[;{}\"']", text)]
+        if not marks:
+            break
+        at = draw(st.sampled_from(marks))
+        text = text[:at] + text[at + 1 :]
+    return kind, text
+
+
+# --- the comparison --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Verdict:
+    nginx: str  # accepted | structural | other
+    message: str
+    lint_errors: list[str]
+
+    @property
+    def agrees(self) -> bool:
+        if self.nginx == "accepted":
+            return not self.lint_errors
+        if self.nginx == "structural":
+            return bool(self.lint_errors)
+        return True
+
+
+def compare(build: Build, text: str) -> Verdict:
+    with tempfile.TemporaryDirectory(prefix="nginxgen-oracle-") as tmp:
+        folder = Path(tmp)
+        message = nginx_t(build, text, folder)
+        conf = folder / "nginx.conf"
+        conf.write_bytes(text.encode("utf-8", errors="surrogateescape"))
+        target: Target = build_target(build)
+        findings = lint(load_path(str(conf)), target, SELECT_SYNTAX)
+    if message == "":
+        kind = "accepted"
+    elif STRUCTURAL.search(message):
+        kind = "structural"
+    else:
+        kind = "other"
+    return Verdict(kind, message, [f"{f.line}: {f.message}" for f in findings])
