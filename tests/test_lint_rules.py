@@ -322,6 +322,38 @@ CASES: list[tuple[str, tuple[str, str], str, str]] = [
     ),
     ("NGX001", MID, "http { server { listen 443 ssl }\n", "http { }\n"),
     (
+        "NGX006",  # Debian 12's nginx.conf line, then a second one at the same level
+        OLD,
+        http("ssl_protocols TLSv1 TLSv1.1 TLSv1.2 TLSv1.3;\n", DEFAULT),
+        http(DEFAULT, top="ssl_session_cache shared:S:1m; ssl_protocols TLSv1.2 TLSv1.3;"),
+    ),
+    (
+        "NGX006",
+        MID,
+        http("ssl_prefer_server_ciphers off; ssl_prefer_server_ciphers on;", DEFAULT),
+        http("ssl_prefer_server_ciphers on;", DEFAULT),
+    ),
+    (
+        "NGX108",
+        MID,
+        http("server { listen 443 ssl default_server; http2 on; ssl_reject_handshake on; }\n"),
+        http(
+            "server { listen 443 ssl default_server; http2 on; ssl_reject_handshake on; return 421; }\n"
+        ),
+    ),
+    (
+        "NGX408",
+        MID,
+        http("ssl_ciphers AES128-SHA128;", DEFAULT),
+        http("ssl_ciphers ECDHE-ECDSA-AES128-GCM-SHA256;", DEFAULT),
+    ),
+    (
+        "NGX409",
+        MID,
+        http(DEFAULT, top="ssl_session_cache shared:S:1m; ssl_protocols TLSv1.2;"),
+        http(DEFAULT),
+    ),
+    (
         "NGX004",
         MID,
         http("ssl_protocols TLSv1 TLSv1.2; # nginxgen: ignore[NGX401]\n", DEFAULT),

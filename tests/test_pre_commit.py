@@ -16,10 +16,42 @@ from tests.helpers import IN_CI
 REPO = Path(__file__).resolve().parent.parent
 # pre-commit keeps the environment it builds; reusing it keeps reruns fast.
 HOME = REPO / ".cache" / "pre-commit"
+# Mozilla's intermediate guideline (5.7/6.0 values: protocols, suites, groups, session and
+# stapling settings) as a site would write it: it must pass the hook (issue 12: NGX405, an info,
+# used to fail it).
+MOZILLA_INTERMEDIATE = """events {}
+http {
+    ssl_protocols TLSv1.2 TLSv1.3;
+    ssl_ecdh_curve X25519:prime256v1:secp384r1;
+    ssl_ciphers ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305:DHE-RSA-AES128-GCM-SHA256:DHE-RSA-AES256-GCM-SHA384:DHE-RSA-CHACHA20-POLY1305;
+    ssl_prefer_server_ciphers off;
+    ssl_session_timeout 1d;
+    ssl_session_cache shared:MozSSL:10m;
+    ssl_dhparam /etc/nginx/ffdhe2048.pem;
+    ssl_stapling on;
+    ssl_stapling_verify on;
+    ssl_trusted_certificate /etc/ssl/example.com/chain.pem;
+    resolver 127.0.0.1;
+
+    server {
+        listen 80 default_server;
+        return 301 https://$host$request_uri;
+    }
+    server {
+        listen 443 ssl;
+        http2 on;
+        server_name example.com;
+        ssl_certificate /etc/ssl/example.com/fullchain.pem;
+        ssl_certificate_key /etc/ssl/example.com/key.pem;
+        add_header Strict-Transport-Security "max-age=63072000" always;
+    }
+}
+"""
 GOOD = (
     "events {}\nhttp {\n ssl_protocols TLSv1.2 TLSv1.3; ssl_session_cache shared:S:1m;\n"
     " server { listen 443 ssl default_server; ssl_reject_handshake on; }\n}\n"
 )
+# The seed's pitfall: groups set in a vhost that is not the default server.
 BAD = GOOD.replace(
     "ssl_reject_handshake on; }",
     "ssl_reject_handshake on; }\n server { listen 443 ssl; server_name b.example;"
@@ -46,6 +78,7 @@ def test_hook_passes_a_clean_file_and_fails_on_a_pitfall(tmp_path: Path) -> None
     project.mkdir()
     subprocess.run(["git", "init", "-q"], cwd=project, check=True)
     (project / "good.conf").write_text(GOOD)
+    (project / "mozilla.conf").write_text(MOZILLA_INTERMEDIATE)
     (project / "bad.conf").write_text(BAD)
     subprocess.run(["git", "add", "."], cwd=project, check=True)
     # try-repo installs the working tree (uncommitted changes included) with the hook's defaults.
@@ -53,6 +86,8 @@ def test_hook_passes_a_clean_file_and_fails_on_a_pitfall(tmp_path: Path) -> None
     good = pre_commit(project, *hook, "--files", "good.conf")
     assert good.returncode == 0, good.stdout + good.stderr
     assert "Passed" in good.stdout
+    mozilla = pre_commit(project, *hook, "--files", "mozilla.conf")
+    assert mozilla.returncode == 0, mozilla.stdout + mozilla.stderr
     bad = pre_commit(project, *hook, "--files", "bad.conf")
     assert bad.returncode == 1, bad.stdout + bad.stderr
     assert "Failed" in bad.stdout and "bad.conf:5: NGX101" in bad.stdout

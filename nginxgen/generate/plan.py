@@ -566,7 +566,10 @@ def _unique_sockets(sockets: list[str]) -> list[str]:
 def make_plan(config: GeneratorConfig, target: Target) -> Plan:
     problems = _Problems(target)
     tls = _plan_tls(config.policy, target, problems)
-    reuseport: set[str] = set()
+    # QUIC sockets get the default server too (two sites on 443/udp would otherwise make the
+    # first one the default by order), and reuseport goes on its listen, once per socket.
+    quic_sockets = _unique_sockets([s for site in config.sites if site.http3 for s in site.listen])
+    reuseport: set[str] = {normalize_socket(sock) for sock in quic_sockets}
     sites = [_plan_site(site, config.policy, target, reuseport, problems) for site in config.sites]
     problems.raise_if_any()
     reject = config.default_server.reject_unknown_names and _directive_ok(
@@ -576,7 +579,7 @@ def make_plan(config: GeneratorConfig, target: Target) -> Plan:
     default_listens = [
         Listen([sock, "ssl", *(["http2"] if old_http2 else []), "default_server"])
         for sock in _unique_sockets([s for site in config.sites for s in site.listen])
-    ]
+    ] + [Listen([sock, "quic", "default_server", "reuseport"]) for sock in quic_sockets]
     redirect_sockets = _unique_sockets(
         [s for site in config.sites if site.redirect for s in site.http_listen]
     )

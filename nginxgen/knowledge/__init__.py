@@ -156,6 +156,24 @@ def directive_status(target: Target, name: str, table: str = "directive") -> Dir
 
 
 @dataclass(frozen=True)
+class CertificateAuthority:
+    display: str
+    no_ocsp_url_since: str | None
+    source: str
+
+
+def authority_by_path(path: str) -> CertificateAuthority | None:
+    """The CA whose certificates are kept under this path by convention (certbot's
+    /etc/letsencrypt/), if any."""
+    for data in _toml("pki")["ca"].values():
+        if path.startswith(tuple(data["path_prefixes"])):
+            return CertificateAuthority(
+                data["display"], data.get("no_ocsp_url_since"), data["source"]
+            )
+    return None
+
+
+@dataclass(frozen=True)
 class DirectiveShapes:
     """Which directives take a block, as real nginx builds answered (directives.json)."""
 

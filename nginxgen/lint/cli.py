@@ -8,7 +8,7 @@ import os
 import sys
 
 from nginxgen.errors import NginxgenError
-from nginxgen.lint.findings import SEVERITIES
+from nginxgen.lint.findings import SEVERITIES, severity_rank
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -24,11 +24,26 @@ def _codes(text: str | list[str] | None) -> set[str]:
     }
 
 
+def _path_map(entries: list[str] | dict[str, str], base: object) -> list[tuple[str, str]]:
+    """`FOLDER=HERE` items (or a settings table) -> (FOLDER, absolute HERE) pairs, longest
+    FOLDER first; a relative HERE is taken from `base` (the cwd, or the settings file's folder)."""
+    pairs = list(entries.items()) if isinstance(entries, dict) else []
+    for entry in entries if isinstance(entries, list) else []:
+        source, sep, here = entry.partition("=")
+        if not sep or not source or not here:
+            raise NginxgenError(f"--map {entry!r}: expected FOLDER=HERE, e.g. /etc/nginx=nginx")
+        pairs.append((source, here))
+    return sorted(
+        ((s.rstrip("/") or "/", os.path.abspath(os.path.join(str(base), h))) for s, h in pairs),
+        key=lambda pair: -len(pair[0]),
+    )
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="nginxgen lint",
-        description="Lint nginx configs for TLS pitfalls. Exit: 0 clean, 1 findings, 2 unreadable "
-        "input or bad arguments, 3 internal error.",
+        description="Lint nginx configs for TLS pitfalls. Exit: 0 clean (or only findings below "
+        "--fail-on), 1 findings, 2 unreadable input or bad arguments, 3 internal error.",
     )
     p.add_argument(
         "paths",
@@ -41,10 +56,24 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--nginx-bin")
     p.add_argument("--select", help="only these codes or prefixes (NGX1,NGX402)")
     p.add_argument("--ignore", help="skip these codes or prefixes")
-    p.add_argument("--min-severity", choices=SEVERITIES)
+    p.add_argument("--min-severity", choices=SEVERITIES, help="report only findings from this up")
+    p.add_argument(
+        "--fail-on",
+        choices=SEVERITIES,
+        help="exit 1 only for findings at or above this severity (default: warning; infos are "
+        "still printed)",
+    )
     p.add_argument("--root", help="load this whole config, report only findings in PATHS")
     p.add_argument(
         "--prefix", help="folder relative includes resolve against (default: the main file's)"
+    )
+    p.add_argument(
+        "--map",
+        action="append",
+        default=[],
+        metavar="FOLDER=HERE",
+        help="read files the config names under FOLDER from HERE instead (a repository that "
+        "mirrors /etc/nginx: --map /etc/nginx=nginx); repeatable",
     )
     p.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
     return p
@@ -98,8 +127,14 @@ def _run(args: argparse.Namespace) -> int:
         ignore=_codes(args.ignore or conf.get("ignore")),
         min_severity=args.min_severity or conf.get("min-severity", "info"),
     )
+    fail_on = args.fail_on or conf.get("fail-on", "warning")
+    if fail_on not in SEVERITIES:
+        raise NginxgenError(f"fail-on must be one of {', '.join(SEVERITIES)}, not {fail_on!r}")
     root = args.root or conf.get("root")
     prefix = args.prefix or conf.get("prefix")
+    path_map = _path_map(args.map, Path.cwd())
+    if found and not args.map:
+        path_map = _path_map(conf.get("path-map", {}), found[0].parent)
     stdin_text = sys.stdin.read() if "-" in args.paths else None
     findings = []
     files: list[str] = []
@@ -107,13 +142,13 @@ def _run(args: argparse.Namespace) -> int:
     try:
         if root:
             wanted = {os.path.realpath(p) for p in args.paths}
-            loaded = load_path(root, prefix)
+            loaded = load_path(root, prefix, path_map=path_map)
             report_files = [f for f in loaded.files if os.path.realpath(f) in wanted]
             findings = lint(loaded, target, selection, report_files)
             files = report_files
         else:
             for path in args.paths:
-                loaded = load_path(path, prefix, stdin_text)
+                loaded = load_path(path, prefix, stdin_text, path_map)
                 findings.extend(lint(loaded, target, selection))
                 files.extend(f for f in loaded.files if f not in seen)
                 seen.update(loaded.files)
@@ -121,4 +156,5 @@ def _run(args: argparse.Namespace) -> int:
         print(f"nginxgen: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     sys.stdout.write(report.render(args.format, findings, target, files))
-    return EXIT_FINDINGS if findings else EXIT_CLEAN
+    failing = any(severity_rank(f.severity) >= severity_rank(fail_on) for f in findings)
+    return EXIT_FINDINGS if failing else EXIT_CLEAN

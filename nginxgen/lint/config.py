@@ -136,7 +136,7 @@ def _listen(stmt: Stmt) -> Listen | None:
         socket=socket,
         stmt=stmt,
         default="default_server" in params or "default" in params,
-        ssl="ssl" in params,
+        ssl="ssl" in params or "quic" in params,  # QUIC is TLS 1.3: always a TLS socket
         http2="http2" in params,
         quic="quic" in params,
     )

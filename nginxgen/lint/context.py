@@ -90,6 +90,16 @@ class Context:
         """The protocols a server allows: its ssl_protocols, else this nginx's default."""
         return server.value("ssl_protocols") or list(knowledge.default_protocols(self.target))
 
+    def legacy_protocols_negotiable(self) -> bool:
+        """Whether TLS 1.0/1.1, when switched on, can be negotiated: not on OpenSSL 3 unless some
+        ssl_ciphers lowers the security level to 0 (`@SECLEVEL=0`)."""
+        if not self.has("legacy_protocols_need_seclevel0"):
+            return True
+        return any(
+            s.directive == "ssl_ciphers" and "@SECLEVEL=0" in " ".join(s.args).upper()
+            for s in self.all_statements()
+        )
+
     def has(self, capability: str) -> bool:
         return knowledge.has(self.target.library, capability)
 

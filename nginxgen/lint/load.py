@@ -61,6 +61,18 @@ class Problem:
     message: str
 
 
+PathMap = list[tuple[str, str]]  # (folder as the config names it, folder where it is here)
+
+
+def map_path(path: str, path_map: PathMap) -> str:
+    """Where a path the config names is found here: a repository that mirrors /etc/nginx keeps
+    /etc/nginx/snippets/ssl.conf as nginx/snippets/ssl.conf (`--map /etc/nginx=nginx`)."""
+    for source, here in path_map:
+        if path == source or path.startswith(source + "/"):
+            return here + path[len(source) :]
+    return path
+
+
 @dataclass
 class Loaded:
     statements: list[Stmt]
@@ -69,6 +81,7 @@ class Loaded:
     suppressions: list[Suppression] = field(default_factory=list)
     http_level_top: bool = False  # a snippet: top-level servers are read as http{} content
     prefix: str = ""  # relative include, certificate and key paths resolve against it
+    path_map: PathMap = field(default_factory=list)
 
 
 def _check_tokens(tokens: list[Token], problems: list[tuple[str, int]]) -> list[Token]:
@@ -183,10 +196,15 @@ def split_dump(text: str) -> dict[str, str] | None:
 
 
 class Loader:
-    def __init__(self, prefix: str | None = None, dump: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        prefix: str | None = None,
+        dump: dict[str, str] | None = None,
+        path_map: PathMap | None = None,
+    ) -> None:
         self.prefix = prefix
         self.dump = dump
-        self.loaded = Loaded(statements=[], files=[])
+        self.loaded = Loaded(statements=[], files=[], path_map=path_map or [])
         self._cache: dict[str, tuple[list[dict[str, object]], list[tuple[str, int]]]] = {}
         self._included = 0  # statements brought in by includes so far
         self._real: dict[str, str] = {}
@@ -280,6 +298,7 @@ class Loader:
         pattern = stmt.args[0]
         if not os.path.isabs(pattern):
             pattern = os.path.join(self.prefix or "", pattern)
+        pattern = map_path(pattern, self.loaded.path_map)
         if glob.has_magic(pattern):
             names = self._glob(pattern)  # an empty glob is fine for nginx too
         elif self._exists(pattern):
@@ -328,8 +347,14 @@ class Loader:
         return out
 
 
-def load_path(path: str, prefix: str | None = None, stdin_text: str | None = None) -> Loaded:
-    """Load a config file, a `nginx -T` dump, or stdin (`-`)."""
+def load_path(
+    path: str,
+    prefix: str | None = None,
+    stdin_text: str | None = None,
+    path_map: PathMap | None = None,
+) -> Loaded:
+    """Load a config file, a `nginx -T` dump, or stdin (`-`); `path_map` says where the folders
+    the config names by absolute path are found here."""
     if path == "-":
         text = stdin_text if stdin_text is not None else ""
         name = "<stdin>"
@@ -344,4 +369,4 @@ def load_path(path: str, prefix: str | None = None, stdin_text: str | None = Non
     if dump:
         main = next(iter(dump))
         return Loader(prefix or os.path.dirname(main), dump).load(main)
-    return Loader(prefix).load(name, text)
+    return Loader(prefix, path_map=path_map).load(name, text)

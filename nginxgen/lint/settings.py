@@ -15,6 +15,8 @@ KEYS = {
     "select",
     "ignore",
     "min-severity",
+    "fail-on",
+    "path-map",
     "root",
     "prefix",
 }

@@ -156,8 +156,11 @@ def lint_findings(conf: Path, target: Target) -> list[Finding]:
 
 
 def accepted_warnings(model: GeneratorConfig) -> set[str]:
-    """Warnings a user asks for by name: weaker HSTS than six months, or none."""
+    """Warnings a user asks for by name: weaker HSTS than six months, or none; protocols without
+    TLS 1.3."""
     allowed = set()
+    if "TLSv1.3" not in model.policy.protocols:
+        allowed.add("NGX409")
     for site in model.sites:
         if site.hsts is None:
             allowed.add("NGX701")

@@ -54,14 +54,29 @@ def _evaluate(text: str, cipher_model: CipherModel) -> Evaluation:
     )
 
 
-def cipher_lines(ctx: Context) -> Iterator[tuple[Stmt, Evaluation]]:
-    """Every effective ssl_ciphers of a TLS server that allows TLS <= 1.2 (each line once)."""
-    seen: set[int] = set()
+def _scopes(ctx: Context) -> Iterator[tuple[list[Stmt], list[str]]]:
+    """(ssl_ciphers lines in effect, protocols) for each place a cipher string applies."""
     for server in ctx.tls_servers():
-        if not any(p in LEGACY for p in ctx.protocols(server)):
-            continue
-        stmts = server.effective("ssl_ciphers")
-        if not stmts or id(stmts[-1]) in seen:
+        yield server.effective("ssl_ciphers"), ctx.protocols(server)
+    config = ctx.config
+    if not config.loaded.http_level_top:
+        return
+    # A file linted on its own (an include snippet such as ssl.conf, or a server whose listen
+    # lives elsewhere): its lines apply to whatever TLS server includes it, so judge them too.
+    default = list(knowledge.default_protocols(ctx.target))
+    http_protocols = config.http.get("ssl_protocols")
+    yield config.http.get("ssl_ciphers", []), http_protocols[-1].args if http_protocols else default
+    for server in config.servers:
+        if not server.own("listen"):
+            yield server.effective("ssl_ciphers"), ctx.protocols(server)
+
+
+def cipher_lines(ctx: Context) -> Iterator[tuple[Stmt, Evaluation]]:
+    """Every effective ssl_ciphers that allows TLS <= 1.2 (each line once): of each TLS server,
+    and of a snippet linted on its own."""
+    seen: set[int] = set()
+    for stmts, protocols in _scopes(ctx):
+        if not stmts or id(stmts[-1]) in seen or not any(p in LEGACY for p in protocols):
             continue
         seen.add(id(stmts[-1]))
         yield stmts[-1], evaluate_line(ctx, stmts[-1])

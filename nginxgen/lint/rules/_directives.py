@@ -17,7 +17,7 @@ def versioned(ctx: Context) -> Iterator[tuple[Stmt, str, knowledge.DirectiveStat
     for stmt in ctx.all_statements():
         if stmt.directive in directives:
             status = knowledge.directive_status(ctx.target, stmt.directive)
-            if status and not (stmt.directive == "ssl" and stmt.args[:1] == ["off"]):
+            if status:
                 yield stmt, f'the "{stmt.directive}" directive', status
         elif stmt.directive == "listen":
             for arg in stmt.args[1:]:

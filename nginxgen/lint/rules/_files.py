@@ -12,14 +12,16 @@ from typing import Any
 
 from nginxgen.lint.config import Server
 from nginxgen.lint.context import Context
-from nginxgen.lint.load import Stmt
+from nginxgen.lint.load import Stmt, map_path
 
 
 def resolve(ctx: Context, path: str) -> str | None:
     """The file nginx would open for this path, or None when it cannot be known here."""
     if "$" in path or path.startswith(("data:", "engine:", "store:")):
         return None
-    full = path if os.path.isabs(path) else os.path.join(ctx.config.loaded.prefix, path)
+    loaded = ctx.config.loaded
+    full = path if os.path.isabs(path) else os.path.join(loaded.prefix, path)
+    full = map_path(full, loaded.path_map)
     return full if os.path.isfile(full) and os.access(full, os.R_OK) else None
 
 

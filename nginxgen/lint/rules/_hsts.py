@@ -17,6 +17,19 @@ def hsts_lines(stmts: list[Stmt]) -> list[Stmt]:
     ]
 
 
+def other_hsts(directives: dict[str, list[Stmt]]) -> Stmt | None:
+    """HSTS sent by a module other than add_header, in these directives: headers-more's
+    `more_set_headers "Strict-Transport-Security: ..."` or ngx_security_headers'
+    `security_headers on` (which sends HSTS on HTTPS responses)."""
+    for stmt in directives.get("more_set_headers", []):
+        if any(arg.lower().startswith(HEADER + ":") for arg in stmt.args):
+            return stmt
+    switch = directives.get("security_headers", [])
+    if switch and switch[-1].args[:1] == ["on"]:
+        return switch[-1]
+    return None
+
+
 def serves_content(server: Server) -> bool:
     """Not a catch-all that refuses the handshake or closes the connection (return 444)."""
     if (server.value("ssl_reject_handshake") or ["off"])[0] == "on":

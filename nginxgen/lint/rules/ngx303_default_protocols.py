@@ -1,7 +1,8 @@
 """No `ssl_protocols` on a TLS server of an nginx whose default is bad.
 
 nginx before 1.23.4 defaults to TLSv1 TLSv1.1 TLSv1.2 - no TLS 1.3 at all; before 1.27.3 the
-default still enables TLS 1.0 and 1.1.
+default still enables TLS 1.0 and 1.1. On OpenSSL 3 TLS 1.0/1.1 cannot be negotiated without
+`@SECLEVEL=0`, so where a missing TLS 1.3 is not the problem too this is only info there.
 
 Fail (nginx 1.22.1): a TLS server and no ssl_protocols anywhere.
 Fix: ssl_protocols TLSv1.2 TLSv1.3;  at http{} level.
@@ -31,8 +32,13 @@ def check(ctx: Context) -> Iterator[Finding]:
     problems = []
     if "TLSv1.3" not in default:
         problems.append("no TLS 1.3")
+    severity = None
     if "TLSv1" in default or "TLSv1.1" in default:
-        problems.append("TLS 1.0 and 1.1 on")
+        if ctx.legacy_protocols_negotiable():
+            problems.append("TLS 1.0 and 1.1 on")
+        elif not problems:
+            problems.append(f"TLS 1.0 and 1.1 on, though {ctx.library()} cannot negotiate them")
+            severity = "info"
     if not problems:
         return
     reported: set[int] = set()
@@ -46,4 +52,5 @@ def check(ctx: Context) -> Iterator[Finding]:
                 default_server.stmt,
                 f"no ssl_protocols: nginx {ctx.target.nginx} defaults to {' '.join(default)} "
                 f"({', '.join(problems)})",
+                severity=severity,
             )

@@ -2,7 +2,10 @@
 
 SSLv3 is broken (POODLE); TLS 1.0 and 1.1 lack AEAD suites and rely on SHA-1, are deprecated by
 RFC 8996, refused by PCI DSS and NIST SP 800-52r2, and off by default in nginx since 1.27.3.
-On OpenSSL 3 they only work at security level 0 (`@SECLEVEL=0` in ssl_ciphers).
+On OpenSSL 3 they only work at security level 0 (`@SECLEVEL=0` in ssl_ciphers): without it a
+TLS 1.1 client gets an internal-error alert, so the line is dead configuration rather than
+exposure and is reported as info; with it, or on a library that negotiates them (OpenSSL 1.1.1,
+LibreSSL, BoringSSL, AWS-LC), as a warning.
 
 Fail: ssl_protocols TLSv1 TLSv1.1 TLSv1.2;
 Fix:  ssl_protocols TLSv1.2 TLSv1.3;
@@ -33,7 +36,11 @@ def check(ctx: Context) -> Iterator[Finding]:
         if not legacy:
             continue
         message = f"{' '.join(legacy)} enabled: deprecated protocols (RFC 8996)"
-        if ctx.has("legacy_protocols_need_seclevel0"):
-            message += f"; {ctx.library()} only speaks them at @SECLEVEL=0"
         severity = "error" if any(p.startswith("SSL") for p in legacy) else None
+        if not ctx.legacy_protocols_negotiable():
+            message += (
+                f"; {ctx.library()} cannot negotiate them without @SECLEVEL=0, so this is dead "
+                "configuration (clients get an internal-error alert)"
+            )
+            severity = severity or "info"
         yield ctx.finding(RULE, stmt, message, severity=severity)

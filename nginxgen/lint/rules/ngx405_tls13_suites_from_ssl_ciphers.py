@@ -1,8 +1,10 @@
-"""ssl_ciphers restricts TLS 1.2 but TLS 1.3 suites are left to the library.
+"""ssl_ciphers leaves out a cipher for TLS 1.2 that the library's default TLS 1.3 suites still use.
 
 With OpenSSL an allow-list in ssl_ciphers does not touch TLS 1.3: the library default
-(AES-256-GCM, ChaCha20, AES-128-GCM) is negotiated whatever ssl_ciphers says. Often that is fine,
-but a policy that excludes ChaCha20 (BSI, NIST) is then not met.
+(AES-256-GCM, ChaCha20, AES-128-GCM) is negotiated whatever ssl_ciphers says. That only matters
+when ssl_ciphers visibly excludes one of them (no ChaCha20 for a BSI or NIST policy, only
+AES-256): then the policy is not met for TLS 1.3. A list that keeps every cipher of the default
+TLS 1.3 suites (Mozilla's intermediate list does) is not reported.
 
 Fix: ssl_conf_command Ciphersuites TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:...;
 
@@ -16,6 +18,7 @@ from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
+from nginxgen.lint.rules._ciphers import evaluate_line, model
 
 RULE = Rule(
     code="NGX405",
@@ -37,8 +40,18 @@ def check(ctx: Context) -> Iterator[Finding]:
         if server.conf_command("Ciphersuites"):
             continue
         seen.add(id(ciphers[-1]))
+        kept = {suite.enc for suite in evaluate_line(ctx, ciphers[-1]).result.usable()}
+        if not kept:
+            continue  # enables nothing at all: NGX408's business
+        cipher_model = model(ctx)
+        defaults = [cipher_model.by_name[n] for n in cipher_model.default_ciphersuites]
+        left_out = [s for s in defaults if s.enc not in kept]
+        if not left_out:
+            continue
+        encs = ", ".join(dict.fromkeys(s.enc for s in left_out))
         yield ctx.finding(
             RULE,
             ciphers[-1],
-            "ssl_ciphers does not limit TLS 1.3: the library's default TLS 1.3 suites apply",
+            f"ssl_ciphers leaves out {encs} for TLS 1.2, but TLS 1.3 clients still get "
+            f"{', '.join(s.name for s in left_out)} (the library's default TLS 1.3 suites)",
         )

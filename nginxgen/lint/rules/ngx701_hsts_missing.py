@@ -2,11 +2,14 @@
 
 Without HSTS a network attacker can keep a browser on plain HTTP (SSL stripping) on its next
 visit. Catch-all servers that refuse the handshake (`ssl_reject_handshake on`) or close the
-connection (`return 444`) are not flagged.
+connection (`return 444`) are not flagged, nor is HSTS sent by headers-more
+(`more_set_headers "Strict-Transport-Security: max-age=..."`) or by ngx_security_headers
+(`security_headers on`).
 
 Fix: add_header Strict-Transport-Security "max-age=63072000; includeSubDomains" always;
 
-Sources: RFC 6797; Mozilla guideline 6.0 (hsts_min_age); nginx-tls-facts P24, P25.
+Sources: RFC 6797; openresty/headers-more-nginx-module README (more_set_headers);
+GetPageSpeed/ngx_security_headers README (security_headers on adds Strict-Transport-Security); Mozilla guideline 6.0 (hsts_min_age); nginx-tls-facts P24, P25.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule, server_label
 from nginxgen.lint.findings import Finding
-from nginxgen.lint.rules._hsts import content_servers, hsts_lines
+from nginxgen.lint.rules._hsts import content_servers, hsts_lines, other_hsts
 
 RULE = Rule(
     code="NGX701",
@@ -29,6 +32,8 @@ def check(ctx: Context) -> Iterator[Finding]:
     for server in content_servers(ctx):
         if hsts_lines(server.effective("add_header")):
             continue
+        if other_hsts(server.http) or other_hsts(server.directives):
+            continue  # headers-more or ngx_security_headers sends it
         if any(hsts_lines(here.get("add_header", [])) for _loc, here in server.all_locations()):
             continue  # set per location; NGX704 checks the rest
         yield ctx.finding(RULE, server.stmt, f"{server_label(server)} serves HTTPS without HSTS")

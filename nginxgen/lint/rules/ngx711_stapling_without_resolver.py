@@ -4,15 +4,22 @@ The OCSP responder's host is then resolved once at start-up only; at run time ng
 `no resolver defined to resolve ...` and stapling stops when the responder moves. (And with
 Let's Encrypt certificates issued since 2025-05-07 there is no responder at all.)
 
+Not reported when nothing needs resolving: `ssl_stapling_file` is set (nginx staples that file
+and queries no responder) or `ssl_stapling_responder` names an IP address.
+
 Fix: resolver 127.0.0.53;  (or drop stapling)
 
-Sources: nginx ngx_event_openssl_stapling.c; CHANGES 1.19.0; nginx-tls-facts §8.3, P30.
+Sources: nginx ngx_event_openssl_stapling.c; ngx_http_ssl_module docs (ssl_stapling_file,
+ssl_stapling_responder); CHANGES 1.19.0; nginx-tls-facts §8.3, P30.
 """
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Iterator
+from urllib.parse import urlsplit
 
+from nginxgen.lint.config import Server
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
 
@@ -24,9 +31,25 @@ RULE = Rule(
 )
 
 
+def _ip_literal(url: str) -> bool:
+    try:
+        host = urlsplit(url if "//" in url else f"http://{url}").hostname
+        ipaddress.ip_address(host or "")
+    except ValueError:
+        return False
+    return True
+
+
+def _nothing_to_resolve(server: Server) -> bool:
+    if server.effective("ssl_stapling_file"):
+        return True
+    responder = server.value("ssl_stapling_responder")
+    return responder is not None and bool(responder) and _ip_literal(responder[0])
+
+
 def check(ctx: Context) -> Iterator[Finding]:
     for server, stapling in ctx.effective_on("ssl_stapling"):
-        if not server.effective("resolver"):
+        if not server.effective("resolver") and not _nothing_to_resolve(server):
             yield ctx.finding(
                 RULE,
                 stapling,

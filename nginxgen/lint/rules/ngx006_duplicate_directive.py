@@ -1,0 +1,76 @@
+"""The same directive twice in one block (includes count: what they bring in stands where the
+`include` line is).
+
+For most directives nginx refuses the config: `"ssl_prefer_server_ciphers" directive is
+duplicate` (an error here). A few it accepts and combines silently (a warning here):
+`ssl_protocols` is a bitmask, so Debian 12's `ssl_protocols TLSv1 TLSv1.1 TLSv1.2 TLSv1.3;` in
+`nginx.conf` plus `ssl_protocols TLSv1.2 TLSv1.3;` in an included file at the same level leaves
+TLS 1.0 and 1.1 on, with only a `[warn] duplicate value` from `nginx -t`.
+
+Fail:
+    http { ssl_protocols TLSv1 TLSv1.1 TLSv1.2 TLSv1.3;
+           include conf.d/*.conf; }      # conf.d/tls.conf: ssl_protocols TLSv1.2 TLSv1.3;
+Fix: keep one line per block (change the first one instead of adding a second).
+
+Sources: nginx src/core/ngx_conf_file.c (ngx_conf_set_flag_slot and the other slots return
+"is duplicate"; ngx_conf_set_bitmask_slot ORs the values); reproduced with `nginx -t` on nginx
+1.22.1, 1.26.3 and 1.31.3.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from nginxgen import knowledge
+from nginxgen.lint.config import Location
+from nginxgen.lint.context import Context, Rule
+from nginxgen.lint.findings import Finding
+from nginxgen.lint.load import Stmt
+
+RULE = Rule(
+    code="NGX006",
+    name="duplicate-directive",
+    severity="error",
+    fix="keep one line of it in this block",
+)
+
+
+def _blocks(ctx: Context) -> Iterator[dict[str, list[Stmt]]]:
+    config = ctx.config
+
+    def locations(locs: list[Location]) -> Iterator[dict[str, list[Stmt]]]:
+        for loc in locs:
+            yield loc.directives
+            yield from locations(loc.locations)
+
+    yield config.http
+    for server in config.servers:
+        yield server.directives
+        yield from locations(server.locations)
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    table = knowledge.nginx_fact("duplicate")
+    fatal, merged = frozenset(table["fatal"]), frozenset(table["merged"])
+    for block in _blocks(ctx):
+        for name in fatal.intersection(block):
+            stmts = block[name]
+            for stmt in stmts[1:]:
+                yield ctx.finding(
+                    RULE,
+                    stmt,
+                    f'"{name}" directive is duplicate: also at {stmts[0].file}:{stmts[0].line} '
+                    "in the same block; nginx refuses the config",
+                )
+        for name in merged.intersection(block):
+            stmts = block[name]
+            for stmt in stmts[1:]:
+                first = stmts[0]
+                yield ctx.finding(
+                    RULE,
+                    stmt,
+                    f"{name} again in the same block ({first.file}:{first.line} has "
+                    f"{' '.join(first.args)}): nginx combines both lines instead of using this one",
+                    fix=f"change the first {name} line and drop this one",
+                    severity="warning",
+                )

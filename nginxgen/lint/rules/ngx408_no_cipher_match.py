@@ -1,0 +1,45 @@
+"""An `ssl_ciphers` string that enables no TLS 1.2 or older suite for the target's library.
+
+nginx passes the string to SSL_CTX_set_cipher_list(), which fails when nothing matches, and
+nginx refuses to start (`SSL_CTX_set_cipher_list("...") failed (SSL: ... no cipher match)`),
+even with `ssl_protocols TLSv1.3` only. `DEFAULT:!ALL`, `AES128+CAMELLIA` (no suite has both) and
+a misspelt name such as `AES128-SHA128` all do this. `nginxgen ciphers` shows what a string
+enables.
+
+Fail: ssl_ciphers AES128-SHA128;
+Fix:  ssl_ciphers ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256;
+
+Sources: OpenSSL SSL_CTX_set_cipher_list(3) ("returns 1 if any cipher could be selected and 0 on
+complete failure"); nginx ngx_event_openssl.c ngx_ssl_ciphers(); reproduced with `nginx -t` on
+nginx 1.22.1/OpenSSL 3.0, 1.26.3/OpenSSL 3.5 and 1.31.3/OpenSSL 3.3.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from nginxgen.lint.context import Context, Rule
+from nginxgen.lint.findings import Finding
+from nginxgen.lint.rules._ciphers import evaluate_line
+
+RULE = Rule(
+    code="NGX408",
+    name="no-cipher-match",
+    severity="error",
+    fix="list suites the library has (nginxgen ciphers -- 'STRING' shows what a string enables)",
+)
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    # Every line, a snippet's too: the string is checked wherever a TLS server inherits it.
+    for stmt in ctx.all_statements():
+        if stmt.directive != "ssl_ciphers" or not stmt.args:
+            continue
+        result = evaluate_line(ctx, stmt).result
+        if result.error and not result.suites:
+            yield ctx.finding(
+                RULE,
+                stmt,
+                f"ssl_ciphers {' '.join(stmt.args)} enables no suite on {ctx.library()}: nginx "
+                "refuses to start (no cipher match)",
+            )

@@ -1,0 +1,41 @@
+"""`ssl_protocols` without TLSv1.3 on an nginx and library that have TLS 1.3.
+
+TLS 1.3 saves a round trip on every new connection, has only forward-secret AEAD suites, and is
+the only way to post-quantum key exchange (X25519MLKEM768). An explicit list that leaves it out
+switches it off; some shipped snippets still do (`ssl_protocols TLSv1 TLSv1.1 TLSv1.2`).
+
+Fail: ssl_protocols TLSv1.2;
+Fix:  ssl_protocols TLSv1.2 TLSv1.3;
+
+Sources: RFC 8446 §1.2 (1-RTT handshake); nginx CHANGES 1.13.0 (TLSv1.3 in ssl_protocols);
+draft-ietf-tls-ecdhe-mlkem (hybrid groups are TLS 1.3 only).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from nginxgen import knowledge
+from nginxgen.lint.context import Context, Rule
+from nginxgen.lint.findings import Finding
+
+RULE = Rule(
+    code="NGX409",
+    name="tls13-disabled",
+    severity="warning",
+    fix="add TLSv1.3 to ssl_protocols",
+)
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    status = knowledge.directive_status(ctx.target, "TLSv1.3", "protocol_param")
+    if not ctx.has("tls13") or status is None or not status.available:
+        return
+    for stmt in ctx.all_statements():
+        if stmt.directive == "ssl_protocols" and stmt.args and "TLSv1.3" not in stmt.args:
+            yield ctx.finding(
+                RULE,
+                stmt,
+                f"ssl_protocols {' '.join(stmt.args)} switches TLS 1.3 off on a target that has "
+                "it: a round trip more per connection and no post-quantum key exchange",
+            )
