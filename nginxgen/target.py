@@ -7,12 +7,12 @@ OpenSSL; whatever was assumed is recorded so that every report can say so.
 
 from __future__ import annotations
 
+import os
 import re
-from dataclasses import dataclass, field
-from pathlib import Path
 
 from nginxgen import knowledge
 from nginxgen.errors import TargetError
+from nginxgen.records import field, record
 from nginxgen.version import Version
 
 _LIBRARY_SPEC = re.compile(
@@ -23,7 +23,7 @@ _LIBRARY_SPEC = re.compile(
 )
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Library:
     kind: str  # one of knowledge.LIBRARY_KINDS
     version: Version | None  # None: not stated (BoringSSL has no versions); answers as newest
@@ -37,7 +37,7 @@ class Library:
         return f"{name} {self.version}" if self.version else name
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Target:
     nginx: Version
     library: Library
@@ -132,14 +132,13 @@ def parse_nginx_v(text: str) -> Target:
 
 
 def detect(nginx_bin: str) -> Target:
-    path = Path(nginx_bin)
-    if not path.exists():
+    if not os.path.exists(nginx_bin):
         raise TargetError(f"no such file: {nginx_bin}", where="--nginx-bin")
     import subprocess  # only when asked to read a binary: the lint path stays light
 
     try:
         result = subprocess.run(
-            [str(path), "-V"], capture_output=True, text=True, timeout=20, check=False
+            [nginx_bin, "-V"], capture_output=True, text=True, timeout=20, check=False
         )
     except OSError as exc:
         raise TargetError(f"cannot run {nginx_bin}: {exc.strerror}", where="--nginx-bin") from None

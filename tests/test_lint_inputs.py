@@ -293,10 +293,27 @@ def test_settings_file(
 
 
 def test_bad_arguments_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(SystemExit) as exc:
-        main(["lint", "--format", "xml", "x.conf"])
-    assert exc.value.code == 2
+    for argv in (
+        ["--format", "xml", "x.conf"],
+        ["--format"],
+        ["--frmat", "json", "x.conf"],
+        ["--debug=yes", "x.conf"],
+        [],
+    ):
+        assert main(["lint", *argv]) == 2, argv
+        err = capsys.readouterr().err
+        assert err.startswith("nginxgen lint: error: ") and err.count("\n") == 1, err
     assert main(["lint", "--tls-library", "gnutls", "x.conf"]) == 2
+
+
+def test_help_and_option_forms(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["lint", "--help"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: nginxgen lint") and "--fail-on" in out and "--map" in out
+    path = tmp_path / "n.conf"
+    path.write_text(GOOD)
+    assert main(["lint", "--format=json", "--", str(path)]) == 0
+    assert json.loads(capsys.readouterr().out)["files"] == [str(path)]
 
 
 @pytest.mark.parametrize("folder", sorted(EXAMPLE_TARGETS))

@@ -14,14 +14,14 @@ as a failed SSL_CTX_set_cipher_list()).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 from nginxgen.ciphers.model import CipherModel, CipherSuite
+from nginxgen.records import field, record
 
 SEPARATORS = ":, ;"
 
 
-@dataclass
+@record
 class CipherList:
     """The result of one string for one model."""
 

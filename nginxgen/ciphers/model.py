@@ -3,22 +3,22 @@
 from __future__ import annotations
 
 import json
-import tomllib
+import os
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
 from functools import cache, cached_property
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
+from nginxgen.knowledge_data import KNOWLEDGE_DIR, toml_file
+from nginxgen.records import field, record
 from nginxgen.version import Version
 
+TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:
+    from typing import Any
+
     from nginxgen.target import Library
 
-KNOWLEDGE_DIR = Path(__file__).resolve().parent.parent / "knowledge"  # read as plain files
 
-
-@dataclass(frozen=True)
+@record(frozen=True)
 class CipherSuite:
     name: str  # OpenSSL name (TLS 1.3 suites: the IANA name)
     iana: str
@@ -45,7 +45,7 @@ class CipherSuite:
         return "PSK" in self.kx or self.kx == "SRP" or self.au in ("PSK", "SRP")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Alias:
     """Field constraints; a suite matches when every constraint holds."""
 
@@ -65,7 +65,7 @@ class Alias:
         return not (self.fips and not suite.fips)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SecurityLevels:
     min_bits: tuple[int, ...]  # by level
     sha1_bits: int
@@ -73,7 +73,7 @@ class SecurityLevels:
     forward_secret_kx: frozenset[str]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CipherModel:
     name: str
     source: str
@@ -98,10 +98,8 @@ class CipherModel:
         return {s.iana: s for s in (*self.suites, *self.tls13)}
 
 
-@cache
 def _data() -> dict[str, Any]:
-    text = (KNOWLEDGE_DIR / "cipher_models.toml").read_text(encoding="utf-8")
-    return tomllib.loads(text)
+    return toml_file("cipher_models")
 
 
 def _alias(name: str, spec: dict[str, Any], universe: dict[str, set[str]]) -> Alias:
@@ -152,7 +150,8 @@ class LazyAliases(Mapping[str, frozenset[str]]):
 def load_model(name: str, approximate: str | None = None) -> CipherModel:
     data = _data()
     spec = data["models"][name]
-    table_text = (KNOWLEDGE_DIR / "ciphers" / spec["table"]).read_text(encoding="utf-8")
+    with open(os.path.join(KNOWLEDGE_DIR, "ciphers", spec["table"]), encoding="utf-8") as handle:
+        table_text = handle.read()
     table = json.loads(table_text)
     overrides = {**data["strength_bits"], **spec.get("strength_bits", {})}
     rows = [

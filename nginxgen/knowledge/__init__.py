@@ -1,5 +1,6 @@
 """The knowledge base: every nginx and TLS library fact nginxgen relies on, as data with sources.
 
+
 The data lives in the TOML and JSON files beside this module; this module only answers questions
 about it for a target ("has this target kTLS?", "how does this library spell P-256?"). The
 generator's validation and the linter's rules both ask here and nowhere else.
@@ -8,34 +9,33 @@ generator's validation and the linter's rules both ask here and nowhere else.
 from __future__ import annotations
 
 import json
-import tomllib
-from dataclasses import dataclass
+import os
 from functools import cache
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from nginxgen.ciphers.model import CipherSuite, load_model
+from nginxgen.knowledge_data import KNOWLEDGE_DIR, toml_file
+from nginxgen.records import record
 from nginxgen.version import Version, in_range
 
+TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:
+    from typing import Any
+
     from nginxgen.target import Library, Target
 
 # The package is always unpacked on disk (a wheel, or a checkout); plain file reads keep
 # importlib.resources and zipfile off the pre-commit path.
-KNOWLEDGE_DIR = Path(__file__).resolve().parent
 LIBRARY_KINDS = ("openssl", "quictls", "boringssl", "aws-lc", "libressl")
 
 
-@cache
 def _toml(name: str) -> dict[str, Any]:
-    text = (KNOWLEDGE_DIR / f"{name}.toml").read_text(encoding="utf-8")
-    return tomllib.loads(text)
+    return toml_file(name)
 
 
 @cache
 def _json(name: str) -> dict[str, Any]:
-    text = (KNOWLEDGE_DIR / f"{name}.json").read_text(encoding="utf-8")
-    data: dict[str, Any] = json.loads(text)
+    with open(os.path.join(KNOWLEDGE_DIR, f"{name}.json"), encoding="utf-8") as handle:
+        data: dict[str, Any] = json.load(handle)
     return data
 
 
@@ -70,7 +70,7 @@ def _check(entry: Any, library: Library) -> bool:
     return in_range(library.version, entry.get("since"), entry.get("until"))
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Capability:
     name: str
     summary: str
@@ -112,7 +112,7 @@ def current_nginx() -> Version:
     return Version(_toml("nginx")["current"]["stable"])
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class DirectiveStatus:
     name: str
     available: bool
@@ -155,7 +155,7 @@ def directive_status(target: Target, name: str, table: str = "directive") -> Dir
     )
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CertificateAuthority:
     display: str
     no_ocsp_url_since: str | None
@@ -173,7 +173,7 @@ def authority_by_path(path: str) -> CertificateAuthority | None:
     return None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class DirectiveShapes:
     """Which directives take a block, as real nginx builds answered (directives.json)."""
 
@@ -256,7 +256,7 @@ def auto_ticket_rotation(target: Target) -> bool:
     return target.nginx >= Version(nginx_fact("ticket_rotation")["since"])
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class DefaultServerOnly:
     key: str  # a directive, or "ssl_conf_command NAME"
     why: str
@@ -286,7 +286,7 @@ def default_server_only(target: Target) -> dict[str, DefaultServerOnly]:
 # --- groups --------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Group:
     id: str
     pq: bool

@@ -1,14 +1,19 @@
-"""`nginxgen lint`: argparse only, so pre-commit start-up stays close to the bare parse."""
+"""`nginxgen lint`: the command's fast path (no typer, pydantic, jinja2 or argparse), so that
+
+pre-commit start-up stays close to the bare parse."""
 
 from __future__ import annotations
 
-import argparse
 import gc
 import os
 import sys
 
 from nginxgen.errors import NginxgenError
 from nginxgen.lint.findings import SEVERITIES, severity_rank
+
+TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
+if TYPE_CHECKING:
+    from nginxgen.lint.args import Arguments
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -24,7 +29,7 @@ def _codes(text: str | list[str] | None) -> set[str]:
     }
 
 
-def _path_map(entries: list[str] | dict[str, str], base: object) -> list[tuple[str, str]]:
+def _path_map(entries: list[str] | dict[str, str], base: str) -> list[tuple[str, str]]:
     """`FOLDER=HERE` items (or a settings table) -> (FOLDER, absolute HERE) pairs, longest
     FOLDER first; a relative HERE is taken from `base` (the cwd, or the settings file's folder)."""
     pairs = list(entries.items()) if isinstance(entries, dict) else []
@@ -34,53 +39,22 @@ def _path_map(entries: list[str] | dict[str, str], base: object) -> list[tuple[s
             raise NginxgenError(f"--map {entry!r}: expected FOLDER=HERE, e.g. /etc/nginx=nginx")
         pairs.append((source, here))
     return sorted(
-        ((s.rstrip("/") or "/", os.path.abspath(os.path.join(str(base), h))) for s, h in pairs),
+        ((s.rstrip("/") or "/", os.path.abspath(os.path.join(base, h))) for s, h in pairs),
         key=lambda pair: -len(pair[0]),
     )
 
 
-def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="nginxgen lint",
-        description="Lint nginx configs for TLS pitfalls. Exit: 0 clean (or only findings below "
-        "--fail-on), 1 findings, 2 unreadable input or bad arguments, 3 internal error.",
-    )
-    p.add_argument(
-        "paths",
-        nargs="+",
-        help="nginx.conf, an included snippet, an `nginx -T` dump, or - for stdin",
-    )
-    p.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text")
-    p.add_argument("--nginx-version")
-    p.add_argument("--tls-library")
-    p.add_argument("--nginx-bin")
-    p.add_argument("--select", help="only these codes or prefixes (NGX1,NGX402)")
-    p.add_argument("--ignore", help="skip these codes or prefixes")
-    p.add_argument("--min-severity", choices=SEVERITIES, help="report only findings from this up")
-    p.add_argument(
-        "--fail-on",
-        choices=SEVERITIES,
-        help="exit 1 only for findings at or above this severity (default: warning; infos are "
-        "still printed)",
-    )
-    p.add_argument("--root", help="load this whole config, report only findings in PATHS")
-    p.add_argument(
-        "--prefix", help="folder relative includes resolve against (default: the main file's)"
-    )
-    p.add_argument(
-        "--map",
-        action="append",
-        default=[],
-        metavar="FOLDER=HERE",
-        help="read files the config names under FOLDER from HERE instead (a repository that "
-        "mirrors /etc/nginx: --map /etc/nginx=nginx); repeatable",
-    )
-    p.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
-    return p
-
-
 def run(argv: list[str]) -> int:
-    args = parser().parse_args(argv)
+    from nginxgen.lint.args import HelpRequested, help_text, parse
+
+    try:
+        args = parse(argv)
+    except HelpRequested:
+        sys.stdout.write(help_text())
+        return EXIT_CLEAN
+    except NginxgenError as exc:
+        print(f"nginxgen lint: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     # A lint builds millions of small long-lived objects: with the default thresholds the cyclic
     # collector's repeated full passes were a fifth of the time on 10,000 vhosts. Rarer passes
     # keep the speed and still free the few cycles (generators, tracebacks).
@@ -103,16 +77,14 @@ def run(argv: list[str]) -> int:
         gc.set_threshold(*thresholds)
 
 
-def _run(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
+def _run(args: Arguments) -> int:
     from nginxgen.lint import report
     from nginxgen.lint.load import LoadError, load_path
     from nginxgen.lint.run import Selection, lint
     from nginxgen.lint.settings import find_settings
     from nginxgen.target import resolve
 
-    found = find_settings(Path.cwd())
+    found = find_settings(os.getcwd())
     conf = found[1] if found else {}
     nginx_bin = args.nginx_bin or (
         None if args.nginx_version or args.tls_library else conf.get("nginx-bin")
@@ -132,9 +104,9 @@ def _run(args: argparse.Namespace) -> int:
         raise NginxgenError(f"fail-on must be one of {', '.join(SEVERITIES)}, not {fail_on!r}")
     root = args.root or conf.get("root")
     prefix = args.prefix or conf.get("prefix")
-    path_map = _path_map(args.map, Path.cwd())
+    path_map = _path_map(args.map, os.getcwd())
     if found and not args.map:
-        path_map = _path_map(conf.get("path-map", {}), found[0].parent)
+        path_map = _path_map(conf.get("path-map", {}), os.path.dirname(found[0]))
     stdin_text = sys.stdin.read() if "-" in args.paths else None
     findings = []
     files: list[str] = []

@@ -4,9 +4,9 @@ address:port, and directive values after inheritance (http -> server -> location
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 
 from nginxgen.lint.load import Loaded, Stmt
+from nginxgen.records import field, record
 from nginxgen.sockets import normalize_socket
 
 # Directives whose values are a list assembled from every line at one level; a level that has
@@ -14,7 +14,7 @@ from nginxgen.sockets import normalize_socket
 ARRAY_DIRECTIVES = frozenset({"add_header", "ssl_conf_command", "add_trailer", "proxy_set_header"})
 
 
-@dataclass(eq=False)  # identity: servers are compared and hashed by object, never by value
+@record(eq=False)  # identity: servers are compared and hashed by object, never by value
 class Listen:
     socket: str
     stmt: Stmt
@@ -24,14 +24,14 @@ class Listen:
     quic: bool
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class Location:
     stmt: Stmt
     directives: dict[str, list[Stmt]]
     locations: list[Location]
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class Server:
     stmt: Stmt
     index: int  # order in which nginx meets it
@@ -85,7 +85,7 @@ class Server:
         yield from walk(self.locations, base)
 
 
-@dataclass
+@record
 class Config:
     loaded: Loaded
     http: dict[str, list[Stmt]]

@@ -3,20 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, TypeVar, cast
 
 from nginxgen import knowledge
 from nginxgen.lint.config import Config, Server
 from nginxgen.lint.findings import Finding
 from nginxgen.lint.load import Stmt
+from nginxgen.records import field, record
 from nginxgen.target import Target
 
-T = TypeVar("T")
+TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    T = TypeVar("T")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Rule:
     code: str
     name: str
@@ -25,17 +28,18 @@ class Rule:
     fix: str
 
 
-@dataclass
+@record
 class Context:
     config: Config
     target: Target
-    _memo: dict[str, Any] = field(default_factory=dict, repr=False)
+    _memo: dict[str, Any] = field(default_factory=dict)
 
     def memo(self, key: str, compute: Callable[[], T]) -> T:
         """What several rules derive from the same config, computed once per lint."""
         if key not in self._memo:
             self._memo[key] = compute()
-        return cast(T, self._memo[key])
+        value: T = self._memo[key]  # the dict holds Any: no cast (typing stays unimported)
+        return value
 
     def finding(
         self,

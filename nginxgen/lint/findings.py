@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from nginxgen.records import record
 
 SEVERITIES = ("info", "warning", "error")
 
@@ -11,7 +11,7 @@ def severity_rank(severity: str) -> int:
     return SEVERITIES.index(severity)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Finding:
     code: str
     name: str

@@ -11,7 +11,6 @@ import glob
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from crossplane import errors as cp_errors
@@ -19,6 +18,7 @@ from crossplane.parser import _parse_with_initial_tokens
 
 from nginxgen import knowledge
 from nginxgen.lint.lexer import Token, scan
+from nginxgen.records import field, record
 
 MAX_DEPTH = 200  # nginx has no limit, but no real config nests this deep; recursion would
 # Directives that includes may bring in: 25x a 10,000-vhost fleet split one file per vhost, yet a
@@ -32,7 +32,7 @@ class LoadError(Exception):
     """A path that cannot be read at all (exit code 2)."""
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Stmt:
     directive: str
     args: list[str]
@@ -42,7 +42,7 @@ class Stmt:
     includes: list[str] | None = None  # for `include`: the files it pulled in
 
 
-@dataclass
+@record
 class Suppression:
     file: str
     line: int
@@ -51,7 +51,7 @@ class Suppression:
     used: bool = False
 
 
-@dataclass
+@record
 class Problem:
     """A syntax or include problem found while loading (becomes an NGX00x finding)."""
 
@@ -73,7 +73,7 @@ def map_path(path: str, path_map: PathMap) -> str:
     return path
 
 
-@dataclass
+@record
 class Loaded:
     statements: list[Stmt]
     files: list[str]

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 
 from nginxgen.lint.config import build
 from nginxgen.lint.context import Context
 from nginxgen.lint.findings import Finding, severity_rank
 from nginxgen.lint.load import Loaded
 from nginxgen.lint.rules import catalog
+from nginxgen.records import field, record
 from nginxgen.target import Target
 
 
-@dataclass
+@record
 class Selection:
     select: set[str] = field(default_factory=set)  # codes or prefixes; empty: all
     ignore: set[str] = field(default_factory=set)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-import tomllib
-from pathlib import Path
-from typing import Any
+import os
 
 from nginxgen.errors import NginxgenError
+
+TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
+if TYPE_CHECKING:
+    from typing import Any
+
 
 KEYS = {
     "nginx-version",
@@ -22,24 +25,41 @@ KEYS = {
 }
 
 
-def find_settings(start: Path) -> tuple[Path, dict[str, Any]] | None:
-    for folder in (start, *start.parents):
-        dedicated = folder / ".nginxgen.toml"
-        if dedicated.is_file():
+def find_settings(start: str) -> tuple[str, dict[str, Any]] | None:
+    """The settings that apply in folder `start`: the nearest .nginxgen.toml, or pyproject.toml
+    with [tool.nginxgen], going up (os.path, not pathlib: pathlib is slow to import)."""
+    folder = os.path.abspath(start)
+    while True:
+        dedicated = os.path.join(folder, ".nginxgen.toml")
+        if os.path.isfile(dedicated):
             return dedicated, _read(dedicated, None)
-        pyproject = folder / "pyproject.toml"
-        if pyproject.is_file():
+        pyproject = os.path.join(folder, "pyproject.toml")
+        if os.path.isfile(pyproject) and "nginxgen" in _text(pyproject):
+            # most pyproject.toml files have no [tool.nginxgen]: those are not parsed at all
             data = _read(pyproject, "tool.nginxgen")
             if data:
                 return pyproject, data
-    return None
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
 
 
-def _read(path: Path, table: str | None) -> dict[str, Any]:
+def _text(path: str) -> str:
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise NginxgenError(f"cannot read settings: {exc}", where=str(path)) from None
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise NginxgenError(f"cannot read settings: {exc}", where=path) from None
+
+
+def _read(path: str, table: str | None) -> dict[str, Any]:
+    import tomllib  # only when a settings file is there: tomllib is slow to import
+
+    try:
+        data = tomllib.loads(_text(path))
+    except tomllib.TOMLDecodeError as exc:
+        raise NginxgenError(f"cannot read settings: {exc}", where=path) from None
     if table:
         for part in table.split("."):
             data = data.get(part, {})

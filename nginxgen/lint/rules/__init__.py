@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from functools import cache
 
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
+from nginxgen.records import record
 
 MODULES = (
     "ngx001_syntax_error",
@@ -69,7 +69,7 @@ MODULES = (
 )
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RuleEntry:
     rule: Rule
     doc: str

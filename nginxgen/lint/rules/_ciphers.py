@@ -5,17 +5,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from nginxgen import knowledge
 from nginxgen.ciphers import CipherList, CipherModel, evaluate, model_for
 from nginxgen.lint.context import Context
 from nginxgen.lint.load import Stmt
+from nginxgen.records import record
 
 LEGACY = ("SSLv2", "SSLv3", "TLSv1", "TLSv1.1", "TLSv1.2")
 
 
-@dataclass
+@record
 class Evaluation:
     """A cipher list plus what a rule wants to say about the words of the string."""
 

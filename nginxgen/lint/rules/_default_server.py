@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from nginxgen import knowledge
 from nginxgen.lint.config import Server
 from nginxgen.lint.context import Context
 from nginxgen.lint.load import Stmt
+from nginxgen.records import record
 
 
-@dataclass
+@record
 class Misplaced:
     socket: str
     key: str

@@ -1,4 +1,5 @@
 """Shared by the rules that read the files a config names (certificates, keys, DH parameters,
+
 ticket keys): where each file is, and what is in it. A file that cannot be read (a variable in
 the path, a CI runner without the secrets) is skipped: these rules only speak about what they
 could see. cryptography is imported only when there is a file to read."""
@@ -7,12 +8,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Any
 
 from nginxgen.lint.config import Server
 from nginxgen.lint.context import Context
 from nginxgen.lint.load import Stmt, map_path
+from nginxgen.records import record
+
+TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def resolve(ctx: Context, path: str) -> str | None:
@@ -36,7 +40,7 @@ def read(ctx: Context, path: str) -> bytes | None:
         return None
 
 
-@dataclass
+@record
 class CertificateFile:
     """One `ssl_certificate` line of a TLS server, with its key line (same position)."""
 

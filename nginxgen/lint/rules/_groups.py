@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from nginxgen.lint.context import Context
 from nginxgen.lint.load import Stmt
+from nginxgen.records import record
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class GroupEntry:
     raw: str
     name: str

@@ -15,9 +15,7 @@ ssl_stapling_responder); CHANGES 1.19.0; nginx-tls-facts §8.3, P30.
 
 from __future__ import annotations
 
-import ipaddress
 from collections.abc import Iterator
-from urllib.parse import urlsplit
 
 from nginxgen.lint.config import Server
 from nginxgen.lint.context import Context, Rule
@@ -32,6 +30,9 @@ RULE = Rule(
 
 
 def _ip_literal(url: str) -> bool:
+    import ipaddress  # only with ssl_stapling_responder: kept off the start-up path
+    from urllib.parse import urlsplit
+
     try:
         host = urlsplit(url if "//" in url else f"http://{url}").hostname
         ipaddress.ip_address(host or "")

@@ -7,7 +7,6 @@ Sources: RFC 5280 §4.1.2.5; Let's Encrypt renewal guidance (renew with 30 days 
 
 from __future__ import annotations
 
-import datetime
 from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule
@@ -24,6 +23,8 @@ WARN_DAYS = 14
 
 
 def check(ctx: Context) -> Iterator[Finding]:
+    import datetime  # only once a certificate was read: kept off the start-up path
+
     now = datetime.datetime.now(datetime.UTC)
     for cert in certificate_files(ctx):
         not_after = cert.chain[0].not_valid_after_utc
