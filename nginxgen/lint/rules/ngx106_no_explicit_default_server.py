@@ -2,7 +2,8 @@
 
 The first server nginx meets then becomes the default and silently supplies the groups, session
 cache, ticket keys, early data (and before 1.29.2 the protocols) for every name on the socket;
-reordering includes changes TLS behaviour.
+reordering includes changes TLS behaviour. QUIC sockets count too: `listen 443 quic` is UDP port
+443, an address of its own with its own default server.
 
 Fix: add `default_server` to one listen of that address:port (ideally a catch-all server with
 `ssl_reject_handshake on`).

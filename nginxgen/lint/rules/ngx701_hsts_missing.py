@@ -9,7 +9,8 @@ connection (`return 444`) are not flagged, nor is HSTS sent by headers-more
 Fix: add_header Strict-Transport-Security "max-age=63072000; includeSubDomains" always;
 
 Sources: RFC 6797; openresty/headers-more-nginx-module README (more_set_headers);
-GetPageSpeed/ngx_security_headers README (security_headers on adds Strict-Transport-Security); Mozilla guideline 6.0 (hsts_min_age); nginx-tls-facts P24, P25.
+GetPageSpeed/ngx_security_headers README (security_headers on adds Strict-Transport-Security);
+Mozilla guideline 6.0 (hsts_min_age); nginx-tls-facts P24, P25.
 """
 
 from __future__ import annotations

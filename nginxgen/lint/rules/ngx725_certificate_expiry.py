@@ -23,10 +23,13 @@ WARN_DAYS = 14
 
 
 def check(ctx: Context) -> Iterator[Finding]:
+    certificates = list(certificate_files(ctx))
+    if not certificates:
+        return
     import datetime  # only once a certificate was read: kept off the start-up path
 
     now = datetime.datetime.now(datetime.UTC)
-    for cert in certificate_files(ctx):
+    for cert in certificates:
         not_after = cert.chain[0].not_valid_after_utc
         left = not_after - now
         day = not_after.date().isoformat()

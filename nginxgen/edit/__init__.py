@@ -1,0 +1,2 @@
+"""Editing nginx configs in place: a lossless model of each file (source.py) that byte-span
+edits are made on."""

@@ -1,0 +1,119 @@
+"""Byte-span edits anchored on statements of the lossless model, never on a text search.
+
+Each edit replaces one span of one file's bytes. They are made against the file as it was read
+and applied back to front, so one edit's offsets do not move another's; two edits whose spans
+overlap are refused (the caller applies one now, the other in a later pass).
+"""
+
+from __future__ import annotations
+
+from itertools import pairwise
+
+from nginxgen.edit.source import Source, Statement
+from nginxgen.records import record
+
+
+class OverlappingEdits(Exception):
+    pass
+
+
+@record(frozen=True)
+class Edit:
+    start: int
+    end: int
+    replacement: bytes
+
+
+def _quote(arg: str) -> str:
+    """An argument as nginx reads it back: quoted when it holds what ends a word."""
+    if arg and not any(c in arg for c in " \t\r\n;{}\"'#\\"):
+        return arg
+    return '"' + arg.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _encode(text: str) -> bytes:
+    return text.encode("utf-8", errors="surrogateescape")
+
+
+def replace_args(source: Source, stmt: Statement, args: list[str]) -> Edit:
+    """The statement's arguments become `args`; its name, `;` and everything around stay."""
+    new = _encode(" ".join(_quote(a) for a in args))
+    if stmt.args:
+        return Edit(stmt.args[0].start, stmt.args[-1].end, new)
+    return Edit(stmt.name.end, stmt.name.end, b" " + new if new else b"")
+
+
+def delete(source: Source, stmt: Statement) -> Edit:
+    """Remove the statement; when it stands alone on its line(s), the whole line(s) with it (and
+    a comment trailing it there), so no blank line is left. Comments on other lines stay."""
+    data = source.data
+    end = stmt.trailing.end if stmt.trailing is not None else stmt.end
+    rest_end = data.find(b"\n", end)
+    rest = data[end : rest_end if rest_end >= 0 else len(data)]
+    if stmt.indent is not None and not rest.strip(b" \t\r"):
+        start = stmt.start - len(stmt.indent)
+        stop = rest_end + 1 if rest_end >= 0 else len(data)
+        return Edit(start, stop, b"")
+    # shares its line: take the statement and the blanks after it
+    stop = end
+    while stop < len(data) and data[stop : stop + 1] in (b" ", b"\t"):
+        stop += 1
+    return Edit(stmt.start, stop, b"")
+
+
+def _child_indent(source: Source, owner: Statement | None) -> bytes:
+    siblings = owner.block if owner is not None else source.statements
+    for sibling in siblings or []:
+        if sibling.indent is not None:
+            return sibling.indent
+    base = owner.indent if owner is not None and owner.indent is not None else b""
+    if owner is None:
+        return b""
+    return base + (b"\t" if base.startswith(b"\t") else b"    ")
+
+
+def _line_end(source: Source, position: int) -> int:
+    """The offset of the line ending after `position` (the file's end when there is none)."""
+    found = source.data.find(b"\n", position)
+    if found < 0:
+        return len(source.data)
+    return found - 1 if source.data[found - 1 : found] == b"\r" else found
+
+
+def insert(
+    source: Source,
+    owner: Statement | None,
+    line: str,
+    after: Statement | None = None,
+    first: bool = False,
+) -> Edit:
+    """A new line `line` (a whole directive, `;` included) in `owner`'s block (None: the file's
+    top level): after the sibling `after`, first, or last. Indented like its siblings, with the
+    file's own line endings."""
+    newline = source.newline
+    indent = _child_indent(source, owner)
+    text = _encode(line)
+    siblings = owner.block if owner is not None else source.statements
+    if after is None and not first and siblings:
+        after = siblings[-1]
+    if after is not None:
+        end = after.trailing.end if after.trailing is not None else after.end
+        at = _line_end(source, end)
+        return Edit(at, at, newline + indent + text)
+    if owner is not None and owner.open is not None:
+        at = _line_end(source, owner.open.end)
+        return Edit(at, at, newline + indent + text)
+    return Edit(0, 0, indent + text + newline)  # first at the top of the file
+
+
+def apply(data: bytes, edits: list[Edit]) -> bytes:
+    """All edits at once, back to front; OverlappingEdits when two spans overlap (or start at
+    the same byte: their order would be a guess)."""
+    ordered = sorted(edits, key=lambda e: (e.start, e.end))
+    for left, right in pairwise(ordered):
+        if right.start < left.end or right.start == left.start:
+            raise OverlappingEdits(f"bytes {left.start}-{left.end} and {right.start}-{right.end}")
+    out = data
+    for edit in reversed(ordered):
+        out = out[: edit.start] + edit.replacement + out[edit.end :]
+    return out

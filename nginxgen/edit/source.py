@@ -1,0 +1,186 @@
+"""A lossless model of one nginx config file: every byte is in exactly one token.
+
+Tokens are the pieces nginx's tokenizer (ngx_conf_read_token) sees - words, quoted strings,
+`{`, `}`, `;` - and the pieces it skips - whitespace and comments - each with its byte span,
+line and column. Statements are built on the significant tokens: a directive's name, its
+arguments, the `;` or the block that ends it, the indentation of its line and a comment that
+trails it on the same line. Joining the tokens gives the file back byte for byte (tabs, CRLF, no
+final newline, a BOM, bytes that are not UTF-8), which is what edits need: they replace byte
+spans and leave everything else alone.
+
+Meaning stays the loader's (nginxgen.lint.load, crossplane's parser): the tests check that the
+statements here carry the same directives and arguments wherever the loader reads a file
+without errors.
+"""
+
+from __future__ import annotations
+
+import re
+
+# One token at a position, tried in order. Words follow nginx: they end at whitespace, `;` or `{`
+# (a `}` or a quote inside a word belongs to it), a backslash takes the next byte along, and
+# `${` stays inside the word.
+_TOKEN = re.compile(
+    rb"""(?P<space>[ \t\r\n\f\v]+)
+    |(?P<comment>\#[^\n]*)
+    |(?P<quoted>"(?:[^"\\]|\\[\s\S])*"?|'(?:[^'\\]|\\[\s\S])*'?)
+    |(?P<open>\{)
+    |(?P<close>\})
+    |(?P<semi>;)
+    |(?P<word>(?:\\[\s\S]|\$\{|[^ \t\r\n\f\v;{\\])+|\\)""",
+    re.VERBOSE,
+)
+SIGNIFICANT = frozenset({"quoted", "open", "close", "semi", "word"})
+
+
+class Token:
+    __slots__ = ("column", "end", "kind", "line", "start")
+
+    def __init__(self, kind: str, start: int, end: int, line: int, column: int) -> None:
+        self.kind = kind
+        self.start = start
+        self.end = end
+        self.line = line
+        self.column = column
+
+    def __repr__(self) -> str:
+        return f"Token({self.kind}, {self.start}:{self.end}, line {self.line})"
+
+
+class Statement:
+    """A directive with its arguments, ended by `;`, by a block, or cut off by the file's end."""
+
+    __slots__ = ("args", "block", "close", "end_token", "indent", "name", "open", "trailing")
+
+    def __init__(self, name: Token) -> None:
+        self.name = name
+        self.args: list[Token] = []
+        self.end_token: Token | None = None  # the `;`, or the block's `}`
+        self.open: Token | None = None  # the block's `{`
+        self.block: list[Statement] | None = None
+        self.close: Token | None = None
+        self.indent: bytes | None = None  # whitespace before it on its line (None: shares it)
+        self.trailing: Token | None = None  # a comment after it on the same line
+
+    @property
+    def start(self) -> int:
+        return self.name.start
+
+    @property
+    def end(self) -> int:
+        """The byte after its `;` or `}` (after its last token when the file is cut short)."""
+        if self.end_token is not None:
+            return self.end_token.end
+        last = self.args[-1] if self.args else self.name
+        return last.end
+
+
+class Source:
+    """One file: its bytes, every token, and the statements built on them."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.tokens = tokenize(data)
+        self.statements, self.strays = _statements(self.tokens)
+        _layout(self)
+
+    def text(self, token: Token) -> bytes:
+        return self.data[token.start : token.end]
+
+    def value(self, token: Token) -> str:
+        """A word or quoted string as the loader reads it (quotes off, `\\"` unescaped)."""
+        raw = self.text(token).decode("utf-8", errors="surrogateescape")
+        if token.kind != "quoted":
+            return raw
+        quote, body = raw[0], raw[1:-1] if len(raw) > 1 and raw[-1] == raw[0] else raw[1:]
+        return body.replace("\\" + quote, quote)
+
+    def joined(self) -> bytes:
+        """The file put back together from its tokens."""
+        return b"".join(self.data[t.start : t.end] for t in self.tokens)
+
+    @property
+    def newline(self) -> bytes:
+        """The file's own line ending (CRLF when most of its lines end so)."""
+        crlf = self.data.count(b"\r\n")
+        return b"\r\n" if crlf and crlf * 2 >= self.data.count(b"\n") else b"\n"
+
+
+def tokenize(data: bytes) -> list[Token]:
+    tokens: list[Token] = []
+    pos, line, line_start, end = 0, 1, 0, len(data)
+    while pos < end:
+        match = _TOKEN.match(data, pos)
+        assert match is not None and match.end() > pos  # the alternatives cover every byte
+        kind = str(match.lastgroup)
+        tokens.append(Token(kind, pos, match.end(), line, pos - line_start + 1))
+        newlines = data.count(b"\n", pos, match.end())
+        if newlines:
+            line += newlines
+            line_start = data.rindex(b"\n", pos, match.end()) + 1
+        pos = match.end()
+    return tokens
+
+
+def _statements(tokens: list[Token]) -> tuple[list[Statement], list[Token]]:
+    """Statements nested as blocks; `strays` are `;`, `{` and `}` that belong to none."""
+    top: list[Statement] = []
+    strays: list[Token] = []
+    stack: list[tuple[Statement | None, list[Statement]]] = [(None, top)]
+    current: Statement | None = None
+    for token in tokens:
+        if token.kind not in SIGNIFICANT:
+            continue
+        owner, body = stack[-1]
+        if token.kind in ("word", "quoted"):
+            if current is None:
+                current = Statement(token)
+                body.append(current)
+            else:
+                current.args.append(token)
+        elif token.kind == "semi":
+            if current is None:
+                strays.append(token)
+            else:
+                current.end_token = token
+                current = None
+        elif token.kind == "open":
+            if current is None:
+                strays.append(token)
+                stack.append((None, []))  # nginx refuses it; keep the nesting to stay in step
+            else:
+                current.open, current.block = token, []
+                stack.append((current, current.block))
+                current = None
+        else:  # close
+            current = None  # a statement cut off by `}` has no end token
+            if len(stack) == 1:
+                strays.append(token)
+                continue
+            stack.pop()
+            if owner is not None:
+                owner.close = owner.end_token = token
+            else:
+                strays.append(token)
+    return top, strays
+
+
+def _layout(source: Source) -> None:
+    """Each statement's indentation and trailing comment."""
+    data, tokens = source.data, source.tokens
+    by_start = {t.start: i for i, t in enumerate(tokens)}
+    pending = list(source.statements)  # a stack, not recursion: blocks may nest thousands deep
+    while pending:
+        stmt = pending.pop()
+        if stmt.block is not None:
+            pending.extend(stmt.block)
+        line_start = data.rfind(b"\n", 0, stmt.start) + 1
+        before = data[line_start : stmt.start]
+        stmt.indent = before if not before.strip(b" \t") else None
+        index = by_start.get(stmt.end)
+        if index is not None and tokens[index].kind == "space":
+            if b"\n" in source.text(tokens[index]):
+                continue  # the next thing is on another line
+            index += 1
+        if index is not None and index < len(tokens) and tokens[index].kind == "comment":
+            stmt.trailing = tokens[index]
