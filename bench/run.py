@@ -52,17 +52,18 @@ http {{
 PARSE = "import sys, crossplane; crossplane.parse(sys.argv[1])"
 
 
-def write_tree(folder: Path, count: int, split: bool) -> Path:
+def write_tree(folder: Path, count: int, split: bool, vhost: str = VHOST, head: str = HEAD) -> Path:
+    """N vhosts from the `vhost` template, in nginx.conf or one include each."""
     folder.mkdir(parents=True)
     if split:
         (folder / "sites").mkdir()
         for i in range(count):
-            (folder / "sites" / f"site{i}.conf").write_text(VHOST.format(i=i))
+            (folder / "sites" / f"site{i}.conf").write_text(vhost.format(i=i))
         body = "    include sites/*.conf;\n"
     else:
-        body = "".join(VHOST.format(i=i) for i in range(count))
+        body = "".join(vhost.format(i=i) for i in range(count))
     main = folder / "nginx.conf"
-    main.write_text(HEAD.format(body=body))
+    main.write_text(head.format(body=body))
     return main
 
 

@@ -251,6 +251,7 @@ def test_formats_select_ignore_and_severity(
         "line",
         "message",
         "fix",
+        "autofix",
     }
     assert data["target"]["nginx"] == "1.26.3" and data["files"] == [str(path)]
     code, out, _ = lint(["--format", "sarif", str(path)], capsys)

@@ -193,6 +193,12 @@ CASES: list[tuple[str, tuple[str, str], str, str]] = [
         http("ssl_conf_command Ciphersuites TLS_AES_128_GCM_SHA256;", DEFAULT),
     ),
     (
+        "NGX404",  # a TLS 1.3 name among TLS 1.2 suites: ignored there
+        MID,
+        http("ssl_ciphers ECDHE-RSA-AES128-GCM-SHA256:TLS_AES_128_GCM_SHA256;", DEFAULT),
+        http("ssl_ciphers ECDHE-RSA-AES128-GCM-SHA256;", DEFAULT),
+    ),
+    (
         "NGX405",
         MID,
         http("ssl_ciphers ECDHE-RSA-AES128-GCM-SHA256;", DEFAULT),

@@ -36,8 +36,15 @@ def _encode(text: str) -> bytes:
 
 
 def replace_args(source: Source, stmt: Statement, args: list[str]) -> Edit:
-    """The statement's arguments become `args`; its name, `;` and everything around stay."""
-    new = _encode(" ".join(_quote(a) for a in args))
+    """The statement's arguments become `args`; its name, `;` and everything around stay, and
+    an argument that stays where it was keeps its own spelling (quotes included)."""
+    pieces = []
+    for index, arg in enumerate(args):
+        if index < len(stmt.args) and source.value(stmt.args[index]) == arg:
+            pieces.append(source.text(stmt.args[index]))
+        else:
+            pieces.append(_encode(_quote(arg)))
+    new = b" ".join(pieces)
     if stmt.args:
         return Edit(stmt.args[0].start, stmt.args[-1].end, new)
     return Edit(stmt.name.end, stmt.name.end, b" " + new if new else b"")

@@ -81,7 +81,8 @@ def _stage(change: Change) -> Path:
     """Write the new text beside its file (same folder, so the rename is atomic) and sync it."""
     fd, tmp = tempfile.mkstemp(prefix=f".{change.name}.", suffix=".tmp", dir=change.path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        # surrogateescape: a fixed config keeps bytes that were not UTF-8 as they were
+        with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape", newline="") as handle:
             handle.write(change.new)
             handle.flush()
             os.fsync(handle.fileno())
@@ -112,7 +113,7 @@ def _unchanged_since_read(change: Change) -> bool:
     return (st.st_mtime_ns, st.st_size) == change.stat
 
 
-def _replace_all(pending: list[Change]) -> None:
+def replace_all(pending: list[Change]) -> None:
     """All files or none: stage every file first, check none changed since it was read, then
     rename them in; if a rename fails, put back the files already replaced."""
     staged: list[tuple[Change, Path]] = []
@@ -181,7 +182,7 @@ def apply(changes: list[Change], force: bool) -> list[str]:
         )
     pending = [c for c in changes if c.old != c.new]
     try:
-        _replace_all(pending)
+        replace_all(pending)
     except PermissionError as exc:
         where = exc.filename or (str(pending[0].path.parent) if pending else "--out")
         raise NginxgenError(f"cannot write: {exc.strerror}", where=str(where)) from None

@@ -58,6 +58,9 @@ OPTIONS = (
         kind="append",
         metavar="FOLDER=HERE",
     ),
+    Option("--fix", "apply the safe automatic fixes, then report what remains", kind="switch"),
+    Option("--unsafe-fixes", "also apply fixes clients may notice (implies --fix)", kind="switch"),
+    Option("--diff", "print the fixes as a unified diff and write nothing", kind="switch"),
     Option("--debug", "show tracebacks of internal errors", kind="switch"),
 )
 BY_FLAG = {option.flag: option for option in OPTIONS}
@@ -78,6 +81,9 @@ class Arguments:
     root: str | None
     prefix: str | None
     map: list[str]
+    fix: bool
+    unsafe_fixes: bool
+    diff: bool
     debug: bool
 
     def __init__(self) -> None:

@@ -13,7 +13,13 @@ from nginxgen.lint.findings import SEVERITIES, severity_rank
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from nginxgen.lint.args import Arguments
+    from nginxgen.lint.findings import Finding
+    from nginxgen.lint.fix import FixOutcome
+    from nginxgen.lint.load import Loaded
+    from nginxgen.target import Target
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -108,6 +114,35 @@ def _run(args: Arguments) -> int:
     if found and not args.map:
         path_map = _path_map(conf.get("path-map", {}), os.path.dirname(found[0]))
     stdin_text = sys.stdin.read() if "-" in args.paths else None
+    if args.fix or args.unsafe_fixes or args.diff:
+        from nginxgen.lint.fix import FixError, run_fixes
+
+        classes = frozenset({"safe", "unsafe"} if args.unsafe_fixes else {"safe"})
+        units: list[tuple[str, Callable[[Loaded], list[Finding]]]] = []
+        try:
+            if root:
+                wanted = {os.path.realpath(p) for p in args.paths}
+                first = load_path(root, prefix, path_map=path_map)
+                only = [f for f in first.files if os.path.realpath(f) in wanted]
+                units.append((root, lambda loaded: lint(loaded, target, selection, only)))
+            else:
+                units.extend(
+                    (p, lambda loaded: lint(loaded, target, selection)) for p in args.paths
+                )
+            outcomes = []
+            for path, lint_unit in units:
+
+                def load_unit(overlay: dict[str, str], path: str = path) -> Loaded:
+                    return load_path(path, prefix, stdin_text, path_map, overlay)
+
+                outcomes.append(run_fixes(load_unit, lint_unit, classes))
+        except LoadError as exc:
+            print(f"nginxgen: error: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+        except FixError as exc:
+            print(f"nginxgen: internal error: {exc}", file=sys.stderr)
+            return EXIT_INTERNAL
+        return _report_fixes(args, outcomes, target, fail_on)
     findings = []
     files: list[str] = []
     seen: set[str] = set()
@@ -129,4 +164,32 @@ def _run(args: Arguments) -> int:
         return EXIT_USAGE
     sys.stdout.write(report.render(args.format, findings, target, files))
     failing = any(severity_rank(f.severity) >= severity_rank(fail_on) for f in findings)
+    return EXIT_FINDINGS if failing else EXIT_CLEAN
+
+
+def _report_fixes(args: Arguments, outcomes: list[FixOutcome], target: Target, fail_on: str) -> int:
+    """--diff: the diff, exit 1 when it would change something. --fix: write all or nothing,
+    report what remains and `N fixed, M remaining (K more fixable with --unsafe-fixes)`."""
+    from nginxgen.lint import report
+    from nginxgen.lint.fix import unified_diff, write_all
+
+    if args.diff:
+        text = "".join(unified_diff(o) for o in outcomes)
+        sys.stdout.write(text)
+        return EXIT_FINDINGS if text else EXIT_CLEAN
+    remaining = [f for o in outcomes for f in o.findings]
+    fixed = sum(len(o.fixed) for o in outcomes)
+    for outcome in outcomes:
+        if "<stdin>" in outcome.changed:  # `-`: the fixed text is the output
+            sys.stdout.write(outcome.changed.pop("<stdin>"))
+            outcome.originals.pop("<stdin>", None)
+        for line in write_all(outcome):
+            print(f"nginxgen: {line}", file=sys.stderr)
+    files = sorted({f.file for f in remaining})
+    out = sys.stderr if "-" in args.paths else sys.stdout
+    out.write(report.render(args.format, remaining, target, files))
+    more = sum(1 for f in remaining if f.autofix == "unsafe")
+    hint = f" ({more} more fixable with --unsafe-fixes)" if more and not args.unsafe_fixes else ""
+    print(f"# {fixed} fixed, {len(remaining)} remaining{hint}", file=out)
+    failing = any(severity_rank(f.severity) >= severity_rank(fail_on) for f in remaining)
     return EXIT_FINDINGS if failing else EXIT_CLEAN

@@ -16,6 +16,9 @@ TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-
 if TYPE_CHECKING:
     from typing import Any, TypeVar
 
+    from nginxgen.edit.edits import Edit
+    from nginxgen.edit.source import Source, Statement
+
     T = TypeVar("T")
 
 
@@ -26,6 +29,8 @@ class Rule:
     severity: str  # error: nginx refuses it or a security setting silently does not apply;
     # warning: insecure or silently ignored; info: speed or hygiene
     fix: str
+    # what `--fix` does for it, if anything: (class, what it changes)
+    autofix: tuple[str, str] | None = None
 
 
 @record
@@ -48,7 +53,12 @@ class Context:
         message: str,
         fix: str | None = None,
         severity: str | None = None,
+        autofix: str | None = None,
+        edits: list[tuple[str, Edit]] | None = None,
+        unsafe_edits: list[tuple[str, Edit]] | None = None,
     ) -> Finding:
+        """A finding; with `edits` (from the lossless model) it carries an automatic fix of
+        class `autofix` ("safe": nothing but the defect changes; "unsafe": clients may notice)."""
         return Finding(
             code=rule.code,
             name=rule.name,
@@ -57,7 +67,43 @@ class Context:
             line=stmt.line,
             message=message,
             fix=fix or rule.fix,
+            autofix=(autofix if edits else None) or ("unsafe" if unsafe_edits else None),
+            edits=tuple(edits or ()),
+            unsafe_edits=tuple(unsafe_edits or ()),
         )
+
+    def source(self, file: str) -> Source | None:
+        """The lossless model of a file of the tree (None: stdin or a dump, not editable)."""
+        sources: dict[str, Source | None] = self.memo("sources", dict)
+        if file not in sources:
+            from nginxgen.edit.source import Source
+
+            text = self.config.loaded.texts.get(file)
+            sources[file] = (
+                Source(text.encode("utf-8", errors="surrogateescape")) if text is not None else None
+            )
+        return sources[file]
+
+    def locate(self, stmt: Stmt) -> tuple[Source, Statement] | None:
+        """The lossless statement behind a loaded one: same file, line, name and arguments."""
+        source = self.source(stmt.file)
+        if source is None:
+            return None
+        indexes: dict[str, dict[tuple[int, str], list[Statement]]] = self.memo("located", dict)
+        if stmt.file not in indexes:  # built once per file: fleets have thousands of findings
+            index: dict[tuple[int, str], list[Statement]] = {}
+            pending = list(source.statements)
+            while pending:
+                candidate = pending.pop()
+                if candidate.block is not None:
+                    pending.extend(candidate.block)
+                key = (candidate.name.line, source.value(candidate.name))
+                index.setdefault(key, []).append(candidate)
+            indexes[stmt.file] = index
+        for candidate in indexes[stmt.file].get((stmt.line, stmt.directive), []):
+            if [source.value(a) for a in candidate.args] == stmt.args:
+                return source, candidate
+        return None
 
     def load_problems(self, rule: Rule, kind: str) -> Iterator[Finding]:
         """A finding for each problem of this kind met while reading the files."""

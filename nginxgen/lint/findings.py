@@ -4,6 +4,11 @@ from __future__ import annotations
 
 from nginxgen.records import record
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from nginxgen.edit.edits import Edit
+
+
 SEVERITIES = ("info", "warning", "error")
 
 
@@ -20,6 +25,11 @@ class Finding:
     line: int
     message: str
     fix: str
+    autofix: str | None = None  # "safe" | "unsafe" | None: how sure the automatic fix is
+    edits: tuple[tuple[str, Edit], ...] = ()  # (file, byte-span edit) that make the fix
+    # a second, unsafe fix used instead under --unsafe-fixes (a safe one drops an ignored line,
+    # the unsafe one makes the setting take effect where it belongs)
+    unsafe_edits: tuple[tuple[str, Edit], ...] = ()
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -30,4 +40,5 @@ class Finding:
             "line": self.line,
             "message": self.message,
             "fix": self.fix,
+            "autofix": self.autofix,
         }

@@ -81,6 +81,7 @@ class Loaded:
     http_level_top: bool = False  # a snippet: top-level servers are read as http{} content
     prefix: str = ""  # relative include, certificate and key paths resolve against it
     path_map: PathMap = field(default_factory=list)
+    texts: dict[str, str] = field(default_factory=dict)  # each file's text as read (not dumps)
 
 
 def _check_tokens(tokens: list[Token], problems: list[tuple[str, int]]) -> list[Token]:
@@ -201,9 +202,11 @@ class Loader:
         prefix: str | None = None,
         dump: dict[str, str] | None = None,
         path_map: PathMap | None = None,
+        overlay: dict[str, str] | None = None,
     ) -> None:
         self.prefix = prefix
         self.dump = dump
+        self.overlay = overlay or {}  # files as a fix pass left them, not yet written
         self.loaded = Loaded(statements=[], files=[], path_map=path_map or [])
         self._cache: dict[str, tuple[list[dict[str, object]], list[tuple[str, int]]]] = {}
         self._included = 0  # statements brought in by includes so far
@@ -218,6 +221,8 @@ class Loader:
         return self._real[path]
 
     def _text(self, path: str) -> str:
+        if path in self.overlay:
+            return self.overlay[path]
         if self.dump is not None:
             return self.dump[path]
         return read_text(path)
@@ -260,6 +265,8 @@ class Loader:
         if key not in self._cache:
             source = text if text is not None else self._text(path)
             self._cache[key] = _parse_text(source, path)
+            if self.dump is None:
+                self.loaded.texts[path] = source
             self.loaded.files.append(path)
             for message, line in self._cache[key][1]:
                 self.loaded.problems.append(Problem("syntax", path, line, message))
@@ -352,14 +359,17 @@ def load_path(
     prefix: str | None = None,
     stdin_text: str | None = None,
     path_map: PathMap | None = None,
+    overlay: dict[str, str] | None = None,
 ) -> Loaded:
     """Load a config file, a `nginx -T` dump, or stdin (`-`); `path_map` says where the folders
     the config names by absolute path are found here."""
     if path == "-":
         text = stdin_text if stdin_text is not None else ""
         name = "<stdin>"
+        if overlay and name in overlay:  # a fix pass's text of it
+            text = overlay[name]
     else:
-        text = read_text(path)
+        text = overlay[path] if overlay and path in overlay else read_text(path)
         name = path
     if text.startswith("\x00") or "\x00" in text[:4096]:
         loaded = Loaded(statements=[], files=[name])
@@ -369,4 +379,4 @@ def load_path(
     if dump:
         main = next(iter(dump))
         return Loader(prefix or os.path.dirname(main), dump).load(main)
-    return Loader(prefix, path_map=path_map).load(name, text)
+    return Loader(prefix, path_map=path_map, overlay=overlay).load(name, text)

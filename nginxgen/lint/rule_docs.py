@@ -21,11 +21,20 @@ def page(entry: RuleEntry) -> str:
         f"Severity: **{rule.severity}** ({SEVERITY_MEANING[rule.severity]})\n\n"
         f"{entry.doc.strip()}\n\n"
         f"## Fix\n\n{rule.fix}\n\n"
+        f"Automatic fix: {_autofix(rule.autofix)}\n\n"
         "## Silence it\n\n"
         f"On the line or the line above: `# nginxgen: ignore[{rule.code}] why this is fine here`"
         f" (a reason is required). For a whole run: `--ignore {rule.code}`, or "
         f'`ignore = ["{rule.code}"]` under `[tool.nginxgen]`.\n'
     )
+
+
+def _autofix(autofix: tuple[str, str] | None) -> str:
+    if autofix is None:
+        return "none (the right value is one only you know, or the fix is not automatic yet)."
+    kind, what = autofix
+    flag = "--fix" if kind == "safe" else "--unsafe-fixes"
+    return f"**{kind}**, with `{flag}`: {what}."
 
 
 def index() -> str:

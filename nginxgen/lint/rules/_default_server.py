@@ -8,7 +8,12 @@ from nginxgen import knowledge
 from nginxgen.lint.config import Server
 from nginxgen.lint.context import Context
 from nginxgen.lint.load import Stmt
+from nginxgen.lint.rules import _fixes
 from nginxgen.records import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from nginxgen.edit.edits import Edit
 
 
 @record
@@ -19,6 +24,7 @@ class Misplaced:
     default: Server
     why: str
     default_value: str
+    server: Server  # the server whose line it is
 
 
 def _setting(server: Server, key: str, own: bool) -> Stmt | None:
@@ -54,4 +60,35 @@ def misplaced(ctx: Context, keys: tuple[str, ...]) -> Iterator[Misplaced]:
                     continue
                 if entry.only_value and value != entry.only_value:
                     continue
-                yield Misplaced(socket, key, stmt, default, entry.why, default_value)
+                yield Misplaced(socket, key, stmt, default, entry.why, default_value, server)
+
+
+def drop_ignored(ctx: Context, m: Misplaced) -> list[tuple[str, Edit]] | None:
+    """The safe fix: delete the line, when the server is the default of none of its TLS
+    sockets (so the line takes effect nowhere and removing it changes nothing)."""
+    for listen in m.server.listens:
+        if listen.ssl and ctx.config.default_server(listen.socket) is m.server:
+            return None
+    return _fixes.delete(ctx, m.stmt)
+
+
+def move_to_default(ctx: Context, m: Misplaced) -> list[tuple[str, Edit]] | None:
+    """The unsafe fix: make the vhost's value the default server's (which decides for every
+    name on the address:port) and drop the vhost's line."""
+    if m.key.startswith("ssl_conf_command "):
+        return None  # several lines of one directive: not automatic yet
+    dropped = _fixes.delete(ctx, m.stmt)
+    own = _setting(m.default, m.key, own=True)
+    if own is not None:
+        placed = _fixes.set_args(ctx, own, m.stmt.args)
+    else:
+        found = ctx.locate(m.stmt)
+        line = (
+            found[0].data[found[1].start : found[1].end].decode("utf-8", "surrogateescape")
+            if found
+            else None
+        )
+        placed = _fixes.insert_into(ctx, m.default.stmt, line, first=True) if line else None
+    if dropped is None or placed is None:
+        return None
+    return dropped + placed

@@ -26,12 +26,18 @@ from nginxgen.lint.config import Location
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
 from nginxgen.lint.load import Stmt
+from nginxgen.lint.rules import _fixes
 
 RULE = Rule(
     code="NGX006",
     name="duplicate-directive",
     severity="error",
     fix="keep one line of it in this block",
+    autofix=(
+        "safe",
+        "deletes a second line that repeats the first exactly; with --unsafe-fixes, a merged "
+        "directive (ssl_protocols) gets the second line's value on the first line instead",
+    ),
 )
 
 
@@ -56,11 +62,15 @@ def check(ctx: Context) -> Iterator[Finding]:
         for name in fatal.intersection(block):
             stmts = block[name]
             for stmt in stmts[1:]:
+                # the same value twice: dropping the copy is safe (nginx refused it anyway)
+                same = stmt.args == stmts[0].args
                 yield ctx.finding(
                     RULE,
                     stmt,
                     f'"{name}" directive is duplicate: also at {stmts[0].file}:{stmts[0].line} '
                     "in the same block; nginx refuses the config",
+                    autofix="safe",
+                    edits=_fixes.delete(ctx, stmt) if same else None,
                 )
         for name in merged.intersection(block):
             stmts = block[name]
@@ -73,4 +83,14 @@ def check(ctx: Context) -> Iterator[Finding]:
                     f"{' '.join(first.args)}): nginx combines both lines instead of using this one",
                     fix=f"change the first {name} line and drop this one",
                     severity="warning",
+                    # unsafe: the merged protocols (TLS 1.0/1.1 from Debian's line) go away
+                    autofix="unsafe",
+                    edits=_merge_into_first(ctx, first, stmt),
                 )
+
+
+def _merge_into_first(ctx: Context, first: Stmt, again: Stmt) -> _fixes.FileEdits | None:
+    """What the second line meant: its value on the first line, the second line gone."""
+    dropped = _fixes.delete(ctx, again)
+    changed = _fixes.set_args(ctx, first, again.args)
+    return dropped + changed if dropped and changed else None

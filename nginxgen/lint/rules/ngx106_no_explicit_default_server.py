@@ -17,12 +17,17 @@ from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule, server_label
 from nginxgen.lint.findings import Finding
+from nginxgen.lint.rules import _fixes
 
 RULE = Rule(
     code="NGX106",
     name="no-explicit-default-server",
     severity="warning",
     fix="mark one server's listen with default_server (e.g. a catch-all with ssl_reject_handshake on)",
+    autofix=(
+        "safe",
+        "adds default_server to the listen of the server that is already the default by order (nothing changes, but a reordered include can no longer change it)",
+    ),
 )
 
 
@@ -38,4 +43,6 @@ def check(ctx: Context) -> Iterator[Finding]:
             listen.stmt,
             f"{len(others) + 1} servers share {socket} and none is default_server: "
             f"{server_label(default)} becomes the default by order and decides the shared TLS settings",
+            autofix="safe",  # the same server stays the default, now on purpose
+            edits=_fixes.set_args(ctx, listen.stmt, [*listen.stmt.args, "default_server"]),
         )

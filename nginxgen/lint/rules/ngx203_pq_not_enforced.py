@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from nginxgen import knowledge
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
+from nginxgen.lint.rules import _fixes
 from nginxgen.lint.rules._groups import group_statements, parse_groups
 
 RULE = Rule(
@@ -27,6 +28,10 @@ RULE = Rule(
     name="pq-not-enforced",
     severity="info",
     fix="end the post-quantum groups with / (X25519MLKEM768/X25519:...), or use auto",
+    autofix=(
+        "unsafe",
+        "rewrites the colon list as the tuple PQ/classical (X25519MLKEM768/X25519): clients that send a classical key share first pay one extra round trip",
+    ),
 )
 
 
@@ -39,6 +44,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         entries = parse_groups(text)
         pq = [e.name for e in entries if (g := knowledge.find_group(e.name)) and g.pq]
         if pq and len(pq) < len(entries):
+            tuple_text = f"{':'.join(pq)}/{':'.join(e.raw for e in entries if e.name not in pq)}"
             yield ctx.finding(
                 RULE,
                 stmt,
@@ -46,4 +52,8 @@ def check(ctx: Context) -> Iterator[Finding]:
                 "first keeps it",
                 f"write {':'.join(pq)}/{':'.join(e.raw for e in entries if e.name not in pq)} "
                 "(one extra round trip for such clients)",
+                autofix="unsafe",
+                edits=_fixes.set_args(ctx, stmt, [tuple_text])
+                if stmt.directive == "ssl_ecdh_curve" and len(stmt.args) == 1
+                else None,
             )

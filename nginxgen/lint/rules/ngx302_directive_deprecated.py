@@ -11,8 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from nginxgen import knowledge
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
+from nginxgen.lint.load import Stmt
+from nginxgen.lint.rules import _fixes
 from nginxgen.lint.rules._directives import versioned
 
 RULE = Rule(
@@ -20,15 +23,68 @@ RULE = Rule(
     name="directive-deprecated",
     severity="warning",
     fix="use the replacement before an upgrade refuses it",
+    autofix=(
+        "unsafe",
+        "`listen ... http2` becomes the listen without it plus `http2 on;` in its server (the "
+        "parameter turned HTTP/2 on for every server of the address:port); `ssl on;` becomes the "
+        "ssl parameter on the server's listens (safe, with --fix)",
+    ),
 )
 
 
+def _http2_on(ctx: Context, listen: Stmt) -> _fixes.FileEdits | None:
+    """`listen ... http2` -> the listen without it, and `http2 on;` in its server. Unsafe: on
+    nginx the parameter turned HTTP/2 on for every server of the address:port."""
+    server = next(
+        (s for s in ctx.config.servers if any(lst.stmt is listen for lst in s.listens)), None
+    )
+    if server is None:
+        return None
+    changed = _fixes.set_args(ctx, listen, [a for a in listen.args if a != "http2"])
+    if server.own("http2"):
+        return changed
+    added = _fixes.insert_into(ctx, server.stmt, "http2 on;")
+    return changed + added if changed and added else None
+
+
+def _ssl_on(ctx: Context, switch: Stmt) -> _fixes.FileEdits | None:
+    """`ssl on;` -> the `ssl` parameter on each of its server's listens, the line gone. Safe:
+    the server listens with TLS as before. `ssl off;` only goes."""
+    dropped = _fixes.delete(ctx, switch)
+    if dropped is None or switch.args[:1] != ["on"]:
+        return dropped
+    server = next((s for s in ctx.config.servers if switch in s.own("ssl")), None)
+    if server is None:
+        return None
+    out = list(dropped)
+    for listen in server.own("listen"):
+        if "ssl" not in listen.args[1:]:
+            changed = _fixes.set_args(ctx, listen, [listen.args[0], "ssl", *listen.args[1:]])
+            if changed is None:
+                return None
+            out += changed
+    return out
+
+
 def check(ctx: Context) -> Iterator[Finding]:
+    http2_directive = knowledge.directive_status(ctx.target, "http2")
     for stmt, what, status in versioned(ctx):
         if status.available and status.deprecated:
+            fixable = (
+                stmt.directive == "listen"
+                and "http2" in stmt.args[1:]
+                and http2_directive is not None
+                and http2_directive.available
+            )
+            if stmt.directive == "ssl":
+                autofix, edits = "safe", _ssl_on(ctx, stmt)
+            else:
+                autofix, edits = "unsafe", _http2_on(ctx, stmt) if fixable else None
             yield ctx.finding(
                 RULE,
                 stmt,
                 f"{what} is deprecated on nginx {ctx.target.nginx}",
                 f"use {status.replacement}" if status.replacement else None,
+                autofix=autofix,
+                edits=edits,
             )

@@ -19,12 +19,17 @@ from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
+from nginxgen.lint.rules import _fixes
 
 RULE = Rule(
     code="NGX401",
     name="legacy-protocol",
     severity="warning",
     fix="ssl_protocols TLSv1.2 TLSv1.3;",
+    autofix=(
+        "unsafe",
+        "removes SSLv2/SSLv3/TLSv1/TLSv1.1 from ssl_protocols (clients that only speak them lose access)",
+    ),
 )
 
 
@@ -43,4 +48,13 @@ def check(ctx: Context) -> Iterator[Finding]:
                 "configuration (clients get an internal-error alert)"
             )
             severity = severity or "info"
-        yield ctx.finding(RULE, stmt, message, severity=severity)
+        kept = [p for p in stmt.args if p not in legacy] or ["TLSv1.2", "TLSv1.3"]
+        # unsafe: clients that only speak the old protocols can no longer connect
+        yield ctx.finding(
+            RULE,
+            stmt,
+            message,
+            severity=severity,
+            autofix="unsafe",
+            edits=_fixes.set_args(ctx, stmt, kept),
+        )

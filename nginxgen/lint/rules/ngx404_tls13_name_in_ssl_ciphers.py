@@ -13,10 +13,12 @@ Sources: trac #1529; nginx-tls-facts §7.1, §7.2 (reproduced).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
+from nginxgen.lint.rules import _fixes
 from nginxgen.lint.rules._ciphers import evaluate_line
 
 RULE = Rule(
@@ -24,6 +26,7 @@ RULE = Rule(
     name="tls13-name-in-ssl-ciphers",
     severity="warning",
     fix="set TLS 1.3 suites with ssl_conf_command Ciphersuites",
+    autofix=("safe", "takes the TLS 1.3 names out of ssl_ciphers (the library ignores them there)"),
 )
 
 
@@ -44,8 +47,17 @@ def check(ctx: Context) -> Iterator[Finding]:
                 severity="error",
             )
         else:
+            # Safe fix: drop the names the library ignores here; nothing negotiated changes.
+            names = set(ev.tls13_names)
+            kept = [
+                w
+                for w in re.split(r"[:, ]+", " ".join(stmt.args))
+                if w and w.lstrip("!-+") not in names
+            ]
             yield ctx.finding(
                 RULE,
                 stmt,
                 f"{', '.join(ev.tls13_names)} ignored here: ssl_ciphers does not set TLS 1.3 suites",
+                autofix="safe",
+                edits=_fixes.set_args(ctx, stmt, [":".join(kept)]),
             )

@@ -14,12 +14,17 @@ from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
+from nginxgen.lint.rules import _fixes
 
 RULE = Rule(
     code="NGX406",
     name="prioritize-chacha-without-preference",
     severity="warning",
     fix="ssl_prefer_server_ciphers on;",
+    autofix=(
+        "unsafe",
+        "turns ssl_prefer_server_ciphers on where the option applies (the server order then decides)",
+    ),
 )
 
 
@@ -31,6 +36,13 @@ def check(ctx: Context) -> Iterator[Finding]:
             continue
         seen.add(id(options))
         if (server.value("ssl_prefer_server_ciphers") or ["off"])[0] != "on":
+            preference = server.effective("ssl_prefer_server_ciphers")
             yield ctx.finding(
-                RULE, options, "PrioritizeChaCha has no effect without server cipher preference"
+                RULE,
+                options,
+                "PrioritizeChaCha has no effect without server cipher preference",
+                autofix="unsafe",  # the server's order now decides the TLS 1.2 suite
+                edits=_fixes.set_args(ctx, preference[-1], ["on"])
+                if preference
+                else _fixes.insert_into(ctx, server.stmt, "ssl_prefer_server_ciphers on;"),
             )

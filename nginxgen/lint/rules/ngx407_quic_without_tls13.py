@@ -14,12 +14,14 @@ from collections.abc import Iterator
 from nginxgen import knowledge
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
+from nginxgen.lint.rules import _fixes
 
 RULE = Rule(
     code="NGX407",
     name="quic-without-tls13",
     severity="error",
     fix="add TLSv1.3 to ssl_protocols (QUIC is TLS 1.3 only), or drop the quic listen",
+    autofix=("unsafe", "adds TLSv1.3 to the ssl_protocols line in effect"),
 )
 
 
@@ -28,6 +30,13 @@ def check(ctx: Context) -> Iterator[Finding]:
     for server in ctx.config.servers:
         quic = next((listen for listen in server.listens if listen.quic), None)
         if quic is not None and needed and needed not in ctx.protocols(server):
+            protocols = server.effective("ssl_protocols")
             yield ctx.finding(
-                RULE, quic.stmt, "listen ... quic without TLSv1.3 in ssl_protocols: nginx -t fails"
+                RULE,
+                quic.stmt,
+                "listen ... quic without TLSv1.3 in ssl_protocols: nginx -t fails",
+                autofix="unsafe",
+                edits=_fixes.set_args(ctx, protocols[-1], [*protocols[-1].args, needed])
+                if protocols
+                else None,
             )

@@ -18,12 +18,14 @@ from collections.abc import Iterator
 from nginxgen import knowledge
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
+from nginxgen.lint.rules import _fixes
 
 RULE = Rule(
     code="NGX409",
     name="tls13-disabled",
     severity="warning",
     fix="add TLSv1.3 to ssl_protocols",
+    autofix=("unsafe", "adds TLSv1.3 to ssl_protocols"),
 )
 
 
@@ -38,4 +40,6 @@ def check(ctx: Context) -> Iterator[Finding]:
                 stmt,
                 f"ssl_protocols {' '.join(stmt.args)} switches TLS 1.3 off on a target that has "
                 "it: a round trip more per connection and no post-quantum key exchange",
+                autofix="unsafe",
+                edits=_fixes.set_args(ctx, stmt, [*stmt.args, "TLSv1.3"]),
             )

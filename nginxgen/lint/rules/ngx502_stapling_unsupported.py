@@ -12,9 +12,14 @@ from collections.abc import Iterator
 from nginxgen import knowledge
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
+from nginxgen.lint.rules import _fixes
 
 RULE = Rule(
-    code="NGX502", name="stapling-unsupported", severity="warning", fix="remove ssl_stapling"
+    code="NGX502",
+    name="stapling-unsupported",
+    severity="warning",
+    fix="remove ssl_stapling",
+    autofix=("safe", "deletes the ssl_stapling line the library ignores"),
 )
 
 
@@ -23,4 +28,10 @@ def check(ctx: Context) -> Iterator[Finding]:
     if capability.available:
         return
     for stmt in ctx.switched_on("ssl_stapling"):
-        yield ctx.finding(RULE, stmt, f"{ctx.library()}: {capability.refusal}")
+        yield ctx.finding(
+            RULE,
+            stmt,
+            f"{ctx.library()}: {capability.refusal}",
+            autofix="safe",  # nginx ignores the line with this library
+            edits=_fixes.delete(ctx, stmt),
+        )

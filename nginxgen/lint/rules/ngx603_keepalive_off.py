@@ -11,8 +11,15 @@ from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
+from nginxgen.lint.rules import _fixes
 
-RULE = Rule(code="NGX603", name="keepalive-off", severity="info", fix="keepalive_timeout 75s;")
+RULE = Rule(
+    code="NGX603",
+    name="keepalive-off",
+    severity="info",
+    fix="keepalive_timeout 75s;",
+    autofix=("unsafe", "deletes the keepalive_timeout 0 line, back to nginx's default (75s)"),
+)
 
 
 def check(ctx: Context) -> Iterator[Finding]:
@@ -20,4 +27,10 @@ def check(ctx: Context) -> Iterator[Finding]:
         return
     for stmt in ctx.all_statements():
         if stmt.directive == "keepalive_timeout" and stmt.args and stmt.args[0] in ("0", "0s"):
-            yield ctx.finding(RULE, stmt, "keepalive off: a full TLS handshake for every request")
+            yield ctx.finding(
+                RULE,
+                stmt,
+                "keepalive off: a full TLS handshake for every request",
+                autofix="unsafe",  # connections stay open: more of them at once
+                edits=_fixes.delete(ctx, stmt),
+            )

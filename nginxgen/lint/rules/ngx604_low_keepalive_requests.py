@@ -15,9 +15,14 @@ from collections.abc import Iterator
 from nginxgen import knowledge
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
+from nginxgen.lint.rules import _fixes
 
 RULE = Rule(
-    code="NGX604", name="low-keepalive-requests", severity="info", fix="keepalive_requests 1000;"
+    code="NGX604",
+    name="low-keepalive-requests",
+    severity="info",
+    fix="keepalive_requests 1000;",
+    autofix=("unsafe", "sets keepalive_requests to nginx's default (1000)"),
 )
 
 
@@ -34,4 +39,6 @@ def check(ctx: Context) -> Iterator[Finding]:
                 RULE,
                 stmt,
                 f"keepalive_requests {stmt.args[0]} closes connections early (default {default})",
+                autofix="unsafe",
+                edits=_fixes.set_args(ctx, stmt, [str(default)]),
             )

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
+from nginxgen.lint.rules import _fixes
 from nginxgen.lint.rules._hsts import HEADER
 
 RULE = Rule(
@@ -21,6 +22,7 @@ RULE = Rule(
     name="hsts-not-always",
     severity="info",
     fix="end the add_header line with always",
+    autofix=("unsafe", "adds always to the add_header line (error responses start to carry HSTS)"),
 )
 
 
@@ -28,4 +30,11 @@ def check(ctx: Context) -> Iterator[Finding]:
     for stmt in ctx.all_statements():
         is_hsts = stmt.directive == "add_header" and stmt.args and stmt.args[0].lower() == HEADER
         if is_hsts and "always" not in stmt.args[2:]:
-            yield ctx.finding(RULE, stmt, "HSTS is not sent on error responses without always")
+            # unsafe: error responses start to carry the header
+            yield ctx.finding(
+                RULE,
+                stmt,
+                "HSTS is not sent on error responses without always",
+                autofix="unsafe",
+                edits=_fixes.set_args(ctx, stmt, [*stmt.args[:2], "always"]),
+            )

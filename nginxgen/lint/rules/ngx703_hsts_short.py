@@ -15,9 +15,16 @@ from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
+from nginxgen.lint.rules import _fixes
 from nginxgen.lint.rules._hsts import HEADER
 
-RULE = Rule(code="NGX703", name="hsts-short", severity="warning", fix="max-age=63072000")
+RULE = Rule(
+    code="NGX703",
+    name="hsts-short",
+    severity="warning",
+    fix="max-age=63072000",
+    autofix=("unsafe", "sets max-age=63072000 (two years), keeping the other parameters"),
+)
 SIX_MONTHS = 15552000
 
 
@@ -28,4 +35,11 @@ def check(ctx: Context) -> Iterator[Finding]:
             if match is None:
                 yield ctx.finding(RULE, stmt, "HSTS without max-age is ignored by browsers")
             elif int(match[1]) < SIX_MONTHS:
-                yield ctx.finding(RULE, stmt, f"HSTS max-age={match[1]} is under six months")
+                longer = stmt.args[1][: match.start(1)] + "63072000" + stmt.args[1][match.end(1) :]
+                yield ctx.finding(
+                    RULE,
+                    stmt,
+                    f"HSTS max-age={match[1]} is under six months",
+                    autofix="unsafe",  # browsers then insist on HTTPS for two years
+                    edits=_fixes.set_args(ctx, stmt, [stmt.args[0], longer, *stmt.args[2:]]),
+                )

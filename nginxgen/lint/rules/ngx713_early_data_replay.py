@@ -14,12 +14,14 @@ from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
+from nginxgen.lint.rules import _fixes
 
 RULE = Rule(
     code="NGX713",
     name="early-data-replay",
     severity="warning",
     fix="proxy_set_header Early-Data $ssl_early_data; (or ssl_conf_command Options AntiReplay;)",
+    autofix=("unsafe", "turns ssl_early_data off"),
 )
 
 
@@ -38,5 +40,9 @@ def check(ctx: Context) -> Iterator[Finding]:
             return
     for stmt in early:
         yield ctx.finding(
-            RULE, stmt, "0-RTT on without replay protection: early-data requests can be replayed"
+            RULE,
+            stmt,
+            "0-RTT on without replay protection: early-data requests can be replayed",
+            autofix="unsafe",  # resumed clients lose the round trip 0-RTT saved
+            edits=_fixes.set_args(ctx, stmt, ["off"]),
         )

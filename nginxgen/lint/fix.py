@@ -1,0 +1,139 @@
+"""`nginxgen lint --fix`: apply the findings' automatic fixes until nothing changes.
+
+Each pass loads the tree (with the files changed so far held in memory), lints it, and takes the
+fixes of the allowed classes whose edits overlap none taken in the same pass; files with a syntax
+error get none. After a pass that changes nothing the result is final; ten passes without that is
+an internal error naming the rules that keep changing. A changed file that no longer parses as
+cleanly as before is an internal error too. Nothing is written here: the caller shows a diff or
+writes every file or none (nginxgen.generate.output's all-or-none replacement).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from nginxgen.edit.edits import Edit, apply
+from nginxgen.lint.findings import Finding
+from nginxgen.lint.load import Loaded
+from nginxgen.records import field, record
+
+MAX_PASSES = 10
+ENCODING = ("utf-8", "surrogateescape")  # the loader's reading of bytes as text
+
+
+class FixError(Exception):
+    """The fixes did not settle or broke a file: an internal error, nothing is written."""
+
+
+@record
+class FixOutcome:
+    originals: dict[str, str]  # file -> text as first read, for every changed file
+    changed: dict[str, str]  # file -> fixed text
+    fixed: list[str] = field(default_factory=list)  # the code of each fix applied
+    findings: list[Finding] = field(default_factory=list)  # what remains after the last pass
+
+
+def _overlaps(edit: Edit, taken: list[Edit]) -> bool:
+    return any(
+        (edit.start < other.end and other.start < edit.end) or edit.start == other.start
+        for other in taken
+    )
+
+
+def run_fixes(
+    load: Callable[[dict[str, str]], Loaded],
+    lint: Callable[[Loaded], list[Finding]],
+    classes: frozenset[str],
+) -> FixOutcome:
+    overlay: dict[str, str] = {}
+    outcome = FixOutcome(originals={}, changed=overlay)
+    last_codes: list[str] = []
+    for _ in range(MAX_PASSES):
+        loaded = load(overlay)
+        findings = lint(loaded)
+        broken = {p.file for p in loaded.problems if p.kind == "syntax"}
+        if broken & set(overlay):
+            raise FixError(
+                f"a fix left {sorted(broken & set(overlay))[0]} unparsable; nothing written"
+            )
+        taken: dict[str, list[Edit]] = {}
+        codes: list[str] = []
+        for finding in findings:
+            chosen = finding.edits if finding.autofix in classes else ()
+            if "unsafe" in classes and finding.unsafe_edits:
+                chosen = finding.unsafe_edits
+            if not chosen:
+                continue
+            if {file for file, _ in chosen} & broken:
+                continue  # a file with a syntax error gets no fix
+            if any(_overlaps(e, taken.get(file, [])) for file, e in chosen):
+                continue  # the next pass, against the text this one leaves
+            for file, edit in chosen:
+                taken.setdefault(file, []).append(edit)
+            codes.append(finding.code)
+        if not taken:
+            outcome.findings = findings
+            return outcome
+        for file, edits in taken.items():
+            text = loaded.texts[file]
+            outcome.originals.setdefault(file, text)
+            overlay[file] = apply(text.encode(*ENCODING), edits).decode(*ENCODING)
+        outcome.fixed.extend(codes)
+        last_codes = codes
+    raise FixError(
+        f"fixes did not settle after {MAX_PASSES} passes (still changing: "
+        f"{', '.join(sorted(set(last_codes)))})"
+    )
+
+
+def unified_diff(outcome: FixOutcome) -> str:
+    import difflib
+
+    chunks: list[str] = []
+    for file, new in outcome.changed.items():
+        old = outcome.originals[file]
+        chunks.extend(
+            difflib.unified_diff(
+                old.splitlines(keepends=True),
+                new.splitlines(keepends=True),
+                fromfile=file,
+                tofile=file,
+            )
+        )
+    return "".join(chunks)
+
+
+def write_all(outcome: FixOutcome) -> list[str]:
+    """Replace every changed file or none (staged beside it, renamed in, put back on failure).
+    A symlinked file is edited at its target; a read-only file or one changed since it was read
+    stops everything."""
+    import os
+    from pathlib import Path
+
+    from nginxgen.errors import NginxgenError
+    from nginxgen.generate.output import Change, replace_all
+
+    changes: list[Change] = []
+    lines: list[str] = []
+    for file, new in outcome.changed.items():
+        target = os.path.realpath(file)
+        try:
+            with open(target, "rb") as handle:
+                now = handle.read().decode(*ENCODING)
+            st = os.stat(target)
+        except OSError as exc:
+            raise NginxgenError(f"cannot read it again: {exc.strerror}", where=file) from None
+        if now != outcome.originals[file]:
+            raise NginxgenError("changed while nginxgen was running; nothing written", where=file)
+        if not st.st_mode & 0o200:
+            raise NginxgenError(
+                "is read-only, so nginxgen leaves it alone; nothing written", where=file
+            )
+        stat = (st.st_mtime_ns, st.st_size)
+        changes.append(
+            Change(os.path.basename(target), Path(target), now, new, stat, st.st_mode & 0o7777)
+        )
+        via = f" (the target of the symlink {file})" if target != os.path.abspath(file) else ""
+        lines.append(f"fixed {target}{via}")
+    replace_all(changes)
+    return lines

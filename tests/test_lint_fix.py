@@ -1,0 +1,265 @@
+"""`nginxgen lint --fix / --unsafe-fixes / --diff` (issue 13): fixes change only the lines they
+name, in every file of the tree at once or not at all, and a second run changes nothing."""
+
+from __future__ import annotations
+
+import io
+import os
+from pathlib import Path
+
+import pytest
+
+from nginxgen.cli import main
+
+TARGET = ["--nginx-version", "1.26.3", "--tls-library", "openssl-3.5.7"]
+MAIN = (
+    b"events {}\n"
+    b"http {\n"
+    b"    ssl_protocols TLSv1 TLSv1.2 TLSv1.3;  # old clients\n"
+    b"    ssl_ciphers ECDHE-ECDSA-AES128-GCM-SHA256:TLS_AES_128_GCM_SHA256;\n"
+    b"\n"
+    b"    include conf.d/*.conf;\n"
+    b"}\n"
+)
+DEFAULT = b"# the default server\nserver {\n\tlisten 443 ssl default_server;\n\tssl_reject_handshake on;\n\treturn 421;\n}\n"
+VHOST = (
+    b"server {\r\n"
+    b"    listen 443 ssl;\r\n"
+    b"    server_name b.example;\r\n"
+    b"    ssl_certificate c; ssl_certificate_key k;\r\n"
+    b"    ssl_ecdh_curve X25519MLKEM768:X25519;   # pq\r\n"
+    b'    add_header Strict-Transport-Security "max-age=63072000";\r\n'
+    b"}"
+)
+
+
+def tree(tmp_path: Path) -> Path:
+    (tmp_path / "conf.d").mkdir()
+    (tmp_path / "nginx.conf").write_bytes(MAIN)
+    (tmp_path / "conf.d" / "a.conf").write_bytes(DEFAULT)
+    (tmp_path / "conf.d" / "b.ssl.conf").write_bytes(VHOST)
+    return tmp_path / "nginx.conf"
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*.conf"))}
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(["lint", *TARGET, *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_safe_fixes_touch_only_their_lines(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    conf = tree(tmp_path)
+    code, out, _ = run(capsys, "--fix", str(conf))
+    after = snapshot(tmp_path)
+    # NGX404 (safe): the TLS 1.3 name leaves ssl_ciphers; NGX101 (safe): the ignored line goes
+    assert after["nginx.conf"] == MAIN.replace(b":TLS_AES_128_GCM_SHA256", b"")
+    assert after["conf.d/b.ssl.conf"] == VHOST.replace(
+        b"    ssl_ecdh_curve X25519MLKEM768:X25519;   # pq\r\n", b""
+    )
+    assert after["conf.d/a.conf"] == DEFAULT  # tabs, comment untouched
+    assert "# 2 fixed," in out and "more fixable with --unsafe-fixes" in out
+    assert code == 1  # NGX602 (a warning, no automatic fix) remains
+    # a second run changes nothing
+    code, out, _ = run(capsys, "--fix", str(conf))
+    assert snapshot(tmp_path) == after and "# 0 fixed," in out
+
+
+def test_unsafe_fixes_and_json_autofix(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    conf = tree(tmp_path)
+    _, out, _ = run(capsys, "--format", "json", str(conf))
+    classes = {f["code"]: f["autofix"] for f in json.loads(out)["findings"]}
+    assert classes["NGX404"] == "safe" and classes["NGX101"] == "safe"
+    assert classes["NGX401"] == "unsafe" and classes["NGX702"] == "unsafe"
+    assert classes["NGX602"] is None
+    run(capsys, "--unsafe-fixes", str(conf))
+    after = snapshot(tmp_path)
+    assert b"    ssl_protocols TLSv1.2 TLSv1.3;  # old clients\n" in after["nginx.conf"]
+    assert (
+        b'    add_header Strict-Transport-Security "max-age=63072000" always;\r\n'
+        in after["conf.d/b.ssl.conf"]
+    )
+
+
+def test_diff_writes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    conf = tree(tmp_path)
+    before = snapshot(tmp_path)
+    code, out, _ = run(capsys, "--diff", str(conf))
+    assert code == 1 and snapshot(tmp_path) == before
+    assert "-    ssl_ecdh_curve X25519MLKEM768:X25519;   # pq" in out
+    added = [
+        line for line in out.splitlines() if line.startswith("+") and not line.startswith("+++")
+    ]
+    assert added == ["+    ssl_ciphers ECDHE-ECDSA-AES128-GCM-SHA256;"]  # nothing else added
+    clean = tmp_path / "clean.conf"
+    clean.write_text("events {}\nhttp {}\n")
+    assert run(capsys, "--diff", str(clean))[0] == 0
+
+
+def test_read_only_file_stops_everything(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the mode bits are what nginxgen checks, so this holds when the tests run as root too
+    conf = tree(tmp_path)
+    before = snapshot(tmp_path)
+    os.chmod(tmp_path / "conf.d" / "b.ssl.conf", 0o444)
+    code, _, err = run(capsys, "--fix", str(conf))
+    assert code == 2 and "read-only" in err and "nothing written" in err
+    assert snapshot(tmp_path) == before  # nginx.conf was fixable, but all or nothing
+
+
+def test_symlinked_vhost_is_edited_at_its_target(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    conf = tree(tmp_path)
+    available = tmp_path / "sites-available"
+    available.mkdir()
+    (tmp_path / "conf.d" / "b.ssl.conf").rename(available / "b.conf")
+    (tmp_path / "conf.d" / "b.ssl.conf").symlink_to("../sites-available/b.conf")
+    _, _, err = run(capsys, "--fix", str(conf))
+    assert (tmp_path / "conf.d" / "b.ssl.conf").is_symlink()
+    assert b"ssl_ecdh_curve" not in (available / "b.conf").read_bytes()
+    assert "the target of the symlink" in err
+
+
+def test_a_file_with_a_syntax_error_gets_no_fix(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    conf = tree(tmp_path)
+    broken = MAIN.replace(b"include conf.d/*.conf;", b"include conf.d/*.conf")
+    conf.write_bytes(broken)
+    run(capsys, "--fix", str(conf))
+    assert conf.read_bytes() == broken
+
+
+def test_stdin_prints_the_fixed_text(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = "events {}\nhttp {\n  ssl_ciphers ECDHE-ECDSA-AES128-GCM-SHA256:TLS_AES_128_GCM_SHA256;\n}\n"
+    monkeypatch.setattr("sys.stdin", io.StringIO(text))
+    run(capsys, "--fix", "-")  # consumes the output
+    monkeypatch.setattr("sys.stdin", io.StringIO(text))
+    main(["lint", *TARGET, "--fix", "-"])
+    out, err = capsys.readouterr()
+    assert out == text.replace(":TLS_AES_128_GCM_SHA256", "")
+    assert "# 1 fixed" in err
+
+
+def test_rule_metadata_states_each_fix_class(tmp_path: Path) -> None:
+    """The docs page (from Rule.autofix) says the class the findings carry."""
+    from nginxgen.lint.load import load_path
+    from nginxgen.lint.rules import catalog
+    from nginxgen.lint.run import Selection, lint
+    from nginxgen.target import resolve
+
+    findings = lint(load_path(str(tree(tmp_path))), resolve("1.26.3", "openssl-3.5.7"), Selection())
+    fixable = [f for f in findings if f.autofix]
+    assert len(fixable) >= 4
+    for finding in fixable:
+        documented = catalog()[finding.code].rule.autofix
+        assert documented is not None and documented[0] == finding.autofix, finding.code
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "flag"),
+    [
+        (  # NGX006: an exact repeat goes (safe)
+            "events {}\nhttp {\n    ssl_prefer_server_ciphers on;\n    ssl_prefer_server_ciphers on;\n}\n",
+            "events {}\nhttp {\n    ssl_prefer_server_ciphers on;\n}\n",
+            "--fix",
+        ),
+        (  # NGX006: a merged ssl_protocols takes the second line's value (unsafe)
+            "events {}\nhttp {\n    ssl_protocols TLSv1 TLSv1.1 TLSv1.2 TLSv1.3;\n    ssl_protocols TLSv1.2 TLSv1.3;\n}\n",
+            "events {}\nhttp {\n    ssl_protocols TLSv1.2 TLSv1.3;\n}\n",
+            "--unsafe-fixes",
+        ),
+        (  # NGX302: listen ... http2 -> http2 on (unsafe), twice in one server
+            "events {}\nhttp {\n  server {\n    listen 443 ssl http2;\n    listen [::]:443 ssl http2;\n    server_name a.example;\n  }\n}\n",
+            "events {}\nhttp {\n  server {\n    listen 443 ssl;\n    listen [::]:443 ssl;\n    server_name a.example;\n    http2 on;\n  }\n}\n",
+            "--unsafe-fixes",
+        ),
+    ],
+)
+def test_more_fixes(
+    before: str, after: str, flag: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    conf = tmp_path / "nginx.conf"
+    conf.write_text(before)
+    run(capsys, flag, str(conf))
+    assert conf.read_text() == after
+    run(capsys, flag, str(conf))
+    assert conf.read_text() == after  # idempotent
+
+
+def _no_fix_cases() -> set[str]:
+    from tests.test_lint_rules import CASES
+
+    return {
+        bad
+        for code, _, bad, _ in CASES
+        if (code == "NGX006" and "ssl_prefer_server_ciphers off;" in bad)
+        or (code == "NGX404" and "ssl_ciphers TLS_AES_128_GCM_SHA256;" in bad)
+    }
+
+
+NO_AUTOMATIC_FIX = _no_fix_cases()
+
+
+def fixable_cases() -> list[tuple[str, tuple[str, str], str]]:
+    from nginxgen.lint.rules import catalog
+    from tests.test_lint_rules import CASES
+
+    fixable = {code for code, e in catalog().items() if e.rule.autofix}
+    return [(code, target, bad) for code, target, bad, _ in CASES if code in fixable]
+
+
+@pytest.mark.parametrize(
+    ("code", "target", "bad"), fixable_cases(), ids=[c[0] for c in fixable_cases()]
+)
+def test_each_fixable_rule_is_fixed_once_and_for_all(
+    code: str, target: tuple[str, str], bad: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    conf = tmp_path / "nginx.conf"
+    conf.write_text(bad)
+    flags = ["--nginx-version", target[0], "--tls-library", target[1]]
+    flag = "--unsafe-fixes"  # safe fixes included
+    main(["lint", *flags, "--format", "json", "--select", code, str(conf)])
+    before = json.loads(capsys.readouterr().out)["findings"]
+    assert before
+    if not any(f["autofix"] for f in before):
+        # the value only the user has: which of two different lines they meant, which suites
+        # a string of TLS 1.3 names only should have had
+        assert bad in NO_AUTOMATIC_FIX, (code, bad)
+        return
+    main(["lint", *flags, flag, "--select", code, str(conf)])
+    capsys.readouterr()
+    fixed = conf.read_text()
+    assert fixed != bad
+    main(["lint", *flags, "--format", "json", "--select", code, str(conf)])
+    assert json.loads(capsys.readouterr().out)["findings"] == [], fixed
+    main(["lint", *flags, flag, str(conf)])
+    capsys.readouterr()
+    main(["lint", *flags, flag, str(conf)])
+    capsys.readouterr()
+    settled = conf.read_text()
+    main(["lint", *flags, flag, str(conf)])
+    capsys.readouterr()
+    assert conf.read_text() == settled  # a further run changes nothing
+
+
+def test_at_least_twenty_rules_have_a_fix() -> None:
+    from nginxgen.lint.rules import catalog
+
+    fixable = {code for code, e in catalog().items() if e.rule.autofix}
+    assert len(fixable) >= 20
+    assert {"NGX101", "NGX102", "NGX103", "NGX104", "NGX105"} <= fixable
+    assert fixable <= {c[0] for c in fixable_cases()}, "each fixable rule needs a case"
