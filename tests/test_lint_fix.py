@@ -263,3 +263,22 @@ def test_at_least_twenty_rules_have_a_fix() -> None:
     assert len(fixable) >= 20
     assert {"NGX101", "NGX102", "NGX103", "NGX104", "NGX105"} <= fixable
     assert fixable <= {c[0] for c in fixable_cases()}, "each fixable rule needs a case"
+
+
+def test_sarif_carries_the_fix(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    conf = tree(tmp_path)
+    _, out, _ = run(capsys, "--format", "sarif", str(conf))
+    doc = json.loads(out)
+    fixed = [r for r in doc["runs"][0]["results"] if "fixes" in r]
+    assert {r["ruleId"] for r in fixed} >= {"NGX101", "NGX404", "NGX702"}
+    (ngx404,) = [r for r in fixed if r["ruleId"] == "NGX404"]
+    change = ngx404["fixes"][0]["artifactChanges"][0]
+    replacement = change["replacements"][0]
+    start = replacement["deletedRegion"]["byteOffset"]
+    end = start + replacement["deletedRegion"]["byteLength"]
+    data = Path(change["artifactLocation"]["uri"]).read_bytes()
+    patched = data[:start] + replacement["insertedContent"]["text"].encode() + data[end:]
+    assert patched == MAIN.replace(b":TLS_AES_128_GCM_SHA256", b"")
+    assert ngx404["properties"]["autofix"] == "safe"

@@ -81,6 +81,8 @@ def sarif(findings: list[Finding], target: Target, files: list[str]) -> str:
                                 }
                             }
                         ],
+                        **({"fixes": [_sarif_fix(f)]} if f.edits else {}),
+                        "properties": {"autofix": f.autofix},
                     }
                     for f in findings
                 ],
@@ -88,6 +90,25 @@ def sarif(findings: list[Finding], target: Target, files: list[str]) -> str:
         ],
     }
     return json.dumps(doc, indent=2) + "\n"
+
+
+def _sarif_fix(finding: Finding) -> dict[str, object]:
+    """The finding's automatic fix as SARIF 2.1.0 `fixes`: byte-offset replacements per file."""
+    by_file: dict[str, list[dict[str, object]]] = {}
+    for file, edit in finding.edits:
+        by_file.setdefault(file, []).append(
+            {
+                "deletedRegion": {"byteOffset": edit.start, "byteLength": edit.end - edit.start},
+                "insertedContent": {"text": edit.replacement.decode("utf-8", "surrogateescape")},
+            }
+        )
+    return {
+        "description": {"text": f"{finding.autofix} fix: {finding.fix}"},
+        "artifactChanges": [
+            {"artifactLocation": {"uri": file}, "replacements": replacements}
+            for file, replacements in by_file.items()
+        ],
+    }
 
 
 def github(findings: list[Finding]) -> str:
