@@ -282,3 +282,25 @@ def test_sarif_carries_the_fix(tmp_path: Path, capsys: pytest.CaptureFixture[str
     patched = data[:start] + replacement["insertedContent"]["text"].encode() + data[end:]
     assert patched == MAIN.replace(b":TLS_AES_128_GCM_SHA256", b"")
     assert ngx404["properties"]["autofix"] == "safe"
+
+
+def test_fixable_and_unfixable(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    conf = tree(tmp_path)
+    _, out, _ = run(capsys, "--fix", "--unfixable", "NGX404", str(conf))
+    assert b"TLS_AES_128_GCM_SHA256" in conf.read_bytes()  # reported, not changed
+    assert "NGX404" in out
+    assert b"ssl_ecdh_curve" not in (tmp_path / "conf.d" / "b.ssl.conf").read_bytes()
+    (tmp_path / "again").mkdir()
+    conf = tree(tmp_path / "again")
+    run(capsys, "--unsafe-fixes", "--fixable", "NGX4", str(conf))
+    after = snapshot(tmp_path / "again")
+    assert b"ssl_protocols TLSv1.2 TLSv1.3;" in after["nginx.conf"]  # NGX401
+    assert b"ssl_ecdh_curve" in after["conf.d/b.ssl.conf"]  # NGX101 not fixable here
+    (tmp_path / "settings").mkdir()
+    conf = tree(tmp_path / "settings")
+    monkeypatch.chdir(tmp_path / "settings")
+    (tmp_path / "settings" / ".nginxgen.toml").write_text('unfixable = ["NGX101"]\n')
+    run(capsys, "--fix", str(conf))
+    assert b"ssl_ecdh_curve" in (tmp_path / "settings" / "conf.d" / "b.ssl.conf").read_bytes()

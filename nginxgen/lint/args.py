@@ -61,6 +61,8 @@ OPTIONS = (
     Option("--fix", "apply the safe automatic fixes, then report what remains", kind="switch"),
     Option("--unsafe-fixes", "also apply fixes clients may notice (implies --fix)", kind="switch"),
     Option("--diff", "print the fixes as a unified diff and write nothing", kind="switch"),
+    Option("--fixable", "only these codes or prefixes may be fixed (NGX1,NGX404)"),
+    Option("--unfixable", "never fix these codes or prefixes"),
     Option("--debug", "show tracebacks of internal errors", kind="switch"),
 )
 BY_FLAG = {option.flag: option for option in OPTIONS}
@@ -83,6 +85,8 @@ class Arguments:
     map: list[str]
     fix: bool
     unsafe_fixes: bool
+    fixable: str | None
+    unfixable: str | None
     diff: bool
     debug: bool
 

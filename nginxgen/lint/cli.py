@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from nginxgen.lint.findings import Finding
     from nginxgen.lint.fix import FixOutcome
     from nginxgen.lint.load import Loaded
+    from nginxgen.lint.run import Selection
     from nginxgen.target import Target
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
@@ -118,16 +119,23 @@ def _run(args: Arguments) -> int:
         from nginxgen.lint.fix import FixError, run_fixes
 
         classes = frozenset({"safe", "unsafe"} if args.unsafe_fixes else {"safe"})
+        may_fix = Selection(
+            select=_codes(args.fixable or conf.get("fixable")),
+            ignore=_codes(args.unfixable or conf.get("unfixable")),
+        )
         units: list[tuple[str, Callable[[Loaded], list[Finding]]]] = []
         try:
             if root:
                 wanted = {os.path.realpath(p) for p in args.paths}
                 first = load_path(root, prefix, path_map=path_map)
                 only = [f for f in first.files if os.path.realpath(f) in wanted]
-                units.append((root, lambda loaded: lint(loaded, target, selection, only)))
+                units.append(
+                    (root, lambda loaded: _fixable(lint(loaded, target, selection, only), may_fix))
+                )
             else:
                 units.extend(
-                    (p, lambda loaded: lint(loaded, target, selection)) for p in args.paths
+                    (p, lambda loaded: _fixable(lint(loaded, target, selection), may_fix))
+                    for p in args.paths
                 )
             outcomes = []
             for path, lint_unit in units:
@@ -193,3 +201,16 @@ def _report_fixes(args: Arguments, outcomes: list[FixOutcome], target: Target, f
     print(f"# {fixed} fixed, {len(remaining)} remaining{hint}", file=out)
     failing = any(severity_rank(f.severity) >= severity_rank(fail_on) for f in remaining)
     return EXIT_FINDINGS if failing else EXIT_CLEAN
+
+
+def _fixable(findings: list[Finding], may_fix: Selection) -> list[Finding]:
+    """The findings, with the fixes of codes `--fixable`/`--unfixable` (or the settings) rule
+    out taken away: they are still reported, never changed."""
+    from nginxgen.lint.findings import Finding as Found
+
+    out = []
+    for f in findings:
+        if f.autofix is not None and not may_fix.wants(f):
+            f = Found(f.code, f.name, f.severity, f.file, f.line, f.message, f.fix)
+        out.append(f)
+    return out

@@ -20,6 +20,8 @@ KEYS = {
     "min-severity",
     "fail-on",
     "path-map",
+    "fixable",
+    "unfixable",
     "root",
     "prefix",
 }
