@@ -304,3 +304,18 @@ def test_fixable_and_unfixable(
     (tmp_path / "settings" / ".nginxgen.toml").write_text('unfixable = ["NGX101"]\n')
     run(capsys, "--fix", str(conf))
     assert b"ssl_ecdh_curve" in (tmp_path / "settings" / "conf.d" / "b.ssl.conf").read_bytes()
+
+
+def test_root_changes_only_the_files_given(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    conf = tree(tmp_path)
+    vhost = tmp_path / "conf.d" / "b.ssl.conf"
+    run(capsys, "--unsafe-fixes", "--root", str(conf), str(vhost))
+    after = snapshot(tmp_path)
+    assert after["nginx.conf"] == MAIN and after["conf.d/a.conf"] == DEFAULT
+    # NGX702's fix stays in the vhost; NGX101's move would touch a.conf, so its safe variant
+    # (dropping the ignored line, in the vhost itself) is what is applied
+    assert after["conf.d/b.ssl.conf"] == VHOST.replace(
+        b"    ssl_ecdh_curve X25519MLKEM768:X25519;   # pq\r\n", b""
+    ).replace(b'"max-age=63072000";', b'"max-age=63072000" always;')

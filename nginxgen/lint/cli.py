@@ -15,6 +15,7 @@ TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from nginxgen.edit.edits import Edit
     from nginxgen.lint.args import Arguments
     from nginxgen.lint.findings import Finding
     from nginxgen.lint.fix import FixOutcome
@@ -130,7 +131,12 @@ def _run(args: Arguments) -> int:
                 first = load_path(root, prefix, path_map=path_map)
                 only = [f for f in first.files if os.path.realpath(f) in wanted]
                 units.append(
-                    (root, lambda loaded: _fixable(lint(loaded, target, selection, only), may_fix))
+                    (
+                        root,
+                        lambda loaded: _fixable(
+                            lint(loaded, target, selection, only), may_fix, set(only)
+                        ),
+                    )
                 )
             else:
                 units.extend(
@@ -203,14 +209,28 @@ def _report_fixes(args: Arguments, outcomes: list[FixOutcome], target: Target, f
     return EXIT_FINDINGS if failing else EXIT_CLEAN
 
 
-def _fixable(findings: list[Finding], may_fix: Selection) -> list[Finding]:
-    """The findings, with the fixes of codes `--fixable`/`--unfixable` (or the settings) rule
-    out taken away: they are still reported, never changed."""
+def _fixable(
+    findings: list[Finding], may_fix: Selection, files: set[str] | None = None
+) -> list[Finding]:
+    """The findings, with the fixes taken away that `--fixable`/`--unfixable` (or the settings)
+    rule out, or that would touch a file outside `files` (with --root, only the files given are
+    changed): those are still reported, never applied."""
     from nginxgen.lint.findings import Finding as Found
+
+    def inside(edits: tuple[tuple[str, Edit], ...]) -> tuple[tuple[str, Edit], ...]:
+        return edits if files is None or {file for file, _ in edits} <= files else ()
 
     out = []
     for f in findings:
-        if f.autofix is not None and not may_fix.wants(f):
-            f = Found(f.code, f.name, f.severity, f.file, f.line, f.message, f.fix)
+        if f.autofix is not None:
+            allowed = may_fix.wants(f)
+            edits = inside(f.edits) if allowed else ()
+            unsafe = inside(f.unsafe_edits) if allowed else ()
+            autofix = f.autofix if edits else ("unsafe" if unsafe else None)
+            if (edits, unsafe) != (f.edits, f.unsafe_edits):
+                f = Found(
+                    f.code, f.name, f.severity, f.file, f.line, f.message, f.fix,
+                    autofix, edits, unsafe,
+                )  # fmt: skip
         out.append(f)
     return out
