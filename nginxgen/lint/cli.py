@@ -1,5 +1,4 @@
 """`nginxgen lint`: the command's fast path (no typer, pydantic, jinja2 or argparse), so that
-
 pre-commit start-up stays close to the bare parse."""
 
 from __future__ import annotations
@@ -128,16 +127,12 @@ def _run(args: Arguments) -> int:
         try:
             if root:
                 wanted = {os.path.realpath(p) for p in args.paths}
-                first = load_path(root, prefix, path_map=path_map)
-                only = [f for f in first.files if os.path.realpath(f) in wanted]
-                units.append(
-                    (
-                        root,
-                        lambda loaded: _fixable(
-                            lint(loaded, target, selection, only), may_fix, set(only)
-                        ),
-                    )
-                )
+
+                def lint_root(loaded: Loaded) -> list[Finding]:
+                    only = _given(loaded, wanted)  # from the pass's own load, no extra one
+                    return _fixable(lint(loaded, target, selection, only), may_fix, set(only))
+
+                units.append((root, lint_root))
             else:
                 units.extend(
                     (p, lambda loaded: _fixable(lint(loaded, target, selection), may_fix))
@@ -164,7 +159,7 @@ def _run(args: Arguments) -> int:
         if root:
             wanted = {os.path.realpath(p) for p in args.paths}
             loaded = load_path(root, prefix, path_map=path_map)
-            report_files = [f for f in loaded.files if os.path.realpath(f) in wanted]
+            report_files = _given(loaded, wanted)
             findings = lint(loaded, target, selection, report_files)
             files = report_files
         else:
@@ -179,6 +174,11 @@ def _run(args: Arguments) -> int:
     sys.stdout.write(report.render(args.format, findings, target, files))
     failing = any(severity_rank(f.severity) >= severity_rank(fail_on) for f in findings)
     return EXIT_FINDINGS if failing else EXIT_CLEAN
+
+
+def _given(loaded: Loaded, wanted: set[str]) -> list[str]:
+    """The files of the loaded tree that the command line named (with --root)."""
+    return [f for f in loaded.files if os.path.realpath(f) in wanted]
 
 
 def _report_fixes(args: Arguments, outcomes: list[FixOutcome], target: Target, fail_on: str) -> int:

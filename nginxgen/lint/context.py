@@ -145,9 +145,13 @@ class Context:
         ssl_ciphers lowers the security level to 0 (`@SECLEVEL=0`)."""
         if not self.has("legacy_protocols_need_seclevel0"):
             return True
-        return any(
-            s.directive == "ssl_ciphers" and "@SECLEVEL=0" in " ".join(s.args).upper()
-            for s in self.all_statements()
+        # asked once per ssl_protocols line: scan the config once per lint
+        return self.memo(
+            "seclevel0",
+            lambda: any(
+                s.directive == "ssl_ciphers" and "@SECLEVEL=0" in " ".join(s.args).upper()
+                for s in self.all_statements()
+            ),
         )
 
     def has(self, capability: str) -> bool:
