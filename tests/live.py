@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import signal
 import socket
 import subprocess
@@ -58,6 +59,26 @@ def nginx_argv(build: Build, conf: Path, *extra: str) -> list[str]:
         str(prefix / "error.log"),
         *extra,
     ]
+
+
+def nginx_bin_script(build: Build, prefix: Path, path: Path, before: str = "") -> Path:
+    """An executable standing for this build as a user's `nginx` binary (`--nginx-bin`): its
+    argv and environment, the test prefix and error log; `before` is shell run first (a test
+    injects a failure there)."""
+    env = " ".join(
+        f"{name}={shlex.quote(build.env()[name])}"
+        for name in ("OPENSSL_CONF", "OPENSSL_MODULES")
+        if name in build.env()
+    )
+    argv = " ".join(shlex.quote(a) for a in build.nginx_argv)
+    path.write_text(
+        "#!/bin/sh\n"
+        f"{before}\n"
+        f"exec env {env} {argv} -p {shlex.quote(str(prefix))}/ "
+        f'-e {shlex.quote(str(prefix / "error.log"))} "$@"\n'
+    )
+    path.chmod(0o755)
+    return path
 
 
 def nginx_check(build: Build, conf: Path) -> subprocess.CompletedProcess[str]:

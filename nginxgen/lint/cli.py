@@ -71,7 +71,7 @@ def run(argv: list[str]) -> int:
         return _run(args)
     except NginxgenError as exc:
         print(f"nginxgen: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        return exc.exit_code
     except Exception as exc:
         if args.debug:
             raise
@@ -151,7 +151,9 @@ def _run(args: Arguments) -> int:
         except FixError as exc:
             print(f"nginxgen: internal error: {exc}", file=sys.stderr)
             return EXIT_INTERNAL
-        return _report_fixes(args, outcomes, target, fail_on)
+        return _report_fixes(
+            args, outcomes, target, fail_on, nginx_bin, [path for path, _ in units]
+        )
     findings = []
     files: list[str] = []
     seen: set[str] = set()
@@ -181,23 +183,40 @@ def _given(loaded: Loaded, wanted: set[str]) -> list[str]:
     return [f for f in loaded.files if os.path.realpath(f) in wanted]
 
 
-def _report_fixes(args: Arguments, outcomes: list[FixOutcome], target: Target, fail_on: str) -> int:
-    """--diff: the diff, exit 1 when it would change something. --fix: write all or nothing,
-    report what remains and `N fixed, M remaining (K more fixable with --unsafe-fixes)`."""
+def _report_fixes(
+    args: Arguments,
+    outcomes: list[FixOutcome],
+    target: Target,
+    fail_on: str,
+    nginx_bin: str | None,
+    mains: list[str],
+) -> int:
+    """--diff: the diff, exit 1 when it would change something. --fix: write all or nothing
+    (with an nginx binary, put back when its `nginx -t` passed before and fails after), report
+    what remains and `N fixed, M remaining (K more fixable with --unsafe-fixes)`."""
     from nginxgen.lint import report
-    from nginxgen.lint.fix import unified_diff, write_all
+    from nginxgen.lint.fix import FixError, merge, undone, unified_diff, write_all
+    from nginxgen.nginx_check import write_checked
 
+    try:
+        result = merge(outcomes)
+    except FixError as exc:
+        print(f"nginxgen: internal error: {exc}; nothing written", file=sys.stderr)
+        return EXIT_INTERNAL
     if args.diff:
-        text = "".join(unified_diff(o) for o in outcomes)
+        text = unified_diff(result)
         sys.stdout.write(text)
         return EXIT_FINDINGS if text else EXIT_CLEAN
-    remaining = [f for o in outcomes for f in o.findings]
-    fixed = sum(len(o.fixed) for o in outcomes)
-    for outcome in outcomes:
-        if "<stdin>" in outcome.changed:  # `-`: the fixed text is the output
-            sys.stdout.write(outcome.changed.pop("<stdin>"))
-            outcome.originals.pop("<stdin>", None)
-        for line in write_all(outcome):
+    if "<stdin>" in result.changed:  # `-`: the fixed text is the output
+        sys.stdout.write(result.changed.pop("<stdin>"))
+        result.originals.pop("<stdin>", None)
+    remaining, fixed = result.findings, len(result.fixed)
+    if result.changed:
+        mains = [p for p in mains if p != "-"]
+        lines = write_checked(
+            nginx_bin, mains, lambda: write_all(result), lambda: write_all(undone(result))
+        )
+        for line in lines:
             print(f"nginxgen: {line}", file=sys.stderr)
     files = sorted({f.file for f in remaining})
     out = sys.stderr if "-" in args.paths else sys.stdout

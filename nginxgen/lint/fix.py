@@ -103,6 +103,30 @@ def unified_diff(outcome: FixOutcome) -> str:
     return "".join(chunks)
 
 
+def merge(outcomes: list[FixOutcome]) -> FixOutcome:
+    """One outcome for several paths given, so that all their files are written or none. A file
+    that two of them fixed differently stops everything."""
+    import os
+
+    out = FixOutcome(originals={}, changed={})
+    by_target: dict[str, str] = {}
+    for outcome in outcomes:
+        for file, text in outcome.changed.items():
+            target = os.path.realpath(file)
+            if by_target.setdefault(target, text) != text:
+                raise FixError(f"{file} was fixed differently from two of the paths given")
+            out.changed.setdefault(file, text)
+            out.originals.setdefault(file, outcome.originals[file])
+        out.fixed.extend(outcome.fixed)
+        out.findings.extend(outcome.findings)
+    return out
+
+
+def undone(outcome: FixOutcome) -> FixOutcome:
+    """The outcome that puts the written files back as they were."""
+    return FixOutcome(originals=dict(outcome.changed), changed=dict(outcome.originals))
+
+
 def write_all(outcome: FixOutcome) -> list[str]:
     """Replace every changed file or none (staged beside it, renamed in, put back on failure).
     A symlinked file is edited at its target; a read-only file or one changed since it was read
