@@ -3,6 +3,7 @@
     .venv/bin/python scripts/fuzz.py lint --cases 100000 [--seed N]
     .venv/bin/python scripts/fuzz.py generate --cases 100000 [--seed N] [--build trixie]
     .venv/bin/python scripts/fuzz.py structure --cases 10000 [--seed N]
+    .venv/bin/python scripts/fuzz.py fix --cases 100000 [--seed N] [--nginx-every 1]
 
 Prints one JSON line of figures (cases run, outcomes, slowest case). A failing case stops the
 run; hypothesis prints it shrunk, with the blob that reproduces it.
@@ -96,12 +97,41 @@ def structure_runner(figures: Figures) -> Callable[..., None]:
     return one
 
 
+def fix_runner(figures: Figures, nginx_every: int) -> Callable[..., None]:
+    """lint --fix --unsafe-fixes (issue 13); every `nginx_every`-th case on a real build also
+    goes through its nginx -t before and after."""
+    from nginxgen.target import resolve
+    from tests.builds import BUILD_NAMES, load_builds
+    from tests.fuzzing.configs import mutated, seed_texts
+    from tests.fuzzing.fix_check import check_fix, rule_cases
+    from tests.fuzzing.generate_check import build_target
+
+    found = load_builds()[0]
+    seeds = st.one_of(st.sampled_from(seed_texts()), st.sampled_from(rule_cases()))
+
+    @given(
+        data=seeds.flatmap(lambda s: st.one_of(st.just(s), mutated(s))),
+        choice=st.sampled_from((*BUILD_NAMES, "boringssl")),
+        ask=st.integers(0, max(nginx_every - 1, 0)),
+    )
+    def one(data: bytes, choice: str, ask: int) -> None:
+        build = None if choice == "boringssl" else found[choice]  # a missing build: KeyError
+        target = build_target(build) if build else resolve("1.31.3", "boringssl")
+        outcome = check_fix(data, target, build if ask == 0 else None)
+        _record(figures, outcome.kind, outcome.seconds)
+
+    return one
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description="long fuzz runs of the linter or generator")
-    parser.add_argument("target", choices=("lint", "generate", "structure"))
+    parser.add_argument("target", choices=("lint", "generate", "structure", "fix"))
     parser.add_argument("--cases", type=int, default=100_000)
     parser.add_argument("--seed", type=int, help="hypothesis seed (default: derandomized)")
     parser.add_argument("--build", help="generate: also run nginx -t on this provisioned build")
+    parser.add_argument(
+        "--nginx-every", type=int, default=1, help="fix: run nginx -t on one case in N"
+    )
     args = parser.parse_args()
     figures: Figures = {"outcomes": collections.Counter(), "slowest_s": 0.0, "syntax_errors": 0}
     if args.target == "lint":
@@ -109,6 +139,8 @@ def main() -> int:
     elif args.target == "structure":
         figures.update(nginx=collections.Counter(), disagreements=0)
         one = structure_runner(figures)
+    elif args.target == "fix":
+        one = fix_runner(figures, args.nginx_every)
     else:
         one = generate_runner(figures, args.build)
     one = _settings(args.cases, derandomize=args.seed is None)(one)

@@ -44,7 +44,10 @@ def run_fixes(
     load: Callable[[dict[str, str]], Loaded],
     lint: Callable[[Loaded], list[Finding]],
     classes: frozenset[str],
+    trace: list[tuple[str, bytes, list[Edit], bytes]] | None = None,
 ) -> FixOutcome:
+    """`trace`, when given, receives each file change of each pass as (file, bytes before,
+    edits, bytes after): the fuzz tests check from it that nothing outside the edits moved."""
     overlay: dict[str, str] = {}
     outcome = FixOutcome(originals={}, changed=overlay)
     last_codes: list[str] = []
@@ -77,7 +80,11 @@ def run_fixes(
         for file, edits in taken.items():
             text = loaded.texts[file]
             outcome.originals.setdefault(file, text)
-            overlay[file] = apply(text.encode(*ENCODING), edits).decode(*ENCODING)
+            before = text.encode(*ENCODING)
+            after = apply(before, edits)
+            overlay[file] = after.decode(*ENCODING)
+            if trace is not None:
+                trace.append((file, before, edits, after))
         outcome.fixed.extend(codes)
         last_codes = codes
     raise FixError(

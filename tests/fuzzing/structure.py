@@ -34,8 +34,8 @@ STRUCTURAL = re.compile(
 )
 INCLUDE = re.compile(r"^(\s*)include\s+(\S+);", re.M)
 FILE_DIRECTIVE = re.compile(
-    r"^(\s*)(ssl_certificate_key|ssl_certificate|ssl_trusted_certificate|ssl_dhparam)\s+\S+;",
-    re.M,
+    r"(?<![\w$])(ssl_certificate_key|ssl_certificate|ssl_trusted_certificate|ssl_dhparam)"
+    r"(\s+)[^;\s]+;"
 )
 SELECT_SYNTAX = Selection(select={"NGX001"})
 
@@ -48,12 +48,17 @@ def _inline(path: Path) -> str:
         included = folder / match.group(2)
         return included.read_text() if included.is_file() else match.group(0)
 
-    text = INCLUDE.sub(paste, path.read_text())
+    return point_files(INCLUDE.sub(paste, path.read_text()))
+
+
+def point_files(text: str) -> str:
+    """The certificate, key, trusted chain and DH parameter lines pointed at real files (the
+    certificates alternate between an ECDSA and an RSA pair), so that `nginx -t` can load them."""
     files = real_files()
     counts = {"ssl_certificate": 0, "ssl_certificate_key": 0}
 
     def point(match: re.Match[str]) -> str:
-        directive = match.group(2)
+        directive = match.group(1)
         if directive in counts:
             pair = files.certificates[counts[directive] % len(files.certificates)]
             counts[directive] += 1
@@ -62,7 +67,7 @@ def _inline(path: Path) -> str:
             value = files.dhparam
         else:
             value = files.chain
-        return f"{match.group(1)}{directive} {value};"
+        return f"{directive}{match.group(2)}{value};"
 
     return FILE_DIRECTIVE.sub(point, text)
 
