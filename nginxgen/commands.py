@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Annotated, Optional, cast
+from typing import TYPE_CHECKING, Annotated, Optional, cast
 
 # Plain one-line usage errors (no boxes): set before typer reads it at import.
 os.environ.setdefault("TYPER_USE_RICH", "0")
@@ -13,6 +13,10 @@ os.environ.setdefault("TYPER_USE_RICH", "0")
 import typer
 
 from nginxgen.errors import NginxgenError
+
+if TYPE_CHECKING:
+    from nginxgen.generate.models import GeneratorConfig
+    from nginxgen.target import Target
 
 app = typer.Typer(
     help="Generate nginx TLS configuration for your nginx and TLS library; lint configs.",
@@ -69,8 +73,17 @@ def generate(
     out: Annotated[
         Path | None, typer.Option(help="write files into this folder (default: stdout)")
     ] = None,
+    into: Annotated[
+        Path | None,
+        typer.Option(help="add the sites to the nginx tree in this folder (its nginx.conf)"),
+    ] = None,
+    root: Annotated[
+        Path | None, typer.Option(help="with --into: the main file, if not DIR/nginx.conf")
+    ] = None,
     force: Annotated[bool, typer.Option(help="replace differing files (atomically)")] = False,
-    diff: Annotated[bool, typer.Option(help="show the diff against --out, write nothing")] = False,
+    diff: Annotated[
+        bool, typer.Option(help="show the diff against --out or --into, write nothing")
+    ] = False,
     comments: Annotated[
         bool, typer.Option("--comments/--no-comments", help="one-line why comments")
     ] = True,
@@ -85,15 +98,22 @@ def generate(
 
     if cpu not in (None, "auto", "aes-ni", "no-aes-ni"):
         raise NginxgenError(f"unknown value {cpu!r}: use auto, aes-ni or no-aes-ni", where="--cpu")
-    if diff and out is None:
-        raise NginxgenError("--diff compares against --out DIR", where="--diff")
+    if into is not None and out is not None:
+        raise NginxgenError("give --out (a new tree) or --into (an existing one)", where="--into")
+    if root is not None and into is None:
+        raise NginxgenError("--root names the main file of --into DIR", where="--root")
+    if diff and out is None and into is None:
+        raise NginxgenError("--diff compares against --out DIR or --into DIR", where="--diff")
     target = resolve(nginx_version, tls_library, nginx_bin)
     cpu_mode = cast("CpuMode | None", cpu)
     model = compose(
         preset, config, domain or [], cert or [], key or [], listen, http_listen, cpu_mode, comments
     )
-    files = render(make_plan(model, target))
     _err(f"target: {target.describe()}")
+    if into is not None:
+        _generate_into(into, root, model, target, diff, nginx_bin)
+        return
+    files = render(make_plan(model, target))
     if out is None:
         for name, text in files.items():
             print(f"# ==> {name} <==")
@@ -104,6 +124,38 @@ def generate(
         return
     for line in write(out, files, force):
         _err(line)
+
+
+def _generate_into(
+    into: Path,
+    root: Path | None,
+    model: GeneratorConfig,
+    target: Target,
+    diff: bool,
+    nginx_bin: str | None,
+) -> None:
+    """Print each change (file: what (why)), the diff with --diff, then what lint still finds:
+    in what nginxgen wrote (should be nothing) and, left as is, in the user's own lines."""
+    from nginxgen.into.apply import failing, run_into
+
+    result = run_into(into, root, model, target, diff, nginx_bin)
+    if diff:
+        print(result.diff, end="")
+    steps = result.plan.steps
+    for step in steps:
+        (_err if diff else print)(str(step))
+    if not steps:
+        _err("nothing to change: the tree already has these sites as planned")
+    for line in result.written:
+        _err(line)
+    for finding in failing(result.ours):
+        _err(f"warning: in what nginxgen wrote: {finding.file}:{finding.line}: {finding.code} "
+             f"{finding.message}")  # fmt: skip
+    left = failing(result.left)
+    if left:
+        print(f"left as is ({len(left)}, in your own lines; `nginxgen lint --fix` mends some):")
+        for finding in left:
+            print(f"  {finding.file}:{finding.line}: {finding.code} {finding.message}")
 
 
 @app.command()

@@ -25,6 +25,7 @@ class Change:
     new: str
     stat: tuple[int, int] | None  # (mtime_ns, size) when read, to notice a change before writing
     mode: int | None = None  # permission bits when read: kept on replacement, 0o200 = writable
+    link: str | None = None  # a new symlink pointing here instead of a file (`new` unused)
 
 
 def _inside(out: Path, name: str) -> Path:
@@ -80,6 +81,10 @@ def diff(changes: list[Change]) -> str:
 def _stage(change: Change) -> Path:
     """Write the new text beside its file (same folder, so the rename is atomic); the caller
     syncs before renaming."""
+    if change.link is not None:
+        staged = change.path.with_name(f".{change.name}.{os.getpid()}.link")
+        os.symlink(change.link, staged)
+        return staged
     fd, tmp = tempfile.mkstemp(prefix=f".{change.name}.", suffix=".tmp", dir=change.path.parent)
     try:
         # surrogateescape: a fixed config keeps bytes that were not UTF-8 as they were
@@ -102,7 +107,7 @@ def _umask() -> int:
 
 def _unchanged_since_read(change: Change) -> bool:
     if change.old is None:
-        return not change.path.exists() and not change.path.is_symlink()
+        return not os.path.lexists(change.path)
     if change.stat is None:  # a symlink we never followed
         return change.path.is_symlink()
     try:
@@ -149,6 +154,56 @@ def replace_all(pending: list[Change]) -> None:
         for _, backup in backups:
             if backup is not None:
                 backup.unlink(missing_ok=True)
+
+
+def replace_read(originals: dict[str, str | None], texts: dict[str, str]) -> list[Change]:
+    """Changes for files read earlier (`originals`; None: a file to create): each read again
+    and refused when it changed meanwhile or is read-only. A symlink is replaced at its target.
+    The caller passes them to replace_all."""
+    changes: list[Change] = []
+    for file, new in texts.items():
+        old = originals[file]
+        target = os.path.realpath(file)
+        if old is None:
+            if os.path.lexists(file):
+                raise NginxgenError(
+                    "appeared while nginxgen was running; nothing written", where=file
+                )
+            changes.append(Change(os.path.basename(file), Path(file), None, new, None))
+            continue
+        try:
+            with open(target, "rb") as handle:
+                now = handle.read().decode("utf-8", "surrogateescape")
+            st = os.stat(target)
+        except OSError as exc:
+            raise NginxgenError(f"cannot read it again: {exc.strerror}", where=file) from None
+        if now != old:
+            raise NginxgenError("changed while nginxgen was running; nothing written", where=file)
+        if not st.st_mode & 0o200:
+            raise NginxgenError(
+                "is read-only, so nginxgen leaves it alone; nothing written", where=file
+            )
+        stat = (st.st_mtime_ns, st.st_size)
+        changes.append(
+            Change(os.path.basename(target), Path(target), now, new, stat, st.st_mode & 0o7777)
+        )
+    return changes
+
+
+def put_back(changes: list[Change]) -> None:
+    """Undo changes replace_all carried out: files created (and symlinks) go, files replaced
+    get their old text back (all or none again)."""
+    back: list[Change] = []
+    for change in changes:
+        if change.old is None:
+            change.path.unlink(missing_ok=True)
+            continue
+        st = change.path.stat()
+        back.append(
+            Change(change.name, change.path, change.new, change.old,
+                   (st.st_mtime_ns, st.st_size), change.mode)
+        )  # fmt: skip
+    replace_all(back)
 
 
 def _read_only(change: Change) -> bool:

@@ -8,7 +8,7 @@ from functools import cached_property
 from nginxgen import knowledge
 from nginxgen.lint.config import Config, Server
 from nginxgen.lint.findings import Finding
-from nginxgen.lint.load import Stmt
+from nginxgen.lint.load import Stmt, walk
 from nginxgen.records import field, record
 from nginxgen.target import Target
 
@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
     from nginxgen.edit.edits import Edit
     from nginxgen.edit.source import Source, Statement
+    from nginxgen.edit.tree import TreeSources
 
     T = TypeVar("T")
 
@@ -74,36 +75,16 @@ class Context:
 
     def source(self, file: str) -> Source | None:
         """The lossless model of a file of the tree (None: stdin or a dump, not editable)."""
-        sources: dict[str, Source | None] = self.memo("sources", dict)
-        if file not in sources:
-            from nginxgen.edit.source import Source
-
-            text = self.config.loaded.texts.get(file)
-            sources[file] = (
-                Source(text.encode("utf-8", errors="surrogateescape")) if text is not None else None
-            )
-        return sources[file]
+        return self._tree().source(file)
 
     def locate(self, stmt: Stmt) -> tuple[Source, Statement] | None:
         """The lossless statement behind a loaded one: same file, line, name and arguments."""
-        source = self.source(stmt.file)
-        if source is None:
-            return None
-        indexes: dict[str, dict[tuple[int, str], list[Statement]]] = self.memo("located", dict)
-        if stmt.file not in indexes:  # built once per file: fleets have thousands of findings
-            index: dict[tuple[int, str], list[Statement]] = {}
-            pending = list(source.statements)
-            while pending:
-                candidate = pending.pop()
-                if candidate.block is not None:
-                    pending.extend(candidate.block)
-                key = (candidate.name.line, source.value(candidate.name))
-                index.setdefault(key, []).append(candidate)
-            indexes[stmt.file] = index
-        for candidate in indexes[stmt.file].get((stmt.line, stmt.directive), []):
-            if [source.value(a) for a in candidate.args] == stmt.args:
-                return source, candidate
-        return None
+        return self._tree().locate(stmt)
+
+    def _tree(self) -> TreeSources:
+        from nginxgen.edit.tree import TreeSources
+
+        return self.memo("sources", lambda: TreeSources(self.config.loaded.texts))
 
     def load_problems(self, rule: Rule, kind: str) -> Iterator[Finding]:
         """A finding for each problem of this kind met while reading the files."""
@@ -166,14 +147,7 @@ class Context:
     @cached_property
     def _flat(self) -> list[Stmt]:
         # Several rules scan every statement: flatten the tree once per lint.
-        flat: list[Stmt] = []
-        stack = list(reversed(self.config.loaded.statements))
-        while stack:
-            stmt = stack.pop()
-            flat.append(stmt)
-            if stmt.block:
-                stack.extend(reversed(stmt.block))
-        return flat
+        return walk(self.config.loaded.statements)
 
 
 def server_label(server: Server) -> str:

@@ -139,32 +139,14 @@ def write_all(outcome: FixOutcome) -> list[str]:
     A symlinked file is edited at its target; a read-only file or one changed since it was read
     stops everything."""
     import os
-    from pathlib import Path
 
-    from nginxgen.errors import NginxgenError
-    from nginxgen.generate.output import Change, replace_all
+    from nginxgen.generate.output import replace_all, replace_read
 
-    changes: list[Change] = []
-    lines: list[str] = []
-    for file, new in outcome.changed.items():
+    originals: dict[str, str | None] = dict(outcome.originals)
+    replace_all(replace_read(originals, outcome.changed))
+    lines = []
+    for file in outcome.changed:
         target = os.path.realpath(file)
-        try:
-            with open(target, "rb") as handle:
-                now = handle.read().decode(*ENCODING)
-            st = os.stat(target)
-        except OSError as exc:
-            raise NginxgenError(f"cannot read it again: {exc.strerror}", where=file) from None
-        if now != outcome.originals[file]:
-            raise NginxgenError("changed while nginxgen was running; nothing written", where=file)
-        if not st.st_mode & 0o200:
-            raise NginxgenError(
-                "is read-only, so nginxgen leaves it alone; nothing written", where=file
-            )
-        stat = (st.st_mtime_ns, st.st_size)
-        changes.append(
-            Change(os.path.basename(target), Path(target), now, new, stat, st.st_mode & 0o7777)
-        )
         via = f" (the target of the symlink {file})" if target != os.path.abspath(file) else ""
         lines.append(f"fixed {target}{via}")
-    replace_all(changes)
     return lines

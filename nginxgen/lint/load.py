@@ -41,6 +41,19 @@ class Stmt:
     includes: list[str] | None = None  # for `include`: the files it pulled in
 
 
+def walk(statements: list[Stmt]) -> list[Stmt]:
+    """Every statement in reading order, blocks' contents after their owner (no recursion:
+    blocks may nest thousands deep)."""
+    flat: list[Stmt] = []
+    stack = list(reversed(statements))
+    while stack:
+        stmt = stack.pop()
+        flat.append(stmt)
+        if stmt.block:
+            stack.extend(reversed(stmt.block))
+    return flat
+
+
 @record
 class Suppression:
     file: str
@@ -228,14 +241,26 @@ class Loader:
         return read_text(path)
 
     def _exists(self, path: str) -> bool:
-        return path in self.dump if self.dump is not None else os.path.isfile(path)
+        if self.dump is not None:
+            return path in self.dump
+        return path in self.overlay or os.path.isfile(path)
 
     def _glob(self, pattern: str) -> list[str]:
-        if self.dump is not None:
-            import fnmatch
+        import fnmatch
 
+        if self.dump is not None:
             return sorted(p for p in self.dump if fnmatch.fnmatchcase(p, pattern))
-        return sorted(glob.glob(pattern))
+        found = set(glob.glob(pattern))
+        if self.overlay:  # files a plan creates: matched in their folder, as glob would
+            folder, name = os.path.split(pattern)
+            found.update(
+                path
+                for path in self.overlay
+                if os.path.dirname(path) == folder
+                and not os.path.basename(path).startswith(".")
+                and fnmatch.fnmatchcase(os.path.basename(path), name)
+            )
+        return sorted(found)
 
     def load(self, path: str, text: str | None = None) -> Loaded:
         if self.prefix is None:

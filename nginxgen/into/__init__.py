@@ -1,0 +1,1 @@
+"""Adding TLS sites to an nginx tree that already exists (`generate --into`)."""

@@ -1,0 +1,124 @@
+"""`generate --into`: show or carry out a plan, then lint the tree as it will be.
+
+Writing is all or nothing, with the file safety of `--out` (a read-only file, or one changed
+since it was read, stops everything). With an nginx binary its `nginx -t` runs before and after;
+when it passed before and fails after, every file is put back (exit 3). The lint afterwards
+separates what the plan could have caused (there should be nothing) from what it leaves alone in
+the user's own sites ("left as is", with `nginxgen lint --fix` as the way on).
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from nginxgen.errors import NginxgenError
+from nginxgen.generate.models import GeneratorConfig
+from nginxgen.generate.output import Change, put_back, replace_all, replace_read
+from nginxgen.into.plan import IntoPlan, plan_into
+from nginxgen.lint.findings import Finding, severity_rank
+from nginxgen.lint.load import load_path
+from nginxgen.lint.run import Selection, lint
+from nginxgen.target import Target
+
+
+@dataclass
+class IntoResult:
+    plan: IntoPlan
+    diff: str
+    ours: list[Finding] = field(default_factory=list)  # findings the plan could have avoided
+    left: list[Finding] = field(default_factory=list)  # findings in the user's own lines
+    written: list[str] = field(default_factory=list)  # report lines of the write
+
+
+def main_file(into: Path, root: Path | None) -> str:
+    main = root if root is not None else into / "nginx.conf"
+    if not into.is_dir():
+        raise NginxgenError(f"no such folder: {into}", where="--into")
+    if not main.is_file():
+        raise NginxgenError(
+            f"no main file {main.name} here (give --root FILE for another name)", where=str(into)
+        )
+    return str(main.absolute())
+
+
+def unified(plan: IntoPlan) -> str:
+    chunks: list[str] = []
+    for file, new in plan.texts.items():
+        old = plan.originals[file]
+        if old == new:
+            continue
+        chunks.extend(
+            difflib.unified_diff(
+                (old or "").splitlines(keepends=True),
+                new.splitlines(keepends=True),
+                fromfile=file if old is not None else "/dev/null",
+                tofile=file,
+            )
+        )
+    for link, target in plan.links.items():
+        chunks.append(f"--- /dev/null\n+++ {link}\n@@ symlink @@\n+-> {target}\n")
+    return "".join(chunks)
+
+
+def _lint_after(plan: IntoPlan, target: Target) -> tuple[list[Finding], list[Finding]]:
+    loaded = load_path(plan.main, overlay=plan.overlay())
+    findings = lint(loaded, target, Selection())
+    changed_lines: set[tuple[str, int]] = set()
+    for file, new in plan.texts.items():
+        old = plan.originals[file]
+        if old is None or file in plan.ours:
+            continue
+        matcher = difflib.SequenceMatcher(a=old.splitlines(), b=new.splitlines(), autojunk=False)
+        for tag, _, _, j1, j2 in matcher.get_opcodes():
+            if tag != "equal":
+                changed_lines.update((file, line + 1) for line in range(j1, max(j2, j1 + 1)))
+    ours_files = {os.path.realpath(f) for f in plan.ours}
+    ours: list[Finding] = []
+    left: list[Finding] = []
+    for finding in findings:
+        mine = os.path.realpath(finding.file) in ours_files or (
+            (finding.file, finding.line) in changed_lines
+        )
+        (ours if mine else left).append(finding)
+    return ours, left
+
+
+def _changes(plan: IntoPlan) -> list[Change]:
+    texts = {f: t for f, t in plan.texts.items() if plan.originals[f] != t}
+    changes = replace_read(plan.originals, texts)
+    for link, target in plan.links.items():
+        changes.append(Change(os.path.basename(link), Path(link), None, "", None, link=target))
+    return changes
+
+
+def run_into(
+    into: Path,
+    root: Path | None,
+    model: GeneratorConfig,
+    target: Target,
+    show_diff: bool,
+    nginx_bin: str | None,
+) -> IntoResult:
+    from nginxgen.nginx_check import write_checked
+
+    main = main_file(into, root)
+    plan = plan_into(main, model, target)
+    result = IntoResult(plan, unified(plan))
+    result.ours, result.left = _lint_after(plan, target)
+    if show_diff or not result.diff:
+        return result
+    changes = _changes(plan)
+
+    def write() -> list[str]:
+        replace_all(changes)
+        return [f"wrote {c.path}" for c in changes]
+
+    result.written = write_checked(nginx_bin, [main], write, lambda: put_back(changes))
+    return result
+
+
+def failing(findings: list[Finding], threshold: str = "warning") -> list[Finding]:
+    return [f for f in findings if severity_rank(f.severity) >= severity_rank(threshold)]

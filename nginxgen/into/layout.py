@@ -1,0 +1,71 @@
+"""Where a tree keeps its sites, read from its own http{}-level include globs.
+
+Not from a distribution's name: `include .../sites-enabled/*;` with a `sites-available/` beside
+it means "the file in sites-available, a relative symlink in sites-enabled" (Debian's way);
+any other glob (`conf.d/*.conf`, `http.d/*.conf`, `site-confs/*.conf`) means "a file there,
+named so that the glob matches it". A tree with no glob gets the file beside its main file and
+an `include` line for it.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import glob
+import os
+from dataclasses import dataclass
+
+from nginxgen.lint.config import Config
+from nginxgen.lint.load import Stmt
+
+
+@dataclass(frozen=True)
+class Place:
+    folder: str  # where the files go (absolute)
+    pattern: str | None  # the glob's file pattern; None: no glob, an include line is needed
+    enabled: str | None = None  # with an -available folder: the -enabled folder for the symlinks
+    include: Stmt | None = None  # the include statement that reads them
+
+    def name_for(self, stem: str) -> str:
+        """A file name for `stem` that this place's glob reads (`*.conf` -> `stem.conf`)."""
+        if self.pattern is None or fnmatch.fnmatchcase(stem + ".conf", self.pattern):
+            return stem + ".conf"
+        if self.pattern.count("*") == 1 and not glob.has_magic(self.pattern.replace("*", "")):
+            return self.pattern.replace("*", stem)
+        raise ValueError(f"no file name matches {self.pattern!r}")
+
+    def paths(self, stem: str) -> tuple[str, str | None]:
+        """(the file to write, the symlink that enables it or None)."""
+        name = self.name_for(stem)
+        file = os.path.join(self.folder, name)
+        link = os.path.join(self.enabled, name) if self.enabled else None
+        return file, link
+
+
+def glob_includes(config: Config, prefix: str) -> list[tuple[Stmt, str]]:
+    """http{}-level includes whose file name is a glob, with their absolute pattern."""
+    out = []
+    for stmt in config.http.get("include", []):
+        if not stmt.args:
+            continue
+        pattern = stmt.args[0]
+        if not os.path.isabs(pattern):
+            pattern = os.path.join(prefix, pattern)
+        folder, name = os.path.split(pattern)
+        if glob.has_magic(name) and not glob.has_magic(folder):
+            out.append((stmt, pattern))
+    return out
+
+
+def find_place(config: Config, main: str, prefix: str) -> Place:
+    includes = glob_includes(config, prefix)
+    for stmt, pattern in includes:
+        folder, name = os.path.split(pattern)
+        if folder.endswith("-enabled"):
+            available = folder.removesuffix("-enabled") + "-available"
+            if os.path.isdir(available):
+                return Place(available, name, folder, stmt)
+    if includes:
+        stmt, pattern = includes[-1]  # sites come after shared snippets
+        folder, name = os.path.split(pattern)
+        return Place(folder, name, None, stmt)
+    return Place(os.path.dirname(os.path.abspath(main)), None)
