@@ -319,3 +319,20 @@ def test_root_changes_only_the_files_given(
     assert after["conf.d/b.ssl.conf"] == VHOST.replace(
         b"    ssl_ecdh_curve X25519MLKEM768:X25519;   # pq\r\n", b""
     ).replace(b'"max-age=63072000";', b'"max-age=63072000" always;')
+
+
+def test_two_equal_statements_on_one_line_get_no_fix(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Found by the fix fuzz: the loader's (file, line, name, arguments) cannot tell these two
+    # apart, and a fix once deleted one while changing the other (overlapping edits, a crash).
+    conf = tmp_path / "nginx.conf"
+    text = (
+        "events {}\nhttp {\nserver { listen 443 ssl default_server; ssl_reject_handshake on; }\n"
+        "server { listen 443 ssl; server_name b.example; ssl_session_cache shared:X:10m; "
+        "ssl_session_cache shared:X:10m; }\n}\n"
+    )
+    conf.write_text(text)
+    code, out, err = run(capsys, "--unsafe-fixes", str(conf))
+    assert "internal error" not in err and code == 1
+    assert conf.read_text() == text and "NGX006" in out and "NGX102" in out

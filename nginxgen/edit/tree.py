@@ -27,7 +27,8 @@ class TreeSources:
         return self._sources[file]
 
     def locate(self, stmt: Stmt) -> tuple[Source, Statement] | None:
-        """The lossless statement behind a loaded one: same file, line, name and arguments."""
+        """The lossless statement behind a loaded one: same file, line, name and arguments
+        (None when no single statement is)."""
         source = self.source(stmt.file)
         if source is None:
             return None
@@ -42,7 +43,11 @@ class TreeSources:
                 key = (candidate.name.line, source.value(candidate.name))
                 index.setdefault(key, []).append(candidate)
             self._indexes[stmt.file] = index
-        for candidate in index.get((stmt.line, stmt.directive), []):
-            if [source.value(a) for a in candidate.args] == stmt.args:
-                return source, candidate
-        return None
+        found = [
+            candidate
+            for candidate in index.get((stmt.line, stmt.directive), [])
+            if [source.value(a) for a in candidate.args] == stmt.args
+        ]
+        # Two equal statements on one line cannot be told apart from the loader's (file, line,
+        # name, arguments): no edit rather than one on the wrong statement.
+        return (source, found[0]) if len(found) == 1 else None

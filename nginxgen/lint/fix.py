@@ -71,6 +71,11 @@ def run_fixes(
                 continue  # a file with a syntax error gets no fix
             if any(_overlaps(e, taken.get(file, [])) for file, e in chosen):
                 continue  # the next pass, against the text this one leaves
+            if any(
+                _overlaps(e, [o for f, o in chosen[:i] if f == file])
+                for i, (file, e) in enumerate(chosen)
+            ):
+                continue  # a fix whose own edits collide is not applied at all
             for file, edit in chosen:
                 taken.setdefault(file, []).append(edit)
             codes.append(finding.code)
