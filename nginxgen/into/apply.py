@@ -111,13 +111,30 @@ def run_into(
     if show_diff or not result.diff:
         return result
     changes = _changes(plan)
+    folders = sorted({c.path.parent for c in changes if not c.path.parent.exists()})
 
     def write() -> list[str]:
-        replace_all(changes)
+        for folder in folders:  # a folder of our own (nginxgen.d/), created empty first
+            folder.mkdir(parents=True)
+        try:
+            replace_all(changes)
+        except BaseException:
+            _remove_empty(folders)
+            raise
         return [f"wrote {c.path}" for c in changes]
 
-    result.written = write_checked(nginx_bin, [main], write, lambda: put_back(changes))
+    def undo() -> None:
+        put_back(changes)
+        _remove_empty(folders)
+
+    result.written = write_checked(nginx_bin, [main], write, undo)
     return result
+
+
+def _remove_empty(folders: list[Path]) -> None:
+    for folder in reversed(folders):
+        if folder.is_dir() and not any(folder.iterdir()):
+            folder.rmdir()
 
 
 def failing(findings: list[Finding], threshold: str = "warning") -> list[Finding]:

@@ -3,8 +3,9 @@
 Not from a distribution's name: `include .../sites-enabled/*;` with a `sites-available/` beside
 it means "the file in sites-available, a relative symlink in sites-enabled" (Debian's way);
 any other glob (`conf.d/*.conf`, `http.d/*.conf`, `site-confs/*.conf`) means "a file there,
-named so that the glob matches it". A tree with no glob gets the file beside its main file and
-an `include` line for it.
+named so that the glob matches it". A tree with no glob (nginx's source default: one file) gets
+a folder of its own, `nginxgen.d/`, and one `include nginxgen.d/*.conf;` line, so that a later
+site is a new file and nothing else.
 """
 
 from __future__ import annotations
@@ -17,17 +18,19 @@ from dataclasses import dataclass
 from nginxgen.lint.config import Config
 from nginxgen.lint.load import Stmt
 
+OWN_FOLDER = "nginxgen.d"
+
 
 @dataclass(frozen=True)
 class Place:
     folder: str  # where the files go (absolute)
-    pattern: str | None  # the glob's file pattern; None: no glob, an include line is needed
+    pattern: str  # the glob's file pattern
     enabled: str | None = None  # with an -available folder: the -enabled folder for the symlinks
-    include: Stmt | None = None  # the include statement that reads them
+    include: Stmt | None = None  # the include statement that reads them; None: one is needed
 
     def name_for(self, stem: str) -> str:
         """A file name for `stem` that this place's glob reads (`*.conf` -> `stem.conf`)."""
-        if self.pattern is None or fnmatch.fnmatchcase(stem + ".conf", self.pattern):
+        if fnmatch.fnmatchcase(stem + ".conf", self.pattern):
             return stem + ".conf"
         if self.pattern.count("*") == 1 and not glob.has_magic(self.pattern.replace("*", "")):
             return self.pattern.replace("*", stem)
@@ -68,4 +71,4 @@ def find_place(config: Config, main: str, prefix: str) -> Place:
         stmt, pattern = includes[-1]  # sites come after shared snippets
         folder, name = os.path.split(pattern)
         return Place(folder, name, None, stmt)
-    return Place(os.path.dirname(os.path.abspath(main)), None)
+    return Place(os.path.join(os.path.dirname(os.path.abspath(main)), OWN_FOLDER), "*.conf")

@@ -106,6 +106,7 @@ class _Planner:
         # count as the tree's own servers (nor as a clash with the names they serve)
         self.mine = {os.path.realpath(p) for pair in self.site_paths for p in pair if p}
         self.defaults_taken: set[str] = set()  # sockets whose default this run gives away
+        self.included: set[str] = set()  # include lines this run has planned
 
     def servers(self, socket: str) -> list[Server]:
         """The tree's servers on a socket, this run's own site files left out."""
@@ -135,7 +136,14 @@ class _Planner:
             raise NginxgenError(f"cannot find {block.directive}{{}} again", where=_at(block))
         sibling = self.tree.locate(after) if after is not None else None
         edit = edits.insert(found[0], found[1], line, after=sibling[1] if sibling else None)
-        self.edits.setdefault(block.file, []).append(edit)
+        pending = self.edits.setdefault(block.file, [])
+        for index, other in enumerate(pending):
+            if other.start == other.end == edit.start == edit.end:  # two lines at one place
+                pending[index] = edits.Edit(
+                    edit.start, edit.end, other.replacement + edit.replacement
+                )
+                return
+        pending.append(edit)
 
     # --- the parts of the plan -----------------------------------------------------------------
 
@@ -209,12 +217,7 @@ class _Planner:
             if not servers:
                 missing.append(listen)
                 continue
-            default = next(
-                (s for s in servers for lst in s.listens if lst.socket == socket and lst.default),
-                servers[0],
-            )
-            if not any(lst.default for lst in default.listens if lst.socket == socket):
-                self.make_explicit(default, socket)
+            default = self.keep_default(socket, servers)
             for name in sorted(decided):
                 own = _own(default, name)
                 if own and name in ours_settings and own[0].args != ours_settings[name]:
@@ -229,33 +232,42 @@ class _Planner:
                     )
         return missing
 
-    def make_explicit(self, server: Server, socket: str) -> None:
-        for listen in server.listens:
-            if listen.socket == socket and listen.stmt.file:
-                self._edit(listen.stmt, "args", [*listen.stmt.args, "default_server"])
-                self.plan.steps.append(
-                    Step(
-                        _at(listen.stmt),
-                        "default_server added",
-                        f"it was the default of {socket} only by include order; a new file "
-                        "must not change that",
-                    )
-                )
-                return
+    def keep_default(self, socket: str, servers: list[Server]) -> Server:
+        """The tree's default server of a socket. One that is the default only by being first
+        in include order gets `default_server` on its listen: a new file that sorts before
+        its own (conf.d/a.example.conf before conf.d/default.conf) must not take it over."""
+        for server in servers:
+            if any(lst.socket == socket and lst.default for lst in server.listens):
+                return server
+        default = servers[0]
+        listen = next(lst for lst in default.listens if lst.socket == socket)
+        if listen.stmt in default.own("listen"):
+            self._edit(listen.stmt, "args", [*listen.stmt.args, "default_server"])
+        else:  # no listen line: nginx's implicit `listen *:80`, now said
+            self._insert(default.stmt, "listen 80 default_server;")
+        self.plan.steps.append(
+            Step(
+                _at(listen.stmt),
+                "default_server added",
+                f"it was the default of {socket} only by include order; a new file must not "
+                "change that",
+            )
+        )
+        return default
 
     def check_names(self) -> None:
         """A domain another server of the tree already serves stops everything."""
         for site in self.generator.sites:
             for domain in site.domains:
                 for server in self.config.servers:
-                    if (
-                        domain in server.names
-                        and os.path.realpath(server.stmt.file) not in self.mine
-                    ):
-                        raise NginxgenError(
-                            f"{domain} is already served by this server; nothing written",
-                            where=_at(server.stmt),
-                        )
+                    if os.path.realpath(server.stmt.file) in self.mine:
+                        continue
+                    for names in server.own("server_name"):
+                        if domain in names.args:
+                            raise NginxgenError(
+                                f"{domain} is already served by this server; nothing written",
+                                where=_at(names),
+                            )
 
     def sites(self, default_listens: list[Listen]) -> None:
         rendered = render(self.generator)
@@ -290,9 +302,13 @@ class _Planner:
         for listen in listens:
             socket = _socket(listen.args)
             args = [a for a in listen.args if a != "default_server"]
-            if not self.servers(socket) and socket not in self.defaults_taken:
+            servers = self.servers(socket)
+            if servers:
+                if socket not in self.defaults_taken:
+                    self.keep_default(socket, servers)
+            elif socket not in self.defaults_taken:
                 args.append("default_server")
-                self.defaults_taken.add(socket)
+            self.defaults_taken.add(socket)
             lines.append(f"    listen {' '.join(args)};")
         lines += [
             f"    server_name {' '.join(domains)};",
@@ -314,8 +330,9 @@ class _Planner:
         if old != text:
             self.plan.steps.append(Step(path, "written" if old is None else "replaced", what))
         if link is None:
-            if self.place.pattern is None and not path.endswith(TLS_NAME):
-                self._ensure_included(path, None, "reads the new file")
+            if self.place.include is None and not path.endswith(TLS_NAME):
+                pattern = os.path.join(self.place.folder, self.place.pattern)
+                self._ensure_included(pattern, None, "reads the sites nginxgen adds")
             return
         target = os.path.relpath(path, os.path.dirname(link))
         self.plan.ours.add(link)
@@ -329,6 +346,9 @@ class _Planner:
     def _ensure_included(self, path: str, after: Stmt | None, why: str) -> None:
         """An include line for `path` in http{} (after `after`, else last), unless one reads it."""
         prefix = self.loaded.prefix
+        if path in self.included:
+            return
+        self.included.add(path)
         for stmt in self.config.http.get("include", []):
             if stmt.args and os.path.abspath(os.path.join(prefix, stmt.args[0])) == path:
                 return

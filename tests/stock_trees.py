@@ -1,0 +1,81 @@
+"""Stock nginx trees as distributions and packages ship them (../shared/layouts/README.md), copied
+to a test folder with their absolute paths rewritten there - the test data of `generate --into`.
+
+Only what a test machine needs changes: absolute paths point into the copy, `user` is one that
+exists, and the build's compiled-in temp folders move into the copy (Debian's are in /var/lib).
+Every other byte stays as shipped.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+from tests.builds import Build
+
+SHARED = Path(__file__).resolve().parent.parent.parent / "shared"
+LAYOUTS = SHARED / "layouts"
+CORPUS = SHARED / "corpus"
+USER = re.compile(r"^(\s*)user\s+[^;]+;", re.M)
+
+
+def _copy_debian(build: Build, dest: Path) -> None:
+    assert build.root is not None
+    shutil.copytree(build.root / "etc" / "nginx", dest, symlinks=True)
+    # nginx's postinst enables the default site
+    (dest / "sites-enabled" / "default").symlink_to("../sites-available/default")
+
+
+def _copy_folder(source: Path) -> Callable[[Build, Path], None]:
+    def copy(build: Build, dest: Path) -> None:
+        shutil.copytree(source, dest, symlinks=True)
+
+    return copy
+
+
+TREES: dict[str, tuple[str | None, Callable[[Build, Path], None]]] = {
+    # name: (the build it ships with, or None: any build; how to copy it)
+    "debian-12": ("bookworm", _copy_debian),
+    "debian-13": ("trixie", _copy_debian),
+    "nginx-org": (None, _copy_folder(LAYOUTS / "nginx-org-packages" / "etc" / "nginx")),
+    "nginx-source": (None, _copy_folder(CORPUS / "nginx__nginx" / "conf")),
+}
+
+
+def stock_tree(name: str, build: Build, dest: Path) -> Path:
+    """The tree copied to `dest` and made to run there; returns its nginx.conf."""
+    _, copy = TREES[name]
+    copy(build, dest)
+    for folder in ("log", "run", "temp"):
+        (dest / folder).mkdir(exist_ok=True)
+    rewrites = {
+        "/etc/nginx": str(dest),
+        "/var/log/nginx": str(dest / "log"),
+        "/var/run/": f"{dest}/run/",
+        "/run/": f"{dest}/run/",
+    }
+    for path in dest.rglob("*"):
+        if path.is_symlink():
+            continue
+        path.chmod(path.stat().st_mode | 0o200)  # the shared copies are read-only; /etc is not
+        if not path.is_file():
+            continue
+        text = path.read_text(errors="surrogateescape")
+        new = text
+        for old, here in rewrites.items():
+            new = re.sub(rf"(?<![\w/.]){re.escape(old)}", here, new)
+        if new != text:
+            path.write_text(new, errors="surrogateescape")
+    main = dest / "nginx.conf"
+    text = main.read_text()
+    user = "user root;" if os.geteuid() == 0 else ""
+    text = USER.sub(lambda m: m.group(1) + user, text)
+    temp = [d.replace(" temp/", f" {dest}/temp/") for d in build.temp_path_directives]
+    temp.append(f"access_log {dest}/log/access.log;")  # where a tree has none: the compiled one
+    text = re.sub(r"^(\s*http\s*\{[^\n]*\n)", lambda m: m.group(1) + "".join(f"    {t}\n" for t in temp),
+                  text, count=1, flags=re.M)  # fmt: skip
+    main.write_text(text)
+    return main

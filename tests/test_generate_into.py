@@ -1,0 +1,242 @@
+"""`nginxgen generate --into DIR` on stock trees (issue 14): the result passes real `nginx -t`,
+lint finds nothing the new part could have avoided, a second identical run changes nothing, a
+run for another domain adds only that site, `--diff` shows exactly what applying writes, a
+failing `nginx -t` puts everything back, and bad input stops with one line and writes nothing."""
+
+from __future__ import annotations
+
+import difflib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.builds import BUILD_NAMES, Build
+from tests.conftest import require_build
+from tests.live import nginx_bin_script
+from tests.pki import CertificateFactory
+from tests.stock_trees import TREES, stock_tree
+
+CASES = [
+    (tree, build)
+    for tree, (ships_with, _) in TREES.items()
+    for build in ([ships_with] if ships_with else BUILD_NAMES)
+]
+
+
+def nginxgen(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "nginxgen", *args], capture_output=True, text=True, check=False
+    )
+
+
+def snapshot(folder: Path) -> dict[str, str]:
+    """Every file's text and every symlink's target."""
+    out = {}
+    for path in sorted(folder.rglob("*")):
+        key = str(path.relative_to(folder))
+        if path.is_symlink():
+            out[key] = "-> " + os.readlink(path)
+        elif path.is_file() and not _runtime(path.relative_to(folder)):
+            out[key] = path.read_text(errors="surrogateescape")
+    return out
+
+
+def _runtime(path: Path) -> bool:
+    """What nginx itself leaves in the test prefix: logs and the pid file."""
+    return path.parts[0] == "log" or path.name == "error.log" or path.suffix == ".pid"
+
+
+def nginx_t(build: Build, main: Path) -> str:
+    done = build.nginx(
+        "-p", f"{main.parent}/", "-c", str(main), "-e", str(main.parent / "log/error.log"), "-t"
+    )
+    return "" if done.returncode == 0 else done.stderr
+
+
+class Tree:
+    def __init__(self, name: str, build: Build, tmp: Path) -> None:
+        self.build = build
+        self.main = stock_tree(name, build, tmp / "nginx")
+        self.dir = self.main.parent
+        self.certs = CertificateFactory(tmp / "certs")
+
+    def generate(
+        self, domain: str, *extra: str, preset: str = "intermediate"
+    ) -> subprocess.CompletedProcess[str]:
+        chain = self.certs.leaf(domain, sans=(f"www.{domain}",))
+        return nginxgen(
+            "generate", "--preset", preset, *self.build.target_flags,
+            "--domain", domain, "--domain", f"www.{domain}",
+            "--cert", str(chain.fullchain), "--key", str(chain.key),
+            "--into", str(self.dir), *extra,
+        )  # fmt: skip
+
+
+@pytest.mark.parametrize(("tree", "build_name"), CASES, ids=[f"{t}-{b}" for t, b in CASES])
+def test_into_stock_tree_passes_nginx_t_and_lint(
+    provisioned: tuple[dict[str, Build], dict[str, str]],
+    tmp_path: Path,
+    tree: str,
+    build_name: str,
+) -> None:
+    build = require_build(provisioned, build_name)
+    for preset in ["intermediate", *(["pq"] if build.name == "trixie" else [])]:
+        stock = Tree(tree, build, tmp_path / preset)
+        assert nginx_t(build, stock.main) == ""  # the copy runs as shipped
+        for domain in ("one.test", "two.test"):
+            before = snapshot(stock.dir)
+            done = stock.generate(domain, preset=preset)
+            assert done.returncode == 0, done.stderr
+            assert "in what nginxgen wrote" not in done.stderr, done.stderr
+            assert nginx_t(build, stock.main) == "", (preset, done.stdout)
+            changed = {k for k in snapshot(stock.dir) if snapshot(stock.dir)[k] != before.get(k)}
+            if domain == "two.test":  # another domain adds only its own site
+                assert changed and all("two.test" in k for k in changed), changed
+            after = snapshot(stock.dir)
+            again = stock.generate(domain, preset=preset)  # the same run again: nothing changes
+            assert again.returncode == 0 and "nothing to change" in again.stderr, again.stdout
+            assert snapshot(stock.dir) == after
+
+
+def applied(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp: Path, tree: str, build: str
+) -> Tree:
+    """The stock tree with a.test added by `generate --into`."""
+    stock = Tree(tree, require_build(provisioned, build), tmp)
+    done = stock.generate("a.test")
+    assert done.returncode == 0, done.stderr
+    return stock
+
+
+def test_debian12_protocols_changed_in_place_not_merged(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    # Debian 12's http{} sets ssl_protocols TLSv1 TLSv1.1 TLSv1.2 TLSv1.3: a second line would be
+    # merged with it (TLS 1.0/1.1 stay on), so the line itself changes.
+    stock = applied(provisioned, tmp_path, "debian-12", "bookworm")
+    main = stock.main.read_text()
+    assert "\tssl_protocols TLSv1.2 TLSv1.3; # Dropping SSLv3, ref: POODLE\n" in main, main
+    assert main.count("ssl_protocols") == 1
+    everything = "".join(snapshot(stock.dir).values())
+    assert everything.count("ssl_prefer_server_ciphers ") == 1  # changed in place, not added
+    assert (stock.dir / "sites-enabled" / "a.test.ssl.conf").is_symlink()
+
+
+def test_nginx_org_default_site_keeps_port_80(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    # conf.d/a.test.ssl.conf sorts before conf.d/default.conf: the stock server, default of
+    # port 80 only by order, is made explicit instead of losing it to the new redirect.
+    stock = applied(provisioned, tmp_path, "nginx-org", "trixie")
+    assert "listen       80 default_server;" in (stock.dir / "conf.d" / "default.conf").read_text()
+    site = (stock.dir / "conf.d" / "a.test.ssl.conf").read_text()
+    assert "    listen 80;\n" in site and "return 308" in site
+
+
+def test_diff_is_what_applying_writes(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    stock = Tree("debian-13", require_build(provisioned, "trixie"), tmp_path)
+    before = snapshot(stock.dir)
+    shown = stock.generate("a.test", "--diff")
+    assert shown.returncode == 0, shown.stderr
+    assert snapshot(stock.dir) == before  # --diff writes nothing
+    assert stock.generate("a.test").returncode == 0
+    after = snapshot(stock.dir)
+    expected: dict[str, str] = {}
+    for key in sorted(set(after) - set(before)) + [k for k in before if after.get(k) != before[k]]:
+        path = str(stock.dir / key)
+        if after[key].startswith("-> "):
+            expected[path] = f"--- /dev/null\n+++ {path}\n@@ symlink @@\n+{after[key]}\n"
+            continue
+        old = before.get(key)
+        expected[path] = "".join(
+            difflib.unified_diff(
+                (old or "").splitlines(keepends=True),
+                after[key].splitlines(keepends=True),
+                fromfile=path if old is not None else "/dev/null",
+                tofile=path,
+            )
+        )
+    chunks = {}
+    for chunk in shown.stdout.split("--- ")[1:]:
+        path = chunk.split("\n+++ ", 1)[1].split("\n", 1)[0]
+        chunks[path] = "--- " + chunk
+    assert chunks == expected
+
+
+def test_nginx_t_failure_puts_everything_back(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    build = require_build(provisioned, "trixie")
+    stock = Tree("debian-13", build, tmp_path)
+    before = snapshot(stock.dir)
+    marker = stock.dir / "sites-available" / "a.test.ssl.conf"
+    inject = f'if [ -e "{marker}" ]; then echo "nginx: [emerg] injected failure" >&2; exit 1; fi'
+    wrapper = nginx_bin_script(build, stock.dir, tmp_path / "nginx-bin", before=inject)
+    chain = stock.certs.leaf("a.test")
+    done = nginxgen(
+        "generate", "--preset", "intermediate", "--nginx-bin", str(wrapper),
+        "--domain", "a.test", "--cert", str(chain.fullchain), "--key", str(chain.key),
+        "--into", str(stock.dir),
+    )  # fmt: skip
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert done.stderr.strip().splitlines()[-1] == (
+        "nginxgen: error: nginx -t fails after the change, every file put back: "
+        "nginx: [emerg] injected failure"
+    )
+    assert snapshot(stock.dir) == before
+    # and with nginx -t passing, the same run is kept
+    ok = nginx_bin_script(build, stock.dir, tmp_path / "nginx-ok")
+    kept = nginxgen(
+        "generate", "--preset", "intermediate", "--nginx-bin", str(ok),
+        "--domain", "a.test", "--cert", str(chain.fullchain), "--key", str(chain.key),
+        "--into", str(stock.dir),
+    )  # fmt: skip
+    assert kept.returncode == 0 and "nginx -t passes after the change" in kept.stderr
+    assert marker.is_file()
+
+
+@pytest.mark.parametrize(
+    ("case", "expected"),
+    [
+        ("missing", "--into: no such folder"),
+        ("no-main", "no main file nginx.conf here"),
+        ("syntax", 'sites-enabled/broken:2: unexpected "}"'),
+        ("served", "sites-enabled/other:3: a.test is already served by this server"),
+        ("key", "does not match"),
+    ],
+)
+def test_bad_input_exits_2_and_writes_nothing(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path, case: str, expected: str
+) -> None:
+    stock = Tree("debian-13", require_build(provisioned, "trixie"), tmp_path)
+    chain = stock.certs.leaf("a.test")
+    key = chain.key
+    into = stock.dir
+    if case == "missing":
+        into = tmp_path / "nowhere"
+    elif case == "no-main":
+        into = tmp_path / "empty"
+        into.mkdir()
+    elif case == "syntax":
+        (stock.dir / "sites-enabled" / "broken").write_text("server {\n  listen 8080; }}\n")
+    elif case == "served":
+        (stock.dir / "sites-enabled" / "other").write_text(
+            "server {\n    listen 443 ssl;\n    server_name a.test;\n}\n"
+        )
+    else:
+        key = stock.certs.leaf("b.test").key
+    before = snapshot(stock.dir)
+    done = nginxgen(
+        "generate", "--preset", "intermediate", *stock.build.target_flags,
+        "--domain", "a.test", "--cert", str(chain.fullchain), "--key", str(key),
+        "--into", str(into),
+    )  # fmt: skip
+    assert done.returncode == 2, done.stdout + done.stderr
+    lines = [line for line in done.stderr.splitlines() if "target:" not in line]
+    assert len(lines) == 1 and expected in lines[0], done.stderr
+    assert snapshot(stock.dir) == before
