@@ -96,10 +96,11 @@ def nginx_check(build: Build, conf: Path) -> subprocess.CompletedProcess[str]:
 class Server:
     """A running nginx master (foreground), stopped by its pid on exit."""
 
-    def __init__(self, build: Build, conf: Path, ports: list[int]) -> None:
+    def __init__(self, build: Build, conf: Path, ports: list[int], pid: bool = True) -> None:
         self.build = build
         self.conf = conf
         self.ports = ports
+        self.pid = pid  # False: the config has its own `pid` line (a stock tree)
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -108,7 +109,8 @@ class Server:
         return path.read_text(errors="replace") if path.exists() else ""
 
     def __enter__(self) -> Server:
-        directives = f"daemon off; pid {self.conf.parent}/nginx.pid; error_log error.log info;"
+        pid = f" pid {self.conf.parent}/nginx.pid;" if self.pid else ""
+        directives = f"daemon off;{pid} error_log error.log info;"
         self.process = subprocess.Popen(
             nginx_argv(self.build, self.conf, "-g", directives),
             stdout=subprocess.DEVNULL,

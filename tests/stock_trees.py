@@ -72,7 +72,9 @@ def stock_tree(name: str, build: Build, dest: Path) -> Path:
     main = dest / "nginx.conf"
     text = main.read_text()
     user = "user root;" if os.geteuid() == 0 else ""
-    text = USER.sub(lambda m: m.group(1) + user, text)
+    text, users = USER.subn(lambda m: m.group(1) + user, text)
+    if not users and user:  # workers would run as nobody, who cannot read a 0700 test folder
+        text = user + "\n" + text
     temp = [d.replace(" temp/", f" {dest}/temp/") for d in build.temp_path_directives]
     temp.append(f"access_log {dest}/log/access.log;")  # where a tree has none: the compiled one
     text = re.sub(r"^(\s*http\s*\{[^\n]*\n)", lambda m: m.group(1) + "".join(f"    {t}\n" for t in temp),

@@ -1,0 +1,106 @@
+"""`generate --into` proven live on loopback (issue 14): each stock tree, with two sites added,
+served by its real nginx. Both names complete TLS 1.3 handshakes with the preset's groups (on
+nginx 1.26.3/OpenSSL 3.5 the pq preset's ML-KEM is enforced: a client that sends an X25519 key
+share first still ends on X25519MLKEM768), a session resumes, HSTS is on a 200 and a 404, plain
+HTTP answers 308 to HTTPS, and the tree's own site on port 80 answers as it did before.
+
+Test-machine adaptation only: the tree's port-80 listens move to a loopback port (binding 80
+needs root and may be taken), as stock_trees.py already moves paths."""
+
+from __future__ import annotations
+
+import http.client
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.builds import Build
+from tests.conftest import require_build
+from tests.live import Server, free_port, s_client
+from tests.test_generate_into import Tree
+
+LIVE = [
+    ("debian-12", "bookworm", "intermediate"),
+    ("debian-13", "trixie", "pq"),
+    ("nginx-org", "trixie", "pq"),
+    ("nginx-org", "wheel", "intermediate"),
+    ("nginx-source", "trixie", "intermediate"),
+]
+LISTEN_80 = re.compile(r"^(\s*listen\s+)(\[::\]:)?80\b", re.M)
+
+
+def plain_get(port: int, host: str, path: str = "/") -> tuple[int, str | None, bytes]:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        connection.request("GET", path, headers={"Host": host})
+        response = connection.getresponse()
+        return response.status, response.getheader("Location"), response.read()
+    finally:
+        connection.close()
+
+
+def move_port_80(folder: Path, port: int) -> None:
+    """Every `listen 80` / `listen [::]:80` of the tree to loopback ports (IPv6 to 127.0.0.2:
+    a CI container may have no IPv6)."""
+    for path in folder.rglob("*"):
+        if path.is_file() and not path.is_symlink() and path.suffix not in (".pem", ".crt"):
+            text = path.read_text(errors="surrogateescape")
+            new = LISTEN_80.sub(
+                lambda m: m.group(1) + ("127.0.0.2" if m.group(2) else "127.0.0.1") + f":{port}",
+                text,
+            )
+            if new != text:
+                path.write_text(new, errors="surrogateescape")
+
+
+@pytest.mark.parametrize(
+    ("tree", "build_name", "preset"), LIVE, ids=[f"{t}-{b}" for t, b, _ in LIVE]
+)
+def test_into_tree_serves_both_sites(
+    provisioned: tuple[dict[str, Build], dict[str, str]],
+    client: Build,
+    tmp_path: Path,
+    tree: str,
+    build_name: str,
+    preset: str,
+) -> None:
+    build = require_build(provisioned, build_name)
+    stock = Tree(tree, build, tmp_path)
+    http_port, tls_port = free_port(), free_port()
+    move_port_80(stock.dir, http_port)
+    ports = [http_port]
+    with Server(build, stock.main, ports, pid=False):
+        own_before = plain_get(http_port, "localhost")
+    www = tmp_path / "www"
+    www.mkdir()
+    (www / "index.html").write_text("hello\n")
+    settings = tmp_path / "site.yaml"
+    settings.write_text(f"site:\n  root: {www}\n")
+    for domain in ("a.test", "b.test"):
+        done = stock.generate(
+            domain,
+            "--config", str(settings),
+            "--listen", f"127.0.0.1:{tls_port}",
+            "--http-listen", f"127.0.0.1:{http_port}",
+            preset=preset,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+    root = stock.certs.leaf("ca.test").root  # the factory's one root
+    with Server(build, stock.main, [http_port, tls_port], pid=False) as served:
+        for name in ("a.test", "www.a.test", "b.test"):
+            groups = "X25519:X25519MLKEM768" if preset == "pq" else None
+            hello = s_client(client, tls_port, name, version="1.3", groups=groups, ca=root)
+            assert hello.ok and hello.protocol == "TLSv1.3", hello.output[-1500:]
+            if preset == "pq":  # enforced: asked for ML-KEM though X25519's share came first
+                assert hello.group == "X25519MLKEM768", hello.output[-1500:]
+            assert hello.status == 200 and hello.header("Strict-Transport-Security"), hello.response
+            missing = s_client(client, tls_port, name, path="/nowhere", ca=root)
+            assert missing.status == 404 and missing.header("Strict-Transport-Security")
+        session = tmp_path / "session.pem"
+        first = s_client(client, tls_port, "b.test", sess_out=session, ca=root)
+        resumed = s_client(client, tls_port, "b.test", sess_in=session, ca=root)
+        assert first.ok and resumed.reused, (resumed.output[-1500:], served.error_log[-1500:])
+        status, location, _ = plain_get(http_port, "a.test", "/x?y=1")
+        assert status == 308 and location == "https://a.test/x?y=1"
+        assert plain_get(http_port, "localhost") == own_before  # the tree's own site
