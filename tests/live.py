@@ -96,11 +96,10 @@ def nginx_check(build: Build, conf: Path) -> subprocess.CompletedProcess[str]:
 class Server:
     """A running nginx master (foreground), stopped by its pid on exit."""
 
-    def __init__(self, build: Build, conf: Path, ports: list[int], pid: bool = True) -> None:
+    def __init__(self, build: Build, conf: Path, ports: list[int]) -> None:
         self.build = build
         self.conf = conf
         self.ports = ports
-        self.pid = pid  # False: the config has its own `pid` line (a stock tree)
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -109,8 +108,12 @@ class Server:
         return path.read_text(errors="replace") if path.exists() else ""
 
     def __enter__(self) -> Server:
-        pid = f" pid {self.conf.parent}/nginx.pid;" if self.pid else ""
-        directives = f"daemon off;{pid} error_log error.log info;"
+        # A stock tree may set daemon or pid itself: a second one from -g would be a duplicate.
+        text = self.conf.read_text(errors="replace")
+        directives = "" if re.search(r"^\s*daemon\s", text, re.M) else "daemon off; "
+        if not re.search(r"^\s*pid\s", text, re.M):
+            directives += f"pid {self.conf.parent}/nginx.pid; "
+        directives += "error_log error.log info;"
         self.process = subprocess.Popen(
             nginx_argv(self.build, self.conf, "-g", directives),
             stdout=subprocess.DEVNULL,

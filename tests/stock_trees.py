@@ -36,12 +36,54 @@ def _copy_folder(source: Path) -> Callable[[Build, Path], None]:
     return copy
 
 
+def _copy_h5bp(build: Build, dest: Path) -> None:
+    source = CORPUS / "h5bp__server-configs-nginx"
+    shutil.copytree(source, dest, symlinks=True, ignore=shutil.ignore_patterns("test", "_LICENSE*"))
+
+
+def _copy_linuxserver(site: Path) -> Callable[[Build, Path], None]:
+    """The files linuxserver's init puts in /config/nginx from the image's defaults (`.sample`),
+    the two it writes at start (worker_processes.conf, resolver.conf), the nginx files the
+    image's package has in /etc/nginx, and the key pair and DH file the init makes."""
+    base = CORPUS / "linuxserver__docker-baseimage-alpine-nginx" / "root" / "defaults" / "nginx"
+
+    def copy(build: Build, dest: Path) -> None:
+        from tests.fuzzing.generate_check import real_files
+        from tests.pki import CertificateFactory
+
+        (dest / "site-confs").mkdir(parents=True)
+        shutil.copy(base / "nginx.conf.sample", dest / "nginx.conf")
+        shutil.copy(base / "ssl.conf.sample", dest / "ssl.conf")
+        shutil.copy(site, dest / "site-confs" / "default.conf")
+        (dest / "worker_processes.conf").write_text("worker_processes 2;\n")
+        (dest / "resolver.conf").write_text("resolver 127.0.0.1 valid=30s;\n")
+        for name in ("mime.types", "fastcgi_params"):
+            shutil.copy(CORPUS / "nginx__nginx" / "conf" / name, dest / name)
+        for folder in ("modules", "conf.d", "http.d", "proxy-confs", "keys", "www"):
+            (dest / folder).mkdir(exist_ok=True)
+        chain = CertificateFactory(dest / "keys" / "ca").leaf("localhost")
+        shutil.copy(chain.fullchain, dest / "keys" / "cert.crt")
+        shutil.copy(chain.key, dest / "keys" / "cert.key")
+        shutil.copy(real_files().dhparam, dest / "dhparams.pem")
+
+    return copy
+
+
+SWAG = CORPUS / "linuxserver__docker-swag" / "root" / "defaults" / "nginx"
+ALPINE = CORPUS / "linuxserver__docker-baseimage-alpine-nginx" / "root" / "defaults" / "nginx"
 TREES: dict[str, tuple[str | None, Callable[[Build, Path], None]]] = {
     # name: (the build it ships with, or None: any build; how to copy it)
     "debian-12": ("bookworm", _copy_debian),
     "debian-13": ("trixie", _copy_debian),
     "nginx-org": (None, _copy_folder(LAYOUTS / "nginx-org-packages" / "etc" / "nginx")),
     "nginx-source": (None, _copy_folder(CORPUS / "nginx__nginx" / "conf")),
+    "h5bp": (None, _copy_h5bp),
+    # http3 on / listen ... quic: only the build with the HTTP/3 module loads them as shipped
+    "linuxserver-alpine": (
+        "trixie",
+        _copy_linuxserver(ALPINE / "site-confs" / "default.conf.sample"),
+    ),
+    "swag": ("trixie", _copy_linuxserver(SWAG / "site-confs" / "default.conf.sample")),
 }
 
 
@@ -51,7 +93,11 @@ def stock_tree(name: str, build: Build, dest: Path) -> Path:
     copy(build, dest)
     for folder in ("log", "run", "temp"):
         (dest / folder).mkdir(exist_ok=True)
-    rewrites = {
+    rewrites = {  # longest first
+        "/config/nginx": str(dest),
+        "/config/log/nginx": str(dest / "log"),
+        "/config/keys": str(dest / "keys"),
+        "/config/www": str(dest / "www"),
         "/etc/nginx": str(dest),
         "/var/log/nginx": str(dest / "log"),
         "/var/run/": f"{dest}/run/",
@@ -75,7 +121,11 @@ def stock_tree(name: str, build: Build, dest: Path) -> Path:
     text, users = USER.subn(lambda m: m.group(1) + user, text)
     if not users and user:  # workers would run as nobody, who cannot read a 0700 test folder
         text = user + "\n" + text
-    temp = [d.replace(" temp/", f" {dest}/temp/") for d in build.temp_path_directives]
+    temp = [
+        d.replace(" temp/", f" {dest}/temp/")
+        for d in build.temp_path_directives
+        if not re.search(rf"^\s*{d.split()[0]}\s", text, re.M)  # set by the tree: kept
+    ]
     temp.append(f"access_log {dest}/log/access.log;")  # where a tree has none: the compiled one
     text = re.sub(r"^(\s*http\s*\{[^\n]*\n)", lambda m: m.group(1) + "".join(f"    {t}\n" for t in temp),
                   text, count=1, flags=re.M)  # fmt: skip

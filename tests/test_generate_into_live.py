@@ -26,28 +26,40 @@ LIVE = [
     ("nginx-org", "trixie", "pq"),
     ("nginx-org", "wheel", "intermediate"),
     ("nginx-source", "trixie", "intermediate"),
+    ("h5bp", "trixie", "pq"),
+    ("h5bp", "bookworm", "intermediate"),
+    ("linuxserver-alpine", "trixie", "pq"),
+    ("swag", "trixie", "intermediate"),
 ]
-LISTEN_80 = re.compile(r"^(\s*listen\s+)(\[::\]:)?80\b", re.M)
+LISTEN = re.compile(r"^(\s*listen\s+)(\[::\]:)?(80|443)\b", re.M)
 
 
 def plain_get(port: int, host: str, path: str = "/") -> tuple[int, str | None, bytes]:
+    """Status, Location and body; (0, None, b"") when the server closes without answering
+    (`return 444`)."""
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
     try:
         connection.request("GET", path, headers={"Host": host})
         response = connection.getresponse()
         return response.status, response.getheader("Location"), response.read()
+    except (http.client.RemoteDisconnected, ConnectionResetError):
+        return 0, None, b""
     finally:
         connection.close()
 
 
-def move_port_80(folder: Path, port: int) -> None:
-    """Every `listen 80` / `listen [::]:80` of the tree to loopback ports (IPv6 to 127.0.0.2:
-    a CI container may have no IPv6)."""
+def move_ports(folder: Path, ports: dict[str, int]) -> None:
+    """Every `listen 80` / `listen 443` (and `[::]:`) of the tree to loopback ports (IPv6 to
+    127.0.0.2: a CI container may have no IPv6)."""
     for path in folder.rglob("*"):
         if path.is_file() and not path.is_symlink() and path.suffix not in (".pem", ".crt"):
             text = path.read_text(errors="surrogateescape")
-            new = LISTEN_80.sub(
-                lambda m: m.group(1) + ("127.0.0.2" if m.group(2) else "127.0.0.1") + f":{port}",
+            new = LISTEN.sub(
+                lambda m: (
+                    m.group(1)
+                    + ("127.0.0.2" if m.group(2) else "127.0.0.1")
+                    + f":{ports[m.group(3)]}"
+                ),
                 text,
             )
             if new != text:
@@ -68,9 +80,9 @@ def test_into_tree_serves_both_sites(
     build = require_build(provisioned, build_name)
     stock = Tree(tree, build, tmp_path)
     http_port, tls_port = free_port(), free_port()
-    move_port_80(stock.dir, http_port)
+    move_ports(stock.dir, {"80": http_port, "443": tls_port})  # the new sites share them
     ports = [http_port]
-    with Server(build, stock.main, ports, pid=False):
+    with Server(build, stock.main, ports):
         own_before = plain_get(http_port, "localhost")
     www = tmp_path / "www"
     www.mkdir()
@@ -87,7 +99,7 @@ def test_into_tree_serves_both_sites(
         )  # fmt: skip
         assert done.returncode == 0, done.stderr
     root = stock.certs.leaf("ca.test").root  # the factory's one root
-    with Server(build, stock.main, [http_port, tls_port], pid=False) as served:
+    with Server(build, stock.main, [http_port, tls_port]) as served:
         for name in ("a.test", "www.a.test", "b.test"):
             groups = "X25519:X25519MLKEM768" if preset == "pq" else None
             hello = s_client(client, tls_port, name, version="1.3", groups=groups, ca=root)

@@ -118,7 +118,9 @@ class _Planner:
 
     # --- edits in the user's files -------------------------------------------------------------
 
-    def _edit(self, stmt: Stmt, make: str, args: list[str] | None = None) -> None:
+    def _edit(self, stmt: Stmt, make: str, args: list[str] | None = None) -> bool:
+        """Plan one edit of a user's line; False when the same edit is planned already (a
+        snippet included by the default server of several sockets)."""
         found = self.tree.locate(stmt)
         if found is None:
             raise NginxgenError(f"cannot find {stmt.directive} again", where=_at(stmt))
@@ -128,7 +130,11 @@ class _Planner:
             assert args is not None
             edit = edits.replace_args(source, statement, args)
         assert edit is not None
-        self.edits.setdefault(stmt.file, []).append(edit)
+        pending = self.edits.setdefault(stmt.file, [])
+        if edit in pending:
+            return False
+        pending.append(edit)
+        return True
 
     def _insert(self, block: Stmt, line: str, after: Stmt | None = None) -> None:
         found = self.tree.locate(block)
@@ -166,17 +172,14 @@ class _Planner:
         for statement in source.statements:
             key = _key(statement, source)
             args = [source.value(a) for a in statement.args]
-            if key == "ssl_session_cache":
-                new_args = self.shared_zone(args)
-                if new_args != args:
-                    dropped.append(edits.replace_args(source, statement, new_args))
-                    self.plan.steps.append(
-                        Step(TLS_NAME, f"ssl_session_cache {' '.join(new_args)}", "the tree's zone")
-                    )
-                    args = new_args
+            reused = key == "ssl_session_cache" and self.shared_zone(args) != args
+            if reused:
+                args = self.shared_zone(args)
             existing = [s for s in self.config.http.get(key.split()[0], []) if _key(s) == key]
             if not existing:
-                added.append(key)
+                added.append(f"{key} {args[0]} (the tree's zone)" if reused else key)
+                if reused:
+                    dropped.append(edits.replace_args(source, statement, args))
                 continue
             dropped.append(_delete_with_comments(source, statement))
             first, *rest = existing
@@ -221,7 +224,8 @@ class _Planner:
             for name in sorted(decided):
                 own = _own(default, name)
                 if own and name in ours_settings and own[0].args != ours_settings[name]:
-                    self._edit(own[0], "args", ours_settings[name])
+                    if not self._edit(own[0], "args", ours_settings[name]):
+                        continue
                     self.plan.steps.append(
                         Step(
                             _at(own[0]),
