@@ -240,3 +240,16 @@ def test_bad_input_exits_2_and_writes_nothing(
     lines = [line for line in done.stderr.splitlines() if "target:" not in line]
     assert len(lines) == 1 and expected in lines[0], done.stderr
     assert snapshot(stock.dir) == before
+
+
+def test_root_names_another_main_file(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    build = require_build(provisioned, "trixie")
+    stock = Tree("nginx-source", build, tmp_path)
+    main = stock.main.rename(stock.dir / "main.conf")
+    done = stock.generate("a.test", "--root", str(main))
+    assert done.returncode == 0, done.stderr
+    assert "include nginxgen.d/*.conf;" in main.read_text()
+    assert (stock.dir / "nginxgen.d" / "a.test.ssl.conf").is_file()
+    assert nginx_t(build, main) == ""
