@@ -336,3 +336,17 @@ def test_two_equal_statements_on_one_line_get_no_fix(
     code, out, err = run(capsys, "--unsafe-fixes", str(conf))
     assert "internal error" not in err and code == 1
     assert conf.read_text() == text and "NGX006" in out and "NGX102" in out
+
+
+def test_many_merged_repeats_settle_in_one_pass(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Found by the fix fuzz: pairwise merges of twelve ssl_protocols lines took more than the
+    # ten passes --fix allows; one fix now takes them all (the last line's value, on the first).
+    conf = tmp_path / "nginx.conf"
+    lines = "".join(f"    ssl_protocols TLSv1.2 TLSv1.3;  # {i}\n" for i in range(12))
+    conf.write_text("events {}\nhttp {\n" + lines + "}\n")
+    code, out, err = run(capsys, "--unsafe-fixes", "--fixable", "NGX006", str(conf))
+    assert code == 0 and "internal error" not in err, err
+    assert conf.read_text() == "events {}\nhttp {\n    ssl_protocols TLSv1.2 TLSv1.3;  # 0\n}\n"
+    assert "# 1 fixed, 0 remaining" in out  # one fix, all eleven findings gone
