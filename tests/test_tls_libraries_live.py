@@ -1,0 +1,131 @@
+"""The library facts of the knowledge base on real nginx built against AWS-LC and BoringSSL
+(issue 15; scripts/source_builds.py): what `nginx -V` says and the target parser reads, which
+directives the library refuses or ignores, which group spellings it takes, and whose group
+order wins when a client sends a classical key share first."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from nginxgen import knowledge
+from nginxgen.target import parse_library
+from tests.builds import SOURCE_BUILD_NAMES, Build
+from tests.conftest import require_build
+from tests.fuzzing.generate_check import build_target, real_files
+from tests.live import Server, free_port, s_client
+
+COMPATIBLE = {"awslc": "(compatible; AWS-LC 5.12.0)", "boringssl": "(compatible; BoringSSL)"}
+
+
+@pytest.fixture(params=SOURCE_BUILD_NAMES)
+def library_build(
+    request: pytest.FixtureRequest, provisioned: tuple[dict[str, Build], dict[str, str]]
+) -> Build:
+    return require_build(provisioned, str(request.param))
+
+
+def one_server(folder: Path, port: int, lines: str) -> Path:
+    """An nginx.conf with one TLS server on 127.0.0.1:port and these extra lines in it."""
+    pair = real_files().certificates[0]
+    conf = folder / "nginx.conf"
+    conf.write_text(
+        "worker_processes 1;\nevents {}\nhttp {\naccess_log off;\n"
+        f"server {{ listen 127.0.0.1:{port} ssl; ssl_certificate {pair['cert']}; "
+        f"ssl_certificate_key {pair['key']}; {lines} }}\n}}\n"
+    )
+    return conf
+
+
+def nginx_t(build: Build, folder: Path, server: str) -> subprocess.CompletedProcess[str]:
+    """nginx -t of one TLS server with these extra lines."""
+    conf = one_server(folder, free_port(), server)
+    return build.nginx(
+        "-p", f"{folder}/", "-c", str(conf), "-e", str(folder / "error.log"),
+        "-g", f"pid {folder}/nginx.pid;", "-t",
+    )  # fmt: skip
+
+
+def test_nginx_v_names_the_library(library_build: Build) -> None:
+    assert COMPATIBLE[library_build.name] in library_build.nginx("-V").stderr
+    target = build_target(library_build)
+    assert target.library.kind == ("aws-lc" if library_build.name == "awslc" else "boringssl")
+    assert str(target.library) == library_build.tls_library
+
+
+def test_ssl_conf_command_is_refused(library_build: Build, tmp_path: Path) -> None:
+    library = build_target(library_build).library
+    assert not knowledge.has(library, "ssl_conf_command")
+    done = nginx_t(library_build, tmp_path, "ssl_conf_command Options PrioritizeChaCha;")
+    assert done.returncode == 1
+    refusal = knowledge.capability(library, "ssl_conf_command").refusal
+    assert '"ssl_conf_command" directive is not supported on this platform' in done.stderr
+    assert "is not supported on this platform" in refusal  # the knowledge says it as nginx does
+
+
+def test_ocsp_stapling_as_the_knowledge_says(library_build: Build, tmp_path: Path) -> None:
+    library = build_target(library_build).library
+    done = nginx_t(library_build, tmp_path, "ssl_stapling on;")
+    ignored = '"ssl_stapling" ignored, not supported' in done.stderr
+    assert done.returncode == 0, done.stderr
+    assert ignored == (not knowledge.has(library, "ocsp_stapling")), done.stderr
+
+
+SPELLINGS = ["P-256", "prime256v1", "secp256r1", "P-384", "secp384r1", "X25519", "x25519",
+             "X25519MLKEM768", "X25519Kyber768Draft00", "SecP256r1MLKEM768"]  # fmt: skip
+
+
+@pytest.mark.parametrize("spelling", SPELLINGS)
+def test_group_spellings_as_the_knowledge_says(
+    library_build: Build, tmp_path: Path, spelling: str
+) -> None:
+    library = build_target(library_build).library
+    group = knowledge.find_group(spelling)
+    bounds = group.data.get(library.kind) if group is not None else None
+    if library.version is None and isinstance(bounds, dict) and "until" in bounds:
+        # BoringSSL has no version in nginx -V, so a group it removed on a known date (the
+        # Kyber draft, removed 0.20260813.0) cannot be judged for this build: it still has it
+        assert spelling == "X25519Kyber768Draft00", bounds
+        return
+    expected = (
+        group is not None
+        and group.available(library)
+        and knowledge.group_accepts_spelling(group, spelling, library)
+    )
+    done = nginx_t(library_build, tmp_path, f"ssl_ecdh_curve {spelling};")
+    assert (done.returncode == 0) == expected, done.stderr
+
+
+def test_group_tuples_are_refused(library_build: Build, tmp_path: Path) -> None:
+    library = build_target(library_build).library
+    assert not knowledge.has(library, "group_tuples")
+    done = nginx_t(library_build, tmp_path, "ssl_ecdh_curve X25519MLKEM768/X25519;")
+    assert done.returncode == 1 and "SSL_CTX_set1_curves_list" in done.stderr
+
+
+@pytest.mark.parametrize("prefer", ["on", "off"])
+def test_server_group_order_wins_over_the_first_key_share(
+    library_build: Build, client: Build, tmp_path: Path, prefer: str
+) -> None:
+    """The claim behind the pq preset on these libraries: with ssl_prefer_server_ciphers on, a
+    client that offers ML-KEM but sends only an X25519 key share is asked (HelloRetryRequest)
+    for the server's first group; with it off, the client's key share is taken."""
+    library = build_target(library_build).library
+    port = free_port()
+    conf = one_server(
+        tmp_path,
+        port,
+        f"ssl_ecdh_curve X25519MLKEM768:X25519; ssl_prefer_server_ciphers {prefer}; return 200;",
+    )
+    with Server(library_build, conf, [port]):
+        hello = s_client(client, port, "a.test", version="1.3", groups="X25519:X25519MLKEM768")
+    assert hello.ok, hello.output[-1500:]
+    server_order = knowledge.has(library, "server_group_preference") and prefer == "on"
+    expected = "X25519MLKEM768" if server_order else "X25519"
+    assert hello.group == expected, hello.output[-1500:]
+
+
+def test_library_spellings_parse() -> None:
+    assert parse_library("aws-lc-5.12.0").kind == "aws-lc"
