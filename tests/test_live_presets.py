@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from nginxgen import knowledge
 from nginxgen.generate.presets import list_presets, load_preset
-from nginxgen.version import Version
-from tests.builds import BUILD_NAMES, Build
+from tests.builds import BUILD_NAMES, SOURCE_BUILD_NAMES, Build
 from tests.helpers import needs_mlkem
 from tests.live import Handshake, Server, free_port, nginx_check, prepare_prefix, s_client
 from tests.pki import CertificateFactory
@@ -38,6 +38,8 @@ def generate(preset: str, build: Build, folder: Path) -> Served | subprocess.Com
     certs = folder / "certs"
     ecdsa = CertificateFactory(certs / "ecdsa", "ecdsa").leaf(NAME, "ecdsa", sans=(f"www.{NAME}",))
     rsa = CertificateFactory(certs / "rsa", "rsa").leaf(NAME, "rsa", sans=(f"www.{NAME}",))
+    roots = certs / "roots.pem"  # the server may pick either pair (AWS-LC picks RSA)
+    roots.write_bytes(ecdsa.root.read_bytes() + rsa.root.read_bytes())
     www = folder / "www"
     www.mkdir()
     (www / "index.html").write_text("<p>hello</p>\n")
@@ -49,7 +51,7 @@ def generate(preset: str, build: Build, folder: Path) -> Served | subprocess.Com
         "certificates": [
             {"cert": str(ecdsa.fullchain), "key": str(ecdsa.key)},
             {"cert": str(rsa.fullchain), "key": str(rsa.key)},
-        ],
+        ][: 2 if knowledge.has(build.library, "multiple_certificates") else 1],
         "root": str(www),
     }
     config = folder / "site.yaml"
@@ -85,19 +87,29 @@ def generate(preset: str, build: Build, folder: Path) -> Served | subprocess.Com
         http_port=http_port,
         protocols=list(data["policy"]["protocols"]),
         http2=bool(data.get("site", {}).get("http2", True)),
-        root_ca=ecdsa.root,
+        root_ca=roots,
     )
 
 
-CASES = [pytest.param(b, p, id=f"{b}-{p}") for b in BUILD_NAMES for p in PRESETS]
+CASES = [
+    pytest.param(b, p, id=f"{b}-{p}") for b in (*BUILD_NAMES, *SOURCE_BUILD_NAMES) for p in PRESETS
+]
 
 
 @pytest.mark.parametrize(("build", "preset"), CASES, indirect=["build"])
 def test_preset_live(build: Build, preset: str, client: Build, tmp_path: Path) -> None:
     served = generate(preset, build, tmp_path)
     if isinstance(served, subprocess.CompletedProcess):
-        # Only a preset that needs ML-KEM may be refused, and only where the library lacks it.
-        assert needs_mlkem(preset) and build.library.version < Version("3.5"), served.stderr
+        # Only where the library lacks what the preset needs: ML-KEM (OpenSSL < 3.5), or the
+        # choice of TLS 1.3 suites (no ssl_conf_command outside OpenSSL).
+        lacks_mlkem = needs_mlkem(preset) and not knowledge.has(build.library, "mlkem_hybrid")
+        lacks_suites = bool(load_preset(preset)["policy"].get("ciphersuites")) and not (
+            knowledge.has(build.library, "ssl_conf_command")
+        )
+        assert lacks_mlkem or lacks_suites, served.stderr
+        if lacks_suites and not lacks_mlkem:
+            assert served.returncode == 2 and "policy.ciphersuites" in served.stderr
+            return
         assert served.returncode == 2 and "X25519MLKEM768" in served.stderr
         return
     checked = nginx_check(build, served.conf)

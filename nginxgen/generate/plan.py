@@ -198,7 +198,8 @@ def _plan_ciphers(policy: TLSPolicy, target: Target, problems: _Problems) -> str
                 "list suites or drop TLS 1.2",
             )
         return None
-    if policy.seclevel is not None:
+    if policy.seclevel is not None and knowledge.has(target.library, "security_levels"):
+        # only OpenSSL knows security levels; elsewhere the cipher string would be refused
         names.append(f"@SECLEVEL={policy.seclevel}")
     return ":".join(names)
 
@@ -537,6 +538,14 @@ def _plan_site(
             listens.append(Listen(args))
         port = normalize_socket(site.listen[0]).rsplit(":", 1)[1]
         alt_svc = f'h3=":{port}"; ma=86400'
+    if len(site.certificates) > 1 and not knowledge.has(target.library, "multiple_certificates"):
+        capability = knowledge.capability(target.library, "multiple_certificates")
+        problems.add(
+            "site.certificates",
+            f"{len(site.certificates)} pairs",
+            capability.refusal,
+            "give one certificate (ECDSA P-256 serves every current client)",
+        )
     hsts = None
     if site.hsts:
         hsts = f"max-age={site.hsts.max_age}"
