@@ -17,8 +17,9 @@ from pathlib import Path
 
 import pytest
 
+from nginxgen import knowledge
 from nginxgen.version import Version
-from tests.builds import BUILD_NAMES, Build
+from tests.builds import BUILD_NAMES, SOURCE_BUILD_NAMES, Build
 from tests.live import Server, free_port, nginx_check, prepare_prefix, s_client
 from tests.pki import CertificateFactory
 
@@ -139,9 +140,13 @@ def resumes(client: Build) -> Probe:
 
     def probe(build: Build, site: Site) -> bool:
         session = site.conf.parent / "session.pem"
-        first = s_client(client, site.port, "b.test", sess_out=session)
+        # Tickets are off in these cases: without stateful TLS 1.3 tickets (BoringSSL, AWS-LC)
+        # only a TLS 1.2 session ID can resume from the cache
+        stateful = knowledge.has(build.library, "tls13_stateful_resumption")
+        version = None if stateful else "1.2"
+        first = s_client(client, site.port, "b.test", version=version, sess_out=session)
         assert first.ok, first.output
-        return s_client(client, site.port, "b.test", sess_in=session).reused
+        return s_client(client, site.port, "b.test", version=version, sess_in=session).reused
 
     return probe
 
@@ -166,8 +171,9 @@ def before(version: str) -> Callable[[Build], bool]:
     return lambda build: Version(build.nginx_version) < Version(version)
 
 
-def openssl_below(version: str) -> Callable[[Build], bool]:
-    return lambda build: build.library.version < Version(version)
+def lacks(capability: str) -> Callable[[Build], bool]:
+    """The build's library lacks this knowledge-base capability."""
+    return lambda build: not knowledge.has(build.library, capability)
 
 
 def always(build: Build) -> bool:
@@ -212,14 +218,14 @@ def pitfalls(client: Build) -> dict[str, Pitfall]:
             Variant(http="ssl_ecdh_curve X25519MLKEM768:X25519;"),
             Variant(http="ssl_ecdh_curve X25519;"),
             None,
-            openssl_below("3.5"),
+            lacks("mlkem_hybrid"),
         ),
         "group-tuple-unsupported": Pitfall(
             "NGX202",
             Variant(http="ssl_ecdh_curve X25519/prime256v1;"),
             Variant(http="ssl_ecdh_curve X25519:prime256v1;"),
             None,
-            openssl_below("3.5"),
+            lacks("group_tuples"),
         ),
         "mlkem-not-enforced": Pitfall(
             "NGX203",
@@ -227,14 +233,22 @@ def pitfalls(client: Build) -> dict[str, Pitfall]:
             Variant(http="ssl_ecdh_curve X25519MLKEM768/X25519;"),
             mlkem_negotiated(client),
             always,
-            runs_on=lambda build: not openssl_below("3.5")(build),
+            runs_on=lambda build: not lacks("group_tuples")(build),
+        ),
+        # BoringSSL/AWS-LC: no tuples; the server's group order wins only with the preference on
+        "mlkem-not-enforced-server-order": Pitfall(
+            "NGX203",
+            Variant(http="ssl_ecdh_curve X25519MLKEM768:X25519;"),
+            Variant(http="ssl_ecdh_curve X25519MLKEM768:X25519;\nssl_prefer_server_ciphers on;"),
+            mlkem_negotiated(client),
+            always,
         ),
     }
 
 
 CASES = [
     pytest.param(b, name, id=f"{b}-{name}")
-    for b in BUILD_NAMES
+    for b in (*BUILD_NAMES, *SOURCE_BUILD_NAMES)
     for name in (
         "curves-in-vhost",
         "session-cache-in-vhost",
@@ -245,6 +259,10 @@ CASES = [
         "group-tuple-unsupported",
         "mlkem-not-enforced",
     )
+] + [
+    # the server-order shape of NGX203 is BoringSSL's and AWS-LC's (OpenSSL's is the tuple)
+    pytest.param(b, "mlkem-not-enforced-server-order", id=f"{b}-mlkem-not-enforced-server-order")
+    for b in SOURCE_BUILD_NAMES
 ]
 
 

@@ -129,3 +129,22 @@ def test_server_group_order_wins_over_the_first_key_share(
 
 def test_library_spellings_parse() -> None:
     assert parse_library("aws-lc-5.12.0").kind == "aws-lc"
+
+
+def test_tls13_resumption_without_tickets(
+    library_build: Build, client: Build, tmp_path: Path
+) -> None:
+    """Tickets off, a shared cache: TLS 1.3 resumes only where the library keeps stateful
+    tickets; a TLS 1.2 session ID resumes everywhere."""
+    library = build_target(library_build).library
+    port = free_port()
+    conf = one_server(tmp_path, port, "ssl_session_cache shared:B:1m; ssl_session_tickets off;")
+    resumed = {}
+    with Server(library_build, conf, [port]):
+        for version in ("1.2", "1.3"):
+            session = tmp_path / f"session-{version}.pem"
+            first = s_client(client, port, "a.test", version=version, sess_out=session)
+            assert first.ok, first.output[-1500:]
+            again = s_client(client, port, "a.test", version=version, sess_in=session)
+            resumed[version] = again.reused
+    assert resumed == {"1.2": True, "1.3": knowledge.has(library, "tls13_stateful_resumption")}

@@ -9,6 +9,10 @@ clients, none for browsers that already send an ML-KEM key share.
 Fail: ssl_ecdh_curve X25519MLKEM768:X25519:prime256v1;
 Fix:  ssl_ecdh_curve X25519MLKEM768/X25519:prime256v1;
 
+BoringSSL and AWS-LC have no tuples: there the server's group order wins, asking for ML-KEM,
+only with `ssl_prefer_server_ciphers on` in the default server of the address; with it off the
+client's key share is taken (reproduced on nginx 1.26.3 with AWS-LC 5.12.0 and BoringSSL).
+
 Sources: OpenSSL 3.5 SSL_CTX_set1_curves.pod; nginx-tls-facts §1.8 (reproduced on nginx 1.26.3
 with OpenSSL 3.5.7), P11.
 """
@@ -36,7 +40,10 @@ RULE = Rule(
 
 
 def check(ctx: Context) -> Iterator[Finding]:
-    if not knowledge.has(ctx.target.library, "group_tuples"):
+    library = ctx.target.library
+    if knowledge.has(library, "server_group_preference"):
+        yield from _server_order(ctx)
+    if not knowledge.has(library, "group_tuples"):
         return
     for stmt, text in group_statements(ctx):
         if "/" in text:
@@ -57,3 +64,25 @@ def check(ctx: Context) -> Iterator[Finding]:
                 if stmt.directive == "ssl_ecdh_curve" and len(stmt.args) == 1
                 else None,
             )
+
+
+def _server_order(ctx: Context) -> Iterator[Finding]:
+    """A post-quantum group first, but the client's order wins in the default server."""
+    reported: set[int] = set()
+    for _, default, _ in ctx.tls_sockets():
+        stmts = default.effective("ssl_ecdh_curve")
+        if not stmts or id(stmts[-1]) in reported or not stmts[-1].args:
+            continue
+        entries = parse_groups(stmts[-1].args[0])
+        first = knowledge.find_group(entries[0].name) if entries else None
+        if first is None or not first.pq or default.value("ssl_prefer_server_ciphers") == ["on"]:
+            continue
+        reported.add(id(stmts[-1]))
+        yield ctx.finding(
+            RULE,
+            stmts[-1],
+            f"{first.id} is offered but not enforced: with ssl_prefer_server_ciphers off, "
+            f"{ctx.library()} takes the client's key share when it is in the list",
+            "set ssl_prefer_server_ciphers on where the default server takes it (the server's "
+            "group order then wins; it also makes the server's TLS 1.2 suite order win)",
+        )
