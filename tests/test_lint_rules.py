@@ -249,6 +249,15 @@ CASES: list[tuple[str, tuple[str, str], str, str]] = [
     ),
     ("NGX603", MID, http("keepalive_timeout 0;", DEFAULT), http("keepalive_timeout 75s;", DEFAULT)),
     (
+        "NGX606",
+        ("1.26.3", "boringssl"),
+        http(
+            DEFAULT,
+            top="ssl_session_cache shared:S:1m; ssl_protocols TLSv1.2 TLSv1.3; ssl_session_tickets off;",
+        ),
+        http(DEFAULT),
+    ),
+    (
         "NGX604",
         MID,
         http("keepalive_requests 100;", DEFAULT),

@@ -48,6 +48,7 @@ MODULES = (
     "ngx603_keepalive_off",
     "ngx604_low_keepalive_requests",
     "ngx605_ktls_cannot_engage",
+    "ngx606_tickets_off_no_tls13_resumption",
     "ngx701_hsts_missing",
     "ngx702_hsts_not_always",
     "ngx703_hsts_short",

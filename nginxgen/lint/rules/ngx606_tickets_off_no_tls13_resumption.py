@@ -1,0 +1,52 @@
+"""`ssl_session_tickets off` with BoringSSL or AWS-LC: no TLS 1.3 session ever resumes.
+
+OpenSSL resumes TLS 1.3 from the server's session cache when tickets are off (stateful tickets);
+BoringSSL and AWS-LC have no such path, so every TLS 1.3 client pays a full handshake on each
+new connection, however large the shared cache. TLS 1.2 clients still resume by session ID.
+The default server of the address decides (tickets are a default-server setting).
+
+Fail: ssl_session_tickets off;   (nginx built with BoringSSL or AWS-LC, TLS 1.3 on)
+Fix:  ssl_session_tickets on;    (nginx >= 1.23.2 rotates the keys with a shared cache;
+                                  older nginx needs rotated ssl_session_ticket_key files)
+
+Sources: OpenSSL SSL_CTX_set_options.pod (SSL_OP_NO_TICKET and TLS 1.3 stateful tickets);
+reproduced on nginx 1.26.3 with AWS-LC 5.12.0 and BoringSSL: tickets off, a TLS 1.3 session
+did not resume, a TLS 1.2 one did.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from nginxgen import knowledge
+from nginxgen.lint.context import Context, Rule
+from nginxgen.lint.findings import Finding
+
+RULE = Rule(
+    code="NGX606",
+    name="tickets-off-no-tls13-resumption",
+    severity="info",
+    fix="ssl_session_tickets on; (with rotated keys: nginx >= 1.23.2 and a shared cache, or "
+    "ssl_session_ticket_key files)",
+)
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    library = ctx.target.library
+    if knowledge.has(library, "tls13_stateful_resumption"):
+        return
+    reported: set[int] = set()
+    for socket, default, _ in ctx.tls_sockets():
+        stmts = default.effective("ssl_session_tickets")
+        protocols = default.value("ssl_protocols") or list(knowledge.default_protocols(ctx.target))
+        if not stmts or stmts[-1].args != ["off"] or "TLSv1.3" not in protocols:
+            continue
+        if id(stmts[-1]) in reported:
+            continue
+        reported.add(id(stmts[-1]))
+        yield ctx.finding(
+            RULE,
+            stmts[-1],
+            f"session tickets off for {socket}: {ctx.library()} has no stateful TLS 1.3 "
+            "resumption, so no TLS 1.3 session resumes (TLS 1.2 ones still do)",
+        )
