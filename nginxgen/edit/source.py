@@ -16,6 +16,7 @@ without errors.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 
 # One token at a position, tried in order. Words follow nginx: they end at whitespace, `;` or `{`
 # (a `}` or a quote inside a word belongs to it), a backslash takes the next byte along, and
@@ -31,17 +32,28 @@ _TOKEN = re.compile(
     re.VERBOSE,
 )
 SIGNIFICANT = frozenset({"quoted", "open", "close", "semi", "word"})
+_NEWLINE = re.compile(rb"\n")
 
 
 class Token:
-    __slots__ = ("column", "end", "kind", "line", "start")
+    """One piece of the file. Line and column are worked out when asked (most tokens are never
+    asked), from the offsets of the file's line starts."""
 
-    def __init__(self, kind: str, start: int, end: int, line: int, column: int) -> None:
+    __slots__ = ("_lines", "end", "kind", "start")
+
+    def __init__(self, kind: str, start: int, end: int, lines: list[int]) -> None:
         self.kind = kind
         self.start = start
         self.end = end
-        self.line = line
-        self.column = column
+        self._lines = lines  # offsets where lines start, shared by every token of the file
+
+    @property
+    def line(self) -> int:
+        return bisect_right(self._lines, self.start)
+
+    @property
+    def column(self) -> int:
+        return self.start - self._lines[self.line - 1] + 1
 
     def __repr__(self) -> str:
         return f"Token({self.kind}, {self.start}:{self.end}, line {self.line})"
@@ -107,18 +119,14 @@ class Source:
 
 
 def tokenize(data: bytes) -> list[Token]:
-    tokens: list[Token] = []
-    pos, line, line_start, end = 0, 1, 0, len(data)
-    while pos < end:
-        match = _TOKEN.match(data, pos)
-        assert match is not None and match.end() > pos  # the alternatives cover every byte
-        kind = str(match.lastgroup)
-        tokens.append(Token(kind, pos, match.end(), line, pos - line_start + 1))
-        newlines = data.count(b"\n", pos, match.end())
-        if newlines:
-            line += newlines
-            line_start = data.rindex(b"\n", pos, match.end()) + 1
-        pos = match.end()
+    lines = [0, *(m.end() for m in _NEWLINE.finditer(data))]
+    tokens = [
+        Token(match.lastgroup, match.start(), match.end(), lines)  # type: ignore[arg-type]
+        for match in _TOKEN.finditer(data)
+    ]
+    # The alternatives cover every byte, so the matches are contiguous; finditer would skip a
+    # byte none matched, and the model would no longer give the file back.
+    assert sum(t.end - t.start for t in tokens) == len(data)
     return tokens
 
 

@@ -120,6 +120,8 @@ def merge(outcomes: list[FixOutcome]) -> FixOutcome:
     that two of them fixed differently stops everything."""
     import os
 
+    if len(outcomes) == 1:
+        return outcomes[0]
     out = FixOutcome(originals={}, changed={})
     by_target: dict[str, str] = {}
     for outcome in outcomes:
@@ -148,10 +150,11 @@ def write_all(outcome: FixOutcome) -> list[str]:
     from nginxgen.generate.output import replace_all, replace_read
 
     originals: dict[str, str | None] = dict(outcome.originals)
-    replace_all(replace_read(originals, outcome.changed))
+    changes = replace_read(originals, outcome.changed)  # in the order of outcome.changed
+    replace_all(changes)
     lines = []
-    for file in outcome.changed:
-        target = os.path.realpath(file)
+    for file, change in zip(outcome.changed, changes, strict=True):
+        target = str(change.path)  # the symlink's target, resolved once by replace_read
         via = f" (the target of the symlink {file})" if target != os.path.abspath(file) else ""
         lines.append(f"fixed {target}{via}")
     return lines
