@@ -119,9 +119,11 @@ def _unchanged_since_read(change: Change) -> bool:
 
 def replace_all(pending: list[Change]) -> None:
     """All files or none: stage every file first, check none changed since it was read, then
-    rename them in; if a rename fails, put back the files already replaced."""
+    rename them in; if a rename fails, put back the files already replaced (from the old text
+    held in memory; a symlink that was replaced, never followed, from a hard link of it)."""
     staged: list[tuple[Change, Path]] = []
-    backups: list[tuple[Change, Path | None]] = []
+    touched: list[tuple[Change, Path | None]] = []  # renamed or being renamed, oldest first
+    renamed: set[int] = set()
     try:
         for change in pending:
             staged.append((change, _stage(change)))
@@ -136,22 +138,27 @@ def replace_all(pending: list[Change]) -> None:
                 )
         for change, tmp in staged:
             backup = None
-            if change.old is not None:
+            if change.old is not None and change.stat is None:  # a symlink, never followed
                 backup = tmp.with_suffix(".bak")
                 os.link(change.path, backup, follow_symlinks=False)
-            backups.append((change, backup))
+            touched.append((change, backup))
             os.replace(tmp, change.path)
+            renamed.add(id(change))
     except BaseException:
-        for change, backup in reversed(backups):
-            if backup is None:
+        for change, backup in reversed(touched):
+            if change.old is None:
                 change.path.unlink(missing_ok=True)
-            elif backup.exists() or backup.is_symlink():
+            elif backup is not None:
                 os.replace(backup, change.path)
+            else:  # creating files costs; only a failed write pays it twice
+                os.replace(_stage(Change(change.name, change.path, None, change.old, None,
+                                         change.mode)), change.path)  # fmt: skip
         raise
     finally:
-        for _, tmp in staged:
-            tmp.unlink(missing_ok=True)
-        for _, backup in backups:
+        for change, tmp in staged:
+            if id(change) not in renamed:
+                tmp.unlink(missing_ok=True)
+        for _, backup in touched:
             if backup is not None:
                 backup.unlink(missing_ok=True)
 
