@@ -221,6 +221,8 @@ def s_client(
     sigalgs: str | None = None,  # picks the certificate of a dual RSA/ECDSA server
     alpn: str | None = None,
     ciphers: str | None = None,
+    ciphersuites: str | None = None,  # TLS 1.3 suites the client offers
+    early_data: Path | None = None,  # send this file as 0-RTT data (with sess_in)
     sess_out: Path | None = None,
     sess_in: Path | None = None,
     path: str | None = "/",
@@ -238,6 +240,10 @@ def s_client(
         args += ["-alpn", alpn]
     if ciphers:
         args += ["-cipher", ciphers]
+    if ciphersuites:
+        args += ["-ciphersuites", ciphersuites]
+    if early_data:
+        args += ["-early_data", str(early_data)]
     if sess_out:
         args += ["-sess_out", str(sess_out)]
     if sess_in:

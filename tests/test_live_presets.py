@@ -106,9 +106,13 @@ def test_preset_live(build: Build, preset: str, client: Build, tmp_path: Path) -
         lacks_suites = bool(load_preset(preset)["policy"].get("ciphersuites")) and not (
             knowledge.has(build.library, "ssl_conf_command")
         )
-        assert lacks_mlkem or lacks_suites, served.stderr
-        if lacks_suites and not lacks_mlkem:
-            assert served.returncode == 2 and "policy.ciphersuites" in served.stderr
+        lacks_legacy = bool(
+            {"TLSv1", "TLSv1.1"} & set(load_preset(preset)["policy"]["protocols"])
+        ) and not knowledge.has(build.library, "legacy_protocols")
+        assert lacks_mlkem or lacks_suites or lacks_legacy, served.stderr
+        if not lacks_mlkem:
+            assert served.returncode == 2, served.stderr
+            assert "policy.ciphersuites" in served.stderr or "policy.protocols" in served.stderr
             return
         assert served.returncode == 2 and "X25519MLKEM768" in served.stderr
         return
@@ -151,12 +155,16 @@ def test_preset_live(build: Build, preset: str, client: Build, tmp_path: Path) -
         assert server.process is not None and server.process.poll() is None
 
 
+@pytest.mark.parametrize("build", ["trixie", *SOURCE_BUILD_NAMES], indirect=True)
 @pytest.mark.parametrize("preset", ["pq", "cloudflare-origin"])
-def test_post_quantum_presets_enforce_mlkem(preset: str, client: Build, tmp_path: Path) -> None:
-    """On 1.26.3/OpenSSL 3.5 (the client build serves): ML-KEM wins even from an X25519 share."""
-    served = generate(preset, client, tmp_path)
+def test_post_quantum_presets_enforce_mlkem(
+    build: Build, preset: str, client: Build, tmp_path: Path
+) -> None:
+    """OpenSSL 3.5 (a tuple), AWS-LC and BoringSSL (the server's group order, with
+    ssl_prefer_server_ciphers on): ML-KEM wins even from an X25519 key share."""
+    served = generate(preset, build, tmp_path)
     assert isinstance(served, Served)
-    with Server(client, served.conf, [served.port]):
+    with Server(build, served.conf, [served.port]):
         # Key share for X25519 first, ML-KEM only listed: the server asks for ML-KEM (HRR).
         hybrid = s_client(client, served.port, NAME, groups="X25519:X25519MLKEM768")
         assert hybrid.ok and hybrid.group == "X25519MLKEM768", hybrid.output

@@ -148,3 +148,127 @@ def test_tls13_resumption_without_tickets(
             again = s_client(client, port, "a.test", version=version, sess_in=session)
             resumed[version] = again.reused
     assert resumed == {"1.2": True, "1.3": knowledge.has(library, "tls13_stateful_resumption")}
+
+
+# --- every fact of the knowledge base that names these libraries ------------------------------
+
+SYNTAX_SAMPLES = {  # a group list that needs exactly this syntax feature
+    "question": "?X25519:P-256",
+    "star": "*X25519:P-256",
+    "tuple": "X25519/P-256",
+    "dash": "X25519:-P-256",
+    "duplicates": "X25519:P-256:X25519",
+    "case_insensitive": "X25519:p-256",
+}
+
+
+@pytest.mark.parametrize("feature", sorted(SYNTAX_SAMPLES))
+def test_group_list_syntax(library_build: Build, tmp_path: Path, feature: str) -> None:
+    library = build_target(library_build).library
+    done = nginx_t(library_build, tmp_path, f"ssl_ecdh_curve {SYNTAX_SAMPLES[feature]};")
+    assert (done.returncode == 0) == knowledge.group_syntax(library, feature), done.stderr
+
+
+def test_tls13_suites_fixed_whatever_ssl_ciphers_says(
+    library_build: Build, client: Build, tmp_path: Path
+) -> None:
+    """No TLS 1.3 name in ssl_ciphers, none settable elsewhere: each suite of the library's
+    fixed list is still negotiated with a client that offers only it."""
+    library = build_target(library_build).library
+    assert not knowledge.has(library, "tls13_suites_via_ssl_ciphers")
+    assert not knowledge.has(library, "tls13_suites_via_conf_command")
+    port = free_port()
+    conf = one_server(tmp_path, port, "ssl_ciphers ECDHE-ECDSA-AES128-GCM-SHA256;")
+    with Server(library_build, conf, [port]):
+        for suite in knowledge.tls13_fixed_suites(library) or []:
+            hello = s_client(client, port, "a.test", version="1.3", ciphersuites=suite)
+            assert hello.ok and hello.cipher == suite, hello.output[-1500:]
+
+
+def test_legacy_protocols_without_security_level_zero(
+    library_build: Build, client: Build, tmp_path: Path
+) -> None:
+    """TLS 1.1 on: the server needs no @SECLEVEL=0 where the library has no security levels
+    (the client still does: it is OpenSSL 3.5); with BoringSSL nginx cannot switch it on."""
+    library = build_target(library_build).library
+    assert not knowledge.has(library, "legacy_protocols_need_seclevel0")
+    port = free_port()
+    lines = "ssl_protocols TLSv1.1 TLSv1.2 TLSv1.3; ssl_ciphers ECDHE-ECDSA-AES128-SHA;"
+    with Server(library_build, one_server(tmp_path, port, lines), [port]):
+        hello = s_client(
+            client, port, "a.test", version="1.1", ciphers="ECDHE-ECDSA-AES128-SHA:@SECLEVEL=0"
+        )
+    if knowledge.has(library, "legacy_protocols"):
+        assert hello.ok and hello.protocol == "TLSv1.1", hello.output[-1500:]
+    else:
+        assert not hello.ok and hello.alert == "protocol version", hello.output[-1500:]
+
+
+def test_small_rsa_keys_as_the_knowledge_says(library_build: Build, tmp_path: Path) -> None:
+    from tests.helpers import make_cert
+
+    library = build_target(library_build).library
+    pair = make_cert(tmp_path / "weak", "a.test", "rsa1024")
+    done = nginx_t(
+        library_build,
+        tmp_path,
+        f"ssl_certificate {pair.cert}; ssl_certificate_key {pair.key};",
+    )
+    assert (done.returncode != 0) == knowledge.has(library, "refuses_small_keys"), done.stderr
+
+
+def test_early_data_accepted(library_build: Build, client: Build, tmp_path: Path) -> None:
+    library = build_target(library_build).library
+    port = free_port()
+    conf = one_server(tmp_path, port, "ssl_early_data on; ssl_session_tickets on;")
+    early = tmp_path / "early.txt"
+    early.write_text("GET / HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n")
+    session = tmp_path / "session.pem"
+    with Server(library_build, conf, [port]):
+        first = s_client(client, port, "a.test", version="1.3", sess_out=session)
+        assert first.ok, first.output[-1500:]
+        again = s_client(
+            client, port, "a.test", version="1.3", sess_in=session, early_data=early, path=None
+        )
+    accepted = "Early data was accepted" in again.output
+    assert accepted == knowledge.has(library, "early_data"), again.output[-1500:]
+
+
+# Each capability of the knowledge base that names BoringSSL or AWS-LC, and the test above (or in
+# another file) that shows it on the two builds; or why it cannot be shown here.
+COVERED = {
+    "ssl_conf_command": "test_ssl_conf_command_is_refused",
+    "ktls": "not testable apart: nginx turns kTLS on through ssl_conf_command, refused above",
+    "prioritize_chacha": "not testable apart: it is an ssl_conf_command option, refused above",
+    "ocsp_stapling": "test_ocsp_stapling_as_the_knowledge_says",
+    "early_data": "test_early_data_accepted",
+    "tls13": "tests/test_live_presets.py (TLS 1.3 handshake of every preset on both builds)",
+    "tls13_suites_via_conf_command": "test_tls13_suites_fixed_whatever_ssl_ciphers_says",
+    "tls13_suites_via_ssl_ciphers": "test_tls13_suites_fixed_whatever_ssl_ciphers_says",
+    "legacy_protocols_need_seclevel0": "test_legacy_protocols_without_security_level_zero",
+    "legacy_protocols": "test_legacy_protocols_without_security_level_zero",
+    "security_levels": "tests/test_live_presets.py (compat) and the docs table",
+    "multiple_certificates": "tests/test_live_presets.py (one pair on BoringSSL, two on AWS-LC)",
+    "tls13_stateful_resumption": "test_tls13_resumption_without_tickets",
+    "group_tuples": "test_group_tuples_are_refused",
+    "server_group_preference": "test_server_group_order_wins_over_the_first_key_share",
+    "mlkem_hybrid": "test_group_spellings_as_the_knowledge_says (X25519MLKEM768)",
+    "refuses_small_keys": "test_small_rsa_keys_as_the_knowledge_says",
+}
+
+
+def test_every_library_fact_is_covered() -> None:
+    import tomllib
+
+    from nginxgen.resources import data_dir
+
+    data = tomllib.loads((data_dir("knowledge") / "libraries.toml").read_text())
+    named = {
+        name
+        for name, entry in data["capability"].items()
+        if "boringssl" in entry or "aws-lc" in entry
+    }
+    assert named == set(COVERED), sorted(named ^ set(COVERED))
+    here = globals()
+    for name, where in COVERED.items():
+        assert where.startswith(("not testable", "tests/")) or where.split()[0] in here, name

@@ -121,7 +121,14 @@ def _plan_protocols(policy: TLSPolicy, target: Target, problems: _Problems) -> N
                 "use OpenSSL 1.1.1 or newer",
             )
     legacy = [p for p in policy.protocols if p in LEGACY_PROTOCOLS]
-    if legacy and knowledge.has(lib, "legacy_protocols_need_seclevel0") and policy.seclevel != 0:
+    if legacy and not knowledge.has(lib, "legacy_protocols"):
+        problems.add(
+            "policy.protocols",
+            " ".join(legacy),
+            knowledge.capability(lib, "legacy_protocols").refusal,
+            "drop them (this library cannot offer them through nginx)",
+        )
+    elif legacy and knowledge.has(lib, "legacy_protocols_need_seclevel0") and policy.seclevel != 0:
         problems.add(
             "policy.protocols",
             " ".join(legacy),

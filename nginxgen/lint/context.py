@@ -122,8 +122,11 @@ class Context:
         return server.value("ssl_protocols") or list(knowledge.default_protocols(self.target))
 
     def legacy_protocols_negotiable(self) -> bool:
-        """Whether TLS 1.0/1.1, when switched on, can be negotiated: not on OpenSSL 3 unless some
-        ssl_ciphers lowers the security level to 0 (`@SECLEVEL=0`)."""
+        """Whether TLS 1.0/1.1, when switched on, can be negotiated: never with BoringSSL, and
+        not on OpenSSL 3 unless some ssl_ciphers lowers the security level to 0
+        (`@SECLEVEL=0`)."""
+        if not self.has("legacy_protocols"):
+            return False
         if not self.has("legacy_protocols_need_seclevel0"):
             return True
         # asked once per ssl_protocols line: scan the config once per lint

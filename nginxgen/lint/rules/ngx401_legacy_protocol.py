@@ -43,9 +43,14 @@ def check(ctx: Context) -> Iterator[Finding]:
         message = f"{' '.join(legacy)} enabled: deprecated protocols (RFC 8996)"
         severity = "error" if any(p.startswith("SSL") for p in legacy) else None
         if not ctx.legacy_protocols_negotiable():
+            why = (
+                "without @SECLEVEL=0"
+                if ctx.has("legacy_protocols")
+                else "from nginx at all (its minimum is TLS 1.2)"
+            )
             message += (
-                f"; {ctx.library()} cannot negotiate them without @SECLEVEL=0, so this is dead "
-                "configuration (clients get an internal-error alert)"
+                f"; {ctx.library()} cannot negotiate them {why}, so this is dead configuration "
+                "(clients get an alert)"
             )
             severity = severity or "info"
         kept = [p for p in stmt.args if p not in legacy] or ["TLSv1.2", "TLSv1.3"]
