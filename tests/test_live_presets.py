@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -91,6 +92,16 @@ def generate(preset: str, build: Build, folder: Path) -> Served | subprocess.Com
     )
 
 
+def promised_groups(tls_conf: Path) -> set[str]:
+    """The knowledge ids of the groups the generated ssl_ecdh_curve line lists."""
+    from nginxgen.lint.rules._groups import parse_groups
+
+    found = re.search(r"^ssl_ecdh_curve (\S+);", tls_conf.read_text(), re.M)
+    assert found, "the generated tls.conf names its groups"
+    groups = [knowledge.find_group(e.name) for e in parse_groups(found.group(1))]
+    return {g.id for g in groups if g is not None}
+
+
 CASES = [
     pytest.param(b, p, id=f"{b}-{p}") for b in (*BUILD_NAMES, *SOURCE_BUILD_NAMES) for p in PRESETS
 ]
@@ -128,6 +139,9 @@ def test_preset_live(build: Build, preset: str, client: Build, tmp_path: Path) -
         tls13 = hello(version="1.3")
         assert tls13.ok and tls13.protocol == "TLSv1.3", tls13.output
         assert "Verify return code: 0 (ok)" in tls13.output  # full chain served
+        promised = promised_groups(served.conf.parent / "tls.conf")
+        negotiated = knowledge.find_group(tls13.group or "")
+        assert negotiated is not None and negotiated.id in promised, (tls13.group, promised)
 
         tls12 = hello(version="1.2")
         assert tls12.ok == ("TLSv1.2" in served.protocols), tls12.output
