@@ -91,7 +91,7 @@ def stock_tree(name: str, build: Build, dest: Path) -> Path:
     """The tree copied to `dest` and made to run there; returns its nginx.conf."""
     _, copy = TREES[name]
     copy(build, dest)
-    for folder in ("log", "run", "temp"):
+    for folder in ("log", "logs", "run", "temp"):  # logs/: a compiled build's default pid path
         (dest / folder).mkdir(exist_ok=True)
     rewrites = {  # longest first
         "/config/nginx": str(dest),

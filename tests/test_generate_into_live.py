@@ -1,7 +1,7 @@
 """`generate --into` proven live on loopback (issue 14): each stock tree, with two sites added,
-served by its real nginx. Both names complete TLS 1.3 handshakes with the preset's groups (on
-nginx 1.26.3/OpenSSL 3.5 the pq preset's ML-KEM is enforced: a client that sends an X25519 key
-share first still ends on X25519MLKEM768), a session resumes, HSTS is on a 200 and a 404, plain
+served by its real nginx. Both names complete TLS 1.3 handshakes with the preset's groups (the
+pq preset's ML-KEM is enforced on OpenSSL 3.5, AWS-LC and BoringSSL: a client that sends an
+X25519 key share first still ends on X25519MLKEM768), a session resumes, HSTS is on a 200 and a 404, plain
 HTTP answers 308 to HTTPS, and the tree's own site on port 80 answers as it did before.
 
 Test-machine adaptation only: the tree's port-80 listens move to a loopback port (binding 80
@@ -30,6 +30,8 @@ LIVE = [
     ("h5bp", "bookworm", "intermediate"),
     ("linuxserver-alpine", "trixie", "pq"),
     ("swag", "trixie", "intermediate"),
+    ("nginx-org", "awslc", "pq"),
+    ("h5bp", "boringssl", "pq"),
 ]
 LISTEN = re.compile(r"^(\s*listen\s+)(\[::\]:)?(80|443)\b", re.M)
 
