@@ -184,6 +184,50 @@ def ciphers(
 
 
 @app.command()
+def probe(
+    target: Annotated[str, typer.Argument(help="HOST[:PORT] (port 443 when left out)")],
+    sni: Annotated[
+        list[str] | None, typer.Option(help="server name to ask for; repeat for more")
+    ] = None,
+    connect: Annotated[
+        str | None, typer.Option(help="connect to this address instead of HOST")
+    ] = None,
+    output: Annotated[str, typer.Option("--format", help="text or json")] = "text",
+    timeout: Annotated[float, typer.Option(help="seconds per connection")] = 5.0,
+) -> None:
+    """Ask a live server, per name, what it negotiates (versions, groups, ML-KEM, suite order)."""
+    import ipaddress
+    import json
+
+    from nginxgen.probe.run import probe as run_probe
+    from nginxgen.probe.run import text_report
+
+    if output not in ("text", "json"):
+        raise NginxgenError(f"unknown format {output!r}: use text or json", where="--format")
+    host, _, port_text = target.rpartition(":") if target.count(":") == 1 else (target, "", "")
+    if target.startswith("["):  # [v6]:port
+        host, _, port_text = target[1:].partition("]")
+        port_text = port_text.lstrip(":")
+    if not port_text.isdigit() and port_text:
+        raise NginxgenError(f"{target!r}: expected HOST or HOST:PORT", where="probe")
+    port = int(port_text or 443)
+    try:
+        ipaddress.ip_address(host)
+        names: list[str | None] = list(sni or [])
+    except ValueError:
+        names = list(sni or [host])
+    results = run_probe(host, port, [*names, None], connect, timeout)
+    if not any(any(r["protocols"].values()) for r in results):
+        raise NginxgenError(
+            f"no TLS answer from {connect or host}:{port} for any version", where="probe"
+        )
+    if output == "json":
+        print(json.dumps(results, indent=2))
+    else:
+        print(text_report(results), end="")
+
+
+@app.command()
 def detect(
     nginx_bin: Annotated[str, typer.Option("--nginx-bin", help="nginx binary")] = "nginx",
 ) -> None:

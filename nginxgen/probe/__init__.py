@@ -1,0 +1,1 @@
+"""`nginxgen probe`: what a live server negotiates, per name (issue 16)."""

@@ -1,0 +1,224 @@
+"""One ClientHello on the wire and what the server answers first: enough to learn which protocol
+version, suite and key-exchange group a server picks, without finishing a handshake.
+
+Built by hand (RFC 8446 section 4.1.2, RFC 5246 section 7.4.1.2) because the answers that matter
+are in the server's first flight and no TLS library a user has will offer groups without key
+shares on request: a group offered with no key share makes a TLS 1.3 server that wants it send
+a HelloRetryRequest naming it, which is exactly how enforcement of ML-KEM shows. The only key
+share ever sent is X25519 (a fresh key from `cryptography`); nothing after the ServerHello is
+read or answered.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import struct
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+# IANA TLS registries: protocol versions, named groups, and suites offered for each version.
+VERSIONS = {"TLSv1": 0x0301, "TLSv1.1": 0x0302, "TLSv1.2": 0x0303, "TLSv1.3": 0x0304}
+GROUPS = {
+    "X25519": 0x001D,
+    "secp256r1": 0x0017,
+    "secp384r1": 0x0018,
+    "secp521r1": 0x0019,
+    "X448": 0x001E,
+    "ffdhe2048": 0x0100,
+    "X25519MLKEM768": 0x11EC,
+    "SecP256r1MLKEM768": 0x11EB,
+    "SecP384r1MLKEM1024": 0x11ED,
+}
+GROUP_NAMES = {code: name for name, code in GROUPS.items()}
+TLS13_SUITES = {
+    0x1301: "TLS_AES_128_GCM_SHA256",
+    0x1302: "TLS_AES_256_GCM_SHA384",
+    0x1303: "TLS_CHACHA20_POLY1305_SHA256",
+    0x1304: "TLS_AES_128_CCM_SHA256",
+}
+# ECDHE and plain-RSA suites of TLS 1.0-1.2, GCM/ChaCha first, then CBC (SHA-1 and SHA-2)
+TLS12_SUITES = {
+    0xC02B: "ECDHE-ECDSA-AES128-GCM-SHA256",
+    0xC02F: "ECDHE-RSA-AES128-GCM-SHA256",
+    0xC02C: "ECDHE-ECDSA-AES256-GCM-SHA384",
+    0xC030: "ECDHE-RSA-AES256-GCM-SHA384",
+    0xCCA9: "ECDHE-ECDSA-CHACHA20-POLY1305",
+    0xCCA8: "ECDHE-RSA-CHACHA20-POLY1305",
+    0xC023: "ECDHE-ECDSA-AES128-SHA256",
+    0xC027: "ECDHE-RSA-AES128-SHA256",
+    0xC009: "ECDHE-ECDSA-AES128-SHA",
+    0xC013: "ECDHE-RSA-AES128-SHA",
+    0xC00A: "ECDHE-ECDSA-AES256-SHA",
+    0xC014: "ECDHE-RSA-AES256-SHA",
+    0x009C: "AES128-GCM-SHA256",
+    0x009D: "AES256-GCM-SHA384",
+    0x002F: "AES128-SHA",
+    0x0035: "AES256-SHA",
+}
+SIGNATURE_SCHEMES = [0x0403, 0x0503, 0x0603, 0x0804, 0x0805, 0x0806, 0x0401, 0x0501, 0x0601,
+                     0x0203, 0x0201]  # fmt: skip
+HRR_RANDOM = bytes.fromhex("CF21AD74E59A6111BE1D8C021E65B891C2A211167ABB8C5E079E09E2C8A8339C")
+ALERTS = {40: "handshake failure", 70: "protocol version", 71: "insufficient security",
+          80: "internal error", 112: "unrecognized name", 47: "illegal parameter",
+          50: "decode error", 109: "missing extension"}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The server's first answer to one ClientHello."""
+
+    accepted: bool  # a ServerHello (or HelloRetryRequest) came, not an alert or a close
+    version: str | None = None
+    cipher: str | None = None
+    group: str | None = None  # the key-share group of a TLS 1.3 ServerHello or HRR
+    hrr: bool = False
+    alert: str | None = None
+
+
+def _vector(data: bytes, width: int) -> bytes:
+    return len(data).to_bytes(width, "big") + data
+
+
+def _extension(kind: int, body: bytes) -> bytes:
+    return struct.pack("!HH", kind, len(body)) + body
+
+
+def _x25519_share() -> bytes:
+    from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+    public = X25519PrivateKey.generate().public_key()
+    return public.public_bytes(Encoding.Raw, PublicFormat.Raw)
+
+
+def client_hello(
+    sni: str | None,
+    version: str,
+    groups: Sequence[str],
+    shares: Sequence[str] = (),
+    suites: Sequence[int] | None = None,
+    alpn: Sequence[str] = (),
+) -> bytes:
+    """A ClientHello record offering exactly one protocol version. For TLS 1.3: `groups` in
+    supported_groups, a key share for each of `shares` (only X25519 can be given)."""
+    tls13 = version == "TLSv1.3"
+    if suites is None:
+        suites = list(TLS13_SUITES) if tls13 else list(TLS12_SUITES)
+    extensions = b""
+    if sni:
+        name = sni.encode("idna")
+        extensions += _extension(0, _vector(b"\x00" + _vector(name, 2), 2))
+    codes = b"".join(GROUPS[g].to_bytes(2, "big") for g in groups)
+    extensions += _extension(10, _vector(codes, 2))  # supported_groups
+    extensions += _extension(11, b"\x01\x00")  # ec_point_formats: uncompressed
+    schemes = b"".join(s.to_bytes(2, "big") for s in SIGNATURE_SCHEMES)
+    extensions += _extension(13, _vector(schemes, 2))
+    if alpn:
+        protocols = b"".join(_vector(p.encode(), 1) for p in alpn)
+        extensions += _extension(16, _vector(protocols, 2))
+    extensions += _extension(0xFF01, b"\x00")  # renegotiation_info
+    if tls13:
+        extensions += _extension(43, _vector(b"\x03\x04", 1))  # supported_versions
+        entries = b""
+        for group in shares:
+            if group != "X25519":
+                raise ValueError(f"no key share can be made for {group}")
+            entries += GROUPS[group].to_bytes(2, "big") + _vector(_x25519_share(), 2)
+        extensions += _extension(51, _vector(entries, 2))  # key_share
+        extensions += _extension(45, b"\x01\x01")  # psk_key_exchange_modes: psk_dhe_ke
+    legacy = 0x0303 if tls13 else VERSIONS[version]
+    body = (
+        legacy.to_bytes(2, "big")
+        + os.urandom(32)
+        + _vector(os.urandom(32), 1)  # legacy_session_id (middlebox compatibility)
+        + _vector(b"".join(s.to_bytes(2, "big") for s in suites), 2)
+        + b"\x01\x00"  # compression: null
+        + _vector(extensions, 2)
+    )
+    handshake = b"\x01" + len(body).to_bytes(3, "big") + body
+    return b"\x16" + (0x0301).to_bytes(2, "big") + _vector(handshake, 2)
+
+
+def _read_record(sock: socket.socket) -> tuple[int, bytes] | None:
+    header = _read_exact(sock, 5)
+    if header is None:
+        return None
+    kind, _, length = struct.unpack("!BHH", header)
+    body = _read_exact(sock, length)
+    return None if body is None else (kind, body)
+
+
+def _read_exact(sock: socket.socket, size: int) -> bytes | None:
+    data = b""
+    while len(data) < size:
+        chunk = sock.recv(size - len(data))
+        if not chunk:
+            return None
+        data += chunk
+    return data
+
+
+def parse_server_hello(body: bytes) -> Answer:
+    """A ServerHello handshake message (type 2), HelloRetryRequest included."""
+    legacy = int.from_bytes(body[4:6], "big")
+    random = body[6:38]
+    at = 38
+    at += 1 + body[at]  # session id
+    suite = int.from_bytes(body[at : at + 2], "big")
+    at += 3  # suite, compression
+    version, group = legacy, None
+    if at + 2 <= len(body):
+        end = at + 2 + int.from_bytes(body[at : at + 2], "big")
+        at += 2
+        while at + 4 <= end:
+            kind, size = struct.unpack("!HH", body[at : at + 4])
+            data = body[at + 4 : at + 4 + size]
+            if kind == 43 and size >= 2:
+                version = int.from_bytes(data[:2], "big")
+            elif kind == 51 and size >= 2:
+                group = int.from_bytes(data[:2], "big")
+            at += 4 + size
+    names = {code: name for name, code in VERSIONS.items()}
+    return Answer(
+        accepted=True,
+        version=names.get(version, hex(version)),
+        cipher=TLS13_SUITES.get(suite) or TLS12_SUITES.get(suite) or hex(suite),
+        group=GROUP_NAMES.get(group, hex(group)) if group is not None else None,
+        hrr=random == HRR_RANDOM,
+    )
+
+
+def ask(
+    address: tuple[str, int],
+    sni: str | None,
+    version: str,
+    groups: Sequence[str],
+    shares: Sequence[str] = (),
+    suites: Sequence[int] | None = None,
+    timeout: float = 5.0,
+) -> Answer:
+    """Send one ClientHello and read the server's first answer."""
+    hello = client_hello(sni, version, groups, shares, suites)
+    try:
+        with socket.create_connection(address, timeout=timeout) as sock:
+            sock.sendall(hello)
+            buffer = b""
+            while True:
+                record = _read_record(sock)
+                if record is None:
+                    return Answer(accepted=False, alert="connection closed")
+                kind, body = record
+                if kind == 21 and len(body) >= 2:  # alert
+                    return Answer(accepted=False, alert=ALERTS.get(body[1], f"alert {body[1]}"))
+                if kind != 22:
+                    continue
+                buffer += body
+                if len(buffer) >= 4 and buffer[0] == 2:
+                    size = int.from_bytes(buffer[1:4], "big")
+                    if len(buffer) >= 4 + size:
+                        return parse_server_hello(buffer[: 4 + size])
+    except TimeoutError:
+        return Answer(accepted=False, alert="timeout")
+    except OSError as exc:
+        return Answer(accepted=False, alert=exc.strerror or str(exc))

@@ -1,0 +1,85 @@
+"""Probe one server for each name: protocol versions, the TLS 1.3 group and whether ML-KEM is
+enforced, each group alone, and whose TLS 1.2 suite order wins.
+
+How each answer is read (nginxgen/probe/hello.py sends only X25519 key shares):
+- a version is accepted when the server answers a ClientHello offering only it;
+- a group is accepted when, offered alone with no key share, the server sends a
+  HelloRetryRequest naming it;
+- `pq` is `enforced` when a client offering X25519MLKEM768 and X25519 but sending only an X25519
+  key share is asked for X25519MLKEM768, `supported` when X25519MLKEM768 offered alone is taken,
+  `none` otherwise. (`preferred`, ML-KEM chosen from a client's two key shares, needs a real
+  ML-KEM key share, which this probe cannot make: not reported.)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from nginxgen.probe.hello import GROUPS, TLS12_SUITES, VERSIONS, Answer, ask
+
+CLASSICAL = ["X25519", "secp256r1", "secp384r1"]
+
+
+def probe_name(address: tuple[str, int], sni: str | None, timeout: float) -> dict[str, Any]:
+    def hello(version: str, groups: list[str], shares: list[str] = [], **kw: Any) -> Answer:  # noqa: B006
+        return ask(address, sni, version, groups, shares, timeout=timeout, **kw)
+
+    protocols = {}
+    for version in VERSIONS:
+        shares = ["X25519"] if version == "TLSv1.3" else []
+        answer = hello(version, CLASSICAL, shares)
+        protocols[version] = answer.accepted and answer.version == version
+    out: dict[str, Any] = {"sni": sni, "protocols": protocols}
+    if protocols["TLSv1.3"]:
+        plain = hello("TLSv1.3", ["X25519MLKEM768", *CLASSICAL], ["X25519"])
+        alone = hello("TLSv1.3", ["X25519MLKEM768"])
+        enforced = plain.hrr and plain.group == "X25519MLKEM768"
+        supported = alone.accepted and alone.group == "X25519MLKEM768"
+        out["tls13"] = {"cipher": plain.cipher, "group": plain.group, "hrr": plain.hrr}
+        out["pq"] = "enforced" if enforced else ("supported" if supported else "none")
+        out["groups"] = {}
+        for group in GROUPS:
+            answer = hello("TLSv1.3", [group])
+            out["groups"][group] = answer.accepted and answer.group == group
+    else:
+        out["tls13"] = None
+        out["pq"] = "none"
+        out["groups"] = None
+    if protocols["TLSv1.2"]:
+        suites = list(TLS12_SUITES)
+        forward = hello("TLSv1.2", CLASSICAL, suites=suites)
+        backward = hello("TLSv1.2", CLASSICAL, suites=suites[::-1])
+        out["tls12"] = {
+            "cipher": forward.cipher,
+            "server_order": forward.cipher == backward.cipher,
+        }
+    else:
+        out["tls12"] = None
+    return out
+
+
+def probe(
+    host: str, port: int, names: list[str | None], connect: str | None, timeout: float
+) -> list[dict[str, Any]]:
+    address = (connect or host, port)
+    return [probe_name(address, name, timeout) for name in names]
+
+
+def text_report(results: list[dict[str, Any]]) -> str:
+    lines = []
+    for result in results:
+        lines.append(f"{result['sni'] or '(no SNI)'}:")
+        on = [v for v, ok in result["protocols"].items() if ok]
+        lines.append(f"  protocols: {' '.join(on) or 'none'}")
+        if result["tls13"]:
+            t = result["tls13"]
+            hrr = " after a HelloRetryRequest" if t["hrr"] else ""
+            lines.append(
+                f"  TLS 1.3: {t['cipher']}, {t['group']}{hrr}; post-quantum {result['pq']}"
+            )
+            accepted = [g for g, ok in result["groups"].items() if ok]
+            lines.append(f"  groups: {' '.join(accepted)}")
+        if result["tls12"]:
+            order = "server's" if result["tls12"]["server_order"] else "client's"
+            lines.append(f"  TLS 1.2: {result['tls12']['cipher']} ({order} suite order wins)")
+    return "\n".join(lines) + "\n"

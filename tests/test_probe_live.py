@@ -1,0 +1,93 @@
+"""`nginxgen probe` against real nginx serving generated presets (issue 16, first part): what the
+probe reports per name equals what the generated config says the server will do - versions from
+the preset, each group accepted exactly when the config lists it, ML-KEM enforced where the
+config enforces it, and whose TLS 1.2 suite order wins."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from nginxgen import knowledge
+from nginxgen.generate.presets import load_preset
+from tests.builds import Build
+from tests.live import Server
+from tests.test_live_presets import NAME, Served, generate, promised_groups
+
+CASES = [
+    ("trixie", "pq"),
+    ("trixie", "intermediate"),
+    ("bookworm", "intermediate"),
+    ("boringssl", "pq"),
+    ("awslc", "intermediate"),
+]
+
+
+def expected_pq(tls_conf: str, build: Build) -> str:
+    curve = re.search(r"^ssl_ecdh_curve (\S+);", tls_conf, re.M)
+    assert curve is not None
+    names = curve.group(1).replace("/", ":").split(":")
+    pq = [n for n in names if (g := knowledge.find_group(n)) is not None and g.pq]
+    if not pq:
+        return "none"
+    if "/" in curve.group(1):
+        return "enforced"
+    prefer = re.search(r"^ssl_prefer_server_ciphers on;", tls_conf, re.M) is not None
+    server_order = knowledge.has(build.library, "server_group_preference") and prefer
+    first_is_pq = names[0] in pq
+    return "enforced" if server_order and first_is_pq else "supported"
+
+
+@pytest.mark.parametrize(("build", "preset"), CASES, indirect=["build"])
+def test_probe_reports_what_the_config_says(build: Build, preset: str, tmp_path: Path) -> None:
+    served = generate(preset, build, tmp_path)
+    assert isinstance(served, Served), served.stderr
+    tls_conf = (served.conf.parent / "tls.conf").read_text()
+    with Server(build, served.conf, [served.port]):
+        done = subprocess.run(
+            [
+                *(sys.executable, "-m", "nginxgen", "probe", f"127.0.0.1:{served.port}"),
+                *("--sni", NAME, "--format", "json"),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    assert done.returncode == 0, done.stderr
+    results = json.loads(done.stdout)
+    assert [r["sni"] for r in results] == [NAME, None]
+    named = results[0]
+    listed = set(load_preset(preset)["policy"]["protocols"])
+    assert {v for v, ok in named["protocols"].items() if ok} == listed
+    promised = promised_groups(served.conf.parent / "tls.conf")
+    for group, accepted in named["groups"].items():
+        known = knowledge.find_group(group)
+        assert accepted == (known is not None and known.id in promised), group
+    assert named["pq"] == expected_pq(tls_conf, build)
+    if "TLSv1.2" in listed:
+        prefer = re.search(r"^ssl_prefer_server_ciphers on;", tls_conf, re.M) is not None
+        assert named["tls12"]["server_order"] == prefer
+    # without SNI the default server answers: it refuses the handshake (ssl_reject_handshake)
+    assert not any(results[1]["protocols"].values())
+
+
+def test_nothing_listening_is_one_line_and_exit_2() -> None:
+    from tests.live import free_port
+
+    done = subprocess.run(
+        [sys.executable, "-m", "nginxgen", "probe", f"127.0.0.1:{free_port()}", "--timeout", "2"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        f"nginxgen: error: probe: no TLS answer from {done.args[4]} for any version"
+    ]
