@@ -73,6 +73,15 @@ def test_probe_reports_what_the_config_says(build: Build, preset: str, tmp_path:
     if "TLSv1.2" in listed:
         prefer = re.search(r"^ssl_prefer_server_ciphers on;", tls_conf, re.M) is not None
         assert named["tls12"]["server_order"] == prefer
+    assert named["alpn"] == ("h2" if served.http2 else "http/1.1")
+    assert named["resumption"] is True
+    assert named["hsts"]["root_status"] == 200 and named["hsts"]["root"]
+    assert named["hsts"]["not_found_status"] == 404 and named["hsts"]["not_found"]
+    cert = named["certificate"]
+    assert cert["covers_sni"] and cert["days_left"] >= 29
+    if "TLSv1.2" in listed:  # the chain as sent is readable from TLS 1.2
+        assert cert["leaf_first"] and cert["in_order"] and cert["intermediates"]
+        assert cert["ocsp_stapled"] is False
     # without SNI the default server answers: it refuses the handshake (ssl_reject_handshake)
     assert not any(results[1]["protocols"].values())
 

@@ -118,6 +118,7 @@ def client_hello(
         protocols = b"".join(_vector(p.encode(), 1) for p in alpn)
         extensions += _extension(16, _vector(protocols, 2))
     extensions += _extension(0xFF01, b"\x00")  # renegotiation_info
+    extensions += _extension(5, b"\x01\x00\x00\x00\x00")  # status_request: OCSP, no ids
     if tls13:
         extensions += _extension(43, _vector(b"\x03\x04", 1))  # supported_versions
         entries = b""
@@ -222,3 +223,48 @@ def ask(
         return Answer(accepted=False, alert="timeout")
     except OSError as exc:
         return Answer(accepted=False, alert=exc.strerror or str(exc))
+
+
+@dataclass(frozen=True)
+class Flight:
+    """What a TLS 1.2 server sends before it waits for the client: its certificates as sent
+    (DER, in order) and whether an OCSP response was stapled."""
+
+    chain: list[bytes]
+    stapled: bool
+
+
+def tls12_flight(address: tuple[str, int], sni: str | None, timeout: float = 5.0) -> Flight | None:
+    """Read a TLS 1.2 server's first flight up to ServerHelloDone (None when TLS 1.2 is refused).
+    In TLS 1.2 the Certificate and CertificateStatus messages travel unencrypted."""
+    hello = client_hello(sni, "TLSv1.2", ["X25519", "secp256r1", "secp384r1"])
+    chain: list[bytes] = []
+    stapled = False
+    try:
+        with socket.create_connection(address, timeout=timeout) as sock:
+            sock.sendall(hello)
+            buffer = b""
+            while True:
+                record = _read_record(sock)
+                if record is None or record[0] == 21:
+                    return None
+                if record[0] != 22:
+                    continue
+                buffer += record[1]
+                while len(buffer) >= 4:
+                    kind, size = buffer[0], int.from_bytes(buffer[1:4], "big")
+                    if len(buffer) < 4 + size:
+                        break
+                    body, buffer = buffer[4 : 4 + size], buffer[4 + size :]
+                    if kind == 11:  # Certificate
+                        at = 3
+                        while at + 3 <= len(body):
+                            length = int.from_bytes(body[at : at + 3], "big")
+                            chain.append(body[at + 3 : at + 3 + length])
+                            at += 3 + length
+                    elif kind == 22:  # CertificateStatus
+                        stapled = True
+                    elif kind == 14:  # ServerHelloDone
+                        return Flight(chain, stapled)
+    except OSError:
+        return None

@@ -5,6 +5,9 @@ How each answer is read (nginxgen/probe/hello.py sends only X25519 key shares):
 - a version is accepted when the server answers a ClientHello offering only it;
 - a group is accepted when, offered alone with no key share, the server sends a
   HelloRetryRequest naming it;
+- ALPN, the certificate (chain as sent, read from a TLS 1.2 first flight where TLS 1.2 is on),
+  resumption and HSTS on `/` and on a 404 come from full handshakes with this Python's TLS
+  library (nginxgen/probe/session.py);
 - `pq` is `enforced` when a client offering X25519MLKEM768 and X25519 but sending only an X25519
   key share is asked for X25519MLKEM768, `supported` when X25519MLKEM768 offered alone is taken,
   `none` otherwise. (`preferred`, ML-KEM chosen from a client's two key shares, needs a real
@@ -55,6 +58,16 @@ def probe_name(address: tuple[str, int], sni: str | None, timeout: float) -> dic
         }
     else:
         out["tls12"] = None
+    out.update(alpn=None, certificate=None, resumption=None, hsts=None)
+    if protocols["TLSv1.2"] or protocols["TLSv1.3"]:
+        import ssl
+
+        from nginxgen.probe.session import session_facts
+
+        try:
+            out.update(session_facts(address, sni, timeout))
+        except (OSError, ssl.SSLError) as exc:
+            out["error"] = f"full handshake failed: {exc}"
     return out
 
 
@@ -82,4 +95,25 @@ def text_report(results: list[dict[str, Any]]) -> str:
         if result["tls12"]:
             order = "server's" if result["tls12"]["server_order"] else "client's"
             lines.append(f"  TLS 1.2: {result['tls12']['cipher']} ({order} suite order wins)")
+        cert = result.get("certificate")
+        if cert:
+            chain = (
+                f"{cert['chain_length']} sent, leaf first: {cert['leaf_first']}, "
+                f"OCSP stapled: {cert['ocsp_stapled']}"
+                if cert["chain_length"] is not None
+                else "chain not seen (TLS 1.3 only)"
+            )
+            lines.append(
+                f"  certificate: {cert['key']} {cert['bits']}, {cert['days_left']} days left, "
+                f"names {' '.join(cert['names'])}, covers the name: {cert['covers_sni']}; {chain}"
+            )
+        if result.get("hsts"):
+            hsts = result["hsts"]
+            lines.append(
+                f"  ALPN {result['alpn']}; resumption {result['resumption']}; "
+                f"HSTS on / ({hsts['root_status']}): {hsts['root'] or 'none'}, "
+                f"on a {hsts['not_found_status']}: {hsts['not_found'] or 'none'}"
+            )
+        if result.get("error"):
+            lines.append(f"  {result['error']}")
     return "\n".join(lines) + "\n"

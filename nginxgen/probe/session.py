@@ -1,0 +1,153 @@
+"""The parts of a probe that need a whole handshake and a request: ALPN, resumption, HSTS, and
+the certificate (with this Python's own TLS library, which needs no ML-KEM for them).
+
+Certificates are not verified here: the probe reports what the server sends (chain order,
+intermediates, key, expiry, names, an OCSP staple) so that a broken chain shows rather than
+stopping the probe.
+"""
+
+from __future__ import annotations
+
+import datetime
+import socket
+import ssl
+from typing import Any
+
+from nginxgen.probe.hello import tls12_flight
+
+
+def _context(alpn: list[str] | None = None) -> ssl.SSLContext:
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    if alpn:
+        context.set_alpn_protocols(alpn)
+    return context
+
+
+def _connect(
+    address: tuple[str, int],
+    sni: str | None,
+    context: ssl.SSLContext,
+    timeout: float,
+    session: ssl.SSLSession | None = None,
+) -> ssl.SSLSocket:
+    raw = socket.create_connection(address, timeout=timeout)
+    try:
+        return context.wrap_socket(raw, server_hostname=sni, session=session)
+    except BaseException:
+        raw.close()
+        raise
+
+
+def _get(tls: ssl.SSLSocket, host: str, method: str, path: str) -> None:
+    tls.sendall(f"{method} {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode())
+
+
+def _request(
+    address: tuple[str, int], sni: str | None, path: str, timeout: float
+) -> tuple[int | None, dict[str, str]]:
+    with _connect(address, sni, _context(), timeout) as tls:
+        _get(tls, sni or address[0], "GET", path)
+        data = b""
+        while b"\r\n\r\n" not in data and len(data) < 65536:
+            chunk = tls.recv(4096)
+            if not chunk:
+                break
+            data += chunk
+    head = data.split(b"\r\n\r\n", 1)[0].decode("latin-1").split("\r\n")
+    parts = head[0].split()
+    status = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else None
+    headers = {}
+    for line in head[1:]:
+        key, _, value = line.partition(":")
+        headers[key.strip().lower()] = value.strip()
+    return status, headers
+
+
+def _resumes(address: tuple[str, int], sni: str | None, timeout: float) -> bool:
+    context = _context()
+    session = None
+    for _ in range(2):
+        with _connect(address, sni, context, timeout, session) as tls:
+            if session is not None:
+                return bool(tls.session_reused)
+            # TLS 1.3 tickets come after the handshake: a request makes the server send them
+            _get(tls, sni or address[0], "HEAD", "/")
+            try:
+                while tls.recv(4096):
+                    pass
+            except (ssl.SSLError, OSError):
+                pass
+            session = tls.session
+    return False
+
+
+def _certificate(der: bytes, sni: str | None) -> dict[str, Any]:
+    from cryptography import x509
+    from cryptography.hazmat.primitives.asymmetric import ec, rsa
+
+    cert = x509.load_der_x509_certificate(der)
+    key = cert.public_key()
+    kind = (
+        "ECDSA"
+        if isinstance(key, ec.EllipticCurvePublicKey)
+        else ("RSA" if isinstance(key, rsa.RSAPublicKey) else type(key).__name__)
+    )
+    try:
+        names = cert.extensions.get_extension_for_class(
+            x509.SubjectAlternativeName
+        ).value.get_values_for_type(x509.DNSName)
+    except x509.ExtensionNotFound:
+        names = []
+    expires = cert.not_valid_after_utc
+    return {
+        "subject": cert.subject.rfc4514_string(),
+        "key": kind,
+        "bits": getattr(key, "key_size", None),
+        "expires": expires.isoformat(),
+        "days_left": (expires - datetime.datetime.now(datetime.UTC)).days,
+        "names": names,
+        "covers_sni": sni is None or _covers(names, sni),
+    }
+
+
+def _covers(names: list[str], sni: str) -> bool:
+    for name in names:
+        if name == sni or (name.startswith("*.") and sni.split(".", 1)[-1] == name[2:]):
+            return True
+    return False
+
+
+def session_facts(address: tuple[str, int], sni: str | None, timeout: float) -> dict[str, Any]:
+    from cryptography import x509
+
+    out: dict[str, Any] = {}
+    with _connect(address, sni, _context(["h2", "http/1.1"]), timeout) as tls:
+        out["alpn"] = tls.selected_alpn_protocol()
+        leaf = tls.getpeercert(binary_form=True)
+    flight = tls12_flight(address, sni, timeout)
+    certificate: dict[str, Any] = _certificate(leaf, sni) if leaf else {}
+    if flight is not None and flight.chain:
+        certs = [x509.load_der_x509_certificate(d) for d in flight.chain]
+        certificate["chain_length"] = len(certs)
+        certificate["leaf_first"] = flight.chain[0] == leaf
+        certificate["in_order"] = all(
+            certs[i].issuer == certs[i + 1].subject for i in range(len(certs) - 1)
+        )
+        certificate["intermediates"] = len(certs) > 1
+        certificate["ocsp_stapled"] = flight.stapled
+    else:  # TLS 1.3 only: the chain travels encrypted and this Python shows only the leaf
+        certificate.update(chain_length=None, leaf_first=None, in_order=None,
+                           intermediates=None, ocsp_stapled=None)  # fmt: skip
+    out["certificate"] = certificate
+    out["resumption"] = _resumes(address, sni, timeout)
+    status, headers = _request(address, sni, "/", timeout)
+    missing, missing_headers = _request(address, sni, "/nginxgen-probe-404", timeout)
+    out["hsts"] = {
+        "root": headers.get("strict-transport-security"),
+        "root_status": status,
+        "not_found": missing_headers.get("strict-transport-security"),
+        "not_found_status": missing,
+    }
+    return out
