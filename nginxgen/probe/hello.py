@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import socket
 import struct
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 # IANA TLS registries: protocol versions, named groups, and suites offered for each version.
@@ -190,6 +190,30 @@ def parse_server_hello(body: bytes) -> Answer:
     )
 
 
+class _Alert(Exception):
+    """The server answered with an alert."""
+
+
+def _messages(sock: socket.socket) -> Iterator[tuple[int, bytes]]:
+    """The server's handshake messages (type, whole message) as they arrive, until it closes;
+    an alert raises _Alert with its description."""
+    buffer = b""
+    while True:
+        record = _read_record(sock)
+        if record is None:
+            return
+        kind, body = record
+        if kind == 21 and len(body) >= 2:
+            raise _Alert(ALERTS.get(body[1], f"alert {body[1]}"))
+        if kind != 22:
+            continue
+        buffer += body
+        while len(buffer) >= 4 and len(buffer) >= 4 + int.from_bytes(buffer[1:4], "big"):
+            size = 4 + int.from_bytes(buffer[1:4], "big")
+            yield buffer[0], buffer[:size]
+            buffer = buffer[size:]
+
+
 def ask(
     address: tuple[str, int],
     sni: str | None,
@@ -204,21 +228,12 @@ def ask(
     try:
         with socket.create_connection(address, timeout=timeout) as sock:
             sock.sendall(hello)
-            buffer = b""
-            while True:
-                record = _read_record(sock)
-                if record is None:
-                    return Answer(accepted=False, alert="connection closed")
-                kind, body = record
-                if kind == 21 and len(body) >= 2:  # alert
-                    return Answer(accepted=False, alert=ALERTS.get(body[1], f"alert {body[1]}"))
-                if kind != 22:
-                    continue
-                buffer += body
-                if len(buffer) >= 4 and buffer[0] == 2:
-                    size = int.from_bytes(buffer[1:4], "big")
-                    if len(buffer) >= 4 + size:
-                        return parse_server_hello(buffer[: 4 + size])
+            for kind, message in _messages(sock):
+                if kind == 2:  # ServerHello (a HelloRetryRequest is one too)
+                    return parse_server_hello(message)
+            return Answer(accepted=False, alert="connection closed")
+    except _Alert as alert:
+        return Answer(accepted=False, alert=str(alert))
     except TimeoutError:
         return Answer(accepted=False, alert="timeout")
     except OSError as exc:
@@ -243,28 +258,18 @@ def tls12_flight(address: tuple[str, int], sni: str | None, timeout: float = 5.0
     try:
         with socket.create_connection(address, timeout=timeout) as sock:
             sock.sendall(hello)
-            buffer = b""
-            while True:
-                record = _read_record(sock)
-                if record is None or record[0] == 21:
-                    return None
-                if record[0] != 22:
-                    continue
-                buffer += record[1]
-                while len(buffer) >= 4:
-                    kind, size = buffer[0], int.from_bytes(buffer[1:4], "big")
-                    if len(buffer) < 4 + size:
-                        break
-                    body, buffer = buffer[4 : 4 + size], buffer[4 + size :]
-                    if kind == 11:  # Certificate
-                        at = 3
-                        while at + 3 <= len(body):
-                            length = int.from_bytes(body[at : at + 3], "big")
-                            chain.append(body[at + 3 : at + 3 + length])
-                            at += 3 + length
-                    elif kind == 22:  # CertificateStatus
-                        stapled = True
-                    elif kind == 14:  # ServerHelloDone
-                        return Flight(chain, stapled)
-    except OSError:
+            for kind, message in _messages(sock):
+                body = message[4:]
+                if kind == 11:  # Certificate: a list of 3-byte-length DER certificates
+                    at = 3
+                    while at + 3 <= len(body):
+                        length = int.from_bytes(body[at : at + 3], "big")
+                        chain.append(body[at + 3 : at + 3 + length])
+                        at += 3 + length
+                elif kind == 22:  # CertificateStatus
+                    stapled = True
+                elif kind == 14:  # ServerHelloDone
+                    return Flight(chain, stapled)
+    except (_Alert, OSError):
         return None
+    return None
