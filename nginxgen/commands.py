@@ -194,8 +194,16 @@ def probe(
     ] = None,
     output: Annotated[str, typer.Option("--format", help="text or json")] = "text",
     timeout: Annotated[float, typer.Option(help="seconds per connection")] = 5.0,
+    config: Annotated[
+        Path | None,
+        typer.Option("--config", help="compare with this nginx.conf (the linter's model)"),
+    ] = None,
+    nginx_version: NginxVersion = None,
+    tls_library: TlsLibrary = None,
+    nginx_bin: NginxBin = None,
 ) -> None:
-    """Ask a live server, per name, what it negotiates (versions, groups, ML-KEM, suite order)."""
+    """Ask a live server, per name, what it negotiates (versions, groups, ML-KEM, suite order);
+    with --config, every difference from what the config says, and why (exit 1)."""
     import ipaddress
     import json
 
@@ -221,10 +229,27 @@ def probe(
         raise NginxgenError(
             f"no TLS answer from {connect or host}:{port} for any version", where="probe"
         )
+    found = 0
+    if config is not None:
+        from nginxgen.lint.config import build
+        from nginxgen.lint.load import LoadError, load_path
+        from nginxgen.probe.predict import mismatches
+        from nginxgen.target import resolve
+
+        target_of = resolve(nginx_version, tls_library, nginx_bin)
+        try:
+            model = build(load_path(str(config)))
+        except LoadError as exc:
+            raise NginxgenError(str(exc), where="--config") from None
+        for result in results:
+            result["mismatches"] = mismatches(model, target_of, port, result)
+            found += len(result["mismatches"])
     if output == "json":
         print(json.dumps(results, indent=2))
     else:
         print(text_report(results), end="")
+    if found:
+        raise typer.Exit(1)
 
 
 @app.command()

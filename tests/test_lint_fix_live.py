@@ -43,10 +43,8 @@ VHOST = """server {{
 """
 
 
-def test_unsafe_fix_moves_groups_where_they_take_effect(
-    provisioned: tuple[dict[str, Build], dict[str, str]], client: Build, tmp_path: Path
-) -> None:
-    build = require_build(provisioned, "trixie")  # nginx 1.26.3 with OpenSSL 3.5 (ML-KEM)
+def seed_tree(build: Build, tmp_path: Path) -> tuple[Path, int]:
+    """The three files of the seed's case in tmp_path, ready for `build`: (nginx.conf, port)."""
     chain = CertificateFactory(tmp_path / "certs").leaf("a.test", sans=("b.test",))
     port = free_port()
     values = {"port": port, "cert": chain.fullchain, "key": chain.key}
@@ -56,14 +54,11 @@ def test_unsafe_fix_moves_groups_where_they_take_effect(
     (tmp_path / "conf.d").mkdir()
     (tmp_path / "conf.d" / "a.conf").write_text(DEFAULT.format(**values))
     (tmp_path / "conf.d" / "b.ssl.conf").write_text(VHOST.format(**values))
-    before = {p.name: p.read_text() for p in [conf, *sorted((tmp_path / "conf.d").iterdir())]}
-    assert nginx_check(build, conf).returncode == 0
+    return conf, port
 
-    with Server(build, conf, [port]):
-        hello = s_client(client, port, "b.test", groups="X25519MLKEM768:X25519")
-    assert hello.ok and hello.group == "X25519", hello.output[-1500:]  # the vhost's line ignored
 
-    fixed = subprocess.run(
+def unsafe_fixes(build: Build, conf: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
         [
             sys.executable,
             "-m",
@@ -77,6 +72,21 @@ def test_unsafe_fix_moves_groups_where_they_take_effect(
         text=True,
         check=False,
     )
+
+
+def test_unsafe_fix_moves_groups_where_they_take_effect(
+    provisioned: tuple[dict[str, Build], dict[str, str]], client: Build, tmp_path: Path
+) -> None:
+    build = require_build(provisioned, "trixie")  # nginx 1.26.3 with OpenSSL 3.5 (ML-KEM)
+    conf, port = seed_tree(build, tmp_path)
+    before = {p.name: p.read_text() for p in [conf, *sorted((tmp_path / "conf.d").iterdir())]}
+    assert nginx_check(build, conf).returncode == 0
+
+    with Server(build, conf, [port]):
+        hello = s_client(client, port, "b.test", groups="X25519MLKEM768:X25519")
+    assert hello.ok and hello.group == "X25519", hello.output[-1500:]  # the vhost's line ignored
+
+    fixed = unsafe_fixes(build, conf)
     assert "NGX101" not in fixed.stdout, fixed.stdout + fixed.stderr
     after = {p.name: p.read_text() for p in [conf, *sorted((tmp_path / "conf.d").iterdir())]}
     # comments and blank lines of all three files survive; only the two lines changed

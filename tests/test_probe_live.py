@@ -100,3 +100,37 @@ def test_nothing_listening_is_one_line_and_exit_2() -> None:
     assert done.stderr.strip().splitlines() == [
         f"nginxgen: error: probe: no TLS answer from {done.args[4]} for any version"
     ]
+
+
+def test_config_explains_the_ignored_vhost_line(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    """The seed's case: b.test's own ssl_ecdh_curve lists ML-KEM, the default server of the
+    address does not: the probe shows the default server's groups for b.test and says why;
+    after `lint --unsafe-fixes` moves the groups there, config and server agree."""
+    from tests.conftest import require_build
+    from tests.test_lint_fix_live import seed_tree, unsafe_fixes
+
+    build = require_build(provisioned, "trixie")
+    conf, port = seed_tree(build, tmp_path)
+    argv = [
+        *(sys.executable, "-m", "nginxgen", "probe", f"127.0.0.1:{port}", "--sni", "b.test"),
+        *("--config", str(conf), *build.target_flags, "--format", "json"),
+    ]
+    with Server(build, conf, [port]):
+        before = subprocess.run(argv, capture_output=True, text=True, timeout=120, check=False)
+    assert before.returncode == 1, before.stdout + before.stderr
+    found = json.loads(before.stdout)[0]["mismatches"]
+    assert len(found) == 1, found
+    assert found[0]["setting"] == "ssl_ecdh_curve"
+    assert found[0]["file"] == str(tmp_path / "conf.d" / "b.ssl.conf") and found[0]["line"] == 6
+    assert found[0]["expected"] == ["X25519", "X25519MLKEM768"]
+    assert found[0]["observed"] == ["X25519", "secp256r1"]
+    assert f"is the default server of 127.0.0.1:{port} and decides the groups" in found[0]["why"]
+
+    fixed = unsafe_fixes(build, conf)
+    assert "internal error" not in fixed.stderr, fixed.stderr
+    with Server(build, conf, [port]):
+        after = subprocess.run(argv, capture_output=True, text=True, timeout=120, check=False)
+    assert after.returncode == 0, after.stdout + after.stderr
+    assert json.loads(after.stdout)[0]["pq"] == "enforced"

@@ -116,4 +116,10 @@ def text_report(results: list[dict[str, Any]]) -> str:
             )
         if result.get("error"):
             lines.append(f"  {result['error']}")
+        for m in result.get("mismatches", []):
+            where = f"{m['file']}:{m['line']} sets {m['setting']}" if m["file"] else m["setting"]
+            lines.append(
+                f"  MISMATCH {where} {m['expected']}, but the server showed {m['observed']}: "
+                f"{m['why']}"
+            )
     return "\n".join(lines) + "\n"

@@ -1,0 +1,135 @@
+"""What a config says each probed name should get, with the linter's model, and where the live
+server disagrees (`nginxgen probe --config`).
+
+For each name: the server of the probed port whose server_name has it (else the default server
+of that socket) and the default server of the socket. Settings the knowledge base says only the
+default server decides (groups; before nginx 1.29.2 protocols) are predicted from the default
+server; a vhost's own line for them is what people expect, so when the server shows the default
+server's value instead, the difference is reported with the reason. Any other difference between
+the prediction and what the server did is reported too: the server is then not running this
+config (not reloaded, another file, another port).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from nginxgen import knowledge
+from nginxgen.lint.config import Config, Server
+from nginxgen.lint.load import Stmt
+from nginxgen.target import Target
+
+LEGACY = ("TLSv1", "TLSv1.1")
+
+
+def _label(server: Server) -> str:
+    name = server.names[0] if server.names else "(no server_name)"
+    return f"{name} ({server.stmt.file}:{server.stmt.line})"
+
+
+def _socket_for(config: Config, port: int) -> str | None:
+    for socket in config.sockets:
+        if socket.endswith(f":{port}") and config.tls_socket(socket):
+            return socket
+    return None
+
+
+def _server_for(config: Config, socket: str, sni: str | None) -> Server:
+    if sni:
+        for server in config.sockets[socket]:
+            if sni in server.names or any(
+                n.startswith("*.") and sni.split(".", 1)[-1] == n[2:] for n in server.names
+            ):
+                return server
+    return config.default_server(socket)
+
+
+def _groups(stmts: list[Stmt], probed: list[str]) -> set[str] | None:
+    """The probed groups a group line lists (None: no line, or `auto`: the library decides)."""
+    if not stmts or not stmts[-1].args or stmts[-1].args[0] == "auto":
+        return None
+    listed = set()
+    for raw in stmts[-1].args[0].replace("/", ":").split(":"):
+        group = knowledge.find_group(raw.strip().lstrip("?*-"))
+        if group is not None:
+            listed.add(group.id)
+    return {p for p in probed if (g := knowledge.find_group(p)) is not None and g.id in listed}
+
+
+def _protocols(stmts: list[Stmt], config: Config, target: Target) -> set[str]:
+    listed = set(stmts[-1].args if stmts else knowledge.default_protocols(target))
+    library = target.library
+    seclevel0 = any(
+        "@SECLEVEL=0" in " ".join(s.args).upper()
+        for server in config.servers
+        for s in server.effective("ssl_ciphers")
+    )
+    negotiable = knowledge.has(library, "legacy_protocols") and (
+        not knowledge.has(library, "legacy_protocols_need_seclevel0") or seclevel0
+    )
+    return {p for p in listed if p in ("TLSv1.2", "TLSv1.3") or (negotiable and p in LEGACY)}
+
+
+def mismatches(
+    config: Config, target: Target, port: int, observed: dict[str, Any]
+) -> list[dict[str, Any]]:
+    socket = _socket_for(config, port)
+    if socket is None:
+        return [
+            {
+                "setting": "listen",
+                "file": None,
+                "line": None,
+                "expected": f"a TLS server on port {port}",
+                "observed": "the server answered TLS",
+                "why": "the config has no TLS listen on this port",
+            }
+        ]
+    sni = observed["sni"]
+    default = config.default_server(socket)
+    vhost = _server_for(config, socket, sni)
+    decided = knowledge.default_server_only(target)
+    out: list[dict[str, Any]] = []
+
+    def compare(directive: str, expected_of: Any, seen: Any, what: str) -> None:
+        decider = default if directive in decided else vhost
+        effective = decider.effective(directive)
+        predicted = expected_of(effective)
+        own = vhost.own(directive) if vhost is not decider else []
+        if own and expected_of(own) != seen:
+            because = (
+                f"{_label(default)} is the default server of {socket} and decides {what}"
+                if predicted == seen
+                else "the server does not do what this config says (not reloaded?)"
+            )
+            out.append(_record(directive, own[-1], expected_of(own), seen, because))
+        elif predicted is not None and predicted != seen:
+            line = effective[-1] if effective else None
+            because = "the server does not do what this config says (not reloaded?)"
+            out.append(_record(directive, line, predicted, seen, because))
+
+    if observed.get("groups") is not None:
+        probed = list(observed["groups"])
+        seen_groups = {g for g, ok in observed["groups"].items() if ok}
+        compare("ssl_ecdh_curve", lambda s: _groups(s, probed), seen_groups, "the groups")
+    seen_protocols = {v for v, ok in observed["protocols"].items() if ok}
+    compare(
+        "ssl_protocols", lambda s: _protocols(s, config, target), seen_protocols, "the protocols"
+    )
+    return out
+
+
+def _record(
+    directive: str, line: Stmt | None, expected: Any, seen: Any, why: str
+) -> dict[str, Any]:
+    def shown(value: Any) -> Any:
+        return sorted(value) if isinstance(value, set) else value
+
+    return {
+        "setting": directive,
+        "file": line.file if line is not None else None,
+        "line": line.line if line is not None else None,
+        "expected": shown(expected),
+        "observed": shown(seen),
+        "why": why,
+    }
