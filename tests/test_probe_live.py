@@ -53,6 +53,8 @@ def test_probe_reports_what_the_config_says(build: Build, preset: str, tmp_path:
             [
                 *(sys.executable, "-m", "nginxgen", "probe", f"127.0.0.1:{served.port}"),
                 *("--sni", NAME, "--format", "json"),
+                # the config it was generated from: nothing may differ
+                *("--config", str(served.conf), *build.target_flags),
             ],
             capture_output=True,
             text=True,
@@ -62,6 +64,7 @@ def test_probe_reports_what_the_config_says(build: Build, preset: str, tmp_path:
     assert done.returncode == 0, done.stderr
     results = json.loads(done.stdout)
     assert [r["sni"] for r in results] == [NAME, None]
+    assert [r["mismatches"] for r in results] == [[], []]
     named = results[0]
     listed = set(load_preset(preset)["policy"]["protocols"])
     assert {v for v, ok in named["protocols"].items() if ok} == listed
@@ -134,3 +137,40 @@ def test_config_explains_the_ignored_vhost_line(
         after = subprocess.run(argv, capture_output=True, text=True, timeout=120, check=False)
     assert after.returncode == 0, after.stdout + after.stderr
     assert json.loads(after.stdout)[0]["pq"] == "enforced"
+
+
+def test_config_explains_hsts_lost_in_a_location(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    """A location with add_header lines of its own drops the server's HSTS there (nginx does
+    not merge add_header levels): the probe shows it missing and names the location."""
+    from tests.conftest import require_build
+
+    build = require_build(provisioned, "trixie")
+    served = generate("intermediate", build, tmp_path)
+    assert isinstance(served, Served)
+    site = served.conf.parent / f"{NAME}.ssl.conf"
+    text = site.read_text()
+    site.write_text(
+        text.replace("\n}\n", "\n    location / { add_header X-Frame-Options DENY; }\n}\n", 1)
+    )
+    with Server(build, served.conf, [served.port]):
+        done = subprocess.run(
+            [
+                *(sys.executable, "-m", "nginxgen", "probe", f"127.0.0.1:{served.port}"),
+                *("--sni", NAME, "--format", "json", "--config", str(served.conf)),
+                *build.target_flags,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    assert done.returncode == 1, done.stdout + done.stderr
+    found = json.loads(done.stdout)[0]["mismatches"]
+    assert [m["page"] for m in found] == ["/ (status 200)", "a 404 (status 404)"], found
+    for mismatch in found:
+        assert mismatch["expected"] is True and mismatch["observed"] is False
+        assert (
+            f"{site}:" in mismatch["why"] and "has add_header lines of its own" in mismatch["why"]
+        )

@@ -90,6 +90,13 @@ def mismatches(
     vhost = _server_for(config, socket, sni)
     decided = knowledge.default_server_only(target)
     out: list[dict[str, Any]] = []
+    reject = vhost.effective("ssl_reject_handshake")
+    if reject and reject[-1].args == ["on"]:  # no name of this server: the handshake is refused
+        seen = sorted(v for v, ok in observed["protocols"].items() if ok)
+        if seen:
+            why = "the server does not do what this config says (not reloaded?)"
+            out.append(_record("ssl_reject_handshake", reject[-1], [], seen, why))
+        return out
 
     def compare(directive: str, expected_of: Any, seen: Any, what: str) -> None:
         decider = default if directive in decided else vhost
@@ -116,6 +123,43 @@ def mismatches(
     compare(
         "ssl_protocols", lambda s: _protocols(s, config, target), seen_protocols, "the protocols"
     )
+    if observed.get("hsts") is not None:
+        out.extend(_hsts(config, vhost, observed["hsts"]))
+    return out
+
+
+def _hsts(config: Config, vhost: Server, seen: dict[str, Any]) -> list[dict[str, Any]]:
+    """HSTS on / and on a 404 as the server's add_header lines say. add_header levels do not
+    merge: a server's own lines replace http{}'s, a location's own lines replace the server's."""
+    headers = vhost.own("add_header") or config.http.get("add_header", [])
+    sts = [h for h in headers if h.args and h.args[0].lower() == "strict-transport-security"]
+    out = []
+    for page, status_key, header_key in (("/", "root_status", "root"),
+                                         ("a 404", "not_found_status", "not_found")):  # fmt: skip
+        expected = bool(sts) and (page == "/" or "always" in sts[-1].args[2:])
+        observed = seen.get(header_key) is not None
+        if expected == observed:
+            continue
+        shadowing = [
+            loc.stmt
+            for loc, _ in vhost.all_locations()
+            if loc.directives.get("add_header")
+            and not any(
+                h.args and h.args[0].lower() == "strict-transport-security"
+                for h in loc.directives["add_header"]
+            )
+        ]
+        if expected and shadowing:
+            why = (
+                f"the location at {shadowing[0].file}:{shadowing[0].line} has add_header lines of "
+                "its own, so the server's are not sent there"
+            )
+        else:
+            why = "the server does not do what this config says (not reloaded?)"
+        line = sts[-1] if sts else vhost.stmt
+        record = _record("add_header Strict-Transport-Security", line, expected, observed, why)
+        record["page"] = f"{page} (status {seen.get(status_key)})"
+        out.append(record)
     return out
 
 
