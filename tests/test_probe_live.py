@@ -43,24 +43,28 @@ def expected_pq(tls_conf: str, build: Build) -> str:
     return "enforced" if server_order and first_is_pq else "supported"
 
 
+def probe_served(build: Build, served: Served) -> subprocess.CompletedProcess[str]:
+    """`nginxgen probe --format json --config` of a served preset, for its name."""
+    return subprocess.run(
+        [
+            *(sys.executable, "-m", "nginxgen", "probe", f"127.0.0.1:{served.port}"),
+            *("--sni", NAME, "--format", "json"),
+            *("--config", str(served.conf), *build.target_flags),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
 @pytest.mark.parametrize(("build", "preset"), CASES, indirect=["build"])
 def test_probe_reports_what_the_config_says(build: Build, preset: str, tmp_path: Path) -> None:
     served = generate(preset, build, tmp_path)
     assert isinstance(served, Served), served.stderr
     tls_conf = (served.conf.parent / "tls.conf").read_text()
     with Server(build, served.conf, [served.port]):
-        done = subprocess.run(
-            [
-                *(sys.executable, "-m", "nginxgen", "probe", f"127.0.0.1:{served.port}"),
-                *("--sni", NAME, "--format", "json"),
-                # the config it was generated from: nothing may differ
-                *("--config", str(served.conf), *build.target_flags),
-            ],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
+        done = probe_served(build, served)  # against the config it came from: nothing differs
     assert done.returncode == 0, done.stderr
     results = json.loads(done.stdout)
     assert [r["sni"] for r in results] == [NAME, None]
@@ -155,17 +159,7 @@ def test_config_explains_hsts_lost_in_a_location(
         text.replace("\n}\n", "\n    location / { add_header X-Frame-Options DENY; }\n}\n", 1)
     )
     with Server(build, served.conf, [served.port]):
-        done = subprocess.run(
-            [
-                *(sys.executable, "-m", "nginxgen", "probe", f"127.0.0.1:{served.port}"),
-                *("--sni", NAME, "--format", "json", "--config", str(served.conf)),
-                *build.target_flags,
-            ],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
+        done = probe_served(build, served)
     assert done.returncode == 1, done.stdout + done.stderr
     found = json.loads(done.stdout)[0]["mismatches"]
     assert [m["page"] for m in found] == ["/ (status 200)", "a 404 (status 404)"], found
