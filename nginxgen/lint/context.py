@@ -117,6 +117,24 @@ class Context:
                 seen.add(id(stmts[-1]))
                 yield server, stmts[-1]
 
+    def default_lines(
+        self, directive: str, wanted: Callable[[Server, Stmt], bool]
+    ) -> Iterator[tuple[str, Server, Stmt]]:
+        """(socket, its default server, the line in effect there) for every TLS address whose
+        default server has a `directive` line in effect (its own or http{}'s) that is `wanted`
+        there; each line once, at the first address it is wanted for."""
+        seen: set[int] = set()
+        for socket, default, _ in self.tls_sockets():
+            stmts = default.effective(directive)
+            if (
+                stmts
+                and stmts[-1].args
+                and id(stmts[-1]) not in seen
+                and wanted(default, stmts[-1])
+            ):
+                seen.add(id(stmts[-1]))
+                yield socket, default, stmts[-1]
+
     def protocols(self, server: Server) -> list[str]:
         """The protocols a server allows: its ssl_protocols, else this nginx's default."""
         return server.value("ssl_protocols") or list(knowledge.default_protocols(self.target))

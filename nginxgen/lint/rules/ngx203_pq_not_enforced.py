@@ -22,8 +22,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen import knowledge
+from nginxgen.lint.config import Server
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
+from nginxgen.lint.load import Stmt
 from nginxgen.lint.rules import _fixes
 from nginxgen.lint.rules._groups import group_statements, parse_groups
 
@@ -68,21 +70,25 @@ def check(ctx: Context) -> Iterator[Finding]:
 
 def _server_order(ctx: Context) -> Iterator[Finding]:
     """A post-quantum group first, but the client's order wins in the default server."""
-    reported: set[int] = set()
-    for _, default, _ in ctx.tls_sockets():
-        stmts = default.effective("ssl_ecdh_curve")
-        if not stmts or id(stmts[-1]) in reported or not stmts[-1].args:
-            continue
-        entries = parse_groups(stmts[-1].args[0])
-        first = knowledge.find_group(entries[0].name) if entries else None
-        if first is None or not first.pq or default.value("ssl_prefer_server_ciphers") == ["on"]:
-            continue
-        reported.add(id(stmts[-1]))
+
+    def unenforced(default: Server, stmt: Stmt) -> bool:
+        first = _first_group(stmt)
+        prefer = default.value("ssl_prefer_server_ciphers") == ["on"]
+        return first is not None and first.pq and not prefer
+
+    for _, _, stmt in ctx.default_lines("ssl_ecdh_curve", unenforced):
+        first = _first_group(stmt)
+        assert first is not None
         yield ctx.finding(
             RULE,
-            stmts[-1],
+            stmt,
             f"{first.id} is offered but not enforced: with ssl_prefer_server_ciphers off, "
             f"{ctx.library()} takes the client's key share when it is in the list",
             "set ssl_prefer_server_ciphers on where the default server takes it (the server's "
             "group order then wins; it also makes the server's TLS 1.2 suite order win)",
         )
+
+
+def _first_group(stmt: Stmt) -> knowledge.Group | None:
+    entries = parse_groups(stmt.args[0])
+    return knowledge.find_group(entries[0].name) if entries else None

@@ -19,8 +19,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen import knowledge
+from nginxgen.lint.config import Server
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
+from nginxgen.lint.load import Stmt
 
 RULE = Rule(
     code="NGX606",
@@ -35,18 +37,14 @@ def check(ctx: Context) -> Iterator[Finding]:
     library = ctx.target.library
     if knowledge.has(library, "tls13_stateful_resumption"):
         return
-    reported: set[int] = set()
-    for socket, default, _ in ctx.tls_sockets():
-        stmts = default.effective("ssl_session_tickets")
-        protocols = default.value("ssl_protocols") or list(knowledge.default_protocols(ctx.target))
-        if not stmts or stmts[-1].args != ["off"] or "TLSv1.3" not in protocols:
-            continue
-        if id(stmts[-1]) in reported:
-            continue
-        reported.add(id(stmts[-1]))
+
+    def off_with_tls13(default: Server, stmt: Stmt) -> bool:
+        return stmt.args == ["off"] and "TLSv1.3" in ctx.protocols(default)
+
+    for socket, _, stmt in ctx.default_lines("ssl_session_tickets", off_with_tls13):
         yield ctx.finding(
             RULE,
-            stmts[-1],
+            stmt,
             f"session tickets off for {socket}: {ctx.library()} has no stateful TLS 1.3 "
             "resumption, so no TLS 1.3 session resumes (TLS 1.2 ones still do)",
         )
