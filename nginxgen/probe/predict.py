@@ -16,15 +16,11 @@ from typing import Any
 
 from nginxgen import knowledge
 from nginxgen.lint.config import Config, Server
+from nginxgen.lint.context import Context, server_label
 from nginxgen.lint.load import Stmt
+from nginxgen.lint.rules._groups import parse_groups
+from nginxgen.probe.session import covers
 from nginxgen.target import Target
-
-LEGACY = ("TLSv1", "TLSv1.1")
-
-
-def _label(server: Server) -> str:
-    name = server.names[0] if server.names else "(no server_name)"
-    return f"{name} ({server.stmt.file}:{server.stmt.line})"
 
 
 def _socket_for(config: Config, port: int) -> str | None:
@@ -37,9 +33,7 @@ def _socket_for(config: Config, port: int) -> str | None:
 def _server_for(config: Config, socket: str, sni: str | None) -> Server:
     if sni:
         for server in config.sockets[socket]:
-            if sni in server.names or any(
-                n.startswith("*.") and sni.split(".", 1)[-1] == n[2:] for n in server.names
-            ):
+            if covers(server.names, sni):
                 return server
     return config.default_server(socket)
 
@@ -48,26 +42,16 @@ def _groups(stmts: list[Stmt], probed: list[str]) -> set[str] | None:
     """The probed groups a group line lists (None: no line, or `auto`: the library decides)."""
     if not stmts or not stmts[-1].args or stmts[-1].args[0] == "auto":
         return None
-    listed = set()
-    for raw in stmts[-1].args[0].replace("/", ":").split(":"):
-        group = knowledge.find_group(raw.strip().lstrip("?*-"))
-        if group is not None:
-            listed.add(group.id)
+    listed = {g.id for e in parse_groups(stmts[-1].args[0]) if (g := knowledge.find_group(e.name))}
     return {p for p in probed if (g := knowledge.find_group(p)) is not None and g.id in listed}
 
 
-def _protocols(stmts: list[Stmt], config: Config, target: Target) -> set[str]:
-    listed = set(stmts[-1].args if stmts else knowledge.default_protocols(target))
-    library = target.library
-    seclevel0 = any(
-        "@SECLEVEL=0" in " ".join(s.args).upper()
-        for server in config.servers
-        for s in server.effective("ssl_ciphers")
-    )
-    negotiable = knowledge.has(library, "legacy_protocols") and (
-        not knowledge.has(library, "legacy_protocols_need_seclevel0") or seclevel0
-    )
-    return {p for p in listed if p in ("TLSv1.2", "TLSv1.3") or (negotiable and p in LEGACY)}
+def _protocols(ctx: Context, stmts: list[Stmt]) -> set[str]:
+    """The protocols an ssl_protocols line (none: this nginx's default) allows that the library
+    can negotiate, as the linter reads them."""
+    listed = stmts[-1].args if stmts else knowledge.default_protocols(ctx.target)
+    legacy = ctx.legacy_protocols_negotiable()
+    return {p for p in listed if p in ("TLSv1.2", "TLSv1.3") or legacy}
 
 
 def mismatches(
@@ -105,7 +89,7 @@ def mismatches(
         own = vhost.own(directive) if vhost is not decider else []
         if own and expected_of(own) != seen:
             because = (
-                f"{_label(default)} is the default server of {socket} and decides {what}"
+                f"{server_label(default)} is the default server of {socket} and decides {what}"
                 if predicted == seen
                 else "the server does not do what this config says (not reloaded?)"
             )
@@ -120,9 +104,8 @@ def mismatches(
         seen_groups = {g for g, ok in observed["groups"].items() if ok}
         compare("ssl_ecdh_curve", lambda s: _groups(s, probed), seen_groups, "the groups")
     seen_protocols = {v for v, ok in observed["protocols"].items() if ok}
-    compare(
-        "ssl_protocols", lambda s: _protocols(s, config, target), seen_protocols, "the protocols"
-    )
+    ctx = Context(config, target)
+    compare("ssl_protocols", lambda s: _protocols(ctx, s), seen_protocols, "the protocols")
     if observed.get("hsts") is not None:
         out.extend(_hsts(config, vhost, observed["hsts"]))
     return out

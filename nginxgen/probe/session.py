@@ -108,11 +108,12 @@ def _certificate(der: bytes, sni: str | None) -> dict[str, Any]:
         "expires": expires.isoformat(),
         "days_left": (expires - datetime.datetime.now(datetime.UTC)).days,
         "names": names,
-        "covers_sni": sni is None or _covers(names, sni),
+        "covers_sni": sni is None or covers(names, sni),
     }
 
 
-def _covers(names: list[str], sni: str) -> bool:
+def covers(names: list[str], sni: str) -> bool:
+    """Whether a name list (server_name, certificate SANs) has `sni`, one-label wildcards too."""
     for name in names:
         if name == sni or (name.startswith("*.") and sni.split(".", 1)[-1] == name[2:]):
             return True
