@@ -12,8 +12,7 @@ model's byte-span edits, so the user's files keep every other byte. Nothing is w
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from nginxgen import knowledge
 from nginxgen.edit import edits
@@ -24,9 +23,8 @@ from nginxgen.generate.models import GeneratorConfig
 from nginxgen.generate.plan import Listen, Plan, make_plan
 from nginxgen.generate.render import DEFAULT_FILE, TLS_FILE, render, site_file
 from nginxgen.into.layout import Place, find_place
-from nginxgen.lint.config import Config, Server, build
+from nginxgen.lint.config import Config, Server, build, listen_socket
 from nginxgen.lint.load import Loaded, Stmt, load_path, walk
-from nginxgen.sockets import normalize_socket
 from nginxgen.target import Target
 
 TLS_NAME = "nginxgen-tls.conf"  # the http{}-level settings the tree does not set yet
@@ -96,6 +94,24 @@ class _Planner:
         self.plan = IntoPlan(self.main)
         self.generator: Plan = make_plan(model, target)
         self.place: Place = find_place(self.config, self.main, self.loaded.prefix)
+        self.rendered = render(self.generator)
+        self.tree_zone = next(
+            (
+                arg
+                for stmt in walk(self.loaded.statements)
+                if stmt.directive == "ssl_session_cache"
+                for arg in stmt.args
+                if arg.startswith("shared:")
+            ),
+            None,
+        )
+        # our http{}-level file, and each setting's arguments in it (on the tree's zone)
+        self.tls_source = Source(self.rendered[TLS_FILE].encode(*ENCODING))
+        self.settings: dict[str, list[str]] = {}
+        for statement in self.tls_source.statements:
+            key = _key(statement, self.tls_source)
+            args = [self.tls_source.value(a) for a in statement.args]
+            self.settings[key] = self.shared_zone(args, key)
         stems = [site_file(s.name).removesuffix(".conf") for s in self.generator.sites]
         try:
             self.site_paths = [self.place.paths(stem) for stem in stems]
@@ -153,28 +169,20 @@ class _Planner:
 
     # --- the parts of the plan -----------------------------------------------------------------
 
-    def shared_zone(self, ours: list[str]) -> list[str]:
+    def shared_zone(self, ours: list[str], key: str) -> list[str]:
         """Our ssl_session_cache, on the tree's own shared zone when it has one: the same name
         with another size is refused by nginx, and one cache serves every server anyway."""
-        for stmt in walk(self.loaded.statements):
-            if stmt.directive == "ssl_session_cache":
-                zone = next((a for a in stmt.args if a.startswith("shared:")), None)
-                if zone is not None:
-                    return [zone]
-        return ours
+        return [self.tree_zone] if key == "ssl_session_cache" and self.tree_zone else ours
 
     def http_settings(self) -> None:
         """Each http{}-level line of the preset: agreeing, changed in place, or new in our file."""
-        rendered = render(self.generator)[TLS_FILE]
-        source = Source(rendered.encode(*ENCODING))
+        source = self.tls_source
         dropped: list[edits.Edit] = []
         added: list[str] = []
         for statement in source.statements:
             key = _key(statement, source)
-            args = [source.value(a) for a in statement.args]
-            reused = key == "ssl_session_cache" and self.shared_zone(args) != args
-            if reused:
-                args = self.shared_zone(args)
+            args = self.settings[key]
+            reused = args != [source.value(a) for a in statement.args]  # the tree's zone
             existing = [s for s in self.config.http.get(key.split()[0], []) if _key(s) == key]
             if not existing:
                 added.append(f"{key} {args[0]} (the tree's zone)" if reused else key)
@@ -211,11 +219,10 @@ class _Planner:
         """For each socket of the new sites: keep the tree's default server (made explicit when
         it was only first in include order) and put the shared settings it decides where they
         take effect; sockets with no server get ours (the listens returned)."""
-        ours_settings = _tls_settings(render(self.generator)[TLS_FILE], self.shared_zone)
         decided = knowledge.default_server_only(self.target)
         missing: list[Listen] = []
         for listen in self.generator.default_listens:
-            socket = _socket(listen.args)
+            socket = listen_socket(listen.args)
             servers = self.servers(socket)
             if not servers:
                 missing.append(listen)
@@ -223,13 +230,13 @@ class _Planner:
             default = self.keep_default(socket, servers)
             for name in sorted(decided):
                 own = _own(default, name)
-                if own and name in ours_settings and own[0].args != ours_settings[name]:
-                    if not self._edit(own[0], "args", ours_settings[name]):
+                if own and name in self.settings and own[0].args != self.settings[name]:
+                    if not self._edit(own[0], "args", self.settings[name]):
                         continue
                     self.plan.steps.append(
                         Step(
                             _at(own[0]),
-                            f"{name} {' '.join(own[0].args)} -> {' '.join(ours_settings[name])}",
+                            f"{name} {' '.join(own[0].args)} -> {' '.join(self.settings[name])}",
                             f"the default server of {socket} ({_at(default.stmt)}) decides it "
                             "for every name there",
                         )
@@ -274,19 +281,15 @@ class _Planner:
                             )
 
     def sites(self, default_listens: list[Listen]) -> None:
-        rendered = render(self.generator)
         self.check_names()
         for site, paths in zip(self.generator.sites, self.site_paths, strict=True):
-            text = rendered[site_file(site.name)]
+            text = self.rendered[site_file(site.name)]
             text += self.redirect(site.domains, self.generator.redirect_listens)
             self._new_file(*paths, text=text, what=f"the site {site.name}")
         if default_listens:
-            plan = self.generator
-            saved = plan.default_listens
-            plan.default_listens = default_listens
-            text = render(plan)[DEFAULT_FILE]
-            plan.default_listens = saved
-            sockets = ", ".join(_socket(lst.args) for lst in default_listens)
+            ours = replace(self.generator, default_listens=default_listens)
+            text = render(ours)[DEFAULT_FILE]
+            sockets = ", ".join(listen_socket(lst.args) for lst in default_listens)
             self._new_file(
                 *self.place.paths(DEFAULT_STEM),
                 text=text,
@@ -304,7 +307,7 @@ class _Planner:
             "server {",
         ]
         for listen in listens:
-            socket = _socket(listen.args)
+            socket = listen_socket(listen.args)
             args = [a for a in listen.args if a != "default_server"]
             servers = self.servers(socket)
             if servers:
@@ -399,22 +402,6 @@ def _last_own(block: Stmt, prefix: str) -> Stmt | None:
         s for s in block.block or [] if s.file == block.file and s.directive.startswith(prefix)
     ]
     return found[-1] if found else None
-
-
-def _socket(args: list[str]) -> str:
-    socket = normalize_socket(args[0])
-    return socket + "/udp" if "quic" in args[1:] else socket
-
-
-def _tls_settings(text: str, zone: Callable[[list[str]], list[str]]) -> dict[str, list[str]]:
-    """Setting key -> the arguments of our rendered http{}-level file."""
-    source = Source(text.encode(*ENCODING))
-    out = {}
-    for statement in source.statements:
-        key = _key(statement, source)
-        args = [source.value(a) for a in statement.args]
-        out[key] = zone(args) if key == "ssl_session_cache" else args
-    return out
 
 
 def _delete_with_comments(source: Source, statement: Statement) -> edits.Edit:

@@ -122,16 +122,22 @@ def _locations(block: list[Stmt]) -> list[Location]:
     return out
 
 
+def listen_socket(args: list[str]) -> str:
+    """The socket a `listen` line's arguments name: address:port, `/udp` for QUIC."""
+    try:
+        socket = normalize_socket(args[0])
+    except ValueError:
+        socket = args[0]
+    if "quic" in {a.split("=", 1)[0] for a in args[1:]}:
+        socket += "/udp"  # QUIC listens on UDP: a socket of its own
+    return socket
+
+
 def _listen(stmt: Stmt) -> Listen | None:
     if not stmt.args:
         return None
-    try:
-        socket = normalize_socket(stmt.args[0])
-    except ValueError:
-        socket = stmt.args[0]
+    socket = listen_socket(stmt.args)
     params = {a.split("=", 1)[0] for a in stmt.args[1:]}
-    if "quic" in params:
-        socket += "/udp"  # QUIC listens on UDP: a socket of its own
     return Listen(
         socket=socket,
         stmt=stmt,
