@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 import os
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,16 +64,22 @@ def plan_changes(out: Path, files: dict[str, str]) -> list[Change]:
 
 
 def diff(changes: list[Change]) -> str:
+    return text_diff((str(c.path), c.old, c.new) for c in changes)
+
+
+def text_diff(files: Iterable[tuple[str, str | None, str]]) -> str:
+    """The unified diff of (name, old text or None for a new file, new text), unchanged ones
+    left out."""
     chunks: list[str] = []
-    for change in changes:
-        if change.old == change.new:
+    for name, old, new in files:
+        if old == new:
             continue
         chunks.extend(
             difflib.unified_diff(
-                (change.old or "").splitlines(keepends=True),
-                change.new.splitlines(keepends=True),
-                fromfile=str(change.path) if change.old is not None else "/dev/null",
-                tofile=str(change.path),
+                (old or "").splitlines(keepends=True),
+                new.splitlines(keepends=True),
+                fromfile=name if old is not None else "/dev/null",
+                tofile=name,
             )
         )
     return "".join(chunks)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from nginxgen.errors import NginxgenError
 from nginxgen.generate.models import GeneratorConfig
-from nginxgen.generate.output import Change, put_back, replace_all, replace_read
+from nginxgen.generate.output import Change, put_back, replace_all, replace_read, text_diff
 from nginxgen.into.plan import IntoPlan, plan_into
 from nginxgen.lint.findings import Finding, severity_rank
 from nginxgen.lint.load import load_path
@@ -45,19 +45,7 @@ def main_file(into: Path, root: Path | None) -> str:
 
 
 def unified(plan: IntoPlan) -> str:
-    chunks: list[str] = []
-    for file, new in plan.texts.items():
-        old = plan.originals[file]
-        if old == new:
-            continue
-        chunks.extend(
-            difflib.unified_diff(
-                (old or "").splitlines(keepends=True),
-                new.splitlines(keepends=True),
-                fromfile=file if old is not None else "/dev/null",
-                tofile=file,
-            )
-        )
+    chunks = [text_diff((f, plan.originals[f], new) for f, new in plan.texts.items())]
     for link, target in plan.links.items():
         chunks.append(f"--- /dev/null\n+++ {link}\n@@ symlink @@\n+-> {target}\n")
     return "".join(chunks)

@@ -99,20 +99,9 @@ def run_fixes(
 
 
 def unified_diff(outcome: FixOutcome) -> str:
-    import difflib
+    from nginxgen.generate.output import text_diff
 
-    chunks: list[str] = []
-    for file, new in outcome.changed.items():
-        old = outcome.originals[file]
-        chunks.extend(
-            difflib.unified_diff(
-                old.splitlines(keepends=True),
-                new.splitlines(keepends=True),
-                fromfile=file,
-                tofile=file,
-            )
-        )
-    return "".join(chunks)
+    return text_diff((f, outcome.originals[f], new) for f, new in outcome.changed.items())
 
 
 def merge(outcomes: list[FixOutcome]) -> FixOutcome:
