@@ -24,13 +24,13 @@ import os
 import platform
 import re
 import shutil
-import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from source_builds import SOURCE_BUILDS
+from source_builds import SOURCE_BUILDS, run
+from source_builds import BuildError as ProvisionError  # one error for every provisioning step
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_CACHE = REPO / ".cache" / "builds"
@@ -51,10 +51,6 @@ DEBIAN_BUILDS = {
         "packages": ["nginx", "nginx-common", "libssl3t64", *COMMON_PACKAGES],
     },
 }
-
-
-class ProvisionError(Exception):
-    pass
 
 
 def debian_mirrors() -> tuple[str, str | None]:
@@ -163,32 +159,19 @@ def static_pcre2(cache: Path) -> Path:
 
 
 def source_build(name: str, cache: Path, offline: bool) -> dict[str, object]:
-    from source_builds import BuildError, build_nginx
+    from source_builds import build_nginx
 
     binary = cache / name / "nginx"
     if not binary.is_file() and offline:
         raise ProvisionError(f"{name} is not cached in {cache} and --offline was given")
     try:
         binary, seconds = build_nginx(name, cache, static_pcre2(cache), source_apt(cache))
-    except (BuildError, OSError, StopIteration) as error:  # reported as missing, never fatal
+    except (ProvisionError, OSError, StopIteration) as error:  # reported as missing, not fatal
         raise ProvisionError(f"{type(error).__name__}: {error}") from error
     if seconds:
         print(f"provision: {name}: built in {seconds} s")
     nginx = [str(binary)]
     return {"nginx": nginx, "openssl": None, **describe(nginx, None)}
-
-
-def run(argv: list[str], cwd: Path | None = None) -> str:
-    try:
-        done = subprocess.run(
-            argv, cwd=cwd, capture_output=True, text=True, timeout=600, check=False
-        )
-    except (OSError, subprocess.TimeoutExpired) as error:
-        raise ProvisionError(f"{argv[0]}: {error}") from error
-    if done.returncode != 0:
-        tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
-        raise ProvisionError(f"{' '.join(argv[:3])} failed: {' | '.join(tail)}")
-    return done.stdout + done.stderr
 
 
 def debian_launcher(root: Path) -> list[str]:

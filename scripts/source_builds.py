@@ -56,12 +56,14 @@ class BuildError(Exception):
     pass
 
 
-def _run(
+def run(
     argv: list[str],
     cwd: Path | None = None,
     env: dict[str, str] | None = None,
     stdout_only: bool = False,
+    timeout: float = 600,
 ) -> str:
+    """Run a build or fetch step; BuildError with the end of its output when it fails."""
     try:
         done = subprocess.run(
             argv,
@@ -69,7 +71,7 @@ def _run(
             env={**os.environ, **(env or {})},
             capture_output=True,
             text=True,
-            timeout=1800,
+            timeout=timeout,
             check=False,
         )
     except (OSError, subprocess.TimeoutExpired) as error:
@@ -84,7 +86,7 @@ def _libclang(cache: Path) -> Path:
     target = cache / "tools" / "libclang"
     found = sorted(target.glob("clang/native/libclang*.so*"))
     if not found:
-        _run([sys.executable, "-m", "pip", "install", "-q", "--target", str(target), LIBCLANG])
+        run([sys.executable, "-m", "pip", "install", "-q", "--target", str(target), LIBCLANG])
         found = sorted(target.glob("clang/native/libclang*.so*"))
     if not found:
         raise BuildError(f"{LIBCLANG} has no libclang.so")
@@ -93,7 +95,7 @@ def _libclang(cache: Path) -> Path:
 
 def _gcc_include() -> str:
     """bindgen's libclang has no builtin headers of its own (stddef.h): gcc's serve."""
-    return str(Path(_run(["gcc", "-print-file-name=include/stddef.h"]).strip()).parent)
+    return str(Path(run(["gcc", "-print-file-name=include/stddef.h"]).strip()).parent)
 
 
 def build_library(name: str, cache: Path) -> Path:
@@ -116,7 +118,7 @@ def build_library(name: str, cache: Path) -> Path:
         "BINDGEN_EXTRA_CLANG_ARGS": f"-I{_gcc_include()}",
         **spec["env"],  # type: ignore[dict-item]
     }
-    _run(["cargo", "build", "--release", "--quiet"], cwd=project, env=env)
+    run(["cargo", "build", "--release", "--quiet"], cwd=project, env=env, timeout=1800)
     libs = {}
     for lib in ("libssl.a", "libcrypto.a"):
         candidates = sorted(
@@ -127,7 +129,7 @@ def build_library(name: str, cache: Path) -> Path:
             raise BuildError(f"{crate} built no {lib}")
         libs[lib] = candidates[-1]
     metadata = json.loads(
-        _run(["cargo", "metadata", "--format-version", "1"], cwd=project, stdout_only=True)
+        run(["cargo", "metadata", "--format-version", "1"], cwd=project, stdout_only=True)
     )
     manifest = next(p["manifest_path"] for p in metadata["packages"] if p["name"] == crate)
     include = Path(manifest).parent / str(spec["include"])
@@ -163,7 +165,7 @@ def _nginx_source(name: str, cache: Path, apt: Apt, suite: str) -> Path:
         archive.extractall(folder, filter="data")
     tree = next(p for p in folder.iterdir() if p.is_dir())
     for patch in SOURCE_BUILDS[name]["patches"]:  # type: ignore[attr-defined]
-        _run(["patch", "-p1", "-i", str(PATCHES / patch)], cwd=tree)
+        run(["patch", "-p1", "-i", str(PATCHES / patch)], cwd=tree)
     marker.touch()
     return tree
 
@@ -181,7 +183,7 @@ def build_nginx(name: str, cache: Path, pcre: Path, apt: Apt) -> tuple[Path, dic
     started = time.monotonic()
     tree = _nginx_source(name, cache, apt, str(spec["suite"]))
     prefix = cache / name / "prefix"
-    _run(
+    run(
         [
             "./configure",
             f"--prefix={prefix}",
@@ -195,7 +197,7 @@ def build_nginx(name: str, cache: Path, pcre: Path, apt: Apt) -> tuple[Path, dic
         ],
         cwd=tree,
     )
-    _run(["make", f"-j{os.cpu_count() or 2}"], cwd=tree)
+    run(["make", f"-j{os.cpu_count() or 2}"], cwd=tree, timeout=1800)
     seconds["nginx"] = round(time.monotonic() - started, 1)
     staged = binary.with_suffix(".tmp")
     shutil.copy(tree / "objs" / "nginx", staged)
