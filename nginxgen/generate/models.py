@@ -176,6 +176,8 @@ class GeneratorConfig(Strict):
     sites: list[Site] = Field(min_length=1)
     default_server: DefaultServer = DefaultServer()
     comments: bool = True
+    # the TLS access log's path, "off", or None: the distribution's log folder
+    access_log: SafePath | None = None
 
     @model_validator(mode="after")
     def _distinct(self) -> GeneratorConfig:

@@ -11,8 +11,10 @@ from dataclasses import dataclass, field
 from nginxgen import knowledge
 from nginxgen.errors import ValidationError
 from nginxgen.generate.models import GeneratorConfig, Site, TLSPolicy
+from nginxgen.report.logformat import generated_format_strings
 from nginxgen.sockets import normalize_socket
 from nginxgen.target import Target
+from nginxgen.version import in_range
 
 LEGACY_PROTOCOLS = ("TLSv1", "TLSv1.1")
 
@@ -50,6 +52,15 @@ class TLSPlan:
 
 
 @dataclass
+class AccessLog:
+    """The TLS access log: a JSON line per request with what its connection negotiated."""
+
+    format_name: str
+    strings: list[str]  # the format's quoted strings, one field each
+    path: str
+
+
+@dataclass
 class Listen:
     args: list[str]
 
@@ -76,6 +87,7 @@ class Plan:
     default_certificate: tuple[str, str]
     redirect_listens: list[Listen]
     comments: bool
+    access_log: AccessLog | None = None
 
 
 class _Problems:
@@ -508,6 +520,31 @@ def _plan_tls(policy: TLSPolicy, target: Target, problems: _Problems) -> TLSPlan
     )
 
 
+def default_access_log_path() -> str:
+    folder = knowledge.log_fact("log_folder")
+    return f"{folder['default']}/{folder['file']}"
+
+
+def _plan_access_log(
+    wanted: str | None, target: Target, problems: _Problems, warnings: list[str]
+) -> AccessLog | None:
+    """The generated log format with the variables this nginx has, and the log it writes."""
+    if wanted == "off":
+        return None
+    fmt = knowledge.log_fact("log_format")
+    since = fmt["escape_json_since"]
+    if not in_range(target.nginx, since, None):
+        why = f"log_format escape=json (one JSON object per line) needs nginx {since}"
+        if wanted is None:
+            warnings.append(f"no TLS access log: {why}")
+        else:
+            problems.add("access_log", wanted, why, "use --access-log off")
+        return None
+    fields = [(f.key, f.variable) for f in knowledge.log_fields(target)]
+    strings = generated_format_strings(fields)
+    return AccessLog(fmt["name"], strings, wanted or default_access_log_path())
+
+
 def _plan_site(
     site: Site, policy: TLSPolicy, target: Target, reuseport_done: set[str], problems: _Problems
 ) -> SitePlan:
@@ -582,6 +619,7 @@ def _unique_sockets(sockets: list[str]) -> list[str]:
 def make_plan(config: GeneratorConfig, target: Target) -> Plan:
     problems = _Problems(target)
     tls = _plan_tls(config.policy, target, problems)
+    access_log = _plan_access_log(config.access_log, target, problems, tls.warnings)
     # QUIC sockets get the default server too (two sites on 443/udp would otherwise make the
     # first one the default by order), and reuseport goes on its listen, once per socket.
     quic_sockets = _unique_sockets([s for site in config.sites if site.http3 for s in site.listen])
@@ -609,4 +647,5 @@ def make_plan(config: GeneratorConfig, target: Target) -> Plan:
         default_certificate=(first.cert, first.key),
         redirect_listens=[Listen([sock, "default_server"]) for sock in redirect_sockets],
         comments=config.comments,
+        access_log=access_log,
     )

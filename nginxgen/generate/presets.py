@@ -12,7 +12,7 @@ from nginxgen.errors import NginxgenError
 from nginxgen.resources import data_dir
 
 PRESET_KEYS = {"summary", "description", "source", "extends", "policy", "site"}
-CONFIG_KEYS = PRESET_KEYS | {"sites", "default_server", "comments"}
+CONFIG_KEYS = PRESET_KEYS | {"sites", "default_server", "comments", "access_log"}
 
 
 @dataclass(frozen=True)

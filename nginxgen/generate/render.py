@@ -65,7 +65,9 @@ def render(plan: Plan) -> dict[str, str]:
         "per_vhost_protocols": "ssl_protocols" not in knowledge.default_server_only(plan.target),
     }
     out = {MAIN_FILE: env.get_template("nginx.conf.j2").render(common)}
-    out[TLS_FILE] = env.get_template("tls.conf.j2").render(common, tls=plan.tls)
+    out[TLS_FILE] = env.get_template("tls.conf.j2").render(
+        common, tls=plan.tls, access_log=plan.access_log
+    )
     out[DEFAULT_FILE] = env.get_template("default-server.conf.j2").render(
         common,
         default_listens=plan.default_listens,

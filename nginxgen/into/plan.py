@@ -62,16 +62,31 @@ class IntoPlan:
         return out
 
 
+# Directives whose first argument says which setting a line is: ssl_conf_command's command
+# (`Ciphersuites`, `Groups`, `Options` are separate settings), a log_format's name, an
+# access_log's file (several logs at one level all write: the tree's own logs stay).
+KEYED_BY_FIRST_ARG = ("ssl_conf_command", "log_format", "access_log")
+
+
 def _key(stmt: Stmt | Statement, source: Source | None = None) -> str:
-    """What makes two lines set the same thing: the name, and for ssl_conf_command its
-    command (`Ciphersuites`, `Groups`, `Options` are separate settings), spelled as the
-    knowledge base keys default-server-only settings."""
+    """What makes two lines set the same thing: the name, and its first argument for
+    KEYED_BY_FIRST_ARG, spelled as the knowledge base keys default-server-only settings."""
     if isinstance(stmt, Stmt):
         name, args = stmt.directive, stmt.args
     else:
         assert source is not None
         name, args = source.value(stmt.name), [source.value(a) for a in stmt.args]
-    return f"{name} {args[0]}" if name == "ssl_conf_command" and args else name
+    return f"{name} {args[0]}" if name in KEYED_BY_FIRST_ARG and args else name
+
+
+def tree_log_folder(statements: list[Stmt]) -> str | None:
+    """The folder of the tree's first access_log file (not off, syslog: or a variable path)."""
+    for stmt in walk(statements):
+        if stmt.directive == "access_log" and stmt.args:
+            path = stmt.args[0]
+            if path.startswith("/") and "$" not in path:
+                return os.path.dirname(path)
+    return None
 
 
 def _own(server: Server, key: str) -> list[Stmt]:
@@ -92,6 +107,11 @@ class _Planner:
         self.tree = TreeSources(self.loaded.texts)
         self.edits: dict[str, list[edits.Edit]] = {}
         self.plan = IntoPlan(self.main)
+        if model.access_log is None:  # our log beside the tree's own logs
+            folder = tree_log_folder(self.loaded.statements)
+            if folder is not None:
+                name = knowledge.log_fact("log_folder")["file"]
+                model = model.model_copy(update={"access_log": os.path.join(folder, name)})
         self.generator: Plan = make_plan(model, target)
         self.place: Place = find_place(self.config, self.main, self.loaded.prefix)
         self.rendered = render(self.generator)

@@ -297,6 +297,7 @@ class Group:
     source: str
     names: dict[str, list[str]]
     data: dict[str, Any]
+    codepoint: int | None = None  # IANA TLS Supported Groups value
 
     def available(self, library: Library) -> bool:
         return _check(self.data.get(_behaves_as(library)), library)
@@ -343,6 +344,7 @@ def _groups() -> dict[str, Group]:
             source=data["source"],
             names=data.get("names", {}),
             data=data,
+            codepoint=data.get("codepoint"),
         )
     return groups
 
@@ -361,6 +363,16 @@ def _group_index() -> dict[str, Group]:
 def find_group(name: str) -> Group | None:
     """The group any library calls `name` (letter case ignored), or None if nobody knows it."""
     return _group_index().get(name.lower())
+
+
+@cache
+def _groups_by_codepoint() -> dict[int, Group]:
+    return {g.codepoint: g for g in _groups().values() if g.codepoint is not None}
+
+
+def group_by_codepoint(code: int) -> Group | None:
+    """The group with this IANA code point (nginx logs groups it cannot name as "0x11ec")."""
+    return _groups_by_codepoint().get(code)
 
 
 def group_accepts_spelling(group: Group, name: str, library: Library) -> bool:
@@ -434,3 +446,31 @@ def suite_weakness(suite: Suite) -> str | None:
 
 def suite_is_cbc_sha1(suite: Suite) -> bool:
     return suite.mac == "SHA1" and "GCM" not in suite.enc and "CHACHA" not in suite.enc
+
+
+# --- access logs ---------------------------------------------------------------------------------
+
+
+@record(frozen=True)
+class LogField:
+    key: str  # the key in the generated JSON line
+    variable: str  # the nginx variable, without `$`
+    since: str | None
+    source: str
+
+
+def log_fields(target: Target | None = None) -> list[LogField]:
+    """The generated TLS log format's fields; with a target, only the variables its nginx has."""
+    fields = [
+        LogField(key=f["key"], variable=f["variable"], since=f.get("since"), source=f["source"])
+        for f in _toml("logging")["field"]
+    ]
+    if target is None:
+        return fields
+    return [f for f in fields if in_range(target.nginx, f.since, None)]
+
+
+def log_fact(key: str) -> dict[str, Any]:
+    """A table of knowledge/logging.toml: log_format, log_folder, curve_names."""
+    fact: dict[str, Any] = _toml("logging")[key]
+    return fact

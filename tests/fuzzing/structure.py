@@ -37,6 +37,8 @@ FILE_DIRECTIVE = re.compile(
     r"(?<![\w$])(ssl_certificate_key|ssl_certificate|ssl_trusted_certificate|ssl_dhparam)"
     r"(\s+)[^;\s]+;"
 )
+# the examples log to /var/log/nginx, which a test machine need not have
+ACCESS_LOG = re.compile(r"(?<![\w$])(access_log\s+)/[^;\s]+")
 SELECT_SYNTAX = Selection(select={"NGX001"})
 
 
@@ -53,7 +55,8 @@ def _inline(path: Path) -> str:
 
 def point_files(text: str) -> str:
     """The certificate, key, trusted chain and DH parameter lines pointed at real files (the
-    certificates alternate between an ECDSA and an RSA pair), so that `nginx -t` can load them."""
+    certificates alternate between an ECDSA and an RSA pair), so that `nginx -t` can load them,
+    and access logs written to /dev/null."""
     files = real_files()
     counts = {"ssl_certificate": 0, "ssl_certificate_key": 0}
 
@@ -69,7 +72,7 @@ def point_files(text: str) -> str:
             value = files.chain
         return f"{directive}{match.group(2)}{value};"
 
-    return FILE_DIRECTIVE.sub(point, text)
+    return ACCESS_LOG.sub(r"\1/dev/null", FILE_DIRECTIVE.sub(point, text))
 
 
 def _wrapped(text: str) -> str | None:

@@ -1,0 +1,1 @@
+"""`nginxgen report`: read TLS access logs and summarize what clients negotiated."""
