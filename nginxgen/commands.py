@@ -87,6 +87,13 @@ def generate(
     comments: Annotated[
         bool, typer.Option("--comments/--no-comments", help="one-line why comments")
     ] = True,
+    access_log: Annotated[
+        str | None,
+        typer.Option(
+            help="TLS access log file for `nginxgen report`, or off "
+            "(default: nginxgen-tls.log in /var/log/nginx, or in the --into tree's log folder)"
+        ),
+    ] = None,
 ) -> None:
     """Render ssl.conf files for a preset and your sites."""
     from nginxgen.generate.compose import CpuMode, compose
@@ -107,7 +114,16 @@ def generate(
     target = resolve(nginx_version, tls_library, nginx_bin)
     cpu_mode = cast("CpuMode | None", cpu)
     model = compose(
-        preset, config, domain or [], cert or [], key or [], listen, http_listen, cpu_mode, comments
+        preset,
+        config,
+        domain or [],
+        cert or [],
+        key or [],
+        listen,
+        http_listen,
+        cpu_mode,
+        comments,
+        access_log=access_log,
     )
     _err(f"target: {target.describe()}")
     if into is not None:
@@ -250,6 +266,58 @@ def probe(
         print(text_report(results), end="")
     if found:
         raise typer.Exit(1)
+
+
+@app.command()
+def report(
+    logs: Annotated[list[str], typer.Argument(help="access logs: plain, gzip, or - for stdin")],
+    log_format: Annotated[
+        str | None,
+        typer.Option(
+            "--log-format",
+            help="the format string, or a log_format NAME in --config (default: nginxgen_tls)",
+        ),
+    ] = None,
+    config: Annotated[
+        Path | None,
+        typer.Option("--config", help="nginx.conf: its log_format for these logs"),
+    ] = None,
+    by: Annotated[str | None, typer.Option(help="hour or day: a row per period")] = None,
+    output: Annotated[str, typer.Option("--format", help="text or json")] = "text",
+    html: Annotated[
+        Path | None, typer.Option(help="also write a self-contained HTML page with charts")
+    ] = None,
+) -> None:
+    """Read TLS access logs: protocol, suite and key-exchange shares, post-quantum share,
+    clients that offered ML-KEM but got a classical group, resumption and 0-RTT."""
+    import json
+
+    from nginxgen.report.formats import resolve_format
+    from nginxgen.report.run import read_logs
+    from nginxgen.report.summary import BY_CHOICES, summarize
+    from nginxgen.report.text import text_report
+
+    if output not in ("text", "json"):
+        raise NginxgenError(f"unknown format {output!r}: use text or json", where="--format")
+    if by is not None and by not in BY_CHOICES:
+        raise NginxgenError(f"unknown period {by!r}: use hour or day", where="--by")
+    fmt = resolve_format(log_format, str(config) if config else None, logs)
+    tally, problems = read_logs(logs, fmt)
+    result = summarize(tally, by)
+    if html is not None:
+        from nginxgen.generate.output import write_named_file
+        from nginxgen.report.html import html_report
+
+        # the page always charts over time: by hour unless --by day
+        write_named_file(html, html_report(result if by else summarize(tally, "hour")))
+    if output == "json":
+        print(json.dumps(result, indent=2))
+    else:
+        print(text_report(result), end="")
+    for problem in problems:
+        _err(f"error: {problem}")
+    if problems:
+        raise typer.Exit(2)
 
 
 @app.command()

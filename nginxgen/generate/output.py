@@ -264,3 +264,14 @@ def apply(changes: list[Change], force: bool) -> list[str]:
         else f"{'replaced' if c.old is not None else 'wrote'} {c.path}"
         for c in changes
     ]
+
+
+def write_named_file(path: Path, text: str) -> None:
+    """One output file the user named on the command line (a report page): written whole or
+    not at all, replacing a regular file there atomically and keeping its mode."""
+    if path.is_symlink():
+        raise NginxgenError("is a symlink; nginxgen does not write through it", where=str(path))
+    old, stat, mode = _read_existing(path)
+    if not path.parent.is_dir():
+        raise NginxgenError("its folder does not exist", where=str(path))
+    replace_all([Change(path.name, path, old, text, stat, mode)])

@@ -1,0 +1,66 @@
+"""Which log format a report reads: given as text, by name from a config, or the generated one."""
+
+from __future__ import annotations
+
+import os
+
+from nginxgen.errors import NginxgenError
+from nginxgen.report.logformat import COMBINED, LogFormat, generated_format, parse_log_format_args
+
+
+def _config_formats(config: str) -> tuple[dict[str, LogFormat], dict[str, str]]:
+    """A config tree's log_format definitions, and each access_log file's format name."""
+    from nginxgen.lint.load import LoadError, load_path, walk
+
+    try:
+        loaded = load_path(config)
+    except LoadError as exc:
+        raise NginxgenError(str(exc), where=config) from None
+    for problem in loaded.problems:
+        if problem.kind == "syntax":
+            raise NginxgenError(problem.message, where=f"{problem.file}:{problem.line}")
+    formats: dict[str, LogFormat] = {"combined": LogFormat("combined", COMBINED)}
+    files: dict[str, str] = {}
+    for stmt in walk(loaded.statements):
+        if stmt.directive == "log_format" and stmt.args:
+            formats[stmt.args[0]] = parse_log_format_args(stmt.args[0], stmt.args[1:])
+        elif stmt.directive == "access_log" and stmt.args and stmt.args[0] != "off":
+            name = stmt.args[1] if len(stmt.args) > 1 else "combined"
+            files[os.path.realpath(os.path.join(loaded.prefix or "", stmt.args[0]))] = name
+    return formats, files
+
+
+def resolve_format(given: str | None, config: str | None, logs: list[str]) -> LogFormat:
+    """--log-format TEXT, --log-format NAME (from --config; `combined` needs none), the format
+    --config writes a LOG with, or else the generated nginxgen_tls format."""
+    if given is not None and "$" in given:
+        return LogFormat("given", given)
+    if given is None and config is None:
+        return generated_format()
+    if config is None:
+        if given == "combined":
+            return LogFormat("combined", COMBINED)
+        raise NginxgenError(
+            f"{given!r} is not a format string: give the format ('$remote_addr ...') or "
+            "--config nginx.conf to find it by name",
+            where="--log-format",
+        )
+    formats, files = _config_formats(config)
+    if given is not None:
+        if given not in formats:
+            known = ", ".join(sorted(formats))
+            raise NginxgenError(
+                f"no log_format {given!r} in {config} (it has {known})", where="--log-format"
+            )
+        return formats[given]
+    used = {files[p] for p in (os.path.realpath(log) for log in logs) if p in files}
+    if len(used) == 1:
+        return formats.get(used.pop(), generated_format())
+    ours = generated_format().name
+    if ours in formats:
+        return formats[ours]
+    raise NginxgenError(
+        f"{config} writes none of these logs with a known format: name one with --log-format NAME "
+        f"({', '.join(sorted(formats))})",
+        where="--config",
+    )

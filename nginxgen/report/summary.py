@@ -1,0 +1,140 @@
+"""From the counters of a Tally to the report: overall, per site, and per hour or day.
+
+The report is plain data (what `--format json` prints); the text and HTML renderers only lay it
+out. Shares are of TLS connections (or requests, when the log cannot tell connections apart).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from functools import cache
+from typing import Any
+
+from nginxgen.report.tally import Tally, hour_label
+
+BY_CHOICES = ("hour", "day")
+
+
+class _Sum:
+    """The counts of one slice (all, one site, one period, or a site in a period)."""
+
+    def __init__(self) -> None:
+        self.connections = 0
+        self.plain = 0
+        self.tls_requests = 0
+        self.protocols: Counter[str] = Counter()
+        self.ciphers: Counter[str] = Counter()
+        self.groups: Counter[str] = Counter()
+        self.pq = 0
+        self.offered_pq = 0
+        self.tls13 = 0
+        self.reused = 0
+        self.early = 0
+
+    def add(self, key: tuple[Any, ...], count: int) -> None:
+        _, _, protocol, cipher, group, pq, offered, reused, early = key
+        if protocol is None:
+            self.plain += count
+            return
+        self.connections += count
+        self.protocols[protocol] += count
+        if cipher:
+            self.ciphers[cipher] += count
+        if group:
+            self.groups[group] += count
+        self.pq += count if pq else 0
+        self.offered_pq += count if offered else 0
+        self.tls13 += count if protocol == "TLSv1.3" else 0
+        self.reused += count if reused else 0
+        self.early += count if early else 0
+
+    def as_dict(self, tally: Tally) -> dict[str, Any]:
+        roles = tally.roles
+        total = self.connections
+
+        def share(count: int, of: int = total) -> dict[str, Any]:
+            return {"count": count, "share": round(count / of, 4) if of else None}
+
+        def shares(counter: Counter[str]) -> dict[str, Any]:
+            return {name: share(n) for name, n in counter.most_common()}
+
+        has_curve = roles["curve"] is not None
+        return {
+            "connections": total,
+            "plain_http": self.plain,
+            "requests": self.tls_requests,
+            "requests_per_connection": (
+                round(self.tls_requests / total, 2) if total and tally.per_connection else None
+            ),
+            "protocols": shares(self.protocols),
+            "ciphers": shares(self.ciphers) if roles["cipher"] else None,
+            "groups": shares(self.groups) if has_curve else None,
+            "pq": share(self.pq) if has_curve else None,
+            # TLS 1.3 connections whose client listed an ML-KEM group but got a classical one:
+            # what enforcing ML-KEM on the server (the key-share tuple) would change
+            "pq_offered_not_used": (
+                share(self.offered_pq) if has_curve and roles["curves"] else None
+            ),
+            "resumed": share(self.reused) if roles["reused"] else None,
+            "early_data": share(self.early) if roles["early_data"] else None,
+        }
+
+
+def summarize(tally: Tally, by: str | None) -> dict[str, Any]:
+    """The report as data: `overall`, `sites`, and with `by` the `periods` in time order."""
+    time_variable = tally.roles["time"]
+
+    @cache
+    def period(key: object) -> str | None:
+        label = hour_label(time_variable, key)
+        if label is None or by is None:
+            return None
+        return label[:10] if by == "day" else label
+
+    overall, sites = _Sum(), dict[str, _Sum]()
+    periods: dict[str | None, tuple[_Sum, dict[str, _Sum]]] = {}
+    for key, count in tally.connections.items():
+        hour, site = key[0], str(key[1])
+        slices = [overall, sites.setdefault(site, _Sum())]
+        if by is not None:
+            whole, per_site = periods.setdefault(period(hour), (_Sum(), {}))
+            slices += [whole, per_site.setdefault(site, _Sum())]
+        for part in slices:
+            part.add(key, count)
+    for (hour, host, tls), count in tally.requests.items():
+        slices = [overall, sites.setdefault(str(host), _Sum())]
+        if by is not None:
+            whole, per_site = periods.setdefault(period(hour), (_Sum(), {}))
+            slices += [whole, per_site.setdefault(str(host), _Sum())]
+        for part in slices:
+            part.tls_requests += count if tls else 0
+    report: dict[str, Any] = {
+        "format": tally.fmt.name,
+        "unit": "connection" if tally.per_connection else "request",
+        "variables": {role: v for role, v in tally.roles.items()},
+        "lines": {
+            "read": tally.lines,
+            "unreadable": tally.unreadable.count,
+            "unreadable_examples": [
+                {"file": f, "line": n, "text": text} for f, n, text in tally.unreadable.examples
+            ],
+        },
+        "overall": overall.as_dict(tally),
+        "sites": {
+            name: part.as_dict(tally)
+            for name, part in sorted(sites.items(), key=lambda item: -item[1].connections)
+        },
+        "by": by,
+    }
+    if by is not None:
+        report["periods"] = [
+            {
+                "period": label if label is not None else "unknown",
+                "overall": whole.as_dict(tally),
+                "sites": {name: part.as_dict(tally) for name, part in sorted(per_site.items())},
+            }
+            for label, (whole, per_site) in sorted(
+                periods.items(), key=lambda item: (item[0] is None, item[0] or "")
+            )
+        ]
+    return report

@@ -1,0 +1,174 @@
+"""Counting a TLS access log in one pass, in memory that does not grow with its length.
+
+Each line adds one to a counter keyed by what the report shows (hour, site, protocol, suite,
+group, ...), so memory grows with the number of distinct combinations, not of lines. Where the
+format has `$connection_requests`, a connection is counted once, on its first request
+(`$connection_requests` = 1), which needs no memory of connections seen; every line still counts
+as a request. Without it, every line counts as one connection and the report says its unit is
+the request.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from nginxgen import knowledge
+from nginxgen.report.logformat import ROLES, LineParser, LogFormat
+
+TIME, SITE, HOST, PROTOCOL, CIPHER, CURVE, CURVES, REUSED, EARLY, REQUESTS = range(len(ROLES))
+MONTH_NAMES = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+_MONTHS = {name: number for number, name in enumerate(MONTH_NAMES, 1)}
+_HEX = re.compile(r"0x[0-9a-fA-F]{1,4}\Z")
+EMPTY = ("", "-")  # escape=json logs an empty value as "", the default escape as "-"
+SHOWN_UNREADABLE = 5
+
+
+@dataclass(frozen=True)
+class GroupView:
+    """A logged group value, named: hex code points become names, GREASE is left out."""
+
+    name: str | None
+    pq: bool
+
+
+def _is_grease(code: int) -> bool:
+    """RFC 8701: 0x0A0A, 0x1A1A, ... 0xFAFA."""
+    return (code & 0x0F0F) == 0x0A0A and (code >> 8) == (code & 0xFF)
+
+
+def group_view(value: str) -> GroupView:
+    if _HEX.match(value):
+        code = int(value, 16)
+        if _is_grease(code):
+            return GroupView(None, False)
+        group = knowledge.group_by_codepoint(code)
+        return GroupView(group.id if group else value.lower(), bool(group and group.pq))
+    group = knowledge.find_group(value)
+    return GroupView(value, bool(group and group.pq))
+
+
+@dataclass
+class Unreadable:
+    count: int = 0
+    examples: list[tuple[str, int, str]] = field(default_factory=list)  # file, line, text
+
+    def add(self, name: str, number: int, line: bytes) -> None:
+        self.count += 1
+        if len(self.examples) < SHOWN_UNREADABLE:
+            text = line.decode("utf-8", "replace").rstrip("\r\n")
+            self.examples.append((name, number, text[:200]))
+
+
+@dataclass
+class Tally:
+    """The counters of one or more logs read with one format."""
+
+    fmt: LogFormat
+    roles: dict[str, str | None]
+    # (hour, site, protocol, cipher, group, pq, offered_pq, reused, early) -> connections
+    connections: Counter[tuple[object, ...]] = field(default_factory=Counter)
+    # (hour, site, tls) -> requests
+    requests: Counter[tuple[object, ...]] = field(default_factory=Counter)
+    lines: int = 0
+    unreadable: Unreadable = field(default_factory=Unreadable)
+    _offers: dict[str, tuple[bool, ...]] = field(default_factory=dict)
+
+    @property
+    def per_connection(self) -> bool:
+        return self.roles["requests"] is not None
+
+    def _offered_pq(self, curves: str) -> bool:
+        """Whether a client's $ssl_curves names an ML-KEM group (cached: clients repeat)."""
+        cached = self._offers.get(curves)
+        if cached is None:
+            if len(self._offers) > 65536:  # GREASE makes some lists unique: stay bounded
+                self._offers.clear()
+            cached = (any(group_view(c).pq for c in curves.split(":")),)
+            self._offers[curves] = cached
+        return cached[0]
+
+    def add_lines(self, name: str, lines: Iterable[bytes], parse: LineParser) -> None:
+        connections, requests = self.connections, self.requests
+        groups: dict[str, GroupView] = {}
+        hour = _hour_key(self.roles["time"])
+        number = 0
+        try:
+            for number, line in enumerate(lines, 1):
+                if not line.strip():
+                    continue
+                values = parse(line)
+                try:
+                    when = hour(values[TIME]) if values is not None else None
+                except ValueError:
+                    values = None
+                if values is None:
+                    self.unreadable.add(name, number, line)
+                    continue
+                site = values[SITE] or values[HOST] or "-"
+                protocol = values[PROTOCOL]
+                tls = protocol not in EMPTY and protocol is not None
+                requests[when, site, tls] += 1
+                if values[REQUESTS] not in (None, "1"):
+                    continue
+                if not tls:
+                    connections[when, site, None, None, None, False, False, False, False] += 1
+                    continue
+                curve = values[CURVE]
+                group = None
+                offered = False
+                pq = False
+                if curve is not None and curve not in EMPTY:
+                    view = groups.get(curve)
+                    if view is None:
+                        view = groups[curve] = group_view(curve)
+                    group, pq = view.name, view.pq
+                    curves = values[CURVES]
+                    if not pq and protocol == "TLSv1.3" and curves not in (None, *EMPTY):
+                        offered = self._offered_pq(curves)
+                key = (
+                    when,
+                    site,
+                    protocol,
+                    values[CIPHER],
+                    group,
+                    pq,
+                    offered,
+                    values[REUSED] == "r",
+                    values[EARLY] == "1",
+                )
+                connections[key] += 1
+        finally:
+            self.lines += number
+
+
+def _hour_key(variable: str | None) -> Callable[[str | None], object]:
+    """A cheap per-line hour key for the time variable; turned into a label once per hour."""
+    if variable == "time_iso8601":
+        return lambda v: v[:13] if v else None  # 2026-11-23T05
+    if variable == "time_local":
+        return lambda v: v[:14] if v else None  # 23/Nov/2026:05
+    if variable == "msec":  # raises ValueError on a line that is not a time: unreadable
+        return lambda v: int(v.partition(".")[0]) // 3600 if v and v not in EMPTY else None
+    return lambda v: None
+
+
+def hour_label(variable: str | None, key: object) -> str | None:
+    """`2026-11-23T05` for an hour key, whatever the time variable (msec: UTC)."""
+    if key is None:
+        return None
+    if variable == "time_local":
+        text = str(key)
+        try:
+            day, month, rest = text.split("/")
+            return f"{rest[:4]}-{_MONTHS[month]:02d}-{int(day):02d}T{rest[5:7]}"
+        except (ValueError, KeyError):
+            return None
+    if variable == "msec":
+        import datetime
+
+        moment = datetime.datetime.fromtimestamp(int(str(key)) * 3600, tz=datetime.UTC)
+        return moment.strftime("%Y-%m-%dT%H")
+    return str(key)

@@ -1,0 +1,114 @@
+"""The report as text tables: overall, each site, and with --by one row per period."""
+
+from __future__ import annotations
+
+from typing import Any
+
+TOP = 6  # suites and groups shown per slice; the JSON has them all
+
+
+def _percent(entry: dict[str, Any] | None) -> str:
+    if entry is None:
+        return "-"
+    if entry["share"] is None:
+        return "0"
+    return f"{entry['share'] * 100:.1f}% ({entry['count']:,})"
+
+
+def _shares(table: dict[str, Any] | None) -> str:
+    if table is None:
+        return "not in the log format"
+    if not table:
+        return "-"
+    shown = [f"{name} {_percent(entry)}" for name, entry in list(table.items())[:TOP]]
+    rest = len(table) - TOP
+    return ", ".join(shown) + (f", {rest} more" if rest > 0 else "")
+
+
+def _counted(count: int, what: str) -> str:
+    return f"{count:,} {what}{'' if count == 1 else 's'}"
+
+
+def _slice(title: str, part: dict[str, Any], unit: str) -> list[str]:
+    per = part["requests_per_connection"]
+    head = f"{title}: {_counted(part['connections'], 'TLS ' + unit)}"
+    if unit == "connection":
+        head += f", {_counted(part['requests'], 'request')}"
+        head += f" ({per} per connection)" if per else ""
+    if part["plain_http"]:
+        head += f", {_counted(part['plain_http'], 'plain HTTP ' + unit)}"
+    missing = "not in the log format"
+    rows = [
+        ("protocols", _shares(part["protocols"])),
+        ("key exchange", _shares(part["groups"])),
+        ("post-quantum", _percent(part["pq"]) if part["pq"] else missing),
+        (
+            "offered ML-KEM, got classical",
+            _percent(part["pq_offered_not_used"]) if part["pq_offered_not_used"] else missing,
+        ),
+        ("resumed", _percent(part["resumed"]) if part["resumed"] else missing),
+        ("0-RTT", _percent(part["early_data"]) if part["early_data"] else missing),
+        ("suites", _shares(part["ciphers"])),
+    ]
+    width = max(len(name) for name, _ in rows)
+    return [head, *(f"  {name:<{width}}  {value}" for name, value in rows)]
+
+
+def _share_cell(entry: dict[str, Any] | None) -> str:
+    if entry is None or entry["share"] is None:
+        return "-"
+    return f"{entry['share'] * 100:.1f}%"
+
+
+def _periods(report: dict[str, Any]) -> list[str]:
+    header = (
+        "period",
+        report["unit"] + "s",
+        "TLS 1.3",
+        "ML-KEM",
+        "offered, not used",
+        "resumed",
+        "0-RTT",
+    )
+    rows = [header]
+    for period in report["periods"]:
+        part = period["overall"]
+        rows.append(
+            (
+                period["period"],
+                f"{part['connections']:,}",
+                _share_cell(part["protocols"].get("TLSv1.3")),
+                _share_cell(part["pq"]),
+                _share_cell(part["pq_offered_not_used"]),
+                _share_cell(part["resumed"]),
+                _share_cell(part["early_data"]),
+            )
+        )
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    return [
+        "  ".join(
+            cell.rjust(w) if i else cell.ljust(w)
+            for i, (cell, w) in enumerate(zip(row, widths, strict=True))
+        ).rstrip()
+        for row in rows
+    ]
+
+
+def text_report(report: dict[str, Any]) -> str:
+    lines = report["lines"]
+    unit = report["unit"]
+    counted = (
+        "counted per connection (first request of each, $connection_requests = 1)"
+        if unit == "connection"
+        else "counted per request (the log format has no $connection_requests)"
+    )
+    out = [f"{lines['read']:,} lines read, {lines['unreadable']:,} unreadable; {counted}"]
+    for example in lines["unreadable_examples"]:
+        out.append(f"  unreadable: {example['file']}:{example['line']}: {example['text']}")
+    out += ["", *_slice("all sites", report["overall"], unit)]
+    if len(report["sites"]) > 1:
+        for name, part in report["sites"].items():
+            out += ["", *_slice(f"site {name}", part, unit)]
+    if report.get("periods"):
+        out += ["", f"by {report['by']}:", *_periods(report)]
+    return "\n".join(out) + "\n"

@@ -1,0 +1,287 @@
+"""`nginxgen report` on hand-written logs: exact counts, other formats, bad input."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from nginxgen.report.logformat import COMBINED, LogFormat, generated_format, make_parser
+from nginxgen.report.tally import group_view
+from tests.helpers import CertPair
+
+
+def line(**values: str) -> str:
+    """One line of the generated format (every field, as nginx 1.27.5+ writes it)."""
+    fields = {
+        "time": "2026-11-23T05:10:00+00:00",
+        "server_name": "a.example",
+        "host": "a.example",
+        "sni": "a.example",
+        "protocol": "TLSv1.3",
+        "cipher": "TLS_AES_128_GCM_SHA256",
+        "curve": "X25519",
+        "curves": "X25519:prime256v1",
+        "reused": ".",
+        "early_data": "",
+        "http": "HTTP/1.1",
+        "connection": "1",
+        "requests": "1",
+        "status": "200",
+        "request_time": "0.000",
+        "remote_addr": "127.0.0.1",
+    }
+    fields.update(values)
+    return json.dumps(fields, separators=(",", ":"))
+
+
+def report(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "nginxgen", "report", *args],
+        capture_output=True,
+        text=True,
+        input=stdin,
+        timeout=60,
+        check=False,
+    )
+
+
+def as_json(*args: str) -> dict:  # type: ignore[type-arg]
+    done = report(*args, "--format", "json")
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)  # type: ignore[no-any-return]
+
+
+MIX = [
+    # connection 1: ML-KEM (named, as 1.27.5+ logs it), two requests
+    line(connection="1", requests="1", curve="X25519MLKEM768", curves="X25519MLKEM768:X25519"),
+    line(connection="1", requests="2", curve="X25519MLKEM768", curves="X25519MLKEM768:X25519"),
+    # connection 2: ML-KEM as nginx 1.26 logs it (hex), GREASE in the list
+    line(connection="2", curve="0x11ec", curves="0xbaba:0x11ec:X25519:prime256v1"),
+    # connection 3: offered ML-KEM, got X25519 (a colon list on the server)
+    line(connection="3", curve="X25519", curves="0x2a2a:0x11ec:X25519"),
+    # connection 4: TLS 1.2, resumed, other site; offering ML-KEM does not count on TLS 1.2
+    line(
+        connection="4",
+        server_name="b.example",
+        protocol="TLSv1.2",
+        cipher="ECDHE-ECDSA-AES128-GCM-SHA256",
+        curve="X25519",
+        curves="X25519MLKEM768:X25519",
+        reused="r",
+        time="2026-11-23T06:01:00+00:00",
+    ),
+    # connection 5: 0-RTT, resumed
+    line(connection="5", reused="r", early_data="1", time="2026-11-23T06:30:00+00:00"),
+    # plain HTTP on port 80, answered by a server with `server_name ""`: the site is the host
+    line(connection="6", server_name="", protocol="", cipher="", curve="", curves="", reused=""),
+]
+
+
+def test_generated_format_counts_exactly(tmp_path: Path) -> None:
+    log = tmp_path / "tls.log"
+    log.write_text("\n".join(MIX) + "\n")
+    out = as_json(str(log), "--by", "hour")
+    overall = out["overall"]
+    assert out["unit"] == "connection"
+    assert out["lines"] == {"read": 7, "unreadable": 0, "unreadable_examples": []}
+    assert overall["connections"] == 5
+    assert overall["plain_http"] == 1
+    assert overall["requests"] == 6
+    assert overall["requests_per_connection"] == 1.2
+    assert overall["protocols"] == {
+        "TLSv1.3": {"count": 4, "share": 0.8},
+        "TLSv1.2": {"count": 1, "share": 0.2},
+    }
+    assert overall["groups"] == {
+        "X25519MLKEM768": {"count": 2, "share": 0.4},
+        "X25519": {"count": 3, "share": 0.6},
+    }
+    assert overall["pq"] == {"count": 2, "share": 0.4}
+    assert overall["pq_offered_not_used"] == {"count": 1, "share": 0.2}
+    assert overall["resumed"] == {"count": 2, "share": 0.4}
+    assert overall["early_data"] == {"count": 1, "share": 0.2}
+    assert set(out["sites"]) == {"a.example", "b.example"}
+    assert out["sites"]["a.example"]["plain_http"] == 1
+    assert out["sites"]["b.example"]["connections"] == 1
+    assert [p["period"] for p in out["periods"]] == ["2026-11-23T05", "2026-11-23T06"]
+    assert [p["overall"]["connections"] for p in out["periods"]] == [3, 2]
+
+
+def test_by_day_and_text(tmp_path: Path) -> None:
+    log = tmp_path / "tls.log"
+    log.write_text("\n".join(MIX) + "\n")
+    out = as_json(str(log), "--by", "day")
+    assert [(p["period"], p["overall"]["connections"]) for p in out["periods"]] == [
+        ("2026-11-23", 5)
+    ]
+    text = report(str(log)).stdout
+    assert "all sites: 5 TLS connections, 6 requests (1.2 per connection)" in text
+    assert "offered ML-KEM, got classical  20.0% (1)" in text
+
+
+def test_stdin_and_gzip_read_the_same(tmp_path: Path) -> None:
+    data = "\n".join(MIX) + "\n"
+    packed = tmp_path / "tls.log.1.gz"
+    packed.write_bytes(gzip.compress(data.encode()))
+    from_gzip = as_json(str(packed))
+    done = report("-", "--format", "json", stdin=data)
+    assert json.loads(done.stdout)["overall"] == from_gzip["overall"]
+    assert from_gzip["overall"]["connections"] == 5
+
+
+def test_without_connection_requests_counts_requests(tmp_path: Path) -> None:
+    log = tmp_path / "combined.log"
+    fmt = COMBINED + " $ssl_protocol $ssl_cipher"
+    rows = [
+        '192.0.2.1 - - [23/Nov/2026:05:00:01 +0000] "GET / HTTP/1.1" 200 12 "-" "curl/8" '
+        "TLSv1.3 TLS_AES_256_GCM_SHA384",
+        '192.0.2.2 - - [23/Nov/2026:05:00:02 +0000] "GET /a b HTTP/1.1" 404 0 "-" '
+        '"Mozilla/5.0 (X11; Linux)" TLSv1.2 ECDHE-RSA-AES128-GCM-SHA256',
+        '192.0.2.3 - - [23/Nov/2026:06:00:02 +0000] "GET / HTTP/1.1" 200 1 "-" "x" - -',
+    ]
+    log.write_text("\n".join(rows) + "\n")
+    out = as_json(str(log), "--log-format", fmt, "--by", "hour")
+    assert out["unit"] == "request"
+    overall = out["overall"]
+    assert overall["connections"] == 2 and overall["plain_http"] == 1
+    assert overall["protocols"]["TLSv1.3"]["count"] == 1
+    assert overall["ciphers"]["ECDHE-RSA-AES128-GCM-SHA256"]["count"] == 1
+    assert overall["groups"] is None and overall["pq"] is None and overall["resumed"] is None
+    assert [p["period"] for p in out["periods"]] == ["2026-11-23T05", "2026-11-23T06"]
+    assert "not in the log format" in report(str(log), "--log-format", fmt).stdout
+
+
+def test_format_found_by_name_in_config(tmp_path: Path) -> None:
+    log = tmp_path / "tls.log"
+    log.write_text(
+        "a.example|TLSv1.3|X25519MLKEM768|1\na.example|TLSv1.3|X25519|1\nb.example|TLSv1.2|X25519|2\n"
+    )
+    conf = tmp_path / "nginx.conf"
+    conf.write_text(
+        "events {}\nhttp {\n"
+        "    log_format pipes '$host|$ssl_protocol|$ssl_curve|$connection_requests';\n"
+        f"    access_log {log} pipes;\n"
+        "}\n"
+    )
+    by_path = as_json(str(log), "--config", str(conf))
+    by_name = as_json(str(log), "--config", str(conf), "--log-format", "pipes")
+    assert by_path["overall"] == by_name["overall"]
+    assert by_path["overall"]["connections"] == 2 and by_path["overall"]["requests"] == 3
+    assert by_path["overall"]["pq"] == {"count": 1, "share": 0.5}
+    missing = report(str(log), "--config", str(conf), "--log-format", "main")
+    assert missing.returncode == 2
+    assert missing.stderr.count("\n") == 1 and "no log_format 'main'" in missing.stderr
+
+
+def test_bad_lines_are_counted_not_fatal(tmp_path: Path) -> None:
+    log = tmp_path / "tls.log"
+    log.write_bytes(
+        (MIX[0] + "\n").encode() + b"\x00\xffgarbage\n" + b'{"time":' + b"\n" + b"[1,2]\n\n"
+    )
+    out = as_json(str(log))
+    assert out["lines"]["unreadable"] == 3
+    assert [e["line"] for e in out["lines"]["unreadable_examples"]] == [2, 3, 4]
+    assert out["overall"]["connections"] == 1
+
+
+def test_truncated_gzip_reports_what_was_read_and_exits_2(tmp_path: Path) -> None:
+    data = ("\n".join(MIX[:3]) + "\n").encode() * 200
+    packed = gzip.compress(data)
+    cut = tmp_path / "tls.log.gz"
+    cut.write_bytes(packed[: len(packed) // 2])
+    done = report(str(cut), "--format", "json")
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"nginxgen: error: {cut}: compressed data ends early after line")
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    assert 0 < json.loads(done.stdout)["lines"]["read"] < 600
+
+
+def test_empty_missing_and_not_gzip(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.log"
+    empty.write_text("")
+    done = report(str(empty))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("0 lines read, 0 unreadable")
+    missing = report(str(tmp_path / "nope.log"))
+    assert missing.returncode == 2
+    assert (
+        missing.stderr == f"nginxgen: error: {tmp_path / 'nope.log'}: No such file or directory\n"
+    )
+    folder = report(str(tmp_path))
+    assert folder.returncode == 2 and folder.stderr.count("\n") == 1
+    bad_gzip = tmp_path / "bad.gz"
+    bad_gzip.write_bytes(b"\x1f\x8bnot really gzip")
+    done = report(str(bad_gzip))
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.count("\n") == 1
+
+
+def test_html_escapes_what_clients_sent(tmp_path: Path) -> None:
+    log = tmp_path / "tls.log"
+    log.write_text(line(server_name="<script>alert(1)</script>") + "\n")
+    page = tmp_path / "report.html"
+    done = report(str(log), "--html", str(page))
+    assert done.returncode == 0, done.stderr
+    text = page.read_text()
+    assert "<script>" not in text and "&lt;script&gt;" in text
+
+
+@pytest.mark.parametrize(
+    ("value", "name", "pq"),
+    [
+        ("0x11ec", "X25519MLKEM768", True),
+        ("0x11EB", "SecP256r1MLKEM768", True),
+        ("0x6399", "X25519Kyber768Draft00", True),
+        ("0xbaba", None, False),  # GREASE
+        ("0x1d", "x25519", False),
+        ("X25519MLKEM768", "X25519MLKEM768", True),
+        ("prime256v1", "prime256v1", False),
+        ("0x4242", "0x4242", False),
+    ],
+)
+def test_group_names(value: str, name: str | None, pq: bool) -> None:
+    view = group_view(value)
+    assert (view.name, view.pq) == (name, pq)
+
+
+def test_generated_format_is_the_template_one(tmp_path: Path, ecdsa_pair: CertPair) -> None:
+    """The report's default format is the one generate writes for a current nginx."""
+    out = tmp_path / "out"
+    done = subprocess.run(
+        [sys.executable, "-m", "nginxgen", "generate", "--preset", "intermediate",
+         "--domain", "example.com", "--cert", str(ecdsa_pair.cert), "--key", str(ecdsa_pair.key),
+         "--out", str(out)],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    from nginxgen.lint.load import load_path, walk
+    from nginxgen.report.logformat import parse_log_format_args
+
+    written = [
+        s for s in walk(load_path(str(out / "tls.conf")).statements) if s.directive == "log_format"
+    ]
+    assert len(written) == 1
+    fmt = generated_format()
+    assert parse_log_format_args(written[0].args[0], written[0].args[1:]) == fmt
+    assert fmt.json_keys() is not None
+    parse = make_parser(fmt)
+    assert parse(MIX[0].encode()) is not None
+    values = parse(MIX[2].encode())
+    assert values is not None and "0x11ec" in values
+    assert make_parser(LogFormat("x", "$ssl_protocol"))(b"TLSv1.3\n") == (
+        None,
+        None,
+        None,
+        "TLSv1.3",
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+    )
