@@ -15,7 +15,7 @@ import os
 import socket
 import struct
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 # IANA TLS registries: protocol versions, named groups, and suites offered for each version.
 VERSIONS = {"TLSv1": 0x0301, "TLSv1.1": 0x0302, "TLSv1.2": 0x0303, "TLSv1.3": 0x0304}
@@ -222,15 +222,29 @@ def ask(
     shares: Sequence[str] = (),
     suites: Sequence[int] | None = None,
     timeout: float = 5.0,
+    key_exchange: bool = False,
 ) -> Answer:
-    """Send one ClientHello and read the server's first answer."""
+    """Send one ClientHello and read the server's first answer; with `key_exchange`, a TLS 1.2
+    answer is read on to its ServerKeyExchange, whose ECDHE parameters name the group (the
+    TLS 1.2 first flight travels unencrypted, RFC 8422 5.4)."""
     hello = client_hello(sni, version, groups, shares, suites)
     try:
         with socket.create_connection(address, timeout=timeout) as sock:
             sock.sendall(hello)
+            answer = None
             for kind, message in _messages(sock):
                 if kind == 2:  # ServerHello (a HelloRetryRequest is one too)
-                    return parse_server_hello(message)
+                    answer = parse_server_hello(message)
+                    if not key_exchange or answer.version == "TLSv1.3":
+                        return answer
+                elif kind == 12 and answer is not None:  # ServerKeyExchange
+                    body = message[4:]
+                    named = body[:1] == b"\x03"  # ECCurveType named_curve
+                    code = int.from_bytes(body[1:3], "big") if named else None
+                    group = GROUP_NAMES.get(code, hex(code)) if code is not None else None
+                    return replace(answer, group=group)
+                elif kind == 14 and answer is not None:  # ServerHelloDone: no ECDHE
+                    return answer
             return Answer(accepted=False, alert="connection closed")
     except _Alert as alert:
         return Answer(accepted=False, alert=str(alert))

@@ -99,7 +99,12 @@ def mismatches(
             because = "the server does not do what this config says (not reloaded?)"
             out.append(_record(directive, line, predicted, seen, because))
 
-    if observed.get("groups") is not None:
+    # TLS 1.2 groups are probed each offered first: with the server's order winning, the
+    # server's first group is what every probe sees, so they say nothing about the rest
+    server_order_tls12 = observed.get("groups_via") == "TLSv1.2" and bool(
+        (observed.get("tls12") or {}).get("server_order")
+    )
+    if observed.get("groups") is not None and not server_order_tls12:
         probed = list(observed["groups"])
         seen_groups = {g for g, ok in observed["groups"].items() if ok}
         compare("ssl_ecdh_curve", lambda s: _groups(s, probed), seen_groups, "the groups")

@@ -4,7 +4,9 @@ enforced, each group alone, and whose TLS 1.2 suite order wins.
 How each answer is read (nginxgen/probe/hello.py sends only X25519 key shares):
 - a version is accepted when the server answers a ClientHello offering only it;
 - a group is accepted when, offered alone with no key share, the server sends a
-  HelloRetryRequest naming it;
+  HelloRetryRequest naming it; a server without TLS 1.3 is asked with TLS 1.2, ECDHE suites
+  and the group offered first, and its ServerKeyExchange names the group taken (elliptic-curve
+  groups only; `groups_via` says which version answered);
 - ALPN, the certificate (chain as sent, read from a TLS 1.2 first flight where TLS 1.2 is on),
   resumption and HSTS on `/` and on a 404 come from full handshakes with this Python's TLS
   library (nginxgen/probe/session.py);
@@ -21,6 +23,9 @@ from typing import Any
 from nginxgen.probe.hello import GROUPS, TLS12_SUITES, VERSIONS, Answer, ask
 
 CLASSICAL = ["X25519", "secp256r1", "secp384r1"]
+TLS12_GROUPS = ["X25519", "secp256r1", "secp384r1", "secp521r1", "X448"]  # ECDHE can use these
+CERTIFICATE_CURVES = ["secp256r1", "secp384r1", "secp521r1"]
+ECDHE_SUITES = [code for code, name in TLS12_SUITES.items() if name.startswith("ECDHE-")]
 
 
 def probe_name(address: tuple[str, int], sni: str | None, timeout: float) -> dict[str, Any]:
@@ -44,10 +49,25 @@ def probe_name(address: tuple[str, int], sni: str | None, timeout: float) -> dic
         for group in GROUPS:
             answer = hello("TLSv1.3", [group])
             out["groups"][group] = answer.accepted and answer.group == group
+        out["groups_via"] = "TLSv1.3"
+    elif protocols["TLSv1.2"]:
+        # No TLS 1.3: each elliptic-curve group offered first, with ECDHE suites only; the
+        # ServerKeyExchange names the group the server took. The NIST curves follow it because
+        # in TLS 1.2 the client's groups also bound the curve of an ECDSA certificate: a client
+        # offering X25519 alone cannot reach a P-256 certificate at all (OpenSSL 3.0, seen).
+        out["tls13"] = None
+        out["pq"] = "none"
+        out["groups"] = {}
+        for group in TLS12_GROUPS:
+            offered = [group, *(c for c in CERTIFICATE_CURVES if c != group)]
+            answer = hello("TLSv1.2", offered, suites=ECDHE_SUITES, key_exchange=True)
+            out["groups"][group] = answer.accepted and answer.group == group
+        out["groups_via"] = "TLSv1.2"
     else:
         out["tls13"] = None
         out["pq"] = "none"
         out["groups"] = None
+        out["groups_via"] = None
     if protocols["TLSv1.2"]:
         suites = list(TLS12_SUITES)
         forward = hello("TLSv1.2", CLASSICAL, suites=suites)
@@ -90,8 +110,9 @@ def text_report(results: list[dict[str, Any]]) -> str:
             lines.append(
                 f"  TLS 1.3: {t['cipher']}, {t['group']}{hrr}; post-quantum {result['pq']}"
             )
+        if result["groups"] is not None:
             accepted = [g for g, ok in result["groups"].items() if ok]
-            lines.append(f"  groups: {' '.join(accepted)}")
+            lines.append(f"  groups ({result['groups_via']}): {' '.join(accepted)}")
         if result["tls12"]:
             order = "server's" if result["tls12"]["server_order"] else "client's"
             lines.append(f"  TLS 1.2: {result['tls12']['cipher']} ({order} suite order wins)")

@@ -1,0 +1,221 @@
+"""`nginxgen probe` on the issue's scenarios (issue 16), on the three packaged builds: every
+verdict equals what OpenSSL 3.5's `openssl s_client` observes for the same handshake, and
+`--config` reports exactly the mismatches the linter predicts (one per NGX101/NGX103 finding on
+the probed name's server, nothing else).
+
+Each scenario is a default server (a.test) and a vhost (b.test) on one loopback port."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from nginxgen import knowledge
+from tests.builds import Build
+from tests.live import Server, free_port, nginx_check, parse_s_client, prepare_prefix
+from tests.pki import CertificateFactory
+
+MAIN = """worker_processes auto;
+events {{}}
+http {{
+    include conf.d/*.conf;
+}}
+"""
+DEFAULT = """server {{
+    listen 127.0.0.1:{port} ssl default_server;
+    server_name a.test;
+    ssl_certificate {cert};
+    ssl_certificate_key {key};
+{lines}
+    return 421;
+}}
+"""
+VHOST = """server {{
+    listen 127.0.0.1:{port} ssl;
+    server_name b.test;
+    ssl_certificate {cert};
+    ssl_certificate_key {key};
+{lines}
+    location / {{ return 200 "b\\n"; }}
+}}
+"""
+VERSIONS = {"TLSv1": "-tls1", "TLSv1.1": "-tls1_1", "TLSv1.2": "-tls1_2", "TLSv1.3": "-tls1_3"}
+# the probe's spelling -> OpenSSL 3.5's
+CLIENT_GROUP = {"secp256r1": "P-256", "secp384r1": "P-384", "secp521r1": "P-521"}
+LEGACY = ("TLSv1", "TLSv1.1")
+RULES = {"NGX101": "ssl_ecdh_curve", "NGX103": "ssl_protocols"}
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    builds: tuple[str, ...]
+    default: tuple[str, ...]
+    vhost: tuple[str, ...] = ()
+
+
+SCENARIOS = [
+    # the seed's pitfall: the vhost's groups are ignored, the default server's apply
+    Scenario("vhost-groups-ignored", ("bookworm", "trixie", "wheel"),
+             ("ssl_ecdh_curve X25519:prime256v1;",), ("ssl_ecdh_curve secp384r1;",)),
+    Scenario("seed-mlkem-in-vhost", ("trixie",),
+             ("ssl_ecdh_curve X25519:prime256v1;",), ("ssl_ecdh_curve X25519MLKEM768:X25519;",)),
+    # a colon list offers ML-KEM, the OpenSSL 3.5 tuple enforces it
+    Scenario("colon-list", ("trixie",), ("ssl_ecdh_curve X25519MLKEM768:X25519;",)),
+    Scenario("tuple", ("trixie",), ("ssl_ecdh_curve X25519MLKEM768/X25519;",)),
+    # per-vhost ssl_protocols: ignored before nginx 1.29.2, honoured from it
+    Scenario("vhost-protocols", ("trixie", "wheel"),
+             ("ssl_protocols TLSv1.2 TLSv1.3;",), ("ssl_protocols TLSv1.3;",)),
+    Scenario("tls13-only", ("bookworm", "trixie", "wheel"), ("ssl_protocols TLSv1.3;",)),
+    # TLS 1.3 on (1.22.1's default is TLS 1.0-1.2), yet no ML-KEM in OpenSSL 3.0 or 3.3
+    Scenario("no-mlkem", ("bookworm", "wheel"), ("ssl_protocols TLSv1.2 TLSv1.3;",)),
+    Scenario("reject-handshake", ("bookworm", "trixie", "wheel"), ("ssl_reject_handshake on;",)),
+]  # fmt: skip
+CASES = [(b, s) for s in SCENARIOS for b in s.builds]
+
+
+def write_tree(scenario: Scenario, build: Build, folder: Path) -> tuple[Path, int]:
+    chain = CertificateFactory(folder / "certs").leaf("a.test", sans=("b.test",))
+    port = free_port()
+
+    def block(template: str, lines: tuple[str, ...]) -> str:
+        body = "".join(f"    {line}\n" for line in lines)
+        return template.format(port=port, cert=chain.fullchain, key=chain.key, lines=body)
+
+    conf = folder / "nginx.conf"
+    conf.write_text(MAIN.format())
+    prepare_prefix(conf, build)
+    (folder / "conf.d").mkdir()
+    (folder / "conf.d" / "a.conf").write_text(block(DEFAULT, scenario.default))
+    (folder / "conf.d" / "b.conf").write_text(block(VHOST, scenario.vhost))
+    return conf, port
+
+
+def observe(client: Build, port: int, sni: str | None, *args: str) -> tuple[bool, str | None]:
+    """One s_client handshake: (completed, the group it reports)."""
+    argv = ["s_client", "-connect", f"127.0.0.1:{port}", *args]
+    argv += ["-servername", sni] if sni else ["-noservername"]
+    done = client.openssl(*argv, stdin="")
+    seen = parse_s_client(done.stdout + done.stderr)
+    # s_client names a finite-field group by its size: "Peer Temp Key: DH, 2048 bits"
+    dh = re.search(r"Temp Key: DH, (\d+) bits", done.stdout)
+    return seen.ok, f"ffdhe{dh.group(1)}" if seen.ok and dh else seen.group
+
+
+def spell(group: str) -> str:
+    return CLIENT_GROUP.get(group, group)
+
+
+def same_group(group: str, ok: bool, got: str | None) -> bool:
+    """Whether a handshake completed on this group, however s_client spells it."""
+    ours, theirs = knowledge.find_group(group), knowledge.find_group(got or "")
+    return ok and ours is not None and theirs is not None and ours.id == theirs.id
+
+
+def client_view(client: Build, port: int, sni: str | None, groups: list[str]) -> dict[str, Any]:
+    """What OpenSSL 3.5's s_client sees for the handshakes the probe makes."""
+    legacy = ["-cipher", "DEFAULT@SECLEVEL=0"]  # let the client offer TLS 1.0/1.1 at all
+    protocols = {
+        version: observe(client, port, sni, flag, *(legacy if version in LEGACY else []))[0]
+        for version, flag in VERSIONS.items()
+    }
+    view: dict[str, Any] = {"protocols": protocols}
+    if not protocols["TLSv1.3"]:
+        if protocols["TLSv1.2"]:  # the groups as ECDHE negotiates them in TLS 1.2
+            view["groups"] = {}
+            for group in groups:  # offered first, the certificate's possible curves after it
+                offered = [spell(g) for g in [group, "secp256r1", "secp384r1", "secp521r1"]]
+                listed = ":".join(dict.fromkeys(offered))
+                seen = observe(client, port, sni, "-tls1_2", "-cipher", "ECDHE", "-groups", listed)
+                view["groups"][group] = same_group(group, *seen)
+        return view
+    # ML-KEM listed first, a key share for X25519 only: the probe's "plain" client
+    _, view["group"] = observe(
+        client, port, sni, "-tls1_3", "-groups", "X25519MLKEM768:*X25519:P-256:P-384"
+    )
+    view["groups"] = {
+        group: same_group(group, *observe(client, port, sni, "-tls1_3", "-groups", spell(group)))
+        for group in groups
+    }
+    mlkem_alone = observe(client, port, sni, "-tls1_3", "-groups", "X25519MLKEM768")[0]
+    view["pq"] = (
+        "enforced"
+        if view["group"] == "X25519MLKEM768"
+        else ("supported" if mlkem_alone else "none")
+    )
+    return view
+
+
+def lint_predictions(build: Build, conf: Path, vhost_file: Path) -> set[tuple[str, str, int]]:
+    done = subprocess.run(
+        [sys.executable, "-m", "nginxgen", "lint", "--format", "json", *build.target_flags,
+         str(conf)],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode in (0, 1), done.stderr
+    return {
+        (RULES[f["code"]], f["file"], f["line"])
+        for f in json.loads(done.stdout)["findings"]
+        if f["code"] in RULES and f["file"] == str(vhost_file)
+    }
+
+
+@pytest.mark.parametrize(
+    ("build", "scenario"), CASES, indirect=["build"], ids=[f"{b}-{s.name}" for b, s in CASES]
+)
+def test_probe_equals_s_client_and_config_mismatches_equal_lint(
+    build: Build, scenario: Scenario, client: Build, tmp_path: Path
+) -> None:
+    conf, port = write_tree(scenario, build, tmp_path)
+    checked = nginx_check(build, conf)
+    assert checked.returncode == 0, checked.stderr
+    argv = [
+        *(sys.executable, "-m", "nginxgen", "probe", f"127.0.0.1:{port}", "--sni", "b.test"),
+        *("--sni", "unknown.test", "--config", str(conf), *build.target_flags),
+        *("--format", "json"),
+    ]
+    with Server(build, conf, [port]):
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=120, check=False)
+        results = json.loads(done.stdout) if done.stdout else []
+        views = {
+            r["sni"]: client_view(client, port, r["sni"], list(r["groups"] or {})) for r in results
+        }
+    reject = scenario.name == "reject-handshake"
+    assert [r["sni"] for r in results] == ["b.test", "unknown.test", None], done.stderr
+    for result in results:
+        view = views[result["sni"]]
+        assert result["protocols"] == view["protocols"], (result["sni"], result, view)
+        assert result["groups"] == view.get("groups"), result["sni"]
+        if not view["protocols"]["TLSv1.3"]:
+            assert result["tls13"] is None and result["pq"] == "none"
+            continue
+        assert result["tls13"]["group"] == view["group"], result["sni"]
+        assert result["pq"] == view["pq"], result["sni"]
+    # unknown names and no name get the default server: refused where it rejects handshakes
+    for result in results[1:]:
+        assert any(result["protocols"].values()) != reject
+    predicted = lint_predictions(build, conf, tmp_path / "conf.d" / "b.conf")
+    found = {(m["setting"], m["file"], m["line"]) for m in results[0]["mismatches"]}
+    assert found == predicted, results[0]["mismatches"]
+    assert [r["mismatches"] for r in results[1:]] == [[], []]
+    assert done.returncode == (1 if predicted else 0), done.stdout + done.stderr
+    if scenario.name == "vhost-groups-ignored":  # the default server's groups, not the vhost's
+        assert results[0]["groups"]["X25519"] and not results[0]["groups"]["secp384r1"]
+    expected_groups = {
+        "seed-mlkem-in-vhost": "X25519",
+        "colon-list": "X25519",
+        "tuple": "X25519MLKEM768",
+    }
+    if scenario.name in expected_groups:  # the scenario is what it claims
+        assert results[0]["tls13"]["group"] == expected_groups[scenario.name]
+    if scenario.name == "vhost-protocols":
+        assert results[0]["protocols"]["TLSv1.2"] == (build.name == "trixie")
+    if scenario.name == "no-mlkem":
+        assert results[0]["pq"] == "none" and not results[0]["groups"]["X25519MLKEM768"]
