@@ -31,16 +31,17 @@ server {{
     return 421;
 }}
 """
+# b.test's server; {lines} are its own TLS lines (tests/test_probe_scenarios.py fills it too)
 VHOST = """server {{
     listen 127.0.0.1:{port} ssl;
     server_name b.test;
     ssl_certificate {cert};
     ssl_certificate_key {key};
-    ssl_ecdh_curve X25519MLKEM768:X25519;   # post-quantum for b.test
-
+{lines}
     location / {{ return 200 "b\\n"; }}
 }}
 """
+SEED_LINES = "    ssl_ecdh_curve X25519MLKEM768:X25519;   # post-quantum for b.test\n"
 
 
 def seed_tree(build: Build, tmp_path: Path) -> tuple[Path, int]:
@@ -53,7 +54,7 @@ def seed_tree(build: Build, tmp_path: Path) -> tuple[Path, int]:
     prepare_prefix(conf, build)
     (tmp_path / "conf.d").mkdir()
     (tmp_path / "conf.d" / "a.conf").write_text(DEFAULT.format(**values))
-    (tmp_path / "conf.d" / "b.ssl.conf").write_text(VHOST.format(**values))
+    (tmp_path / "conf.d" / "b.ssl.conf").write_text(VHOST.format(**values, lines=SEED_LINES))
     return conf, port
 
 

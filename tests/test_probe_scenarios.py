@@ -21,6 +21,7 @@ from nginxgen import knowledge
 from tests.builds import Build
 from tests.live import Server, free_port, nginx_check, parse_s_client, prepare_prefix
 from tests.pki import CertificateFactory
+from tests.test_lint_fix_live import VHOST
 
 MAIN = """worker_processes auto;
 events {{}}
@@ -35,15 +36,6 @@ DEFAULT = """server {{
     ssl_certificate_key {key};
 {lines}
     return 421;
-}}
-"""
-VHOST = """server {{
-    listen 127.0.0.1:{port} ssl;
-    server_name b.test;
-    ssl_certificate {cert};
-    ssl_certificate_key {key};
-{lines}
-    location / {{ return 200 "b\\n"; }}
 }}
 """
 VERSIONS = {"TLSv1": "-tls1", "TLSv1.1": "-tls1_1", "TLSv1.2": "-tls1_2", "TLSv1.3": "-tls1_3"}
