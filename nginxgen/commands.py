@@ -321,6 +321,36 @@ def report(
 
 
 @app.command()
+def doctor(
+    nginx_bin: Annotated[
+        str | None, typer.Option("--nginx-bin", help="the nginx to ask (default: nginx on PATH)")
+    ] = None,
+    output: Annotated[str, typer.Option("--format", help="text or json")] = "text",
+    interval: Annotated[
+        float, typer.Option(help="seconds between the two reads of the kTLS counters")
+    ] = 1.0,
+    proc: Annotated[Path, typer.Option(hidden=True, help="the /proc to read (tests)")] = Path(
+        "/proc"
+    ),
+) -> None:
+    """What this machine's nginx, TLS library and kernel can do for TLS (HTTP/2 and HTTP/3
+    modules, ML-KEM, kTLS, AES instructions), and which presets fit it."""
+    import json
+    import shutil
+
+    from nginxgen.doctor import diagnose, text_report
+    from nginxgen.target import detect as read_target
+
+    if output not in ("text", "json"):
+        raise NginxgenError(f"unknown format {output!r}: use text or json", where="--format")
+    binary = nginx_bin or shutil.which("nginx") or "/usr/sbin/nginx"
+    found = diagnose(read_target(binary), binary, proc, interval)
+    print(json.dumps(found, indent=2) if output == "json" else text_report(found), end="")
+    if output == "json":
+        print()
+
+
+@app.command()
 def detect(
     nginx_bin: Annotated[str, typer.Option("--nginx-bin", help="nginx binary")] = "nginx",
 ) -> None:

@@ -14,14 +14,15 @@ from pathlib import Path
 import pytest
 
 from nginxgen import knowledge
-from nginxgen.generate.presets import load_preset
+from nginxgen.generate.presets import list_presets, load_preset
 from tests.builds import Build
 from tests.live import Server
 from tests.test_live_presets import NAME, Served, generate, promised_groups
 
+# every preset on 1.26.3/OpenSSL 3.5 (the "probes as the preset promises"), and some
+# on the other builds
 CASES = [
-    ("trixie", "pq"),
-    ("trixie", "intermediate"),
+    *(("trixie", preset.name) for preset in list_presets()),
     ("bookworm", "intermediate"),
     ("boringssl", "pq"),
     ("awslc", "intermediate"),

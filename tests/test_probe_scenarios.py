@@ -128,20 +128,20 @@ def client_view(client: Build, port: int, sni: str | None, groups: list[str]) ->
                 seen = observe(client, port, sni, "-tls1_2", "-cipher", "ECDHE", "-groups", listed)
                 view["groups"][group] = same_group(group, *seen)
         return view
-    # ML-KEM listed first, a key share for X25519 only: the probe's "plain" client
+    # the ML-KEM hybrids listed first, a key share for X25519 only: the probe's "plain" client
+    hybrids = "X25519MLKEM768:SecP256r1MLKEM768:SecP384r1MLKEM1024"
     _, view["group"] = observe(
-        client, port, sni, "-tls1_3", "-groups", "X25519MLKEM768:*X25519:P-256:P-384"
+        client, port, sni, "-tls1_3", "-groups", f"{hybrids}:*X25519:P-256:P-384"
     )
     view["groups"] = {
         group: same_group(group, *observe(client, port, sni, "-tls1_3", "-groups", spell(group)))
         for group in groups
     }
-    mlkem_alone = observe(client, port, sni, "-tls1_3", "-groups", "X25519MLKEM768")[0]
-    view["pq"] = (
-        "enforced"
-        if view["group"] == "X25519MLKEM768"
-        else ("supported" if mlkem_alone else "none")
+    hybrid_alone = any(
+        observe(client, port, sni, "-tls1_3", "-groups", hybrid)[0] for hybrid in hybrids.split(":")
     )
+    pq = (found := knowledge.find_group(view["group"] or "")) is not None and found.pq
+    view["pq"] = "enforced" if pq else ("supported" if hybrid_alone else "none")
     return view
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from nginxgen.errors import NginxgenError
 from nginxgen.generate.compose import compose
-from nginxgen.generate.plan import make_plan
+from nginxgen.generate.plan import Plan, make_plan
 from nginxgen.generate.presets import list_presets
 from nginxgen.generate.render import render
 from nginxgen.target import Target, resolve
@@ -27,28 +27,36 @@ def example_target(folder: str) -> Target:
     return Target(target.nginx, target.library)  # the folder name says what is assumed
 
 
+def preset_plans(target: Target) -> dict[str, Plan | str]:
+    """Each preset planned for the example site on a target, or the refusal text where it
+    cannot work there (also what `nginxgen doctor` says fits a machine)."""
+    out: dict[str, Plan | str] = {}
+    for preset in list_presets():
+        model = compose(
+            preset.name,
+            None,
+            [DOMAIN, f"www.{DOMAIN}"],
+            [CERT],
+            [KEY],
+            None,
+            None,
+            None,
+            True,
+            check_certificates=False,
+        )
+        try:
+            out[preset.name] = make_plan(model, target)
+        except NginxgenError as exc:
+            out[preset.name] = str(exc)
+    return out
+
+
 def render_examples() -> dict[str, dict[str, str] | str]:
     """`<target>/<preset>` -> files, or the refusal text where the preset cannot work there."""
     result: dict[str, dict[str, str] | str] = {}
     for folder in EXAMPLE_TARGETS:
-        target = example_target(folder)
-        for preset in list_presets():
-            model = compose(
-                preset.name,
-                None,
-                [DOMAIN, f"www.{DOMAIN}"],
-                [CERT],
-                [KEY],
-                None,
-                None,
-                None,
-                True,
-                check_certificates=False,
-            )
-            try:
-                result[f"{folder}/{preset.name}"] = render(make_plan(model, target))
-            except NginxgenError as exc:
-                result[f"{folder}/{preset.name}"] = str(exc)
+        for name, plan in preset_plans(example_target(folder)).items():
+            result[f"{folder}/{name}"] = plan if isinstance(plan, str) else render(plan)
     return result
 
 

@@ -365,6 +365,10 @@ def find_group(name: str) -> Group | None:
     return _group_index().get(name.lower())
 
 
+def all_groups() -> list[Group]:
+    return list(_groups().values())
+
+
 @cache
 def _groups_by_codepoint() -> dict[int, Group]:
     return {g.codepoint: g for g in _groups().values() if g.codepoint is not None}

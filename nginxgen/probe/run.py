@@ -10,8 +10,9 @@ How each answer is read (nginxgen/probe/hello.py sends only X25519 key shares):
 - ALPN, the certificate (chain as sent, read from a TLS 1.2 first flight where TLS 1.2 is on),
   resumption and HSTS on `/` and on a 404 come from full handshakes with this Python's TLS
   library (nginxgen/probe/session.py);
-- `pq` is `enforced` when a client offering X25519MLKEM768 and X25519 but sending only an X25519
-  key share is asked for X25519MLKEM768, `supported` when X25519MLKEM768 offered alone is taken,
+- `pq` is `enforced` when a client offering the three ML-KEM hybrids (X25519MLKEM768,
+  SecP256r1MLKEM768, SecP384r1MLKEM1024) and X25519, P-256 and P-384, but sending only an X25519
+  key share, is asked for an ML-KEM group; `supported` when one of them offered alone is taken;
   `none` otherwise. (`preferred`, ML-KEM chosen from a client's two key shares, needs a real
   ML-KEM key share, which this probe cannot make: not reported.)
 """
@@ -23,6 +24,7 @@ from typing import Any
 from nginxgen.probe.hello import GROUPS, TLS12_SUITES, VERSIONS, Answer, ask
 
 CLASSICAL = ["X25519", "secp256r1", "secp384r1"]
+PQ_HYBRIDS = ["X25519MLKEM768", "SecP256r1MLKEM768", "SecP384r1MLKEM1024"]
 TLS12_GROUPS = ["X25519", "secp256r1", "secp384r1", "secp521r1", "X448"]  # ECDHE can use these
 CERTIFICATE_CURVES = ["secp256r1", "secp384r1", "secp521r1"]
 ECDHE_SUITES = [code for code, name in TLS12_SUITES.items() if name.startswith("ECDHE-")]
@@ -39,16 +41,15 @@ def probe_name(address: tuple[str, int], sni: str | None, timeout: float) -> dic
         protocols[version] = answer.accepted and answer.version == version
     out: dict[str, Any] = {"sni": sni, "protocols": protocols}
     if protocols["TLSv1.3"]:
-        plain = hello("TLSv1.3", ["X25519MLKEM768", *CLASSICAL], ["X25519"])
-        alone = hello("TLSv1.3", ["X25519MLKEM768"])
-        enforced = plain.hrr and plain.group == "X25519MLKEM768"
-        supported = alone.accepted and alone.group == "X25519MLKEM768"
-        out["tls13"] = {"cipher": plain.cipher, "group": plain.group, "hrr": plain.hrr}
-        out["pq"] = "enforced" if enforced else ("supported" if supported else "none")
+        plain = hello("TLSv1.3", [*PQ_HYBRIDS, *CLASSICAL], ["X25519"])
         out["groups"] = {}
         for group in GROUPS:
             answer = hello("TLSv1.3", [group])
             out["groups"][group] = answer.accepted and answer.group == group
+        enforced = plain.hrr and plain.group in PQ_HYBRIDS
+        supported = any(out["groups"][group] for group in PQ_HYBRIDS)
+        out["tls13"] = {"cipher": plain.cipher, "group": plain.group, "hrr": plain.hrr}
+        out["pq"] = "enforced" if enforced else ("supported" if supported else "none")
         out["groups_via"] = "TLSv1.3"
     elif protocols["TLSv1.2"]:
         # No TLS 1.3: each elliptic-curve group offered first, with ECDHE suites only; the
