@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -76,15 +77,24 @@ def test_ktls_present_and_moving(
     proc = fake_proc(tmp_path, ktls=True, aes=False)
     stat = proc / "net" / "tls_stat"
 
-    def traffic() -> None:  # the counters move while doctor waits between its two reads
-        for n in range(4, 40):
-            stat.write_text(TLS_STAT.format(n=n))
+    stop = threading.Event()
+
+    def traffic() -> None:  # the counters move for as long as doctor runs
+        n = 4
+        while not stop.is_set():
+            staged = stat.with_suffix(".tmp")
+            staged.write_text(TLS_STAT.format(n=n))
+            os.replace(staged, stat)  # whole files only: doctor never reads half a write
+            n += 1
             time.sleep(0.05)
 
     mover = threading.Thread(target=traffic)
     mover.start()
-    _, found = doctor(build, tmp_path, proc, interval=1.0)
-    mover.join()
+    try:
+        _, found = doctor(build, tmp_path, proc, interval=1.0)
+    finally:
+        stop.set()
+        mover.join()
     k = found["ktls"]
     assert k["nginx_and_library"] is True and k["kernel_module"] is True
     assert k["tls_stat"]["TlsTxSw"] > 3 and k["moving"] is True and k["usable"] is True
