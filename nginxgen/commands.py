@@ -264,7 +264,10 @@ def probe(
         print(json.dumps(results, indent=2))
     else:
         print(text_report(results), end="")
-    if found:
+    total = sum(r["connections"] for r in results)
+    where = f"{connect or host}:{port}"
+    _err(f"probe: {len(results)} names (no SNI included), {total} connections to {where}")
+    if found or any(r["inconclusive"] for r in results):
         raise typer.Exit(1)
 
 

@@ -5,11 +5,13 @@ config enforces it, and whose TLS 1.2 suite order wins."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -169,3 +171,80 @@ def test_config_explains_hsts_lost_in_a_location(
         assert (
             f"{site}:" in mismatch["why"] and "has add_header lines of its own" in mismatch["why"]
         )
+
+
+class ResettingRelay:
+    """A loopback relay in front of a server that resets (RST) every connection whose
+    ClientHello asks for TLS 1.1, as some middleboxes do, and passes the rest through."""
+
+    def __init__(self, port: int) -> None:
+        import socket
+        import threading
+
+        self.upstream = port
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+
+    def __enter__(self) -> ResettingRelay:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.listener.close()
+
+    def _serve(self) -> None:
+        import socket
+        import struct
+        import threading
+
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            first = client.recv(65536)
+            if first[9:11] == b"\x03\x02":  # ClientHello.client_version TLS 1.1
+                client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                client.close()  # linger 0: a reset, not a FIN
+                continue
+            server = socket.create_connection(("127.0.0.1", self.upstream))
+            server.sendall(first)
+            for a, b in ((client, server), (server, client)):
+                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pipe(source: Any, sink: Any) -> None:
+        try:
+            while data := source.recv(65536):
+                sink.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for end in (source, sink):
+                with contextlib.suppress(OSError):
+                    end.shutdown(2)
+
+
+def test_a_reset_is_inconclusive_not_refused(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    from tests.conftest import require_build
+
+    build = require_build(provisioned, "trixie")
+    served = generate("intermediate", build, tmp_path)
+    assert isinstance(served, Served)
+    with Server(build, served.conf, [served.port]), ResettingRelay(served.port) as relay:
+        done = subprocess.run(
+            [sys.executable, "-m", "nginxgen", "probe", f"127.0.0.1:{relay.port}",
+             "--sni", NAME, "--format", "json", "--timeout", "3"],
+            capture_output=True, text=True, timeout=120, check=False,
+        )  # fmt: skip
+    assert done.returncode == 1, done.stdout + done.stderr
+    named = json.loads(done.stdout)[0]
+    assert named["protocols"] == {
+        "TLSv1": False, "TLSv1.1": None, "TLSv1.2": True, "TLSv1.3": True
+    }  # fmt: skip
+    assert named["inconclusive"] == ["TLSv1.1: connection reset"]
+    assert named["connections"] > 10
+    assert re.search(r"probe: 2 names \(no SNI included\), \d+ connections to", done.stderr)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import socket
 import struct
+import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
@@ -74,6 +75,23 @@ class Answer:
     group: str | None = None  # the key-share group of a TLS 1.3 ServerHello or HRR
     hrr: bool = False
     alert: str | None = None
+    inconclusive: bool = False  # a timeout or a reset: neither accepted nor refused
+
+
+_opened = threading.local()  # connections made by this thread (one probed name per thread)
+
+
+def connect(address: tuple[str, int], timeout: float) -> socket.socket:
+    """Every connection the probe makes, counted."""
+    _opened.count = getattr(_opened, "count", 0) + 1
+    return socket.create_connection(address, timeout=timeout)
+
+
+def connections_made() -> int:
+    """Connections this thread made since the last call."""
+    count: int = getattr(_opened, "count", 0)
+    _opened.count = 0
+    return count
 
 
 def _vector(data: bytes, width: int) -> bytes:
@@ -229,7 +247,7 @@ def ask(
     TLS 1.2 first flight travels unencrypted, RFC 8422 5.4)."""
     hello = client_hello(sni, version, groups, shares, suites)
     try:
-        with socket.create_connection(address, timeout=timeout) as sock:
+        with connect(address, timeout) as sock:
             sock.sendall(hello)
             answer = None
             for kind, message in _messages(sock):
@@ -249,7 +267,9 @@ def ask(
     except _Alert as alert:
         return Answer(accepted=False, alert=str(alert))
     except TimeoutError:
-        return Answer(accepted=False, alert="timeout")
+        return Answer(accepted=False, alert="timeout", inconclusive=True)
+    except ConnectionResetError:
+        return Answer(accepted=False, alert="connection reset", inconclusive=True)
     except OSError as exc:
         return Answer(accepted=False, alert=exc.strerror or str(exc))
 
@@ -270,7 +290,7 @@ def tls12_flight(address: tuple[str, int], sni: str | None, timeout: float = 5.0
     chain: list[bytes] = []
     stapled = False
     try:
-        with socket.create_connection(address, timeout=timeout) as sock:
+        with connect(address, timeout) as sock:
             sock.sendall(hello)
             for kind, message in _messages(sock):
                 body = message[4:]

@@ -21,9 +21,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from nginxgen.probe.hello import GROUPS, TLS12_SUITES, VERSIONS, Answer, ask
+from nginxgen.probe.hello import GROUPS, TLS12_SUITES, VERSIONS, Answer, ask, connections_made
 
 CLASSICAL = ["X25519", "secp256r1", "secp384r1"]
+CONCURRENT = 16  # names probed at once
 PQ_HYBRIDS = ["X25519MLKEM768", "SecP256r1MLKEM768", "SecP384r1MLKEM1024"]
 TLS12_GROUPS = ["X25519", "secp256r1", "secp384r1", "secp521r1", "X448"]  # ECDHE can use these
 CERTIFICATE_CURVES = ["secp256r1", "secp384r1", "secp521r1"]
@@ -34,22 +35,35 @@ def probe_name(address: tuple[str, int], sni: str | None, timeout: float) -> dic
     def hello(version: str, groups: list[str], shares: list[str] = [], **kw: Any) -> Answer:  # noqa: B006
         return ask(address, sni, version, groups, shares, timeout=timeout, **kw)
 
+    connections_made()  # count this name's connections from here
+    inconclusive: list[str] = []
+
+    def verdict(check: str, answer: Answer, ok: bool) -> bool | None:
+        """A timeout or a reset is neither yes nor no: None, and listed."""
+        if answer.inconclusive:
+            inconclusive.append(f"{check}: {answer.alert}")
+            return None
+        return ok
+
     protocols = {}
     for version in VERSIONS:
         shares = ["X25519"] if version == "TLSv1.3" else []
         answer = hello(version, CLASSICAL, shares)
-        protocols[version] = answer.accepted and answer.version == version
+        protocols[version] = verdict(version, answer, answer.accepted and answer.version == version)
     out: dict[str, Any] = {"sni": sni, "protocols": protocols}
     if protocols["TLSv1.3"]:
         plain = hello("TLSv1.3", [*PQ_HYBRIDS, *CLASSICAL], ["X25519"])
         out["groups"] = {}
         for group in GROUPS:
             answer = hello("TLSv1.3", [group])
-            out["groups"][group] = answer.accepted and answer.group == group
+            out["groups"][group] = verdict(group, answer, answer.accepted and answer.group == group)
         enforced = plain.hrr and plain.group in PQ_HYBRIDS
         supported = any(out["groups"][group] for group in PQ_HYBRIDS)
         out["tls13"] = {"cipher": plain.cipher, "group": plain.group, "hrr": plain.hrr}
         out["pq"] = "enforced" if enforced else ("supported" if supported else "none")
+        if plain.inconclusive:
+            inconclusive.append(f"TLS 1.3 with an X25519 key share: {plain.alert}")
+            out["pq"] = "inconclusive"
         out["groups_via"] = "TLSv1.3"
     elif protocols["TLSv1.2"]:
         # No TLS 1.3: each elliptic-curve group offered first, with ECDHE suites only; the
@@ -62,7 +76,8 @@ def probe_name(address: tuple[str, int], sni: str | None, timeout: float) -> dic
         for group in TLS12_GROUPS:
             offered = [group, *(c for c in CERTIFICATE_CURVES if c != group)]
             answer = hello("TLSv1.2", offered, suites=ECDHE_SUITES, key_exchange=True)
-            out["groups"][group] = answer.accepted and answer.group == group
+            taken = answer.accepted and answer.group == group
+            out["groups"][group] = verdict(f"{group} (TLS 1.2)", answer, taken)
         out["groups_via"] = "TLSv1.2"
     else:
         out["tls13"] = None
@@ -89,14 +104,22 @@ def probe_name(address: tuple[str, int], sni: str | None, timeout: float) -> dic
             out.update(session_facts(address, sni, timeout))
         except (OSError, ssl.SSLError) as exc:
             out["error"] = f"full handshake failed: {exc}"
+    out["inconclusive"] = inconclusive
+    out["connections"] = connections_made()
     return out
 
 
 def probe(
     host: str, port: int, names: list[str | None], connect: str | None, timeout: float
 ) -> list[dict[str, Any]]:
+    """Each name probed in a thread of its own, at most CONCURRENT at a time, in the given
+    order. Threads, not asyncio: every check is a short blocking exchange, and the full
+    handshakes use the ssl module's blocking sockets."""
+    from concurrent.futures import ThreadPoolExecutor
+
     address = (connect or host, port)
-    return [probe_name(address, name, timeout) for name in names]
+    with ThreadPoolExecutor(max_workers=max(1, min(CONCURRENT, len(names)))) as pool:
+        return list(pool.map(lambda name: probe_name(address, name, timeout), names))
 
 
 def text_report(results: list[dict[str, Any]]) -> str:
@@ -138,6 +161,8 @@ def text_report(results: list[dict[str, Any]]) -> str:
             )
         if result.get("error"):
             lines.append(f"  {result['error']}")
+        for check in result["inconclusive"]:
+            lines.append(f"  INCONCLUSIVE {check}")
         for m in result.get("mismatches", []):
             where = f"{m['file']}:{m['line']} sets {m['setting']}" if m["file"] else m["setting"]
             lines.append(

@@ -9,11 +9,10 @@ stopping the probe.
 from __future__ import annotations
 
 import datetime
-import socket
 import ssl
 from typing import Any
 
-from nginxgen.probe.hello import tls12_flight
+from nginxgen.probe.hello import connect, tls12_flight
 
 
 def _context(alpn: list[str] | None = None) -> ssl.SSLContext:
@@ -32,7 +31,7 @@ def _connect(
     timeout: float,
     session: ssl.SSLSession | None = None,
 ) -> ssl.SSLSocket:
-    raw = socket.create_connection(address, timeout=timeout)
+    raw = connect(address, timeout)
     try:
         return context.wrap_socket(raw, server_hostname=sni, session=session)
     except BaseException:
