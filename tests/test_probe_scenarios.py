@@ -137,11 +137,26 @@ def client_view(client: Build, port: int, sni: str | None, groups: list[str]) ->
         group: same_group(group, *observe(client, port, sni, "-tls1_3", "-groups", spell(group)))
         for group in groups
     }
+    # a browser-like client: key shares for X25519MLKEM768 and X25519
+    both_ok, both = observe(
+        client, port, sni, "-tls1_3", "-groups", "*X25519MLKEM768:*X25519:P-256:P-384"
+    )
+    view["group_both_shares"] = both if both_ok else None
+    only_ok, only = observe(client, port, sni, "-tls1_3", "-groups", "X25519MLKEM768")
+    view["group_mlkem_only"] = only if only_ok else None
     hybrid_alone = any(
         observe(client, port, sni, "-tls1_3", "-groups", hybrid)[0] for hybrid in hybrids.split(":")
     )
     pq = (found := knowledge.find_group(view["group"] or "")) is not None and found.pq
-    view["pq"] = "enforced" if pq else ("supported" if hybrid_alone else "none")
+    view["pq"] = (
+        "enforced"
+        if pq
+        else "preferred"
+        if view["group_both_shares"] == "X25519MLKEM768"
+        else "supported"
+        if hybrid_alone
+        else "none"
+    )
     return view
 
 
@@ -189,6 +204,8 @@ def test_probe_equals_s_client_and_config_mismatches_equal_lint(
             assert result["tls13"] is None and result["pq"] == "none"
             continue
         assert result["tls13"]["group"] == view["group"], result["sni"]
+        for key in ("group_both_shares", "group_mlkem_only"):
+            assert result["tls13"][key] == view[key], (result["sni"], key)
         assert result["pq"] == view["pq"], result["sni"]
     # unknown names and no name get the default server: refused where it rejects handshakes
     for result in results[1:]:
@@ -209,5 +226,9 @@ def test_probe_equals_s_client_and_config_mismatches_equal_lint(
         assert results[0]["tls13"]["group"] == expected_groups[scenario.name]
     if scenario.name == "vhost-protocols":
         assert results[0]["protocols"]["TLSv1.2"] == (build.name == "trixie")
+    if scenario.name == "colon-list":  # offered, chosen by a browser-like client, not enforced
+        assert results[0]["pq"] == "preferred"
+    if scenario.name == "tuple":
+        assert results[0]["pq"] == "enforced"
     if scenario.name == "no-mlkem":
         assert results[0]["pq"] == "none" and not results[0]["groups"]["X25519MLKEM768"]

@@ -12,6 +12,7 @@ read or answered.
 from __future__ import annotations
 
 import os
+import secrets
 import socket
 import struct
 import threading
@@ -110,6 +111,28 @@ def _x25519_share() -> bytes:
     return public.public_bytes(Encoding.Raw, PublicFormat.Raw)
 
 
+def _mlkem768_encapsulation_key() -> bytes:
+    """A well-formed ML-KEM-768 encapsulation key (FIPS 203): three polynomials of 256
+    coefficients below q = 3329, 12 bits each, then a 32-byte seed. Its coefficients are drawn
+    at random rather than from a key pair: it passes the server's input checks (length and
+    modulus, FIPS 203 7.2) and the server encapsulates to it, which is all the probe reads (the
+    ServerHello's group); the handshake is never finished, so no decapsulation key is needed.
+    This Python's `cryptography` has no ML-KEM."""
+    coefficients = [secrets.randbelow(3329) for _ in range(3 * 256)]
+    packed = bytearray()
+    for a, b in zip(coefficients[0::2], coefficients[1::2], strict=True):
+        packed += bytes((a & 0xFF, (a >> 8) | ((b & 0x0F) << 4), b >> 4))
+    return bytes(packed) + os.urandom(32)
+
+
+def _key_share(group: str) -> bytes:
+    if group == "X25519":
+        return _x25519_share()
+    if group == "X25519MLKEM768":  # ML-KEM-768 key, then X25519 (draft-ietf-tls-ecdhe-mlkem)
+        return _mlkem768_encapsulation_key() + _x25519_share()
+    raise ValueError(f"no key share can be made for {group}")
+
+
 def client_hello(
     sni: str | None,
     version: str,
@@ -119,7 +142,7 @@ def client_hello(
     alpn: Sequence[str] = (),
 ) -> bytes:
     """A ClientHello record offering exactly one protocol version. For TLS 1.3: `groups` in
-    supported_groups, a key share for each of `shares` (only X25519 can be given)."""
+    supported_groups, a key share for each of `shares` (X25519 or X25519MLKEM768)."""
     tls13 = version == "TLSv1.3"
     if suites is None:
         suites = list(TLS13_SUITES) if tls13 else list(TLS12_SUITES)
@@ -141,9 +164,7 @@ def client_hello(
         extensions += _extension(43, _vector(b"\x03\x04", 1))  # supported_versions
         entries = b""
         for group in shares:
-            if group != "X25519":
-                raise ValueError(f"no key share can be made for {group}")
-            entries += GROUPS[group].to_bytes(2, "big") + _vector(_x25519_share(), 2)
+            entries += GROUPS[group].to_bytes(2, "big") + _vector(_key_share(group), 2)
         extensions += _extension(51, _vector(entries, 2))  # key_share
         extensions += _extension(45, b"\x01\x01")  # psk_key_exchange_modes: psk_dhe_ke
     legacy = 0x0303 if tls13 else VERSIONS[version]

@@ -12,9 +12,10 @@ How each answer is read (nginxgen/probe/hello.py sends only X25519 key shares):
   library (nginxgen/probe/session.py);
 - `pq` is `enforced` when a client offering the three ML-KEM hybrids (X25519MLKEM768,
   SecP256r1MLKEM768, SecP384r1MLKEM1024) and X25519, P-256 and P-384, but sending only an X25519
-  key share, is asked for an ML-KEM group; `supported` when one of them offered alone is taken;
-  `none` otherwise. (`preferred`, ML-KEM chosen from a client's two key shares, needs a real
-  ML-KEM key share, which this probe cannot make: not reported.)
+  key share, is asked for an ML-KEM group; `preferred` when a browser-like client (X25519MLKEM768
+  first, key shares for it and X25519) gets X25519MLKEM768 but an X25519-first one does not;
+  `supported` when one of the hybrids offered alone is taken; `none` otherwise. The ML-KEM key
+  share is well-formed but not from a key pair (see hello._mlkem768_encapsulation_key).
 """
 
 from __future__ import annotations
@@ -57,10 +58,28 @@ def probe_name(address: tuple[str, int], sni: str | None, timeout: float) -> dic
         for group in GROUPS:
             answer = hello("TLSv1.3", [group])
             out["groups"][group] = verdict(group, answer, answer.accepted and answer.group == group)
+        # a browser-like client: ML-KEM first, key shares for it and for X25519
+        both = hello("TLSv1.3", ["X25519MLKEM768", *CLASSICAL], ["X25519MLKEM768", "X25519"])
+        only = hello("TLSv1.3", ["X25519MLKEM768"], ["X25519MLKEM768"])
         enforced = plain.hrr and plain.group in PQ_HYBRIDS
+        preferred = both.accepted and both.group in PQ_HYBRIDS
         supported = any(out["groups"][group] for group in PQ_HYBRIDS)
-        out["tls13"] = {"cipher": plain.cipher, "group": plain.group, "hrr": plain.hrr}
-        out["pq"] = "enforced" if enforced else ("supported" if supported else "none")
+        out["tls13"] = {
+            "cipher": plain.cipher,
+            "group": plain.group,
+            "hrr": plain.hrr,
+            "group_both_shares": both.group if both.accepted else None,
+            "group_mlkem_only": only.group if only.accepted else None,
+        }
+        out["pq"] = (
+            "enforced"
+            if enforced
+            else "preferred"
+            if preferred
+            else "supported"
+            if supported
+            else "none"
+        )
         if plain.inconclusive:
             inconclusive.append(f"TLS 1.3 with an X25519 key share: {plain.alert}")
             out["pq"] = "inconclusive"
