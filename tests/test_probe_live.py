@@ -85,6 +85,8 @@ def test_probe_reports_what_the_config_says(build: Build, preset: str, tmp_path:
         assert named["tls12"]["server_order"] == prefer
     assert named["alpn"] == ("h2" if served.http2 else "http/1.1")
     assert named["resumption"] is True
+    by = named["resumption_by"]  # each way the config allows resumes (tickets, session IDs)
+    assert by["TLSv1.3"] is True and by["TLSv1.2 session id"] is ("TLSv1.2" in listed or None)
     assert named["hsts"]["root_status"] == 200 and named["hsts"]["root"]
     assert named["hsts"]["not_found_status"] == 404 and named["hsts"]["not_found"]
     cert = named["certificate"]
@@ -248,3 +250,28 @@ def test_a_reset_is_inconclusive_not_refused(
     assert named["inconclusive"] == ["TLSv1.1: connection reset"]
     assert named["connections"] > 10
     assert re.search(r"probe: 2 names \(no SNI included\), \d+ connections to", done.stderr)
+
+
+def test_config_notices_a_certificate_not_loaded(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    """The config names another certificate than the one the server sends (changed on disk,
+    not reloaded): one mismatch, on the ssl_certificate line."""
+    from tests.conftest import require_build
+    from tests.pki import CertificateFactory
+
+    build = require_build(provisioned, "trixie")
+    served = generate("intermediate", build, tmp_path)
+    assert isinstance(served, Served)
+    with Server(build, served.conf, [served.port]):
+        site = served.conf.parent / f"{NAME}.ssl.conf"
+        other = CertificateFactory(tmp_path / "other").leaf(NAME, sans=(f"www.{NAME}",))
+        text = site.read_text()
+        first = re.search(r"ssl_certificate (\S+);", text)
+        assert first is not None
+        site.write_text(text.replace(first.group(1), str(other.fullchain), 1))
+        done = probe_served(build, served)
+    assert done.returncode == 1, done.stdout + done.stderr
+    found = json.loads(done.stdout)[0]["mismatches"]
+    assert [m["setting"] for m in found] == ["ssl_certificate"], found
+    assert "not reloaded" in found[0]["why"] and str(other.fullchain) in found[0]["expected"]

@@ -42,7 +42,8 @@ VERSIONS = {"TLSv1": "-tls1", "TLSv1.1": "-tls1_1", "TLSv1.2": "-tls1_2", "TLSv1
 # the probe's spelling -> OpenSSL 3.5's
 CLIENT_GROUP = {"secp256r1": "P-256", "secp384r1": "P-384", "secp521r1": "P-521"}
 LEGACY = ("TLSv1", "TLSv1.1")
-RULES = {"NGX101": "ssl_ecdh_curve", "NGX103": "ssl_protocols"}
+# the setting each rule's finding is about (NGX102 here: only ssl_session_cache lines)
+RULES = {"NGX101": "ssl_ecdh_curve", "NGX102": "ssl_session_cache", "NGX103": "ssl_protocols"}
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,9 @@ SCENARIOS = [
     Scenario("vhost-protocols", ("trixie", "wheel"),
              ("ssl_protocols TLSv1.2 TLSv1.3;",), ("ssl_protocols TLSv1.3;",)),
     Scenario("tls13-only", ("bookworm", "trixie", "wheel"), ("ssl_protocols TLSv1.3;",)),
+    # the session cache is the default server's too: no session ID resumption for b.test
+    Scenario("vhost-session-cache", ("bookworm", "trixie", "wheel"),
+             ("ssl_session_tickets off;",), ("ssl_session_cache shared:B:1m;",)),
     # TLS 1.3 on (1.22.1's default is TLS 1.0-1.2), yet no ML-KEM in OpenSSL 3.0 or 3.3
     Scenario("no-mlkem", ("bookworm", "wheel"), ("ssl_protocols TLSv1.2 TLSv1.3;",)),
     Scenario("reject-handshake", ("bookworm", "trixie", "wheel"), ("ssl_reject_handshake on;",)),
@@ -111,7 +115,9 @@ def same_group(group: str, ok: bool, got: str | None) -> bool:
     return ok and ours is not None and theirs is not None and ours.id == theirs.id
 
 
-def client_view(client: Build, port: int, sni: str | None, groups: list[str]) -> dict[str, Any]:
+def client_view(
+    client: Build, port: int, sni: str | None, groups: list[str], folder: Path
+) -> dict[str, Any]:
     """What OpenSSL 3.5's s_client sees for the handshakes the probe makes."""
     legacy = ["-cipher", "DEFAULT@SECLEVEL=0"]  # let the client offer TLS 1.0/1.1 at all
     protocols = {
@@ -119,6 +125,16 @@ def client_view(client: Build, port: int, sni: str | None, groups: list[str]) ->
         for version, flag in VERSIONS.items()
     }
     view: dict[str, Any] = {"protocols": protocols}
+    if protocols["TLSv1.2"]:  # resumption by session ID alone: the client asks for no ticket
+        saved = folder / f"session-{sni}.pem"
+        observe(client, port, sni, "-tls1_2", "-no_ticket", "-sess_out", str(saved))
+        again = client.openssl(
+            *("s_client", "-connect", f"127.0.0.1:{port}", "-tls1_2", "-no_ticket"),
+            *("-sess_in", str(saved)),
+            *(["-servername", sni] if sni else ["-noservername"]),
+            stdin="",
+        )
+        view["session id"] = parse_s_client(again.stdout + again.stderr).reused
     if not protocols["TLSv1.3"]:
         if protocols["TLSv1.2"]:  # the groups as ECDHE negotiates them in TLS 1.2
             view["groups"] = {}
@@ -192,7 +208,8 @@ def test_probe_equals_s_client_and_config_mismatches_equal_lint(
         done = subprocess.run(argv, capture_output=True, text=True, timeout=120, check=False)
         results = json.loads(done.stdout) if done.stdout else []
         views = {
-            r["sni"]: client_view(client, port, r["sni"], list(r["groups"] or {})) for r in results
+            r["sni"]: client_view(client, port, r["sni"], list(r["groups"] or {}), tmp_path)
+            for r in results
         }
     reject = scenario.name == "reject-handshake"
     assert [r["sni"] for r in results] == ["b.test", "unknown.test", None], done.stderr
@@ -200,6 +217,8 @@ def test_probe_equals_s_client_and_config_mismatches_equal_lint(
         view = views[result["sni"]]
         assert result["protocols"] == view["protocols"], (result["sni"], result, view)
         assert result["groups"] == view.get("groups"), result["sni"]
+        if "session id" in view:
+            assert result["resumption_by"]["TLSv1.2 session id"] == view["session id"]
         if not view["protocols"]["TLSv1.3"]:
             assert result["tls13"] is None and result["pq"] == "none"
             continue
@@ -226,6 +245,11 @@ def test_probe_equals_s_client_and_config_mismatches_equal_lint(
         assert results[0]["tls13"]["group"] == expected_groups[scenario.name]
     if scenario.name == "vhost-protocols":
         assert results[0]["protocols"]["TLSv1.2"] == (build.name == "trixie")
+    if scenario.name == "vhost-session-cache":  # the scenario is what it claims
+        assert results[0]["resumption_by"]["TLSv1.2 session id"] is False
+        assert predicted == {("ssl_session_cache", str(tmp_path / "conf.d" / "b.conf"), 6)}
+    if scenario.name in ("vhost-groups-ignored", "seed-mlkem-in-vhost"):
+        assert {setting for setting, _, _ in predicted} == {"ssl_ecdh_curve"}
     if scenario.name == "colon-list":  # offered, chosen by a browser-like client, not enforced
         assert results[0]["pq"] == "preferred"
     if scenario.name == "tuple":

@@ -12,12 +12,13 @@ config (not reloaded, another file, another port).
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from nginxgen import knowledge
 from nginxgen.lint.config import Config, Server
 from nginxgen.lint.context import Context, server_label
-from nginxgen.lint.load import Stmt
+from nginxgen.lint.load import Stmt, map_path
 from nginxgen.lint.rules._groups import parse_groups
 from nginxgen.probe.session import covers
 from nginxgen.target import Target
@@ -87,7 +88,7 @@ def mismatches(
         effective = decider.effective(directive)
         predicted = expected_of(effective)
         own = vhost.own(directive) if vhost is not decider else []
-        if own and expected_of(own) != seen:
+        if own and expected_of(own) is not None and expected_of(own) != seen:
             because = (
                 f"{server_label(default)} is the default server of {socket} and decides {what}"
                 if predicted == seen
@@ -111,9 +112,64 @@ def mismatches(
     seen_protocols = {v for v, ok in observed["protocols"].items() if ok}
     ctx = Context(config, target)
     compare("ssl_protocols", lambda s: _protocols(ctx, s), seen_protocols, "the protocols")
+    resumed = observed.get("resumption_by") or {}
+    if resumed.get("TLSv1.2 session id") is not None:
+        seen = resumed["TLSv1.2 session id"]
+        compare("ssl_session_cache", _session_cache, seen, "the session cache")
+    if resumed.get("TLSv1.3") is not None:
+        cache = _session_cache(default.effective("ssl_session_cache"))
+        keys = bool(default.effective("ssl_session_ticket_key")) or (
+            cache and knowledge.auto_ticket_rotation(target)
+        )
+        stateful = knowledge.has(target.library, "tls13_stateful_resumption")
+
+        def tls13_resumes(stmts: list[Stmt]) -> bool | None:
+            if _tickets_on(stmts):  # tickets: predictable only with keys all workers share
+                return True if keys else None
+            return cache and stateful
+
+        compare("ssl_session_tickets", tls13_resumes, resumed["TLSv1.3"], "TLS 1.3 resumption")
+    if observed.get("certificate"):
+        out.extend(_certificate(config, vhost, observed["certificate"]))
     if observed.get("hsts") is not None:
         out.extend(_hsts(config, vhost, observed["hsts"]))
     return out
+
+
+def _session_cache(stmts: list[Stmt]) -> bool:
+    """Whether a session cache line stores sessions (`none` and `off`, the default, do not)."""
+    args = stmts[-1].args if stmts else ["none"]
+    return any(a == "builtin" or a.startswith(("builtin:", "shared:")) for a in args)
+
+
+def _tickets_on(stmts: list[Stmt]) -> bool:
+    return not stmts or stmts[-1].args != ["off"]
+
+
+def _certificate(config: Config, vhost: Server, seen: dict[str, Any]) -> list[dict[str, Any]]:
+    """The leaf the server sent is one of the name's server's certificate files (where they
+    can be read: no variables in the path)."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes
+
+    lines = vhost.effective("ssl_certificate")
+    expected = {}
+    for stmt in lines:
+        if "$" in stmt.args[0]:
+            return []
+        path = stmt.args[0]
+        full = path if os.path.isabs(path) else os.path.join(config.loaded.prefix, path)
+        try:
+            with open(map_path(full, config.loaded.path_map), "rb") as handle:
+                leaf = x509.load_pem_x509_certificates(handle.read(1 << 20))[0]
+        except (OSError, ValueError, IndexError):
+            return []
+        expected[leaf.fingerprint(hashes.SHA256()).hex()] = path
+    if not expected or seen.get("sha256") in expected:
+        return []
+    why = "the server does not do what this config says (not reloaded?)"
+    observed = f"{seen.get('subject')} (sha256 {seen.get('sha256')})"
+    return [_record("ssl_certificate", lines[-1], sorted(expected.values()), observed, why)]
 
 
 def _hsts(config: Config, vhost: Server, seen: dict[str, Any]) -> list[dict[str, Any]]:

@@ -113,14 +113,14 @@ def probe_name(address: tuple[str, int], sni: str | None, timeout: float) -> dic
         }
     else:
         out["tls12"] = None
-    out.update(alpn=None, certificate=None, resumption=None, hsts=None)
+    out.update(alpn=None, certificate=None, resumption=None, resumption_by=None, hsts=None)
     if protocols["TLSv1.2"] or protocols["TLSv1.3"]:
         import ssl
 
         from nginxgen.probe.session import session_facts
 
         try:
-            out.update(session_facts(address, sni, timeout))
+            out.update(session_facts(address, sni, timeout, protocols))
         except (OSError, ssl.SSLError) as exc:
             out["error"] = f"full handshake failed: {exc}"
     out["inconclusive"] = inconclusive
@@ -173,8 +173,13 @@ def text_report(results: list[dict[str, Any]]) -> str:
             )
         if result.get("hsts"):
             hsts = result["hsts"]
+            resumption = ", ".join(
+                f"{kind} {'yes' if ok else 'no'}"
+                for kind, ok in (result.get("resumption_by") or {}).items()
+                if ok is not None
+            )
             lines.append(
-                f"  ALPN {result['alpn']}; resumption {result['resumption']}; "
+                f"  ALPN {result['alpn']}; resumption {resumption}; "
                 f"HSTS on / ({hsts['root_status']}): {hsts['root'] or 'none'}, "
                 f"on a {hsts['not_found_status']}: {hsts['not_found'] or 'none'}"
             )

@@ -64,8 +64,21 @@ def _request(
     return status, headers
 
 
-def _resumes(address: tuple[str, int], sni: str | None, timeout: float) -> bool:
+def _resumes(
+    address: tuple[str, int],
+    sni: str | None,
+    timeout: float,
+    version: ssl.TLSVersion | None = None,
+    tickets: bool = True,
+) -> bool:
+    """Whether a second connection resumes the first one's session; with `version`, only that
+    protocol version; without `tickets`, the client asks for no ticket (TLS 1.2: the session ID
+    is all there is to resume with)."""
     context = _context()
+    if version is not None:
+        context.minimum_version = context.maximum_version = version
+    if not tickets:
+        context.options |= ssl.OP_NO_TICKET
     session = None
     for _ in range(2):
         with _connect(address, sni, context, timeout, session) as tls:
@@ -82,8 +95,24 @@ def _resumes(address: tuple[str, int], sni: str | None, timeout: float) -> bool:
     return False
 
 
+def resumption_by_kind(
+    address: tuple[str, int], sni: str | None, timeout: float, protocols: dict[str, bool | None]
+) -> dict[str, bool | None]:
+    """Resumption per way of resuming, each tried alone (None: that version is off)."""
+    kinds = {
+        "TLSv1.3": ("TLSv1.3", ssl.TLSVersion.TLSv1_3, True),
+        "TLSv1.2 ticket": ("TLSv1.2", ssl.TLSVersion.TLSv1_2, True),
+        "TLSv1.2 session id": ("TLSv1.2", ssl.TLSVersion.TLSv1_2, False),
+    }
+    return {
+        kind: _resumes(address, sni, timeout, version, tickets) if protocols.get(name) else None
+        for kind, (name, version, tickets) in kinds.items()
+    }
+
+
 def _certificate(der: bytes, sni: str | None) -> dict[str, Any]:
     from cryptography import x509
+    from cryptography.hazmat.primitives import hashes
     from cryptography.hazmat.primitives.asymmetric import ec, rsa
 
     cert = x509.load_der_x509_certificate(der)
@@ -108,6 +137,7 @@ def _certificate(der: bytes, sni: str | None) -> dict[str, Any]:
         "days_left": (expires - datetime.datetime.now(datetime.UTC)).days,
         "names": names,
         "covers_sni": sni is None or covers(names, sni),
+        "sha256": cert.fingerprint(hashes.SHA256()).hex(),
     }
 
 
@@ -119,7 +149,9 @@ def covers(names: list[str], sni: str) -> bool:
     return False
 
 
-def session_facts(address: tuple[str, int], sni: str | None, timeout: float) -> dict[str, Any]:
+def session_facts(
+    address: tuple[str, int], sni: str | None, timeout: float, protocols: dict[str, bool | None]
+) -> dict[str, Any]:
     from cryptography import x509
 
     out: dict[str, Any] = {}
@@ -142,6 +174,7 @@ def session_facts(address: tuple[str, int], sni: str | None, timeout: float) -> 
                            intermediates=None, ocsp_stapled=None)  # fmt: skip
     out["certificate"] = certificate
     out["resumption"] = _resumes(address, sni, timeout)
+    out["resumption_by"] = resumption_by_kind(address, sni, timeout, protocols)
     status, headers = _request(address, sni, "/", timeout)
     missing, missing_headers = _request(address, sni, "/nginxgen-probe-404", timeout)
     out["hsts"] = {
