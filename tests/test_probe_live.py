@@ -91,9 +91,11 @@ def test_probe_reports_what_the_config_says(build: Build, preset: str, tmp_path:
     assert named["hsts"]["not_found_status"] == 404 and named["hsts"]["not_found"]
     cert = named["certificate"]
     assert cert["covers_sni"] and cert["days_left"] >= 29
-    if "TLSv1.2" in listed:  # the chain as sent is readable from TLS 1.2
-        assert cert["leaf_first"] and cert["in_order"] and cert["intermediates"]
-        assert cert["ocsp_stapled"] is False
+    # the chain as sent: decrypted from the TLS 1.3 handshake (every preset has TLS 1.3)
+    assert cert["chain_from"] == "TLSv1.3"
+    assert cert["leaf_first"] and cert["in_order"] and cert["intermediates"]
+    assert cert["ocsp_stapled"] is False
+    assert named["early_data"] == {"offered": False, "max_early_data": None}  # no preset has 0-RTT
     # without SNI the default server answers: it refuses the handshake (ssl_reject_handshake)
     assert not any(results[1]["protocols"].values())
 
@@ -275,3 +277,22 @@ def test_config_notices_a_certificate_not_loaded(
     found = json.loads(done.stdout)[0]["mismatches"]
     assert [m["setting"] for m in found] == ["ssl_certificate"], found
     assert "not reloaded" in found[0]["why"] and str(other.fullchain) in found[0]["expected"]
+
+
+@pytest.mark.parametrize("build", ["trixie", "bookworm", "boringssl", "awslc"], indirect=True)
+def test_early_data_is_read_from_the_tickets(build: Build, tmp_path: Path) -> None:
+    """`ssl_early_data on`: the TLS 1.3 tickets carry max_early_data_size (decrypted from the
+    probe's own handshake), and --config agrees; the chain of a TLS 1.3-only server is read."""
+    served = generate("modern", build, tmp_path)
+    assert isinstance(served, Served), served.stderr
+    tls_conf = served.conf.parent / "tls.conf"
+    tls_conf.write_text(tls_conf.read_text() + "ssl_early_data on;\n")
+    with Server(build, served.conf, [served.port]):
+        done = probe_served(build, served)
+    assert done.returncode == 0, done.stdout + done.stderr
+    named = json.loads(done.stdout)[0]
+    assert named["protocols"]["TLSv1.2"] is False  # TLS 1.3 only: no clear-text chain
+    size = knowledge.max_early_data(build.library)  # 16384 from nginx; BoringSSL's own 14336
+    assert named["early_data"] == {"offered": True, "max_early_data": size}
+    cert = named["certificate"]
+    assert cert["chain_from"] == "TLSv1.3" and cert["chain_length"] == 2 and cert["leaf_first"]

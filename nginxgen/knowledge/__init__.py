@@ -91,6 +91,13 @@ def capability(library: Library, name: str) -> Capability:
     )
 
 
+def max_early_data(library: Library) -> int | None:
+    """The max_early_data_size nginx's TLS 1.3 tickets carry with ssl_early_data on."""
+    sizes = _toml("libraries")["capability"]["early_data"]["max_early_data"]
+    size = sizes.get(_behaves_as(library))
+    return int(size) if size is not None else None
+
+
 def has(library: Library, name: str) -> bool:
     return capability(library, name).available
 

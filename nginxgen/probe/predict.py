@@ -129,6 +129,13 @@ def mismatches(
             return cache and stateful
 
         compare("ssl_session_tickets", tls13_resumes, resumed["TLSv1.3"], "TLS 1.3 resumption")
+    if observed.get("early_data") is not None:
+        compare(
+            "ssl_early_data",
+            lambda stmts: bool(stmts) and stmts[-1].args == ["on"],
+            observed["early_data"]["offered"],
+            "0-RTT",
+        )
     if observed.get("certificate"):
         out.extend(_certificate(config, vhost, observed["certificate"]))
     if observed.get("hsts") is not None:

@@ -113,7 +113,9 @@ def probe_name(address: tuple[str, int], sni: str | None, timeout: float) -> dic
         }
     else:
         out["tls12"] = None
-    out.update(alpn=None, certificate=None, resumption=None, resumption_by=None, hsts=None)
+    out.update(
+        alpn=None, certificate=None, resumption=None, resumption_by=None, early_data=None, hsts=None
+    )
     if protocols["TLSv1.2"] or protocols["TLSv1.3"]:
         import ssl
 
@@ -165,12 +167,20 @@ def text_report(results: list[dict[str, Any]]) -> str:
                 f"{cert['chain_length']} sent, leaf first: {cert['leaf_first']}, "
                 f"OCSP stapled: {cert['ocsp_stapled']}"
                 if cert["chain_length"] is not None
-                else "chain not seen (TLS 1.3 only)"
+                else "chain not seen"
             )
             lines.append(
                 f"  certificate: {cert['key']} {cert['bits']}, {cert['days_left']} days left, "
                 f"names {' '.join(cert['names'])}, covers the name: {cert['covers_sni']}; {chain}"
             )
+        early = result.get("early_data")
+        if early is not None:
+            offered = (
+                f"offered, up to {early['max_early_data']} bytes"
+                if early["offered"]
+                else "not offered"
+            )
+            lines.append(f"  0-RTT: {offered} (the server's TLS 1.3 session tickets)")
         if result.get("hsts"):
             hsts = result["hsts"]
             resumption = ", ".join(

@@ -13,6 +13,7 @@ import ssl
 from typing import Any
 
 from nginxgen.probe.hello import connect, tls12_flight
+from nginxgen.probe.tls13_flight import tls13_flight
 
 
 def _context(alpn: list[str] | None = None) -> ssl.SSLContext:
@@ -158,7 +159,14 @@ def session_facts(
     with _connect(address, sni, _context(["h2", "http/1.1"]), timeout) as tls:
         out["alpn"] = tls.selected_alpn_protocol()
         leaf = tls.getpeercert(binary_form=True)
-    flight = tls12_flight(address, sni, timeout)
+    # the chain as sent: decrypted from a TLS 1.3 handshake, else read from TLS 1.2's clear one
+    tls13 = tls13_flight(address, sni, timeout) if protocols.get("TLSv1.3") else None
+    flight = tls13 or (tls12_flight(address, sni, timeout) if protocols.get("TLSv1.2") else None)
+    out["early_data"] = (
+        {"offered": tls13.max_early_data is not None, "max_early_data": tls13.max_early_data}
+        if tls13 is not None
+        else None
+    )
     certificate: dict[str, Any] = _certificate(leaf, sni) if leaf else {}
     if flight is not None and flight.chain:
         certs = [x509.load_der_x509_certificate(d) for d in flight.chain]
@@ -169,9 +177,10 @@ def session_facts(
         )
         certificate["intermediates"] = len(certs) > 1
         certificate["ocsp_stapled"] = flight.stapled
-    else:  # TLS 1.3 only: the chain travels encrypted and this Python shows only the leaf
+        certificate["chain_from"] = "TLSv1.3" if flight is tls13 else "TLSv1.2"
+    else:
         certificate.update(chain_length=None, leaf_first=None, in_order=None,
-                           intermediates=None, ocsp_stapled=None)  # fmt: skip
+                           intermediates=None, ocsp_stapled=None, chain_from=None)  # fmt: skip
     out["certificate"] = certificate
     out["resumption"] = _resumes(address, sni, timeout)
     out["resumption_by"] = resumption_by_kind(address, sni, timeout, protocols)
