@@ -83,6 +83,7 @@ def test_probe_reports_what_the_config_says(build: Build, preset: str, tmp_path:
     if "TLSv1.2" in listed:
         prefer = re.search(r"^ssl_prefer_server_ciphers on;", tls_conf, re.M) is not None
         assert named["tls12"]["server_order"] == prefer
+        assert named["tls12"]["cipher"] in named["tls12"]["accepted"]
     assert named["alpn"] == ("h2" if served.http2 else "http/1.1")
     assert named["resumption"] is True
     by = named["resumption_by"]  # each way the config allows resumes (tickets, session IDs)
@@ -254,11 +255,11 @@ def test_a_reset_is_inconclusive_not_refused(
     assert re.search(r"probe: 2 names \(no SNI included\), \d+ connections to", done.stderr)
 
 
-def test_config_notices_a_certificate_not_loaded(
+def test_config_notices_changes_not_loaded(
     provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
 ) -> None:
-    """The config names another certificate than the one the server sends (changed on disk,
-    not reloaded): one mismatch, on the ssl_certificate line."""
+    """The config names another certificate and other TLS 1.2 suites than the server uses
+    (changed on disk, not reloaded): one mismatch each, on the lines that changed."""
     from tests.conftest import require_build
     from tests.pki import CertificateFactory
 
@@ -272,10 +273,18 @@ def test_config_notices_a_certificate_not_loaded(
         first = re.search(r"ssl_certificate (\S+);", text)
         assert first is not None
         site.write_text(text.replace(first.group(1), str(other.fullchain), 1))
+        tls_conf = served.conf.parent / "tls.conf"
+        tls_conf.write_text(
+            re.sub(r"^ssl_ciphers .*;$", "ssl_ciphers ECDHE-ECDSA-AES256-GCM-SHA384;",
+                   tls_conf.read_text(), count=1, flags=re.M)
+        )  # fmt: skip
         done = probe_served(build, served)
     assert done.returncode == 1, done.stdout + done.stderr
     found = json.loads(done.stdout)[0]["mismatches"]
-    assert [m["setting"] for m in found] == ["ssl_certificate"], found
+    assert [m["setting"] for m in found] == ["ssl_ciphers", "ssl_certificate"], found
+    assert found[0]["expected"] == ["ECDHE-ECDSA-AES256-GCM-SHA384"]
+    assert "ECDHE-ECDSA-AES128-GCM-SHA256" in found[0]["observed"]
+    found = found[1:]
     assert "not reloaded" in found[0]["why"] and str(other.fullchain) in found[0]["expected"]
 
 

@@ -136,6 +136,8 @@ def mismatches(
             observed["early_data"]["offered"],
             "0-RTT",
         )
+    if observed.get("tls12") and "accepted" in observed["tls12"]:
+        out.extend(_tls12_suites(config, vhost, target, observed["tls12"]["accepted"]))
     if observed.get("certificate"):
         out.extend(_certificate(config, vhost, observed["certificate"]))
     if observed.get("hsts") is not None:
@@ -153,26 +155,80 @@ def _tickets_on(stmts: list[Stmt]) -> bool:
     return not stmts or stmts[-1].args != ["off"]
 
 
-def _certificate(config: Config, vhost: Server, seen: dict[str, Any]) -> list[dict[str, Any]]:
-    """The leaf the server sent is one of the name's server's certificate files (where they
-    can be read: no variables in the path)."""
+def _leaves(config: Config, vhost: Server) -> dict[str, Any] | None:
+    """Path -> the first certificate of each of the server's ssl_certificate files (None when
+    one cannot be read here: a variable in the path, a missing or unreadable file)."""
     from cryptography import x509
-    from cryptography.hazmat.primitives import hashes
 
-    lines = vhost.effective("ssl_certificate")
-    expected = {}
-    for stmt in lines:
-        if "$" in stmt.args[0]:
-            return []
+    leaves = {}
+    for stmt in vhost.effective("ssl_certificate"):
         path = stmt.args[0]
+        if "$" in path:
+            return None
         full = path if os.path.isabs(path) else os.path.join(config.loaded.prefix, path)
         try:
             with open(map_path(full, config.loaded.path_map), "rb") as handle:
-                leaf = x509.load_pem_x509_certificates(handle.read(1 << 20))[0]
+                leaves[path] = x509.load_pem_x509_certificates(handle.read(1 << 20))[0]
         except (OSError, ValueError, IndexError):
-            return []
-        expected[leaf.fingerprint(hashes.SHA256()).hex()] = path
-    if not expected or seen.get("sha256") in expected:
+            return None
+    return leaves
+
+
+def _tls12_suites(
+    config: Config, vhost: Server, target: Target, seen: list[str]
+) -> list[dict[str, Any]]:
+    """The probed TLS 1.2 suites the server takes are those its ssl_ciphers selects (the
+    cipher engine, with the library's model and security level) that its certificates can
+    serve (ECDSA suites need an ECDSA certificate, RSA ones an RSA certificate)."""
+    from cryptography.hazmat.primitives.asymmetric import ec, rsa
+
+    from nginxgen.ciphers import allowed_at, evaluate, model_for
+    from nginxgen.probe.hello import TLS12_SUITES
+
+    leaves = _leaves(config, vhost)
+    if not leaves:
+        return []
+    keys = {
+        "ECDSA" if isinstance(c.public_key(), ec.EllipticCurvePublicKey) else
+        "RSA" if isinstance(c.public_key(), rsa.RSAPublicKey) else "other"
+        for c in leaves.values()
+    }  # fmt: skip
+    lines = vhost.effective("ssl_ciphers")
+    text = " ".join(lines[-1].args) if lines else knowledge.nginx_fact("defaults")["ssl_ciphers"]
+    model = model_for(target.library)
+    result = evaluate(text, model)
+    if result.error:
+        return []
+
+    def usable(suite: Any) -> bool:
+        level_ok = (
+            allowed_at(suite, result.seclevel, model)
+            if result.seclevel is not None
+            else suite.default_seclevel
+        )
+        return level_ok and suite.au in keys
+
+    expected = {s.name for s in result.suites if not s.tls13 and usable(s)} & set(
+        TLS12_SUITES.values()
+    )
+    if expected == set(seen):
+        return []
+    why = "the server does not do what this config says (not reloaded?)"
+    line = lines[-1] if lines else vhost.stmt
+    return [_record("ssl_ciphers", line, expected, set(seen), why)]
+
+
+def _certificate(config: Config, vhost: Server, seen: dict[str, Any]) -> list[dict[str, Any]]:
+    """The leaf the server sent is one of the name's server's certificate files (where they
+    can be read: no variables in the path)."""
+    from cryptography.hazmat.primitives import hashes
+
+    leaves = _leaves(config, vhost)
+    lines = vhost.effective("ssl_certificate")
+    if not leaves:
+        return []
+    expected = {leaf.fingerprint(hashes.SHA256()).hex(): path for path, leaf in leaves.items()}
+    if seen.get("sha256") in expected:
         return []
     why = "the server does not do what this config says (not reloaded?)"
     observed = f"{seen.get('subject')} (sha256 {seen.get('sha256')})"

@@ -107,9 +107,15 @@ def probe_name(address: tuple[str, int], sni: str | None, timeout: float) -> dic
         suites = list(TLS12_SUITES)
         forward = hello("TLSv1.2", CLASSICAL, suites=suites)
         backward = hello("TLSv1.2", CLASSICAL, suites=suites[::-1])
+        accepted = []
+        for code, name in TLS12_SUITES.items():  # each offered alone
+            answer = hello("TLSv1.2", CLASSICAL, suites=[code])
+            if verdict(name, answer, answer.accepted and answer.cipher == name):
+                accepted.append(name)
         out["tls12"] = {
             "cipher": forward.cipher,
             "server_order": forward.cipher == backward.cipher,
+            "accepted": accepted,
         }
     else:
         out["tls12"] = None
@@ -161,6 +167,7 @@ def text_report(results: list[dict[str, Any]]) -> str:
         if result["tls12"]:
             order = "server's" if result["tls12"]["server_order"] else "client's"
             lines.append(f"  TLS 1.2: {result['tls12']['cipher']} ({order} suite order wins)")
+            lines.append(f"  TLS 1.2 suites: {' '.join(result['tls12']['accepted']) or 'none'}")
         cert = result.get("certificate")
         if cert:
             chain = (
