@@ -214,6 +214,10 @@ def probe(
         Path | None,
         typer.Option("--config", help="compare with this nginx.conf (the linter's model)"),
     ] = None,
+    root: Annotated[
+        Path | None,
+        typer.Option(help="with --config FILE: the main file whose tree includes FILE"),
+    ] = None,
     nginx_version: NginxVersion = None,
     tls_library: TlsLibrary = None,
     nginx_bin: NginxBin = None,
@@ -228,6 +232,8 @@ def probe(
 
     if output not in ("text", "json"):
         raise NginxgenError(f"unknown format {output!r}: use text or json", where="--format")
+    if root is not None and config is None:
+        raise NginxgenError("--root names the main file of --config FILE", where="--root")
     host, _, port_text = target.rpartition(":") if target.count(":") == 1 else (target, "", "")
     if target.startswith("["):  # [v6]:port
         host, _, port_text = target[1:].partition("]")
@@ -254,9 +260,12 @@ def probe(
 
         target_of = resolve(nginx_version, tls_library, nginx_bin)
         try:
-            model = build(load_path(str(config)))
+            loaded = load_path(str(root or config))
         except LoadError as exc:
-            raise NginxgenError(str(exc), where="--config") from None
+            raise NginxgenError(str(exc), where="--root" if root else "--config") from None
+        if root is not None and os.path.realpath(config) not in map(os.path.realpath, loaded.files):
+            raise NginxgenError(f"{root} does not include {config}", where="--root")
+        model = build(loaded)
         for result in results:
             result["mismatches"] = mismatches(model, target_of, port, result)
             found += len(result["mismatches"])

@@ -142,6 +142,13 @@ def test_config_explains_the_ignored_vhost_line(
     assert found[0]["expected"] == ["X25519", "X25519MLKEM768"]
     assert found[0]["observed"] == ["X25519", "secp256r1"]
     assert f"is the default server of 127.0.0.1:{port} and decides the groups" in found[0]["why"]
+    # the vhost's own file given, with the main file that includes it: the same answer
+    vhost_file = str(tmp_path / "conf.d" / "b.ssl.conf")
+    by_root = [*argv[: argv.index("--config") + 1], vhost_file, "--root", str(conf),
+               *argv[argv.index("--config") + 2 :]]  # fmt: skip
+    with Server(build, conf, [port]):
+        rooted = subprocess.run(by_root, capture_output=True, text=True, timeout=120, check=False)
+    assert rooted.returncode == 1 and json.loads(rooted.stdout)[0]["mismatches"] == found
 
     fixed = unsafe_fixes(build, conf)
     assert "internal error" not in fixed.stderr, fixed.stderr
