@@ -285,3 +285,17 @@ def test_generated_format_is_the_template_one(tmp_path: Path, ecdsa_pair: CertPa
         None,
         None,
     )
+
+
+def test_sites_beyond_the_limit_share_one_row(tmp_path: Path) -> None:
+    """$host is whatever clients send: a log of many made-up names keeps a bounded table."""
+    from nginxgen.report.tally import MAX_SITES, OTHER_SITES
+
+    log = tmp_path / "tls.log"
+    names = [f"h{i}.example" for i in range(MAX_SITES + 50)]
+    log.write_text("".join(line(server_name="", host=n, connection=str(i)) + "\n"
+                           for i, n in enumerate(names)))  # fmt: skip
+    out = as_json(str(log))
+    assert len(out["sites"]) == MAX_SITES + 1
+    assert out["sites"][OTHER_SITES]["connections"] == 50
+    assert out["overall"]["connections"] == MAX_SITES + 50

@@ -24,6 +24,8 @@ _MONTHS = {name: number for number, name in enumerate(MONTH_NAMES, 1)}
 _HEX = re.compile(r"0x[0-9a-fA-F]{1,4}\Z")
 EMPTY = ("", "-")  # escape=json logs an empty value as "", the default escape as "-"
 SHOWN_UNREADABLE = 5
+MAX_SITES = 1000
+OTHER_SITES = "(other sites)"
 
 
 @dataclass(frozen=True)
@@ -74,7 +76,8 @@ class Tally:
     requests: Counter[tuple[object, ...]] = field(default_factory=Counter)
     lines: int = 0
     unreadable: Unreadable = field(default_factory=Unreadable)
-    _offers: dict[str, tuple[bool, ...]] = field(default_factory=dict)
+    _offers: dict[str, bool] = field(default_factory=dict)
+    _sites: set[str] = field(default_factory=set)
 
     @property
     def per_connection(self) -> bool:
@@ -86,9 +89,17 @@ class Tally:
         if cached is None:
             if len(self._offers) > 65536:  # GREASE makes some lists unique: stay bounded
                 self._offers.clear()
-            cached = (any(group_view(c).pq for c in curves.split(":")),)
-            self._offers[curves] = cached
-        return cached[0]
+            cached = self._offers[curves] = any(group_view(c).pq for c in curves.split(":"))
+        return cached
+
+    def _site(self, site: str) -> str:
+        """The site as counted: $host is whatever clients send, so past MAX_SITES names the
+        rest share one row and memory stays bounded."""
+        if site not in self._sites:
+            if len(self._sites) >= MAX_SITES:
+                return OTHER_SITES
+            self._sites.add(site)
+        return site
 
     def add_lines(self, name: str, lines: Iterable[bytes], parse: LineParser) -> None:
         connections, requests = self.connections, self.requests
@@ -107,7 +118,7 @@ class Tally:
                 if values is None:
                     self.unreadable.add(name, number, line)
                     continue
-                site = values[SITE] or values[HOST] or "-"
+                site = self._site(values[SITE] or values[HOST] or "-")
                 protocol = values[PROTOCOL]
                 tls = protocol not in EMPTY and protocol is not None
                 requests[when, site, tls] += 1
