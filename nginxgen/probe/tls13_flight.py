@@ -191,6 +191,8 @@ def _secrets(keylog: str) -> dict[str, bytes]:
 
 def tls13_flight(address: tuple[str, int], sni: str | None, timeout: float) -> Tls13Flight | None:
     """The chain and 0-RTT offer of a TLS 1.3 handshake; None when it cannot be read."""
+    from cryptography.exceptions import InvalidTag
+
     with tempfile.TemporaryDirectory(prefix="nginxgen-probe-") as folder:
         keylog = os.path.join(folder, "keys")
         try:
@@ -219,7 +221,7 @@ def tls13_flight(address: tuple[str, int], sni: str | None, timeout: float) -> T
                 keys = _Decryptor(handshake_secret, suite)
             try:
                 kind, plain = keys.open(header, body)
-            except Exception:
+            except (InvalidTag, IndexError):  # not what the key log says, or an empty record
                 return None
             if kind != 22:
                 continue
