@@ -80,6 +80,9 @@ def test_probe_reports_what_the_config_says(build: Build, preset: str, tmp_path:
         known = knowledge.find_group(group)
         assert accepted == (known is not None and known.id in promised), group
     assert named["pq"] == expected_pq(tls_conf, build)
+    # the probe's ML-KEM key share is taken wherever the config lists X25519MLKEM768
+    mlkem_only = "X25519MLKEM768" if "X25519MLKEM768" in promised else None
+    assert named["tls13"]["group_mlkem_only"] == mlkem_only
     if "TLSv1.2" in listed:
         prefer = re.search(r"^ssl_prefer_server_ciphers on;", tls_conf, re.M) is not None
         assert named["tls12"]["server_order"] == prefer
