@@ -19,19 +19,22 @@ import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
-# IANA TLS registries: protocol versions, named groups, and suites offered for each version.
+from nginxgen import knowledge
+
+# IANA TLS registries: protocol versions, and suites offered for each version. The groups the
+# probe asks about, as it names them; their code points come from the knowledge base.
 VERSIONS = {"TLSv1": 0x0301, "TLSv1.1": 0x0302, "TLSv1.2": 0x0303, "TLSv1.3": 0x0304}
-GROUPS = {
-    "X25519": 0x001D,
-    "secp256r1": 0x0017,
-    "secp384r1": 0x0018,
-    "secp521r1": 0x0019,
-    "X448": 0x001E,
-    "ffdhe2048": 0x0100,
-    "X25519MLKEM768": 0x11EC,
-    "SecP256r1MLKEM768": 0x11EB,
-    "SecP384r1MLKEM1024": 0x11ED,
-}
+PROBED_GROUPS = ("X25519", "secp256r1", "secp384r1", "secp521r1", "X448", "ffdhe2048",
+                 "X25519MLKEM768", "SecP256r1MLKEM768", "SecP384r1MLKEM1024")  # fmt: skip
+
+
+def _codepoint(name: str) -> int:
+    group = knowledge.find_group(name)
+    assert group is not None and group.codepoint is not None, name
+    return group.codepoint
+
+
+GROUPS = {name: _codepoint(name) for name in PROBED_GROUPS}
 GROUP_NAMES = {code: name for name, code in GROUPS.items()}
 TLS13_SUITES = {
     0x1301: "TLS_AES_128_GCM_SHA256",
