@@ -313,6 +313,8 @@ def report(
         raise NginxgenError(f"unknown format {output!r}: use text or json", where="--format")
     if by is not None and by not in BY_CHOICES:
         raise NginxgenError(f"unknown period {by!r}: use hour or day", where="--by")
+    if html is not None and not html.parent.is_dir():  # before reading a long log, not after
+        raise NginxgenError("its folder does not exist", where=str(html))
     fmt = resolve_format(log_format, str(config) if config else None, logs)
     tally, problems = read_logs(logs, fmt)
     result = summarize(tally, by)
@@ -322,10 +324,11 @@ def report(
 
         # the page always charts over time: by hour unless --by day
         write_named_file(html, html_report(result if by else summarize(tally, "hour")))
-    if output == "json":
-        print(json.dumps(result, indent=2))
-    else:
-        print(text_report(result), end="")
+    # every input unreadable: the error lines alone, no empty report
+    if len(problems) < len(logs) or tally.lines:
+        print(json.dumps(result, indent=2) if output == "json" else text_report(result), end="")
+        if output == "json":
+            print()
     for problem in problems:
         _err(f"error: {problem}")
     if problems:

@@ -208,7 +208,7 @@ def test_empty_missing_and_not_gzip(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("0 lines read, 0 unreadable")
     missing = report(str(tmp_path / "nope.log"))
-    assert missing.returncode == 2
+    assert missing.returncode == 2 and missing.stdout == ""  # no empty report, one line
     assert (
         missing.stderr == f"nginxgen: error: {tmp_path / 'nope.log'}: No such file or directory\n"
     )
