@@ -139,6 +139,16 @@ class Context:
         """The protocols a server allows: its ssl_protocols, else this nginx's default."""
         return server.value("ssl_protocols") or list(knowledge.default_protocols(self.target))
 
+    def ticket_keys_shared(self, server: Server) -> bool:
+        """Whether every worker encrypts this (default) server's tickets with the same keys:
+        ssl_session_ticket_key files, or the keys nginx >= 1.23.2 rotates in a shared cache.
+        Without that, a ticket resumes only on the worker that issued it."""
+        if server.value("ssl_session_ticket_key"):
+            return True
+        cache = server.value("ssl_session_cache") or []
+        shared = any(v.startswith("shared:") for v in cache)
+        return shared and knowledge.auto_ticket_rotation(self.target)
+
     def legacy_protocols_negotiable(self) -> bool:
         """Whether TLS 1.0/1.1, when switched on, can be negotiated: never with BoringSSL, and
         not on OpenSSL 3 unless some ssl_ciphers lowers the security level to 0

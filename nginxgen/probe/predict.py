@@ -118,9 +118,7 @@ def mismatches(
         compare("ssl_session_cache", _session_cache, seen, "the session cache")
     if resumed.get("TLSv1.3") is not None:
         cache = _session_cache(default.effective("ssl_session_cache"))
-        keys = bool(default.effective("ssl_session_ticket_key")) or (
-            cache and knowledge.auto_ticket_rotation(target)
-        )
+        keys = ctx.ticket_keys_shared(default)
         stateful = knowledge.has(target.library, "tls13_stateful_resumption")
 
         def tls13_resumes(stmts: list[Stmt]) -> bool | None:

@@ -32,12 +32,8 @@ def check(ctx: Context) -> Iterator[Finding]:
         if default.index in reported:
             continue
         tickets = default.value("ssl_session_tickets") or ["on"]
-        if tickets[0] != "on" or default.value("ssl_session_ticket_key"):
-            continue  # off, or keys managed by the admin
-        cache = default.value("ssl_session_cache") or []
-        shared = any(v.startswith("shared:") for v in cache)
-        if knowledge.auto_ticket_rotation(ctx.target) and shared:
-            continue
+        if tickets[0] != "on" or ctx.ticket_keys_shared(default):
+            continue  # off, or keys every worker shares (the admin's files, or nginx's rotation)
         reported.add(default.index)
         stmts = default.effective("ssl_session_tickets")
         why = (
