@@ -12,13 +12,13 @@ config (not reloaded, another file, another port).
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from nginxgen import knowledge
 from nginxgen.lint.config import Config, Server
 from nginxgen.lint.context import Context, server_label
-from nginxgen.lint.load import Stmt, map_path
+from nginxgen.lint.load import Stmt
+from nginxgen.lint.rules._files import key_description, load_chain, read
 from nginxgen.lint.rules._groups import parse_groups
 from nginxgen.probe.session import covers
 from nginxgen.target import Target
@@ -135,9 +135,9 @@ def mismatches(
             "0-RTT",
         )
     if observed.get("tls12") and "accepted" in observed["tls12"]:
-        out.extend(_tls12_suites(config, vhost, target, observed["tls12"]["accepted"]))
+        out.extend(_tls12_suites(ctx, vhost, observed["tls12"]["accepted"]))
     if observed.get("certificate"):
-        out.extend(_certificate(config, vhost, observed["certificate"]))
+        out.extend(_certificate(ctx, vhost, observed["certificate"]))
     if observed.get("hsts") is not None:
         out.extend(_hsts(config, vhost, observed["hsts"]))
     return out
@@ -153,47 +153,34 @@ def _tickets_on(stmts: list[Stmt]) -> bool:
     return not stmts or stmts[-1].args != ["off"]
 
 
-def _leaves(config: Config, vhost: Server) -> dict[str, Any] | None:
-    """Path -> the first certificate of each of the server's ssl_certificate files (None when
-    one cannot be read here: a variable in the path, a missing or unreadable file)."""
-    from cryptography import x509
-
+def _leaves(ctx: Context, vhost: Server) -> dict[str, Any] | None:
+    """Path -> the first certificate of each of the server's ssl_certificate files, read as
+    the linter reads them (None when one cannot be: a variable in the path, a missing or
+    unreadable file)."""
     leaves = {}
     for stmt in vhost.effective("ssl_certificate"):
-        path = stmt.args[0]
-        if "$" in path:
+        data = read(ctx, stmt.args[0])
+        chain = load_chain(data) if data else []
+        if not chain:
             return None
-        full = path if os.path.isabs(path) else os.path.join(config.loaded.prefix, path)
-        try:
-            with open(map_path(full, config.loaded.path_map), "rb") as handle:
-                leaves[path] = x509.load_pem_x509_certificates(handle.read(1 << 20))[0]
-        except (OSError, ValueError, IndexError):
-            return None
+        leaves[stmt.args[0]] = chain[0]
     return leaves
 
 
-def _tls12_suites(
-    config: Config, vhost: Server, target: Target, seen: list[str]
-) -> list[dict[str, Any]]:
+def _tls12_suites(ctx: Context, vhost: Server, seen: list[str]) -> list[dict[str, Any]]:
     """The probed TLS 1.2 suites the server takes are those its ssl_ciphers selects (the
     cipher engine, with the library's model and security level) that its certificates can
     serve (ECDSA suites need an ECDSA certificate, RSA ones an RSA certificate)."""
-    from cryptography.hazmat.primitives.asymmetric import ec, rsa
-
     from nginxgen.ciphers import allowed_at, evaluate, model_for
     from nginxgen.probe.hello import TLS12_SUITES
 
-    leaves = _leaves(config, vhost)
+    leaves = _leaves(ctx, vhost)
     if not leaves:
         return []
-    keys = {
-        "ECDSA" if isinstance(c.public_key(), ec.EllipticCurvePublicKey) else
-        "RSA" if isinstance(c.public_key(), rsa.RSAPublicKey) else "other"
-        for c in leaves.values()
-    }  # fmt: skip
+    keys = {key_description(cert)[0] for cert in leaves.values()}  # "ECDSA", "RSA", ...
     lines = vhost.effective("ssl_ciphers")
     text = " ".join(lines[-1].args) if lines else knowledge.nginx_fact("defaults")["ssl_ciphers"]
-    model = model_for(target.library)
+    model = model_for(ctx.target.library)
     result = evaluate(text, model)
     if result.error:
         return []
@@ -216,12 +203,12 @@ def _tls12_suites(
     return [_record("ssl_ciphers", line, expected, set(seen), why)]
 
 
-def _certificate(config: Config, vhost: Server, seen: dict[str, Any]) -> list[dict[str, Any]]:
+def _certificate(ctx: Context, vhost: Server, seen: dict[str, Any]) -> list[dict[str, Any]]:
     """The leaf the server sent is one of the name's server's certificate files (where they
     can be read: no variables in the path)."""
     from cryptography.hazmat.primitives import hashes
 
-    leaves = _leaves(config, vhost)
+    leaves = _leaves(ctx, vhost)
     lines = vhost.effective("ssl_certificate")
     if not leaves:
         return []

@@ -51,7 +51,7 @@ class CertificateFile:
     key_match: int | None  # index in chain of the certificate the key belongs to; None: unknown
 
 
-def _load_chain(data: bytes) -> list[Any]:
+def load_chain(data: bytes) -> list[Any]:
     from cryptography import x509
 
     try:
@@ -96,7 +96,7 @@ def _certificate_files(ctx: Context) -> list[CertificateFile]:
             cert_path = stmt.args[0]
             if cert_path not in chains:
                 data = read(ctx, cert_path)
-                chains[cert_path] = _load_chain(data) if data else []
+                chains[cert_path] = load_chain(data) if data else []
             chain = chains[cert_path]
             if not chain:
                 continue
