@@ -1,14 +1,16 @@
 """Probe one server for each name: protocol versions, the TLS 1.3 group and whether ML-KEM is
 enforced, each group alone, and whose TLS 1.2 suite order wins.
 
-How each answer is read (nginxgen/probe/hello.py sends only X25519 key shares):
+How each answer is read (nginxgen/probe/hello.py makes X25519 key shares and a well-formed
+ML-KEM-768 one):
 - a version is accepted when the server answers a ClientHello offering only it;
 - a group is accepted when, offered alone with no key share, the server sends a
   HelloRetryRequest naming it; a server without TLS 1.3 is asked with TLS 1.2, ECDHE suites
   and the group offered first, and its ServerKeyExchange names the group taken (elliptic-curve
   groups only; `groups_via` says which version answered);
-- ALPN, the certificate (chain as sent, read from a TLS 1.2 first flight where TLS 1.2 is on),
-  resumption and HSTS on `/` and on a 404 come from full handshakes with this Python's TLS
+- ALPN, the certificate (the chain as sent, decrypted from a TLS 1.3 handshake by
+  nginxgen/probe/tls13_flight.py, else read from TLS 1.2's clear first flight), resumption, the
+  0-RTT offer and HSTS on `/` and on a 404 come from full handshakes with this Python's TLS
   library (nginxgen/probe/session.py);
 - `pq` is `enforced` when a client offering the three ML-KEM hybrids (X25519MLKEM768,
   SecP256r1MLKEM768, SecP384r1MLKEM1024) and X25519, P-256 and P-384, but sending only an X25519

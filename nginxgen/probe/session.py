@@ -69,15 +69,14 @@ def _resumes(
     address: tuple[str, int],
     sni: str | None,
     timeout: float,
-    version: ssl.TLSVersion | None = None,
+    version: ssl.TLSVersion,
     tickets: bool = True,
 ) -> bool:
-    """Whether a second connection resumes the first one's session; with `version`, only that
-    protocol version; without `tickets`, the client asks for no ticket (TLS 1.2: the session ID
-    is all there is to resume with)."""
+    """Whether a second connection of this protocol version resumes the first one's session;
+    without `tickets`, the client asks for no ticket (TLS 1.2: the session ID is all there is to
+    resume with)."""
     context = _context()
-    if version is not None:
-        context.minimum_version = context.maximum_version = version
+    context.minimum_version = context.maximum_version = version
     if not tickets:
         context.options |= ssl.OP_NO_TICKET
     session = None
@@ -160,7 +159,7 @@ def session_facts(
         out["alpn"] = tls.selected_alpn_protocol()
         leaf = tls.getpeercert(binary_form=True)
     # the chain as sent: decrypted from a TLS 1.3 handshake, else read from TLS 1.2's clear one
-    tls13 = tls13_flight(address, sni, timeout) if protocols.get("TLSv1.3") else None
+    tls13 = tls13_flight(address, sni, timeout, _context()) if protocols.get("TLSv1.3") else None
     flight = tls13 or (tls12_flight(address, sni, timeout) if protocols.get("TLSv1.2") else None)
     out["early_data"] = (
         {"offered": tls13.max_early_data is not None, "max_early_data": tls13.max_early_data}
@@ -182,8 +181,9 @@ def session_facts(
         certificate.update(chain_length=None, leaf_first=None, in_order=None,
                            intermediates=None, ocsp_stapled=None, chain_from=None)  # fmt: skip
     out["certificate"] = certificate
-    out["resumption"] = _resumes(address, sni, timeout)
-    out["resumption_by"] = resumption_by_kind(address, sni, timeout, protocols)
+    by = out["resumption_by"] = resumption_by_kind(address, sni, timeout, protocols)
+    # what a client that takes the newest version gets: the same handshakes, not made again
+    out["resumption"] = by["TLSv1.3"] if by["TLSv1.3"] is not None else by["TLSv1.2 ticket"]
     status, headers = _request(address, sni, "/", timeout)
     missing, missing_headers = _request(address, sni, "/nginxgen-probe-404", timeout)
     out["hsts"] = {

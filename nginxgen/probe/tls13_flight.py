@@ -132,12 +132,15 @@ def _early_data(body: bytes) -> int | None:
     return None
 
 
-def _handshake(address: tuple[str, int], sni: str | None, timeout: float, keylog: str) -> bytes:
+def _handshake(
+    address: tuple[str, int],
+    sni: str | None,
+    timeout: float,
+    context: ssl.SSLContext,
+    keylog: str,
+) -> bytes:
     """One TLS 1.3 handshake and a HEAD request over memory buffers; every byte the server
     sent, until it closed."""
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-    context.check_hostname = False
-    context.verify_mode = ssl.CERT_NONE
     context.minimum_version = ssl.TLSVersion.TLSv1_3
     context.keylog_filename = keylog
     incoming, outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()
@@ -189,14 +192,17 @@ def _secrets(keylog: str) -> dict[str, bytes]:
     return found
 
 
-def tls13_flight(address: tuple[str, int], sni: str | None, timeout: float) -> Tls13Flight | None:
-    """The chain and 0-RTT offer of a TLS 1.3 handshake; None when it cannot be read."""
+def tls13_flight(
+    address: tuple[str, int], sni: str | None, timeout: float, context: ssl.SSLContext
+) -> Tls13Flight | None:
+    """The chain and 0-RTT offer of a TLS 1.3 handshake with a fresh client `context` (the
+    probe's unverifying one: it reports what is sent); None when it cannot be read."""
     from cryptography.exceptions import InvalidTag
 
     with tempfile.TemporaryDirectory(prefix="nginxgen-probe-") as folder:
         keylog = os.path.join(folder, "keys")
         try:
-            received = _handshake(address, sni, timeout, keylog)
+            received = _handshake(address, sni, timeout, context, keylog)
             secrets = _secrets(keylog)
         except (OSError, ssl.SSLError, ConnectionError):
             return None
