@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Optional, cast
+from typing import TYPE_CHECKING, Annotated, Any, Optional, cast
 
 # Plain one-line usage errors (no boxes): set before typer reads it at import.
 os.environ.setdefault("TYPER_USE_RICH", "0")
@@ -38,6 +39,23 @@ TlsLibrary = Annotated[
     ),
 ]
 NginxBin = Annotated[str | None, typer.Option("--nginx-bin", help="read the target from PATH -V")]
+TextOrJson = Annotated[str, typer.Option("--format", help="text or json")]
+
+
+def _check_format(output: str) -> None:
+    """--format of the commands that print text or JSON."""
+    if output not in ("text", "json"):
+        raise NginxgenError(f"unknown format {output!r}: use text or json", where="--format")
+
+
+def _show(output: str, data: object, render: Callable[[Any], str]) -> None:
+    """A command's result on stdout: indented JSON, or its text rendering."""
+    import json
+
+    if output == "json":
+        print(json.dumps(data, indent=2))
+    else:
+        print(render(data), end="")
 
 
 def _err(message: str) -> None:
@@ -181,15 +199,14 @@ def ciphers(
     tls13: Annotated[
         bool, typer.Option("--tls13", help="read STRING as a TLS 1.3 Ciphersuites list")
     ] = False,
-    output: Annotated[str, typer.Option("--format", help="text or json")] = "text",
+    output: TextOrJson = "text",
 ) -> None:
     """Evaluate a cipher string the way the TLS library does: its suites, in its order."""
     from nginxgen.ciphers import evaluate, evaluate_ciphersuites, model_for
     from nginxgen.ciphers.report import json_report, text_report
     from nginxgen.target import resolve
 
-    if output not in ("text", "json"):
-        raise NginxgenError(f"unknown format {output!r}: use text or json", where="--format")
+    _check_format(output)
     # No --tls-library: the same default library every other command assumes.
     model = model_for(resolve(tls_library=tls_library).library)
     result = (evaluate_ciphersuites if tls13 else evaluate)(string, model)
@@ -208,7 +225,7 @@ def probe(
     connect: Annotated[
         str | None, typer.Option(help="connect to this address instead of HOST")
     ] = None,
-    output: Annotated[str, typer.Option("--format", help="text or json")] = "text",
+    output: TextOrJson = "text",
     timeout: Annotated[float, typer.Option(help="seconds per connection")] = 5.0,
     config: Annotated[
         Path | None,
@@ -225,13 +242,11 @@ def probe(
     """Ask a live server, per name, what it negotiates (versions, groups, ML-KEM, suite order);
     with --config, every difference from what the config says, and why (exit 1)."""
     import ipaddress
-    import json
 
     from nginxgen.probe.run import probe as run_probe
     from nginxgen.probe.run import text_report
 
-    if output not in ("text", "json"):
-        raise NginxgenError(f"unknown format {output!r}: use text or json", where="--format")
+    _check_format(output)
     if root is not None and config is None:
         raise NginxgenError("--root names the main file of --config FILE", where="--root")
     host, _, port_text = target.rpartition(":") if target.count(":") == 1 else (target, "", "")
@@ -269,10 +284,7 @@ def probe(
         for result in results:
             result["mismatches"] = mismatches(model, target_of, port, result)
             found += len(result["mismatches"])
-    if output == "json":
-        print(json.dumps(results, indent=2))
-    else:
-        print(text_report(results), end="")
+    _show(output, results, text_report)
     total = sum(r["connections"] for r in results)
     where = f"{connect or host}:{port}"
     _err(f"probe: {len(results)} names (no SNI included), {total} connections to {where}")
@@ -295,22 +307,20 @@ def report(
         typer.Option("--config", help="nginx.conf: its log_format for these logs"),
     ] = None,
     by: Annotated[str | None, typer.Option(help="hour or day: a row per period")] = None,
-    output: Annotated[str, typer.Option("--format", help="text or json")] = "text",
+    output: TextOrJson = "text",
     html: Annotated[
         Path | None, typer.Option(help="also write a self-contained HTML page with charts")
     ] = None,
 ) -> None:
     """Read TLS access logs: protocol, suite and key-exchange shares, post-quantum share,
     clients that offered ML-KEM but got a classical group, resumption and 0-RTT."""
-    import json
 
     from nginxgen.report.formats import resolve_format
     from nginxgen.report.run import read_logs
     from nginxgen.report.summary import BY_CHOICES, summarize
     from nginxgen.report.text import text_report
 
-    if output not in ("text", "json"):
-        raise NginxgenError(f"unknown format {output!r}: use text or json", where="--format")
+    _check_format(output)
     if by is not None and by not in BY_CHOICES:
         raise NginxgenError(f"unknown period {by!r}: use hour or day", where="--by")
     if html is not None and not html.parent.is_dir():  # before reading a long log, not after
@@ -326,9 +336,7 @@ def report(
         write_named_file(html, html_report(result if by else summarize(tally, "hour")))
     # every input unreadable: the error lines alone, no empty report
     if len(problems) < len(logs) or tally.lines:
-        print(json.dumps(result, indent=2) if output == "json" else text_report(result), end="")
-        if output == "json":
-            print()
+        _show(output, result, text_report)
     for problem in problems:
         _err(f"error: {problem}")
     if problems:
@@ -340,7 +348,7 @@ def doctor(
     nginx_bin: Annotated[
         str | None, typer.Option("--nginx-bin", help="the nginx to ask (default: nginx on PATH)")
     ] = None,
-    output: Annotated[str, typer.Option("--format", help="text or json")] = "text",
+    output: TextOrJson = "text",
     interval: Annotated[
         float, typer.Option(help="seconds between the two reads of the kTLS counters")
     ] = 1.0,
@@ -350,19 +358,15 @@ def doctor(
 ) -> None:
     """What this machine's nginx, TLS library and kernel can do for TLS (HTTP/2 and HTTP/3
     modules, ML-KEM, kTLS, AES instructions), and which presets fit it."""
-    import json
     import shutil
 
     from nginxgen.doctor import diagnose, text_report
     from nginxgen.target import detect as read_target
 
-    if output not in ("text", "json"):
-        raise NginxgenError(f"unknown format {output!r}: use text or json", where="--format")
+    _check_format(output)
     binary = nginx_bin or shutil.which("nginx") or "/usr/sbin/nginx"
     found = diagnose(read_target(binary), binary, proc, interval)
-    print(json.dumps(found, indent=2) if output == "json" else text_report(found), end="")
-    if output == "json":
-        print()
+    _show(output, found, text_report)
 
 
 @app.command()
