@@ -54,24 +54,24 @@ def ktls(proc: Path, target: Target, interval: float) -> dict[str, Any]:
     nginx_path = knowledge.has(target.library, "ktls") and knowledge.feature_available(
         target, "ssl_sendfile"
     )
+    module = _tls_module(proc)
     return {
         "nginx_and_library": nginx_path,
-        "kernel_module": _tls_module(proc),
+        "kernel_module": module,
         "tls_stat": after,
         "moving": moving,
-        "usable": bool(nginx_path and (after is not None or _tls_module(proc))),
+        "usable": bool(nginx_path and (after is not None or module)),
     }
 
 
 def diagnose(target: Target, nginx_bin: str, proc: Path, interval: float) -> dict[str, Any]:
-    groups = [
-        g.id
+    available = [
+        g
         for g in sorted(knowledge.all_groups(), key=lambda g: g.id.lower())
         if g.available(target.library)
     ]
-    mlkem = [
-        g for g in groups if (found := knowledge.find_group(g)) and found.pq and not found.draft
-    ]
+    groups = [g.id for g in available]
+    mlkem = [g.id for g in available if g.pq and not g.draft]
     aes = cpu_has_aes(proc / "cpuinfo")
     plans = preset_plans(target)
     fit = sorted(name for name, plan in plans.items() if not isinstance(plan, str))

@@ -6,6 +6,7 @@ instead. All version and library facts come from `nginxgen.knowledge`.
 
 from __future__ import annotations
 
+import posixpath
 from dataclasses import dataclass, field
 
 from nginxgen import knowledge
@@ -520,9 +521,10 @@ def _plan_tls(policy: TLSPolicy, target: Target, problems: _Problems) -> TLSPlan
     )
 
 
-def default_access_log_path() -> str:
-    folder = knowledge.log_fact("log_folder")
-    return f"{folder['default']}/{folder['file']}"
+def default_access_log_path(folder: str | None = None) -> str:
+    """Our TLS log in `folder`, or in the distributions' usual log folder."""
+    where = knowledge.log_fact("log_folder")
+    return posixpath.join(folder or where["default"], where["file"])
 
 
 def _plan_access_log(

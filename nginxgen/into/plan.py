@@ -20,7 +20,7 @@ from nginxgen.edit.source import Source, Statement
 from nginxgen.edit.tree import TreeSources
 from nginxgen.errors import NginxgenError
 from nginxgen.generate.models import GeneratorConfig
-from nginxgen.generate.plan import Listen, Plan, make_plan
+from nginxgen.generate.plan import Listen, Plan, default_access_log_path, make_plan
 from nginxgen.generate.render import DEFAULT_FILE, TLS_FILE, render, site_file
 from nginxgen.into.layout import Place, find_place
 from nginxgen.lint.config import Config, Server, build, listen_socket
@@ -110,8 +110,8 @@ class _Planner:
         if model.access_log is None:  # our log beside the tree's own logs
             folder = tree_log_folder(self.loaded.statements)
             if folder is not None:
-                name = knowledge.log_fact("log_folder")["file"]
-                model = model.model_copy(update={"access_log": os.path.join(folder, name)})
+                path = default_access_log_path(folder)
+                model = model.model_copy(update={"access_log": path})
         self.generator: Plan = make_plan(model, target)
         self.place: Place = find_place(self.config, self.main, self.loaded.prefix)
         self.rendered = render(self.generator)
