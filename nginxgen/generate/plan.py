@@ -15,7 +15,6 @@ from nginxgen.generate.models import GeneratorConfig, Site, TLSPolicy
 from nginxgen.report.logformat import generated_format_strings
 from nginxgen.sockets import normalize_socket
 from nginxgen.target import Target
-from nginxgen.version import in_range
 
 LEGACY_PROTOCOLS = ("TLSv1", "TLSv1.1")
 
@@ -534,8 +533,8 @@ def _plan_access_log(
     if wanted == "off":
         return None
     fmt = knowledge.log_fact("log_format")
-    since = fmt["escape_json_since"]
-    if not in_range(target.nginx, since, None):
+    if not knowledge.feature_available(target, "log_escape_json"):
+        since = knowledge.feature_since("log_escape_json")
         why = f"log_format escape=json (one JSON object per line) needs nginx {since}"
         if wanted is None:
             warnings.append(f"no TLS access log: {why}")
