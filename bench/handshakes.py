@@ -33,7 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.builds import Build, load_builds
+from tests.builds import Build, build_or_exit
 from tests.live import Server, free_port, prepare_prefix, s_client
 from tests.pki import CertificateFactory
 
@@ -214,10 +214,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "handshakes.json")
     args = parser.parse_args()
-    builds, missing = load_builds()
-    if args.build not in builds:
-        raise SystemExit(f"build {args.build} missing: {missing.get(args.build)}")
-    build = builds[args.build]
+    build = build_or_exit(args.build)
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         ecdsa = CertificateFactory(folder / "ecdsa", "ecdsa").leaf(NAME, "ecdsa")

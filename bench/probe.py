@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from tests.builds import load_builds
+from tests.builds import build_or_exit
 from tests.live import Server
 from tests.test_live_presets import Served, generate
 
@@ -49,10 +49,7 @@ def main() -> None:
     parser.add_argument("--names", type=int, default=200)
     parser.add_argument("--build", default="trixie")
     args = parser.parse_args()
-    builds, missing = load_builds()
-    if args.build not in builds:
-        raise SystemExit(f"build {args.build} missing: {missing.get(args.build)}")
-    build = builds[args.build]
+    build = build_or_exit(args.build)
     with tempfile.TemporaryDirectory() as tmp:
         served = generate("intermediate", build, Path(tmp))
         assert isinstance(served, Served), served.stderr

@@ -98,3 +98,12 @@ def load_builds() -> tuple[dict[str, Build], dict[str, str]]:
     }
     missing = {name: data["missing"].get(name, "not provisioned") for name in BUILD_NAMES}
     return builds, {k: v for k, v in missing.items() if k not in builds}
+
+
+def build_or_exit(name: str) -> Build:
+    """The named provisioned build, for a script run by hand (bench/): exit saying why when it
+    is missing."""
+    builds, missing = load_builds()
+    if name not in builds:
+        raise SystemExit(f"build {name} missing: {missing.get(name)}")
+    return builds[name]
