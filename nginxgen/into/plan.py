@@ -24,7 +24,7 @@ from nginxgen.generate.plan import Listen, Plan, default_access_log_path, make_p
 from nginxgen.generate.render import DEFAULT_FILE, TLS_FILE, render, site_file
 from nginxgen.into.layout import Place, find_place
 from nginxgen.lint.config import Config, Server, build, listen_socket
-from nginxgen.lint.load import Loaded, Stmt, load_path, walk
+from nginxgen.lint.load import Loaded, Stmt, load_valid, walk
 from nginxgen.target import Target
 
 TLS_NAME = "nginxgen-tls.conf"  # the http{}-level settings the tree does not set yet
@@ -97,10 +97,7 @@ class _Planner:
     def __init__(self, main: str, model: GeneratorConfig, target: Target) -> None:
         self.main = os.path.abspath(main)
         self.target = target
-        self.loaded: Loaded = load_path(self.main)
-        for problem in self.loaded.problems:
-            if problem.kind == "syntax":
-                raise NginxgenError(problem.message, where=f"{problem.file}:{problem.line}")
+        self.loaded: Loaded = load_valid(self.main, where=main)
         self.config: Config = build(self.loaded)
         if self.config.http_stmt is None:
             raise NginxgenError("no http{} block: is this the main nginx.conf?", where=main)

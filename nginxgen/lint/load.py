@@ -405,3 +405,19 @@ def load_path(
         main = next(iter(dump))
         return Loader(prefix or os.path.dirname(main), dump).load(main)
     return Loader(prefix, path_map=path_map, overlay=overlay).load(name, text)
+
+
+def load_valid(path: str, where: str) -> Loaded:
+    """A config tree a command acts on (generate --into, report --config): a file that cannot
+    be read (named by `where`) or a syntax error nginx would stop at is one NginxgenError line
+    with its file and line."""
+    from nginxgen.errors import NginxgenError
+
+    try:
+        loaded = load_path(path)
+    except LoadError as exc:
+        raise NginxgenError(str(exc), where=where) from None
+    for problem in loaded.problems:
+        if problem.kind == "syntax":
+            raise NginxgenError(problem.message, where=f"{problem.file}:{problem.line}")
+    return loaded

@@ -5,21 +5,22 @@ from __future__ import annotations
 import os
 
 from nginxgen.errors import NginxgenError
-from nginxgen.report.logformat import COMBINED, LogFormat, generated_format, parse_log_format_args
+from nginxgen.report.logformat import (
+    COMBINED,
+    LogFormat,
+    generated_format,
+    parse_log_format_args,
+)
+
+COMBINED_FORMAT = LogFormat("combined", COMBINED)
 
 
 def _config_formats(config: str) -> tuple[dict[str, LogFormat], dict[str, str]]:
     """A config tree's log_format definitions, and each access_log file's format name."""
-    from nginxgen.lint.load import LoadError, load_path, walk
+    from nginxgen.lint.load import load_valid, walk
 
-    try:
-        loaded = load_path(config)
-    except LoadError as exc:
-        raise NginxgenError(str(exc), where=config) from None
-    for problem in loaded.problems:
-        if problem.kind == "syntax":
-            raise NginxgenError(problem.message, where=f"{problem.file}:{problem.line}")
-    formats: dict[str, LogFormat] = {"combined": LogFormat("combined", COMBINED)}
+    loaded = load_valid(config, where=config)
+    formats: dict[str, LogFormat] = {"combined": COMBINED_FORMAT}
     files: dict[str, str] = {}
     for stmt in walk(loaded.statements):
         if stmt.directive == "log_format" and stmt.args:
@@ -39,7 +40,7 @@ def resolve_format(given: str | None, config: str | None, logs: list[str]) -> Lo
         return generated_format()
     if config is None:
         if given == "combined":
-            return LogFormat("combined", COMBINED)
+            return COMBINED_FORMAT
         raise NginxgenError(
             f"{given!r} is not a format string: give the format ('$remote_addr ...') or "
             "--config nginx.conf to find it by name",
