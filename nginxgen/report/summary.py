@@ -27,7 +27,6 @@ class _Sum:
         self.groups: Counter[str] = Counter()
         self.pq = 0
         self.offered_pq = 0
-        self.tls13 = 0
         self.reused = 0
         self.early = 0
 
@@ -44,7 +43,6 @@ class _Sum:
             self.groups[group] += count
         self.pq += count if pq else 0
         self.offered_pq += count if offered else 0
-        self.tls13 += count if protocol == "TLSv1.3" else 0
         self.reused += count if reused else 0
         self.early += count if early else 0
 
@@ -93,25 +91,25 @@ def summarize(tally: Tally, by: str | None) -> dict[str, Any]:
 
     overall, sites = _Sum(), dict[str, _Sum]()
     periods: dict[str | None, tuple[_Sum, dict[str, _Sum]]] = {}
+
+    def slices(hour: object, site: str) -> list[_Sum]:
+        """The sums a counter of this hour and site goes into."""
+        out = [overall, sites.setdefault(site, _Sum())]
+        if by is not None:
+            whole, per_site = periods.setdefault(period(hour), (_Sum(), {}))
+            out += [whole, per_site.setdefault(site, _Sum())]
+        return out
+
     for key, count in tally.connections.items():
-        hour, site = key[0], str(key[1])
-        slices = [overall, sites.setdefault(site, _Sum())]
-        if by is not None:
-            whole, per_site = periods.setdefault(period(hour), (_Sum(), {}))
-            slices += [whole, per_site.setdefault(site, _Sum())]
-        for part in slices:
+        for part in slices(key[0], str(key[1])):
             part.add(key, count)
-    for (hour, host, tls), count in tally.requests.items():
-        slices = [overall, sites.setdefault(str(host), _Sum())]
-        if by is not None:
-            whole, per_site = periods.setdefault(period(hour), (_Sum(), {}))
-            slices += [whole, per_site.setdefault(str(host), _Sum())]
-        for part in slices:
+    for (hour, site, tls), count in tally.requests.items():
+        for part in slices(hour, str(site)):
             part.tls_requests += count if tls else 0
     report: dict[str, Any] = {
         "format": tally.fmt.name,
         "unit": "connection" if tally.per_connection else "request",
-        "variables": {role: v for role, v in tally.roles.items()},
+        "variables": dict(tally.roles),
         "lines": {
             "read": tally.lines,
             "unreadable": tally.unreadable.count,

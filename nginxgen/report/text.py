@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 TOP = 6  # suites and groups shown per slice; the JSON has them all
+MISSING = "not in the log format"
 
 
 def _percent(entry: dict[str, Any] | None) -> str:
@@ -17,7 +18,7 @@ def _percent(entry: dict[str, Any] | None) -> str:
 
 def _shares(table: dict[str, Any] | None) -> str:
     if table is None:
-        return "not in the log format"
+        return MISSING
     if not table:
         return "-"
     shown = [f"{name} {_percent(entry)}" for name, entry in list(table.items())[:TOP]]
@@ -37,17 +38,16 @@ def _slice(title: str, part: dict[str, Any], unit: str) -> list[str]:
         head += f" ({per} per connection)" if per else ""
     if part["plain_http"]:
         head += f", {_counted(part['plain_http'], 'plain HTTP ' + unit)}"
-    missing = "not in the log format"
     rows = [
         ("protocols", _shares(part["protocols"])),
         ("key exchange", _shares(part["groups"])),
-        ("post-quantum", _percent(part["pq"]) if part["pq"] else missing),
+        ("post-quantum", _percent(part["pq"]) if part["pq"] else MISSING),
         (
             "offered ML-KEM, got classical",
-            _percent(part["pq_offered_not_used"]) if part["pq_offered_not_used"] else missing,
+            _percent(part["pq_offered_not_used"]) if part["pq_offered_not_used"] else MISSING,
         ),
-        ("resumed", _percent(part["resumed"]) if part["resumed"] else missing),
-        ("0-RTT", _percent(part["early_data"]) if part["early_data"] else missing),
+        ("resumed", _percent(part["resumed"]) if part["resumed"] else MISSING),
+        ("0-RTT", _percent(part["early_data"]) if part["early_data"] else MISSING),
         ("suites", _shares(part["ciphers"])),
     ]
     width = max(len(name) for name, _ in rows)
