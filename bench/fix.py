@@ -1,6 +1,6 @@
 """`nginxgen lint --fix` against plain `nginxgen lint` on the same tree (issue 13).
 
-    python bench/fix.py [--runs 5] [--vhosts 2000]
+    python bench/fix.py [--runs 5] [--vhosts 2000] [--dir FOLDER]
 
 The tree: N TLS vhosts, each with one finding that has an automatic fix (HSTS without
 `always`, NGX702, unsafe), in one file and one include per vhost. Each run lints a fresh copy,
@@ -49,11 +49,12 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--vhosts", type=int, default=2000)
+    parser.add_argument("--dir", help="where the trees are made (default: the system's temp)")
     args = parser.parse_args()
     nginxgen = str(Path(sys.executable).with_name("nginxgen"))
     target = ["--nginx-version", "1.26.3", "--tls-library", "openssl-3.5"]
     results = {}
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
         for split in (False, True):
             label = f"{args.vhosts} vhosts, {'one include per vhost' if split else 'one file'}"
             tree = write_tree(Path(tmp) / f"source-{split}", args.vhosts, split, VHOST, HEAD)

@@ -65,6 +65,7 @@ def test_safe_fixes_touch_only_their_lines(
     assert after["conf.d/a.conf"] == DEFAULT  # tabs, comment untouched
     assert "# 2 fixed," in out and "more fixable with --unsafe-fixes" in out
     assert code == 1  # NGX602 (a warning, no automatic fix) remains
+    assert not list(tmp_path.rglob(".*"))  # nothing staged is left behind
     # a second run changes nothing
     code, out, _ = run(capsys, "--fix", str(conf))
     assert snapshot(tmp_path) == after and "# 0 fixed," in out

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from nginxgen.edit.edits import Edit
     from nginxgen.lint.args import Arguments
     from nginxgen.lint.findings import Finding
-    from nginxgen.lint.fix import FixOutcome
+    from nginxgen.lint.fix import FixOutcome, WriteAhead
     from nginxgen.lint.load import Loaded
     from nginxgen.lint.run import Selection
     from nginxgen.target import Target
@@ -86,7 +86,7 @@ def run(argv: list[str]) -> int:
 
 def _run(args: Arguments) -> int:
     from nginxgen.lint import report
-    from nginxgen.lint.load import LoadError, load_path
+    from nginxgen.lint.load import LoadError, PassCache, load_path
     from nginxgen.lint.run import Selection, lint
     from nginxgen.lint.settings import find_settings
     from nginxgen.target import resolve
@@ -116,7 +116,7 @@ def _run(args: Arguments) -> int:
         path_map = _path_map(conf.get("path-map", {}), os.path.dirname(found[0]))
     stdin_text = sys.stdin.read() if "-" in args.paths else None
     if args.fix or args.unsafe_fixes or args.diff:
-        from nginxgen.lint.fix import FixError, run_fixes
+        from nginxgen.lint.fix import FixError, WriteAhead, run_fixes
 
         classes = frozenset({"safe", "unsafe"} if args.unsafe_fixes else {"safe"})
         may_fix = Selection(
@@ -124,6 +124,7 @@ def _run(args: Arguments) -> int:
             ignore=_codes(args.unfixable or conf.get("unfixable")),
         )
         units: list[tuple[str, Callable[[Loaded], list[Finding]]]] = []
+        ahead: WriteAhead | None = None
         try:
             if root:
                 wanted = {os.path.realpath(p) for p in args.paths}
@@ -138,22 +139,29 @@ def _run(args: Arguments) -> int:
                     (p, lambda loaded: _fixable(lint(loaded, target, selection), may_fix))
                     for p in args.paths
                 )
+            # One tree's fixes are staged on disk while the last pass checks them; several
+            # paths are merged first (merge), so they are staged when written.
+            ahead = WriteAhead() if not args.diff and len(units) == 1 else None
             outcomes = []
+
+            def loader(path: str) -> Callable[[dict[str, str]], Loaded]:
+                shared = PassCache()  # one per tree: its passes read and parse each text once
+                return lambda fixed: load_path(path, prefix, stdin_text, path_map, fixed, shared)
+
             for path, lint_unit in units:
-
-                def load_unit(overlay: dict[str, str], path: str = path) -> Loaded:
-                    return load_path(path, prefix, stdin_text, path_map, overlay)
-
-                outcomes.append(run_fixes(load_unit, lint_unit, classes))
+                outcomes.append(run_fixes(loader(path), lint_unit, classes, on_change=ahead))
+            return _report_fixes(
+                args, outcomes, target, fail_on, nginx_bin, [path for path, _ in units], ahead
+            )
         except LoadError as exc:
             print(f"nginxgen: error: {exc}", file=sys.stderr)
             return EXIT_USAGE
         except FixError as exc:
             print(f"nginxgen: internal error: {exc}", file=sys.stderr)
             return EXIT_INTERNAL
-        return _report_fixes(
-            args, outcomes, target, fail_on, nginx_bin, [path for path, _ in units]
-        )
+        finally:
+            if ahead is not None:
+                ahead.discard()  # staged but not written (an error, or nothing to write)
     findings = []
     files: list[str] = []
     seen: set[str] = set()
@@ -190,12 +198,14 @@ def _report_fixes(
     fail_on: str,
     nginx_bin: str | None,
     mains: list[str],
+    ahead: WriteAhead | None,
 ) -> int:
     """--diff: the diff, exit 1 when it would change something. --fix: write all or nothing
     (with an nginx binary, put back when its `nginx -t` passed before and fails after), report
     what remains and `N fixed, M remaining (K more fixable with --unsafe-fixes)`."""
     from nginxgen.lint import report
     from nginxgen.lint.fix import FixError, merge, undone, unified_diff, write_all
+    from nginxgen.lint.load import STDIN_NAME
     from nginxgen.nginx_check import write_checked
 
     try:
@@ -207,14 +217,14 @@ def _report_fixes(
         text = unified_diff(result)
         sys.stdout.write(text)
         return EXIT_FINDINGS if text else EXIT_CLEAN
-    if "<stdin>" in result.changed:  # `-`: the fixed text is the output
-        sys.stdout.write(result.changed.pop("<stdin>"))
-        result.originals.pop("<stdin>", None)
+    if STDIN_NAME in result.changed:  # `-`: the fixed text is the output
+        sys.stdout.write(result.changed.pop(STDIN_NAME))
+        result.originals.pop(STDIN_NAME, None)
     remaining, fixed = result.findings, len(result.fixed)
     if result.changed:
         mains = [p for p in mains if p != "-"]
         lines = write_checked(
-            nginx_bin, mains, lambda: write_all(result), lambda: write_all(undone(result))
+            nginx_bin, mains, lambda: write_all(result, ahead), lambda: write_all(undone(result))
         )
         for line in lines:
             print(f"nginxgen: {line}", file=sys.stderr)

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from nginxgen.edit.edits import Edit, apply
 from nginxgen.lint.findings import Finding
-from nginxgen.lint.load import Loaded
+from nginxgen.lint.load import STDIN_NAME, Loaded
 from nginxgen.records import field, record
 
 MAX_PASSES = 10
@@ -45,9 +45,11 @@ def run_fixes(
     lint: Callable[[Loaded], list[Finding]],
     classes: frozenset[str],
     trace: list[tuple[str, bytes, list[Edit], bytes]] | None = None,
+    on_change: Callable[[FixOutcome], None] | None = None,
 ) -> FixOutcome:
     """`trace`, when given, receives each file change of each pass as (file, bytes before,
-    edits, bytes after): the fuzz tests check from it that nothing outside the edits moved."""
+    edits, bytes after): the fuzz tests check from it that nothing outside the edits moved.
+    `on_change` is called after each pass that changed something, before the next one."""
     overlay: dict[str, str] = {}
     outcome = FixOutcome(originals={}, changed=overlay)
     last_codes: list[str] = []
@@ -92,6 +94,8 @@ def run_fixes(
                 trace.append((file, before, edits, after))
         outcome.fixed.extend(codes)
         last_codes = codes
+        if on_change is not None:
+            on_change(outcome)
     raise FixError(
         f"fixes did not settle after {MAX_PASSES} passes (still changing: "
         f"{', '.join(sorted(set(last_codes)))})"
@@ -130,17 +134,45 @@ def undone(outcome: FixOutcome) -> FixOutcome:
     return FixOutcome(originals=dict(outcome.changed), changed=dict(outcome.originals))
 
 
-def write_all(outcome: FixOutcome) -> list[str]:
+class WriteAhead:
+    """The fix loop's `on_change` when the fixes will be written: stages the changed files in the
+    background (EarlyStaging) while the next pass checks them, keeping only the staging of the
+    latest texts. `discard` removes what was staged and not written."""
+
+    def __init__(self) -> None:
+        from nginxgen.generate.output import EarlyStaging
+
+        self.current: EarlyStaging | None = None
+
+    def __call__(self, outcome: FixOutcome) -> None:
+        from nginxgen.generate.output import EarlyStaging
+
+        self.discard()
+        texts = {f: text for f, text in outcome.changed.items() if f != STDIN_NAME}  # printed
+        if texts:
+            self.current = EarlyStaging(dict(outcome.originals), texts)
+
+    def discard(self) -> None:
+        if self.current is not None:
+            self.current.discard()
+            self.current = None
+
+
+def write_all(outcome: FixOutcome, ahead: WriteAhead | None = None) -> list[str]:
     """Replace every changed file or none (staged beside it, renamed in, put back on failure).
     A symlinked file is edited at its target; a read-only file or one changed since it was read
-    stops everything."""
+    stops everything. `ahead`: the files staged while the last pass ran, used where they match."""
     import os
 
     from nginxgen.generate.output import replace_all, replace_read
 
     originals: dict[str, str | None] = dict(outcome.originals)
-    changes = replace_read(originals, outcome.changed)  # in the order of outcome.changed
-    replace_all(changes)
+    if ahead is not None and ahead.current is not None:
+        changes, ready = ahead.current.take(originals, outcome.changed)
+        ahead.current = None
+    else:  # in the order of outcome.changed
+        changes, ready = replace_read(originals, outcome.changed), {}
+    replace_all(changes, ready)
     lines = []
     for file, change in zip(outcome.changed, changes, strict=True):
         target = str(change.path)  # the symlink's target, resolved once by replace_read

@@ -24,6 +24,7 @@ MAX_DEPTH = 200  # nginx has no limit, but no real config nests this deep; recur
 # bound on files that include each other several times over (2^n expansion, a hang otherwise).
 MAX_INCLUDED_STATEMENTS = 500_000
 DUMP_MARKER = re.compile(r"^# configuration file (?P<path>.+):\s*$", re.MULTILINE)
+STDIN_NAME = "<stdin>"  # how `-` is named in findings, and in the fix loop's texts
 SUPPRESSION = re.compile(r"nginxgen:\s*ignore\[(?P<codes>[^\]]*)\]\s*(?P<reason>.*)$")
 
 
@@ -209,6 +210,26 @@ def split_dump(text: str) -> dict[str, str] | None:
     return files
 
 
+Parse = tuple[list[dict[str, object]], list[tuple[str, int]]]  # crossplane's statements, problems
+
+
+@record
+class PassCache:
+    """What the passes of one `lint --fix` run share. Nothing on disk changes between them (the
+    fixes stay in memory until the end), so each file is read, its real path resolved and each
+    folder globbed once, and a file whose text a pass left as it was is not parsed again."""
+
+    texts: dict[str, str] = field(default_factory=dict)  # path -> text on disk
+    real: dict[str, str] = field(default_factory=dict)
+    globs: dict[str, list[str]] = field(default_factory=dict)
+    parses: dict[tuple[str, str], Parse] = field(default_factory=dict)  # (real path, text)
+
+    def read(self, path: str) -> str:
+        if path not in self.texts:
+            self.texts[path] = read_text(path)
+        return self.texts[path]
+
+
 class Loader:
     def __init__(
         self,
@@ -216,29 +237,31 @@ class Loader:
         dump: dict[str, str] | None = None,
         path_map: PathMap | None = None,
         overlay: dict[str, str] | None = None,
+        shared: PassCache | None = None,
     ) -> None:
         self.prefix = prefix
         self.dump = dump
         self.overlay = overlay or {}  # files as a fix pass left them, not yet written
         self.loaded = Loaded(statements=[], files=[], path_map=path_map or [])
-        self._cache: dict[str, tuple[list[dict[str, object]], list[tuple[str, int]]]] = {}
+        self._cache: dict[str, Parse] = {}
         self._included = 0  # statements brought in by includes so far
-        self._real: dict[str, str] = {}
+        self._shared = shared if shared is not None else PassCache()
 
     def _key(self, path: str) -> str:
         """The identity of a file for cycles and caching: its real path on disk."""
         if self.dump is not None or path == "-":
             return path
-        if path not in self._real:
-            self._real[path] = os.path.realpath(path)
-        return self._real[path]
+        real = self._shared.real
+        if path not in real:
+            real[path] = os.path.realpath(path)
+        return real[path]
 
     def _text(self, path: str) -> str:
         if path in self.overlay:
             return self.overlay[path]
         if self.dump is not None:
             return self.dump[path]
-        return read_text(path)
+        return self._shared.read(path)
 
     def _exists(self, path: str) -> bool:
         if self.dump is not None:
@@ -250,7 +273,9 @@ class Loader:
 
         if self.dump is not None:
             return sorted(p for p in self.dump if fnmatch.fnmatchcase(p, pattern))
-        found = set(glob.glob(pattern))
+        if pattern not in self._shared.globs:
+            self._shared.globs[pattern] = glob.glob(pattern)
+        found = set(self._shared.globs[pattern])
         if self.overlay:  # files a plan creates: matched in their folder, as glob would
             folder, name = os.path.split(pattern)
             found.update(
@@ -289,7 +314,10 @@ class Loader:
         key = self._key(path)
         if key not in self._cache:
             source = text if text is not None else self._text(path)
-            self._cache[key] = _parse_text(source, path)
+            parses = self._shared.parses
+            if (key, source) not in parses:
+                parses[key, source] = _parse_text(source, path)
+            self._cache[key] = parses[key, source]
             if self.dump is None:
                 self.loaded.texts[path] = source
             self.loaded.files.append(path)
@@ -385,16 +413,19 @@ def load_path(
     stdin_text: str | None = None,
     path_map: PathMap | None = None,
     overlay: dict[str, str] | None = None,
+    shared: PassCache | None = None,
 ) -> Loaded:
     """Load a config file, a `nginx -T` dump, or stdin (`-`); `path_map` says where the folders
-    the config names by absolute path are found here."""
+    the config names by absolute path are found here; `shared`: what earlier passes of a fix
+    run read and parsed."""
     if path == "-":
         text = stdin_text if stdin_text is not None else ""
-        name = "<stdin>"
+        name = STDIN_NAME
         if overlay and name in overlay:  # a fix pass's text of it
             text = overlay[name]
     else:
-        text = overlay[path] if overlay and path in overlay else read_text(path)
+        shared = shared or PassCache()
+        text = overlay[path] if overlay and path in overlay else shared.read(path)
         name = path
     if text.startswith("\x00") or "\x00" in text[:4096]:
         loaded = Loaded(statements=[], files=[name])
@@ -404,7 +435,7 @@ def load_path(
     if dump:
         main = next(iter(dump))
         return Loader(prefix or os.path.dirname(main), dump).load(main)
-    return Loader(prefix, path_map=path_map, overlay=overlay).load(name, text)
+    return Loader(prefix, path_map=path_map, overlay=overlay, shared=shared).load(name, text)
 
 
 def load_valid(path: str, where: str) -> Loaded:
