@@ -139,17 +139,19 @@ def replace_all(pending: list[Change], ready: dict[Path, Path] | None = None) ->
     """All files or none: stage every file first, check none changed since it was read, then
     rename them in; if a rename fails, put back the files already replaced (from the old text
     held in memory; a symlink that was replaced, never followed, from a hard link of it).
-    `ready`: files already staged with their change's new text (EarlyStaging), by path; the
-    ones not used are removed."""
+    `ready`: files already staged and synced with their change's new text (EarlyStaging), by
+    path; the ones not used are removed."""
     ready = dict(ready or {})
     staged: list[tuple[Change, Path]] = []
     touched: list[tuple[Change, Path | None]] = []  # renamed or being renamed, oldest first
     renamed: set[int] = set()
     try:
+        fresh = False
         for change in pending:
             early = ready.pop(change.path, None)
+            fresh = fresh or early is None
             staged.append((change, early if early is not None else _stage(change)))
-        if staged:
+        if fresh:
             # Every staged file is on disk before any rename. One sync for all of them: a
             # thousand-vhost fix spent more time in a thousand fsync calls than in linting.
             os.sync()
@@ -306,6 +308,8 @@ def _stage_ahead(originals: dict[str, str | None], texts: dict[str, str], out: i
             records.append((file, str(change.path), change.stat, change.mode, str(_stage(change))))
     except Exception:
         failed = True
+    if records and not failed:
+        os.sync()  # on disk before the parent renames them in, as replace_all's own staging
     try:
         with open(out, "wb") as pipe:
             pipe.write(marshal.dumps((failed, records)))
