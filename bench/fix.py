@@ -45,6 +45,19 @@ def timed(argv: list[str]) -> float:
     return time.perf_counter() - start
 
 
+def file_system(folder: str) -> str:
+    """The file system the trees live on, and for ext4 whether it has a journal: without one,
+    creating files soon after many deletions is slow in the kernel (docs/benchmarks.md)."""
+    done = subprocess.run(
+        ["df", "--output=source,fstype", folder], capture_output=True, text=True, check=False
+    )
+    source, kind = [*(done.stdout.splitlines() or [""])[-1].split(), "?", "?"][:2]
+    if kind == "ext4":
+        journal = Path(f"/proc/fs/jbd2/{Path(source).name}-8").exists()
+        kind += " with a journal" if journal else " without a journal"
+    return f"{kind} ({source})"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5)
@@ -55,6 +68,7 @@ def main() -> None:
     target = ["--nginx-version", "1.26.3", "--tls-library", "openssl-3.5"]
     results = {}
     with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
+        print(f"trees in {tmp}: {file_system(tmp)}", flush=True)
         for split in (False, True):
             label = f"{args.vhosts} vhosts, {'one include per vhost' if split else 'one file'}"
             tree = write_tree(Path(tmp) / f"source-{split}", args.vhosts, split, VHOST, HEAD)
