@@ -288,7 +288,7 @@ def probe(
     total = sum(r["connections"] for r in results)
     where = f"{connect or host}:{port}"
     _err(f"probe: {len(results)} names (no SNI included), {total} connections to {where}")
-    if found or any(r["inconclusive"] for r in results):
+    if found or any(r["inconclusive"] or r["problems"] for r in results):
         raise typer.Exit(1)
 
 

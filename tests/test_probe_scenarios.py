@@ -1,7 +1,7 @@
 """`nginxgen probe` on the issue's scenarios (issue 16), on the three packaged builds: every
 verdict equals what OpenSSL 3.5's `openssl s_client` observes for the same handshake, and
-`--config` reports exactly the mismatches the linter predicts (one per NGX101/NGX103 finding on
-the probed name's server, nothing else).
+`--config` reports exactly the mismatches the linter predicts (one per NGX101/NGX102/NGX103
+finding on the probed name's server, nothing else).
 
 Each scenario is a default server (a.test) and a vhost (b.test) on one loopback port."""
 
@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from nginxgen import knowledge
+from nginxgen.probe.hello import TLS13_SUITES
 from tests.builds import Build
 from tests.live import Server, free_port, nginx_check, parse_s_client, prepare_prefix
 from tests.pki import CertificateFactory
@@ -46,6 +47,10 @@ LEGACY = ("TLSv1", "TLSv1.1")
 RULES = {"NGX101": "ssl_ecdh_curve", "NGX102": "ssl_session_cache", "NGX103": "ssl_protocols"}
 
 
+# OpenSSL's default TLS 1.3 suites, written out
+ALL3 = "TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256:TLS_AES_128_GCM_SHA256"
+
+
 @dataclass(frozen=True)
 class Scenario:
     name: str
@@ -67,6 +72,9 @@ SCENARIOS = [
     Scenario("vhost-protocols", ("trixie", "wheel"),
              ("ssl_protocols TLSv1.2 TLSv1.3;",), ("ssl_protocols TLSv1.3;",)),
     Scenario("tls13-only", ("bookworm", "trixie", "wheel"), ("ssl_protocols TLSv1.3;",)),
+    # per-vhost TLS 1.3 suites: ignored before nginx 1.29.2, honoured from it (OpenSSL)
+    Scenario("vhost-ciphersuites", ("trixie", "wheel"), (f"ssl_conf_command Ciphersuites {ALL3};",),
+             ("ssl_conf_command Ciphersuites TLS_AES_128_GCM_SHA256;",)),
     # the session cache is the default server's too: no session ID resumption for b.test
     Scenario("vhost-session-cache", ("bookworm", "trixie", "wheel"),
              ("ssl_session_tickets off;",), ("ssl_session_cache shared:B:1m;",)),
@@ -144,6 +152,11 @@ def client_view(
                 seen = observe(client, port, sni, "-tls1_2", "-cipher", "ECDHE", "-groups", listed)
                 view["groups"][group] = same_group(group, *seen)
         return view
+    view["tls13 suites"] = {  # each offered alone
+        suite
+        for suite in TLS13_SUITES.values()
+        if observe(client, port, sni, "-tls1_3", "-ciphersuites", suite)[0]
+    }
     # the ML-KEM hybrids listed first, a key share for X25519 only: the probe's "plain" client
     hybrids = "X25519MLKEM768:SecP256r1MLKEM768:SecP384r1MLKEM1024"
     _, view["group"] = observe(
@@ -183,11 +196,19 @@ def lint_predictions(build: Build, conf: Path, vhost_file: Path) -> set[tuple[st
         capture_output=True, text=True, timeout=60, check=False,
     )  # fmt: skip
     assert done.returncode in (0, 1), done.stderr
+    lines = vhost_file.read_text().splitlines()
     return {
-        (RULES[f["code"]], f["file"], f["line"])
+        (setting(f["code"], lines[f["line"] - 1]), f["file"], f["line"])
         for f in json.loads(done.stdout)["findings"]
         if f["code"] in RULES and f["file"] == str(vhost_file)
     }
+
+
+def setting(code: str, line: str) -> str:
+    """The setting a finding is about: NGX103 covers TLS 1.3 suites as well as protocols."""
+    if code == "NGX103" and line.split()[:2] == ["ssl_conf_command", "Ciphersuites"]:
+        return "ssl_conf_command Ciphersuites"
+    return RULES[code]
 
 
 @pytest.mark.parametrize(
@@ -222,10 +243,20 @@ def test_probe_equals_s_client_and_config_mismatches_equal_lint(
         if not view["protocols"]["TLSv1.3"]:
             assert result["tls13"] is None and result["pq"] == "none"
             continue
-        assert result["tls13"]["group"] == view["group"], result["sni"]
         for key in ("group_both_shares", "group_mlkem_only"):
             assert result["tls13"][key] == view[key], (result["sni"], key)
-        assert result["pq"] == view["pq"], result["sni"]
+        # s_client offers TLS_AES_256_GCM_SHA384 first: it fails after a retry when the
+        # probe's own hello, or that suite alone, does
+        plain_failed = any(
+            f.startswith(("X25519 share, every suite", "TLS_AES_256_GCM_SHA384 alone"))
+            for f in result["tls13"]["retry_failures"]
+        )
+        if plain_failed:
+            assert view["group"] is None, result
+        else:
+            assert result["tls13"]["group"] == view["group"], result["sni"]
+            assert result["pq"] == view["pq"], result["sni"]
+        assert set(result["tls13"]["accepted"]) == view["tls13 suites"], result["sni"]
     # unknown names and no name get the default server: refused where it rejects handshakes
     for result in results[1:]:
         assert any(result["protocols"].values()) != reject
@@ -233,7 +264,8 @@ def test_probe_equals_s_client_and_config_mismatches_equal_lint(
     found = {(m["setting"], m["file"], m["line"]) for m in results[0]["mismatches"]}
     assert found == predicted, results[0]["mismatches"]
     assert [r["mismatches"] for r in results[1:]] == [[], []]
-    assert done.returncode == (1 if predicted else 0), done.stdout + done.stderr
+    problems = any(r["problems"] for r in results)
+    assert done.returncode == (1 if predicted or problems else 0), done.stdout + done.stderr
     if scenario.name == "vhost-groups-ignored":  # the default server's groups, not the vhost's
         assert results[0]["groups"]["X25519"] and not results[0]["groups"]["secp384r1"]
     expected_groups = {
@@ -254,5 +286,13 @@ def test_probe_equals_s_client_and_config_mismatches_equal_lint(
         assert results[0]["pq"] == "preferred"
     if scenario.name == "tuple":
         assert results[0]["pq"] == "enforced"
+    if scenario.name == "vhost-ciphersuites":  # the scenario is what it claims
+        honoured = {"TLS_AES_128_GCM_SHA256"} if build.name == "wheel" else set(ALL3.split(":"))
+        assert set(results[0]["tls13"]["accepted"]) == honoured
+        # nginx 1.26.3 answers a retried hello with the vhost's suites: X25519-only clients fail
+        assert bool(results[0]["problems"]) == (build.name == "trixie"), results[0]
+        assert {s for s, _, _ in predicted} == (
+            set() if build.name == "wheel" else {"ssl_conf_command Ciphersuites"}
+        )
     if scenario.name == "no-mlkem":
         assert results[0]["pq"] == "none" and not results[0]["groups"]["X25519MLKEM768"]

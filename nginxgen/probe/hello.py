@@ -4,9 +4,11 @@ version, suite and key-exchange group a server picks, without finishing a handsh
 Built by hand (RFC 8446 section 4.1.2, RFC 5246 section 7.4.1.2) because the answers that matter
 are in the server's first flight and no TLS library a user has will offer groups without key
 shares on request: a group offered with no key share makes a TLS 1.3 server that wants it send
-a HelloRetryRequest naming it, which is exactly how enforcement of ML-KEM shows. The only key
-share ever sent is X25519 (a fresh key from `cryptography`); nothing after the ServerHello is
-read or answered.
+a HelloRetryRequest naming it, which is exactly how enforcement of ML-KEM shows. The first
+hello's key shares are X25519 or X25519MLKEM768; a HelloRetryRequest may be answered once, with
+a share for the group it names (fresh X25519, P-256 and P-384 keys from `cryptography`, ML-KEM
+keys as described below), to read the suite and group of the ServerHello that follows. Nothing
+after a ServerHello is read or answered.
 """
 
 from __future__ import annotations
@@ -63,6 +65,8 @@ TLS12_SUITES = {
 }
 SIGNATURE_SCHEMES = [0x0403, 0x0503, 0x0603, 0x0804, 0x0805, 0x0806, 0x0401, 0x0501, 0x0601,
                      0x0203, 0x0201]  # fmt: skip
+# the compatibility-mode ChangeCipherSpec a client sends before its second hello (RFC 8446 D.4)
+CHANGE_CIPHER_SPEC = b"\x14\x03\x03\x00\x01\x01"
 HRR_RANDOM = bytes.fromhex("CF21AD74E59A6111BE1D8C021E65B891C2A211167ABB8C5E079E09E2C8A8339C")
 ALERTS = {40: "handshake failure", 70: "protocol version", 71: "insufficient security",
           80: "internal error", 112: "unrecognized name", 47: "illegal parameter",
@@ -80,6 +84,8 @@ class Answer:
     hrr: bool = False
     alert: str | None = None
     inconclusive: bool = False  # a timeout or a reset: neither accepted nor refused
+    cookie: bytes | None = None  # a HelloRetryRequest's cookie, echoed in the second hello
+    retry: Answer | None = None  # with follow_retry: the answer to the second ClientHello
 
 
 _opened = threading.local()  # connections made by this thread (one probed name per thread)
@@ -114,14 +120,24 @@ def _x25519_share() -> bytes:
     return public.public_bytes(Encoding.Raw, PublicFormat.Raw)
 
 
-def _mlkem768_encapsulation_key() -> bytes:
-    """A well-formed ML-KEM-768 encapsulation key (FIPS 203): three polynomials of 256
-    coefficients below q = 3329, 12 bits each, then a 32-byte seed. Its coefficients are drawn
+def _ec_share(curve: str) -> bytes:
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+    kind = {"secp256r1": ec.SECP256R1, "secp384r1": ec.SECP384R1}[curve]
+    public = ec.generate_private_key(kind()).public_key()
+    return public.public_bytes(Encoding.X962, PublicFormat.UncompressedPoint)
+
+
+def _mlkem768_encapsulation_key(k: int = 3) -> bytes:
+    """A well-formed ML-KEM-768 (k = 3; ML-KEM-1024: k = 4) encapsulation key (FIPS 203): k
+    polynomials of 256 coefficients below q = 3329, 12 bits each, then a 32-byte seed. Its
+    coefficients are drawn
     at random rather than from a key pair: it passes the server's input checks (length and
     modulus, FIPS 203 7.2) and the server encapsulates to it, which is all the probe reads (the
     ServerHello's group); the handshake is never finished, so no decapsulation key is needed.
     This Python's `cryptography` has no ML-KEM."""
-    coefficients = [secrets.randbelow(3329) for _ in range(3 * 256)]
+    coefficients = [secrets.randbelow(3329) for _ in range(k * 256)]
     packed = bytearray()
     for a, b in zip(coefficients[0::2], coefficients[1::2], strict=True):
         packed += bytes((a & 0xFF, (a >> 8) | ((b & 0x0F) << 4), b >> 4))
@@ -129,11 +145,22 @@ def _mlkem768_encapsulation_key() -> bytes:
 
 
 def _key_share(group: str) -> bytes:
+    # the hybrids as draft-ietf-tls-ecdhe-mlkem lays them out: ML-KEM first only for X25519
     if group == "X25519":
         return _x25519_share()
-    if group == "X25519MLKEM768":  # ML-KEM-768 key, then X25519 (draft-ietf-tls-ecdhe-mlkem)
+    if group in ("secp256r1", "secp384r1"):
+        return _ec_share(group)
+    if group == "X25519MLKEM768":
         return _mlkem768_encapsulation_key() + _x25519_share()
+    if group == "SecP256r1MLKEM768":
+        return _ec_share("secp256r1") + _mlkem768_encapsulation_key()
+    if group == "SecP384r1MLKEM1024":
+        return _ec_share("secp384r1") + _mlkem768_encapsulation_key(k=4)
     raise ValueError(f"no key share can be made for {group}")
+
+
+RETRY_SHARES = ("X25519", "secp256r1", "secp384r1", "X25519MLKEM768", "SecP256r1MLKEM768",
+                "SecP384r1MLKEM1024")  # fmt: skip
 
 
 def client_hello(
@@ -143,9 +170,13 @@ def client_hello(
     shares: Sequence[str] = (),
     suites: Sequence[int] | None = None,
     alpn: Sequence[str] = (),
+    random: bytes | None = None,
+    session_id: bytes | None = None,
+    cookie: bytes | None = None,
 ) -> bytes:
     """A ClientHello record offering exactly one protocol version. For TLS 1.3: `groups` in
-    supported_groups, a key share for each of `shares` (X25519 or X25519MLKEM768)."""
+    supported_groups, a key share for each of `shares` (RETRY_SHARES). The second hello after a
+    HelloRetryRequest repeats the first one's random and session id and echoes the cookie."""
     tls13 = version == "TLSv1.3"
     if suites is None:
         suites = list(TLS13_SUITES) if tls13 else list(TLS12_SUITES)
@@ -170,11 +201,13 @@ def client_hello(
             entries += GROUPS[group].to_bytes(2, "big") + _vector(_key_share(group), 2)
         extensions += _extension(51, _vector(entries, 2))  # key_share
         extensions += _extension(45, b"\x01\x01")  # psk_key_exchange_modes: psk_dhe_ke
+        if cookie is not None:
+            extensions += _extension(44, _vector(cookie, 2))
     legacy = 0x0303 if tls13 else VERSIONS[version]
     body = (
         legacy.to_bytes(2, "big")
-        + os.urandom(32)
-        + _vector(os.urandom(32), 1)  # legacy_session_id (middlebox compatibility)
+        + (random or os.urandom(32))
+        + _vector(session_id or os.urandom(32), 1)  # legacy_session_id (middlebox compatibility)
         + _vector(b"".join(s.to_bytes(2, "big") for s in suites), 2)
         + b"\x01\x00"  # compression: null
         + _vector(extensions, 2)
@@ -210,7 +243,7 @@ def parse_server_hello(body: bytes) -> Answer:
     at += 1 + body[at]  # session id
     suite = int.from_bytes(body[at : at + 2], "big")
     at += 3  # suite, compression
-    version, group = legacy, None
+    version, group, cookie = legacy, None, None
     if at + 2 <= len(body):
         end = at + 2 + int.from_bytes(body[at : at + 2], "big")
         at += 2
@@ -221,6 +254,8 @@ def parse_server_hello(body: bytes) -> Answer:
                 version = int.from_bytes(data[:2], "big")
             elif kind == 51 and size >= 2:
                 group = int.from_bytes(data[:2], "big")
+            elif kind == 44 and size >= 2:
+                cookie = data[2 : 2 + int.from_bytes(data[:2], "big")]
             at += 4 + size
     names = {code: name for name, code in VERSIONS.items()}
     return Answer(
@@ -229,6 +264,7 @@ def parse_server_hello(body: bytes) -> Answer:
         cipher=TLS13_SUITES.get(suite) or TLS12_SUITES.get(suite) or hex(suite),
         group=GROUP_NAMES.get(group, hex(group)) if group is not None else None,
         hrr=random == HRR_RANDOM,
+        cookie=cookie,
     )
 
 
@@ -265,18 +301,34 @@ def ask(
     suites: Sequence[int] | None = None,
     timeout: float = 5.0,
     key_exchange: bool = False,
+    follow_retry: bool = False,
 ) -> Answer:
     """Send one ClientHello and read the server's first answer; with `key_exchange`, a TLS 1.2
     answer is read on to its ServerKeyExchange, whose ECDHE parameters name the group (the
-    TLS 1.2 first flight travels unencrypted, RFC 8422 5.4)."""
-    hello = client_hello(sni, version, groups, shares, suites)
+    TLS 1.2 first flight travels unencrypted, RFC 8422 5.4). With `follow_retry`, a
+    HelloRetryRequest for a group the probe can make a key share for is answered with the
+    second ClientHello (RFC 8446 4.1.2), and the server's answer to it is the Answer's `retry`:
+    a server may take another suite there, which clients refuse (RFC 8446 4.1.4)."""
+    random, session_id = os.urandom(32), os.urandom(32)
+    hello = client_hello(sni, version, groups, shares, suites, random=random, session_id=session_id)
+    first: Answer | None = None
     try:
         with connect(address, timeout) as sock:
             sock.sendall(hello)
             answer = None
             for kind, message in _messages(sock):
+                if kind == 2 and first is not None:  # the ServerHello after the retry
+                    return replace(first, retry=parse_server_hello(message))
                 if kind == 2:  # ServerHello (a HelloRetryRequest is one too)
                     answer = parse_server_hello(message)
+                    retry = follow_retry and answer.hrr and answer.group in RETRY_SHARES
+                    if retry and answer.group is not None:
+                        first = answer
+                        again = client_hello(sni, version, groups, [answer.group], suites,
+                                             random=random, session_id=session_id,
+                                             cookie=answer.cookie)  # fmt: skip
+                        sock.sendall(CHANGE_CIPHER_SPEC + again)
+                        continue
                     if not key_exchange or answer.version == "TLSv1.3":
                         return answer
                 elif kind == 12 and answer is not None:  # ServerKeyExchange
@@ -287,15 +339,17 @@ def ask(
                     return replace(answer, group=group)
                 elif kind == 14 and answer is not None:  # ServerHelloDone: no ECDHE
                     return answer
-            return Answer(accepted=False, alert="connection closed")
+            closed = Answer(accepted=False, alert="connection closed")
+            return replace(first, retry=closed) if first is not None else closed
     except _Alert as alert:
-        return Answer(accepted=False, alert=str(alert))
+        refused = Answer(accepted=False, alert=str(alert))
     except TimeoutError:
-        return Answer(accepted=False, alert="timeout", inconclusive=True)
+        refused = Answer(accepted=False, alert="timeout", inconclusive=True)
     except ConnectionResetError:
-        return Answer(accepted=False, alert="connection reset", inconclusive=True)
+        refused = Answer(accepted=False, alert="connection reset", inconclusive=True)
     except OSError as exc:
-        return Answer(accepted=False, alert=exc.strerror or str(exc))
+        refused = Answer(accepted=False, alert=exc.strerror or str(exc))
+    return replace(first, retry=refused) if first is not None else refused
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ config (not reloaded, another file, another port).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from nginxgen import knowledge
@@ -83,11 +84,25 @@ def mismatches(
             out.append(_record("ssl_reject_handshake", reject[-1], [], seen, why))
         return out
 
-    def compare(directive: str, expected_of: Any, seen: Any, what: str) -> None:
+    def compare(
+        directive: str,
+        expected_of: Any,
+        seen: Any,
+        what: str,
+        lines: Callable[[Server, bool], list[Stmt]] | None = None,
+    ) -> None:
+        """`lines(server, own)`: the lines of `directive` in effect in a server, or only its
+        own ones (by default the directive's lines, for a setting that is not a directive)."""
+
+        def stmts(server: Server, own: bool) -> list[Stmt]:
+            if lines is not None:
+                return lines(server, own)
+            return server.own(directive) if own else server.effective(directive)
+
         decider = default if directive in decided else vhost
-        effective = decider.effective(directive)
+        effective = stmts(decider, False)
         predicted = expected_of(effective)
-        own = vhost.own(directive) if vhost is not decider else []
+        own = stmts(vhost, True) if vhost is not decider else []
         if own and expected_of(own) is not None and expected_of(own) != seen:
             because = (
                 f"{server_label(default)} is the default server of {socket} and decides {what}"
@@ -134,6 +149,14 @@ def mismatches(
             observed["early_data"]["offered"],
             "0-RTT",
         )
+    if observed.get("tls13") and "accepted" in observed["tls13"]:
+        compare(
+            "ssl_conf_command Ciphersuites",
+            lambda stmts: _tls13_suites(ctx, stmts),
+            set(observed["tls13"]["accepted"]),
+            "the TLS 1.3 suites",
+            lambda server, own: server.conf_command("Ciphersuites", own=own),
+        )
     if observed.get("tls12") and "accepted" in observed["tls12"]:
         out.extend(_tls12_suites(ctx, vhost, observed["tls12"]["accepted"]))
     if observed.get("certificate"):
@@ -165,6 +188,26 @@ def _leaves(ctx: Context, vhost: Server) -> dict[str, Any] | None:
             return None
         leaves[stmt.args[0]] = chain[0]
     return leaves
+
+
+def _tls13_suites(ctx: Context, stmts: list[Stmt]) -> set[str] | None:
+    """The probed TLS 1.3 suites a `ssl_conf_command Ciphersuites` line (none: the library's
+    default) lets the server take. Without that command (BoringSSL, AWS-LC) the library's fixed
+    set; LibreSSL takes them from ssl_ciphers, which is not predicted here (None)."""
+    from nginxgen.ciphers import evaluate_ciphersuites, model_for
+    from nginxgen.probe.hello import TLS13_SUITES
+
+    model = model_for(ctx.target.library)
+    if ctx.has("tls13_suites_via_conf_command") and stmts:
+        result = evaluate_ciphersuites(stmts[-1].args[1], model)
+        if result.error:
+            return None
+        names = {s.name for s in result.suites}
+    elif ctx.has("tls13_suites_via_ssl_ciphers"):
+        return None
+    else:
+        names = set(model.default_ciphersuites)
+    return names & set(TLS13_SUITES.values())
 
 
 def _tls12_suites(ctx: Context, vhost: Server, seen: list[str]) -> list[dict[str, Any]]:

@@ -1,5 +1,6 @@
 """Probe one server for each name: protocol versions, the TLS 1.3 group and whether ML-KEM is
-enforced, each group alone, and whose TLS 1.2 suite order wins.
+enforced, each group alone, the TLS 1.3 and TLS 1.2 suites taken (each offered alone), and whose
+TLS 1.2 suite order wins.
 
 How each answer is read (nginxgen/probe/hello.py makes X25519 key shares and a well-formed
 ML-KEM-768 one):
@@ -24,7 +25,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from nginxgen.probe.hello import GROUPS, TLS12_SUITES, VERSIONS, Answer, ask, connections_made
+from nginxgen.probe.hello import (
+    GROUPS,
+    TLS12_SUITES,
+    TLS13_SUITES,
+    VERSIONS,
+    Answer,
+    ask,
+    connections_made,
+)
 
 CLASSICAL = ["X25519", "secp256r1", "secp384r1"]
 CONCURRENT = 16  # names probed at once
@@ -40,6 +49,7 @@ def probe_name(address: tuple[str, int], sni: str | None, timeout: float) -> dic
 
     connections_made()  # count this name's connections from here
     inconclusive: list[str] = []
+    problems: list[str] = []  # what breaks clients, whatever the config says
 
     def verdict(check: str, answer: Answer, ok: bool) -> bool | None:
         """A timeout or a reset is neither yes nor no: None, and listed."""
@@ -55,7 +65,7 @@ def probe_name(address: tuple[str, int], sni: str | None, timeout: float) -> dic
         protocols[version] = verdict(version, answer, answer.accepted and answer.version == version)
     out: dict[str, Any] = {"sni": sni, "protocols": protocols}
     if protocols["TLSv1.3"]:
-        plain = hello("TLSv1.3", [*PQ_HYBRIDS, *CLASSICAL], ["X25519"])
+        plain = hello("TLSv1.3", [*PQ_HYBRIDS, *CLASSICAL], ["X25519"], follow_retry=True)
         out["groups"] = {}
         for group in GROUPS:
             answer = hello("TLSv1.3", [group])
@@ -66,12 +76,22 @@ def probe_name(address: tuple[str, int], sni: str | None, timeout: float) -> dic
         enforced = plain.hrr and plain.group in PQ_HYBRIDS
         preferred = both.accepted and both.group in PQ_HYBRIDS
         supported = any(out["groups"][group] for group in PQ_HYBRIDS)
+        accepted = []
+        retried = [("X25519 share, every suite", plain)]
+        offered = [*PQ_HYBRIDS, *CLASSICAL]  # as `plain`: a retry where ML-KEM is enforced
+        for code, name in TLS13_SUITES.items():  # each offered alone
+            answer = hello("TLSv1.3", offered, ["X25519"], suites=[code], follow_retry=True)
+            if verdict(name, answer, answer.accepted and answer.cipher == name):
+                accepted.append(name)
+                retried.append((f"{name} alone", answer))
         out["tls13"] = {
             "cipher": plain.cipher,
             "group": plain.group,
             "hrr": plain.hrr,
             "group_both_shares": both.group if both.accepted else None,
             "group_mlkem_only": only.group if only.accepted else None,
+            "accepted": accepted,
+            "retry_failures": _retry_failures(retried, problems, inconclusive),
         }
         out["pq"] = (
             "enforced"
@@ -134,8 +154,39 @@ def probe_name(address: tuple[str, int], sni: str | None, timeout: float) -> dic
         except (OSError, ssl.SSLError) as exc:
             out["error"] = f"full handshake failed: {exc}"
     out["inconclusive"] = inconclusive
+    out["problems"] = problems
     out["connections"] = connections_made()
     return out
+
+
+def _retry_failures(
+    retried: list[tuple[str, Answer]], problems: list[str], inconclusive: list[str]
+) -> list[str]:
+    """Hellos with only an X25519 key share that the server answered with a HelloRetryRequest,
+    followed by the second hello: a server must then keep its suite and group (RFC 8446 4.1.4),
+    else the client aborts. nginx before 1.29.2 breaks that for a name whose server sets its
+    own TLS 1.3 suites: the first hello is answered from the default server's suites, the
+    second from the name's. Returns what failed, each as "hello: what happened"."""
+    failures = []
+    for label, first in retried:
+        retry = first.retry
+        if retry is None:
+            continue
+        if retry.inconclusive:
+            inconclusive.append(f"{label}, second hello after a HelloRetryRequest: {retry.alert}")
+        elif not retry.accepted:
+            failures.append(f"{label}: refused ({retry.alert})")
+        elif (retry.cipher, retry.group) != (first.cipher, first.group):
+            failures.append(
+                f"{label}: {first.cipher} and {first.group} in the HelloRetryRequest, "
+                f"{retry.cipher} and {retry.group} in the ServerHello"
+            )
+    if failures:
+        problems.append(
+            "clients that send only an X25519 key share fail after the server's "
+            f"HelloRetryRequest (RFC 8446 4.1.4): {'; '.join(failures)}"
+        )
+    return failures
 
 
 def probe(
@@ -163,6 +214,7 @@ def text_report(results: list[dict[str, Any]]) -> str:
             lines.append(
                 f"  TLS 1.3: {t['cipher']}, {t['group']}{hrr}; post-quantum {result['pq']}"
             )
+            lines.append(f"  TLS 1.3 suites: {' '.join(t['accepted']) or 'none'}")
         if result["groups"] is not None:
             accepted = [g for g, ok in result["groups"].items() if ok]
             lines.append(f"  groups ({result['groups_via']}): {' '.join(accepted)}")
@@ -206,6 +258,8 @@ def text_report(results: list[dict[str, Any]]) -> str:
             lines.append(f"  {result['error']}")
         for check in result["inconclusive"]:
             lines.append(f"  INCONCLUSIVE {check}")
+        for problem in result.get("problems", []):
+            lines.append(f"  PROBLEM {problem}")
         for m in result.get("mismatches", []):
             where = f"{m['file']}:{m['line']} sets {m['setting']}" if m["file"] else m["setting"]
             lines.append(

@@ -3,7 +3,9 @@
 Before nginx 1.29.2 (and always with LibreSSL, which has no ClientHello callback) the protocol
 version and the TLS 1.3 suite are chosen before SNI selects the virtual server, so only the
 default server's values count. From 1.29.2 with OpenSSL >= 1.1.1 (and BoringSSL) a vhost's
-ssl_protocols works.
+ssl_protocols works. A vhost's own TLS 1.3 suites are worse than ignored: a client that gets a
+HelloRetryRequest (an X25519 key share where ML-KEM is enforced) has its second hello answered
+from the vhost's suites, and aborts if the suite changes (seen on nginx 1.26.3 / OpenSSL 3.5).
 
 Fail (nginx 1.26.3):
     server { listen 443 ssl default_server; ssl_protocols TLSv1.2 TLSv1.3; ... }
@@ -13,7 +15,7 @@ Fix: set the protocols once at http{} level, or upgrade to nginx >= 1.29.2.
 
 Sources: nginx CHANGES 1.29.2; nginx docs server_names.html ("protocols should be specified only
 for a default server"); trac #844; nginx-tls-facts §2, P2, P3 (reproduced on 1.22.1, 1.26.3,
-1.28.3; honoured on 1.31.4).
+1.28.3; honoured on 1.31.4); RFC 8446 4.1.4.
 """
 
 from __future__ import annotations
