@@ -65,7 +65,9 @@ def probe_name(address: tuple[str, int], sni: str | None, timeout: float) -> dic
         protocols[version] = verdict(version, answer, answer.accepted and answer.version == version)
     out: dict[str, Any] = {"sni": sni, "protocols": protocols}
     if protocols["TLSv1.3"]:
-        plain = hello("TLSv1.3", [*PQ_HYBRIDS, *CLASSICAL], ["X25519"], follow_retry=True)
+        # every group, a key share for X25519 only: retried where the server enforces ML-KEM
+        offered = [*PQ_HYBRIDS, *CLASSICAL]
+        plain = hello("TLSv1.3", offered, ["X25519"], follow_retry=True)
         out["groups"] = {}
         for group in GROUPS:
             answer = hello("TLSv1.3", [group])
@@ -78,8 +80,7 @@ def probe_name(address: tuple[str, int], sni: str | None, timeout: float) -> dic
         supported = any(out["groups"][group] for group in PQ_HYBRIDS)
         accepted = []
         retried = [("X25519 share, every suite", plain)]
-        offered = [*PQ_HYBRIDS, *CLASSICAL]  # as `plain`: a retry where ML-KEM is enforced
-        for code, name in TLS13_SUITES.items():  # each offered alone
+        for code, name in TLS13_SUITES.items():  # each offered alone, otherwise as `plain`
             answer = hello("TLSv1.3", offered, ["X25519"], suites=[code], follow_retry=True)
             if verdict(name, answer, answer.accepted and answer.cipher == name):
                 accepted.append(name)
