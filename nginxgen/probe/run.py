@@ -184,8 +184,8 @@ def _retry_failures(
             )
     if failures:
         problems.append(
-            "clients that send only an X25519 key share fail after the server's "
-            f"HelloRetryRequest (RFC 8446 4.1.4): {'; '.join(failures)}"
+            "clients that offer ML-KEM but send only an X25519 key share fail after the "
+            f"server's HelloRetryRequest (RFC 8446 4.1.4): {'; '.join(failures)}"
         )
     return failures
 

@@ -4,8 +4,9 @@ Before nginx 1.29.2 (and always with LibreSSL, which has no ClientHello callback
 version and the TLS 1.3 suite are chosen before SNI selects the virtual server, so only the
 default server's values count. From 1.29.2 with OpenSSL >= 1.1.1 (and BoringSSL) a vhost's
 ssl_protocols works. A vhost's own TLS 1.3 suites are worse than ignored: a client that gets a
-HelloRetryRequest (an X25519 key share where ML-KEM is enforced) has its second hello answered
-from the vhost's suites, and aborts if the suite changes (seen on nginx 1.26.3 / OpenSSL 3.5).
+HelloRetryRequest (ML-KEM offered, but only an X25519 key share sent, where ML-KEM is enforced:
+OpenSSL 3.5's default groups) has its second hello answered from the vhost's suites, and aborts
+if the suite changes (seen on nginx 1.26.3 / OpenSSL 3.5).
 
 Fail (nginx 1.26.3):
     server { listen 443 ssl default_server; ssl_protocols TLSv1.2 TLSv1.3; ... }
