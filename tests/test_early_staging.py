@@ -64,3 +64,20 @@ def test_discard_removes_what_was_staged(tmp_path: Path) -> None:
     staging.discard()
     assert leftovers(tmp_path) == []
     assert (a.read_text(), b.read_text()) == ("a old\n", "b old\n")
+
+
+def test_without_a_process_to_spare_the_write_stages_everything(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_fork() -> int:
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    originals, a, b = files(tmp_path)
+    texts = {str(a): "a new\n", str(b): "b new\n"}
+    monkeypatch.setattr("os.fork", no_fork)
+    staging = EarlyStaging(originals, texts)
+    changes, ready = staging.take(originals, texts)
+    assert ready == {}
+    replace_all(changes, ready)
+    assert (a.read_text(), b.read_text()) == ("a new\n", "b new\n")
+    assert leftovers(tmp_path) == []

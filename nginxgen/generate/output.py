@@ -235,7 +235,12 @@ class EarlyStaging:
         if not hasattr(os, "fork"):
             return
         read, write = os.pipe()
-        pid = os.fork()
+        try:
+            pid = os.fork()
+        except OSError:  # no process to spare: the write stages everything itself
+            os.close(read)
+            os.close(write)
+            return
         if pid == 0:  # the child: stage, report, leave without running the parent's exit code
             os.close(read)
             try:
