@@ -218,6 +218,15 @@ def _read_again(file: str, old: str | None, new: str) -> Change:
     return Change(os.path.basename(target), Path(target), now, new, stat, st.st_mode & 0o7777)
 
 
+# What EarlyStaging's child reports per file: (file, target, stat, mode, staged file)
+Staged = tuple[str, str, tuple[int, int] | None, int | None, str]
+
+
+def _remove(records: list[Staged]) -> None:
+    for *_, tmp in records:
+        os.unlink(tmp)
+
+
 class EarlyStaging:
     """Files read again (replace_read) and staged beside their targets by a forked child,
     started as soon as their new texts are known and taken by the write that follows. The fix
@@ -250,9 +259,8 @@ class EarlyStaging:
         os.close(write)
         self._child = (pid, read)
 
-    def _collect(self) -> list[tuple[str, str, tuple[int, int] | None, int | None, str]]:
-        """The child's records (file, target, stat, mode, staged file); empty when it failed
-        (after removing what it did stage)."""
+    def _collect(self) -> list[Staged]:
+        """The child's records; empty when it failed (after removing what it did stage)."""
         import marshal
 
         if self._child is None:
@@ -267,8 +275,7 @@ class EarlyStaging:
         except (EOFError, ValueError, TypeError):  # the child died before it reported
             return []
         if failed or len(records) != len(self.texts):
-            for *_, tmp in records:
-                os.unlink(tmp)
+            _remove(records)
             return []
         return list(records)
 
@@ -279,8 +286,7 @@ class EarlyStaging:
         the files differ from what was staged, or staging failed, everything is read again."""
         records = self._collect()
         if not records or list(texts) != list(self.texts):
-            for *_, tmp in records:
-                os.unlink(tmp)
+            _remove(records)
             return replace_read(originals, texts), {}
         changes: list[Change] = []
         ready: dict[Path, Path] = {}
@@ -295,8 +301,7 @@ class EarlyStaging:
         return changes, ready
 
     def discard(self) -> None:
-        for *_, tmp in self._collect():
-            os.unlink(tmp)
+        _remove(self._collect())
 
 
 def _stage_ahead(originals: dict[str, str | None], texts: dict[str, str], out: int) -> None:
@@ -305,7 +310,7 @@ def _stage_ahead(originals: dict[str, str | None], texts: dict[str, str], out: i
     reads the report any more, it removes what it staged."""
     import marshal
 
-    records: list[tuple[str, str, tuple[int, int] | None, int | None, str]] = []
+    records: list[Staged] = []
     failed = False
     try:
         for file, new in texts.items():
@@ -319,8 +324,7 @@ def _stage_ahead(originals: dict[str, str | None], texts: dict[str, str], out: i
         with open(out, "wb") as pipe:
             pipe.write(marshal.dumps((failed, records)))
     except OSError:
-        for *_, tmp in records:
-            os.unlink(tmp)
+        _remove(records)
 
 
 def put_back(changes: list[Change]) -> None:

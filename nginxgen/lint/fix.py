@@ -17,6 +17,12 @@ from nginxgen.lint.findings import Finding
 from nginxgen.lint.load import STDIN_NAME, Loaded
 from nginxgen.records import field, record
 
+TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from nginxgen.generate.output import Change, EarlyStaging
+
 MAX_PASSES = 10
 ENCODING = ("utf-8", "surrogateescape")  # the loader's reading of bytes as text
 
@@ -140,8 +146,6 @@ class WriteAhead:
     latest texts. `discard` removes what was staged and not written."""
 
     def __init__(self) -> None:
-        from nginxgen.generate.output import EarlyStaging
-
         self.current: EarlyStaging | None = None
 
     def __call__(self, outcome: FixOutcome) -> None:
@@ -151,6 +155,18 @@ class WriteAhead:
         texts = {f: text for f, text in outcome.changed.items() if f != STDIN_NAME}  # printed
         if texts:
             self.current = EarlyStaging(dict(outcome.originals), texts)
+
+    def take(
+        self, originals: dict[str, str | None], texts: dict[str, str]
+    ) -> tuple[list[Change], dict[Path, Path]]:
+        """The changes to write for `texts`, with what was staged for them (see
+        EarlyStaging.take); read again here when nothing was staged."""
+        from nginxgen.generate.output import replace_read
+
+        current, self.current = self.current, None
+        if current is None:
+            return replace_read(originals, texts), {}
+        return current.take(originals, texts)
 
     def discard(self) -> None:
         if self.current is not None:
@@ -164,14 +180,11 @@ def write_all(outcome: FixOutcome, ahead: WriteAhead | None = None) -> list[str]
     stops everything. `ahead`: the files staged while the last pass ran, used where they match."""
     import os
 
-    from nginxgen.generate.output import replace_all, replace_read
+    from nginxgen.generate.output import replace_all
 
     originals: dict[str, str | None] = dict(outcome.originals)
-    if ahead is not None and ahead.current is not None:
-        changes, ready = ahead.current.take(originals, outcome.changed)
-        ahead.current = None
-    else:  # in the order of outcome.changed
-        changes, ready = replace_read(originals, outcome.changed), {}
+    # in the order of outcome.changed
+    changes, ready = (ahead or WriteAhead()).take(originals, outcome.changed)
     replace_all(changes, ready)
     lines = []
     for file, change in zip(outcome.changed, changes, strict=True):
