@@ -129,14 +129,13 @@ def _ec_share(curve: str) -> bytes:
     return public.public_bytes(Encoding.X962, PublicFormat.UncompressedPoint)
 
 
-def _mlkem768_encapsulation_key(k: int = 3) -> bytes:
+def _mlkem_encapsulation_key(k: int = 3) -> bytes:
     """A well-formed ML-KEM-768 (k = 3; ML-KEM-1024: k = 4) encapsulation key (FIPS 203): k
     polynomials of 256 coefficients below q = 3329, 12 bits each, then a 32-byte seed. Its
-    coefficients are drawn
-    at random rather than from a key pair: it passes the server's input checks (length and
-    modulus, FIPS 203 7.2) and the server encapsulates to it, which is all the probe reads (the
-    ServerHello's group); the handshake is never finished, so no decapsulation key is needed.
-    This Python's `cryptography` has no ML-KEM."""
+    coefficients are drawn at random rather than from a key pair: it passes the server's input
+    checks (length and modulus, FIPS 203 7.2) and the server encapsulates to it, which is all
+    the probe reads (the ServerHello's group); the handshake is never finished, so no
+    decapsulation key is needed. This Python's `cryptography` has no ML-KEM."""
     coefficients = [secrets.randbelow(3329) for _ in range(k * 256)]
     packed = bytearray()
     for a, b in zip(coefficients[0::2], coefficients[1::2], strict=True):
@@ -151,11 +150,11 @@ def _key_share(group: str) -> bytes:
     if group in ("secp256r1", "secp384r1"):
         return _ec_share(group)
     if group == "X25519MLKEM768":
-        return _mlkem768_encapsulation_key() + _x25519_share()
+        return _mlkem_encapsulation_key() + _x25519_share()
     if group == "SecP256r1MLKEM768":
-        return _ec_share("secp256r1") + _mlkem768_encapsulation_key()
+        return _ec_share("secp256r1") + _mlkem_encapsulation_key()
     if group == "SecP384r1MLKEM1024":
-        return _ec_share("secp384r1") + _mlkem768_encapsulation_key(k=4)
+        return _ec_share("secp384r1") + _mlkem_encapsulation_key(k=4)
     raise ValueError(f"no key share can be made for {group}")
 
 

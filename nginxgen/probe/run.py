@@ -18,7 +18,7 @@ ML-KEM-768 one):
   key share, is asked for an ML-KEM group; `preferred` when a browser-like client (X25519MLKEM768
   first, key shares for it and X25519) gets X25519MLKEM768 but an X25519-first one does not;
   `supported` when one of the hybrids offered alone is taken; `none` otherwise. The ML-KEM key
-  share is well-formed but not from a key pair (see hello._mlkem768_encapsulation_key).
+  share is well-formed but not from a key pair (see hello._mlkem_encapsulation_key).
 """
 
 from __future__ import annotations
