@@ -197,16 +197,20 @@ def _tls13_suites(ctx: Context, stmts: list[Stmt]) -> set[str] | None:
     from nginxgen.ciphers import evaluate_ciphersuites, model_for
     from nginxgen.probe.hello import TLS13_SUITES
 
-    model = model_for(ctx.target.library)
-    if ctx.has("tls13_suites_via_conf_command") and stmts:
-        result = evaluate_ciphersuites(stmts[-1].args[1], model)
-        if result.error:
-            return None
-        names = {s.name for s in result.suites}
-    elif ctx.has("tls13_suites_via_ssl_ciphers"):
-        return None
+    if ctx.has("tls13_suites_via_conf_command"):
+        model = model_for(ctx.target.library)
+        if not stmts:
+            names = set(model.default_ciphersuites)
+        else:
+            result = evaluate_ciphersuites(stmts[-1].args[1], model)
+            if result.error:
+                return None
+            names = {s.name for s in result.suites}
     else:
-        names = set(model.default_ciphersuites)
+        fixed = knowledge.tls13_fixed_suites(ctx.target.library)
+        if fixed is None:
+            return None
+        names = set(fixed)
     return names & set(TLS13_SUITES.values())
 
 
