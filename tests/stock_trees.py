@@ -1,4 +1,4 @@
-"""Stock nginx trees as distributions and packages ship them (../shared/layouts/README.md), copied
+"""Stock nginx trees as distributions and packages ship them (tests/data/layouts/README.md), copied
 to a test folder with their absolute paths rewritten there - the test data of `generate --into`.
 
 Only what a test machine needs changes: absolute paths point into the copy, `user` is one that
@@ -15,10 +15,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tests.builds import Build
+from tests.paths import CORPUS, LAYOUTS
 
-SHARED = Path(__file__).resolve().parent.parent.parent / "shared"
-LAYOUTS = SHARED / "layouts"
-CORPUS = SHARED / "corpus"
 USER = re.compile(r"^(\s*)user\s+[^;]+;", re.M)
 
 

@@ -13,7 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from nginxgen.lint.lexer import lex
-from tests.fuzzing.configs import CORPUS, ROOT, mutated, token_stream
+from tests.fuzzing.configs import mutated, token_stream
+from tests.paths import example_and_corpus_files
 
 Outcome = tuple[list[tuple[str, int, bool]], tuple[str, int | None] | None]
 
@@ -55,9 +56,7 @@ def test_quirks(text: str) -> None:
 
 
 def _files() -> list[str]:
-    paths = sorted((ROOT / "examples").rglob("*.conf"))
-    if CORPUS.is_dir():
-        paths += sorted(p for p in CORPUS.rglob("*") if p.is_file())
+    paths = example_and_corpus_files()
     return [os.fspath(p) for p in paths]
 
 

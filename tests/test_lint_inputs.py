@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import time
 from pathlib import Path
 
@@ -17,9 +16,9 @@ from nginxgen.lint.load import load_path
 from nginxgen.lint.run import Selection
 from nginxgen.lint.run import lint as run_lint
 from nginxgen.target import Target, resolve
+from tests.paths import DATA, PROVENANCE, REFERENCE_OUTPUTS
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared"
 GOOD = (
     "events {}\nhttp {\n ssl_protocols TLSv1.2 TLSv1.3; ssl_session_cache shared:S:1m;\n"
     " server { listen 443 ssl default_server; ssl_reject_handshake on; }\n}\n"
@@ -341,42 +340,33 @@ def test_examples_lint_clean_for_their_target(
         assert code == 0 and findings == [], f"{conf}: {findings}"
 
 
-CORPUS = SHARED / "corpus"
-
-
-@pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus not beside the clone")
 def test_no_crash_on_the_corpus(capsys: pytest.CaptureFixture[str]) -> None:
-    rows = [
-        line.split("\t")
-        for line in (CORPUS / "SOURCES.tsv").read_text().splitlines()[1:]
-        if line.strip()
-    ]
-    header = (CORPUS / "SOURCES.tsv").read_text().splitlines()[0].split("\t")
-    local, kind = header.index("local path") if "local path" in header else -1, header.index("kind")
+    lines = PROVENANCE.read_text().splitlines()
+    header = lines[0].split("\t")
+    rows = [dict(zip(header, line.split("\t"), strict=True)) for line in lines[1:]]
     checked = 0
     for row in rows:
-        path = CORPUS.parent / row[local] if not os.path.isabs(row[local]) else Path(row[local])
-        if not path.is_file():
-            path = CORPUS / row[local]
+        if not row["local_path"].startswith("corpus/"):
+            continue
+        path = DATA / row["local_path"]
         code = main(["lint", "--format", "json", str(path)])
         out, err = capsys.readouterr()
         assert code in (0, 1), f"{path}: exit {code}: {err}"
         assert "Traceback" not in err
         findings = json.loads(out)["findings"]
-        if row[kind] == "lex-error":
+        if row["kind"] == "lex-error":
             assert any(f["code"] == "NGX001" and f["line"] >= 1 for f in findings), path
         checked += 1
     assert checked >= 340
 
 
-@pytest.mark.skipif(not (SHARED / "data").is_dir(), reason="../shared/data not beside the clone")
 def test_mozilla_reference_outputs_have_no_errors(capsys: pytest.CaptureFixture[str]) -> None:
     import re
 
     # Each warning is expected and justified: the `nohsts` files have no HSTS (NGX701); Mozilla's
     # modern output sets no session cache, so tickets stay on without key rotation (NGX602);
     # `old` enables TLS 1.0/1.1 (NGX401) and static-RSA/3DES suites (NGX402) by design.
-    for conf in sorted((SHARED / "data" / "reference-outputs").glob("*.conf")):
+    for conf in sorted(REFERENCE_OUTPUTS.glob("*.conf")):
         nginx, openssl = re.match(r"nginx-([\d.]+)_openssl-([\d.]+)_", conf.name).groups()  # type: ignore[union-attr]
         main(
             [

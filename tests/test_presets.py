@@ -18,9 +18,9 @@ from nginxgen.generate.presets import list_presets, load_preset
 from nginxgen.generate.render import TLS_FILE, render
 from nginxgen.target import resolve
 from tests.helpers import needs_mlkem
+from tests.paths import GUIDELINES
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared"
 PRESETS = [p.name for p in list_presets()]
 render_examples = cache(_render_examples)
 
@@ -75,11 +75,8 @@ def _directives(text: str, tmp_path: Path) -> dict[str, list[str]]:
     return {d["directive"]: d["args"] for d in parsed["config"][0]["parsed"]}
 
 
-@pytest.mark.skipif(not (SHARED / "data").is_dir(), reason="../shared/data not beside the clone")
 def test_intermediate_matches_mozilla_6_0_for_nginx_1_26_3_openssl_3_5(tmp_path: Path) -> None:
-    mozilla = json.loads(
-        (SHARED / "data/mozilla-guidelines/mozilla-guidelines-6.0.json").read_text()
-    )
+    mozilla = json.loads((GUIDELINES / "mozilla-guidelines-6.0.json").read_text())
     reference = mozilla["configurations"]["intermediate"]
     model = compose(
         "intermediate",

@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 from nginxgen.edit.source import Source, Statement
 from nginxgen.lint.load import _parse_text
-from tests.fuzzing.configs import CORPUS, ROOT, mutated, token_stream
+from tests.fuzzing.configs import mutated, token_stream
+from tests.paths import example_and_corpus_files
 
 HAND_MADE = {
     "tabs": b"http {\n\tserver {\n\t\tlisten 443 ssl;\t# tls\n\t}\n}\n",
@@ -29,9 +30,7 @@ HAND_MADE = {
 
 
 def files() -> list[Path]:
-    paths = sorted((ROOT / "examples").rglob("*.conf"))
-    if CORPUS.is_dir():
-        paths += sorted(p for p in CORPUS.rglob("*") if p.is_file())
+    paths = example_and_corpus_files()
     return paths
 
 

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from pathlib import Path
 
 from hypothesis import strategies as st
 
-ROOT = Path(__file__).resolve().parent.parent.parent
-CORPUS = ROOT.parent / "shared" / "corpus"
+from tests.paths import example_and_corpus_files
+
 MAX_SEED_BYTES = 64 * 1024  # keeps a case fast; the 20 MB input has its own test
 
 
@@ -30,11 +29,8 @@ def seed_texts() -> tuple[bytes, ...]:
     Only files that parse cleanly are seeds, so any syntax error comes from the mutation."""
     from nginxgen.lint.load import _parse_text
 
-    paths = sorted((ROOT / "examples").rglob("*.conf"))
-    if CORPUS.is_dir():
-        paths += sorted(p for p in CORPUS.rglob("*") if p.is_file() and p.suffix != ".tsv")
     seeds = []
-    for path in paths:
+    for path in example_and_corpus_files():
         data = path.read_bytes()
         if len(data) > MAX_SEED_BYTES or b"\x00" in data or path.name == "README.md":
             continue

@@ -23,8 +23,8 @@ from nginxgen.lint.run import Selection, lint
 from nginxgen.target import Target
 from tests.builds import Build
 from tests.directive_probe import nginx_t
-from tests.fuzzing.configs import CORPUS, ROOT
 from tests.fuzzing.generate_check import build_target, real_files
+from tests.paths import EXAMPLES, corpus_files
 
 # nginx's messages for structure (ngx_conf_read_token, ngx_conf_handler): a character where the
 # tokenizer allows none, the end of the file inside a block or directive, a block where a `;`
@@ -90,17 +90,16 @@ def _wrapped(text: str) -> str | None:
 
 @functools.cache
 def candidate_seeds() -> tuple[str, ...]:
-    texts = [_inline(p) for p in sorted((ROOT / "examples").glob("*/*/nginx.conf"))]
-    if CORPUS.is_dir():
-        for path in sorted(CORPUS.rglob("*")):
-            if not path.is_file() or path.suffix == ".tsv" or path.name.startswith("_LICENSE"):
-                continue
-            data = path.read_bytes()
-            if b"\x00" in data or len(data) > 64 * 1024 or b"include" in data:
-                continue
-            wrapped = _wrapped(data.decode("utf-8", errors="surrogateescape"))
-            if wrapped is not None:
-                texts.append(wrapped)
+    texts = [_inline(p) for p in sorted(EXAMPLES.glob("*/*/nginx.conf"))]
+    for path in corpus_files():
+        if path.name.startswith("_LICENSE"):
+            continue
+        data = path.read_bytes()
+        if b"\x00" in data or len(data) > 64 * 1024 or b"include" in data:
+            continue
+        wrapped = _wrapped(data.decode("utf-8", errors="surrogateescape"))
+        if wrapped is not None:
+            texts.append(wrapped)
     return tuple(texts)
 
 

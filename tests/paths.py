@@ -1,0 +1,26 @@
+"""Where the test data lives: inside this repository, under tests/data/ (issue 23). Every
+third-party file there is listed in tests/data/PROVENANCE.tsv with its repository, commit, path
+and licence."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+DATA = REPO / "tests" / "data"
+PROVENANCE = DATA / "PROVENANCE.tsv"
+CORPUS = DATA / "corpus"  # real-world configs, in their repositories' folder layout
+LAYOUTS = DATA / "layouts"  # stock trees as packages ship them
+GUIDELINES = DATA / "mozilla" / "guidelines"  # Mozilla's guideline JSON
+REFERENCE_OUTPUTS = DATA / "mozilla" / "reference-outputs"  # what Mozilla's generator prints
+EXAMPLES = REPO / "examples"
+
+
+def corpus_files() -> list[Path]:
+    """Every file of the corpus (configs, licences and all), in a stable order."""
+    return sorted(p for p in CORPUS.rglob("*") if p.is_file())
+
+
+def example_and_corpus_files() -> list[Path]:
+    """Every rendered example and every corpus file: the texts the lexer and parsers must take."""
+    return sorted(EXAMPLES.rglob("*.conf")) + corpus_files()
