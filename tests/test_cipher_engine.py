@@ -94,7 +94,7 @@ def test_strings_from_real_configs(build: Build, text: str) -> None:
 @BUILDS
 def test_every_corpus_string(build: Build) -> None:
     strings = corpus_strings()
-    assert len(strings) >= 20, "the corpus has many ssl_ciphers lines"
+    assert len(strings) >= 5, "the corpus has ssl_ciphers lines"
     for text in strings:
         assert_same(build, text)
 

@@ -1,0 +1,144 @@
+"""Write scripts/pins.json: every file provisioning downloads, by exact name, size and sha256,
+with the places to fetch it from in order (issue 23).
+
+    python scripts/pin_downloads.py [--date YYYYMMDD]
+
+Run by hand when a pinned file should move on (a Debian security update, a new nginx source);
+the tests never run it. Debian packages are resolved against the archive's current indexes for
+each suite (the newest version across the suite, its -updates and its -security) and pinned by
+the SHA256 the index gives; the first place is the pool path the index names, then the same path
+on snapshot.debian.org at --date (the archive keeps every file it ever served there, so a pin
+stays fetchable after the mirror drops it). Other files are downloaded once and hashed here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import hashlib
+import json
+import lzma
+import subprocess
+import urllib.request
+from functools import cmp_to_key
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+PINS = HERE / "pins.json"
+MIRROR = "http://deb.debian.org"
+SNAPSHOT = "https://snapshot.debian.org/archive"
+
+# Runtime of nginx and openssl for each release build; libssl is named differently in 13.
+RUNTIME = ["openssl", "libc6", "libcrypt1", "libpcre2-8-0", "zlib1g", "libzstd1"]
+CHROMIUM = [
+    "chromium", "chromium-common", "libdouble-conversion3", "libogg0", "libflac12",
+    "libharfbuzz-subset0", "libminizip1", "libopenh264-7", "libopenjp2-7", "libopus0",
+    "libasyncns0", "libmp3lame0", "libmpg123-0", "libvorbis0a", "libvorbisenc2",
+    "libsndfile1", "libpulse0", "libxnvctrl0", "libcolord2", "libepoxy0",
+    "libwayland-cursor0", "libwayland-egl1", "libgtk-3-common", "libgtk-3-0", "xdg-utils",
+]  # fmt: skip
+DEBIAN_GROUPS: dict[str, tuple[str, list[str]]] = {
+    # group: (release, packages)
+    "bookworm": ("bookworm", ["nginx", "nginx-common", "libssl3", *RUNTIME]),
+    "trixie": ("trixie", ["nginx", "nginx-common", "libssl3t64", *RUNTIME]),
+    # a static PCRE2 linked into the compiled builds (any release's works; this machine's)
+    "pcre2": ("bookworm", ["libpcre2-dev"]),
+    # Debian 12's chromium for the HTML report test, with every package it needs that a fresh
+    # Debian 12 machine of this project's kind lacks (apt-get install -s chromium on one)
+    "chromium": ("bookworm", CHROMIUM),
+}
+# Files that are not Debian binary packages: (group, name, places in order)
+OTHER_FILES = [
+    (
+        "nginx-source",
+        "nginx_1.26.3.orig.tar.gz",  # the upstream release as Debian ships it, any revision
+        [
+            f"{MIRROR}/debian/pool/main/n/nginx/nginx_1.26.3.orig.tar.gz",
+            "{snapshot}/debian/{date}/pool/main/n/nginx/nginx_1.26.3.orig.tar.gz",
+            "https://nginx.org/download/nginx-1.26.3.tar.gz",
+        ],
+    ),
+    (
+        "libclang",
+        "libclang-18.1.1-py2.py3-none-manylinux2010_x86_64.whl",  # bindgen's libclang.so
+        [
+            "https://files.pythonhosted.org/packages/1d/fc/716c1e62e512ef1c160e7984a73a5fc7df45166f2ff3f254e71c58076f7c/libclang-18.1.1-py2.py3-none-manylinux2010_x86_64.whl"
+        ],
+    ),
+]
+
+
+def fetch(url: str) -> bytes:
+    with urllib.request.urlopen(url, timeout=120) as response:
+        return bytes(response.read())
+
+
+def packages_index(archive: str, suite: str) -> list[dict[str, str]]:
+    text = lzma.decompress(fetch(f"{MIRROR}/{archive}/dists/{suite}/main/binary-amd64/Packages.xz"))
+    stanzas = []
+    for block in text.decode().split("\n\n"):
+        fields = {}
+        for line in block.splitlines():
+            if line and not line[0].isspace() and ":" in line:
+                key, _, value = line.partition(":")
+                fields[key] = value.strip()
+        if fields:
+            stanzas.append({**fields, "_archive": archive})
+    return stanzas
+
+
+def compare_versions(a: str, b: str) -> int:
+    if a == b:
+        return 0
+    lower = subprocess.run(["dpkg", "--compare-versions", a, "lt", b], check=False).returncode
+    return -1 if lower == 0 else 1
+
+
+def debian_pins(release: str, names: list[str], date: str) -> list[dict[str, object]]:
+    index = [
+        *packages_index("debian", release),
+        *packages_index("debian", f"{release}-updates"),
+        *packages_index("debian-security", f"{release}-security"),
+    ]
+    pins = []
+    for name in names:
+        found = [s for s in index if s["Package"] == name and s["Architecture"] in ("amd64", "all")]
+        if not found:
+            raise SystemExit(f"{name}: not in {release}'s indexes")
+        newest = max(
+            found, key=cmp_to_key(lambda a, b: compare_versions(a["Version"], b["Version"]))
+        )
+        archive, filename = newest["_archive"], newest["Filename"]
+        pins.append(
+            {
+                "name": Path(filename).name,
+                "size": int(newest["Size"]),
+                "sha256": newest["SHA256"],
+                "urls": [
+                    f"{MIRROR}/{archive}/{filename}",
+                    f"{SNAPSHOT}/{archive}/{date}T000000Z/{filename}",
+                ],
+            }
+        )
+    return pins
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--date", default=datetime.date.today().strftime("%Y%m%d"))
+    args = parser.parse_args()
+    groups: dict[str, list[dict[str, object]]] = {}
+    for group, (release, names) in DEBIAN_GROUPS.items():
+        groups[group] = debian_pins(release, names, args.date)
+    for group, name, places in OTHER_FILES:
+        urls = [u.format(snapshot=SNAPSHOT, date=f"{args.date}T000000Z") for u in places]
+        data = fetch(urls[0])
+        entry = {"name": name, "size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+        groups.setdefault(group, []).append({**entry, "urls": urls})
+    document = {"pinned": args.date, "groups": groups}
+    PINS.write_text(json.dumps(document, indent=1) + "\n")
+    print(f"wrote {PINS}: {sum(len(g) for g in groups.values())} files")
+
+
+if __name__ == "__main__":
+    main()

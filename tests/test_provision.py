@@ -1,0 +1,128 @@
+"""Provisioning (issue 23): every download is pinned and verified, a pinned file nobody serves is
+one line naming it, and a second run with a filled cache makes no network request at all."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.builds import MANIFEST
+from tests.helpers import missing_real_part
+from tests.paths import REPO
+
+sys.path.insert(0, str(REPO / "scripts"))
+from downloads import PINS, DownloadError, fetch_pinned
+
+# No route anywhere: an unroutable proxy for every scheme, no mirror, no exceptions.
+NO_NETWORK_ENV = {
+    **{key: "http://10.255.255.1:9" for key in ("http_proxy", "https_proxy", "HTTP_PROXY")},
+    "HTTPS_PROXY": "http://10.255.255.1:9",
+    "no_proxy": "",
+    "NO_PROXY": "",
+}
+
+
+def without_network(argv: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """argv in a network namespace of its own (only a loopback that is down) when we are root,
+    and with the unroutable proxy in any case."""
+    prefix = ["unshare", "--net"] if os.geteuid() == 0 else []
+    return subprocess.run(
+        [*prefix, *argv],
+        env={**os.environ, **NO_NETWORK_ENV, **env},
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+
+
+def entry(data: bytes, urls: list[str]) -> dict[str, object]:
+    return {
+        "name": "thing.deb",
+        "size": len(data),
+        "sha256": hashlib.sha256(data).hexdigest(),
+        "urls": urls,
+    }
+
+
+def test_every_pin_names_its_bytes_and_places() -> None:
+    groups = json.loads(PINS.read_text())["groups"]
+    assert {"bookworm", "trixie", "pcre2", "nginx-source", "libclang", "chromium"} <= set(groups)
+    for files in groups.values():
+        for pin in files:
+            assert len(pin["sha256"]) == 64 and int(pin["sha256"], 16) >= 0
+            assert pin["size"] > 0 and pin["urls"], pin["name"]
+
+
+def test_the_nginx_source_is_the_release_tarball_not_a_debian_revision() -> None:
+    (source,) = json.loads(PINS.read_text())["groups"]["nginx-source"]
+    assert source["name"] == "nginx_1.26.3.orig.tar.gz"
+    assert source["urls"][0].endswith("/pool/main/n/nginx/nginx_1.26.3.orig.tar.gz")
+
+
+def test_the_first_place_that_serves_the_pinned_bytes_is_used(tmp_path: Path) -> None:
+    good, bad = tmp_path / "good", tmp_path / "bad"
+    good.write_bytes(b"pinned bytes")
+    bad.write_bytes(b"other bytes!")
+    pin = entry(b"pinned bytes", [f"file://{tmp_path}/missing", bad.as_uri(), good.as_uri()])
+    got = fetch_pinned(pin, tmp_path / "cache")
+    assert got.read_bytes() == b"pinned bytes"
+    good.unlink()  # cached and verified: not fetched again
+    assert fetch_pinned(pin, tmp_path / "cache") == got
+
+
+def test_a_cached_file_that_does_not_verify_is_fetched_again(tmp_path: Path) -> None:
+    source = tmp_path / "source"
+    source.write_bytes(b"pinned bytes")
+    (tmp_path / "cache").mkdir()
+    (tmp_path / "cache" / "thing.deb").write_bytes(b"pinned bytez")  # same size, other bytes
+    got = fetch_pinned(entry(b"pinned bytes", [source.as_uri()]), tmp_path / "cache")
+    assert got.read_bytes() == b"pinned bytes"
+
+
+def test_no_place_serves_the_pinned_bytes(tmp_path: Path) -> None:
+    bad = tmp_path / "bad"
+    bad.write_bytes(b"other bytes!")
+    pin = entry(b"pinned bytes", [f"file://{tmp_path}/missing", bad.as_uri()])
+    with pytest.raises(DownloadError) as raised:
+        fetch_pinned(pin, tmp_path / "cache")
+    line = str(raised.value)
+    assert "\n" not in line
+    assert line.startswith(f"thing.deb: expected sha256 {pin['sha256']}; tried ")
+    assert f"file://{tmp_path}/missing" in line and f"{bad.as_uri()} (sha256 " in line
+    assert not (tmp_path / "cache" / "thing.deb").exists()
+    assert not (tmp_path / "cache" / "thing.deb.part").exists()
+
+
+def test_provisioning_without_network_and_without_cache_fails_naming_each_file(
+    tmp_path: Path,
+) -> None:
+    done = without_network(
+        [sys.executable, str(REPO / "scripts" / "provision.py"), "--cache", str(tmp_path)], {}
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
+    lines = done.stdout.splitlines()
+    (bookworm,) = [line for line in lines if line.startswith("provision: bookworm: MISSING: ")]
+    assert ".deb: expected sha256 " in bookworm and "; tried http://deb.debian.org/" in bookworm
+    (awslc,) = [line for line in lines if line.startswith("provision: awslc: MISSING: ")]
+    assert "expected sha256" in awslc
+
+
+def test_a_second_run_with_a_filled_cache_makes_no_network_request() -> None:
+    if not MANIFEST.is_file():
+        missing_real_part(f"{MANIFEST} not found: run scripts/provision.py first")
+    before = json.loads(MANIFEST.read_text())
+    done = without_network(
+        [sys.executable, str(REPO / "scripts" / "provision.py")],
+        {"NGINXGEN_BUILDS": str(MANIFEST.parent)},
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "MISSING" not in done.stdout and "built in" not in done.stdout
+    assert json.loads(MANIFEST.read_text()) == before
