@@ -181,6 +181,50 @@ def authority_by_path(path: str) -> CertificateAuthority | None:
 
 
 @record(frozen=True)
+class Manager:
+    """A tool that manages nginx files besides the user (managers.toml)."""
+
+    key: str
+    display: str
+    never_write: bool  # it regenerates or hash-checks the file: nginxgen leaves it alone
+    override: str  # where a user's change belongs instead
+    source: str
+
+
+@cache
+def _managers() -> tuple[tuple[Manager, dict[str, Any]], ...]:
+    return tuple(
+        (
+            Manager(key, data["display"], data["never_write"], data["override"], data["source"]),
+            data,
+        )
+        for key, data in _toml("managers")["manager"].items()
+    )
+
+
+def manager_of(path: str, text: str | None = None) -> Manager | None:
+    """The tool that manages this file, by where it is (its real path), its first lines or its
+    exact bytes (certbot's released options file wherever it was copied); None: the user's."""
+    import fnmatch
+    import hashlib
+
+    real = os.path.realpath(path)
+    head = text[:2048] if text is not None else ""
+    digest = None
+    for manager, data in _managers():
+        if any(fnmatch.fnmatchcase(real, pattern) for pattern in data["paths"]):
+            return manager
+        if head and any(marker in head for marker in data["headers"]):
+            return manager
+        if text is not None and data["sha256"]:
+            if digest is None:
+                digest = hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
+            if digest in data["sha256"]:
+                return manager
+    return None
+
+
+@record(frozen=True)
 class DirectiveShapes:
     """Which directives take a block, as real nginx builds answered (directives.json)."""
 
