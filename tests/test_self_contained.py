@@ -56,5 +56,5 @@ def test_every_data_file_has_its_provenance() -> None:
 
 def test_every_data_repository_keeps_its_licence() -> None:
     groups = [*sorted((DATA / "corpus").iterdir()), DATA / "layouts" / "nginx-org-packages"]
-    for group in [*groups, DATA / "mozilla"]:
+    for group in [*groups, DATA / "mozilla", DATA / "certbot"]:
         assert sorted(group.glob("_LICENSE*")), f"{group.relative_to(DATA)} has no licence text"

@@ -116,7 +116,7 @@ def _run(args: Arguments) -> int:
         path_map = _path_map(conf.get("path-map", {}), os.path.dirname(found[0]))
     stdin_text = sys.stdin.read() if "-" in args.paths else None
     if args.fix or args.unsafe_fixes or args.diff:
-        from nginxgen.lint.fix import FixError, WriteAhead, run_fixes
+        from nginxgen.lint.fix import FixError, WriteAhead, leave_managed, run_fixes
 
         classes = frozenset({"safe", "unsafe"} if args.unsafe_fixes else {"safe"})
         may_fix = Selection(
@@ -131,14 +131,17 @@ def _run(args: Arguments) -> int:
 
                 def lint_root(loaded: Loaded) -> list[Finding]:
                     only = _given(loaded, wanted)  # from the pass's own load, no extra one
-                    return _fixable(lint(loaded, target, selection, only), may_fix, set(only))
+                    found = lint(loaded, target, selection, only)
+                    return _fixable(leave_managed(found, loaded.texts), may_fix, set(only))
 
                 units.append((root, lint_root))
             else:
-                units.extend(
-                    (p, lambda loaded: _fixable(lint(loaded, target, selection), may_fix))
-                    for p in args.paths
-                )
+
+                def lint_tree(loaded: Loaded) -> list[Finding]:
+                    found = lint(loaded, target, selection)
+                    return _fixable(leave_managed(found, loaded.texts), may_fix)
+
+                units.extend((p, lint_tree) for p in args.paths)
             # One tree's fixes are staged on disk while the last pass checks them; several
             # paths are merged first (merge), so they are staged when written.
             ahead = WriteAhead() if not args.diff and len(units) == 1 else None
@@ -162,6 +165,8 @@ def _run(args: Arguments) -> int:
         finally:
             if ahead is not None:
                 ahead.discard()  # staged but not written (an error, or nothing to write)
+    from nginxgen.lint.fix import leave_managed
+
     findings = []
     files: list[str] = []
     seen: set[str] = set()
@@ -170,12 +175,12 @@ def _run(args: Arguments) -> int:
             wanted = {os.path.realpath(p) for p in args.paths}
             loaded = load_path(root, prefix, path_map=path_map)
             report_files = _given(loaded, wanted)
-            findings = lint(loaded, target, selection, report_files)
+            findings = leave_managed(lint(loaded, target, selection, report_files), loaded.texts)
             files = report_files
         else:
             for path in args.paths:
                 loaded = load_path(path, prefix, stdin_text, path_map)
-                findings.extend(lint(loaded, target, selection))
+                findings.extend(leave_managed(lint(loaded, target, selection), loaded.texts))
                 files.extend(f for f in loaded.files if f not in seen)
                 seen.update(loaded.files)
     except LoadError as exc:
@@ -233,7 +238,9 @@ def _report_fixes(
     out.write(report.render(args.format, remaining, target, files))
     more = sum(1 for f in remaining if f.autofix == "unsafe")
     hint = f" ({more} more fixable with --unsafe-fixes)" if more and not args.unsafe_fixes else ""
-    print(f"# {fixed} fixed, {len(remaining)} remaining{hint}", file=out)
+    # json, sarif and github output is one document a tool reads: the summary goes beside it
+    summary = out if args.format == "text" else sys.stderr
+    print(f"# {fixed} fixed, {len(remaining)} remaining{hint}", file=summary)
     failing = any(severity_rank(f.severity) >= severity_rank(fail_on) for f in remaining)
     return EXIT_FINDINGS if failing else EXIT_CLEAN
 

@@ -16,6 +16,18 @@ if TYPE_CHECKING:
     from nginxgen.edit.edits import Edit
 
 
+# How the default-server rules fix: never by deleting the ignored line. It says something other
+# than what is in effect (else there is no finding), so it is the one trace of what the user
+# wanted there; deleting it keeps behaviour and loses that intent (a vhost's post-quantum
+# groups, silently gone). Making it take effect changes what clients get: unsafe.
+MOVE_TO_DEFAULT = (
+    "unsafe",
+    "no safe fix: the ignored line is the only record of what was wanted there; with "
+    "--unsafe-fixes, moves its value into the default server that decides (for every name on "
+    "that address)",
+)
+
+
 @record
 class Misplaced:
     socket: str
@@ -61,15 +73,6 @@ def misplaced(ctx: Context, keys: tuple[str, ...]) -> Iterator[Misplaced]:
                 if entry.only_value and value != entry.only_value:
                     continue
                 yield Misplaced(socket, key, stmt, default, entry.why, default_value, server)
-
-
-def drop_ignored(ctx: Context, m: Misplaced) -> list[tuple[str, Edit]] | None:
-    """The safe fix: delete the line, when the server is the default of none of its TLS
-    sockets (so the line takes effect nowhere and removing it changes nothing)."""
-    for listen in m.server.listens:
-        if listen.ssl and ctx.config.default_server(listen.socket) is m.server:
-            return None
-    return _fixes.delete(ctx, m.stmt)
 
 
 def move_to_default(ctx: Context, m: Misplaced) -> list[tuple[str, Edit]] | None:

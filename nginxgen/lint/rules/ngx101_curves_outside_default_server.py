@@ -21,7 +21,7 @@ from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule, server_label
 from nginxgen.lint.findings import Finding
-from nginxgen.lint.rules._default_server import drop_ignored, misplaced, move_to_default
+from nginxgen.lint.rules._default_server import MOVE_TO_DEFAULT, misplaced, move_to_default
 
 RULE = Rule(
     code="NGX101",
@@ -29,12 +29,7 @@ RULE = Rule(
     severity="warning",
     fix="move ssl_ecdh_curve (or ssl_conf_command Groups) to http{} level, "
     "or make it the same in the default server",
-    autofix=(
-        "safe",
-        "deletes the ignored line when the server is the default server of none of its TLS addresses; "
-        "with --unsafe-fixes, moves its value into the default server that decides instead (for "
-        "every name on that address)",
-    ),
+    autofix=MOVE_TO_DEFAULT,
 )
 
 
@@ -46,7 +41,5 @@ def check(ctx: Context) -> Iterator[Finding]:
             m.stmt,
             f"{m.key} here is ignored: {server_label(m.default)} is the default server of "
             f"{m.socket} and its groups ({m.default_value}) apply to every name on it",
-            autofix="safe",
-            edits=drop_ignored(ctx, m),
             unsafe_edits=move_to_default(ctx, m),
         )

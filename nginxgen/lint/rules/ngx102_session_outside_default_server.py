@@ -20,19 +20,14 @@ from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule, server_label
 from nginxgen.lint.findings import Finding
-from nginxgen.lint.rules._default_server import drop_ignored, misplaced, move_to_default
+from nginxgen.lint.rules._default_server import MOVE_TO_DEFAULT, misplaced, move_to_default
 
 RULE = Rule(
     code="NGX102",
     name="session-outside-default-server",
     severity="warning",
     fix="move ssl_session_cache, ssl_session_timeout and ssl_session_ticket_key to http{} level",
-    autofix=(
-        "safe",
-        "deletes the ignored line when the server is the default server of none of its TLS addresses; "
-        "with --unsafe-fixes, moves its value into the default server that decides instead (for "
-        "every name on that address)",
-    ),
+    autofix=MOVE_TO_DEFAULT,
 )
 
 
@@ -44,7 +39,5 @@ def check(ctx: Context) -> Iterator[Finding]:
             m.stmt,
             f"{m.key} here is ignored: sessions on {m.socket} use the default server "
             f"{server_label(m.default)} ({m.default_value})",
-            autofix="safe",
-            edits=drop_ignored(ctx, m),
             unsafe_edits=move_to_default(ctx, m),
         )

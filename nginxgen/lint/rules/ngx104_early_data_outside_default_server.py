@@ -15,19 +15,14 @@ from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule, server_label
 from nginxgen.lint.findings import Finding
-from nginxgen.lint.rules._default_server import drop_ignored, misplaced, move_to_default
+from nginxgen.lint.rules._default_server import MOVE_TO_DEFAULT, misplaced, move_to_default
 
 RULE = Rule(
     code="NGX104",
     name="early-data-outside-default-server",
     severity="warning",
     fix="set ssl_early_data at http{} level or in the default server",
-    autofix=(
-        "safe",
-        "deletes the ignored line when the server is the default server of none of its TLS addresses; "
-        "with --unsafe-fixes, moves its value into the default server that decides instead (for "
-        "every name on that address)",
-    ),
+    autofix=MOVE_TO_DEFAULT,
 )
 
 
@@ -38,7 +33,5 @@ def check(ctx: Context) -> Iterator[Finding]:
             m.stmt,
             f"ssl_early_data here is ignored: the default server {server_label(m.default)} "
             f"decides 0-RTT for {m.socket} ({m.default_value})",
-            autofix="safe",
-            edits=drop_ignored(ctx, m),
             unsafe_edits=move_to_default(ctx, m),
         )

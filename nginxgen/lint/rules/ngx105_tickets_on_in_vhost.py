@@ -14,19 +14,14 @@ from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule, server_label
 from nginxgen.lint.findings import Finding
-from nginxgen.lint.rules._default_server import drop_ignored, misplaced, move_to_default
+from nginxgen.lint.rules._default_server import MOVE_TO_DEFAULT, misplaced, move_to_default
 
 RULE = Rule(
     code="NGX105",
     name="tickets-on-in-vhost",
     severity="info",
     fix="set ssl_session_tickets at http{} level",
-    autofix=(
-        "safe",
-        "deletes the ignored line when the server is the default server of none of its TLS addresses; "
-        "with --unsafe-fixes, moves its value into the default server that decides instead (for "
-        "every name on that address)",
-    ),
+    autofix=MOVE_TO_DEFAULT,
 )
 
 
@@ -37,7 +32,5 @@ def check(ctx: Context) -> Iterator[Finding]:
             m.stmt,
             f"tickets are off in the default server {server_label(m.default)} of {m.socket}, "
             "so turning them on here has no effect before nginx 1.29.2",
-            autofix="safe",
-            edits=drop_ignored(ctx, m),
             unsafe_edits=move_to_default(ctx, m),
         )

@@ -1,0 +1,141 @@
+"""Edits people can trust (issue 26): files another tool manages are never written, a safe fix
+keeps the user's intent, nothing is rewritten with the same bytes, and machine-readable output
+stays one document."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from nginxgen import knowledge
+from nginxgen.cli import main
+from nginxgen.edit.edits import Edit
+from nginxgen.lint.findings import Finding
+from nginxgen.lint.fix import run_fixes
+from nginxgen.lint.load import load_path
+from tests.paths import DATA
+
+TARGET = ["--nginx-version", "1.26.3", "--tls-library", "openssl-3.5.7"]
+CERTBOT_OPTIONS = DATA / "certbot" / "options-ssl-nginx.conf"
+
+
+def lint(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(["lint", *TARGET, *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def certbot_tree(root: Path) -> Path:
+    """Two sites as certbot installs them: each server includes certbot's options file; the
+    default server decides the session settings for both."""
+    (root / "letsencrypt").mkdir(parents=True)
+    shutil.copy(CERTBOT_OPTIONS, root / "letsencrypt" / "options-ssl-nginx.conf")
+    conf = root / "nginx.conf"
+    conf.write_text(
+        "events {}\nhttp {\n"
+        "  server { listen 443 ssl default_server; server_name a.example;\n"
+        "    ssl_session_cache shared:A:1m; ssl_reject_handshake on; }\n"
+        "  server { listen 443 ssl; server_name b.example;\n"
+        f"    include {root}/letsencrypt/options-ssl-nginx.conf; # managed by Certbot\n"
+        "  }\n}\n"
+    )
+    return conf
+
+
+def test_certbots_released_options_file_is_recognised_by_its_bytes() -> None:
+    text = CERTBOT_OPTIONS.read_text()
+    digest = hashlib.sha256(CERTBOT_OPTIONS.read_bytes()).hexdigest()
+    manager = knowledge.manager_of("/srv/elsewhere/tls.conf", text)
+    assert manager is not None and manager.key == "certbot" and manager.never_write, digest
+    assert knowledge.manager_of("/srv/elsewhere/tls.conf", text + "# mine\n") is None
+    by_path = knowledge.manager_of("/etc/letsencrypt/options-ssl-nginx.conf")
+    assert by_path is not None and by_path.key == "certbot"
+
+
+def test_the_manager_table_names_its_sources() -> None:
+    managers = [m for m, _ in knowledge._managers()]
+    assert len(managers) >= 6
+    assert all(m.source and m.override and m.display for m in managers)
+
+
+@pytest.mark.parametrize("flag", ["--fix", "--unsafe-fixes"])
+def test_fixes_never_write_certbots_file(
+    flag: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    conf = certbot_tree(tmp_path)
+    options = tmp_path / "letsencrypt" / "options-ssl-nginx.conf"
+    before = options.read_bytes(), options.stat().st_ino
+    code, out, err = lint(capsys, flag, str(conf))
+    assert (options.read_bytes(), options.stat().st_ino) == before
+    assert "fixed" not in err.replace("# ", "")  # nothing was written anywhere
+    assert code == 1 and "NGX102" in out
+    assert f"{options} is managed by certbot, which nginxgen never writes" in out
+
+
+def test_plain_lint_does_not_call_a_managed_line_fixable(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    conf = certbot_tree(tmp_path)
+    _, out, _ = lint(capsys, "--format", "json", str(conf))
+    in_options = [
+        f for f in json.loads(out)["findings"] if f["file"].endswith("options-ssl-nginx.conf")
+    ]
+    assert in_options and all(f["autofix"] is None for f in in_options)
+
+
+def test_a_safe_fix_keeps_an_ignored_line_that_says_what_the_user_wants(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    conf = tmp_path / "nginx.conf"
+    text = (
+        "events {}\nhttp {\n"
+        "  server { listen 443 ssl default_server; ssl_reject_handshake on; }\n"
+        "  server { listen 443 ssl; server_name b.example;\n"
+        "    ssl_ecdh_curve X25519MLKEM768:X25519;  # PQ first\n  }\n}\n"
+    )
+    conf.write_text(text)
+    code, out, _ = lint(capsys, "--fix", str(conf))
+    assert conf.read_text() == text and code == 1 and "NGX101" in out
+    lint(capsys, "--unsafe-fixes", str(conf))
+    fixed = conf.read_text()
+    default_server = fixed.split("server {")[1]
+    assert "ssl_ecdh_curve X25519MLKEM768" in default_server  # moved where it takes effect
+
+
+def test_json_output_of_a_fix_is_one_document(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    conf = tmp_path / "nginx.conf"
+    conf.write_text(
+        "events {}\nhttp {\n  ssl_protocols TLSv1.2 TLSv1.3;\n"
+        "  ssl_ciphers ECDHE-ECDSA-AES128-GCM-SHA256:TLS_AES_128_GCM_SHA256;\n"
+        "  server { listen 443 ssl default_server; ssl_reject_handshake on; }\n}\n"
+    )
+    for fmt in ("json", "sarif"):
+        _, out, err = lint(capsys, "--fix", "--format", fmt, str(conf))
+        json.loads(out)  # the whole of stdout, nothing after it
+        assert "fixed, " in err and "fixed, " not in out
+
+
+def test_a_fix_that_leaves_the_same_bytes_writes_nothing(tmp_path: Path) -> None:
+    conf = tmp_path / "nginx.conf"
+    conf.write_text("events {}\nhttp { ssl_session_tickets on; }\n")
+    start = conf.read_bytes().index(b"on;")
+    same = (str(conf), Edit(start, start + 2, b"on"))  # replaces "on" with "on"
+    calls = []
+
+    def lint_pass(loaded: object) -> list[Finding]:
+        calls.append(1)
+        if len(calls) > 1:
+            return []
+        return [Finding("NGX000", "t", "info", str(conf), 2, "m", "f", "safe", (same,))]
+
+    outcome = run_fixes(
+        lambda overlay: load_path(str(conf), overlay=overlay), lint_pass, frozenset({"safe"})
+    )
+    assert outcome.changed == {} and outcome.originals == {}
+    assert outcome.fixed == ["NGX000"]
