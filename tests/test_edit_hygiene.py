@@ -7,6 +7,8 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -17,7 +19,11 @@ from nginxgen.edit.edits import Edit
 from nginxgen.lint.findings import Finding
 from nginxgen.lint.fix import run_fixes
 from nginxgen.lint.load import load_path
+from tests.builds import Build
+from tests.conftest import require_build
 from tests.paths import DATA
+from tests.pki import CertificateFactory
+from tests.stock_trees import stock_tree
 
 TARGET = ["--nginx-version", "1.26.3", "--tls-library", "openssl-3.5.7"]
 CERTBOT_OPTIONS = DATA / "certbot" / "options-ssl-nginx.conf"
@@ -139,3 +145,57 @@ def test_a_fix_that_leaves_the_same_bytes_writes_nothing(tmp_path: Path) -> None
     )
     assert outcome.changed == {} and outcome.originals == {}
     assert outcome.fixed == ["NGX000"]
+
+
+def test_equal_values_are_not_churn(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # `1440m` and `1d`, `On` and `on`, `1m` and `1024k`: one setting each, as nginx reads them
+    conf = tmp_path / "nginx.conf"
+    conf.write_text(
+        "events {}\nhttp {\n"
+        "  server { listen 443 ssl default_server; ssl_reject_handshake on;\n"
+        "    ssl_session_timeout 1d; ssl_session_tickets on; ssl_session_cache shared:S:1m; }\n"
+        "  server { listen 443 ssl; server_name b.example;\n"
+        "    ssl_session_timeout 1440m; ssl_session_tickets On;\n"
+        "    ssl_session_cache shared:S:1024k; }\n}\n"
+    )
+    _, out, _ = lint(capsys, "--format", "json", "--select", "NGX102,NGX105", str(conf))
+    assert json.loads(out)["findings"] == []
+
+
+def test_into_never_writes_certbots_options_file(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    build = require_build(provisioned, "trixie")
+    main_conf = stock_tree("nginx-org", build, tmp_path / "nginx")
+    tree = main_conf.parent
+    certs = CertificateFactory(tmp_path / "certs")
+    site = certs.leaf("a.test")
+    shutil.copy(CERTBOT_OPTIONS, tree / "options-ssl-nginx.conf")
+    options = tree / "options-ssl-nginx.conf"
+    (tree / "letsencrypt").mkdir()
+    options = options.rename(tree / "letsencrypt" / "options-ssl-nginx.conf")
+    (tree / "conf.d" / "a.test.conf").write_text(
+        "server {\n    server_name a.test;\n"
+        "    listen 443 ssl; # managed by Certbot\n"
+        f"    ssl_certificate {site.fullchain}; # managed by Certbot\n"
+        f"    ssl_certificate_key {site.key}; # managed by Certbot\n"
+        f"    include {options}; # managed by Certbot\n}}\n"
+    )
+    before = options.read_bytes(), options.stat().st_ino
+    new = certs.leaf("b.test")
+    done = subprocess.run(
+        [sys.executable, "-m", "nginxgen", "generate", "--preset", "intermediate",
+         *build.target_flags, "--domain", "b.test", "--cert", str(new.fullchain),
+         "--key", str(new.key), "--into", str(tree)],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (options.read_bytes(), options.stat().st_ino) == before
+    report = done.stdout + done.stderr
+    # tickets: ours would be on (nginx 1.26.3 rotates their keys), certbot's say off
+    assert "ssl_session_tickets off kept" in report and "managed by certbot" in report
+    assert "1440m" not in report  # 1440m is 1d: nothing to change, nothing to keep
+    checked = build.nginx(
+        "-p", f"{tree}/", "-c", str(main_conf), "-e", str(tree / "error.log"), "-t"
+    )
+    assert checked.returncode == 0, checked.stderr

@@ -26,6 +26,7 @@ from nginxgen.into.layout import Place, find_place
 from nginxgen.lint.config import Config, Server, build, listen_socket
 from nginxgen.lint.load import Loaded, Stmt, load_valid, walk
 from nginxgen.target import Target
+from nginxgen.values import same_value
 
 TLS_NAME = "nginxgen-tls.conf"  # the http{}-level settings the tree does not set yet
 DEFAULT_STEM = "nginxgen-default-server"
@@ -153,7 +154,21 @@ class _Planner:
 
     def _edit(self, stmt: Stmt, make: str, args: list[str] | None = None) -> bool:
         """Plan one edit of a user's line; False when the same edit is planned already (a
-        snippet included by the default server of several sockets)."""
+        snippet included by the default server of several sockets), or when the line is in a
+        file another tool manages (certbot's options file): that file is never written, and
+        the report says who owns it and where a change belongs."""
+        manager = knowledge.manager_of(stmt.file, self.loaded.texts.get(stmt.file))
+        if manager is not None and manager.never_write:
+            wanted = "removed" if make == "delete" else " ".join(args or [])
+            step = Step(
+                _at(stmt),
+                f"{stmt.directive} {' '.join(stmt.args)} kept (nginxgen would make it {wanted})",
+                f"{stmt.file} is managed by {manager.display}, which nginxgen never writes; "
+                f"to change it: {manager.override}",
+            )
+            if step not in self.plan.steps:
+                self.plan.steps.append(step)
+            return False
         found = self.tree.locate(stmt)
         if found is None:
             raise NginxgenError(f"cannot find {stmt.directive} again", where=_at(stmt))
@@ -208,8 +223,9 @@ class _Planner:
                 continue
             dropped.append(_delete_with_comments(source, statement))
             first, *rest = existing
-            if first.args != args:
-                self._edit(first, "args", args)
+            if not same_value(first.directive, first.args, args) and self._edit(
+                first, "args", args
+            ):
                 self.plan.steps.append(
                     Step(
                         _at(first),
@@ -219,7 +235,8 @@ class _Planner:
                     )
                 )
             for extra in rest:
-                self._edit(extra, "delete")
+                if not self._edit(extra, "delete"):
+                    continue
                 self.plan.steps.append(
                     Step(_at(extra), f"{extra.directive} removed", f"set once, at {_at(first)}")
                 )
@@ -247,7 +264,11 @@ class _Planner:
             default = self.keep_default(socket, servers)
             for name in sorted(decided):
                 own = _own(default, name)
-                if own and name in self.settings and own[0].args != self.settings[name]:
+                if (
+                    own
+                    and name in self.settings
+                    and not same_value(own[0].directive, own[0].args, self.settings[name])
+                ):
                     if not self._edit(own[0], "args", self.settings[name]):
                         continue
                     self.plan.steps.append(
@@ -270,7 +291,8 @@ class _Planner:
         default = servers[0]
         listen = next(lst for lst in default.listens if lst.socket == socket)
         if listen.stmt in default.own("listen"):
-            self._edit(listen.stmt, "args", [*listen.stmt.args, "default_server"])
+            if not self._edit(listen.stmt, "args", [*listen.stmt.args, "default_server"]):
+                return default  # in a managed file: said by _edit
         else:  # no listen line: nginx's implicit `listen *:80`, now said
             self._insert(default.stmt, "listen 80 default_server;")
         self.plan.steps.append(

@@ -10,6 +10,7 @@ from nginxgen.lint.context import Context
 from nginxgen.lint.load import Stmt
 from nginxgen.lint.rules import _fixes
 from nginxgen.records import record
+from nginxgen.values import same_value
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -62,14 +63,15 @@ def misplaced(ctx: Context, keys: tuple[str, ...]) -> Iterator[Misplaced]:
             entry = only.get(key)
             if entry is None:
                 continue
-            default_value = _text(_setting(default, key, own=False), key)
+            in_effect = _setting(default, key, own=False)
+            default_value = _text(in_effect, key)
             for server in others:
                 stmt = _setting(server, key, own=True)
                 if stmt is None:
                     continue
                 value = _text(stmt, key)
-                if value == default_value:
-                    continue
+                if in_effect is not None and same_value(stmt.directive, stmt.args, in_effect.args):
+                    continue  # the same setting, however it is spelled (1440m and 1d)
                 if entry.only_value and value != entry.only_value:
                     continue
                 yield Misplaced(socket, key, stmt, default, entry.why, default_value, server)
