@@ -21,6 +21,7 @@ from nginxgen.lint.fix import run_fixes
 from nginxgen.lint.load import load_path
 from tests.builds import Build
 from tests.conftest import require_build
+from tests.directive_probe import nginx_t
 from tests.paths import DATA
 from tests.pki import CertificateFactory
 from tests.stock_trees import stock_tree
@@ -199,3 +200,42 @@ def test_into_never_writes_certbots_options_file(
         "-p", f"{tree}/", "-c", str(main_conf), "-e", str(tree / "error.log"), "-t"
     )
     assert checked.returncode == 0, checked.stderr
+
+
+def test_a_draft_group_is_renamed_before_any_fix_builds_on_it(
+    provisioned: tuple[dict[str, Build], dict[str, str]],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    build = require_build(provisioned, "trixie")  # OpenSSL 3.5: X25519MLKEM768, no Kyber draft
+    conf = tmp_path / "nginx.conf"
+    text = (
+        "events {}\nhttp {\n" + "\n".join(build.temp_path_directives) + "\n"
+        "  server { listen 127.0.0.1:8443 ssl default_server;\n"
+        "    ssl_reject_handshake on;\n    ssl_ecdh_curve X25519Kyber768Draft00:X25519; }\n}\n"
+    )
+    conf.write_text(text)
+    (tmp_path / "t").mkdir()
+    assert "SSL_CTX_set1_curves_list" in nginx_t(build, text, tmp_path / "t")
+    flags = ["lint", *build.target_flags]
+    main([*flags, "--fix", str(conf)])
+    assert conf.read_text() == text  # no safe fix: renaming changes the code point
+    assert "NGX201" in capsys.readouterr().out
+    assert main([*flags, "--unsafe-fixes", str(conf)]) == 1
+    capsys.readouterr()
+    assert "ssl_ecdh_curve X25519MLKEM768/X25519;" in conf.read_text()
+    assert nginx_t(build, conf.read_text(), tmp_path / "t") == ""
+
+
+def test_a_spelling_the_library_refuses_is_respelled_safely(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    conf = tmp_path / "nginx.conf"
+    conf.write_text(
+        "events {}\nhttp {\n  server { listen 443 ssl default_server; ssl_reject_handshake on;\n"
+        "    ssl_ecdh_curve secp256r1:X25519; }\n}\n"
+    )
+    main(["lint", "--nginx-version", "1.26.3", "--tls-library", "boringssl", "--fix", str(conf)])
+    out = capsys.readouterr().out
+    assert "ssl_ecdh_curve P-256:X25519;" in conf.read_text() or "prime256v1" in conf.read_text()
+    assert "NGX201" not in out

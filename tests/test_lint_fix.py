@@ -210,6 +210,8 @@ def _no_fix_cases() -> set[str]:
         # a vhost's own ssl_conf_command Groups: moving one of several command lines into the
         # default server is not automatic, and deleting it would lose what was wanted
         or (code == "NGX101" and "ssl_conf_command Groups" in bad)
+        # a group the library lacks with no successor it has: what to use instead is a choice
+        or (code == "NGX201" and "ssl_ecdh_curve X25519MLKEM768:X25519;" in bad)
     }
 
 

@@ -69,7 +69,12 @@ def run_fixes(
             )
         taken: dict[str, list[Edit]] = {}
         codes: list[str] = []
+        # a line with an error (an unknown group, say) is mended by that error's own fix first:
+        # another fix built on it now (a tuple around the unknown name) would still fail
+        erring = {(f.file, f.line) for f in findings if f.severity == "error"}
         for finding in findings:
+            if finding.severity != "error" and (finding.file, finding.line) in erring:
+                continue
             chosen = finding.edits if finding.autofix in classes else ()
             if "unsafe" in classes and finding.unsafe_edits:
                 chosen = finding.unsafe_edits

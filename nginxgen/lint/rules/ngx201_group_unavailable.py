@@ -10,23 +10,41 @@ supports `?` (OpenSSL >= 3.3).
 Fail (OpenSSL 3.0): ssl_ecdh_curve X25519MLKEM768:X25519;
 Fix: ssl_ecdh_curve X25519:prime256v1;  (or upgrade to OpenSSL >= 3.5)
 
+Automatic fix: a spelling the library does not accept becomes the one it does (safe: the same
+group); a draft name whose standard successor the target has becomes that successor
+(X25519Kyber768Draft00 -> X25519MLKEM768, unsafe: another code point, so clients that only speak
+the draft negotiate something else). Other fixes wait until this error is gone: a tuple built
+around an unknown name would still fail `nginx -t`.
+
 Sources: nginx-tls-facts §3 (group table and error strings), P7, P8, P10.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from nginxgen import knowledge
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
-from nginxgen.lint.rules._groups import group_statements, parse_groups
+from nginxgen.lint.load import Stmt
+from nginxgen.lint.rules import _fixes
+from nginxgen.lint.rules._groups import GroupEntry, group_statements, parse_groups
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from nginxgen.edit.edits import Edit
 
 RULE = Rule(
     code="NGX201",
     name="group-unavailable",
     severity="error",
     fix="use a group the library has (X25519, prime256v1, secp384r1) or upgrade the library",
+    autofix=(
+        "safe",
+        "respells a group the library knows under another name; with --unsafe-fixes, a draft "
+        "name becomes its standard successor where the target has it",
+    ),
 )
 KEYWORDS = {"auto", "default"}
 
@@ -47,11 +65,15 @@ def check(ctx: Context) -> Iterator[Finding]:
                 )
             elif not group.available(library):
                 fix = f"use {group.replacement}" if group.replacement else None
+                successor = knowledge.find_group(group.replacement) if group.replacement else None
                 yield ctx.finding(
                     RULE,
                     stmt,
                     f"{group.requirement(library)} ({ctx.target.describe()}): nginx -t fails",
                     fix,
+                    unsafe_edits=_renamed(ctx, stmt, entry, successor.spell(library))
+                    if successor is not None and successor.available(library)
+                    else None,
                 )
             elif not knowledge.group_accepts_spelling(group, entry.name, library):
                 spelled = group.spell(library)
@@ -60,4 +82,24 @@ def check(ctx: Context) -> Iterator[Finding]:
                     stmt,
                     f"{ctx.library()} does not accept the spelling {entry.name!r}: nginx -t fails",
                     f"write {spelled}",
+                    autofix="safe",
+                    edits=_renamed(ctx, stmt, entry, spelled),
                 )
+
+
+def _renamed(
+    ctx: Context, stmt: Stmt, entry: GroupEntry, name: str
+) -> list[tuple[str, Edit]] | None:
+    """The statement with this one entry of its group list renamed (prefixes, separators and
+    every other entry as written)."""
+    index = 0 if stmt.directive == "ssl_ecdh_curve" else 1
+    parts = re.split(r"([:/])", stmt.args[index])
+    for at, part in enumerate(parts):
+        if part.strip() == entry.raw:
+            parts[at] = part.replace(entry.raw, entry.prefixes + name)
+            break
+    else:
+        return None
+    args = list(stmt.args)
+    args[index] = "".join(parts)
+    return _fixes.set_args(ctx, stmt, args)
