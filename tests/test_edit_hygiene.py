@@ -239,3 +239,30 @@ def test_a_spelling_the_library_refuses_is_respelled_safely(
     out = capsys.readouterr().out
     assert "ssl_ecdh_curve P-256:X25519;" in conf.read_text() or "prime256v1" in conf.read_text()
     assert "NGX201" not in out
+
+
+def test_http2_parameter_fix_is_safe_only_where_it_keeps_behaviour(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    alone = (
+        "events {}\nhttp {\n  server {\n    listen 443 ssl http2;\n    listen [::]:443 ssl http2;\n"
+        "    server_name a.example;\n  }\n}\n"
+    )
+    conf = tmp_path / "nginx.conf"
+    conf.write_text(alone)
+    lint(capsys, "--fix", "--select", "NGX302", str(conf))
+    assert conf.read_text() == alone.replace(" http2;", ";").replace(
+        "    server_name a.example;\n", "    server_name a.example;\n    http2 on;\n"
+    )
+    # another server on the same address got HTTP/2 from this listen: moving it is unsafe
+    shared = alone.replace(
+        "  }\n}\n", "  }\n  server { listen 443 ssl; server_name b.example; }\n}\n"
+    )
+    conf.write_text(shared)
+    lint(capsys, "--fix", "--select", "NGX302", str(conf))
+    assert conf.read_text() == shared
+    # a listen of the server without the parameter would get HTTP/2 from `http2 on;`
+    mixed = alone.replace("    listen [::]:443 ssl http2;\n", "    listen 8443 ssl;\n")
+    conf.write_text(mixed)
+    lint(capsys, "--fix", "--select", "NGX302", str(conf))
+    assert conf.read_text() == mixed

@@ -4,6 +4,11 @@ nginx refuses it (`ssl on` since 1.15.0, removed in 1.25.1; `listen ... http2` s
 Fail (nginx 1.26.3): listen 443 ssl http2;
 Fix: listen 443 ssl; http2 on;
 
+The fix is safe where it provably keeps behaviour in this tree: every listen of the server has
+the parameter and no other server shares those addresses. Elsewhere it is unsafe: the parameter
+turned HTTP/2 on for every server of the address:port, and `http2 on;` turns it on for every
+listen of its server.
+
 Sources: nginx CHANGES 1.15.0 and 1.25.1; nginx-tls-facts §6, P17, P18.
 """
 
@@ -12,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen import knowledge
+from nginxgen.lint.config import Server
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
 from nginxgen.lint.load import Stmt
@@ -25,19 +31,34 @@ RULE = Rule(
     fix="use the replacement before an upgrade refuses it",
     autofix=(
         "unsafe",
-        "`listen ... http2` becomes the listen without it plus `http2 on;` in its server (the "
-        "parameter turned HTTP/2 on for every server of the address:port); `ssl on;` becomes the "
-        "ssl parameter on the server's listens (safe, with --fix)",
+        "`listen ... http2` becomes the listen without it plus `http2 on;` in its server (safe "
+        "when every listen of that server has the parameter and no other server shares its "
+        "addresses; otherwise unsafe: the parameter turned HTTP/2 on for every server of the "
+        "address:port, and `http2 on;` turns it on for every listen of the server); `ssl on;` "
+        "becomes the ssl parameter on the server's listens (safe)",
     ),
 )
 
 
-def _http2_on(ctx: Context, listen: Stmt) -> _fixes.FileEdits | None:
-    """`listen ... http2` -> the listen without it, and `http2 on;` in its server. Unsafe: on
-    nginx the parameter turned HTTP/2 on for every server of the address:port."""
-    server = next(
-        (s for s in ctx.config.servers if any(lst.stmt is listen for lst in s.listens)), None
+def _server_of(ctx: Context, listen: Stmt) -> Server | None:
+    return next((s for s in ctx.config.servers if any(ls.stmt is listen for ls in s.listens)), None)
+
+
+def _http2_alone(ctx: Context, server: Server) -> bool:
+    """Whether moving HTTP/2 from the listens into the server keeps behaviour in this tree:
+    every listen of the server has the parameter (`http2 on;` covers them all) and no other
+    server shares their addresses (the parameter turned HTTP/2 on for those servers too)."""
+    on = any(s.args[0].lower() == "on" for s in server.own("http2") if s.args)  # covers all
+    return all(
+        ("http2" in listen.stmt.args[1:] or on)
+        and ctx.config.sockets.get(listen.socket) == [server]
+        for listen in server.listens
     )
+
+
+def _http2_on(ctx: Context, listen: Stmt) -> _fixes.FileEdits | None:
+    """`listen ... http2` -> the listen without it, and `http2 on;` in its server."""
+    server = _server_of(ctx, listen)
     if server is None:
         return None
     changed = _fixes.set_args(ctx, listen, [a for a in listen.args if a != "http2"])
@@ -79,7 +100,10 @@ def check(ctx: Context) -> Iterator[Finding]:
             if stmt.directive == "ssl":
                 autofix, edits = "safe", _ssl_on(ctx, stmt)
             else:
-                autofix, edits = "unsafe", _http2_on(ctx, stmt) if fixable else None
+                server = _server_of(ctx, stmt) if fixable else None
+                alone = server is not None and _http2_alone(ctx, server)
+                autofix = "safe" if alone else "unsafe"
+                edits = _http2_on(ctx, stmt) if fixable else None
             yield ctx.finding(
                 RULE,
                 stmt,
