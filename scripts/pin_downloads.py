@@ -47,6 +47,9 @@ DEBIAN_GROUPS: dict[str, tuple[str, list[str]]] = {
     # Debian 12 machine of this project's kind lacks (apt-get install -s chromium on one)
     "chromium": ("bookworm", CHROMIUM),
 }
+# certbot and certbot-nginx with every dependency, as wheels for this machine's Python: a tool
+# of its own beside the project (its own venv in the cache), as users run it
+CERTBOT = ["certbot==5.8.0", "certbot-nginx==5.8.0"]
 # Files that are not Debian binary packages: (group, name, places in order)
 OTHER_FILES = [
     (
@@ -123,6 +126,34 @@ def debian_pins(release: str, names: list[str], date: str) -> list[dict[str, obj
     return pins
 
 
+def python_pins(requirements: list[str]) -> list[dict[str, object]]:
+    """The wheels pip would install for these requirements (and their dependencies) into an
+    empty environment of this Python, by the URL and sha256 of pip's own resolution."""
+    import os
+    import sys
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        report = os.path.join(folder, "report.json")
+        subprocess.run(
+            [sys.executable, "-m", "pip", "install", "-q", "--dry-run", "--ignore-installed",
+             "--only-binary=:all:", "--report", report, *requirements],
+            check=True,
+        )  # fmt: skip
+        resolved = json.loads(Path(report).read_text())["install"]
+    pins = []
+    for item in resolved:
+        url = item["download_info"]["url"]
+        data = fetch(url)
+        sha256 = hashlib.sha256(data).hexdigest()
+        if sha256 != item["download_info"]["archive_info"]["hashes"]["sha256"]:
+            raise SystemExit(f"{url}: the bytes fetched are not the ones pip resolved")
+        pins.append(
+            {"name": url.rsplit("/", 1)[1], "size": len(data), "sha256": sha256, "urls": [url]}
+        )
+    return pins
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--date", default=datetime.date.today().strftime("%Y%m%d"))
@@ -130,6 +161,7 @@ def main() -> None:
     groups: dict[str, list[dict[str, object]]] = {}
     for group, (release, names) in DEBIAN_GROUPS.items():
         groups[group] = debian_pins(release, names, args.date)
+    groups["certbot"] = python_pins(CERTBOT)
     for group, name, places in OTHER_FILES:
         urls = [u.format(snapshot=SNAPSHOT, date=f"{args.date}T000000Z") for u in places]
         data = fetch(urls[0])

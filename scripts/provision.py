@@ -11,6 +11,8 @@
 - ``chromium``: Debian's Chromium for the HTML report test, installed system-wide with apt-get
   from its pinned packages when /usr/bin/chromium is missing (the one thing installed outside
   the cache).
+- ``certbot``: certbot 5.8.0 and its nginx plugin in a venv of their own under the cache, from
+  their pinned wheels (nginxgen's edits are tested beside certbot's own).
 
 Every file downloaded is pinned in scripts/pins.json by name, size and sha256, with the places
 to fetch it from in order, and verified before use (scripts/downloads.py). Debian packages for
@@ -191,6 +193,25 @@ def ensure_chromium(cache: Path) -> str:
     return found
 
 
+def certbot_tool(cache: Path) -> str:
+    """certbot with its nginx plugin, in a venv of its own under the cache (a tool beside the
+    project, as users run it), installed from its pinned wheels without an index."""
+    venv = cache / "certbot"
+    binary = venv / "bin" / "certbot"
+    ready = venv / ".ready"
+    if not ready.exists():
+        try:
+            wheels = fetch_group("certbot", cache / "downloads" / "certbot")
+        except DownloadError as error:
+            raise ProvisionError(str(error)) from error
+        shutil.rmtree(venv, ignore_errors=True)  # a venv cannot be moved: built in place
+        run([sys.executable, "-m", "venv", str(venv)])
+        pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--no-index"]
+        run([*pip, "--no-deps", *[str(w) for w in wheels]])
+        ready.touch()
+    return f"{binary} ({run([str(binary), '--version']).strip()})"
+
+
 def _installed(package: str) -> bool:
     try:
         status = run(["dpkg-query", "-W", "-f=${Status}", package], stdout_only=True)
@@ -227,14 +248,20 @@ def main(argv: list[str] | None = None) -> int:
             f"provision: {name}: nginx {build['nginx_version']} with {build['tls_library']}"
             + (f", openssl {build['openssl_version']}" if build.get("openssl_version") else "")
         )
-    try:
-        print(f"provision: chromium: {ensure_chromium(cache)}")
-    except ProvisionError as error:
-        missing["chromium"] = str(error)
-        print(f"provision: chromium: MISSING: {error}")
+    tools: dict[str, str] = {}
+    for name, provide in (("chromium", ensure_chromium), ("certbot", certbot_tool)):
+        try:
+            said = provide(cache)
+        except ProvisionError as error:
+            missing[name] = str(error)
+            print(f"provision: {name}: MISSING: {error}")
+            continue
+        tools[name] = said.split(" (")[0]
+        print(f"provision: {name}: {said}")
     manifest = cache / "builds.json"
     temporary = manifest.with_suffix(".tmp")
-    temporary.write_text(json.dumps({"builds": builds, "missing": missing}, indent=2) + "\n")
+    document = {"builds": builds, "tools": tools, "missing": missing}
+    temporary.write_text(json.dumps(document, indent=2) + "\n")
     temporary.replace(manifest)
     print(f"provision: wrote {manifest}")
     return 1 if missing else 0
