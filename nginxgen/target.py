@@ -43,6 +43,7 @@ class Target:
     library: Library
     plus: bool = False
     modules: frozenset[str] | None = None  # `--with-*_module` names when read from nginx -V
+    without: frozenset[str] | None = None  # `--without-*_module` names (default modules left out)
     assumed: tuple[str, ...] = field(default=())
 
     def describe(self) -> str:
@@ -127,8 +128,14 @@ def parse_nginx_v(text: str) -> Target:
         line = line[:marker]
     library = _library_from_banner(running if running else line)
     configure = re.search(r"^configure arguments:(.*)$", text, re.MULTILINE)
-    modules = frozenset(re.findall(r"--with-(\w+?)_module", configure[1])) if configure else None
-    return Target(Version(version_match[1]), library, plus=plus, modules=modules)
+    modules = without = None
+    if configure:
+        # --with-http_ssl_module -> http_ssl; --with-stream(=dynamic) -> stream
+        modules = frozenset(
+            re.findall(r"--with-(\w+?)(?:_module)?(?:=dynamic)?(?=[\s']|$)", configure[1])
+        )
+        without = frozenset(re.findall(r"--without-(\w+?)_module", configure[1]))
+    return Target(Version(version_match[1]), library, plus=plus, modules=modules, without=without)
 
 
 def detect(nginx_bin: str) -> Target:

@@ -3,6 +3,7 @@
     .venv/bin/python scripts/fuzz.py lint --cases 100000 [--seed N]
     .venv/bin/python scripts/fuzz.py generate --cases 100000 [--seed N] [--build trixie]
     .venv/bin/python scripts/fuzz.py structure --cases 10000 [--seed N]
+    .venv/bin/python scripts/fuzz.py grammar --cases 10000 [--seed N]
     .venv/bin/python scripts/fuzz.py fix --cases 100000 [--seed N] [--nginx-every 1]
 
 Prints one JSON line of figures (cases run, outcomes, slowest case). A failing case stops the
@@ -72,27 +73,31 @@ def generate_runner(figures: Figures, build_name: str | None) -> Callable[..., N
     return one
 
 
-def structure_runner(figures: Figures) -> Callable[..., None]:
-    """Lint's syntax errors against real nginx -t on all three builds (issue 12)."""
-    from tests.builds import BUILD_NAMES, load_builds
-    from tests.fuzzing.structure import accepted_seeds, compare, mutants
+def oracle_runner(figures: Figures, kind: str) -> Callable[..., None]:
+    """Lint against real nginx -t on mutated configs: its syntax errors on the three builds
+    (structure, issue 12), or everything it says nginx -t refuses on the five (grammar,
+    issue 27)."""
+    from tests.builds import BUILD_NAMES, SOURCE_BUILD_NAMES, load_builds
+    from tests.fuzzing import grammar, structure
 
     found = load_builds()[0]
-    builds = tuple(found[name] for name in BUILD_NAMES)
-    seeds = accepted_seeds(builds)
+    oracle = grammar if kind == "grammar" else structure
+    names = (*BUILD_NAMES, *SOURCE_BUILD_NAMES) if kind == "grammar" else BUILD_NAMES
+    builds = tuple(found[name] for name in names)  # a missing build: KeyError
+    seeds = structure.accepted_seeds(builds)
     figures["seeds"] = len(seeds)
 
-    @given(mutant=mutants(seeds))
+    @given(mutant=oracle.mutants(seeds))
     def one(mutant: tuple[str, str]) -> None:
-        kind, text = mutant
+        mutation, text = mutant
         started = time.monotonic()
-        verdicts = [compare(build, text) for build in builds]
-        for build, verdict in zip(builds, verdicts, strict=True):
+        for build in builds:
+            verdict = oracle.compare(build, text)
             figures["nginx"][verdict.nginx] += 1
             if not verdict.agrees:
                 figures["disagreements"] += 1
-                raise AssertionError((kind, build.name, verdict, text))
-        _record(figures, kind, time.monotonic() - started)
+                raise AssertionError((mutation, build.name, verdict, text))
+        _record(figures, mutation, time.monotonic() - started)
 
     return one
 
@@ -125,7 +130,7 @@ def fix_runner(figures: Figures, nginx_every: int) -> Callable[..., None]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description="long fuzz runs of the linter or generator")
-    parser.add_argument("target", choices=("lint", "generate", "structure", "fix"))
+    parser.add_argument("target", choices=("lint", "generate", "structure", "grammar", "fix"))
     parser.add_argument("--cases", type=int, default=100_000)
     parser.add_argument("--seed", type=int, help="hypothesis seed (default: derandomized)")
     parser.add_argument("--build", help="generate: also run nginx -t on this provisioned build")
@@ -136,9 +141,9 @@ def main() -> int:
     figures: Figures = {"outcomes": collections.Counter(), "slowest_s": 0.0, "syntax_errors": 0}
     if args.target == "lint":
         one = lint_runner(figures)
-    elif args.target == "structure":
+    elif args.target in ("structure", "grammar"):
         figures.update(nginx=collections.Counter(), disagreements=0)
-        one = structure_runner(figures)
+        one = oracle_runner(figures, args.target)
     elif args.target == "fix":
         one = fix_runner(figures, args.nginx_every)
     else:

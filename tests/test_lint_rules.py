@@ -348,6 +348,39 @@ CASES: list[tuple[str, tuple[str, str], str, str]] = [
         http("ssl_prefer_server_ciphers off; ssl_prefer_server_ciphers on;", DEFAULT),
         http("ssl_prefer_server_ciphers on;", DEFAULT),
     ),
+    ("NGX007", MID, http("add_heder X-A b;", DEFAULT), http("add_header X-A b;", DEFAULT)),
+    (
+        "NGX007",  # a third-party module's directive: info, naming the module
+        MID,
+        http('more_set_headers "X: y";', DEFAULT),
+        http("add_header X y;", DEFAULT),
+    ),
+    (
+        "NGX008",
+        MID,
+        http(
+            "server { listen 443 ssl default_server; ssl_reject_handshake on; location / { ssl_protocols TLSv1.2; } }"
+        ),
+        http(
+            "server { listen 443 ssl default_server; ssl_reject_handshake on; ssl_protocols TLSv1.2; location / { } }"
+        ),
+    ),
+    (
+        "NGX009",
+        MID,
+        http(
+            "server { listen 443 ssl default_server; ssl_reject_handshake on; ssl_certificate a b; }"
+        ),
+        http(
+            "server { listen 443 ssl default_server; ssl_reject_handshake on; ssl_certificate a; ssl_certificate_key b; }"
+        ),
+    ),
+    (
+        "NGX010",
+        MID,
+        http("ssl_session_tickets yes; ssl_buffer_size 4x;", DEFAULT),
+        http("ssl_session_tickets on; ssl_buffer_size 4k;", DEFAULT),
+    ),
     (
         "NGX108",
         MID,

@@ -225,6 +225,112 @@ def manager_of(path: str, text: str | None = None) -> Manager | None:
 
 
 @record(frozen=True)
+class DirectiveEntry:
+    """One definition of a directive (nginx_directives.json): where nginx allows it, how many
+    arguments it takes, whether it opens a block, how its value is read."""
+
+    module: str
+    contexts: frozenset[str]  # main, events, http, server, location, ... or any
+    args: str | tuple[int, ...]  # counts, or flag / any / 1more / 2more
+    block: bool
+    value: str | None  # flag, size, msec, sec, num: nginx's own setter reads it
+    third_party: str | None = None  # the module's repository, for a third-party module
+
+    def allows(self, context: str) -> bool:
+        return context in self.contexts or "any" in self.contexts
+
+    def takes(self, count: int) -> bool:
+        if self.args == "any":
+            return True
+        if self.args == "flag":
+            return count == 1
+        if self.args == "1more":
+            return count >= 1
+        if self.args == "2more":
+            return count >= 2
+        return count in self.args
+
+
+def _entry(data: dict[str, Any], third_party: str | None = None) -> DirectiveEntry:
+    args = data["args"]
+    return DirectiveEntry(
+        data["module"],
+        frozenset(data["contexts"]),
+        args if isinstance(args, str) else tuple(args),
+        data["block"],
+        data.get("value"),
+        third_party,
+    )
+
+
+@cache
+def _release_directives(version: str) -> dict[str, tuple[DirectiveEntry, ...]]:
+    """Every directive of nginx's own modules in this release (the newest known release's for a
+    newer version)."""
+    table = _json("nginx_directives")
+    releases = [Version(v) for v in table["commits"]]
+    wanted = Version(version)
+    at = max((r for r in releases if r <= wanted), default=releases[0])
+    out: dict[str, tuple[DirectiveEntry, ...]] = {}
+    for name, entries in table["directives"].items():
+        held = tuple(
+            _entry(e)
+            for e in entries
+            if any(
+                Version(since) <= at and (until is None or at < Version(until))
+                for since, until in e["ranges"]
+            )
+        )
+        if held:
+            out[name] = held
+    return out
+
+
+def nginx_directive(target: Target, name: str) -> tuple[DirectiveEntry, ...] | None:
+    """The definitions of a directive in the target's nginx release, those of modules the
+    target is known to lack left out; None when no module of that release has the name."""
+    entries = _release_directives(str(target.nginx)).get(name)
+    if entries is None:
+        return None
+    return tuple(e for e in entries if module_built(target, e.module) is not False)
+
+
+def module_built(target: Target, module: str) -> bool | None:
+    """Whether the target's nginx has one of its own modules: from `nginx -V` when the target
+    came from a binary (None: not known; modules without a configure option are always in)."""
+    info = _json("nginx_directives")["modules"].get(module)
+    if info is not None and info.get("platform"):  # another system's event module
+        return None if target.modules is None else False
+    family = module.split("_")[1]  # ngx_stream_ssl_module needs stream itself
+    if family in ("stream", "mail") and target.modules is not None and family not in target.modules:
+        return False
+    if info is None or not info["option"] or target.modules is None:
+        return True if info is None or not info["option"] else None
+    key = info["option"].removeprefix("--with-").removeprefix("--without-").removesuffix("_module")
+    if info["default"]:
+        return key not in (target.without or frozenset())
+    return key in target.modules
+
+
+def known_in_some_release(name: str) -> bool:
+    return name in _json("nginx_directives")["directives"]
+
+
+@cache
+def _third_party() -> dict[str, tuple[DirectiveEntry, ...]]:
+    out: dict[str, list[DirectiveEntry]] = {}
+    for repo, data in _json("nginx_directives")["third_party"].items():
+        for name, entries in data["directives"].items():
+            out.setdefault(name, []).extend(_entry(e, repo) for e in entries)
+    return {name: tuple(entries) for name, entries in out.items()}
+
+
+def third_party_directive(name: str) -> tuple[DirectiveEntry, ...]:
+    """Definitions of the name in the common third-party modules (headers-more, lua, njs, ...)."""
+    return _third_party().get(name, ())
+
+
+@record(frozen=True)
 class DirectiveShapes:
     """Which directives take a block, as real nginx builds answered (directives.json)."""
 

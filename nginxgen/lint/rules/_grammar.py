@@ -1,0 +1,152 @@
+"""What `nginx -t` checks of each directive before it reads a file or resolves a name
+(ngx_conf_handler and nginx's own value setters): the name is known to the target's release,
+it is allowed in the block it stands in, its definition takes that many arguments, and a value
+nginx reads itself (on/off, a size, a time, a number) parses. Shared by NGX007-NGX010, with
+nginx's own wording; the tables are knowledge/nginx_directives.json, read off nginx's sources.
+
+Where a directive stands is followed from the main file's top (`main`) through events, http,
+server, location, if, limit_except, upstream, stream and mail blocks. A file that is a snippet
+(no events, http, stream or mail at its top) is checked for names and argument counts only:
+which block includes it is not known. Blocks whose content is values (map, types, geo, ...) or
+that belong to modules nginx does not describe are not looked into.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from nginxgen import knowledge
+from nginxgen.lint.context import Context, Rule
+from nginxgen.lint.findings import Finding
+from nginxgen.lint.load import Stmt
+from nginxgen.records import record
+from nginxgen.values import parse_size, parse_time
+
+# (enclosing context, block directive) -> the context inside it
+CHILD = {
+    ("main", "events"): "events", ("main", "http"): "http", ("main", "stream"): "stream",
+    ("main", "mail"): "mail", ("http", "server"): "server", ("stream", "server"): "stream_server",
+    ("mail", "server"): "mail_server", ("http", "upstream"): "upstream",
+    ("stream", "upstream"): "stream_upstream", ("server", "location"): "location",
+    ("location", "location"): "location", ("server", "if"): "if_server",
+    ("location", "if"): "if_location", ("location", "limit_except"): "limit_except",
+}  # fmt: skip
+MAIN_BLOCKS = {"events", "http", "stream", "mail"}
+VALUE_ERRORS = {"size": "invalid value", "msec": "invalid value", "sec": "invalid value",
+                "num": "invalid number"}  # fmt: skip
+
+
+@record(frozen=True)
+class Verdict:
+    stmt: Stmt
+    code: str  # NGX007 unknown, NGX008 not allowed here, NGX009 argument count, NGX010 value
+    message: str
+    severity: str
+    fix: str | None = None
+
+
+def verdicts(ctx: Context) -> list[Verdict]:
+    return ctx.memo("grammar", lambda: list(_judge(ctx)))
+
+
+def findings(ctx: Context, rule: Rule) -> Iterator[Finding]:
+    """The findings of one of the four rules: each reads its own code's verdicts."""
+    for verdict in verdicts(ctx):
+        if verdict.code == rule.code:
+            yield ctx.finding(rule, verdict.stmt, verdict.message, verdict.fix, verdict.severity)
+
+
+def _judge(ctx: Context) -> list[Verdict]:
+    loaded = ctx.config.loaded
+    top = {s.directive for s in loaded.statements}
+    # a snippet's own lines may be meant for http{}, a server or a location: not judged there
+    first = "main" if top & MAIN_BLOCKS else None
+    free = knowledge.directive_shapes().free_content
+    out: list[Verdict] = []
+    stack: list[tuple[list[Stmt], str | None]] = [(loaded.statements, first)]
+    while stack:
+        statements, context = stack.pop()
+        for stmt in statements:
+            verdict = _one(ctx, stmt, context)
+            if verdict is not None:
+                out.append(verdict)
+            if stmt.block is None or stmt.directive in free:
+                continue
+            inner = CHILD.get((context, stmt.directive)) if context else None
+            if inner is None and context is None:  # a snippet: its servers are http servers
+                inner = {"server": "server", "location": "location"}.get(stmt.directive)
+            if inner is not None:
+                stack.append((stmt.block, inner))
+    return out
+
+
+def _one(ctx: Context, stmt: Stmt, context: str | None) -> Verdict | None:
+    name = stmt.directive
+    if ctx.target.plus or name == "#":
+        return None  # NGINX Plus has directives of its own that no source describes
+    entries = knowledge.nginx_directive(ctx.target, name)
+    third = knowledge.third_party_directive(name)
+    if not entries:
+        if knowledge.known_names("directive") and name in knowledge.known_names("directive"):
+            return None  # NGX301 says why this release lacks it
+        if third:
+            return _third_party(stmt, third)
+        backport = knowledge.nginx_fact("backported").get(name)
+        if backport is not None:
+            message = (
+                f'unknown directive "{name}" before nginx {backport["since"]}, unless the '
+                f"package backports it ({backport['packages']})"
+            )
+            return Verdict(stmt, "NGX007", message, "warning")
+        return Verdict(stmt, "NGX007", f'unknown directive "{name}"', "error")
+    if context is not None:
+        here = [e for e in entries if e.allows(context)]
+        if not here:
+            if any(e.allows(context) for e in third):
+                return _third_party(stmt, third)
+            return Verdict(stmt, "NGX008", f'"{name}" directive is not allowed here', "error")
+    else:
+        here = list(entries)
+    shaped = [e for e in here if e.block == (stmt.block is not None)]
+    if not shaped:
+        return None  # a block where a `;` belongs or the reverse: NGX001 says so
+    count = len(stmt.args)
+    taking = [e for e in shaped if e.takes(count)]
+    if not taking:
+        message = f'invalid number of arguments in "{name}" directive'
+        return Verdict(stmt, "NGX009", message, "error")
+    return _value(stmt, taking)
+
+
+def _value(stmt: Stmt, taking: list[knowledge.DirectiveEntry]) -> Verdict | None:
+    kinds = {e.value for e in taking}
+    kind = kinds.pop() if len(kinds) == 1 else None
+    if kind is None or len(stmt.args) != 1:
+        return None
+    value, name = stmt.args[0], stmt.directive
+    if kind == "flag":
+        if value.lower() in ("on", "off"):
+            return None
+        message = f'invalid value "{value}" in "{name}" directive, it must be "on" or "off"'
+        return Verdict(stmt, "NGX010", message, "error")
+    readable = {
+        "size": lambda: parse_size(value) is not None,
+        "msec": lambda: parse_time(value, is_sec=False) is not None,
+        "sec": lambda: parse_time(value, is_sec=True) is not None,
+        "num": lambda: value.isdigit() and value.isascii(),
+    }[kind]()
+    if readable:
+        return None
+    return Verdict(stmt, "NGX010", f'"{name}" directive {VALUE_ERRORS[kind]}', "error")
+
+
+def _third_party(stmt: Stmt, third: tuple[knowledge.DirectiveEntry, ...]) -> Verdict:
+    repo = third[0].third_party
+    return Verdict(
+        stmt,
+        "NGX007",
+        f'"{stmt.directive}" is a directive of the third-party module {third[0].module} '
+        f"({repo}): nginx -t fails unless this nginx has that module",
+        "info",
+        f"build or load {third[0].module} ({repo}), or remove the line",
+    )

@@ -1,0 +1,34 @@
+"""A directive no module of the target's nginx release has: `nginx -t` stops with
+`unknown directive "..."`.
+
+The names come from nginx's own sources, release by release (knowledge/nginx_directives.json,
+made by scripts/build_directive_tables.py from every ngx_command_t array). With `--nginx-bin`
+the modules the binary was built without (`nginx -V`) count as absent too. A directive of a
+common third-party module (headers-more, lua, njs, brotli, geoip2, vts, ModSecurity, pagespeed)
+is an info naming the module: whether this nginx has it is not known from the text.
+
+Fail: add_heder Strict-Transport-Security "max-age=63072000" always;
+Fix:  add_header Strict-Transport-Security "max-age=63072000" always;
+
+Sources: nginx src/core/ngx_conf_file.c ngx_conf_handler() ("unknown directive"); the
+ngx_command_t arrays of github.com/nginx/nginx at each release tag.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from nginxgen.lint.context import Context, Rule
+from nginxgen.lint.findings import Finding
+from nginxgen.lint.rules._grammar import findings
+
+RULE = Rule(
+    code="NGX007",
+    name="unknown-directive",
+    severity="error",
+    fix="check the spelling, or load the module that has it",
+)
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    return findings(ctx, RULE)

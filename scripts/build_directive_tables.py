@@ -1,0 +1,265 @@
+"""Write nginxgen/knowledge/nginx_directives.json: every directive of every nginx release from
+1.18.0 on, read from nginx's own sources (issue 27).
+
+    python scripts/build_directive_tables.py --repo CLONE_OF_nginx/nginx \
+        [--third-party OWNER/NAME=CLONE ...]
+
+For each release tag, every `ngx_command_t` array under src/ gives the directive's name, the
+contexts it is allowed in, its argument count and whether it takes a block (the flags
+ngx_conf_handler() checks), and the module it belongs to; auto/options and auto/modules say
+whether that module is built by default or needs a configure option. Consecutive releases with
+the same entry are folded into version ranges. Each `--third-party` repository (its default
+branch's newest commit) adds the directives of a common third-party module, tagged with it. Preprocessor conditions inside a command array
+(`#if (NGX_HAVE_FILE_AIO)`) are not evaluated: such directives count as present.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+from pathlib import Path
+
+OUT = Path(__file__).resolve().parent.parent / "nginxgen" / "knowledge" / "nginx_directives.json"
+FIRST = (1, 18, 0)
+
+# ngx_conf_file.h and the modules' headers: which block a context flag means
+CONTEXT_FLAGS = {
+    "NGX_MAIN_CONF": "main",
+    "NGX_DIRECT_CONF": None,  # how the handler gets its conf, not a context
+    "NGX_ANY_CONF": "any",
+    "NGX_EVENT_CONF": "events",
+    "NGX_HTTP_MAIN_CONF": "http",
+    "NGX_HTTP_SRV_CONF": "server",
+    "NGX_HTTP_LOC_CONF": "location",
+    "NGX_HTTP_UPS_CONF": "upstream",
+    "NGX_HTTP_SIF_CONF": "if_server",
+    "NGX_HTTP_LIF_CONF": "if_location",
+    "NGX_HTTP_LMT_CONF": "limit_except",
+    "NGX_STREAM_MAIN_CONF": "stream",
+    "NGX_STREAM_SRV_CONF": "stream_server",
+    "NGX_STREAM_UPS_CONF": "stream_upstream",
+    "NGX_MAIL_MAIN_CONF": "mail",
+    "NGX_MAIL_SRV_CONF": "mail_server",
+}
+ARG_FLAGS = {f"NGX_CONF_TAKE{n}": [n] for n in range(1, 8)} | {"NGX_CONF_NOARGS": [0]}
+ARG_FLAGS |= {
+    "NGX_CONF_TAKE12": [1, 2], "NGX_CONF_TAKE13": [1, 3], "NGX_CONF_TAKE23": [2, 3],
+    "NGX_CONF_TAKE123": [1, 2, 3], "NGX_CONF_TAKE1234": [1, 2, 3, 4],
+}  # fmt: skip
+SPECIAL = {"NGX_CONF_FLAG": "flag", "NGX_CONF_ANY": "any", "NGX_CONF_1MORE": "1more",
+           "NGX_CONF_2MORE": "2more"}  # fmt: skip
+
+ARRAY = re.compile(r"ngx_command_t\s+\w+\[\]\s*=\s*\{(.*?)ngx_null_command", re.S)
+ENTRY = re.compile(r'\{\s*ngx_string\("([^"]+)"\)\s*,\s*([^,]+),\s*(\w+)', re.S)
+# nginx's own value setters (ngx_conf_file.c): a value they cannot read is an error at `nginx -t`
+VALUE_SETTERS = {
+    "ngx_conf_set_flag_slot": "flag", "ngx_conf_set_size_slot": "size",
+    "ngx_conf_set_off_slot": "size", "ngx_conf_set_msec_slot": "msec",
+    "ngx_conf_set_sec_slot": "sec", "ngx_conf_set_num_slot": "num",
+}  # fmt: skip
+MODULE = re.compile(r"^ngx_module_t\s+(\w+)\s*=", re.M)
+
+
+class Git:
+    def __init__(self, repo: Path) -> None:
+        self.repo = repo
+        self.batch = subprocess.Popen(
+            ["git", "-C", str(repo), "cat-file", "--batch"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+        )
+
+    def run(self, *args: str) -> str:
+        return subprocess.run(
+            ["git", "-C", str(self.repo), *args], capture_output=True, text=True, check=True
+        ).stdout
+
+    def read(self, tag: str, path: str) -> str:
+        assert self.batch.stdin is not None and self.batch.stdout is not None
+        self.batch.stdin.write(f"{tag}:{path}\n".encode())
+        self.batch.stdin.flush()
+        header = self.batch.stdout.readline().split()
+        if len(header) < 3:
+            return ""
+        data = self.batch.stdout.read(int(header[2]))
+        self.batch.stdout.read(1)
+        return data.decode("utf-8", "replace")
+
+
+def parse_flags(expression: str) -> dict[str, object]:
+    words = re.findall(r"NGX_\w+", expression)
+    contexts = sorted({CONTEXT_FLAGS[w] for w in words if CONTEXT_FLAGS.get(w)})
+    counts = sorted({n for w in words for n in ARG_FLAGS.get(w, [])})
+    special = [SPECIAL[w] for w in words if w in SPECIAL]
+    return {
+        "contexts": contexts,
+        "args": special[0] if special else counts,
+        "block": "NGX_CONF_BLOCK" in words,
+    }
+
+
+# Event modules auto/os/* adds for other systems: their directives exist on those only.
+PLATFORM = {
+    "ngx_kqueue_module": "FreeBSD, macOS", "ngx_devpoll_module": "Solaris",
+    "ngx_eventport_module": "Solaris", "ngx_iocp_module": "Windows",
+}  # fmt: skip
+
+
+# Modules auto/modules adds outside an `ngx_module_name=` line: the thread pool (added to the
+# module list when USE_THREADS is set by --with-threads) and QUIC's eBPF helper (built with
+# HTTP/3 where the system has SO_COOKIE).
+SET_ELSEWHERE = {
+    "ngx_thread_pool_module": {"option": "--with-threads", "default": False},
+    "ngx_quic_bpf_module": {"option": "--with-http_v3_module", "default": False},
+}
+LIBRARY_SWITCHES = {"USE_PCRE", "USE_OPENSSL", "USE_OPENSSL_QUIC", "USE_ZLIB"}
+
+
+def options(git: Git, tag: str) -> dict[str, dict[str, object]]:
+    """Module name -> the configure option that builds it and whether it is built without one.
+    Each `ngx_module_name=` line of auto/modules belongs to its innermost `if [ $VAR ...`;
+    the variable's switch and default come from auto/options. Library switches (USE_PCRE,
+    USE_OPENSSL) follow from other choices: their modules count as always built."""
+    opts = git.read(tag, "auto/options")
+    defaults = dict(re.findall(r"^([A-Z0-9_]+)=(YES|NO)\s*$", opts, re.M))
+    switches = re.findall(r"^\s+(--with(?:out)?-[\w-]+)\)\s+([A-Z0-9_]+)=(YES|NO)\s*;;", opts, re.M)
+    option_of = {var: opt for opt, var, _ in switches}
+    out: dict[str, dict[str, object]] = {}
+    stack: list[tuple[int, str]] = []  # (indent, variable) of the open ifs
+    lines = git.read(tag, "auto/modules").splitlines()
+    at = 0
+    while at < len(lines):
+        line = lines[at]
+        indent = len(line) - len(line.lstrip())
+        opened = re.match(r"\s*if \[ \$(\w+) ", line)
+        if opened:
+            stack = [s for s in stack if s[0] < indent] + [(indent, opened.group(1))]
+        elif re.match(r"\s*fi\s*$", line):
+            stack = [s for s in stack if s[0] < indent]
+        named = re.match(r"\s*ngx_module_name=(.*)$", line)
+        if named and stack:
+            text = named.group(1)
+            while text.endswith("\\") and at + 1 < len(lines):
+                at += 1
+                text = text[:-1] + " " + lines[at]
+            var = stack[-1][1]
+            chosen = None if var in LIBRARY_SWITCHES else option_of.get(var)
+            for module in re.findall(r"\bngx_\w+", text.replace('"', " ")):
+                out.setdefault(
+                    module, {"option": chosen, "default": defaults.get(var, "YES") == "YES"}
+                )
+        at += 1
+    for module, system in PLATFORM.items():
+        out[module] = {"option": None, "default": False, "platform": system}
+    out.update(SET_ELSEWHERE)
+    return out
+
+
+def tags(git: Git) -> list[tuple[tuple[int, ...], str]]:
+    found = []
+    for tag in git.run("tag", "--list", "release-*").split():
+        version = tuple(int(p) for p in tag.removeprefix("release-").split("."))
+        if version >= FIRST:
+            found.append((version, tag))
+    return sorted(found)
+
+
+def commands(git: Git, tag: str, under: str = "src/") -> list[dict[str, object]]:
+    listed = git.run("ls-tree", "-r", "--name-only", tag, *([under] if under else []))
+    files = [f for f in listed.split() if f.endswith((".c", ".cc"))]
+    out = []
+    for path in files:
+        text = git.read(tag, path)
+        module = MODULE.search(text)
+        for array in ARRAY.findall(text):
+            for name, flags, handler in ENTRY.findall(array):
+                value = {"value": VALUE_SETTERS[handler]} if handler in VALUE_SETTERS else {}
+                out.append(
+                    {"name": name, "module": module.group(1) if module else path,
+                     **parse_flags(flags), **value}
+                )  # fmt: skip
+    return out
+
+
+def fold(
+    per_version: list[tuple[str, list[dict[str, object]]]],
+) -> dict[str, list[dict[str, object]]]:
+    """name -> entries, each with the version ranges [since, until) it holds in."""
+    versions = [v for v, _ in per_version]
+    seen: dict[str, dict[str, list[int]]] = {}
+    entries: dict[str, dict[str, dict[str, object]]] = {}
+    for index, (_, found) in enumerate(per_version):
+        for entry in found:
+            key = json.dumps(entry, sort_keys=True)
+            seen.setdefault(str(entry["name"]), {}).setdefault(key, []).append(index)
+            entries.setdefault(str(entry["name"]), {})[key] = entry
+    out: dict[str, list[dict[str, object]]] = {}
+    for name in sorted(seen):
+        for key, indexes in seen[name].items():
+            ranges: list[list[str | None]] = []
+            start = previous = indexes[0]
+            for i in [*indexes[1:], None]:
+                if i is not None and i == previous + 1:
+                    previous = i
+                    continue
+                until = versions[previous + 1] if previous + 1 < len(versions) else None
+                ranges.append([versions[start], until])
+                if i is not None:
+                    start = previous = i
+            entry = {k: v for k, v in entries[name][key].items() if k != "name"}
+            out.setdefault(name, []).append({**entry, "ranges": ranges})
+    return out
+
+
+def third_party(specs: list[str]) -> dict[str, object]:
+    """repository -> its commit and directives (name -> entries), from its newest commit."""
+    out: dict[str, object] = {}
+    for spec in sorted(specs):
+        repo, _, path = spec.partition("=")
+        git = Git(Path(path))
+        found: dict[str, list[dict[str, object]]] = {}
+        for entry in commands(git, "HEAD", under=""):
+            name = str(entry.pop("name"))
+            if entry not in found.setdefault(name, []):
+                found[name].append(entry)
+        out[repo] = {
+            "commit": git.run("rev-parse", "HEAD").strip(),
+            "directives": dict(sorted(found.items())),
+        }
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repo", type=Path, required=True)
+    parser.add_argument("--third-party", action="append", default=[], metavar="OWNER/NAME=PATH")
+    args = parser.parse_args()
+    git = Git(args.repo)
+    per_version = []
+    modules: dict[str, dict[str, object]] = {}
+    commits = {}
+    for version, tag in tags(git):
+        name = ".".join(map(str, version))
+        commits[name] = git.run("rev-list", "-n", "1", tag).strip()
+        per_version.append((name, commands(git, tag)))
+        for module, info in options(git, tag).items():
+            modules[module] = info  # the newest release's word
+    document = {
+        "about": "Directives of nginx's own modules per release, from the ngx_command_t arrays of "
+        "the release tags (scripts/build_directive_tables.py): contexts, argument count (a list "
+        "of counts, or flag/any/1more/2more), block, module, and the version ranges [since, "
+        "until) each entry holds in. modules: configure option and whether built by default.",
+        "source": "github.com/nginx/nginx release tags; src/core/ngx_conf_file.c ngx_conf_handler()",
+        "commits": commits,
+        "modules": dict(sorted(modules.items())),
+        "directives": fold(per_version),
+        "third_party": third_party(args.third_party),
+    }
+    OUT.write_text(json.dumps(document, indent=0, sort_keys=False) + "\n")
+    print(f"wrote {OUT}: {len(document['directives'])} directives over {len(commits)} releases")
+
+
+if __name__ == "__main__":
+    main()
