@@ -149,6 +149,9 @@ def _check_tokens(tokens: list[Token], problems: list[tuple[str, int]]) -> list[
     return tokens
 
 
+UNCLOSED_QUOTE = {'unexpected end of file, expecting "\'"', 'unexpected end of file, expecting """'}
+
+
 def _stream(tokens: list[Token], error: Exception | None) -> Iterator[Token]:
     # crossplane's parser pulls tokens lazily: a lexing error surfaces after the tokens before it.
     yield from tokens
@@ -179,7 +182,12 @@ def _parse_text(text: str, filename: str) -> tuple[list[dict[str, object]], list
     for err in payload["errors"]:
         message = str(err.get("error", "syntax error"))
         message = re.sub(r" in \S+:\d+$", "", message)
-        problems.append((message, int(err.get("line") or 1)))
+        line = int(err.get("line") or 1)
+        if message in UNCLOSED_QUOTE:
+            # crossplane names the quote; nginx reads on to the end of the file, where it
+            # stops in the middle of a directive (ngx_conf_read_token)
+            message, line = 'unexpected end of file, expecting ";" or "}"', text.count("\n") + 1
+        problems.append((message, line))
     return parsed, problems
 
 
