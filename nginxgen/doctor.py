@@ -90,6 +90,10 @@ def diagnose(target: Target, nginx_bin: str, proc: Path, interval: float) -> dic
             "aes": aes,
             "cpu_option": None if aes is None else ("aes-ni" if aes else "no-aes-ni"),
         },
+        "advisories": [
+            {"cve": a.cve, "name": a.name, "severity": a.severity, "fixed": list(a.fixed)}
+            for a in knowledge.advisories(target.nginx)
+        ],
         "presets": {
             "fit": fit,
             "refused": {name: plan for name, plan in plans.items() if isinstance(plan, str)},
@@ -118,6 +122,8 @@ def text_report(found: dict[str, Any]) -> str:
         f"kTLS: nginx and library {yes(k['nginx_and_library'])}, kernel module "
         f"{yes(k['kernel_module'])}, counters {counters}",
         f"CPU AES instructions: {yes(cpu['aes'])}",
+        "security advisories (nginx.org, for this upstream release; a package may carry the "
+        f"fixes): {', '.join(a['cve'] or a['name'] for a in found['advisories']) or 'none'}",
         f"presets that fit: {', '.join(presets['fit'])}",
     ]
     for name, why in presets["refused"].items():

@@ -44,6 +44,7 @@ class Target:
     plus: bool = False
     modules: frozenset[str] | None = None  # `--with-*_module` names when read from nginx -V
     without: frozenset[str] | None = None  # `--without-*_module` names (default modules left out)
+    exact: bool = False  # read from the binary's `nginx -V`, not given or assumed
     assumed: tuple[str, ...] = field(default=())
 
     def describe(self) -> str:
@@ -135,7 +136,14 @@ def parse_nginx_v(text: str) -> Target:
             re.findall(r"--with-(\w+?)(?:_module)?(?:=dynamic)?(?=[\s']|$)", configure[1])
         )
         without = frozenset(re.findall(r"--without-(\w+?)_module", configure[1]))
-    return Target(Version(version_match[1]), library, plus=plus, modules=modules, without=without)
+    return Target(
+        Version(version_match[1]),
+        library,
+        plus=plus,
+        modules=modules,
+        without=without,
+        exact=True,
+    )
 
 
 def detect(nginx_bin: str) -> Target:

@@ -35,6 +35,7 @@ MODULES = (
     "ngx301_directive_unavailable",
     "ngx302_directive_deprecated",
     "ngx303_default_protocols",
+    "ngx304_security_advisories",
     "ngx401_legacy_protocol",
     "ngx402_weak_cipher",
     "ngx403_cbc_sha1_cipher",
