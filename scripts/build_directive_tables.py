@@ -21,7 +21,9 @@ import re
 import subprocess
 from pathlib import Path
 
-OUT = Path(__file__).resolve().parent.parent / "nginxgen" / "knowledge" / "nginx_directives.json"
+KNOWLEDGE = Path(__file__).resolve().parent.parent / "nginxgen" / "knowledge"
+OUT = KNOWLEDGE / "nginx_directives.json"
+THIRD_PARTY = KNOWLEDGE / "third_party_directives.json"
 FIRST = (1, 18, 0)
 
 # ngx_conf_file.h and the modules' headers: which block a context flag means
@@ -186,7 +188,8 @@ def commands(git: Git, tag: str, under: str = "src/") -> list[dict[str, object]]
 def fold(
     per_version: list[tuple[str, list[dict[str, object]]]],
 ) -> dict[str, list[dict[str, object]]]:
-    """name -> entries, each with the version ranges [since, until) it holds in."""
+    """name -> entries, each with the ranges of releases [first, end) it holds in, as indexes
+    into the release list (end None: to the newest)."""
     versions = [v for v, _ in per_version]
     seen: dict[str, dict[str, list[int]]] = {}
     entries: dict[str, dict[str, dict[str, object]]] = {}
@@ -198,14 +201,13 @@ def fold(
     out: dict[str, list[dict[str, object]]] = {}
     for name in sorted(seen):
         for key, indexes in seen[name].items():
-            ranges: list[list[str | None]] = []
+            ranges: list[list[int | None]] = []
             start = previous = indexes[0]
             for i in [*indexes[1:], None]:
                 if i is not None and i == previous + 1:
                     previous = i
                     continue
-                until = versions[previous + 1] if previous + 1 < len(versions) else None
-                ranges.append([versions[start], until])
+                ranges.append([start, previous + 1 if previous + 1 < len(versions) else None])
                 if i is not None:
                     start = previous = i
             entry = {k: v for k, v in entries[name][key].items() if k != "name"}
@@ -249,15 +251,22 @@ def main() -> None:
     document = {
         "about": "Directives of nginx's own modules per release, from the ngx_command_t arrays of "
         "the release tags (scripts/build_directive_tables.py): contexts, argument count (a list "
-        "of counts, or flag/any/1more/2more), block, module, and the version ranges [since, "
-        "until) each entry holds in. modules: configure option and whether built by default.",
+        "of counts, or flag/any/1more/2more), block, value setter, module, and the ranges of "
+        "releases [first, end) each entry holds in, as indexes into `releases`. modules: "
+        "configure option and whether built by default.",
         "source": "github.com/nginx/nginx release tags; src/core/ngx_conf_file.c ngx_conf_handler()",
+        "releases": list(commits),
         "commits": commits,
         "modules": dict(sorted(modules.items())),
         "directives": fold(per_version),
-        "third_party": third_party(args.third_party),
     }
-    OUT.write_text(json.dumps(document, indent=0, sort_keys=False) + "\n")
+    OUT.write_text(json.dumps(document, separators=(",", ":")) + "\n")  # read on every lint
+    extra = {
+        "about": "Directives of common third-party nginx modules, from each repository's newest "
+        "commit (scripts/build_directive_tables.py --third-party).",
+        "modules": third_party(args.third_party),
+    }
+    THIRD_PARTY.write_text(json.dumps(extra, separators=(",", ":")) + "\n")
     print(f"wrote {OUT}: {len(document['directives'])} directives over {len(commits)} releases")
 
 

@@ -37,6 +37,10 @@ CHROMIUM = [
     "libsndfile1", "libpulse0", "libxnvctrl0", "libcolord2", "libepoxy0",
     "libwayland-cursor0", "libwayland-egl1", "libgtk-3-common", "libgtk-3-0", "xdg-utils",
 ]  # fmt: skip
+NEOVIM = [
+    "neovim", "neovim-runtime", "libluajit-5.1-common", "libluajit-5.1-2", "libmsgpackc2",
+    "libunibilium4", "libtermkey1", "libtree-sitter0", "libvterm0", "lua-luv",
+]  # fmt: skip
 DEBIAN_GROUPS: dict[str, tuple[str, list[str]]] = {
     # group: (release, packages)
     "bookworm": ("bookworm", ["nginx", "nginx-common", "libssl3", *RUNTIME]),
@@ -46,6 +50,8 @@ DEBIAN_GROUPS: dict[str, tuple[str, list[str]]] = {
     # Debian 12's chromium for the HTML report test, with every package it needs that a fresh
     # Debian 12 machine of this project's kind lacks (apt-get install -s chromium on one)
     "chromium": ("bookworm", CHROMIUM),
+    # Debian 12's Neovim, the editor the language server is tested in, with what it needs
+    "neovim": ("bookworm", NEOVIM),
 }
 # certbot and certbot-nginx with every dependency, as wheels for this machine's Python: a tool
 # of its own beside the project (its own venv in the cache), as users run it

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import os
-from functools import cache
+from functools import cache, lru_cache
 
 from nginxgen.ciphers.model import CipherSuite, load_model
 from nginxgen.knowledge_data import KNOWLEDGE_DIR, toml_file
@@ -264,33 +264,31 @@ def _entry(data: dict[str, Any], third_party: str | None = None) -> DirectiveEnt
 
 
 @cache
-def _release_directives(version: str) -> dict[str, tuple[DirectiveEntry, ...]]:
-    """Every directive of nginx's own modules in this release (the newest known release's for a
-    newer version)."""
-    table = _json("nginx_directives")
-    releases = [Version(v) for v in table["commits"]]
+def _release_index(version: str) -> int:
+    """The index of the newest known release at or before this version."""
+    releases = [Version(v) for v in _json("nginx_directives")["releases"]]
     wanted = Version(version)
-    at = max((r for r in releases if r <= wanted), default=releases[0])
-    out: dict[str, tuple[DirectiveEntry, ...]] = {}
-    for name, entries in table["directives"].items():
-        held = tuple(
-            _entry(e)
-            for e in entries
-            if any(
-                Version(since) <= at and (until is None or at < Version(until))
-                for since, until in e["ranges"]
-            )
-        )
-        if held:
-            out[name] = held
-    return out
+    return max((i for i, r in enumerate(releases) if r <= wanted), default=0)
+
+
+@lru_cache(maxsize=4096)  # bounded: names come from the text being edited (the language server)
+def _release_entries(version: str, name: str) -> tuple[DirectiveEntry, ...] | None:
+    entries = _json("nginx_directives")["directives"].get(name)
+    if entries is None:
+        return None
+    at = _release_index(version)
+    return tuple(
+        _entry(e)
+        for e in entries
+        if any(first <= at and (end is None or at < end) for first, end in e["ranges"])
+    )
 
 
 def nginx_directive(target: Target, name: str) -> tuple[DirectiveEntry, ...] | None:
     """The definitions of a directive in the target's nginx release, those of modules the
     target is known to lack left out; None when no module of that release has the name."""
-    entries = _release_directives(str(target.nginx)).get(name)
-    if entries is None:
+    entries = _release_entries(str(target.nginx), name)
+    if not entries:
         return None
     return tuple(e for e in entries if module_built(target, e.module) is not False)
 
@@ -319,7 +317,7 @@ def known_in_some_release(name: str) -> bool:
 @cache
 def _third_party() -> dict[str, tuple[DirectiveEntry, ...]]:
     out: dict[str, list[DirectiveEntry]] = {}
-    for repo, data in _json("nginx_directives")["third_party"].items():
+    for repo, data in _json("third_party_directives")["modules"].items():
         for name, entries in data["directives"].items():
             out.setdefault(name, []).extend(_entry(e, repo) for e in entries)
     return {name: tuple(entries) for name, entries in out.items()}
