@@ -163,16 +163,25 @@ def python_pins(requirements: list[str]) -> list[dict[str, object]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--date", default=datetime.date.today().strftime("%Y%m%d"))
+    parser.add_argument("--only", action="append", help="pin only this group (keep the others)")
     args = parser.parse_args()
     groups: dict[str, list[dict[str, object]]] = {}
+    if args.only:
+        groups = json.loads(PINS.read_text())["groups"]
+    wanted = set(args.only or [*DEBIAN_GROUPS, "certbot", *(g for g, _, _ in OTHER_FILES)])
     for group, (release, names) in DEBIAN_GROUPS.items():
-        groups[group] = debian_pins(release, names, args.date)
-    groups["certbot"] = python_pins(CERTBOT)
+        if group in wanted:
+            groups[group] = debian_pins(release, names, args.date)
+    if "certbot" in wanted:
+        groups["certbot"] = python_pins(CERTBOT)
     for group, name, places in OTHER_FILES:
+        if group not in wanted:
+            continue
         urls = [u.format(snapshot=SNAPSHOT, date=f"{args.date}T000000Z") for u in places]
         data = fetch(urls[0])
         entry = {"name": name, "size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
-        groups.setdefault(group, []).append({**entry, "urls": urls})
+        groups[group] = [e for e in groups.get(group, []) if e["name"] != name]
+        groups[group].append({**entry, "urls": urls})
     document = {"pinned": args.date, "groups": groups}
     PINS.write_text(json.dumps(document, indent=1) + "\n")
     print(f"wrote {PINS}: {sum(len(g) for g in groups.values())} files")

@@ -11,6 +11,7 @@
 - ``chromium``: Debian's Chromium for the HTML report test, installed system-wide with apt-get
   from its pinned packages when /usr/bin/chromium is missing (the one thing installed outside
   the cache).
+- ``neovim``: Debian's Neovim, the editor the language server is tested in, the same way.
 - ``certbot``: certbot 5.8.0 and its nginx plugin in a venv of their own under the cache, from
   their pinned wheels (nginxgen's edits are tested beside certbot's own).
 
@@ -34,6 +35,7 @@ import os
 import platform
 import shutil
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -164,33 +166,38 @@ def debian_build(name: str, cache: Path, offline: bool) -> dict[str, object]:
     return {"nginx": nginx, "openssl": openssl, "root": str(root), **describe(nginx, openssl)}
 
 
-def ensure_chromium(cache: Path) -> str:
-    """Debian's chromium, installed from its pinned packages when missing. Only the packages the
-    machine lacks are installed: one it has (perhaps newer) is left as it is."""
-    found = shutil.which("chromium")
-    if found:
+def debian_tool(group: str, binary: str) -> Callable[[Path], str]:
+    """A program from Debian's packages (chromium, neovim), installed system-wide from its
+    pinned packages when missing. Only the packages the machine lacks are installed: one it has
+    (perhaps newer) is left as it is."""
+
+    def ensure(cache: Path) -> str:
+        found = shutil.which(binary)
+        if found:
+            return found
+        try:
+            debs = fetch_group(group, cache / "downloads" / group)
+        except DownloadError as error:
+            raise ProvisionError(str(error)) from error
+        wanted = [deb for deb in debs if not _installed(deb.name.split("_")[0])]
+        run(
+            [
+                "apt-get",
+                "install",
+                "-y",
+                "-q",
+                "--no-install-recommends",
+                *[f"./{d.name}" for d in wanted],
+            ],
+            cwd=debs[0].parent,
+            env={"DEBIAN_FRONTEND": "noninteractive"},
+        )
+        found = shutil.which(binary)
+        if not found:
+            raise ProvisionError(f"apt-get installed {group} but {binary} is not on PATH")
         return found
-    try:
-        debs = fetch_group("chromium", cache / "downloads" / "chromium")
-    except DownloadError as error:
-        raise ProvisionError(str(error)) from error
-    wanted = [deb for deb in debs if not _installed(deb.name.split("_")[0])]
-    run(
-        [
-            "apt-get",
-            "install",
-            "-y",
-            "-q",
-            "--no-install-recommends",
-            *[f"./{d.name}" for d in wanted],
-        ],
-        cwd=debs[0].parent,
-        env={"DEBIAN_FRONTEND": "noninteractive"},
-    )
-    found = shutil.which("chromium")
-    if not found:
-        raise ProvisionError("apt-get installed chromium but it is not on PATH")
-    return found
+
+    return ensure
 
 
 def certbot_tool(cache: Path) -> str:
@@ -249,7 +256,12 @@ def main(argv: list[str] | None = None) -> int:
             + (f", openssl {build['openssl_version']}" if build.get("openssl_version") else "")
         )
     tools: dict[str, str] = {}
-    for name, provide in (("chromium", ensure_chromium), ("certbot", certbot_tool)):
+    tooling = {
+        "chromium": debian_tool("chromium", "chromium"),
+        "neovim": debian_tool("neovim", "nvim"),
+        "certbot": certbot_tool,
+    }
+    for name, provide in tooling.items():
         try:
             said = provide(cache)
         except ProvisionError as error:
