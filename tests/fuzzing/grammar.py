@@ -98,7 +98,9 @@ class Verdict:
         if self.nginx == "accepted":
             return not self.lint
         if self.nginx == "known":
-            first = [message for line, message in self.lint if self.lint and line == self.lint[0][0]]
+            first = [
+                message for line, message in self.lint if self.lint and line == self.lint[0][0]
+            ]
             if self.message not in first:  # lint's first line with an error says it too
                 return False
             # nginx names the line where it read the statement's last token (its `;` or `{`),

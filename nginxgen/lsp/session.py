@@ -1,0 +1,258 @@
+"""What the language server knows about the trees being edited, without any protocol: the
+settings, the texts the editor holds, and for a file the findings, fixes, hover text, include
+and certificate targets and symbols of the tree it belongs to. Everything is computed by the
+same loader, rules and fix engine as `nginxgen lint`; the editor's unsaved texts stand in for
+the files on disk."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+from nginxgen import knowledge
+from nginxgen.edit.edits import Edit
+from nginxgen.errors import NginxgenError
+from nginxgen.lint.config import Config, Location, Server, build
+from nginxgen.lint.context import server_label
+from nginxgen.lint.findings import Finding
+from nginxgen.lint.fix import leave_managed, run_fixes
+from nginxgen.lint.load import Loaded, LoadError, Stmt, load_path, walk
+from nginxgen.lint.rules import catalog
+from nginxgen.lint.run import Selection, lint
+from nginxgen.records import field, record
+from nginxgen.target import Target, resolve
+
+ROOT_NAMES = ("nginx.conf",)
+MAX_CLIMB = 6  # folders walked up from a file to find the tree's main file
+FILE_DIRECTIVES = ("ssl_certificate", "ssl_certificate_key", "ssl_trusted_certificate",
+                   "ssl_client_certificate", "ssl_dhparam", "ssl_session_ticket_key")  # fmt: skip
+
+
+@record
+class Settings:
+    """What `lint` takes on its command line, from initializationOptions or the client's
+    `nginxgen` configuration section."""
+
+    nginx_version: str | None = None
+    tls_library: str | None = None
+    nginx_bin: str | None = None
+    root: str | None = None  # the main file, when walking up to nginx.conf would not find it
+    path_map: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def read(cls, data: object, base: Settings | None = None) -> Settings:
+        given = data if isinstance(data, dict) else {}
+        nginx = given.get("nginxgen", given)  # {"nginxgen": {...}} or the section itself
+        old = base or cls()
+        return cls(
+            nginx_version=nginx.get("nginxVersion", old.nginx_version),
+            tls_library=nginx.get("tlsLibrary", old.tls_library),
+            nginx_bin=nginx.get("nginxBin", old.nginx_bin),
+            root=nginx.get("root", old.root),
+            path_map=dict(nginx.get("pathMap", old.path_map)),
+        )
+
+
+@record
+class Checked:
+    """One lint of the tree a file belongs to."""
+
+    root: str
+    loaded: Loaded
+    config: Config
+    findings: list[Finding]  # with their fixes (the fix engine's edits)
+
+
+class Session:
+    def __init__(self) -> None:
+        self.settings = Settings()
+        self.open: dict[str, str] = {}  # path -> the editor's text
+        self._target: Target | None = None
+
+    def configure(self, data: object) -> None:
+        self.settings = Settings.read(data, self.settings)
+        self._target = None
+
+    @property
+    def target(self) -> Target:
+        if self._target is None:
+            s = self.settings
+            self._target = resolve(s.nginx_version, s.tls_library, s.nginx_bin)
+        return self._target
+
+    def root_for(self, path: str) -> str:
+        """The main file of the tree a file belongs to: the setting, else the first nginx.conf
+        found walking up from the file's folder, else the file itself."""
+        if self.settings.root:
+            return os.path.abspath(self.settings.root)
+        folder = os.path.dirname(os.path.abspath(path))
+        for _ in range(MAX_CLIMB):
+            for name in ROOT_NAMES:
+                candidate = os.path.join(folder, name)
+                if os.path.isfile(candidate) or candidate in self.open:
+                    return candidate
+            parent = os.path.dirname(folder)
+            if parent == folder:
+                break
+            folder = parent
+        return os.path.abspath(path)
+
+    def _load(self, root: str, overlay: dict[str, str] | None = None) -> Loaded:
+        path_map = [(k, v) for k, v in self.settings.path_map.items()]
+        return load_path(root, path_map=path_map, overlay=overlay or self.open)
+
+    def check(self, path: str) -> Checked:
+        """Lint the tree of this file as the editor holds it (LoadError, NginxgenError: the
+        tree cannot be read, or the settings name no usable target)."""
+        root = self.root_for(path)
+        loaded = self._load(root)
+        if os.path.abspath(path) not in {os.path.abspath(f) for f in loaded.files}:
+            root = os.path.abspath(path)  # not part of that tree: on its own
+            loaded = self._load(root)
+        findings = leave_managed(lint(loaded, self.target, Selection()), loaded.texts)
+        return Checked(root, loaded, build(loaded), findings)
+
+    def fix_all(self, path: str, unsafe: bool) -> dict[str, tuple[str, str]]:
+        """Every fix `lint --fix` (or `--unsafe-fixes`) would apply to the tree: file -> (text
+        now, text after)."""
+        root = self.root_for(path)
+        classes = frozenset({"safe", "unsafe"} if unsafe else {"safe"})
+        outcome = run_fixes(
+            lambda fixed: self._load(root, {**self.open, **fixed}),
+            lambda loaded: leave_managed(lint(loaded, self.target, Selection()), loaded.texts),
+            classes,
+        )
+        return {f: (outcome.originals[f], text) for f, text in outcome.changed.items()}
+
+    # --- what the editor asks about one line ---------------------------------------------
+
+    def statement_at(self, checked: Checked, path: str, line: int) -> Stmt | None:
+        wanted = os.path.abspath(path)
+        found = [
+            s
+            for s in walk(checked.loaded.statements)
+            if os.path.abspath(s.file) == wanted and s.line == line
+        ]
+        return found[0] if found else None
+
+    def hover(self, checked: Checked, path: str, line: int) -> str | None:
+        stmt = self.statement_at(checked, path, line)
+        parts = []
+        if stmt is not None:
+            parts.append(f"`{stmt.directive} {' '.join(stmt.args)}`".replace(" `", "`"))
+            parts.extend(self._effect(checked.config, stmt))
+        for finding in checked.findings:
+            if os.path.abspath(finding.file) == os.path.abspath(path) and finding.line == line:
+                entry = catalog()[finding.code]
+                parts.append(
+                    f"**{finding.code}** {finding.severity}: {finding.message}  \n"
+                    f"fix: {finding.fix}  \n{entry.summary}"
+                )
+        return "\n\n".join(parts) if parts else None
+
+    def _effect(self, config: Config, stmt: Stmt) -> Iterator[str]:
+        """Where this line takes effect: the server it is in, and for settings only the
+        default server of an address:port decides, whether this line is the deciding one."""
+        only = knowledge.default_server_only(self.target)
+        key = stmt.directive
+        if key == "ssl_conf_command" and stmt.args:
+            key = f"ssl_conf_command {stmt.args[0]}"
+        server = _server_of(config, stmt)
+        if server is None:
+            if any(stmt is s for s in config.http.get(stmt.directive, [])):
+                yield "http{} level: in effect in every server that does not set its own"
+            return
+        if key not in only:
+            yield f"applies to {server_label(server)}"
+            return
+        for listen in server.listens:
+            if not listen.ssl:
+                continue
+            default = config.default_server(listen.socket)
+            if default is server:
+                yield (
+                    f"decides for every name on {listen.socket}: this is its default server "
+                    f"({only[key].why})"
+                )
+            else:
+                value = default.value(stmt.directive)
+                shown = " ".join(value) if value else "(not set)"
+                yield (
+                    f"ignored on {listen.socket}: {server_label(default)} is the default server "
+                    f"and decides there (in effect: {shown})"
+                )
+
+    def definition(self, checked: Checked, path: str, line: int) -> list[str]:
+        stmt = self.statement_at(checked, path, line)
+        if stmt is None:
+            return []
+        if stmt.directive == "include":
+            return list(stmt.includes or [])
+        if stmt.directive in FILE_DIRECTIVES and stmt.args:
+            target = stmt.args[0]
+            if not os.path.isabs(target):
+                target = os.path.join(checked.loaded.prefix, target)
+            return [target] if os.path.exists(target) else []
+        return []
+
+    def symbols(self, checked: Checked, path: str) -> list[Symbol]:
+        wanted = os.path.abspath(path)
+        out = []
+        for server in checked.config.servers:
+            if os.path.abspath(server.stmt.file) != wanted:
+                continue
+            listens = ", ".join(
+                f"{lst.socket}{' ssl' if lst.ssl else ''}" for lst in server.listens
+            )
+            name = f"server {' '.join(server.names) or '(no server_name)'}"
+            out.append(
+                Symbol(
+                    name,
+                    listens,
+                    server.stmt.line,
+                    _last_line(server.stmt),
+                    [_location_symbol(loc) for loc in server.locations],
+                )
+            )
+        return out
+
+
+@record
+class Symbol:
+    name: str
+    detail: str
+    first: int
+    last: int
+    children: list[Symbol]
+
+
+def _location_symbol(loc: Location) -> Symbol:
+    return Symbol(
+        f"location {' '.join(loc.stmt.args)}",
+        "",
+        loc.stmt.line,
+        _last_line(loc.stmt),
+        [_location_symbol(inner) for inner in loc.locations],
+    )
+
+
+def _last_line(stmt: Stmt) -> int:
+    lines = [s.line for s in walk(stmt.block or []) if s.file == stmt.file]
+    return max([stmt.line, *lines]) + (1 if stmt.block is not None else 0)
+
+
+def _server_of(config: Config, stmt: Stmt) -> Server | None:
+    for server in config.servers:
+        if any(s is stmt for s in server.directives.get(stmt.directive, [])):
+            return server
+    return None
+
+
+def edits_of(finding: Finding, unsafe: bool) -> tuple[tuple[str, Edit], ...]:
+    """The edits a code action applies: the safe fix, or the unsafe one where asked."""
+    if unsafe and finding.unsafe_edits:
+        return finding.unsafe_edits
+    return finding.edits
+
+
+__all__ = ["Checked", "LoadError", "NginxgenError", "Session", "Settings", "Symbol", "edits_of"]
