@@ -19,7 +19,9 @@ if TYPE_CHECKING:
 
 KNOWLEDGE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "knowledge")
 SNAPSHOT = os.path.join(KNOWLEDGE_DIR, "snapshot.json")
-TOML_FILES = ("cipher_models", "groups", "libraries", "logging", "managers", "nginx", "pki")
+TOML_FILES = (
+    "cipher_models", "groups", "libraries", "logging", "managers", "nginx", "pki", "web"
+)  # fmt: skip
 
 
 @cache

@@ -11,6 +11,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from nginxgen import knowledge
 from nginxgen.generate.values import check_path, check_server_name, check_token
 from nginxgen.sockets import normalize_socket
 
@@ -114,15 +115,25 @@ class TLSPolicy(Strict):
 
 
 class Hsts(Strict):
-    max_age: int = Field(63072000, ge=0)
+    max_age: int = Field(default_factory=lambda: knowledge.hsts_fact("recommended_max_age"))
     include_subdomains: bool = True
     preload: bool = False
 
     @model_validator(mode="after")
-    def _preload(self) -> Hsts:
+    def _lifetime(self) -> Hsts:
+        # Below the minimum HSTS lapses between visits: what nginxgen's linter warns about
+        # (NGX703), so the generator does not write it. No HSTS at all is `hsts: null`.
+        least = knowledge.hsts_fact("min_max_age")
+        if self.max_age < least:
+            raise ValueError(
+                f"hsts.max_age {self.max_age} is under six months ({least} s): a returning "
+                f"browser could be stripped to HTTP between visits; use at least {least} "
+                "(two years, 63072000, is usual), or hsts: null to send no HSTS"
+            )
         # The preload list only takes sites with includeSubDomains and at least a year.
-        if self.preload and (not self.include_subdomains or self.max_age < 31536000):
-            raise ValueError("hsts.preload needs include_subdomains and max_age >= 31536000")
+        preload = knowledge.hsts_fact("preload_min_max_age")
+        if self.preload and (not self.include_subdomains or self.max_age < preload):
+            raise ValueError(f"hsts.preload needs include_subdomains and max_age >= {preload}")
         return self
 
 

@@ -16,8 +16,6 @@ from nginxgen.report.logformat import generated_format_strings
 from nginxgen.sockets import normalize_socket
 from nginxgen.target import Target
 
-LEGACY_PROTOCOLS = ("TLSv1", "TLSv1.1")
-
 
 @dataclass
 class ConfCommand:
@@ -75,6 +73,7 @@ class SitePlan:
     hsts: str | None
     alt_svc: str | None
     root: str
+    suppress: str | None = None  # `CODE] reason` for the server: a finding the user asked for
 
 
 @dataclass
@@ -132,7 +131,7 @@ def _plan_protocols(policy: TLSPolicy, target: Target, problems: _Problems) -> N
                 knowledge.capability(lib, "tls13").refusal,
                 "use OpenSSL 1.1.1 or newer",
             )
-    legacy = [p for p in policy.protocols if p in LEGACY_PROTOCOLS]
+    legacy = [p for p in policy.protocols if p in knowledge.legacy_protocols()]
     if legacy and not knowledge.has(lib, "legacy_protocols"):
         problems.add(
             "policy.protocols",
@@ -151,7 +150,7 @@ def _plan_protocols(policy: TLSPolicy, target: Target, problems: _Problems) -> N
 
 def _plan_ciphers(policy: TLSPolicy, target: Target, problems: _Problems) -> str | None:
     tls12 = any(p != "TLSv1.3" for p in policy.protocols)
-    legacy = any(p in LEGACY_PROTOCOLS for p in policy.protocols)
+    legacy = any(p in knowledge.legacy_protocols() for p in policy.protocols)
     names: list[str] = []
     has_dhe = False
     for i, name in enumerate(policy.ciphers):
@@ -484,7 +483,7 @@ def _plan_tls(policy: TLSPolicy, target: Target, problems: _Problems) -> TLSPlan
 
     warnings = []
     suppress: dict[str, str] = {}
-    if any(p in LEGACY_PROTOCOLS for p in policy.protocols):
+    if any(p in knowledge.legacy_protocols() for p in policy.protocols):
         # Deliberate for legacy clients: say so loudly, and tell the linter it was chosen.
         from nginxgen.lint.rules import ngx401_legacy_protocol, ngx403_cbc_sha1_cipher
 
@@ -493,8 +492,14 @@ def _plan_tls(policy: TLSPolicy, target: Target, problems: _Problems) -> TLSPlan
             "rely on SHA-1, need security level 0 and fail PCI DSS and NIST SP 800-52r2."
         )
         reason = "chosen for legacy clients (compat policy)"
-        suppress["ssl_protocols"] = f"{ngx401_legacy_protocol.RULE.code}] {reason}"
-        suppress["ssl_ciphers"] = f"{ngx403_cbc_sha1_cipher.RULE.code}] {reason}"
+        _suppress(suppress, "ssl_protocols", ngx401_legacy_protocol.RULE.code, reason)
+        _suppress(suppress, "ssl_ciphers", ngx403_cbc_sha1_cipher.RULE.code, reason)
+    if "TLSv1.3" not in policy.protocols:
+        # The user's protocols leave TLS 1.3 out: what NGX409 warns about, asked for by name
+        from nginxgen.lint.rules import ngx409_tls13_disabled
+
+        reason = "policy.protocols leaves TLSv1.3 out"
+        _suppress(suppress, "ssl_protocols", ngx409_tls13_disabled.RULE.code, reason)
     return TLSPlan(
         protocols=list(policy.protocols),
         ciphers=ciphers,
@@ -607,7 +612,23 @@ def _plan_site(
         hsts=hsts,
         alt_svc=alt_svc,
         root=site.root,
+        suppress=None if site.hsts else _no_hsts(),
     )
+
+
+def _no_hsts() -> str:
+    from nginxgen.lint.rules import ngx701_hsts_missing
+
+    return f"{ngx701_hsts_missing.RULE.code}] hsts: null in the config: no HSTS was asked for"
+
+
+def _suppress(suppress: dict[str, str], directive: str, code: str, reason: str) -> None:
+    """Tell the linter a line's finding was chosen (`CODE,CODE] reason; reason`)."""
+    if directive in suppress:
+        codes, _, reasons = suppress[directive].partition("] ")
+        suppress[directive] = f"{codes},{code}] {reasons}; {reason}"
+    else:
+        suppress[directive] = f"{code}] {reason}"
 
 
 def _unique_sockets(sockets: list[str]) -> list[str]:

@@ -361,6 +361,18 @@ def advisories(version: Version) -> list[Advisory]:
     return out
 
 
+def hsts_fact(key: str) -> int:
+    """An HSTS lifetime in seconds: min_max_age, recommended_max_age, preload_min_max_age."""
+    value: int = _toml("web")["hsts"][key]
+    return value
+
+
+@cache
+def legacy_protocols() -> frozenset[str]:
+    """Protocol versions below TLS 1.2 (RFC 8996)."""
+    return frozenset(_toml("web")["protocols"]["legacy"])
+
+
 @record(frozen=True)
 class DirectiveShapes:
     """Which directives take a block, as real nginx builds answered (directives.json)."""

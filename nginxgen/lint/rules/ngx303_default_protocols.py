@@ -33,7 +33,7 @@ def check(ctx: Context) -> Iterator[Finding]:
     if "TLSv1.3" not in default:
         problems.append("no TLS 1.3")
     severity = None
-    if "TLSv1" in default or "TLSv1.1" in default:
+    if knowledge.legacy_protocols() & set(default):
         if ctx.legacy_protocols_negotiable():
             problems.append("TLS 1.0 and 1.1 on")
         elif not problems:

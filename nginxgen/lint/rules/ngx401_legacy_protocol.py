@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from nginxgen import knowledge
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
 from nginxgen.lint.rules import _fixes
@@ -37,7 +38,7 @@ def check(ctx: Context) -> Iterator[Finding]:
     for stmt in ctx.all_statements():
         if stmt.directive != "ssl_protocols":
             continue
-        legacy = [p for p in stmt.args if p in ("SSLv2", "SSLv3", "TLSv1", "TLSv1.1")]
+        legacy = [p for p in stmt.args if p in knowledge.legacy_protocols()]
         if not legacy:
             continue
         message = f"{' '.join(legacy)} enabled: deprecated protocols (RFC 8996)"

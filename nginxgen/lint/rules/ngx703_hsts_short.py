@@ -1,7 +1,8 @@
 """HSTS max-age under six months (or 0, which turns HSTS off).
 
 Short lifetimes leave a window in which a returning browser can be stripped to HTTP; the
-preload list asks for at least a year, Mozilla recommends two.
+preload list asks for at least a year, Mozilla recommends two. The threshold (15768000 s, Mozilla
+HTTP Observatory's six months) is the one the generator refuses below (knowledge/web.toml).
 
 Fix: max-age=63072000
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from nginxgen import knowledge
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
 from nginxgen.lint.rules import _fixes
@@ -25,7 +27,6 @@ RULE = Rule(
     fix="max-age=63072000",
     autofix=("unsafe", "sets max-age=63072000 (two years), keeping the other parameters"),
 )
-SIX_MONTHS = 15552000
 
 
 def check(ctx: Context) -> Iterator[Finding]:
@@ -34,8 +35,9 @@ def check(ctx: Context) -> Iterator[Finding]:
             match = re.search(r"max-age\s*=\s*\"?(\d+)", stmt.args[1], re.IGNORECASE)
             if match is None:
                 yield ctx.finding(RULE, stmt, "HSTS without max-age is ignored by browsers")
-            elif int(match[1]) < SIX_MONTHS:
-                longer = stmt.args[1][: match.start(1)] + "63072000" + stmt.args[1][match.end(1) :]
+            elif int(match[1]) < knowledge.hsts_fact("min_max_age"):
+                recommended = str(knowledge.hsts_fact("recommended_max_age"))
+                longer = stmt.args[1][: match.start(1)] + recommended + stmt.args[1][match.end(1) :]
                 yield ctx.finding(
                     RULE,
                     stmt,
