@@ -11,10 +11,13 @@ and locations.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from concurrent.futures import Future
+from typing import Any
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
 from pygls.uris import from_fs_path, to_fs_path
 
 from nginxgen.edit.edits import Edit
@@ -31,11 +34,35 @@ SEVERITY = {
 }
 
 
+class Protocol(LanguageServerProtocol):
+    """pygls 2.1 keeps the future of every notification whose handler is one of its own
+    generators (didOpen, didChange, didSave, didClose) in `_request_futures` under a fresh id
+    and never removes it: about 2 KB per keystroke batch, 21 MB over 10,000 edits (bench/lsp.py).
+    A finished handler's future is dropped here; a request's is dropped by pygls as before."""
+
+    def _execute_handler(
+        self,
+        msg_id: Any,
+        handler: Callable[..., Any],
+        callback: Callable[[Future[Any]], None],
+        args: tuple[Any, ...] | None = None,
+        kwargs: dict[str, Any] | None = None,
+    ) -> None:
+        super()._execute_handler(msg_id, handler, callback, args, kwargs)
+        future = self._request_futures.get(msg_id)
+        if future is not None:
+            future.add_done_callback(lambda done: self._forget(msg_id, done))
+
+    def _forget(self, msg_id: Any, done: Future[Any]) -> None:
+        if self._request_futures.get(msg_id) is done:
+            del self._request_futures[msg_id]
+
+
 class NginxgenServer(LanguageServer):
     def __init__(self) -> None:
         from nginxgen import __version__
 
-        super().__init__("nginxgen", __version__)
+        super().__init__("nginxgen", __version__, protocol_cls=Protocol)
         self.session = Session()
         self.published: set[str] = set()  # files whose diagnostics the client holds
 

@@ -223,7 +223,24 @@ def mutated(draw: st.DrawFn, data: bytes, max_mutations: int = 4) -> bytes:
 
 # --- trees -----------------------------------------------------------------------------------
 
+
+@functools.cache
+def http_seed_texts() -> tuple[bytes, ...]:
+    """Seeds that also parse cleanly inside http{}: `server x;` is a line of an upstream{}
+    snippet and a syntax error where include_tree puts its bodies."""
+    from nginxgen.lint.load import _parse_text
+
+    def clean(data: bytes) -> bool:
+        text = data.decode("utf-8", errors="surrogateescape")
+        return not _parse_text(f"events {{}}\nhttp {{\n{text}\n}}\n", "nginx.conf")[1]
+
+    return tuple(seed for seed in seed_texts() if clean(seed))
+
+
 _seed = st.deferred(lambda: st.sampled_from(seed_texts()) if seed_texts() else token_stream())
+_http_seed = st.deferred(
+    lambda: st.sampled_from(http_seed_texts()) if http_seed_texts() else token_stream()
+)
 
 
 @st.composite
@@ -242,7 +259,7 @@ def include_tree(draw: st.DrawFn) -> Tree:
     files: dict[str, bytes] = {}
     for name in ["nginx.conf", *names]:
         includes = draw(st.lists(targets, max_size=3))
-        body = draw(_seed) if draw(st.booleans()) else b"server { listen 443 ssl; }\n"
+        body = draw(_http_seed) if draw(st.booleans()) else b"server { listen 443 ssl; }\n"
         lines = [f"include {t};\n".encode() for t in includes]
         if name == "nginx.conf":
             files[name] = b"events {}\nhttp {\n" + b"".join(lines) + body + b"\n}\n"

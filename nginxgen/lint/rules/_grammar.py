@@ -85,10 +85,10 @@ def _one(ctx: Context, stmt: Stmt, context: str | None) -> Verdict | None:
     if ctx.target.plus or name == "#":
         return None  # NGINX Plus has directives of its own that no source describes
     entries = knowledge.nginx_directive(ctx.target, name)
-    third = knowledge.third_party_directive(name)
     if not entries:
         if knowledge.known_names("directive") and name in knowledge.known_names("directive"):
             return None  # NGX301 says why this release lacks it
+        third = knowledge.third_party_directive(name)  # read only when nginx's own tables fail
         if third:
             return _third_party(stmt, third)
         backport = knowledge.nginx_fact("backported").get(name)
@@ -102,6 +102,7 @@ def _one(ctx: Context, stmt: Stmt, context: str | None) -> Verdict | None:
     if context is not None:
         here = [e for e in entries if e.allows(context)]
         if not here:
+            third = knowledge.third_party_directive(name)
             if any(e.allows(context) for e in third):
                 return _third_party(stmt, third)
             return Verdict(stmt, "NGX008", f'"{name}" directive is not allowed here', "error")
