@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from crossplane.errors import NgxParserBaseException
@@ -12,7 +13,8 @@ from crossplane.lexer import lex_string
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from nginxgen.lint.lexer import lex
+from nginxgen.lint.lexer import NgxParserSyntaxError, lex
+from nginxgen.lint.load import parse_tokens
 from tests.fuzzing.configs import mutated, token_stream
 from tests.paths import example_and_corpus_files
 
@@ -24,7 +26,7 @@ def run(lexer: object, text: str) -> Outcome:
     try:
         for token in lexer(text, "f.conf"):  # type: ignore[operator]
             tokens.append(token)
-    except NgxParserBaseException as exc:
+    except (NgxParserBaseException, NgxParserSyntaxError) as exc:
         return tokens, (f"{type(exc).__name__}: {exc.strerror}", exc.lineno)
     return tokens, None
 
@@ -91,3 +93,49 @@ def test_generated_token_streams(data: bytes) -> None:
 ))  # fmt: skip
 def test_mutated_files(data: bytes) -> None:
     same(data.decode("utf-8", "surrogateescape"))
+
+
+def parsed_both_ways(text: str, folder: Path) -> tuple[object, object]:
+    """crossplane's parser (public parse(), single file, comments) and nginxgen's
+    (load.parse_tokens) on the same tokens, crossplane's lexer's: statements, and the error."""
+    import crossplane
+
+    path = folder / "f.conf"
+    path.write_text(text, encoding="utf-8", errors="surrogateescape")
+    payload = crossplane.parse(
+        str(path), single=True, comments=True, check_ctx=False, check_args=False
+    )
+    theirs = (
+        payload["config"][0]["parsed"],
+        [(e["error"].rsplit(" in ", 1)[0], e["line"]) for e in payload["errors"]],
+    )
+    tokens: list[tuple[str, int, bool]] = []
+    error = None
+    try:
+        tokens.extend(crossplane.lex(str(path)))  # the file as crossplane decodes it
+    except NgxParserBaseException as exc:
+        error = NgxParserSyntaxError(exc.strerror, str(path), exc.lineno)
+    parsed, failed = parse_tokens(tokens, error)
+    return theirs, (parsed, [failed] if failed else [])
+
+
+def test_the_parser_reads_as_crossplane_reads(tmp_path: Path) -> None:
+    texts = [*QUIRKS, "if (1) { a; }", "if ( $a ) {}", "if () {}", "a { b }\nc;", "}\nb;"]
+    for path in _files():
+        with open(path, encoding="utf-8", errors="surrogateescape") as handle:
+            texts.append(handle.read())
+    for text in texts:
+        theirs, ours = parsed_both_ways(text, tmp_path)
+        assert ours == theirs, text[:200]
+
+
+@FUZZ
+@given(
+    st.one_of(token_stream(), st.lists(_alphabet, max_size=60).map(lambda t: "".join(t).encode()))
+)
+def test_the_parser_on_generated_text(data: bytes) -> None:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        theirs, ours = parsed_both_ways(data.decode("utf-8", "surrogateescape"), Path(folder))
+    assert ours == theirs

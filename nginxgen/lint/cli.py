@@ -116,7 +116,8 @@ def _run(args: Arguments) -> int:
         path_map = _path_map(conf.get("path-map", {}), os.path.dirname(found[0]))
     stdin_text = sys.stdin.read() if "-" in args.paths else None
     if args.fix or args.unsafe_fixes or args.diff:
-        from nginxgen.lint.fix import FixError, WriteAhead, leave_managed, run_fixes
+        from nginxgen.lint.fix import FixError, WriteAhead, run_fixes
+        from nginxgen.lint.managed import leave_managed
 
         classes = frozenset({"safe", "unsafe"} if args.unsafe_fixes else {"safe"})
         may_fix = Selection(
@@ -165,8 +166,9 @@ def _run(args: Arguments) -> int:
         finally:
             if ahead is not None:
                 ahead.discard()  # staged but not written (an error, or nothing to write)
-    from nginxgen.lint.fix import leave_managed
+    from nginxgen.lint.managed import leave_managed
 
+    carries_fixes = args.format == "sarif"  # SARIF carries each fix's edits; the others its class
     findings = []
     files: list[str] = []
     seen: set[str] = set()
@@ -175,12 +177,14 @@ def _run(args: Arguments) -> int:
             wanted = {os.path.realpath(p) for p in args.paths}
             loaded = load_path(root, prefix, path_map=path_map)
             report_files = _given(loaded, wanted)
-            findings = leave_managed(lint(loaded, target, selection, report_files), loaded.texts)
+            got = lint(loaded, target, selection, report_files, build_fixes=carries_fixes)
+            findings = leave_managed(got, loaded.texts)
             files = report_files
         else:
             for path in args.paths:
                 loaded = load_path(path, prefix, stdin_text, path_map)
-                findings.extend(leave_managed(lint(loaded, target, selection), loaded.texts))
+                got = lint(loaded, target, selection, build_fixes=carries_fixes)
+                findings.extend(leave_managed(got, loaded.texts))
                 files.extend(f for f in loaded.files if f not in seen)
                 seen.update(loaded.files)
     except LoadError as exc:

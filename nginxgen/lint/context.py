@@ -7,7 +7,7 @@ from functools import cached_property
 
 from nginxgen import knowledge
 from nginxgen.lint.config import Config, Server
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Fix
 from nginxgen.lint.load import Stmt, walk
 from nginxgen.records import field, record
 from nginxgen.target import Target
@@ -16,7 +16,6 @@ TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-
 if TYPE_CHECKING:
     from typing import Any, TypeVar
 
-    from nginxgen.edit.edits import Edit
     from nginxgen.edit.source import Source, Statement
     from nginxgen.edit.tree import TreeSources
 
@@ -38,6 +37,9 @@ class Rule:
 class Context:
     config: Config
     target: Target
+    # build each declared fix's edits now (--fix, --diff, SARIF, the language server, --into);
+    # a plain lint only needs to know that a finding is fixable
+    build_fixes: bool = True
     _memo: dict[str, Any] = field(default_factory=dict)
 
     def memo(self, key: str, compute: Callable[[], T]) -> T:
@@ -55,11 +57,23 @@ class Context:
         fix: str | None = None,
         severity: str | None = None,
         autofix: str | None = None,
-        edits: list[tuple[str, Edit]] | None = None,
-        unsafe_edits: list[tuple[str, Edit]] | None = None,
+        edits: Fix | None = None,
+        unsafe_edits: Fix | None = None,
     ) -> Finding:
-        """A finding; with `edits` (from the lossless model) it carries an automatic fix of
-        class `autofix` ("safe": nothing but the defect changes; "unsafe": clients may notice)."""
+        """A finding; with `edits` (a fix on the lossless model) it carries an automatic fix of
+        class `autofix` ("safe": nothing but the defect changes; "unsafe": clients may notice),
+        with `unsafe_edits` a second one used instead under --unsafe-fixes."""
+        built = built_unsafe = None
+        touches: tuple[str, ...] = ()  # files of a fix declared but not built
+        if self.build_fixes:
+            built = edits.build() if edits is not None else None
+            built_unsafe = unsafe_edits.build() if unsafe_edits is not None else None
+            safe, unsafe = bool(built), bool(built_unsafe)
+        else:
+            texts = self.config.loaded.texts  # files with a lossless model (not stdin, dumps)
+            editable = [f for f in (edits, unsafe_edits) if f and all(n in texts for n in f.files)]
+            safe, unsafe = edits in editable, unsafe_edits in editable
+            touches = tuple(dict.fromkeys(n for f in editable for n in f.files))
         return Finding(
             code=rule.code,
             name=rule.name,
@@ -68,9 +82,10 @@ class Context:
             line=stmt.line,
             message=message,
             fix=fix or rule.fix,
-            autofix=(autofix if edits else None) or ("unsafe" if unsafe_edits else None),
-            edits=tuple(edits or ()),
-            unsafe_edits=tuple(unsafe_edits or ()),
+            autofix=(autofix if safe else None) or ("unsafe" if unsafe else None),
+            edits=tuple(built or ()),
+            unsafe_edits=tuple(built_unsafe or ()),
+            touches=touches,
         )
 
     def source(self, file: str) -> Source | None:

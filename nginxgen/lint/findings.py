@@ -6,7 +6,11 @@ from nginxgen.records import record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from nginxgen.edit.edits import Edit
+
+    FileEdits = list[tuple[str, Edit]]
 
 
 SEVERITIES = ("info", "warning", "error")
@@ -14,6 +18,28 @@ SEVERITIES = ("info", "warning", "error")
 
 def severity_rank(severity: str) -> int:
     return SEVERITIES.index(severity)
+
+
+class Fix:
+    """An automatic fix as a rule declares it: the files its edits would touch (known from the
+    loaded statements alone) and how to build the edits on the lossless model of those files.
+    The edits are built only when they are wanted (`--fix`, `--diff`, SARIF, the language
+    server); a plain lint reports the finding as fixable from the declaration alone."""
+
+    __slots__ = ("build", "files")
+
+    def __init__(self, files: tuple[str, ...], build: Callable[[], FileEdits | None]) -> None:
+        self.files = files
+        self.build = build  # None: a statement could not be found in the file as written
+
+    def __add__(self, other: Fix) -> Fix:
+        """Both fixes as one (none when either cannot be built)."""
+
+        def both() -> FileEdits | None:
+            first, second = self.build(), other.build()
+            return first + second if first is not None and second is not None else None
+
+        return Fix(tuple(dict.fromkeys((*self.files, *other.files))), both)
 
 
 @record(frozen=True)
@@ -30,6 +56,8 @@ class Finding:
     # a second, unsafe fix used instead under --unsafe-fixes (a safe one drops an ignored line,
     # the unsafe one makes the setting take effect where it belongs)
     unsafe_edits: tuple[tuple[str, Edit], ...] = ()
+    # files a fix that was declared but not built would touch (a plain lint builds no edits)
+    touches: tuple[str, ...] = ()
 
     def as_dict(self) -> dict[str, object]:
         return {

@@ -19,10 +19,24 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from crossplane.errors import NgxParserBaseException, NgxParserSyntaxError
-from crossplane.lexer import EXTERNAL_LEXERS, lex_string
-
 Token = tuple[str, int, bool]
+
+
+class NgxParserSyntaxError(Exception):
+    """A syntax error where crossplane's lexer raises its own of that name (same message, same
+    line): nginxgen's lexer and parser need nothing of crossplane at run time."""
+
+    def __init__(self, strerror: str, filename: str | None, lineno: int | None) -> None:
+        super().__init__(strerror, filename, lineno)
+        self.strerror, self.filename, self.lineno = strerror, filename, lineno
+
+    def __str__(self) -> str:
+        return f"{self.strerror} in {self.filename}:{self.lineno}"
+
+
+# Lua blocks have a lexer plugin of their own in crossplane (crossplane.ext.lua): such a file is
+# lexed by crossplane, imported only then.
+_LUA_BLOCK = "_by_lua_block"
 
 _NEXT = re.compile(
     r"""(?P<ws>\s+)
@@ -60,19 +74,22 @@ def scan(
     filename: str | None = None,
     strict: list[tuple[str, int]] | None = None,
     word_brace: bool = True,
-) -> tuple[list[Token], Exception | None]:
+) -> tuple[list[Token], NgxParserSyntaxError | None]:
     """All tokens up to the first syntax error, and that error (None if there is none).
 
     `strict`, when given, collects what nginx refuses while crossplane reads on: a quoted string
     followed by anything but whitespace, `;`, `{` or `)` (nginx: unexpected "c")."""
-    if any(directive in text for directive in EXTERNAL_LEXERS):
-        # a directive with a lexer plugin (crossplane's Lua blocks): crossplane lexes the file
-        tokens: list[Token] = []
-        try:
-            tokens.extend(lex_string(text, filename))
-        except NgxParserBaseException as exc:
-            return tokens, exc
-        return tokens, None
+    if _LUA_BLOCK in text:
+        from crossplane.errors import NgxParserBaseException
+        from crossplane.lexer import EXTERNAL_LEXERS, lex_string
+
+        if any(directive in text for directive in EXTERNAL_LEXERS):
+            tokens: list[Token] = []
+            try:
+                tokens.extend(lex_string(text, filename))
+            except NgxParserBaseException as exc:
+                return tokens, NgxParserSyntaxError(exc.strerror, filename, exc.lineno)
+            return tokens, None
     return _scan(text, filename, strict, word_brace)
 
 

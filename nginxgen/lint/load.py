@@ -10,13 +10,9 @@ from __future__ import annotations
 import glob
 import os
 import re
-from collections.abc import Iterator
-
-from crossplane import errors as cp_errors
-from crossplane.parser import _parse_with_initial_tokens
 
 from nginxgen import knowledge
-from nginxgen.lint.lexer import Token, scan
+from nginxgen.lint.lexer import NgxParserSyntaxError, Token, scan
 from nginxgen.records import field, record
 
 MAX_DEPTH = 200  # nginx has no limit, but no real config nests this deep; recursion would
@@ -152,11 +148,59 @@ def _check_tokens(tokens: list[Token], problems: list[tuple[str, int]]) -> list[
 UNCLOSED_QUOTE = {'unexpected end of file, expecting "\'"', 'unexpected end of file, expecting """'}
 
 
-def _stream(tokens: list[Token], error: Exception | None) -> Iterator[Token]:
-    # crossplane's parser pulls tokens lazily: a lexing error surfaces after the tokens before it.
-    yield from tokens
-    if error is not None:
-        raise error
+def _statements(tokens: list[Token], at: int, parsed: list[dict[str, object]]) -> int:
+    """crossplane's reading of a token list into its statement dicts (directive, line, args,
+    block, comments as `#` statements), quirks kept, since rules and the JSON payload read
+    them: a block ends at `}`; a directive's words run to `;`, `{` or `}` (a `}` there ends
+    the directive, not its block); `if (...)` loses its parentheses; comments among a
+    directive's words follow it with its line. Returns the index after what was read."""
+    end = len(tokens)
+    while at < end:
+        token, line, quoted = tokens[at]
+        at += 1
+        if token == "}" and not quoted:
+            return at
+        if token.startswith("#") and not quoted:
+            parsed.append({"directive": "#", "line": line, "args": [], "comment": token[1:]})
+            continue
+        args: list[str] = []
+        comments: list[str] = []
+        term = None
+        while at < end:
+            word, _, word_quoted = tokens[at]
+            at += 1
+            if word in ("{", ";", "}") and not word_quoted:
+                term = word
+                break
+            if word.startswith("#") and not word_quoted:
+                comments.append(word[1:])
+            else:
+                args.append(word)
+        if token == "if" and args and args[0].startswith("(") and args[-1].endswith(")"):
+            args[0] = args[0][1:].lstrip()  # one after the other: `if (1)` has one word
+            args[-1] = args[-1][:-1].rstrip()
+            args[:] = args[int(not args[0]) : len(args) - int(not args[-1])]
+        stmt: dict[str, object] = {"directive": token, "line": line, "args": args}
+        if term == "{":
+            block: list[dict[str, object]] = []
+            at = _statements(tokens, at, block)
+            stmt["block"] = block
+        parsed.append(stmt)
+        parsed.extend({"directive": "#", "line": line, "args": [], "comment": c} for c in comments)
+    return at + 1  # past the end: every token was read
+
+
+def parse_tokens(
+    tokens: list[Token], error: NgxParserSyntaxError | None
+) -> tuple[list[dict[str, object]], tuple[str, int] | None]:
+    """The statements of a token list, and the lexer's error where crossplane would report it:
+    crossplane pulls tokens lazily, so the error surfaces once every token before it was read,
+    and then nothing of the file is kept (a `}` at the top ends reading before that)."""
+    parsed: list[dict[str, object]] = []
+    read_all = _statements(tokens, 0, parsed) > len(tokens)
+    if error is not None and read_all:
+        return [], (error.strerror, error.lineno or 1)
+    return parsed, None
 
 
 def _parse_text(text: str, filename: str) -> tuple[list[dict[str, object]], list[tuple[str, int]]]:
@@ -165,27 +209,15 @@ def _parse_text(text: str, filename: str) -> tuple[list[dict[str, object]], list
     checked = _check_tokens(lexed, problems)
     if len(checked) < len(lexed):
         error = None  # cut at the nesting limit: the rest, and its errors, are not read
-    tokens = _stream(checked, error)
     try:
-        payload = _parse_with_initial_tokens(
-            tokens,
-            filename,
-            os.path.dirname(filename),
-            single=True,
-            comments=True,
-            check_ctx=False,
-            check_args=False,
-        )
-    except (cp_errors.NgxParserBaseException, RecursionError) as exc:
-        return [], [(str(getattr(exc, "strerror", exc)), getattr(exc, "lineno", None) or 1)]
-    parsed: list[dict[str, object]] = payload["config"][0]["parsed"] if payload["config"] else []
-    for err in payload["errors"]:
-        message = str(err.get("error", "syntax error"))
-        message = re.sub(r" in \S+:\d+$", "", message)
-        line = int(err.get("line") or 1)
+        parsed, failed = parse_tokens(checked, error)
+    except RecursionError as exc:  # not reached: _check_tokens cuts at MAX_DEPTH
+        return [], [(str(exc), 1)]
+    if failed is not None:
+        message, line = failed
         if message in UNCLOSED_QUOTE:
-            # crossplane names the quote; nginx reads on to the end of the file, where it
-            # stops in the middle of a directive (ngx_conf_read_token)
+            # nginx reads on to the end of the file, where it stops in the middle of a directive
+            # (ngx_conf_read_token)
             message, line = 'unexpected end of file, expecting ";" or "}"', text.count("\n") + 1
         problems.append((message, line))
     return parsed, problems

@@ -41,9 +41,15 @@ def _suppressed(finding: Finding, loaded: Loaded) -> bool:
 
 
 def lint(
-    loaded: Loaded, target: Target, selection: Selection, report_files: Iterable[str] | None = None
+    loaded: Loaded,
+    target: Target,
+    selection: Selection,
+    report_files: Iterable[str] | None = None,
+    build_fixes: bool = True,
 ) -> list[Finding]:
-    ctx = Context(build(loaded), target)
+    """The findings; with `build_fixes` False each fixable one says so (`autofix`, `touches`)
+    without its edits being built on the lossless model (a plain lint needs no edits)."""
+    ctx = Context(build(loaded), target, build_fixes)
     only = set(report_files) if report_files is not None else None
     findings: set[Finding] = set()
     for entry in catalog().values():

@@ -7,15 +7,11 @@ from collections.abc import Iterator
 from nginxgen import knowledge
 from nginxgen.lint.config import Server
 from nginxgen.lint.context import Context
+from nginxgen.lint.findings import Fix
 from nginxgen.lint.load import Stmt
 from nginxgen.lint.rules import _fixes
 from nginxgen.records import record
 from nginxgen.values import same_value
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from nginxgen.edit.edits import Edit
-
 
 # How the default-server rules fix: never by deleting the ignored line. It says something other
 # than what is in effect (else there is no finding), so it is the one trace of what the user
@@ -77,7 +73,7 @@ def misplaced(ctx: Context, keys: tuple[str, ...]) -> Iterator[Misplaced]:
                 yield Misplaced(socket, key, stmt, default, entry.why, default_value, server)
 
 
-def move_to_default(ctx: Context, m: Misplaced) -> list[tuple[str, Edit]] | None:
+def move_to_default(ctx: Context, m: Misplaced) -> Fix | None:
     """The unsafe fix: make the vhost's value the default server's (which decides for every
     name on the address:port) and drop the vhost's line."""
     if m.key.startswith("ssl_conf_command "):
@@ -85,15 +81,13 @@ def move_to_default(ctx: Context, m: Misplaced) -> list[tuple[str, Edit]] | None
     dropped = _fixes.delete(ctx, m.stmt)
     own = _setting(m.default, m.key, own=True)
     if own is not None:
-        placed = _fixes.set_args(ctx, own, m.stmt.args)
-    else:
+        return dropped + _fixes.set_args(ctx, own, m.stmt.args)
+
+    def copy() -> _fixes.FileEdits | None:  # the vhost's line as written, comment and all
         found = ctx.locate(m.stmt)
-        line = (
-            found[0].data[found[1].start : found[1].end].decode("utf-8", "surrogateescape")
-            if found
-            else None
-        )
-        placed = _fixes.insert_into(ctx, m.default.stmt, line, first=True) if line else None
-    if dropped is None or placed is None:
-        return None
-    return dropped + placed
+        if found is None:
+            return None
+        line = found[0].data[found[1].start : found[1].end].decode("utf-8", "surrogateescape")
+        return _fixes.insert_into(ctx, m.default.stmt, line, first=True).build()
+
+    return dropped + Fix((m.default.stmt.file,), copy)

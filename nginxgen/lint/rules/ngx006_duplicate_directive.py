@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from nginxgen import knowledge
 from nginxgen.lint.config import Location
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Fix
 from nginxgen.lint.load import Stmt
 from nginxgen.lint.rules import _fixes
 
@@ -92,12 +92,9 @@ def check(ctx: Context) -> Iterator[Finding]:
                 )
 
 
-def _merge_into_first(ctx: Context, stmts: list[Stmt]) -> _fixes.FileEdits | None:
+def _merge_into_first(ctx: Context, stmts: list[Stmt]) -> Fix:
     """What the repeats meant: the last line's value on the first line, the others gone."""
     out = _fixes.set_args(ctx, stmts[0], stmts[-1].args)
     for again in stmts[1:]:
-        dropped = _fixes.delete(ctx, again)
-        if out is None or dropped is None:
-            return None
-        out += dropped
+        out += _fixes.delete(ctx, again)
     return out

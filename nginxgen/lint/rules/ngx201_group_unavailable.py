@@ -26,14 +26,10 @@ from collections.abc import Iterator
 
 from nginxgen import knowledge
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Fix
 from nginxgen.lint.load import Stmt
 from nginxgen.lint.rules import _fixes
 from nginxgen.lint.rules._groups import GroupEntry, group_statements, parse_groups
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from nginxgen.edit.edits import Edit
 
 RULE = Rule(
     code="NGX201",
@@ -87,9 +83,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                 )
 
 
-def _renamed(
-    ctx: Context, stmt: Stmt, entry: GroupEntry, name: str
-) -> list[tuple[str, Edit]] | None:
+def _renamed(ctx: Context, stmt: Stmt, entry: GroupEntry, name: str) -> Fix | None:
     """The statement with this one entry of its group list renamed (prefixes, separators and
     every other entry as written)."""
     index = 0 if stmt.directive == "ssl_ecdh_curve" else 1

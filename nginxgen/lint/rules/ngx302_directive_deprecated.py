@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from nginxgen import knowledge
 from nginxgen.lint.config import Server
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Fix
 from nginxgen.lint.load import Stmt
 from nginxgen.lint.rules import _fixes
 from nginxgen.lint.rules._directives import versioned
@@ -56,7 +56,7 @@ def _http2_alone(ctx: Context, server: Server) -> bool:
     )
 
 
-def _http2_on(ctx: Context, listen: Stmt) -> _fixes.FileEdits | None:
+def _http2_on(ctx: Context, listen: Stmt) -> Fix | None:
     """`listen ... http2` -> the listen without it, and `http2 on;` in its server."""
     server = _server_of(ctx, listen)
     if server is None:
@@ -64,26 +64,21 @@ def _http2_on(ctx: Context, listen: Stmt) -> _fixes.FileEdits | None:
     changed = _fixes.set_args(ctx, listen, [a for a in listen.args if a != "http2"])
     if server.own("http2"):
         return changed
-    added = _fixes.insert_into(ctx, server.stmt, "http2 on;")
-    return changed + added if changed and added else None
+    return changed + _fixes.insert_into(ctx, server.stmt, "http2 on;")
 
 
-def _ssl_on(ctx: Context, switch: Stmt) -> _fixes.FileEdits | None:
+def _ssl_on(ctx: Context, switch: Stmt) -> Fix | None:
     """`ssl on;` -> the `ssl` parameter on each of its server's listens, the line gone. Safe:
     the server listens with TLS as before. `ssl off;` only goes."""
-    dropped = _fixes.delete(ctx, switch)
-    if dropped is None or switch.args[:1] != ["on"]:
-        return dropped
+    out = _fixes.delete(ctx, switch)
+    if switch.args[:1] != ["on"]:
+        return out
     server = next((s for s in ctx.config.servers if switch in s.own("ssl")), None)
     if server is None:
         return None
-    out = list(dropped)
     for listen in server.own("listen"):
         if "ssl" not in listen.args[1:]:
-            changed = _fixes.set_args(ctx, listen, [listen.args[0], "ssl", *listen.args[1:]])
-            if changed is None:
-                return None
-            out += changed
+            out += _fixes.set_args(ctx, listen, [listen.args[0], "ssl", *listen.args[1:]])
     return out
 
 

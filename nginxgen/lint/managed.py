@@ -1,0 +1,43 @@
+"""Fixes that would write a file another tool manages are not offered (issue 26)."""
+
+from __future__ import annotations
+
+from nginxgen import knowledge
+from nginxgen.lint.findings import Finding
+
+
+def leave_managed(findings: list[Finding], texts: dict[str, str]) -> list[Finding]:
+    """The findings, with every fix taken away that would write a file another tool manages
+    (knowledge/managers.toml: certbot's options file, a panel's generated vhosts): that tool
+    would overwrite the edit or, for certbot, stop updating its file once its bytes differ from
+    a release. Such a finding stays, and says who owns the file and where the change belongs."""
+    owners: dict[str, knowledge.Manager | None] = {}
+
+    def owner(file: str) -> knowledge.Manager | None:
+        if file not in owners:
+            found = knowledge.manager_of(file, texts.get(file))
+            owners[file] = found if found is not None and found.never_write else None
+        return owners[file]
+
+    out = []
+    for f in findings:
+        touched = {file for file, _ in (*f.edits, *f.unsafe_edits)} | set(f.touches)
+        managed = sorted((file, m) for file in touched if (m := owner(file)) is not None)
+        if managed:
+            file, manager = managed[0]
+            keep = {file for file, _ in managed}
+            edits = () if {e for e, _ in f.edits} & keep else f.edits
+            unsafe = () if {e for e, _ in f.unsafe_edits} & keep else f.unsafe_edits
+            # a fix declared but not built (plain lint) touching such a file: none is offered
+            built = bool(f.edits or f.unsafe_edits)
+            autofix = (f.autofix if edits else ("unsafe" if unsafe else None)) if built else None
+            note = (
+                f" (not fixed automatically: {file} is managed by {manager.display}, which "
+                f"nginxgen never writes; instead: {manager.override})"
+            )
+            f = Finding(
+                f.code, f.name, f.severity, f.file, f.line, f.message + note, f.fix,
+                autofix, edits, unsafe,
+            )  # fmt: skip
+        out.append(f)
+    return out
