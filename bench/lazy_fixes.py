@@ -3,10 +3,10 @@
     python bench/lazy_fixes.py [--vhosts 2000] [--runs 7]
 
 Two trees of N TLS vhosts in one file behind a reject-handshake default server, alike but for
-one line per vhost: `keepalive_timeout 0;` (NGX603, whose fix deletes the line) or no HSTS
-header (NGX701, no automatic fix). A plain `nginxgen lint` of each, alternating, median of
-`--runs`; then `--format sarif` (which carries the edits, so builds them) on the fixable tree.
-Prints one JSON document.
+one line per vhost: `keepalive_timeout 0;` (NGX603, whose fix deletes the line) or
+`ssl_stapling on;` without a resolver or responder (NGX711, no automatic fix). A plain
+`nginxgen lint` of each, alternating, median of `--runs`; also `--format sarif` (which
+carries the edits, so builds them) on the fixable tree. Prints one JSON document.
 """
 
 from __future__ import annotations
@@ -25,16 +25,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from run import measure, write_tree
 
-HSTS = '    add_header Strict-Transport-Security "max-age=63072000" always;\n'
 VHOST = """server {{
     listen 443 ssl;
     server_name site{i}.example.com;
     ssl_certificate /etc/ssl/site{i}/fullchain.pem;
     ssl_certificate_key /etc/ssl/site{i}/privkey.pem;
-@HSTS@    location / {{
+    add_header Strict-Transport-Security "max-age=63072000" always;
+    location / {{
         proxy_pass http://127.0.0.1:8080;
     }}
-@EXTRA@}}
+    @LINE@
+}}
 """
 
 
@@ -46,8 +47,8 @@ def main() -> None:
     lint = [str(Path(sys.executable).with_name("nginxgen")), "lint", "--nginx-version", "1.26.3",
             "--tls-library", "openssl-3.5"]  # fmt: skip
     with tempfile.TemporaryDirectory() as tmp:
-        with_fix = VHOST.replace("@HSTS@", HSTS).replace("@EXTRA@", "    keepalive_timeout 0;\n")
-        without = VHOST.replace("@HSTS@", "").replace("@EXTRA@", "")
+        with_fix = VHOST.replace("@LINE@", "keepalive_timeout 0;")
+        without = VHOST.replace("@LINE@", "ssl_stapling on;   ")  # the same length
         fixable = write_tree(Path(tmp) / "fixable", args.vhosts, False, with_fix)
         unfixable = write_tree(Path(tmp) / "unfixable", args.vhosts, False, without)
         argvs = {

@@ -36,7 +36,7 @@ def find_settings(start: str) -> tuple[str, dict[str, Any]] | None:
         if os.path.isfile(dedicated):
             return dedicated, _read(dedicated, None)
         pyproject = os.path.join(folder, "pyproject.toml")
-        if os.path.isfile(pyproject) and "nginxgen" in _text(pyproject):
+        if os.path.isfile(pyproject) and _may_have_table(_text(pyproject)):
             # most pyproject.toml files have no [tool.nginxgen]: those are not parsed at all
             data = _read(pyproject, "tool.nginxgen")
             if data:
@@ -45,6 +45,18 @@ def find_settings(start: str) -> tuple[str, dict[str, Any]] | None:
         if parent == folder:
             return None
         folder = parent
+
+
+def _may_have_table(text: str) -> bool:
+    """Whether TOML could define tool.nginxgen here: a `[tool.nginxgen...]` header, a dotted
+    `tool.nginxgen...` key, or a `[tool]` table (a project merely named nginxgen has none)."""
+    if "nginxgen" not in text:
+        return False
+    import re
+
+    return (
+        re.search(r"(?m)^\s*\[\s*tool\s*(?:\]|\.\s*\"?nginxgen\b)|^\s*tool\s*\.", text) is not None
+    )
 
 
 def _text(path: str) -> str:
