@@ -160,8 +160,28 @@ def test_reject_handshake_without_return_only_matters_with_http2(tmp_path: Path)
         SITE.format(body=f"http2 on; {HSTS}"),
     )
     assert "NGX108" in codes(h2_site, MID, tmp_path)
-    old_style = http("server { listen 443 ssl http2 default_server; ssl_reject_handshake on; }\n")
+    old_style = http(
+        "server { listen 443 ssl http2 default_server; ssl_reject_handshake on; }\n",
+        SITE.format(body=HSTS),
+    )
     assert "NGX108" in codes(old_style, OLD, tmp_path)
+
+
+def test_reject_handshake_default_server_alone_or_returning_everywhere(tmp_path: Path) -> None:
+    """Issue 25: no connection to reuse when the default server is alone on its socket; no
+    request reaches the default root when every location returns."""
+    alone = http("server { listen 443 ssl default_server; http2 on; ssl_reject_handshake on; }\n")
+    assert "NGX108" not in codes(alone, MID, tmp_path)
+    default = "server {{ listen 443 ssl default_server; ssl_reject_handshake on; {body} }}\n"
+    site = SITE.format(body=f"http2 on; {HSTS}")
+    returning = default.format(body="location / { return 421; } location = /x { return 444; }")
+    assert "NGX108" not in codes(http(returning, site), MID, tmp_path)
+    for leaks in (
+        "location /static/ { return 421; }",  # no location /: other URIs reach the root
+        "location / { return 421; } location ~ \\.php$ { root /srv; }",  # one does not return
+        "location / { location /a/ { root /srv; } return 421; }",  # nor does a nested one
+    ):
+        assert "NGX108" in codes(http(default.format(body=leaks), site), MID, tmp_path), leaks
 
 
 def test_generated_default_server_has_the_return(tmp_path: Path) -> None:

@@ -384,9 +384,13 @@ CASES: list[tuple[str, tuple[str, str], str, str]] = [
     (
         "NGX108",
         MID,
-        http("server { listen 443 ssl default_server; http2 on; ssl_reject_handshake on; }\n"),
         http(
-            "server { listen 443 ssl default_server; http2 on; ssl_reject_handshake on; return 421; }\n"
+            "server { listen 443 ssl default_server; http2 on; ssl_reject_handshake on; }\n",
+            SITE.format(body=HSTS),
+        ),
+        http(
+            "server { listen 443 ssl default_server; http2 on; ssl_reject_handshake on; return 421; }\n",
+            SITE.format(body=HSTS),
         ),
     ),
     (

@@ -6,8 +6,15 @@ routes the request by its Host header, and a name no server lists lands in the d
 which serves its default root (`html/index.html`). `return 421` (Misdirected Request) makes the
 client open a connection of its own; `return 444` closes it.
 
+No finding where no request can reach the default root: the server has its own `return`, or a
+`location /` and every location of it ends in a `return`; nor where the default server is alone
+on its address:port (no handshake there succeeds, so no connection exists to reuse). Checked on
+nginx 1.26.3: a Host no server lists, sent over another site's HTTP/2 connection, is answered
+from the default server's root.
+
 Fail:
     server { listen 443 ssl default_server; http2 on; ssl_reject_handshake on; }
+    server { listen 443 ssl; server_name a.example; ... }
 Fix:
     server { listen 443 ssl default_server; http2 on; ssl_reject_handshake on; return 421; }
 
@@ -20,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen.lint.config import Server
+from nginxgen.lint.config import Location, Server
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
 
@@ -39,13 +46,30 @@ def _speaks_h2(server: Server, socket: str) -> bool:
     return bool(switch) and switch[-1].args[:1] == ["on"]
 
 
+def _all_return(locations: list[Location]) -> bool:
+    return all(loc.directives.get("return") and _all_return(loc.locations) for loc in locations)
+
+
+def _answers_every_request(server: Server) -> bool:
+    """Every request ends in a `return`: the server's own, or a `location /` (which every URI
+    reaches when nothing else matches) with every location returning."""
+    if server.own("return"):
+        return True
+    catch_all = any(
+        loc.stmt.args in (["/"], ["^~", "/"]) for loc in server.locations if loc.stmt.args
+    )
+    return catch_all and _all_return(server.locations)
+
+
 def check(ctx: Context) -> Iterator[Finding]:
     reported: set[int] = set()
     for socket, default, others in ctx.tls_sockets():
         reject = default.effective("ssl_reject_handshake")
         if not reject or reject[-1].args[:1] != ["on"] or default.index in reported:
             continue
-        if default.own("return") or not any(_speaks_h2(s, socket) for s in (default, *others)):
+        if not others or _answers_every_request(default):
+            continue  # alone: no connection to reuse; or no request reaches the default root
+        if not any(_speaks_h2(s, socket) for s in (default, *others)):
             continue
         reported.add(default.index)
         yield ctx.finding(
