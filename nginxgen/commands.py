@@ -170,9 +170,16 @@ def _generate_into(
 ) -> None:
     """Print each change (file: what (why)), the diff with --diff, then what lint still finds:
     in what nginxgen wrote (should be nothing) and, left as is, in the user's own lines."""
-    from nginxgen.into.apply import failing, run_into
+    from nginxgen.into.apply import run_into
+    from nginxgen.lint.findings import Finding, severity_rank
+    from nginxgen.lint.run import Selection, lint
 
-    result = run_into(into, root, model, target, diff, nginx_bin)
+    def failing(findings: list[Finding]) -> list[Finding]:
+        return [f for f in findings if severity_rank(f.severity) >= severity_rank("warning")]
+
+    result = run_into(
+        into, root, model, target, diff, nginx_bin, lambda loaded: lint(loaded, target, Selection())
+    )
     if diff:
         print(result.diff, end="")
     steps = result.plan.steps
@@ -268,8 +275,8 @@ def probe(
         )
     found = 0
     if config is not None:
-        from nginxgen.lint.config import build
-        from nginxgen.lint.load import LoadError, load_path
+        from nginxgen.conf.config import build
+        from nginxgen.conf.load import LoadError, load_path
         from nginxgen.probe.predict import mismatches
         from nginxgen.target import resolve
 

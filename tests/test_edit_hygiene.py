@@ -15,10 +15,10 @@ import pytest
 
 from nginxgen import knowledge
 from nginxgen.cli import main
+from nginxgen.conf.load import load_path
 from nginxgen.edit.edits import Edit
 from nginxgen.lint.findings import Finding
 from nginxgen.lint.fix import run_fixes
-from nginxgen.lint.load import load_path
 from tests.builds import Build
 from tests.conftest import require_build
 from tests.directive_probe import nginx_t

@@ -9,9 +9,9 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
+from nginxgen.conf.load import Loaded, load_path
 from nginxgen.lint.findings import Finding
 from nginxgen.lint.fix import run_fixes
-from nginxgen.lint.load import Loaded, load_path
 from nginxgen.lint.rules import catalog
 from nginxgen.lint.run import Selection, lint
 from nginxgen.target import Target

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from nginxgen.conf.load import load_path
 from nginxgen.edit import source
-from nginxgen.lint.load import load_path
 from nginxgen.lint.run import Selection, lint
 from nginxgen.target import resolve
 from tests.test_lint_rules import CASES

@@ -13,8 +13,8 @@ from crossplane.lexer import lex_string
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from nginxgen.lint.lexer import NgxParserSyntaxError, lex
-from nginxgen.lint.load import parse_tokens
+from nginxgen.conf.lexer import NgxParserSyntaxError, lex
+from nginxgen.conf.load import parse_tokens
 from tests.fuzzing.configs import mutated, token_stream
 from tests.paths import example_and_corpus_files
 

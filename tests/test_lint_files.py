@@ -11,8 +11,8 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import dh
 
+from nginxgen.conf.load import load_path
 from nginxgen.lint.findings import Finding
-from nginxgen.lint.load import load_path
 from nginxgen.lint.run import Selection, lint
 from nginxgen.target import resolve
 from tests.builds import Build

@@ -155,7 +155,7 @@ def test_stdin_prints_the_fixed_text(
 
 def test_rule_metadata_states_each_fix_class(tmp_path: Path) -> None:
     """The docs page (from Rule.autofix) says the class the findings carry."""
-    from nginxgen.lint.load import load_path
+    from nginxgen.conf.load import load_path
     from nginxgen.lint.rules import catalog
     from nginxgen.lint.run import Selection, lint
     from nginxgen.target import resolve

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from nginxgen.cli import main
+from nginxgen.conf.load import load_path
 from nginxgen.generate.examples import EXAMPLE_TARGETS
 from nginxgen.lint.findings import Finding
-from nginxgen.lint.load import load_path
 from nginxgen.lint.run import Selection
 from nginxgen.lint.run import lint as run_lint
 from nginxgen.target import Target, resolve

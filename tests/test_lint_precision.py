@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from nginxgen.cli import main
-from nginxgen.lint.load import load_path
+from nginxgen.conf.load import load_path
 from nginxgen.lint.run import Selection, lint
 from nginxgen.target import resolve
 from tests.test_lint_rules import DEFAULT, HSTS, MID, NEW, OLD, SITE, http

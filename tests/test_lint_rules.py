@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from nginxgen.lint.load import load_path
+from nginxgen.conf.load import load_path
 from nginxgen.lint.rules import catalog
 from nginxgen.lint.run import Selection, lint
 from nginxgen.target import resolve

@@ -259,7 +259,7 @@ def test_generated_format_is_the_template_one(tmp_path: Path, ecdsa_pair: CertPa
         capture_output=True, text=True, timeout=60, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
-    from nginxgen.lint.load import load_path, walk
+    from nginxgen.conf.load import load_path, walk
     from nginxgen.report.logformat import parse_log_format_args
 
     written = [

@@ -11,8 +11,8 @@ from crossplane.lexer import EXTERNAL_LEXERS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from nginxgen.conf.load import _parse_text
 from nginxgen.edit.source import Source, Statement
-from nginxgen.lint.load import _parse_text
 from tests.fuzzing.configs import mutated, token_stream
 from tests.paths import example_and_corpus_files
 

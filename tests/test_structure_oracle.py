@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from nginxgen import knowledge
-from nginxgen.lint.load import _parse_text
+from nginxgen.conf.load import _parse_text
 from tests.builds import BUILD_NAMES, Build
 from tests.conftest import require_build
 from tests.directive_probe import CONTEXTS, nginx_t, probe

@@ -8,7 +8,7 @@ trails it on the same line. Joining the tokens gives the file back byte for byte
 final newline, a BOM, bytes that are not UTF-8), which is what edits need: they replace byte
 spans and leave everything else alone.
 
-Meaning stays the loader's (nginxgen.lint.load, crossplane's parser): the tests check that the
+Meaning stays the loader's (nginxgen.conf.load, crossplane's parser): the tests check that the
 statements here carry the same directives and arguments wherever the loader reads a file
 without errors.
 """

@@ -8,7 +8,7 @@ from nginxgen.edit.source import Source, Statement
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from nginxgen.lint.load import Stmt
+    from nginxgen.conf.load import Stmt
 
 
 class TreeSources:

@@ -11,17 +11,22 @@ from __future__ import annotations
 
 import difflib
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from nginxgen.conf.load import Loaded, load_path
 from nginxgen.errors import NginxgenError
 from nginxgen.generate.models import GeneratorConfig
 from nginxgen.generate.output import Change, put_back, replace_all, replace_read, text_diff
 from nginxgen.into.plan import IntoPlan, plan_into
-from nginxgen.lint.findings import Finding, severity_rank
-from nginxgen.lint.load import load_path
-from nginxgen.lint.run import Selection, lint
 from nginxgen.target import Target
+
+if TYPE_CHECKING:
+    from nginxgen.lint.findings import Finding  # a type only: lint sits above this planner
+
+Check = Callable[[Loaded], "list[Finding]"]  # the findings on the tree as it will be
 
 
 @dataclass
@@ -51,9 +56,9 @@ def unified(plan: IntoPlan) -> str:
     return "".join(chunks)
 
 
-def _lint_after(plan: IntoPlan, target: Target) -> tuple[list[Finding], list[Finding]]:
+def _lint_after(plan: IntoPlan, check: Check) -> tuple[list[Finding], list[Finding]]:
     loaded = load_path(plan.main, overlay=plan.overlay())
-    findings = lint(loaded, target, Selection())
+    findings = check(loaded)
     changed_lines: set[tuple[str, int]] = set()
     for file, new in plan.texts.items():
         old = plan.originals[file]
@@ -89,13 +94,16 @@ def run_into(
     target: Target,
     show_diff: bool,
     nginx_bin: str | None,
+    check: Check,
 ) -> IntoResult:
+    """Plan the sites into the tree, judge the result with `check` (the command passes lint:
+    the planner sits below the linter and does not import it), write it all or nothing."""
     from nginxgen.nginx_check import write_checked
 
     main = main_file(into, root)
     plan = plan_into(main, model, target)
     result = IntoResult(plan, unified(plan))
-    result.ours, result.left = _lint_after(plan, target)
+    result.ours, result.left = _lint_after(plan, check)
     if show_diff or not result.diff:
         return result
     changes = _changes(plan)
@@ -123,7 +131,3 @@ def _remove_empty(folders: list[Path]) -> None:
     for folder in reversed(folders):
         if folder.is_dir() and not any(folder.iterdir()):
             folder.rmdir()
-
-
-def failing(findings: list[Finding], threshold: str = "warning") -> list[Finding]:
-    return [f for f in findings if severity_rank(f.severity) >= severity_rank(threshold)]

@@ -15,8 +15,8 @@ import glob
 import os
 from dataclasses import dataclass
 
-from nginxgen.lint.config import Config
-from nginxgen.lint.load import Stmt
+from nginxgen.conf.config import Config
+from nginxgen.conf.load import Stmt
 
 OWN_FOLDER = "nginxgen.d"
 

@@ -15,6 +15,8 @@ import os
 from dataclasses import dataclass, field, replace
 
 from nginxgen import knowledge
+from nginxgen.conf.config import Config, Server, build, listen_socket
+from nginxgen.conf.load import Loaded, Stmt, load_valid, walk
 from nginxgen.edit import edits
 from nginxgen.edit.source import Source, Statement
 from nginxgen.edit.tree import TreeSources
@@ -23,8 +25,6 @@ from nginxgen.generate.models import GeneratorConfig
 from nginxgen.generate.plan import Listen, Plan, default_access_log_path, make_plan
 from nginxgen.generate.render import DEFAULT_FILE, TLS_FILE, render, site_file
 from nginxgen.into.layout import Place, find_place
-from nginxgen.lint.config import Config, Server, build, listen_socket
-from nginxgen.lint.load import Loaded, Stmt, load_valid, walk
 from nginxgen.target import Target
 from nginxgen.values import same_value
 

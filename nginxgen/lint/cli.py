@@ -14,11 +14,11 @@ TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from nginxgen.conf.load import Loaded
     from nginxgen.edit.edits import Edit
     from nginxgen.lint.args import Arguments
     from nginxgen.lint.findings import Finding
     from nginxgen.lint.fix import FixOutcome, WriteAhead
-    from nginxgen.lint.load import Loaded
     from nginxgen.lint.run import Selection
     from nginxgen.target import Target
 
@@ -85,8 +85,8 @@ def run(argv: list[str]) -> int:
 
 
 def _run(args: Arguments) -> int:
+    from nginxgen.conf.load import LoadError, PassCache, load_path
     from nginxgen.lint import report
-    from nginxgen.lint.load import LoadError, PassCache, load_path
     from nginxgen.lint.run import Selection, lint
     from nginxgen.lint.settings import find_settings
     from nginxgen.target import resolve
@@ -212,9 +212,9 @@ def _report_fixes(
     """--diff: the diff, exit 1 when it would change something. --fix: write all or nothing
     (with an nginx binary, put back when its `nginx -t` passed before and fails after), report
     what remains and `N fixed, M remaining (K more fixable with --unsafe-fixes)`."""
+    from nginxgen.conf.load import STDIN_NAME
     from nginxgen.lint import report
     from nginxgen.lint.fix import FixError, merge, undone, unified_diff, write_all
-    from nginxgen.lint.load import STDIN_NAME
     from nginxgen.nginx_check import write_checked
 
     try:

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from nginxgen.conf.load import STDIN_NAME, Loaded
 from nginxgen.edit.edits import Edit, apply
 from nginxgen.lint.findings import Finding
-from nginxgen.lint.load import STDIN_NAME, Loaded
 from nginxgen.records import field, record
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from nginxgen.lint.config import build
+from nginxgen.conf.config import build
+from nginxgen.conf.load import Loaded
 from nginxgen.lint.context import Context
 from nginxgen.lint.findings import Finding, severity_rank
-from nginxgen.lint.load import Loaded
 from nginxgen.lint.rules import catalog
 from nginxgen.records import field, record
 from nginxgen.target import Target

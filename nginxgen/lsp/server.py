@@ -20,10 +20,10 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.uris import from_fs_path, to_fs_path
 
+from nginxgen.conf.load import LoadError
 from nginxgen.edit.edits import Edit
 from nginxgen.errors import NginxgenError
 from nginxgen.lint.findings import Finding
-from nginxgen.lint.load import LoadError
 from nginxgen.lsp.positions import Lines
 from nginxgen.lsp.session import Checked, Session, Symbol, edits_of
 

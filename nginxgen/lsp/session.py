@@ -10,13 +10,13 @@ import os
 from collections.abc import Iterator
 
 from nginxgen import knowledge
+from nginxgen.conf.config import Config, Location, Server, build
+from nginxgen.conf.load import Loaded, LoadError, Stmt, load_path, walk
 from nginxgen.edit.edits import Edit
 from nginxgen.errors import NginxgenError
-from nginxgen.lint.config import Config, Location, Server, build
 from nginxgen.lint.context import server_label
 from nginxgen.lint.findings import Finding
 from nginxgen.lint.fix import run_fixes
-from nginxgen.lint.load import Loaded, LoadError, Stmt, load_path, walk
 from nginxgen.lint.managed import leave_managed
 from nginxgen.lint.rules import catalog
 from nginxgen.lint.run import Selection, lint

@@ -16,11 +16,11 @@ from collections.abc import Callable
 from typing import Any
 
 from nginxgen import knowledge
-from nginxgen.lint.config import Config, Server
-from nginxgen.lint.context import Context, server_label
-from nginxgen.lint.load import Stmt
-from nginxgen.lint.rules._files import key_description, load_chain, read
-from nginxgen.lint.rules._groups import parse_groups
+from nginxgen.conf.config import Config, Server
+from nginxgen.conf.effective import Effective, server_label
+from nginxgen.conf.files import key_description, load_chain, read
+from nginxgen.conf.groups import parse_groups
+from nginxgen.conf.load import Stmt
 from nginxgen.probe.session import covers
 from nginxgen.target import Target
 
@@ -48,7 +48,7 @@ def _groups(stmts: list[Stmt], probed: list[str]) -> set[str] | None:
     return {p for p in probed if (g := knowledge.find_group(p)) is not None and g.id in listed}
 
 
-def _protocols(ctx: Context, stmts: list[Stmt]) -> set[str]:
+def _protocols(ctx: Effective, stmts: list[Stmt]) -> set[str]:
     """The protocols an ssl_protocols line (none: this nginx's default) allows that the library
     can negotiate, as the linter reads them."""
     listed = stmts[-1].args if stmts else knowledge.default_protocols(ctx.target)
@@ -125,7 +125,7 @@ def mismatches(
         seen_groups = {g for g, ok in observed["groups"].items() if ok}
         compare("ssl_ecdh_curve", lambda s: _groups(s, probed), seen_groups, "the groups")
     seen_protocols = {v for v, ok in observed["protocols"].items() if ok}
-    ctx = Context(config, target)
+    ctx = Effective(config, target)
     compare("ssl_protocols", lambda s: _protocols(ctx, s), seen_protocols, "the protocols")
     resumed = observed.get("resumption_by") or {}
     if resumed.get("TLSv1.2 session id") is not None:
@@ -176,13 +176,13 @@ def _tickets_on(stmts: list[Stmt]) -> bool:
     return not stmts or stmts[-1].args != ["off"]
 
 
-def _leaves(ctx: Context, vhost: Server) -> dict[str, Any] | None:
+def _leaves(ctx: Effective, vhost: Server) -> dict[str, Any] | None:
     """Path -> the first certificate of each of the server's ssl_certificate files, read as
     the linter reads them (None when one cannot be: a variable in the path, a missing or
     unreadable file)."""
     leaves = {}
     for stmt in vhost.effective("ssl_certificate"):
-        data = read(ctx, stmt.args[0])
+        data = read(ctx.config.loaded, stmt.args[0])
         chain = load_chain(data) if data else []
         if not chain:
             return None
@@ -190,7 +190,7 @@ def _leaves(ctx: Context, vhost: Server) -> dict[str, Any] | None:
     return leaves
 
 
-def _tls13_suites(ctx: Context, stmts: list[Stmt]) -> set[str] | None:
+def _tls13_suites(ctx: Effective, stmts: list[Stmt]) -> set[str] | None:
     """The probed TLS 1.3 suites a `ssl_conf_command Ciphersuites` line (none: the library's
     default) lets the server take. Without that command (BoringSSL, AWS-LC) the library's fixed
     set; LibreSSL takes them from ssl_ciphers, which is not predicted here (None)."""
@@ -214,7 +214,7 @@ def _tls13_suites(ctx: Context, stmts: list[Stmt]) -> set[str] | None:
     return names & set(TLS13_SUITES.values())
 
 
-def _tls12_suites(ctx: Context, vhost: Server, seen: list[str]) -> list[dict[str, Any]]:
+def _tls12_suites(ctx: Effective, vhost: Server, seen: list[str]) -> list[dict[str, Any]]:
     """The probed TLS 1.2 suites the server takes are those its ssl_ciphers selects (the
     cipher engine, with the library's model and security level) that its certificates can
     serve (ECDSA suites need an ECDSA certificate, RSA ones an RSA certificate)."""
@@ -250,7 +250,7 @@ def _tls12_suites(ctx: Context, vhost: Server, seen: list[str]) -> list[dict[str
     return [_record("ssl_ciphers", line, expected, set(seen), why)]
 
 
-def _certificate(ctx: Context, vhost: Server, seen: dict[str, Any]) -> list[dict[str, Any]]:
+def _certificate(ctx: Effective, vhost: Server, seen: dict[str, Any]) -> list[dict[str, Any]]:
     """The leaf the server sent is one of the name's server's certificate files (where they
     can be read: no variables in the path)."""
     from cryptography.hazmat.primitives import hashes

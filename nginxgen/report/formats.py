@@ -17,7 +17,7 @@ COMBINED_FORMAT = LogFormat("combined", COMBINED)
 
 def _config_formats(config: str) -> tuple[dict[str, LogFormat], dict[str, str]]:
     """A config tree's log_format definitions, and each access_log file's format name."""
-    from nginxgen.lint.load import load_valid, walk
+    from nginxgen.conf.load import load_valid, walk
 
     loaded = load_valid(config, where=config)
     formats: dict[str, LogFormat] = {"combined": COMBINED_FORMAT}

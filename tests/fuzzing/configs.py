@@ -27,7 +27,7 @@ class Tree:
 def seed_texts() -> tuple[bytes, ...]:
     """Real configs to mutate: every example we ship and the shared corpus when it is beside us.
     Only files that parse cleanly are seeds, so any syntax error comes from the mutation."""
-    from nginxgen.lint.load import _parse_text
+    from nginxgen.conf.load import _parse_text
 
     seeds = []
     for path in example_and_corpus_files():
@@ -228,7 +228,7 @@ def mutated(draw: st.DrawFn, data: bytes, max_mutations: int = 4) -> bytes:
 def http_seed_texts() -> tuple[bytes, ...]:
     """Seeds that also parse cleanly inside http{}: `server x;` is a line of an upstream{}
     snippet and a syntax error where include_tree puts its bodies."""
-    from nginxgen.lint.load import _parse_text
+    from nginxgen.conf.load import _parse_text
 
     def clean(data: bytes) -> bool:
         text = data.decode("utf-8", errors="surrogateescape")

@@ -10,9 +10,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from nginxgen.conf.load import load_path
 from nginxgen.edit.edits import Edit
 from nginxgen.lint.fix import run_fixes
-from nginxgen.lint.load import load_path
 from nginxgen.lint.run import Selection, lint
 from nginxgen.target import Target
 from tests.builds import Build

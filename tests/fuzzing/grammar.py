@@ -20,8 +20,8 @@ from pathlib import Path
 from hypothesis import strategies as st
 
 from nginxgen import knowledge
+from nginxgen.conf.load import load_path
 from nginxgen.edit.source import Source, Statement
-from nginxgen.lint.load import load_path
 from nginxgen.lint.run import Selection, lint
 from tests.builds import Build
 from tests.fuzzing.generate_check import build_target

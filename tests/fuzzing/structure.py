@@ -18,7 +18,7 @@ from pathlib import Path
 
 from hypothesis import strategies as st
 
-from nginxgen.lint.load import _parse_text, load_path
+from nginxgen.conf.load import _parse_text, load_path
 from nginxgen.lint.run import Selection, lint
 from nginxgen.target import Target
 from tests.builds import Build

@@ -8,8 +8,8 @@ from collections.abc import Iterator
 
 from nginxgen import knowledge
 from nginxgen.ciphers import CipherList, CipherModel, evaluate, model_for
+from nginxgen.conf.load import Stmt
 from nginxgen.lint.context import Context
-from nginxgen.lint.load import Stmt
 from nginxgen.records import record
 
 LEGACY = ("SSLv2", "SSLv3", "TLSv1", "TLSv1.1", "TLSv1.2")

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen.lint.config import Server
+from nginxgen.conf.config import Server
+from nginxgen.conf.load import Stmt
 from nginxgen.lint.context import Context
-from nginxgen.lint.load import Stmt
 from nginxgen.lint.rules._ciphers import LEGACY, evaluate_line
 
 

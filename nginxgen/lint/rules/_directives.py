@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen import knowledge
+from nginxgen.conf.load import Stmt
 from nginxgen.lint.context import Context
-from nginxgen.lint.load import Stmt
 
 
 def versioned(ctx: Context) -> Iterator[tuple[Stmt, str, knowledge.DirectiveStatus]]:

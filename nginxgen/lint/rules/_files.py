@@ -1,18 +1,19 @@
 """Shared by the rules that read the files a config names (certificates, keys, DH parameters,
-
-ticket keys): where each file is, and what is in it. A file that cannot be read (a variable in
-the path, a CI runner without the secrets) is skipped: these rules only speak about what they
-could see. cryptography is imported only when there is a file to read."""
+ticket keys), through nginxgen.conf.files: a file that cannot be read is skipped, these rules
+only speak about what they could see."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 
-from nginxgen.lint.config import Server
+from nginxgen.conf import files
+from nginxgen.conf.config import Server
+from nginxgen.conf.files import key_description, load_chain
+from nginxgen.conf.load import Stmt
 from nginxgen.lint.context import Context
-from nginxgen.lint.load import Stmt, map_path
 from nginxgen.records import record
+
+__all__ = ["certificate_files", "key_description", "load_chain", "read", "resolve"]
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:
@@ -20,24 +21,11 @@ if TYPE_CHECKING:
 
 
 def resolve(ctx: Context, path: str) -> str | None:
-    """The file nginx would open for this path, or None when it cannot be known here."""
-    if "$" in path or path.startswith(("data:", "engine:", "store:")):
-        return None
-    loaded = ctx.config.loaded
-    full = path if os.path.isabs(path) else os.path.join(loaded.prefix, path)
-    full = map_path(full, loaded.path_map)
-    return full if os.path.isfile(full) and os.access(full, os.R_OK) else None
+    return files.resolve(ctx.config.loaded, path)
 
 
 def read(ctx: Context, path: str) -> bytes | None:
-    full = resolve(ctx, path)
-    if full is None:
-        return None
-    try:
-        with open(full, "rb") as handle:
-            return handle.read(1 << 20)  # a chain or a key; not a reason to read a huge file
-    except OSError:
-        return None
+    return files.read(ctx.config.loaded, path)
 
 
 @record
@@ -49,15 +37,6 @@ class CertificateFile:
     key_stmt: Stmt | None
     chain: list[Any]  # cryptography x509 certificates, leaf first as written
     key_match: int | None  # index in chain of the certificate the key belongs to; None: unknown
-
-
-def load_chain(data: bytes) -> list[Any]:
-    from cryptography import x509
-
-    try:
-        return list(x509.load_pem_x509_certificates(data))
-    except ValueError:
-        return []
 
 
 def _key_match(data: bytes | None, chain: list[Any]) -> int | None:
@@ -111,10 +90,3 @@ def _certificate_files(ctx: Context) -> list[CertificateFile]:
 def certificate_files(ctx: Context) -> Iterator[CertificateFile]:
     """Each readable certificate file of a TLS server, once per (certificate, key) line pair."""
     return iter(ctx.memo("certificate_files", lambda: _certificate_files(ctx)))
-
-
-def key_description(cert: Any) -> tuple[str, int]:
-    """("RSA", 2048), ("ECDSA", 256), ..."""
-    from nginxgen.certs import key_kind
-
-    return key_kind(cert.public_key())

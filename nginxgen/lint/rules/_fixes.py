@@ -5,9 +5,9 @@ finding then has no automatic fix."""
 
 from __future__ import annotations
 
+from nginxgen.conf.load import Stmt
 from nginxgen.lint.context import Context
 from nginxgen.lint.findings import Fix
-from nginxgen.lint.load import Stmt
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

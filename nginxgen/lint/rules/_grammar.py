@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen import knowledge
+from nginxgen.conf.load import Stmt
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
-from nginxgen.lint.load import Stmt
 from nginxgen.records import record
 from nginxgen.values import parse_size, parse_time
 

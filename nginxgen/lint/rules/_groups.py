@@ -4,17 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from nginxgen.conf.groups import GroupEntry, parse_groups
+from nginxgen.conf.load import Stmt
 from nginxgen.lint.context import Context
-from nginxgen.lint.load import Stmt
-from nginxgen.records import record
 
-
-@record(frozen=True)
-class GroupEntry:
-    raw: str
-    name: str
-    prefixes: str  # any of "?", "*", "-"
-    tuple_index: int
+__all__ = ["GroupEntry", "group_statements", "parse_groups"]
 
 
 def group_statements(ctx: Context) -> Iterator[tuple[Stmt, str]]:
@@ -28,15 +22,3 @@ def group_statements(ctx: Context) -> Iterator[tuple[Stmt, str]]:
             and stmt.args[0].lower() in ("groups", "curves")
         ):
             yield stmt, stmt.args[1]
-
-
-def parse_groups(text: str) -> list[GroupEntry]:
-    entries = []
-    for index, part in enumerate(text.split("/")):
-        for raw in part.split(":"):
-            raw = raw.strip()
-            if not raw:
-                continue
-            name = raw.lstrip("?*-")
-            entries.append(GroupEntry(raw, name, raw[: len(raw) - len(name)], index))
-    return entries

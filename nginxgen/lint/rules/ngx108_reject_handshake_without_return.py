@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen.lint.config import Location, Server
+from nginxgen.conf.config import Location, Server
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
 

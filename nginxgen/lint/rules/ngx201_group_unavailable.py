@@ -25,9 +25,9 @@ import re
 from collections.abc import Iterator
 
 from nginxgen import knowledge
+from nginxgen.conf.load import Stmt
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Fix
-from nginxgen.lint.load import Stmt
 from nginxgen.lint.rules import _fixes
 from nginxgen.lint.rules._groups import GroupEntry, group_statements, parse_groups
 

@@ -17,10 +17,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen import knowledge
-from nginxgen.lint.config import Server
+from nginxgen.conf.config import Server
+from nginxgen.conf.load import Stmt
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Fix
-from nginxgen.lint.load import Stmt
 from nginxgen.lint.rules import _fixes
 from nginxgen.lint.rules._directives import versioned
 

@@ -17,9 +17,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen import knowledge
+from nginxgen.conf.load import Stmt
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
-from nginxgen.lint.load import Stmt
 from nginxgen.version import Version
 
 RULE = Rule(

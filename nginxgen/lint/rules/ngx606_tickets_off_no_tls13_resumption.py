@@ -19,10 +19,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen import knowledge
-from nginxgen.lint.config import Server
+from nginxgen.conf.config import Server
+from nginxgen.conf.load import Stmt
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
-from nginxgen.lint.load import Stmt
 
 RULE = Rule(
     code="NGX606",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen.lint.load import Loaded, Stmt
+from nginxgen.conf.load import Loaded, Stmt
 from nginxgen.records import field, record
 from nginxgen.sockets import normalize_socket
 

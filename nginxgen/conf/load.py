@@ -1,6 +1,6 @@
 """Reading nginx configuration into statements: files, includes, `nginx -T` dumps, stdin.
 
-Each file is lexed by nginxgen.lint.lexer (crossplane's tokens, faster) and parsed by crossplane;
+Each file is lexed by nginxgen.conf.lexer (crossplane's tokens, faster) and parsed by crossplane;
 includes are followed here so that a missing file, a cycle or a symlink loop becomes a finding at
 the include line instead of a crash.
 """
@@ -12,7 +12,7 @@ import os
 import re
 
 from nginxgen import knowledge
-from nginxgen.lint.lexer import NgxParserSyntaxError, Token, scan
+from nginxgen.conf.lexer import NgxParserSyntaxError, Token, scan
 from nginxgen.records import field, record
 
 MAX_DEPTH = 200  # nginx has no limit, but no real config nests this deep; recursion would

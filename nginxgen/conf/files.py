@@ -1,0 +1,51 @@
+"""The files a config names (certificates, keys, DH parameters, ticket keys): where nginx would
+find each, and what is in it. A file that cannot be read here (a variable in the path, a CI
+runner without the secrets) is None: callers only speak about what they could see.
+cryptography is imported only when there is a file to read."""
+
+from __future__ import annotations
+
+import os
+
+from nginxgen.conf.load import Loaded, map_path
+
+TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
+if TYPE_CHECKING:
+    from typing import Any
+
+
+def resolve(loaded: Loaded, path: str) -> str | None:
+    """The file nginx would open for this path, or None when it cannot be known here."""
+    if "$" in path or path.startswith(("data:", "engine:", "store:")):
+        return None
+    full = path if os.path.isabs(path) else os.path.join(loaded.prefix, path)
+    full = map_path(full, loaded.path_map)
+    return full if os.path.isfile(full) and os.access(full, os.R_OK) else None
+
+
+def read(loaded: Loaded, path: str) -> bytes | None:
+    full = resolve(loaded, path)
+    if full is None:
+        return None
+    try:
+        with open(full, "rb") as handle:
+            return handle.read(1 << 20)  # a chain or a key; not a reason to read a huge file
+    except OSError:
+        return None
+
+
+def load_chain(data: bytes) -> list[Any]:
+    """The PEM certificates in `data`, as written (leaf first); none when it is not PEM."""
+    from cryptography import x509
+
+    try:
+        return list(x509.load_pem_x509_certificates(data))
+    except ValueError:
+        return []
+
+
+def key_description(cert: Any) -> tuple[str, int]:
+    """("RSA", 2048), ("ECDSA", 256), ..."""
+    from nginxgen.certs import key_kind
+
+    return key_kind(cert.public_key())
