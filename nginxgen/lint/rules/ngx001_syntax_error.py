@@ -11,7 +11,10 @@ is not judged. A `}` inside a word is part of the word, as nginx reads it.
 
 Fail:
     http { keepalive_timeout 30
-        server { listen 443 ssl; } }
+        server { listen 443 ssl; ... } }
+Fix:
+    http { keepalive_timeout 30;
+        server { listen 443 ssl; ... } }
 
 Sources: nginx src/core/ngx_conf_file.c, ngx_conf_read_token() and ngx_conf_handler() (the same
 errors `nginx -t` prints); checked against `nginx -t` of nginx 1.22.1, 1.26.3 and 1.31.3 on

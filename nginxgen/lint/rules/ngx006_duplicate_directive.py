@@ -7,10 +7,11 @@ duplicate` (an error here). A few it accepts and combines silently (a warning he
 `nginx.conf` plus `ssl_protocols TLSv1.2 TLSv1.3;` in an included file at the same level leaves
 TLS 1.0 and 1.1 on, with only a `[warn] duplicate value` from `nginx -t`.
 
-Fail:
+Fail (what `include conf.d/*.conf;` brings into http{} here is `ssl_protocols TLSv1.2 TLSv1.3;`):
     http { ssl_protocols TLSv1 TLSv1.1 TLSv1.2 TLSv1.3;
-           include conf.d/*.conf; }      # conf.d/tls.conf: ssl_protocols TLSv1.2 TLSv1.3;
-Fix: keep one line per block (change the first one instead of adding a second).
+           ssl_protocols TLSv1.2 TLSv1.3; }
+Fix (keep one line per block: change the first one instead of adding a second):
+    http { ssl_protocols TLSv1.2 TLSv1.3; }
 
 Sources: nginx src/core/ngx_conf_file.c (ngx_conf_set_flag_slot and the other slots return
 "is duplicate"; ngx_conf_set_bitmask_slot ORs the values); reproduced with `nginx -t` on nginx

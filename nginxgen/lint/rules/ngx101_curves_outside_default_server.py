@@ -9,7 +9,10 @@ Fail:
     server { listen 443 ssl default_server; ssl_ecdh_curve X25519; ... }
     server { listen 443 ssl; server_name b.example; ssl_ecdh_curve secp384r1; ... }
 
-Fix: set the groups once at http{} level (or identically in the default server).
+Fix (the groups once at http{} level, or identically in the default server):
+    ssl_ecdh_curve X25519:secp384r1;
+    server { listen 443 ssl default_server; ... }
+    server { listen 443 ssl; server_name b.example; ... }
 
 Sources: trac.nginx.org ticket #1089; nginx-tls-facts §1a, P1 (reproduced on 1.22.1, 1.26.3,
 1.28.3, 1.31.4); certbot/certbot#10453.

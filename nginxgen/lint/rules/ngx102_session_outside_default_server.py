@@ -8,7 +8,10 @@ Fail:
     server { listen 443 ssl default_server; ssl_reject_handshake on; }
     server { listen 443 ssl; server_name a.example; ssl_session_cache shared:SSL:10m; ... }
 
-Fix: set ssl_session_cache, ssl_session_timeout and ssl_session_ticket_key at http{} level.
+Fix (ssl_session_cache, ssl_session_timeout and ssl_session_ticket_key at http{} level):
+    ssl_session_cache shared:SSL:10m;
+    server { listen 443 ssl default_server; ssl_reject_handshake on; }
+    server { listen 443 ssl; server_name a.example; ... }
 
 Sources: nginx src/event/ngx_event_openssl.c (session_ctx); nginx-tls-facts §2, P5 (a cache only
 in a vhost gives no resumption, reproduced).

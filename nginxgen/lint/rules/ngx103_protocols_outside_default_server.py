@@ -12,7 +12,10 @@ Fail (nginx 1.26.3):
     server { listen 443 ssl default_server; ssl_protocols TLSv1.2 TLSv1.3; ... }
     server { listen 443 ssl; server_name strict.example; ssl_protocols TLSv1.3; ... }
 
-Fix: set the protocols once at http{} level, or upgrade to nginx >= 1.29.2.
+Fix (the protocols once at http{} level, or nginx >= 1.29.2):
+    ssl_protocols TLSv1.3;
+    server { listen 443 ssl default_server; ... }
+    server { listen 443 ssl; server_name strict.example; ... }
 
 Sources: nginx CHANGES 1.29.2; nginx docs server_names.html ("protocols should be specified only
 for a default server"); trac #844; nginx-tls-facts §2, P2, P3 (reproduced on 1.22.1, 1.26.3,

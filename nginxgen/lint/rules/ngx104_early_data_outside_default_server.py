@@ -4,7 +4,13 @@ With OpenSSL, nginx reads the default server's max_early_data when the connectio
 OpenSSL does not copy it on the SNI switch: 0-RTT is on or off for the whole address:port as the
 default server says (still so on nginx 1.31.4). BoringSSL copies it per vhost.
 
-Fix: set ssl_early_data at http{} level (or in the default server).
+Fail:
+    server { listen 443 ssl default_server; ... }
+    server { listen 443 ssl; server_name b.example; ssl_early_data on; ... }
+Fix (ssl_early_data at http{} level, or in the default server):
+    ssl_early_data on;
+    server { listen 443 ssl default_server; ... }
+    server { listen 443 ssl; server_name b.example; ... }
 
 Sources: nginx ngx_ssl_create_connection(); nginx-tls-facts §2, P4 (reproduced).
 """

@@ -3,7 +3,13 @@
 Before nginx 1.29.2 tickets turned back on in a virtual server do not work when the default
 server of the address:port has them off: clients get no usable ticket.
 
-Fix: decide tickets at http{} level, or upgrade to nginx >= 1.29.2.
+Fail (nginx 1.26.3):
+    server { listen 443 ssl default_server; ssl_session_tickets off; ... }
+    server { listen 443 ssl; server_name b.example; ssl_session_tickets on; ... }
+Fix (tickets decided at http{} level, or nginx >= 1.29.2):
+    ssl_session_tickets off;
+    server { listen 443 ssl default_server; ... }
+    server { listen 443 ssl; server_name b.example; ... }
 
 Sources: nginx-tls-facts §2, P6 (TICKETS K1/K2 reproduced on 1.22.1 and 1.28.3, not on 1.31.4).
 """

@@ -5,8 +5,13 @@ cache, ticket keys, early data (and before 1.29.2 the protocols) for every name 
 reordering includes changes TLS behaviour. QUIC sockets count too: `listen 443 quic` is UDP port
 443, an address of its own with its own default server.
 
-Fix: add `default_server` to one listen of that address:port (ideally a catch-all server with
-`ssl_reject_handshake on`).
+Fail:
+    server { listen 443 ssl; server_name a.example; ... }
+    server { listen 443 ssl; server_name b.example; ... }
+Fix (`default_server` on one listen of the address:port, ideally a catch-all server):
+    server { listen 443 ssl default_server; ssl_reject_handshake on; return 421; }
+    server { listen 443 ssl; server_name a.example; ... }
+    server { listen 443 ssl; server_name b.example; ... }
 
 Sources: nginx docs server_names.html; nginx-tls-facts §2, P23.
 """

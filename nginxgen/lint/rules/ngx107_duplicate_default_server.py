@@ -2,7 +2,12 @@
 
 nginx refuses the configuration: `a duplicate default server for 0.0.0.0:443`.
 
-Fix: keep default_server on one server only.
+Fail:
+    server { listen 443 ssl default_server; server_name a.example; ... }
+    server { listen 443 ssl default_server; server_name b.example; ... }
+Fix (default_server on one server only):
+    server { listen 443 ssl default_server; server_name a.example; ... }
+    server { listen 443 ssl; server_name b.example; ... }
 
 Sources: nginx ngx_http_core_module (listen); nginx-tls-facts P22 (reproduced).
 """

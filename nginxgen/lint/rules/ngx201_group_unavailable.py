@@ -8,7 +8,7 @@ a name in the wrong letter case before OpenSSL 3.5. A `?name` is skipped where t
 supports `?` (OpenSSL >= 3.3).
 
 Fail (OpenSSL 3.0): ssl_ecdh_curve X25519MLKEM768:X25519;
-Fix: ssl_ecdh_curve X25519:prime256v1;  (or upgrade to OpenSSL >= 3.5)
+Fix (or OpenSSL >= 3.5): ssl_ecdh_curve X25519:prime256v1;
 
 Automatic fix: a spelling the library does not accept becomes the one it does (safe: the same
 group); a draft name whose standard successor the target has becomes that successor

@@ -5,7 +5,7 @@ group listed twice; `?name` arrived in 3.3. Older OpenSSL, BoringSSL, AWS-LC and
 refuse all of these, and nginx -t fails.
 
 Fail (OpenSSL 3.0): ssl_ecdh_curve X25519MLKEM768/X25519;
-Fix: a plain colon list the library knows, e.g. ssl_ecdh_curve X25519:prime256v1;
+Fix (a plain colon list the library knows): ssl_ecdh_curve X25519:prime256v1;
 
 Sources: OpenSSL CHANGES 3.3.0 and 3.5.0; SSL_CTX_set1_curves.pod; nginx-tls-facts §3
 (list-syntax table, reproduced on 3.0.19 and 3.5.7), P9.

@@ -2,7 +2,7 @@
 nginx refuses it (`ssl on` since 1.15.0, removed in 1.25.1; `listen ... http2` since 1.25.1).
 
 Fail (nginx 1.26.3): listen 443 ssl http2;
-Fix: listen 443 ssl; http2 on;
+Fix:  listen 443 ssl; http2 on;
 
 The fix is safe where it provably keeps behaviour in this tree: every listen of the server has
 the parameter and no other server shares those addresses. Elsewhere it is unsafe: the parameter

@@ -4,8 +4,11 @@ nginx before 1.23.4 defaults to TLSv1 TLSv1.1 TLSv1.2 - no TLS 1.3 at all; befor
 default still enables TLS 1.0 and 1.1. On OpenSSL 3 TLS 1.0/1.1 cannot be negotiated without
 `@SECLEVEL=0`, so where a missing TLS 1.3 is not the problem too this is only info there.
 
-Fail (nginx 1.22.1): a TLS server and no ssl_protocols anywhere.
-Fix: ssl_protocols TLSv1.2 TLSv1.3;  at http{} level.
+Fail (nginx 1.22.1, a TLS server and no ssl_protocols anywhere):
+    server { listen 443 ssl default_server; ... }
+Fix (nginx 1.22.1, the protocols at http{} level):
+    ssl_protocols TLSv1.2 TLSv1.3;
+    server { listen 443 ssl default_server; ... }
 
 Sources: nginx CHANGES 1.23.4 and 1.27.3; nginx-tls-facts §6, P16 (1.22.1 without ssl_protocols
 offers no TLS 1.3, reproduced).

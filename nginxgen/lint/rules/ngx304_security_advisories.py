@@ -5,8 +5,8 @@ advisories nginx.org lists for that upstream release and the release of its bran
 each. A distribution's package may carry the fix under the same version number (Debian's
 security updates do): check its changelog before upgrading.
 
-Fail: nginx 1.26.3 (nginx -V) - CVE-2026-42533 and others
-Fix:  upgrade to a release that fixes them (1.30.4, 1.31.3), or a package that backports them
+For example, nginx 1.26.3 (from `nginx -V`) draws CVE-2026-42533 and others; the way out is a
+release that fixes them (1.30.4, 1.31.3), or a package that backports the fixes.
 
 Sources: nginx.org/en/security_advisories.html (github.com/nginx/nginx.org
 xml/en/security_advisories.xml, read by scripts/build_advisories.py).

@@ -7,7 +7,7 @@ misread; names that this build lacks but an older library would enable (RC4, 3DE
 when the string asks for them.
 
 Fail: ssl_ciphers ALL:!ADH:RC4+RSA:+HIGH;
-Fix:  ssl_ciphers ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:...;
+Fix:  ssl_ciphers ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256;
 
 Sources: nginx-tls-facts §11; OpenSSL ciphers(1); suite table read from `openssl ciphers`.
 """

@@ -3,7 +3,9 @@
 They are only needed by TLS 1.0/1.1-era clients, are vulnerable to padding-oracle attacks
 (Lucky13), and every TLS 1.2 client has an AEAD alternative.
 
-Fix: drop `*-SHA` CBC suites (keep AES-GCM and ChaCha20-Poly1305).
+Fail: ssl_ciphers ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-SHA;
+Fix (no `*-SHA` CBC suites; AES-GCM and ChaCha20-Poly1305 stay):
+    ssl_ciphers ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-CHACHA20-POLY1305;
 
 Sources: Mozilla server-side TLS guideline 6.0 (intermediate has no CBC); RFC 7457.
 """

@@ -6,7 +6,10 @@ when ssl_ciphers visibly excludes one of them (no ChaCha20 for a BSI or NIST pol
 AES-256): then the policy is not met for TLS 1.3. A list that keeps every cipher of the default
 TLS 1.3 suites (Mozilla's intermediate list does) is not reported.
 
-Fix: ssl_conf_command Ciphersuites TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:...;
+Fail: ssl_ciphers ECDHE-RSA-AES128-GCM-SHA256;
+Fix (the TLS 1.3 suites of the policy, named where OpenSSL reads them):
+    ssl_ciphers ECDHE-RSA-AES128-GCM-SHA256;
+    ssl_conf_command Ciphersuites TLS_AES_128_GCM_SHA256;
 
 Sources: trac #1529; nginx-tls-facts §7.1, P14 (reproduced: ssl_ciphers ECDHE-RSA-AES128-GCM-SHA256
 still negotiates TLS_AES_256_GCM_SHA384).

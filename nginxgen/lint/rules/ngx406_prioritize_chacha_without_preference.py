@@ -3,7 +3,8 @@
 OpenSSL only applies PrioritizeChaCha when the server's cipher order is used; with client order
 (nginx's default) it silently does nothing.
 
-Fix: ssl_prefer_server_ciphers on;
+Fail: ssl_conf_command Options PrioritizeChaCha;
+Fix:  ssl_conf_command Options PrioritizeChaCha; ssl_prefer_server_ciphers on;
 
 Sources: OpenSSL SSL_CTX_set_options.pod; nginx-tls-facts §7.5, P13.
 """

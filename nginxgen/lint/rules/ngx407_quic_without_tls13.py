@@ -2,7 +2,8 @@
 and nginx refuses the config: `"ssl_protocols" must enable TLSv1.3 for the "listen ... quic"
 directive` (seen with nginx 1.26.3 here).
 
-Fix: add TLSv1.3 to ssl_protocols, or drop the quic listen.
+Fail: listen 443 quic; ssl_protocols TLSv1.2;
+Fix (TLSv1.3 added, or no quic listen): listen 443 quic; ssl_protocols TLSv1.2 TLSv1.3;
 
 Sources: nginx ngx_http_ssl_module.c (ngx_http_ssl_merge_srv_conf); RFC 9001 §4.2.
 """

@@ -3,7 +3,8 @@
 These libraries have no SSL_CONF_cmd(); nginx stops with `SSL_CONF_cmd() is not available on
 this platform`. That also means no kTLS and no TLS 1.3 suite control from nginx with them.
 
-Fix: remove ssl_conf_command; use ssl_ecdh_curve for groups.
+Fail (BoringSSL): ssl_conf_command Groups X25519:prime256v1;
+Fix (no ssl_conf_command; groups through ssl_ecdh_curve): ssl_ecdh_curve X25519:prime256v1;
 
 Sources: nginx ngx_ssl_conf_commands(); nginx-tls-facts §5.4, P12.
 """

@@ -1,6 +1,7 @@
 """`ssl_stapling on` with BoringSSL: ignored, nothing is stapled.
 
-Fix: remove ssl_stapling.
+Fail (BoringSSL): ssl_stapling on;
+Fix (the line removed, or): ssl_stapling off;
 
 Sources: nginx-tls-facts §8 and the library matrix.
 """

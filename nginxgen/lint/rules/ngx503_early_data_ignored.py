@@ -3,7 +3,8 @@
 nginx takes the OpenSSL code path, but LibreSSL's SSL_CTX_set_max_early_data() is a stub that
 returns success: no 0-RTT, no warning.
 
-Fix: remove ssl_early_data.
+Fail (LibreSSL 3.9): ssl_early_data on;
+Fix (the line removed, or): ssl_early_data off;
 
 Sources: libressl ssl_lib.c; nginx ngx_ssl_early_data(); nginx-tls-facts §7.6.
 """

@@ -3,7 +3,9 @@
 Without `ssl_session_cache shared:...` every connection (or every connection to another worker)
 pays a full handshake. `none` (the default) and `off` store nothing; `builtin` is per worker.
 
-Fix: ssl_session_cache shared:SSL:10m;  at http{} level (1 MB holds about 4000 sessions).
+Fail: ssl_session_cache builtin;
+Fix (at http{} level or in the default server; 1 MB holds about 4000 sessions):
+    ssl_session_cache shared:SSL:10m;
 
 Sources: ngx_http_ssl_module docs; nginx-tls-facts §6 defaults table.
 """

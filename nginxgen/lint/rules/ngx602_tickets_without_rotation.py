@@ -4,8 +4,8 @@ A ticket key that lives until the next reload lets anyone who obtains it decrypt
 session since (no forward secrecy). nginx rotates ticket keys itself only from 1.23.2, and only
 with a `shared:` session cache and no ssl_session_ticket_key. Tickets are on by default.
 
-Fail (nginx 1.22.1): no ssl_session_tickets line, or ssl_session_tickets on;
-Fix: ssl_session_tickets off;  (or rotate ssl_session_ticket_key files yourself)
+Fail (nginx 1.22.1, or no ssl_session_tickets line at all): ssl_session_tickets on;
+Fix (or rotate ssl_session_ticket_key files yourself): ssl_session_tickets off;
 
 Sources: nginx commit 1d572e359 (CHANGES 1.23.2); nginx-tls-facts §6, P27.
 """

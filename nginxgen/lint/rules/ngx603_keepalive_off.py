@@ -1,6 +1,7 @@
 """`keepalive_timeout 0`: every HTTP request over TLS pays a new connection and handshake.
 
-Fix: keepalive_timeout 75s;  (the nginx default)
+Fail: keepalive_timeout 0;
+Fix (the nginx default): keepalive_timeout 75s;
 
 Sources: ngx_http_core_module docs; nginx-tls-facts §6 (keepalive).
 """

@@ -3,7 +3,8 @@
 nginx raised the default from 100 to 1000 in 1.19.10; HTTP/2 multiplexes many requests per
 connection, so a low limit forces reconnects and handshakes.
 
-Fix: keepalive_requests 1000;  (or remove the line)
+Fail: keepalive_requests 100;
+Fix (or no line: the default is 1000): keepalive_requests 1000;
 
 Sources: nginx CHANGES 1.19.10; nginx-tls-facts P41.
 """

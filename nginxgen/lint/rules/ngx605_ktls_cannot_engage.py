@@ -4,7 +4,8 @@ nginx uses SSL_sendfile() only with `sendfile on` (off by default), OpenSSL >= 3
 ktls, nginx >= 1.21.4 and the kernel's tls module. BoringSSL, AWS-LC and LibreSSL have no kTLS
 path in nginx at all.
 
-Fix: sendfile on;  (and modprobe tls)
+Fail: ssl_conf_command Options KTLS;
+Fix (and `modprobe tls` on the host): ssl_conf_command Options KTLS; sendfile on;
 
 Sources: nginx commit 1fc61b7b1; nginx-tls-facts §4, P38.
 """

@@ -5,9 +5,9 @@ BoringSSL and AWS-LC have no such path, so every TLS 1.3 client pays a full hand
 new connection, however large the shared cache. TLS 1.2 clients still resume by session ID.
 The default server of the address decides (tickets are a default-server setting).
 
-Fail: ssl_session_tickets off;   (nginx built with BoringSSL or AWS-LC, TLS 1.3 on)
-Fix:  ssl_session_tickets on;    (nginx >= 1.23.2 rotates the keys with a shared cache;
-                                  older nginx needs rotated ssl_session_ticket_key files)
+Fail (BoringSSL, TLS 1.3 on): ssl_session_tickets off;
+Fix (with nginx >= 1.23.2 and a shared cache, which rotates the keys): ssl_session_tickets on;
+Older nginx needs rotated ssl_session_ticket_key files.
 
 Sources: OpenSSL SSL_CTX_set_options.pod (SSL_OP_NO_TICKET and TLS 1.3 stateful tickets);
 reproduced on nginx 1.26.3 with AWS-LC 5.12.0 and BoringSSL: tickets off, a TLS 1.3 session

@@ -6,7 +6,10 @@ connection (`return 444`) are not flagged, nor is HSTS sent by headers-more
 (`more_set_headers "Strict-Transport-Security: max-age=..."`) or by ngx_security_headers
 (`security_headers on`).
 
-Fix: add_header Strict-Transport-Security "max-age=63072000; includeSubDomains" always;
+Fail: location / { root /srv/a; }
+Fix:
+    add_header Strict-Transport-Security "max-age=63072000; includeSubDomains" always;
+    location / { root /srv/a; }
 
 Sources: RFC 6797; openresty/headers-more-nginx-module README (more_set_headers);
 GetPageSpeed/ngx_security_headers README (security_headers on adds Strict-Transport-Security);

@@ -3,7 +3,8 @@
 nginx's add_header only applies to 200, 201, 204, 206, 301, 302, 303, 304, 307 and 308 unless
 `always` is given.
 
-Fix: add `always` at the end of the add_header line.
+Fail: add_header Strict-Transport-Security "max-age=63072000";
+Fix:  add_header Strict-Transport-Security "max-age=63072000" always;
 
 Sources: ngx_http_headers_module docs (add_header); nginx-tls-facts P25.
 """

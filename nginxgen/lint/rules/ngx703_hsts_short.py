@@ -4,7 +4,8 @@ Short lifetimes leave a window in which a returning browser can be stripped to H
 preload list asks for at least a year, Mozilla recommends two. The threshold (15768000 s, Mozilla
 HTTP Observatory's six months) is the one the generator refuses below (knowledge/web.toml).
 
-Fix: max-age=63072000
+Fail: add_header Strict-Transport-Security "max-age=3600" always;
+Fix:  add_header Strict-Transport-Security "max-age=63072000" always;
 
 Sources: RFC 6797; hstspreload.org; Mozilla guideline 6.0.
 """

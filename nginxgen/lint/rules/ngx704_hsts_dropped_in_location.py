@@ -7,7 +7,10 @@ add_header is inherited only if the current level has no add_header of its own: 
 Fail:
     add_header Strict-Transport-Security "max-age=63072000" always;
     location /static/ { add_header Cache-Control "public"; }
-Fix: repeat the HSTS line in the location, or `add_header_inherit merge;` (nginx >= 1.29.3).
+Fix (the HSTS line again in the location, or `add_header_inherit merge;` on nginx >= 1.29.3):
+    add_header Strict-Transport-Security "max-age=63072000" always;
+    location /static/ { add_header Cache-Control "public";
+        add_header Strict-Transport-Security "max-age=63072000" always; }
 
 Sources: ngx_http_headers_module docs; nginx-tls-facts P24; gixy add_header_redefinition.
 """

@@ -7,7 +7,8 @@ Let's Encrypt certificates issued since 2025-05-07 there is no responder at all.
 Not reported when nothing needs resolving: `ssl_stapling_file` is set (nginx staples that file
 and queries no responder) or `ssl_stapling_responder` names an IP address.
 
-Fix: resolver 127.0.0.53;  (or drop stapling)
+Fail: ssl_stapling on;
+Fix (or no stapling): ssl_stapling on; resolver 127.0.0.53;
 
 Sources: nginx ngx_event_openssl_stapling.c; ngx_http_ssl_module docs (ssl_stapling_file,
 ssl_stapling_responder); CHANGES 1.19.0; nginx-tls-facts §8.3, P30.

@@ -1,7 +1,10 @@
 """`ssl_stapling_verify on` without `ssl_trusted_certificate`: responses cannot be verified and
 stapling is dropped unless the chain file happens to hold the issuer and root.
 
-Fix: ssl_trusted_certificate /path/to/root_and_intermediates.pem;
+Fail: ssl_stapling on; ssl_stapling_verify on; resolver 127.0.0.53;
+Fix (the issuer and root of the chain in a file of their own):
+    ssl_stapling on; ssl_stapling_verify on; resolver 127.0.0.53;
+    ssl_trusted_certificate /etc/ssl/root_and_intermediates.pem;
 
 Sources: ngx_http_ssl_module docs (ssl_stapling_verify); nginx-tls-facts §8.1, P31.
 """
