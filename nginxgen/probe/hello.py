@@ -38,31 +38,32 @@ def _codepoint(name: str) -> int:
 
 GROUPS = {name: _codepoint(name) for name in PROBED_GROUPS}
 GROUP_NAMES = {code: name for name, code in GROUPS.items()}
-TLS13_SUITES = {
-    0x1301: "TLS_AES_128_GCM_SHA256",
-    0x1302: "TLS_AES_256_GCM_SHA384",
-    0x1303: "TLS_CHACHA20_POLY1305_SHA256",
-    0x1304: "TLS_AES_128_CCM_SHA256",
-}
+# The suites the probe offers, in its order; their code points come from the knowledge base's
+# cipher table (OpenSSL 3.5's, which names every one of them).
+PROBED_TLS13_SUITES = ("TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384",
+                       "TLS_CHACHA20_POLY1305_SHA256", "TLS_AES_128_CCM_SHA256")  # fmt: skip
 # ECDHE and plain-RSA suites of TLS 1.0-1.2, GCM/ChaCha first, then CBC (SHA-1 and SHA-2)
-TLS12_SUITES = {
-    0xC02B: "ECDHE-ECDSA-AES128-GCM-SHA256",
-    0xC02F: "ECDHE-RSA-AES128-GCM-SHA256",
-    0xC02C: "ECDHE-ECDSA-AES256-GCM-SHA384",
-    0xC030: "ECDHE-RSA-AES256-GCM-SHA384",
-    0xCCA9: "ECDHE-ECDSA-CHACHA20-POLY1305",
-    0xCCA8: "ECDHE-RSA-CHACHA20-POLY1305",
-    0xC023: "ECDHE-ECDSA-AES128-SHA256",
-    0xC027: "ECDHE-RSA-AES128-SHA256",
-    0xC009: "ECDHE-ECDSA-AES128-SHA",
-    0xC013: "ECDHE-RSA-AES128-SHA",
-    0xC00A: "ECDHE-ECDSA-AES256-SHA",
-    0xC014: "ECDHE-RSA-AES256-SHA",
-    0x009C: "AES128-GCM-SHA256",
-    0x009D: "AES256-GCM-SHA384",
-    0x002F: "AES128-SHA",
-    0x0035: "AES256-SHA",
-}
+PROBED_TLS12_SUITES = (
+    "ECDHE-ECDSA-AES128-GCM-SHA256", "ECDHE-RSA-AES128-GCM-SHA256",
+    "ECDHE-ECDSA-AES256-GCM-SHA384", "ECDHE-RSA-AES256-GCM-SHA384",
+    "ECDHE-ECDSA-CHACHA20-POLY1305", "ECDHE-RSA-CHACHA20-POLY1305",
+    "ECDHE-ECDSA-AES128-SHA256", "ECDHE-RSA-AES128-SHA256",
+    "ECDHE-ECDSA-AES128-SHA", "ECDHE-RSA-AES128-SHA",
+    "ECDHE-ECDSA-AES256-SHA", "ECDHE-RSA-AES256-SHA",
+    "AES128-GCM-SHA256", "AES256-GCM-SHA384", "AES128-SHA", "AES256-SHA",
+)  # fmt: skip
+
+
+def _suites(names: tuple[str, ...]) -> dict[int, str]:
+    from nginxgen.ciphers.model import load_model
+
+    model = load_model("openssl-3.5")
+    codes = {s.name: s.code for s in (*model.tls13, *model.suites)}
+    return {codes[name]: name for name in names}
+
+
+TLS13_SUITES = _suites(PROBED_TLS13_SUITES)
+TLS12_SUITES = _suites(PROBED_TLS12_SUITES)
 SIGNATURE_SCHEMES = [0x0403, 0x0503, 0x0603, 0x0804, 0x0805, 0x0806, 0x0401, 0x0501, 0x0601,
                      0x0203, 0x0201]  # fmt: skip
 # the compatibility-mode ChangeCipherSpec a client sends before its second hello (RFC 8446 D.4)
