@@ -115,11 +115,11 @@ def generate(
 ) -> None:
     """Render ssl.conf files for a preset and your sites."""
     from nginxgen.generate.compose import CpuMode, compose
-    from nginxgen.generate.output import diff as show_diff
-    from nginxgen.generate.output import plan_changes, write
     from nginxgen.generate.plan import make_plan
     from nginxgen.generate.render import render
     from nginxgen.target import resolve
+    from nginxgen.writer import diff as show_diff
+    from nginxgen.writer import plan_changes, write
 
     if cpu not in (None, "auto", "aes-ni", "no-aes-ni"):
         raise NginxgenError(f"unknown value {cpu!r}: use auto, aes-ni or no-aes-ni", where="--cpu")
@@ -336,8 +336,8 @@ def report(
     tally, problems = read_logs(logs, fmt)
     result = summarize(tally, by)
     if html is not None:
-        from nginxgen.generate.output import write_named_file
         from nginxgen.report.html import html_report
+        from nginxgen.writer import write_named_file
 
         # the page always charts over time: by hour unless --by day
         write_named_file(html, html_report(result if by else summarize(tally, "hour")))

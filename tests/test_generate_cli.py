@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from nginxgen import writer as output
 from nginxgen.cli import main
 from nginxgen.errors import NginxgenError
-from nginxgen.generate import output
 from tests.helpers import CertPair, make_cert
 
 

@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING
 from nginxgen.conf.load import Loaded, load_path
 from nginxgen.errors import NginxgenError
 from nginxgen.generate.models import GeneratorConfig
-from nginxgen.generate.output import Change, put_back, replace_all, replace_read, text_diff
 from nginxgen.into.plan import IntoPlan, plan_into
 from nginxgen.target import Target
+from nginxgen.writer import Change, put_back, replace_all, replace_read, text_diff
 
 if TYPE_CHECKING:
     from nginxgen.lint.findings import Finding  # a type only: lint sits above this planner

@@ -5,7 +5,7 @@ fixes of the allowed classes whose edits overlap none taken in the same pass; fi
 error get none. After a pass that changes nothing the result is final; ten passes without that is
 an internal error naming the rules that keep changing. A changed file that no longer parses as
 cleanly as before is an internal error too. Nothing is written here: the caller shows a diff or
-writes every file or none (nginxgen.generate.output's all-or-none replacement).
+writes every file or none (nginxgen.writer's all-or-none replacement).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from nginxgen.generate.output import Change, EarlyStaging
+    from nginxgen.writer import Change, EarlyStaging
 
 MAX_PASSES = 10
 ENCODING = ("utf-8", "surrogateescape")  # the loader's reading of bytes as text
@@ -116,7 +116,7 @@ def run_fixes(
 
 
 def unified_diff(outcome: FixOutcome) -> str:
-    from nginxgen.generate.output import text_diff
+    from nginxgen.writer import text_diff
 
     return text_diff((f, outcome.originals[f], new) for f, new in outcome.changed.items())
 
@@ -156,7 +156,7 @@ class WriteAhead:
         self.current: EarlyStaging | None = None
 
     def __call__(self, outcome: FixOutcome) -> None:
-        from nginxgen.generate.output import EarlyStaging
+        from nginxgen.writer import EarlyStaging
 
         self.discard()
         texts = {f: text for f, text in outcome.changed.items() if f != STDIN_NAME}  # printed
@@ -168,7 +168,7 @@ class WriteAhead:
     ) -> tuple[list[Change], dict[Path, Path]]:
         """The changes to write for `texts`, with what was staged for them (see
         EarlyStaging.take); read again here when nothing was staged."""
-        from nginxgen.generate.output import replace_read
+        from nginxgen.writer import replace_read
 
         current, self.current = self.current, None
         if current is None:
@@ -187,7 +187,7 @@ def write_all(outcome: FixOutcome, ahead: WriteAhead | None = None) -> list[str]
     stops everything. `ahead`: the files staged while the last pass ran, used where they match."""
     import os
 
-    from nginxgen.generate.output import replace_all
+    from nginxgen.writer import replace_all
 
     originals: dict[str, str | None] = dict(outcome.originals)
     # in the order of outcome.changed

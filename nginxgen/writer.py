@@ -1,4 +1,5 @@
-"""Writing generated files without losing anything the user has.
+"""The all-or-none file writer every command that writes uses (generate, generate --into,
+lint --fix, report): nothing the user has is overwritten, half-written or lost.
 
 Nothing is written unless every file can be: an existing file that differs stops the run
 (`--force` replaces the differing files, all or none; `--diff` only shows the difference), a
