@@ -28,7 +28,7 @@ NOT_ON_THESE_BUILDS: dict[str, str] = {}
 
 
 def _fixable_findings(loaded: Loaded, target: Target, code: str) -> list[Finding]:
-    return [f for f in lint(loaded, target, Selection(select={code})) if f.edits or f.unsafe_edits]
+    return [f for f in lint(loaded, target, Selection(select={code})) if f.edits]
 
 
 def _fix_on(build: Build, code: str, bad: str, folder: Path) -> str | None:

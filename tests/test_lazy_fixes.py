@@ -74,3 +74,15 @@ def _folder(root: Path, i: int) -> Path:
     folder = root / str(i)
     folder.mkdir()
     return folder
+
+
+def test_a_fix_has_its_class_declared_by_its_rule(tmp_path: Path) -> None:
+    """Fix safety is declared once, on the rule (Rule.autofix); a finding names a class only
+    where it differs for that finding (NGX006, NGX201, NGX302)."""
+    from nginxgen.lint.rules import catalog
+
+    rules = catalog()
+    for i, (_, target, bad, _) in enumerate(CASES):
+        for code, _, _, _, autofix in _findings(bad, target, _folder(tmp_path, i), build=True):
+            if autofix is not None:
+                assert rules[code].rule.autofix is not None, code

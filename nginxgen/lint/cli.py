@@ -265,12 +265,10 @@ def _fixable(
         if f.autofix is not None:
             allowed = may_fix.wants(f)
             edits = inside(f.edits) if allowed else ()
-            unsafe = inside(f.unsafe_edits) if allowed else ()
-            autofix = f.autofix if edits else ("unsafe" if unsafe else None)
-            if (edits, unsafe) != (f.edits, f.unsafe_edits):
+            if edits != f.edits:
                 f = Found(
                     f.code, f.name, f.severity, f.file, f.line, f.message, f.fix,
-                    autofix, edits, unsafe,
+                    f.autofix if edits else None, edits,
                 )  # fmt: skip
         out.append(f)
     return out

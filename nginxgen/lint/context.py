@@ -49,22 +49,22 @@ class Context(Effective):
         severity: str | None = None,
         autofix: str | None = None,
         edits: Fix | None = None,
-        unsafe_edits: Fix | None = None,
     ) -> Finding:
-        """A finding; with `edits` (a fix on the lossless model) it carries an automatic fix of
-        class `autofix` ("safe": nothing but the defect changes; "unsafe": clients may notice),
-        with `unsafe_edits` a second one used instead under --unsafe-fixes."""
-        built = built_unsafe = None
+        """A finding; with `edits` (a fix on the lossless model) it carries an automatic fix, of
+        the class the rule declares ("safe": nothing but the defect changes; "unsafe": clients
+        may notice) unless `autofix` names another for this finding."""
+        applicability = autofix or (rule.autofix[0] if rule.autofix else "unsafe")
+        built = None
         touches: tuple[str, ...] = ()  # files of a fix declared but not built
-        if self.build_fixes:
-            built = edits.build() if edits is not None else None
-            built_unsafe = unsafe_edits.build() if unsafe_edits is not None else None
-            safe, unsafe = bool(built), bool(built_unsafe)
+        if edits is None:
+            fixable = False
+        elif self.build_fixes:
+            built = edits.build()
+            fixable = bool(built)
         else:
             texts = self.config.loaded.texts  # files with a lossless model (not stdin, dumps)
-            editable = [f for f in (edits, unsafe_edits) if f and all(n in texts for n in f.files)]
-            safe, unsafe = edits in editable, unsafe_edits in editable
-            touches = tuple(dict.fromkeys(n for f in editable for n in f.files))
+            fixable = all(name in texts for name in edits.files)
+            touches = edits.files if fixable else ()
         return Finding(
             code=rule.code,
             name=rule.name,
@@ -73,9 +73,8 @@ class Context(Effective):
             line=stmt.line,
             message=message,
             fix=fix or rule.fix,
-            autofix=(autofix if safe else None) or ("unsafe" if unsafe else None),
+            autofix=applicability if fixable else None,
             edits=tuple(built or ()),
-            unsafe_edits=tuple(built_unsafe or ()),
             touches=touches,
         )
 

@@ -53,9 +53,6 @@ class Finding:
     fix: str
     autofix: str | None = None  # "safe" | "unsafe" | None: how sure the automatic fix is
     edits: tuple[tuple[str, Edit], ...] = ()  # (file, byte-span edit) that make the fix
-    # a second, unsafe fix used instead under --unsafe-fixes (a safe one drops an ignored line,
-    # the unsafe one makes the setting take effect where it belongs)
-    unsafe_edits: tuple[tuple[str, Edit], ...] = ()
     # files a fix that was declared but not built would touch (a plain lint builds no edits)
     touches: tuple[str, ...] = ()
 

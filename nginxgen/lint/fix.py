@@ -76,8 +76,6 @@ def run_fixes(
             if finding.severity != "error" and (finding.file, finding.line) in erring:
                 continue
             chosen = finding.edits if finding.autofix in classes else ()
-            if "unsafe" in classes and finding.unsafe_edits:
-                chosen = finding.unsafe_edits
             if not chosen:
                 continue
             if {file for file, _ in chosen} & broken:

@@ -21,23 +21,17 @@ def leave_managed(findings: list[Finding], texts: dict[str, str]) -> list[Findin
 
     out = []
     for f in findings:
-        touched = {file for file, _ in (*f.edits, *f.unsafe_edits)} | set(f.touches)
+        touched = {file for file, _ in f.edits} | set(f.touches)
         managed = sorted((file, m) for file in touched if (m := owner(file)) is not None)
         if managed:
             file, manager = managed[0]
-            keep = {file for file, _ in managed}
-            edits = () if {e for e, _ in f.edits} & keep else f.edits
-            unsafe = () if {e for e, _ in f.unsafe_edits} & keep else f.unsafe_edits
-            # a fix declared but not built (plain lint) touching such a file: none is offered
-            built = bool(f.edits or f.unsafe_edits)
-            autofix = (f.autofix if edits else ("unsafe" if unsafe else None)) if built else None
             note = (
                 f" (not fixed automatically: {file} is managed by {manager.display}, which "
                 f"nginxgen never writes; instead: {manager.override})"
             )
             f = Finding(
                 f.code, f.name, f.severity, f.file, f.line, f.message + note, f.fix,
-                autofix, edits, unsafe,
+                None, (),
             )  # fmt: skip
         out.append(f)
     return out

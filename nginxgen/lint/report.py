@@ -81,7 +81,7 @@ def sarif(findings: list[Finding], target: Target, files: list[str]) -> str:
                                 }
                             }
                         ],
-                        **({"fixes": [_sarif_fix(f)]} if f.edits or f.unsafe_edits else {}),
+                        **({"fixes": [_sarif_fix(f)]} if f.edits else {}),
                         "properties": {"autofix": f.autofix},
                     }
                     for f in findings
@@ -94,9 +94,9 @@ def sarif(findings: list[Finding], target: Target, files: list[str]) -> str:
 
 def _sarif_fix(finding: Finding) -> dict[str, object]:
     """The finding's automatic fix as SARIF 2.1.0 `fixes`: byte-offset replacements per file
-    (the unsafe one where the finding has no safe one; its class is in the description)."""
+    (its class, safe or unsafe, is in the description)."""
     by_file: dict[str, list[dict[str, object]]] = {}
-    for file, edit in finding.edits or finding.unsafe_edits:
+    for file, edit in finding.edits:
         by_file.setdefault(file, []).append(
             {
                 "deletedRegion": {"byteOffset": edit.start, "byteLength": edit.end - edit.start},

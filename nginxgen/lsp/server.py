@@ -25,7 +25,7 @@ from nginxgen.edit.edits import Edit
 from nginxgen.errors import NginxgenError
 from nginxgen.lint.findings import Finding
 from nginxgen.lsp.positions import Lines
-from nginxgen.lsp.session import Checked, Session, Symbol, edits_of
+from nginxgen.lsp.session import Checked, Session, Symbol
 
 SEVERITY = {
     "error": types.DiagnosticSeverity.Error,
@@ -218,18 +218,13 @@ def create() -> NginxgenServer:
         for finding in checked.findings:
             if os.path.abspath(finding.file) != path or not first <= finding.line <= last:
                 continue
-            variants = []
-            if finding.edits:
-                variants.append((finding.autofix or "safe", edits_of(finding, unsafe=False)))
-            if finding.unsafe_edits:
-                variants.append(("unsafe", edits_of(finding, unsafe=True)))
-            for label, edits in variants:
+            if finding.edits and finding.autofix:
                 actions.append(
                     types.CodeAction(
-                        title=f"{finding.code}: {finding.fix} ({label})",
+                        title=f"{finding.code}: {finding.fix} ({finding.autofix})",
                         kind=types.CodeActionKind.QuickFix,
-                        edit=_workspace_edit(ls, checked, edits),
-                        is_preferred=label == "safe",
+                        edit=_workspace_edit(ls, checked, finding.edits),
+                        is_preferred=finding.autofix == "safe",
                     )
                 )
         for unsafe in (False, True):

@@ -12,7 +12,6 @@ from collections.abc import Iterator
 from nginxgen import knowledge
 from nginxgen.conf.config import Config, Location, Server, build
 from nginxgen.conf.load import Loaded, LoadError, Stmt, load_path, walk
-from nginxgen.edit.edits import Edit
 from nginxgen.errors import NginxgenError
 from nginxgen.lint.context import server_label
 from nginxgen.lint.findings import Finding
@@ -249,11 +248,4 @@ def _server_of(config: Config, stmt: Stmt) -> Server | None:
     return None
 
 
-def edits_of(finding: Finding, unsafe: bool) -> tuple[tuple[str, Edit], ...]:
-    """The edits a code action applies: the safe fix, or the unsafe one where asked."""
-    if unsafe and finding.unsafe_edits:
-        return finding.unsafe_edits
-    return finding.edits
-
-
-__all__ = ["Checked", "LoadError", "NginxgenError", "Session", "Settings", "Symbol", "edits_of"]
+__all__ = ["Checked", "LoadError", "NginxgenError", "Session", "Settings", "Symbol"]

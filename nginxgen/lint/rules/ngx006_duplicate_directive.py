@@ -70,7 +70,6 @@ def check(ctx: Context) -> Iterator[Finding]:
                     stmt,
                     f'"{name}" directive is duplicate: also at {stmts[0].file}:{stmts[0].line} '
                     "in the same block; nginx refuses the config",
-                    autofix="safe",
                     edits=_fixes.delete(ctx, stmt) if same else None,
                 )
         for name in merged.intersection(block):

@@ -44,5 +44,5 @@ def check(ctx: Context) -> Iterator[Finding]:
             m.stmt,
             f"{m.key} here is ignored: {server_label(m.default)} is the default server of "
             f"{m.socket} and its groups ({m.default_value}) apply to every name on it",
-            unsafe_edits=move_to_default(ctx, m),
+            edits=move_to_default(ctx, m),
         )

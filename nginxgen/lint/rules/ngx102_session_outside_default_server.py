@@ -42,5 +42,5 @@ def check(ctx: Context) -> Iterator[Finding]:
             m.stmt,
             f"{m.key} here is ignored: sessions on {m.socket} use the default server "
             f"{server_label(m.default)} ({m.default_value})",
-            unsafe_edits=move_to_default(ctx, m),
+            edits=move_to_default(ctx, m),
         )

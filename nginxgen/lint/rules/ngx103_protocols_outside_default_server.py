@@ -46,5 +46,5 @@ def check(ctx: Context) -> Iterator[Finding]:
             m.stmt,
             f"{m.key} here is ignored on {ctx.target.describe()}: the default server "
             f"{server_label(m.default)} decides for {m.socket} ({m.default_value})",
-            unsafe_edits=move_to_default(ctx, m),
+            edits=move_to_default(ctx, m),
         )

@@ -39,5 +39,5 @@ def check(ctx: Context) -> Iterator[Finding]:
             m.stmt,
             f"ssl_early_data here is ignored: the default server {server_label(m.default)} "
             f"decides 0-RTT for {m.socket} ({m.default_value})",
-            unsafe_edits=move_to_default(ctx, m),
+            edits=move_to_default(ctx, m),
         )

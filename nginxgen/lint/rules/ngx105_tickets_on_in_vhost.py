@@ -38,5 +38,5 @@ def check(ctx: Context) -> Iterator[Finding]:
             m.stmt,
             f"tickets are off in the default server {server_label(m.default)} of {m.socket}, "
             "so turning them on here has no effect before nginx 1.29.2",
-            unsafe_edits=move_to_default(ctx, m),
+            edits=move_to_default(ctx, m),
         )

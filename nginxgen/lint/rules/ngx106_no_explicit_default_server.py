@@ -48,6 +48,5 @@ def check(ctx: Context) -> Iterator[Finding]:
             listen.stmt,
             f"{len(others) + 1} servers share {socket} and none is default_server: "
             f"{server_label(default)} becomes the default by order and decides the shared TLS settings",
-            autofix="safe",  # the same server stays the default, now on purpose
             edits=_fixes.set_args(ctx, listen.stmt, [*listen.stmt.args, "default_server"]),
         )

@@ -67,7 +67,8 @@ def check(ctx: Context) -> Iterator[Finding]:
                     stmt,
                     f"{group.requirement(library)} ({ctx.target.describe()}): nginx -t fails",
                     fix,
-                    unsafe_edits=_renamed(ctx, stmt, entry, successor.spell(library))
+                    autofix="unsafe",  # another code point: clients that only speak the draft
+                    edits=_renamed(ctx, stmt, entry, successor.spell(library))
                     if successor is not None and successor.available(library)
                     else None,
                 )
@@ -78,7 +79,6 @@ def check(ctx: Context) -> Iterator[Finding]:
                     stmt,
                     f"{ctx.library()} does not accept the spelling {entry.name!r}: nginx -t fails",
                     f"write {spelled}",
-                    autofix="safe",
                     edits=_renamed(ctx, stmt, entry, spelled),
                 )
 

@@ -61,7 +61,6 @@ def check(ctx: Context) -> Iterator[Finding]:
                 "first keeps it",
                 f"write {':'.join(pq)}/{':'.join(e.raw for e in entries if e.name not in pq)} "
                 "(one extra round trip for such clients)",
-                autofix="unsafe",
                 edits=_fixes.set_args(ctx, stmt, [tuple_text])
                 if stmt.directive == "ssl_ecdh_curve" and len(stmt.args) == 1
                 else None,

@@ -61,6 +61,5 @@ def check(ctx: Context) -> Iterator[Finding]:
             stmt,
             message,
             severity=severity,
-            autofix="unsafe",
             edits=_fixes.set_args(ctx, stmt, kept),
         )

@@ -58,6 +58,5 @@ def check(ctx: Context) -> Iterator[Finding]:
                 RULE,
                 stmt,
                 f"{', '.join(ev.tls13_names)} ignored here: ssl_ciphers does not set TLS 1.3 suites",
-                autofix="safe",
                 edits=_fixes.set_args(ctx, stmt, [":".join(kept)]),
             )

@@ -42,7 +42,6 @@ def check(ctx: Context) -> Iterator[Finding]:
                 RULE,
                 options,
                 "PrioritizeChaCha has no effect without server cipher preference",
-                autofix="unsafe",  # the server's order now decides the TLS 1.2 suite
                 edits=_fixes.set_args(ctx, preference[-1], ["on"])
                 if preference
                 else _fixes.insert_into(ctx, server.stmt, "ssl_prefer_server_ciphers on;"),

@@ -36,7 +36,6 @@ def check(ctx: Context) -> Iterator[Finding]:
                 RULE,
                 quic.stmt,
                 "listen ... quic without TLSv1.3 in ssl_protocols: nginx -t fails",
-                autofix="unsafe",
                 edits=_fixes.set_args(ctx, protocols[-1], [*protocols[-1].args, needed])
                 if protocols
                 else None,

@@ -40,6 +40,5 @@ def check(ctx: Context) -> Iterator[Finding]:
                 stmt,
                 f"ssl_protocols {' '.join(stmt.args)} switches TLS 1.3 off on a target that has "
                 "it: a round trip more per connection and no post-quantum key exchange",
-                autofix="unsafe",
                 edits=_fixes.set_args(ctx, stmt, [*stmt.args, "TLSv1.3"]),
             )

@@ -33,6 +33,5 @@ def check(ctx: Context) -> Iterator[Finding]:
             RULE,
             stmt,
             f"{ctx.library()}: {capability.refusal}",
-            autofix="safe",  # nginx ignores the line with this library
             edits=_fixes.delete(ctx, stmt),
         )

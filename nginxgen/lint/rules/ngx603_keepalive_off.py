@@ -32,6 +32,5 @@ def check(ctx: Context) -> Iterator[Finding]:
                 RULE,
                 stmt,
                 "keepalive off: a full TLS handshake for every request",
-                autofix="unsafe",  # connections stay open: more of them at once
                 edits=_fixes.delete(ctx, stmt),
             )

@@ -40,6 +40,5 @@ def check(ctx: Context) -> Iterator[Finding]:
                 RULE,
                 stmt,
                 f"keepalive_requests {stmt.args[0]} closes connections early (default {default})",
-                autofix="unsafe",
                 edits=_fixes.set_args(ctx, stmt, [str(default)]),
             )

@@ -36,6 +36,5 @@ def check(ctx: Context) -> Iterator[Finding]:
                 RULE,
                 stmt,
                 "HSTS is not sent on error responses without always",
-                autofix="unsafe",
                 edits=_fixes.set_args(ctx, stmt, [*stmt.args[:2], "always"]),
             )

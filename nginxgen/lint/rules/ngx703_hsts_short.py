@@ -43,6 +43,5 @@ def check(ctx: Context) -> Iterator[Finding]:
                     RULE,
                     stmt,
                     f"HSTS max-age={match[1]} is under six months",
-                    autofix="unsafe",  # browsers then insist on HTTPS for two years
                     edits=_fixes.set_args(ctx, stmt, [stmt.args[0], longer, *stmt.args[2:]]),
                 )

@@ -43,6 +43,5 @@ def check(ctx: Context) -> Iterator[Finding]:
             RULE,
             stmt,
             "0-RTT on without replay protection: early-data requests can be replayed",
-            autofix="unsafe",  # resumed clients lose the round trip 0-RTT saved
             edits=_fixes.set_args(ctx, stmt, ["off"]),
         )
