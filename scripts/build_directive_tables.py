@@ -54,7 +54,7 @@ SPECIAL = {"NGX_CONF_FLAG": "flag", "NGX_CONF_ANY": "any", "NGX_CONF_1MORE": "1m
            "NGX_CONF_2MORE": "2more"}  # fmt: skip
 
 ARRAY = re.compile(r"ngx_command_t\s+\w+\[\]\s*=\s*\{(.*?)ngx_null_command", re.S)
-ENTRY = re.compile(r'\{\s*ngx_string\("([^"]+)"\)\s*,\s*([^,]+),\s*(\w+)', re.S)
+ENTRY = re.compile(r'\{\s*ngx_string\s*\("([^"]+)"\)\s*,\s*([^,]+),\s*(\w+)', re.S)
 # nginx's own value setters (ngx_conf_file.c): a value they cannot read is an error at `nginx -t`
 VALUE_SETTERS = {
     "ngx_conf_set_flag_slot": "flag", "ngx_conf_set_size_slot": "size",

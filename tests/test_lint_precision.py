@@ -328,3 +328,14 @@ def test_path_map_is_used_for_certificates(
     assert "NGX721" not in capsys.readouterr().out  # certificate unreadable: nothing to match
     main(["lint", *target, "--map", f"/etc/ssl={tmp_path / 'repo' / 'ssl'}", str(conf)])
     assert "NGX721" in capsys.readouterr().out  # read through the map: the key is another one
+
+
+def test_set_misc_directives_are_known_third_party(tmp_path: Path) -> None:
+    """set-misc writes `ngx_string ("set_escape_uri")` with a space: the table had 8 of its 28
+    directives, and linuxserver/docker-swag's authelia snippet drew an error."""
+    text = http(DEFAULT, SITE.format(body=f"{HSTS} set_escape_uri $a $arg_b; set_random $r 1 3;"))
+    path = tmp_path / "nginx.conf"
+    path.write_text(text)
+    found = lint(load_path(str(path)), resolve(*MID), Selection(select={"NGX007"}))
+    assert [f.severity for f in found] == ["info", "info"], found
+    assert all("set-misc" in f.message for f in found), found
