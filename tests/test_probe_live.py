@@ -188,6 +188,41 @@ def test_config_explains_hsts_lost_in_a_location(
         )
 
 
+@pytest.mark.parametrize(
+    ("location", "statuses"),
+    [
+        ('location / { return 200 "ok"; }', ["/ (200)", "a 404 (200)"]),  # the 404 is a 200 here
+        ("location / { return 404; }", ["/ (404)", "a 404 (404)"]),  # / is a 404 here
+    ],
+)
+def test_hsts_is_judged_for_the_response_the_server_gave(
+    provisioned: tuple[dict[str, Build], dict[str, str]],
+    tmp_path: Path,
+    location: str,
+    statuses: list[str],
+) -> None:
+    """Issue 25: add_header without `always` applies only to some statuses, and a `return` in
+    `location /` decides the status of every page: the probe compares HSTS with what the config
+    says for the response it got, so a server just started with the config shows no mismatch."""
+    from tests.conftest import require_build
+
+    build = require_build(provisioned, "trixie")
+    served = generate("intermediate", build, tmp_path)
+    assert isinstance(served, Served)
+    site = served.conf.parent / f"{NAME}.ssl.conf"
+    text = site.read_text()
+    assert '" always;' in text
+    text = text.replace('includeSubDomains" always;', 'includeSubDomains";')
+    site.write_text(text.replace("\n}\n", f"\n    {location}\n}}\n", 1))
+    with Server(build, served.conf, [served.port]):
+        done = probe_served(build, served)
+    assert done.returncode == 0, done.stdout + done.stderr
+    hsts = json.loads(done.stdout)[0]["hsts"]
+    seen = [f"/ ({hsts['root_status']})", f"a 404 ({hsts['not_found_status']})"]
+    assert seen == statuses, hsts
+    assert json.loads(done.stdout)[0]["mismatches"] == []
+
+
 class ResettingRelay:
     """A loopback relay in front of a server that resets (RST) every connection whose
     ClientHello asks for TLS 1.1, as some middleboxes do, and passes the rest through."""

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 from functools import cached_property
 
 from nginxgen import knowledge
-from nginxgen.conf.config import Config, Server
+from nginxgen.conf.config import Config, Location, Server
 from nginxgen.conf.load import Stmt, walk
 from nginxgen.target import Target
 
@@ -124,3 +124,61 @@ class Effective:
 def server_label(server: Server) -> str:
     name = server.names[0] if server.names else "(no server_name)"
     return f"server {name} ({server.stmt.file}:{server.stmt.line})"
+
+
+def _pick(locations: list[Location], uri: str) -> Location | None:
+    """The location nginx picks among siblings (ngx_http_core_find_location): an exact `=` match;
+    else the longest prefix, final when it is `^~`; else the first regex (`~`, `~*`) that
+    matches; else that longest prefix. Named locations (`@x`) take no URI."""
+    import re
+
+    prefix: Location | None = None
+    longest = -1
+    for loc in locations:
+        args = loc.stmt.args
+        if len(args) == 2 and args[0] == "=" and args[1] == uri:
+            return loc
+        plain = len(args) == 1 and not args[0].startswith("@")
+        if plain or (len(args) == 2 and args[0] == "^~"):
+            path = args[-1]
+            if uri.startswith(path) and len(path) > longest:
+                prefix, longest = loc, len(path)
+    if prefix is not None and prefix.stmt.args[0] == "^~":
+        return prefix
+    for loc in locations:
+        args = loc.stmt.args
+        if len(args) == 2 and args[0] in ("~", "~*"):
+            try:
+                flags = re.IGNORECASE if args[0] == "~*" else 0
+                if re.search(args[1], uri, flags):
+                    return loc
+            except re.error:  # a PCRE construct Python's re lacks: not predictable here
+                continue
+    return prefix
+
+
+def locations_for(server: Server, uri: str) -> list[Location]:
+    """The locations a request for `uri` goes through, outermost first (nested ones are
+    searched inside the one picked); empty when none matches."""
+    chain: list[Location] = []
+    candidates = server.locations
+    while (picked := _pick(candidates, uri)) is not None:
+        chain.append(picked)
+        candidates = picked.locations
+    return chain
+
+
+def headers_for(config: Config, server: Server, uri: str) -> list[Stmt]:
+    """The add_header lines of a response to `uri`: those of the innermost level that has any
+    (location, enclosing locations, server, http{}); levels replace each other, never merge."""
+    for loc in reversed(locations_for(server, uri)):
+        if loc.directives.get("add_header"):
+            return loc.directives["add_header"]
+    return server.own("add_header") or config.http.get("add_header", [])
+
+
+def header_sent(line: Stmt, status: int) -> bool:
+    """Whether an add_header line adds its field to a response with this status."""
+    if "always" in line.args[2:]:
+        return True
+    return status in knowledge.nginx_fact("add_header")["statuses_without_always"]

@@ -17,11 +17,17 @@ from typing import Any
 
 from nginxgen import knowledge
 from nginxgen.conf.config import Config, Server
-from nginxgen.conf.effective import Effective, server_label
+from nginxgen.conf.effective import (
+    Effective,
+    header_sent,
+    headers_for,
+    locations_for,
+    server_label,
+)
 from nginxgen.conf.files import key_description, load_chain, read
 from nginxgen.conf.groups import parse_groups
 from nginxgen.conf.load import Stmt
-from nginxgen.probe.session import covers
+from nginxgen.probe.session import MISSING_PAGE, covers
 from nginxgen.target import Target
 
 
@@ -268,36 +274,41 @@ def _certificate(ctx: Effective, vhost: Server, seen: dict[str, Any]) -> list[di
 
 
 def _hsts(config: Config, vhost: Server, seen: dict[str, Any]) -> list[dict[str, Any]]:
-    """HSTS on / and on a 404 as the server's add_header lines say. add_header levels do not
-    merge: a server's own lines replace http{}'s, a location's own lines replace the server's."""
-    headers = vhost.own("add_header") or config.http.get("add_header", [])
-    sts = [h for h in headers if h.args and h.args[0].lower() == "strict-transport-security"]
+    """HSTS on / and on the probe's missing page, each judged for the response the server gave
+    (issue 25): the add_header lines of the location that answered (levels replace, never
+    merge), and without `always` only for the statuses add_header serves (a `return 200` in
+    `location /` makes the missing page a 200; a `return 404` there takes HSTS off /)."""
     out = []
-    for page, status_key, header_key in (("/", "root_status", "root"),
-                                         ("a 404", "not_found_status", "not_found")):  # fmt: skip
-        expected = bool(sts) and (page == "/" or "always" in sts[-1].args[2:])
+    for page, uri, status_key, header_key in (
+        ("/", "/", "root_status", "root"),
+        ("a 404", MISSING_PAGE, "not_found_status", "not_found"),
+    ):
+        status = seen.get(status_key)
+        if status is None:
+            continue  # no response: nothing to compare
+        lines = headers_for(config, vhost, uri)
+        sts = [h for h in lines if h.args and h.args[0].lower() == "strict-transport-security"]
+        expected = bool(sts) and header_sent(sts[-1], status)
         observed = seen.get(header_key) is not None
-        if expected == observed:
-            continue
+        # the server's own HSTS line, which a location with add_header lines of its own shadows
+        level = vhost.own("add_header") or config.http.get("add_header", [])
+        meant = [h for h in level if h.args and h.args[0].lower() == "strict-transport-security"]
         shadowing = [
-            loc.stmt
-            for loc, _ in vhost.all_locations()
-            if loc.directives.get("add_header")
-            and not any(
-                h.args and h.args[0].lower() == "strict-transport-security"
-                for h in loc.directives["add_header"]
-            )
+            loc.stmt for loc in locations_for(vhost, uri) if loc.directives.get("add_header")
         ]
-        if expected and shadowing:
+        if expected == observed:
+            if not (meant and not sts and shadowing and header_sent(meant[-1], status)):
+                continue
             why = (
-                f"the location at {shadowing[0].file}:{shadowing[0].line} has add_header lines of "
-                "its own, so the server's are not sent there"
+                f"the location at {shadowing[-1].file}:{shadowing[-1].line} has add_header lines "
+                "of its own, so the server's are not sent there"
             )
+            expected, line = True, meant[-1]
         else:
             why = "the server does not do what this config says (not reloaded?)"
-        line = sts[-1] if sts else vhost.stmt
+            line = sts[-1] if sts else vhost.stmt
         record = _record("add_header Strict-Transport-Security", line, expected, observed, why)
-        record["page"] = f"{page} (status {seen.get(status_key)})"
+        record["page"] = f"{page} (status {status})"
         out.append(record)
     return out
 

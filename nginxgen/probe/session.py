@@ -15,6 +15,8 @@ from typing import Any
 from nginxgen.probe.hello import connect, tls12_flight
 from nginxgen.probe.tls13_flight import tls13_flight
 
+MISSING_PAGE = "/nginxgen-probe-404"  # asked for HSTS on a page the site most likely lacks
+
 
 def _context(alpn: list[str] | None = None) -> ssl.SSLContext:
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
@@ -185,7 +187,7 @@ def session_facts(
     # what a client that takes the newest version gets: the same handshakes, not made again
     out["resumption"] = by["TLSv1.3"] if by["TLSv1.3"] is not None else by["TLSv1.2 ticket"]
     status, headers = _request(address, sni, "/", timeout)
-    missing, missing_headers = _request(address, sni, "/nginxgen-probe-404", timeout)
+    missing, missing_headers = _request(address, sni, MISSING_PAGE, timeout)
     out["hsts"] = {
         "root": headers.get("strict-transport-security"),
         "root_status": status,
