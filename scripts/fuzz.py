@@ -5,6 +5,7 @@
     .venv/bin/python scripts/fuzz.py structure --cases 10000 [--seed N]
     .venv/bin/python scripts/fuzz.py grammar --cases 10000 [--seed N]
     .venv/bin/python scripts/fuzz.py fix --cases 100000 [--seed N] [--nginx-every 1]
+    .venv/bin/python scripts/fuzz.py live --cases 5000 [--seed N]   (trees, across the builds)
 
 Prints one JSON line of figures (cases run, outcomes, slowest case). A failing case stops the
 run; hypothesis prints it shrunk, with the blob that reproduces it.
@@ -107,6 +108,28 @@ def oracle_runner(figures: Figures, kind: str) -> Callable[..., None]:
     return one
 
 
+def live_runner(figures: Figures) -> Callable[..., None]:
+    """Random multi-server trees served by the five builds in turn and probed per name with
+    probe --config (issue 25)."""
+    import tempfile
+
+    from tests.builds import BUILD_NAMES, SOURCE_BUILD_NAMES, load_builds
+    from tests.fuzzing.live import LiveTree, check_live, live_trees
+
+    found = load_builds()[0]
+    builds = [found[name] for name in (*BUILD_NAMES, *SOURCE_BUILD_NAMES)]  # missing: KeyError
+
+    @given(tree=live_trees(), pick=st.integers(0, len(builds) - 1))
+    def one(tree: LiveTree, pick: int) -> None:
+        with tempfile.TemporaryDirectory() as folder:
+            outcome = check_live(tree, builds[pick], Path(folder))
+        _record(figures, f"{builds[pick].name}: {outcome.kind}", outcome.seconds)
+        figures["names_probed"] += outcome.names
+        figures["explained_mismatches"] += outcome.mismatches
+
+    return one
+
+
 def fix_runner(figures: Figures, nginx_every: int) -> Callable[..., None]:
     """lint --fix --unsafe-fixes (issue 13); every `nginx_every`-th case on a real build also
     goes through its nginx -t before and after."""
@@ -135,7 +158,9 @@ def fix_runner(figures: Figures, nginx_every: int) -> Callable[..., None]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description="long fuzz runs of the linter or generator")
-    parser.add_argument("target", choices=("lint", "generate", "structure", "grammar", "fix"))
+    parser.add_argument(
+        "target", choices=("lint", "generate", "structure", "grammar", "fix", "live")
+    )
     parser.add_argument("--cases", type=int, default=100_000)
     parser.add_argument("--seed", type=int, help="hypothesis seed (default: derandomized)")
     parser.add_argument("--build", help="generate: also run nginx -t on this provisioned build")
@@ -147,6 +172,8 @@ def main() -> int:
     figures: Figures = {"outcomes": collections.Counter(), "slowest_s": 0.0, "syntax_errors": 0}
     if args.target in ("structure", "grammar"):
         figures.update(nginx=collections.Counter(), disagreements=0)
+    if args.target == "live":
+        figures.update(names_probed=0, explained_mismatches=0)
 
     def runner() -> Callable[..., None]:  # a fresh @given test for each hypothesis run
         if args.target == "lint":
@@ -155,6 +182,8 @@ def main() -> int:
             return oracle_runner(figures, args.target)
         if args.target == "fix":
             return fix_runner(figures, args.nginx_every)
+        if args.target == "live":
+            return live_runner(figures)
         return generate_runner(figures, args.build)
 
     started = time.monotonic()
