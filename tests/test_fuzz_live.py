@@ -35,3 +35,21 @@ def test_a_server_just_started_runs_its_config(
 
     one()
     assert outcomes["agreed"] >= TREES // 2, outcomes
+
+
+def test_a_vhost_without_a_session_cache_under_a_default_with_one(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    """Found by scripts/fuzz.py live on nginx 1.22.1/OpenSSL 3.0: the vhost's own
+    `ssl_session_cache off` took session-ID resumption away although the default server decides
+    the cache; probe --config called it 'not reloaded'."""
+    tree = LiveTree(
+        servers=(
+            "server_name s0.test;\n ssl_ecdh_curve X25519:prime256v1;\n ssl_session_cache off;",
+            "server_name s1.test;\n ssl_session_cache shared:S:1m;",
+        ),
+        http="ssl_protocols TLSv1.2 TLSv1.3;",
+        default=1,
+        reject=False,
+    )
+    assert check_live(tree, require_build(provisioned, "bookworm"), tmp_path).kind == "agreed"

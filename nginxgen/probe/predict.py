@@ -137,7 +137,23 @@ def mismatches(
     resumed = observed.get("resumption_by") or {}
     if resumed.get("TLSv1.2 session id") is not None:
         seen = resumed["TLSv1.2 session id"]
-        compare("ssl_session_cache", _session_cache, seen, "the session cache")
+
+        def cache_for_this_name(stmts: list[Stmt]) -> bool | None:
+            """A vhost's own `ssl_session_cache off` took session-ID resumption away although
+            the default server decides the cache (scripts/fuzz.py live, nginx 1.22.1/OpenSSL
+            3.0): not predicted there until the rule is known."""
+            own = vhost.effective("ssl_session_cache")
+            if vhost is not default and own and own[-1].args == ["off"]:
+                return None
+            return _session_cache(stmts)
+
+        compare(
+            "ssl_session_cache",
+            _session_cache,
+            seen,
+            "the session cache",
+            predict=cache_for_this_name,
+        )
     if resumed.get("TLSv1.3") is not None:
         cache = _session_cache(default.effective("ssl_session_cache"))
         keys = ctx.ticket_keys_shared(default)
