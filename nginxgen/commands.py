@@ -277,7 +277,7 @@ def probe(
     if config is not None:
         from nginxgen.conf.config import build
         from nginxgen.conf.load import LoadError, load_path
-        from nginxgen.probe.predict import mismatches
+        from nginxgen.probe.predict import compare
         from nginxgen.target import resolve
 
         target_of = resolve(nginx_version, tls_library, nginx_bin)
@@ -289,7 +289,7 @@ def probe(
             raise NginxgenError(f"{root} does not include {config}", where="--root")
         model = build(loaded)
         for result in results:
-            result["mismatches"] = mismatches(model, target_of, port, result)
+            result["mismatches"], result["config"] = compare(model, target_of, port, result)
             found += len(result["mismatches"])
     _show(output, results, text_report)
     total = sum(r["connections"] for r in results)

@@ -126,6 +126,8 @@ def live_runner(figures: Figures) -> Callable[..., None]:
         _record(figures, f"{builds[pick].name}: {outcome.kind}", outcome.seconds)
         figures["names_probed"] += outcome.names
         figures["explained_mismatches"] += outcome.mismatches
+        figures["values_predicted_and_seen"] += outcome.predicted
+        figures["values_not_predicted"] += outcome.unpredicted
 
     return one
 
@@ -173,7 +175,7 @@ def main() -> int:
     if args.target in ("structure", "grammar"):
         figures.update(nginx=collections.Counter(), disagreements=0)
     if args.target == "live":
-        figures.update(names_probed=0, explained_mismatches=0)
+        figures.update(names_probed=0, explained_mismatches=0, values_predicted_and_seen=0, values_not_predicted=0)
 
     def runner() -> Callable[..., None]:  # a fresh @given test for each hypothesis run
         if args.target == "lint":

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 
 from tests.builds import BUILD_NAMES, SOURCE_BUILD_NAMES, Build
 from tests.conftest import require_build
-from tests.fuzzing.live import LiveTree, check_live, live_trees
+from tests.fuzzing.live import LiveTree, check_live, live_trees, server
 
 TREES = int(os.environ.get("NGINXGEN_LIVE_TREES", "12"))  # per build: 60 in all
 
@@ -45,11 +45,12 @@ def test_a_vhost_without_a_session_cache_under_a_default_with_one(
     the cache; probe --config called it 'not reloaded'."""
     tree = LiveTree(
         servers=(
-            "server_name s0.test;\n ssl_ecdh_curve X25519:prime256v1;\n ssl_session_cache off;",
-            "server_name s1.test;\n ssl_session_cache shared:S:1m;",
+            server(("ssl_ecdh_curve X25519:prime256v1;", "ssl_session_cache off;")),
+            server(("ssl_session_cache shared:S:1m;",)),
         ),
-        http="ssl_protocols TLSv1.2 TLSv1.3;",
-        default=1,
+        http=("ssl_protocols TLSv1.2 TLSv1.3;",),
+        ipv6=False,
+        defaults=(1,),
         reject=False,
     )
     assert check_live(tree, require_build(provisioned, "bookworm"), tmp_path).kind == "agreed"

@@ -170,11 +170,25 @@ def locations_for(server: Server, uri: str) -> list[Location]:
 
 def headers_for(config: Config, server: Server, uri: str) -> list[Stmt]:
     """The add_header lines of a response to `uri`: those of the innermost level that has any
-    (location, enclosing locations, server, http{}); levels replace each other, never merge."""
-    for loc in reversed(locations_for(server, uri)):
-        if loc.directives.get("add_header"):
-            return loc.directives["add_header"]
-    return server.own("add_header") or config.http.get("add_header", [])
+    (http{}, server, enclosing locations, location); levels replace each other, never merge,
+    unless `add_header_inherit merge` (nginx >= 1.29.3) is in effect there, and
+    `add_header_inherit off` drops what a level without lines of its own would inherit."""
+    levels = [
+        config.http,
+        server.directives,
+        *(loc.directives for loc in locations_for(server, uri)),
+    ]
+    lines: list[Stmt] = []
+    mode = "on"
+    for level in levels:
+        if level.get("add_header_inherit") and level["add_header_inherit"][-1].args:
+            mode = level["add_header_inherit"][-1].args[0]
+        own = level.get("add_header", [])
+        if own:
+            lines = [*lines, *own] if mode == "merge" else list(own)
+        elif mode == "off":
+            lines = []
+    return lines
 
 
 def header_sent(line: Stmt, status: int) -> bool:

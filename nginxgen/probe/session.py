@@ -42,6 +42,14 @@ def _connect(
         raise
 
 
+def _host(address: tuple[str, int], sni: str | None) -> str:
+    """The Host header: the name, else the address (an IPv6 one in brackets, RFC 9110 7.2;
+    bare, nginx answers 400 before any location, with the server level's headers)."""
+    if sni:
+        return sni
+    return f"[{address[0]}]" if ":" in address[0] else address[0]
+
+
 def _get(tls: ssl.SSLSocket, host: str, method: str, path: str) -> None:
     tls.sendall(f"{method} {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode())
 
@@ -50,7 +58,7 @@ def _request(
     address: tuple[str, int], sni: str | None, path: str, timeout: float
 ) -> tuple[int | None, dict[str, str]]:
     with _connect(address, sni, _context(), timeout) as tls:
-        _get(tls, sni or address[0], "GET", path)
+        _get(tls, _host(address, sni), "GET", path)
         data = b""
         while b"\r\n\r\n" not in data and len(data) < 65536:
             chunk = tls.recv(4096)
@@ -87,7 +95,7 @@ def _resumes(
             if session is not None:
                 return bool(tls.session_reused)
             # TLS 1.3 tickets come after the handshake: a request makes the server send them
-            _get(tls, sni or address[0], "HEAD", "/")
+            _get(tls, _host(address, sni), "HEAD", "/")
             try:
                 while tls.recv(4096):
                     pass

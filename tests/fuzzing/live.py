@@ -1,12 +1,15 @@
-"""The model against live nginx (issue 25, first oracle): random multi-server trees on one TLS
-socket are served by a real build and probed, per name, with `probe --config`. A server just
-started with a tree runs that tree, so no mismatch may say the server does not do what the config
-says; every other mismatch must name a line (what the config meant and why it is not in effect).
+"""The model against live nginx (issue 25): random multi-server trees are served by a real build
+and every name is probed with `probe --config`. Oracle, per name: every value the config model
+(nginxgen/conf/per_name.py) predicts equals what the server did; a server just started with a
+tree runs that tree, so no mismatch may say it does not; every other mismatch names a line that
+the linter reports too (what the config meant there and why it is not in effect).
 
-Trees: 2-4 servers on one address:port, the default server explicit (sometimes refusing
-handshakes) or by order; protocols, groups, tickets and session caches at http{} level, in the
-servers, or both; HSTS with and without `always`; `location /` with add_header lines of its own
-or a `return`.
+Trees: 2-4 servers on one or two TLS sockets (IPv4, or IPv4 and IPv6 loopback), each socket's
+default server explicit (sometimes refusing handshakes) or by order; protocols, groups, tickets
+and session caches at http{} level, in the servers, or in a snippet a server includes; certbot's
+own options-ssl-nginx.conf included by several servers; a certificate per server; exact,
+wildcard and regular-expression server names; HTTP/2 by `http2 on` or the listen parameter;
+HSTS with and without `always`; `location /` with add_header lines of its own or a `return`.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from hypothesis import strategies as st
 
 from tests.builds import Build
 from tests.live import Server, free_port, prepare_prefix
+from tests.paths import REPO
 from tests.pki import CertificateFactory
 
 NAMES = ("s0.test", "s1.test", "s2.test", "s3.test")
@@ -38,15 +42,39 @@ LOCATIONS = (
     'location / { return 200 "ok"; }',
     "location / { return 404; }",
 )
+# Names a server may have besides its own (probed with the name after the arrow)
+EXTRA_NAMES = {
+    "": (),
+    "*.w{i}.test": ("a.b.w{i}.test",),  # a leading wildcard covers every depth
+    ".d{i}.test": ("d{i}.test", "x.d{i}.test"),  # the special form: the name itself too
+    "r{i}.*": ("r{i}.example",),  # a trailing wildcard
+    "~^re{i}-[0-9]+\\.test$": ("re{i}-42.test",),  # a regular expression
+    "*.test": ("other.test",),  # every .test name no server names exactly
+}
+CERTBOT_OPTIONS = REPO / "tests" / "data" / "certbot" / "options-ssl-nginx.conf"
+CERTBOT_DIRECTIVES = {"ssl_session_cache", "ssl_session_timeout", "ssl_session_tickets",
+                      "ssl_protocols", "ssl_prefer_server_ciphers", "ssl_ciphers"}  # fmt: skip
 NOT_RUNNING = "does not do what this config says"
+UNKNOWN = ("unknown.invalid",)  # a name no server has (no `*.test` covers it)
+
+
+@dataclass(frozen=True)
+class LiveServer:
+    lines: tuple[str, ...]  # settings, HSTS, location
+    extra_name: str  # one of EXTRA_NAMES ("" for none), {i} filled in when written
+    sockets: tuple[int, ...]  # the indexes of the sockets it listens on
+    snippet: bool  # its lines are in a file it includes
+    certbot: bool  # it includes certbot's options-ssl-nginx.conf
+    http2: str  # "", "on" (http2 on;) or "listen" (the listen parameter)
 
 
 @dataclass(frozen=True)
 class LiveTree:
-    servers: tuple[str, ...]  # each server's body, certificate lines added when written
-    http: str  # http{}-level lines
-    default: int | None  # the explicit default server, if any
-    reject: bool  # the explicit default refuses handshakes
+    servers: tuple[LiveServer, ...]
+    http: tuple[str, ...]  # http{}-level lines
+    ipv6: bool  # the second socket (if any) is on ::1
+    defaults: tuple[int | None, ...]  # per socket: the explicit default server, if any
+    reject: bool  # the first socket's explicit default refuses handshakes
 
 
 def _lines(draw: st.DrawFn) -> list[str]:
@@ -57,52 +85,102 @@ def _lines(draw: st.DrawFn) -> list[str]:
     return out
 
 
+def server(lines: tuple[str, ...], sockets: tuple[int, ...] = (0,)) -> LiveServer:
+    """A plain server on the first socket (regression tests build trees from these)."""
+    return LiveServer(lines, "", sockets, snippet=False, certbot=False, http2="")
+
+
 @st.composite
 def live_trees(draw: st.DrawFn) -> LiveTree:
     count = draw(st.integers(2, 4))
-    default = draw(st.one_of(st.none(), st.integers(0, count - 1)))
-    reject = default is not None and draw(st.booleans())
+    sockets = draw(st.sampled_from((1, 1, 2)))
     servers = []
-    for i in range(count):
-        body = [f"server_name {NAMES[i]};", *_lines(draw)]
+    for _ in range(count):
+        lines = _lines(draw)
         hsts = draw(st.sampled_from(("", f"{HSTS};", f"{HSTS} always;")))
-        if hsts:
-            body.append(hsts)
-        body.append(draw(st.sampled_from(LOCATIONS)))
-        if reject and i == default:
-            body = [f"server_name {NAMES[i]};", "ssl_reject_handshake on;"]
-        servers.append("\n        ".join(b for b in body if b))
-    return LiveTree(tuple(servers), "\n    ".join(_lines(draw)), default, reject)
-
-
-def write(tree: LiveTree, folder: Path, build: Build, port: int) -> Path:
-    certs = CertificateFactory(folder / "certs", "ecdsa").leaf(NAMES[0], "ecdsa", sans=NAMES[1:])
-    blocks = []
-    for i, body in enumerate(tree.servers):
-        default = " default_server" if tree.default == i else ""
-        cert = f"ssl_certificate {certs.fullchain}; ssl_certificate_key {certs.key};"
-        blocks.append(
-            f"    server {{\n        listen 127.0.0.1:{port} ssl{default};\n        {cert}\n"
-            f"        {body}\n    }}\n"
+        lines += [hsts, draw(st.sampled_from(LOCATIONS))]
+        listens = (0,) if sockets == 1 else draw(st.sampled_from(((0,), (1,), (0, 1))))
+        servers.append(
+            LiveServer(
+                lines=tuple(b for b in lines if b),
+                extra_name=draw(st.sampled_from(tuple(EXTRA_NAMES))),
+                sockets=listens,
+                snippet=draw(st.integers(0, 3)) == 0,
+                certbot=draw(st.integers(0, 2)) == 0,
+                http2=draw(st.sampled_from(("", "", "", "on", "listen"))),
+            )
         )
-    conf = folder / "nginx.conf"
-    conf.write_text(
-        "worker_processes auto;\nevents {}\nhttp {\n    "
-        + tree.http
-        + "\n"
-        + "".join(blocks)
-        + "}\n"
+    for socket in range(sockets):  # every socket has a server
+        if not any(socket in s.sockets for s in servers):
+            servers[socket] = _also_on(servers[socket], socket)
+    defaults = []
+    for socket in range(sockets):
+        on = [i for i, s in enumerate(servers) if socket in s.sockets]
+        defaults.append(draw(st.one_of(st.none(), st.sampled_from(on))))
+    reject = defaults[0] is not None and draw(st.booleans())
+    return LiveTree(
+        tuple(servers), tuple(_lines(draw)), draw(st.booleans()), tuple(defaults), reject
     )
+
+
+def _also_on(server: LiveServer, socket: int) -> LiveServer:
+    return LiveServer(server.lines, server.extra_name, (*server.sockets, socket), server.snippet,
+                      server.certbot, server.http2)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Written:
+    conf: Path
+    ports: tuple[int, ...]
+    hosts: tuple[str, ...]  # per socket, as probe takes it
+    names: tuple[tuple[str, ...], ...]  # per socket: the names to ask for
+
+
+def write(tree: LiveTree, folder: Path, build: Build) -> Written:
+    factory = CertificateFactory(folder / "certs", "ecdsa")
+    ports = tuple(free_port() for _ in tree.defaults)
+    hosts = tuple("[::1]" if tree.ipv6 and n == 1 else "127.0.0.1" for n in range(len(ports)))
+    (folder / "snippets").mkdir()
+    if any(s.certbot for s in tree.servers):
+        (folder / "options-ssl-nginx.conf").write_bytes(CERTBOT_OPTIONS.read_bytes())
+    blocks = []
+    names: list[list[str]] = [[] for _ in ports]
+    for i, spec in enumerate(tree.servers):
+        extra = spec.extra_name.format(i=i)
+        probed = [NAMES[i], *(n.format(i=i) for n in EXTRA_NAMES[spec.extra_name])]
+        certs = factory.leaf(NAMES[i], "ecdsa", sans=tuple(probed[1:]))
+        body = [f"server_name {NAMES[i]}{' ' + extra if extra else ''};"]
+        for socket in spec.sockets:
+            flags = " default_server" if tree.defaults[socket] == i else ""
+            flags += " http2" if spec.http2 == "listen" else ""
+            body.insert(0, f"listen {hosts[socket]}:{ports[socket]} ssl{flags};")
+            names[socket] += probed
+        body.append(f"ssl_certificate {certs.fullchain}; ssl_certificate_key {certs.key};")
+        if tree.reject and tree.defaults[0] == i:
+            body.append("ssl_reject_handshake on;")
+        else:
+            lines = [
+                line
+                for line in spec.lines
+                if not spec.certbot or line.split()[0] not in CERTBOT_DIRECTIVES
+            ]
+            if spec.certbot:
+                body.append(f"include {folder / 'options-ssl-nginx.conf'};")
+            if spec.http2 == "on":
+                body.append("http2 on;")
+            if spec.snippet:
+                snippet = folder / "snippets" / f"s{i}.conf"
+                snippet.write_text("".join(f"{line}\n" for line in lines))
+                body.append(f"include {snippet};")
+            else:
+                body += lines
+        blocks.append("    server {\n" + "".join(f"        {b}\n" for b in body) + "    }\n")
+    conf = folder / "nginx.conf"
+    http = "".join(f"    {line}\n" for line in tree.http)
+    conf.write_text("worker_processes auto;\nevents {}\nhttp {\n" + http + "".join(blocks) + "}\n")
     prepare_prefix(conf, build, workers=1)
-    return conf
-
-
-def _refuses(tree: LiveTree, sni: list[str]) -> bool:
-    """Whether the server that takes this name refuses handshakes (its own server when a
-    server_name has it, else the default server)."""
-    named = [i for i in range(len(tree.servers)) if sni and NAMES[i] == sni[-1]]
-    taker = named[0] if named else (tree.default if tree.default is not None else 0)
-    return tree.reject and taker == tree.default
+    every = tuple(tuple(dict.fromkeys([*n, *UNKNOWN])) for n in names)
+    return Written(conf, ports, hosts, every)
 
 
 @dataclass(frozen=True)
@@ -111,33 +189,80 @@ class LiveOutcome:
     names: int
     mismatches: int  # explained mismatches (a line and why it is not in effect)
     seconds: float
+    predicted: int = 0  # values the model predicted and the server showed
+    unpredicted: int = 0  # values the model left open
+
+
+def _lint_lines(written: Written, build: Build) -> set[tuple[str, int]]:
+    done = subprocess.run(
+        [sys.executable, "-m", "nginxgen", "lint", str(written.conf), "--format", "json",
+         *build.target_flags],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode in (0, 1), done.stderr[-2000:]
+    return {(f["file"], f["line"]) for f in json.loads(done.stdout)["findings"]}
 
 
 def check_live(tree: LiveTree, build: Build, folder: Path) -> LiveOutcome:
     from tests.live import nginx_check
 
     started = time.monotonic()
-    port = free_port()
-    conf = write(tree, folder, build, port)
-    if nginx_check(build, conf).returncode != 0:
+    written = write(tree, folder, build)
+    if nginx_check(build, written.conf).returncode != 0:
         return LiveOutcome("refused by nginx -t", 0, 0, time.monotonic() - started)
-    runs = [["--sni", name] for name in NAMES[: len(tree.servers)]]
-    runs += [["--sni", "unknown.test"], []]  # a name no server has, and no SNI at all
-    explained = 0
-    with Server(build, conf, [port]):
-        for sni in runs:
+    reported = _lint_lines(written, build)
+    explained = predicted = unpredicted = probed = 0
+    with Server(build, written.conf, [written.ports[0]]):
+        for host, port, names in zip(written.hosts, written.ports, written.names, strict=True):
+            sni = [arg for name in names for arg in ("--sni", name)]
             done = subprocess.run(
-                [sys.executable, "-m", "nginxgen", "probe", f"127.0.0.1:{port}", *sni,
-                 "--format", "json", "--config", str(conf), *build.target_flags],
-                capture_output=True, text=True, timeout=120, check=False,
+                [sys.executable, "-m", "nginxgen", "probe", f"{host}:{port}", *sni,
+                 "--format", "json", "--config", str(written.conf), *build.target_flags],
+                capture_output=True, text=True, timeout=300, check=False,
             )  # fmt: skip
-            if done.returncode == 2 and _refuses(tree, sni):
-                assert "no TLS answer" in done.stderr, done.stderr  # as the config says
+            probed += len(names) + 1
+            if done.returncode == 2:  # no name answered: every one must be refused
+                assert "no TLS answer" in done.stderr, done.stderr
+                assert _all_refused(written, build, port, names), (port, done.stderr)
                 continue
-            assert done.returncode in (0, 1), (sni, done.stdout[-2000:], done.stderr[-2000:])
+            assert done.returncode in (0, 1), (done.stdout[-2000:], done.stderr[-2000:])
             for answer in json.loads(done.stdout):
-                for mismatch in answer.get("mismatches", []):
-                    assert NOT_RUNNING not in mismatch["why"], (sni, mismatch, conf.read_text())
-                    assert mismatch["file"] and mismatch["line"], (sni, mismatch)
+                where = (answer["sni"], port)
+                for said in answer["config"]:
+                    if not said["predicted"]:
+                        unpredicted += 1
+                        continue
+                    assert said["value"] == said["observed"], (where, said, _text(written))
+                    predicted += 1
+                for mismatch in answer["mismatches"]:
+                    assert NOT_RUNNING not in mismatch["why"], (where, mismatch, _text(written))
+                    because = mismatch.get("because") or {}
+                    lines = {
+                        (mismatch["file"], mismatch["line"]),
+                        (because.get("file"), because.get("line")),
+                    }
+                    assert lines & reported, (where, mismatch, "not reported by lint")
                     explained += 1
-    return LiveOutcome("agreed", len(runs), explained, time.monotonic() - started)
+    return LiveOutcome(
+        "agreed", probed, explained, time.monotonic() - started, predicted, unpredicted
+    )
+
+
+def _all_refused(written: Written, build: Build, port: int, names: tuple[str, ...]) -> bool:
+    from nginxgen.conf.config import build as build_config
+    from nginxgen.conf.load import load_path
+    from nginxgen.probe.predict import model_for
+    from nginxgen.target import resolve
+
+    config = build_config(load_path(str(written.conf)))
+    target = resolve(build.nginx_version, build.tls_library, None)
+    for name in (*names, None):
+        model = model_for(config, target, port, name)
+        if model is None or not model.refused().value:
+            return False
+    return True
+
+
+def _text(written: Written) -> str:
+    files = [written.conf, *sorted((written.conf.parent / "snippets").glob("*.conf"))]
+    return "\n".join(f"# {f.name}\n{f.read_text()}" for f in files)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen import knowledge
 from nginxgen.conf.config import Server
 from nginxgen.conf.load import Stmt
+from nginxgen.conf.per_name import NameModel, lines_of
 from nginxgen.lint.context import Context
 from nginxgen.lint.findings import Fix
 from nginxgen.lint.rules import _fixes
@@ -36,14 +36,6 @@ class Misplaced:
     server: Server  # the server whose line it is
 
 
-def _setting(server: Server, key: str, own: bool) -> Stmt | None:
-    if key.startswith("ssl_conf_command "):
-        found = server.conf_command(key.split(" ", 1)[1], own=own)
-        return found[-1] if found else None
-    stmts = server.own(key) if own else server.effective(key)
-    return stmts[-1] if stmts else None
-
-
 def _text(stmt: Stmt | None, key: str) -> str:
     if stmt is None:
         return "(not set)"
@@ -52,25 +44,29 @@ def _text(stmt: Stmt | None, key: str) -> str:
 
 
 def misplaced(ctx: Context, keys: tuple[str, ...]) -> Iterator[Misplaced]:
-    """Settings a non-default server makes that the target ignores there."""
-    only = knowledge.default_server_only(ctx.target)
-    for socket, default, others in ctx.tls_sockets():
-        for key in keys:
-            entry = only.get(key)
-            if entry is None:
-                continue
-            in_effect = _setting(default, key, own=False)
-            default_value = _text(in_effect, key)
-            for server in others:
-                stmt = _setting(server, key, own=True)
-                if stmt is None:
+    """Settings a non-default server makes that the target ignores there: the ignored lines of
+    the config model's answer for that server's names (nginxgen/conf/per_name.py)."""
+    for socket, _, others in ctx.tls_sockets():
+        for server in others:
+            model = NameModel(ctx, socket, None, server)
+            for key in keys:
+                if key not in model.decided:
                     continue
-                value = _text(stmt, key)
-                if in_effect is not None and same_value(stmt.directive, stmt.args, in_effect.args):
-                    continue  # the same setting, however it is spelled (1440m and 1d)
-                if entry.only_value and value != entry.only_value:
-                    continue
-                yield Misplaced(socket, key, stmt, default, entry.why, default_value, server)
+                entry = model.decided[key]
+                answer = model.setting(key)
+                in_effect = answer.line
+                for ignored in answer.ignored:
+                    stmt = ignored.line
+                    value = _text(stmt, key)
+                    if in_effect is not None and same_value(
+                        stmt.directive, stmt.args, in_effect.args
+                    ):
+                        continue  # the same setting, however it is spelled (1440m and 1d)
+                    if entry.only_value and value != entry.only_value:
+                        continue
+                    yield Misplaced(
+                        socket, key, stmt, model.default, entry.why, _text(in_effect, key), server
+                    )
 
 
 def move_to_default(ctx: Context, m: Misplaced) -> Fix | None:
@@ -79,9 +75,9 @@ def move_to_default(ctx: Context, m: Misplaced) -> Fix | None:
     if m.key.startswith("ssl_conf_command "):
         return None  # several lines of one directive: not automatic yet
     dropped = _fixes.delete(ctx, m.stmt)
-    own = _setting(m.default, m.key, own=True)
-    if own is not None:
-        return dropped + _fixes.set_args(ctx, own, m.stmt.args)
+    own = lines_of(m.default, m.key, own=True)
+    if own:
+        return dropped + _fixes.set_args(ctx, own[-1], m.stmt.args)
 
     def copy() -> _fixes.FileEdits | None:  # the vhost's line as written, comment and all
         found = ctx.locate(m.stmt)

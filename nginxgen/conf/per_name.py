@@ -1,0 +1,386 @@
+"""What applies to one name on one TLS socket: the server nginx picks for it, and for each TLS
+setting nginxgen reasons about the value in effect, the line that decides it, and the lines
+written for that name that do not apply, with why.
+
+The one answer to that question: lint's default-server rules, `probe --config` (which compares
+each answer with what the live server did) and the live differential (tests/fuzzing/live.py)
+read it. Values are in the terms a client observes: protocol names, group ids, suite names,
+whether a session resumes, whether a header is sent. A value of None means "not predicted":
+the library's own default, or a combination whose outcome no build has shown consistently
+(each such case is a knowledge entry).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from functools import cached_property
+
+from nginxgen import knowledge
+from nginxgen.conf.config import Config, Server
+from nginxgen.conf.effective import (
+    Effective,
+    header_sent,
+    headers_for,
+    locations_for,
+    server_label,
+)
+from nginxgen.conf.files import key_description, load_chain, read
+from nginxgen.conf.groups import parse_groups
+from nginxgen.conf.load import Stmt
+from nginxgen.records import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+STS = "strict-transport-security"
+
+
+@record(frozen=True)
+class Ignored:
+    """A line written for this name that does not apply to it."""
+
+    line: Stmt
+    meant: Any  # what it would give, in the terms of the Answer it belongs to
+    why: str
+    cause: Stmt  # the line that makes it not apply (the deciding or the replacing one)
+
+
+@record(frozen=True)
+class Answer:
+    key: str  # the directive (or `ssl_conf_command NAME`) that sets it
+    value: Any  # in effect for this name; None: not predicted
+    line: Stmt | None  # the deciding line; None: nginx's or the library's default
+    ignored: tuple[Ignored, ...] = ()
+
+
+def server_for_name(servers: list[Server], name: str | None) -> Server | None:
+    """The server nginx picks for a requested name among a socket's servers (ngx_http_find_
+    virtual_server): an exact name; else the longest matching leading wildcard (`*.example.org`,
+    and `.example.org` which also covers example.org itself); else the longest trailing
+    wildcard (`www.example.*`); else the first regular expression (`~...`) that matches, in
+    order. None: no server names it (the default server takes it). Names compare without case."""
+    if not name:
+        return None
+    name = name.lower().rstrip(".")
+    leading: tuple[int, Server] | None = None
+    trailing: tuple[int, Server] | None = None
+    for server in servers:
+        for entry in (n.lower() for n in server.names):
+            if entry == name:
+                return server
+            if entry.startswith(("*.", ".")):
+                suffix = entry[1:]  # ".example.org"
+                hit = name.endswith(suffix) or (entry[0] == "." and name == entry[1:])
+                if hit and (leading is None or len(suffix) > leading[0]):
+                    leading = (len(suffix), server)
+            elif entry.endswith(".*"):
+                prefix = entry[:-1]  # "www.example."
+                if name.startswith(prefix) and (trailing is None or len(prefix) > trailing[0]):
+                    trailing = (len(prefix), server)
+    if leading or trailing:
+        return (leading or trailing)[1]  # type: ignore[index]
+    for server in servers:
+        for entry in server.names:
+            if entry.startswith("~"):
+                try:
+                    if re.search(entry[1:], name, re.IGNORECASE):
+                        return server
+                except re.error:  # a PCRE construct Python's re lacks: not predictable here
+                    continue
+    return None
+
+
+def tls_socket_for_port(config: Config, port: int) -> str | None:
+    for socket in config.sockets:
+        if socket.endswith(f":{port}") and config.tls_socket(socket):
+            return socket
+    return None
+
+
+def lines_of(server: Server, key: str, own: bool = False) -> list[Stmt]:
+    """The lines of a directive (or `ssl_conf_command NAME`) in effect in a server, or only
+    its own."""
+    if key.startswith("ssl_conf_command "):
+        return server.conf_command(key.split(" ", 1)[1], own=own)
+    return server.own(key) if own else server.effective(key)
+
+
+def _stores_sessions(stmts: list[Stmt]) -> bool:
+    """Whether a session cache line stores sessions (`none` and `off`, the default, do not)."""
+    args = stmts[-1].args if stmts else ["none"]
+    return any(a == "builtin" or a.startswith(("builtin:", "shared:")) for a in args)
+
+
+def _tickets_on(stmts: list[Stmt]) -> bool:
+    return not stmts or stmts[-1].args != ["off"]
+
+
+class NameModel:
+    """What applies to `sni` (None: a client that sends no name) on a TLS `socket`; with
+    `server`, to the names of that server of the socket."""
+
+    def __init__(
+        self, effective: Effective, socket: str, sni: str | None, server: Server | None = None
+    ) -> None:
+        self.effective = effective
+        self.config = effective.config
+        self.target = effective.target
+        self.socket = socket
+        self.sni = sni
+        self.default = self.config.default_server(socket)
+        found = server or server_for_name(self.config.sockets[socket], sni)
+        self.server = found or self.default
+        self.decided = knowledge.default_server_only(self.target)
+
+    def decider(self, key: str) -> Server:
+        """The server whose lines decide `key` for this name."""
+        return self.default if key in self.decided else self.server
+
+    def answer(
+        self,
+        key: str,
+        meaning: Callable[[list[Stmt]], Any],
+        what: str,
+        predict: Callable[[list[Stmt]], Any] | None = None,
+    ) -> Answer:
+        """`meaning(lines)`: what a server with these lines in effect gives. The deciding server
+        is the default one for settings only it decides on this target, else the name's own;
+        `predict` replaces `meaning` for the value in effect where the name's own lines change
+        the outcome under the deciding server's."""
+        decider = self.decider(key)
+        lines = lines_of(decider, key)
+        value = (predict or meaning)(lines)
+        ignored: tuple[Ignored, ...] = ()
+        own = lines_of(self.server, key, own=True) if self.server is not decider else []
+        if own:
+            why = (
+                f"{server_label(self.default)} is the default server of {self.socket} and "
+                f"decides {what} ({self.decided[key].why})"
+            )
+            ignored = (Ignored(own[-1], meaning(own), why, lines[-1] if lines else decider.stmt),)
+        return Answer(key, value, lines[-1] if lines else None, ignored)
+
+    def setting(self, key: str) -> Answer:
+        """The line in effect for a directive, as written (value: its arguments)."""
+        return self.answer(key, lambda s: s[-1].args if s else None, key)
+
+    # --- what a client observes --------------------------------------------------------------
+
+    def refused(self) -> Answer:
+        """Whether the handshake is refused (`ssl_reject_handshake on` in the name's server)."""
+        return self.answer("ssl_reject_handshake", lambda s: bool(s) and s[-1].args == ["on"], "")
+
+    def protocols(self) -> Answer:
+        """The protocol versions the server negotiates (those its line, else this nginx's
+        default, allows that the library can negotiate)."""
+        legacy = self.effective.legacy_protocols_negotiable()
+
+        def allowed(stmts: list[Stmt]) -> frozenset[str]:
+            listed = stmts[-1].args if stmts else knowledge.default_protocols(self.target)
+            return frozenset(p for p in listed if p in ("TLSv1.2", "TLSv1.3") or legacy)
+
+        return self.answer("ssl_protocols", allowed, "the protocols")
+
+    def groups(self) -> Answer:
+        """The ids of the groups the server takes (None: no line or `auto`: the library's)."""
+
+        def listed(stmts: list[Stmt]) -> frozenset[str] | None:
+            if not stmts or not stmts[-1].args or stmts[-1].args[0] == "auto":
+                return None
+            entries = parse_groups(stmts[-1].args[0])
+            return frozenset(g.id for e in entries if (g := knowledge.find_group(e.name)))
+
+        return self.answer("ssl_ecdh_curve", listed, "the groups")
+
+    def session_id_resumption(self) -> Answer:
+        """Whether a TLS 1.2 session ID resumes (a cache that stores sessions)."""
+        fact = knowledge.nginx_fact("vhost_session_cache_off")
+
+        def predicted(stmts: list[Stmt]) -> bool | None:
+            own = self.server.effective("ssl_session_cache")
+            off_here = self.server is not self.default and own and own[-1].args == ["off"]
+            if off_here and not fact["session_id_resumption_predicted"]:
+                return None
+            return _stores_sessions(stmts)
+
+        return self.answer(
+            "ssl_session_cache", _stores_sessions, "the session cache", predict=predicted
+        )
+
+    def tls13_resumption(self) -> Answer:
+        """Whether a TLS 1.3 session resumes: by tickets when they are on and every worker
+        shares their keys (else a ticket resumes only on the worker that issued it: not
+        predicted), else from the session cache where the library resumes statefully."""
+        cache = _stores_sessions(self.default.effective("ssl_session_cache"))
+        keys = self.effective.ticket_keys_shared(self.default)
+        stateful = knowledge.has(self.target.library, "tls13_stateful_resumption")
+
+        def resumes(stmts: list[Stmt]) -> bool | None:
+            if _tickets_on(stmts):
+                return True if keys else None
+            return cache and stateful
+
+        def predicted(stmts: list[Stmt]) -> bool | None:
+            """Where the default server decides tickets, what the vhost's own value does too
+            (knowledge: tickets_on_under_off)."""
+            vhost_on = _tickets_on(self.server.effective("ssl_session_tickets"))
+            if "ssl_session_tickets" in self.decided and self.server is not self.default:
+                fact = knowledge.nginx_fact("tickets_on_under_off")
+                if vhost_on and not _tickets_on(stmts):
+                    if self.target.library.kind in fact["libraries"]:
+                        groups = self.groups().value  # the deciding server's
+                        share = knowledge.find_group(fact["unless_retry_from_key_share"])
+                        if groups is not None and share is not None and share.id not in groups:
+                            return None  # a retried handshake: depends on the client's share
+                        return bool(fact["tls13_resumes"])
+                    return resumes(self.server.effective("ssl_session_tickets"))
+                if not vhost_on and _tickets_on(stmts):
+                    return None  # not observed yet: no prediction
+            return resumes(stmts)
+
+        return self.answer("ssl_session_tickets", resumes, "TLS 1.3 resumption", predict=predicted)
+
+    def early_data(self) -> Answer:
+        """Whether the server's TLS 1.3 tickets offer 0-RTT."""
+        return self.answer("ssl_early_data", lambda s: bool(s) and s[-1].args == ["on"], "0-RTT")
+
+    def tls13_suites(self) -> Answer:
+        """The TLS 1.3 suite names the server takes: its `ssl_conf_command Ciphersuites` (none:
+        the library's default); without that command (BoringSSL, AWS-LC) the library's fixed
+        set. LibreSSL takes them from ssl_ciphers: not predicted (None)."""
+        from nginxgen.ciphers import evaluate_ciphersuites, model_for
+
+        def taken(stmts: list[Stmt]) -> frozenset[str] | None:
+            if not self.effective.has("tls13_suites_via_conf_command"):
+                fixed = knowledge.tls13_fixed_suites(self.target.library)
+                return None if fixed is None else frozenset(fixed)
+            model = model_for(self.target.library)
+            if not stmts:
+                return frozenset(model.default_ciphersuites)
+            result = evaluate_ciphersuites(stmts[-1].args[1], model)
+            return None if result.error else frozenset(s.name for s in result.suites)
+
+        return self.answer("ssl_conf_command Ciphersuites", taken, "the TLS 1.3 suites")
+
+    @cached_property
+    def _leaves(self) -> dict[str, Any] | None:
+        """Path -> the first certificate of each of the server's ssl_certificate files (None
+        when one cannot be read: a variable in the path, a missing or unreadable file)."""
+        leaves = {}
+        for stmt in self.server.effective("ssl_certificate"):
+            data = read(self.config.loaded, stmt.args[0])
+            chain = load_chain(data) if data else []
+            if not chain:
+                return None
+            leaves[stmt.args[0]] = chain[0]
+        return leaves or None
+
+    def certificates(self) -> Answer:
+        """sha256 of each leaf the server may send -> its ssl_certificate path."""
+        from cryptography.hazmat.primitives import hashes
+
+        lines = self.server.effective("ssl_certificate")
+        leaves = self._leaves
+        value = (
+            None
+            if leaves is None
+            else {leaf.fingerprint(hashes.SHA256()).hex(): p for p, leaf in leaves.items()}
+        )
+        return Answer("ssl_certificate", value, lines[-1] if lines else None)
+
+    def tls12_suites(self) -> Answer:
+        """The TLS 1.2 suite names the server takes: those its ssl_ciphers selects (the cipher
+        engine, with the library's model and security level) that its certificates can serve.
+        Not predicted where the library's cipher strings follow rules nginxgen models only
+        approximately (BoringSSL, AWS-LC: the model says which)."""
+        from nginxgen.ciphers import allowed_at, evaluate, model_for
+
+        lines = self.server.effective("ssl_ciphers")
+        line = lines[-1] if lines else None
+        model = model_for(self.target.library)
+        leaves = self._leaves
+        if leaves is None or model.approximate:
+            return Answer("ssl_ciphers", None, line)
+        keys = {key_description(cert)[0] for cert in leaves.values()}  # "ECDSA", "RSA", ...
+        text = " ".join(line.args) if line else knowledge.nginx_fact("defaults")["ssl_ciphers"]
+        result = evaluate(text, model)
+        if result.error:
+            return Answer("ssl_ciphers", None, line)
+
+        def usable(suite: Any) -> bool:
+            level_ok = (
+                allowed_at(suite, result.seclevel, model)
+                if result.seclevel is not None
+                else suite.default_seclevel
+            )
+            return bool(level_ok) and suite.au in keys
+
+        names = frozenset(s.name for s in result.suites if not s.tls13 and usable(s))
+        return Answer("ssl_ciphers", names, line)
+
+    def alpn(self) -> Answer:
+        """The protocol a client offering h2 and http/1.1 gets: h2 where HTTP/2 is on for the
+        name's server (`http2 on`, nginx >= 1.25.1) or for the address (`listen ... http2` on
+        any server of the socket)."""
+        lines = self.server.effective("http2")
+        per_address = [
+            lst.stmt
+            for server in self.config.sockets[self.socket]
+            for lst in server.listens
+            if lst.socket == self.socket and lst.http2
+        ]
+        if lines and lines[-1].args == ["on"]:
+            return Answer("http2", "h2", lines[-1])
+        if per_address:
+            return Answer("listen", "h2", per_address[0])
+        return Answer("http2", "http/1.1", lines[-1] if lines else None)
+
+    def stapling(self) -> Answer:
+        """Whether an OCSP response is stapled: never with `ssl_stapling off` (the default);
+        with it on, that depends on the responder (not predicted)."""
+        lines = self.server.effective("ssl_stapling")
+        on = bool(lines) and lines[-1].args == ["on"]
+        return Answer("ssl_stapling", None if on else False, lines[-1] if lines else None)
+
+    def hsts(self, uri: str, status: int) -> Answer:
+        """Whether a response to `uri` with `status` carries Strict-Transport-Security: the
+        add_header lines of the level that answers (levels replace, never merge), without
+        `always` only for the statuses add_header serves. The server's (or http{}'s) own HSTS
+        line, shadowed by a location with add_header lines of its own, is an ignored line."""
+        sent = [h for h in headers_for(self.config, self.server, uri) if _is_sts(h)]
+        value = bool(sent) and header_sent(sent[-1], status)
+        level = self.server.own("add_header") or self.config.http.get("add_header", [])
+        meant = [h for h in level if _is_sts(h)]
+        replacing = [
+            loc.directives["add_header"][0]
+            for loc in locations_for(self.server, uri)
+            if loc.directives.get("add_header")
+        ]
+        ignored: tuple[Ignored, ...] = ()
+        if meant and not sent and replacing:
+            where = replacing[-1]
+            why = (
+                f"the location's add_header lines at {where.file}:{where.line} replace the "
+                "server's, so its HSTS line is not sent there"
+            )
+            ignored = (Ignored(meant[-1], header_sent(meant[-1], status), why, where),)
+        line = sent[-1] if sent else None
+        return Answer("add_header Strict-Transport-Security", value, line, ignored)
+
+
+def _is_sts(line: Stmt) -> bool:
+    return bool(line.args) and line.args[0].lower() == STS
+
+
+def names_on(config: Config, socket: str) -> list[str | None]:
+    """The names worth asking for on a socket: every plain server_name (no wildcard or regex),
+    a name no server has, and no name at all."""
+    names: list[str | None] = []
+    for server in config.sockets[socket]:
+        for name in server.names:
+            plain = name and not name.startswith(("~", "*", ".")) and not name.endswith("*")
+            if plain and name not in names:
+                names.append(name)
+    return [*names, "nginxgen-unknown.invalid", None]
