@@ -175,7 +175,12 @@ def main() -> int:
     if args.target in ("structure", "grammar"):
         figures.update(nginx=collections.Counter(), disagreements=0)
     if args.target == "live":
-        figures.update(names_probed=0, explained_mismatches=0, values_predicted_and_seen=0, values_not_predicted=0)
+        figures.update(
+            names_probed=0,
+            explained_mismatches=0,
+            values_predicted_and_seen=0,
+            values_not_predicted=0,
+        )
 
     def runner() -> Callable[..., None]:  # a fresh @given test for each hypothesis run
         if args.target == "lint":
