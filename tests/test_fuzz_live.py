@@ -54,3 +54,28 @@ def test_a_vhost_without_a_session_cache_under_a_default_with_one(
         reject=False,
     )
     assert check_live(tree, require_build(provisioned, "bookworm"), tmp_path).kind == "agreed"
+
+
+def test_tickets_on_in_a_vhost_after_a_retry(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    """Found by scripts/fuzz.py live (seed 31) on nginx 1.26.3/OpenSSL 3.5: with the default
+    server's tickets off and groups without X25519, a client's X25519 key share is retried and
+    the vhost's tickets then resume TLS 1.3 sessions; the model had predicted none."""
+    tree = LiveTree(
+        servers=(
+            server(
+                (
+                    "ssl_session_cache shared:le:10m;",
+                    "ssl_session_tickets off;",
+                    "ssl_ecdh_curve prime256v1;",
+                )
+            ),
+            server(("ssl_session_tickets on;",)),
+        ),
+        http=(),
+        ipv6=False,
+        defaults=(None,),
+        reject=False,
+    )
+    assert check_live(tree, require_build(provisioned, "trixie"), tmp_path).kind == "agreed"
