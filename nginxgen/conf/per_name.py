@@ -122,17 +122,23 @@ class NameModel:
     `server`, to the names of that server of the socket."""
 
     def __init__(
-        self, effective: Effective, socket: str, sni: str | None, server: Server | None = None
+        self,
+        effective: Effective,
+        socket: str,
+        sni: str | None,
+        server: Server | None = None,
+        default: Server | None = None,  # the socket's, when the caller has it already
     ) -> None:
         self.effective = effective
         self.config = effective.config
         self.target = effective.target
         self.socket = socket
         self.sni = sni
-        self.default = self.config.default_server(socket)
+        self.default = default or self.config.default_server(socket)
         found = server or server_for_name(self.config.sockets[socket], sni)
         self.server = found or self.default
-        self.decided = knowledge.default_server_only(self.target)
+        target = self.target  # once per model of a config, not once per name
+        self.decided = effective.memo("decided", lambda: knowledge.default_server_only(target))
 
     def decider(self, key: str) -> Server:
         """The server whose lines decide `key` for this name."""

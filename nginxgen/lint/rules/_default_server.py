@@ -46,9 +46,9 @@ def _text(stmt: Stmt | None, key: str) -> str:
 def misplaced(ctx: Context, keys: tuple[str, ...]) -> Iterator[Misplaced]:
     """Settings a non-default server makes that the target ignores there: the ignored lines of
     the config model's answer for that server's names (nginxgen/conf/per_name.py)."""
-    for socket, _, others in ctx.tls_sockets():
+    for socket, default, others in ctx.tls_sockets():
         for server in others:
-            model = NameModel(ctx, socket, None, server)
+            model = NameModel(ctx, socket, None, server, default)
             for key in keys:
                 if key not in model.decided:
                     continue
