@@ -183,9 +183,8 @@ def test_config_explains_hsts_lost_in_a_location(
     assert [m["page"] for m in found] == ["/ (status 200)", "a 404 (status 404)"], found
     for mismatch in found:
         assert mismatch["expected"] is True and mismatch["observed"] is False
-        assert (
-            f"{site}:" in mismatch["why"] and "has add_header lines of its own" in mismatch["why"]
-        )
+        assert f"{site}:" in mismatch["why"] and "replace the server's" in mismatch["why"]
+        assert mismatch["because"]["file"] == str(site)  # the location's add_header line
 
 
 @pytest.mark.parametrize(
