@@ -102,7 +102,7 @@ def test_intermediate_matches_mozilla_6_0_for_nginx_1_26_3_openssl_3_5(tmp_path:
         "on" if reference["server_preferred_order"] else "off"
     ]
     # Deliberate difference 1: the same groups, but as an OpenSSL 3.5 tuple, so ML-KEM is enforced
-    # (facts §1.8: Mozilla's colon list lets an X25519 key share win).
+    # (OpenSSL 3.5 SSL_CTX_set1_curves.pod: with a colon list, a client's X25519 key share wins).
     curve = ours["ssl_ecdh_curve"][0]
     assert curve.replace("/", ":").split(":") == reference["tls_curves"]
     assert curve.startswith("X25519MLKEM768/")

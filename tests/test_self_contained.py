@@ -62,3 +62,32 @@ def test_every_data_repository_keeps_its_licence() -> None:
     groups = [*sorted((DATA / "corpus").iterdir()), DATA / "layouts" / "nginx-org-packages"]
     for group in [*groups, DATA / "mozilla", DATA / "certbot"]:
         assert sorted(group.glob("_LICENSE*")), f"{group.relative_to(DATA)} has no licence text"
+
+
+# What users read (rule pages, presets, the knowledge base, docs) cites public sources: the
+# project's private reading notes and folders beside the clone are no source a user can open.
+PRIVATE_CITATION = re.compile(r"nginx-tls-facts|\bfacts (§|P\d)|\.\./shared|\bshared/(docs|data)/")
+READ_BY_USERS = ("docs", "presets", "nginxgen/knowledge", "examples", "README.md")
+
+
+def test_user_facing_text_cites_only_public_sources() -> None:
+    offenders = []
+    for name in READ_BY_USERS:
+        root = REPO / name
+        for path in sorted([root] if root.is_file() else root.rglob("*")):
+            if not path.is_file() or path.suffix not in {".md", ".yaml", ".toml", ".conf", ".json"}:
+                continue
+            for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+                if PRIVATE_CITATION.search(line):
+                    offenders.append(f"{path.relative_to(REPO)}:{number}: {line.strip()[:100]}")
+    for path in sorted((REPO / "nginxgen").rglob("*.py")):
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if PRIVATE_CITATION.search(line):
+                offenders.append(f"{path.relative_to(REPO)}:{number}: {line.strip()[:100]}")
+    assert offenders == []
+
+
+def test_the_citation_scan_sees_a_private_note() -> None:
+    assert PRIVATE_CITATION.search("Sources: nginx-tls-facts §2, P5")
+    assert PRIVATE_CITATION.search("source: facts §1.8")
+    assert not PRIVATE_CITATION.search("ssl_session_cache shared:SSL:10m;")

@@ -14,8 +14,7 @@ Fix (the groups once at http{} level, or identically in the default server):
     server { listen 443 ssl default_server; ... }
     server { listen 443 ssl; server_name b.example; ... }
 
-Sources: trac.nginx.org ticket #1089; nginx-tls-facts §1a, P1 (reproduced on 1.22.1, 1.26.3,
-1.28.3, 1.31.4); certbot/certbot#10453.
+Sources: trac.nginx.org ticket #1089; openssl/openssl#1652; reproduced on the real builds in tests/test_live_rules.py; certbot/certbot#10453.
 """
 
 from __future__ import annotations

@@ -13,8 +13,8 @@ Fix (ssl_session_cache, ssl_session_timeout and ssl_session_ticket_key at http{}
     server { listen 443 ssl default_server; ssl_reject_handshake on; }
     server { listen 443 ssl; server_name a.example; ... }
 
-Sources: nginx src/event/ngx_event_openssl.c (session_ctx); nginx-tls-facts §2, P5 (a cache only
-in a vhost gives no resumption, reproduced).
+Sources: nginx src/event/ngx_event_openssl.c (session_ctx); reproduced on the real builds in tests/test_live_rules.py
+(a cache only in a vhost gives no resumption).
 """
 
 from __future__ import annotations

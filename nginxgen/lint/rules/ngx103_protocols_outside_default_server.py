@@ -18,8 +18,8 @@ Fix (the protocols once at http{} level, or nginx >= 1.29.2):
     server { listen 443 ssl; server_name strict.example; ... }
 
 Sources: nginx CHANGES 1.29.2; nginx docs server_names.html ("protocols should be specified only
-for a default server"); trac #844; nginx-tls-facts §2, P2, P3 (reproduced on 1.22.1, 1.26.3,
-1.28.3; honoured on 1.31.4); RFC 8446 4.1.4.
+for a default server"); trac #844; reproduced on the real builds in tests/test_live_rules.py
+(ignored on 1.22.1 and 1.26.3, honoured from 1.29.2); RFC 8446 4.1.4.
 """
 
 from __future__ import annotations

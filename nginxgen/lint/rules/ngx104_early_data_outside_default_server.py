@@ -12,7 +12,8 @@ Fix (ssl_early_data at http{} level, or in the default server):
     server { listen 443 ssl default_server; ... }
     server { listen 443 ssl; server_name b.example; ... }
 
-Sources: nginx ngx_ssl_create_connection(); nginx-tls-facts §2, P4 (reproduced).
+Sources: nginx ngx_ssl_create_connection() (try_early_data from the default
+server's context); OpenSSL SSL_set_SSL_CTX() leaves max_early_data alone.
 """
 
 from __future__ import annotations

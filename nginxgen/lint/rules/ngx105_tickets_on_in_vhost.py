@@ -11,7 +11,9 @@ Fix (tickets decided at http{} level, or nginx >= 1.29.2):
     server { listen 443 ssl default_server; ... }
     server { listen 443 ssl; server_name b.example; ... }
 
-Sources: nginx-tls-facts §2, P6 (TICKETS K1/K2 reproduced on 1.22.1 and 1.28.3, not on 1.31.4).
+Sources: nginx src/event/ngx_event_openssl.c (ngx_ssl_session_ticket_key_callback reads the
+connection's session_ctx, the default server's); nginx CHANGES 1.29.2 (server selection in the
+ClientHello callback); tests/test_fuzz_live.py (tickets after the SNI switch, per build).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ Fix (`default_server` on one listen of the address:port, ideally a catch-all ser
     server { listen 443 ssl; server_name a.example; ... }
     server { listen 443 ssl; server_name b.example; ... }
 
-Sources: nginx docs server_names.html; nginx-tls-facts §2, P23.
+Sources: nginx docs server_names.html; nginx docs ngx_http_core_module (listen default_server).
 """
 
 from __future__ import annotations

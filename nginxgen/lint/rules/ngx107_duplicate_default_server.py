@@ -9,7 +9,7 @@ Fix (default_server on one server only):
     server { listen 443 ssl default_server; server_name a.example; ... }
     server { listen 443 ssl; server_name b.example; ... }
 
-Sources: nginx ngx_http_core_module (listen); nginx-tls-facts P22 (reproduced).
+Sources: nginx ngx_http_core_module (listen); nginx -t: "a duplicate default server".
 """
 
 from __future__ import annotations

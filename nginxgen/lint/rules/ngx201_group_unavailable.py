@@ -16,7 +16,8 @@ group); a draft name whose standard successor the target has becomes that succes
 the draft negotiate something else). Other fixes wait until this error is gone: a tuple built
 around an unknown name would still fail `nginx -t`.
 
-Sources: nginx-tls-facts §3 (group table and error strings), P7, P8, P10.
+Sources: OpenSSL providers/common/capabilities.c and CHANGES 3.5.0; BoringSSL and AWS-LC
+ssl/ssl_key_share.cc (kNamedGroups); LibreSSL t1_lib.c; reproduced on the real builds in tests/test_live_rules.py.
 """
 
 from __future__ import annotations

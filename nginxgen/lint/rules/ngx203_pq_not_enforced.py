@@ -13,8 +13,9 @@ BoringSSL and AWS-LC have no tuples: there the server's group order wins, asking
 only with `ssl_prefer_server_ciphers on` in the default server of the address; with it off the
 client's key share is taken (reproduced on nginx 1.26.3 with AWS-LC 5.12.0 and BoringSSL).
 
-Sources: OpenSSL 3.5 SSL_CTX_set1_curves.pod; nginx-tls-facts §1.8 (reproduced on nginx 1.26.3
-with OpenSSL 3.5.7), P11.
+Sources: OpenSSL 3.5 SSL_CTX_set1_curves.pod; OpenSSL CHANGES 3.5.0 (group tuples);
+reproduced on the real builds in tests/test_live_rules.py
+(nginx 1.26.3 with OpenSSL 3.5).
 """
 
 from __future__ import annotations

@@ -8,7 +8,8 @@ Driven by the knowledge base's version table: `ssl` (removed in 1.25.1), `http2 
 Fail (nginx 1.22.1): http2 on;
 Fix: listen 443 ssl http2;
 
-Sources: nginx CHANGES; nginx-tls-facts §6, P17, P18, P39.
+Sources: nginx CHANGES (each directive's first release, in
+nginxgen/knowledge/nginx.toml); nginx -t on the real builds (tests/test_live_rules.py).
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ the parameter and no other server shares those addresses. Elsewhere it is unsafe
 turned HTTP/2 on for every server of the address:port, and `http2 on;` turns it on for every
 listen of its server.
 
-Sources: nginx CHANGES 1.15.0 and 1.25.1; nginx-tls-facts §6, P17, P18.
+Sources: nginx CHANGES 1.15.0 and 1.25.1; ngx_http_v2_module docs.
 """
 
 from __future__ import annotations

@@ -10,8 +10,7 @@ Fix (nginx 1.22.1, the protocols at http{} level):
     ssl_protocols TLSv1.2 TLSv1.3;
     server { listen 443 ssl default_server; ... }
 
-Sources: nginx CHANGES 1.23.4 and 1.27.3; nginx-tls-facts §6, P16 (1.22.1 without ssl_protocols
-offers no TLS 1.3, reproduced).
+Sources: nginx CHANGES 1.23.4 and 1.27.3; nginx docs ssl_protocols (default).
 """
 
 from __future__ import annotations

@@ -10,7 +10,8 @@ LibreSSL, BoringSSL, AWS-LC), as a warning.
 Fail: ssl_protocols TLSv1 TLSv1.1 TLSv1.2;
 Fix:  ssl_protocols TLSv1.2 TLSv1.3;
 
-Sources: RFC 8996; OpenSSL NEWS 3.0.0; nginx-tls-facts §6, P15.
+Sources: RFC 8996; OpenSSL NEWS 3.0.0; nginx CHANGES 1.27.3 (TLSv1 and TLSv1.1 no longer
+enabled by default).
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ when the string asks for them.
 Fail: ssl_ciphers ALL:!ADH:RC4+RSA:+HIGH;
 Fix:  ssl_ciphers ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256;
 
-Sources: nginx-tls-facts §11; OpenSSL ciphers(1); suite table read from `openssl ciphers`.
+Sources: RFC 7465 (RC4); RFC 9325 section 4.2; OpenSSL ciphers(1); suite table read from `openssl ciphers`.
 """
 
 from __future__ import annotations

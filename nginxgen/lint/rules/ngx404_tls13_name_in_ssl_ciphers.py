@@ -8,7 +8,8 @@ governs TLS 1.3.
 Fail: ssl_ciphers TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384;
 Fix:  ssl_conf_command Ciphersuites TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384;
 
-Sources: trac #1529; nginx-tls-facts §7.1, §7.2 (reproduced).
+Sources: trac #1529; OpenSSL ciphers(1) (TLS 1.3 names belong to
+-ciphersuites); LibreSSL SSL_CTX_set_cipher_list(3) CAVEATS (its cipher list does include them).
 """
 
 from __future__ import annotations

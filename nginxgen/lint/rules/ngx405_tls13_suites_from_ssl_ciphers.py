@@ -11,8 +11,8 @@ Fix (the TLS 1.3 suites of the policy, named where OpenSSL reads them):
     ssl_ciphers ECDHE-RSA-AES128-GCM-SHA256;
     ssl_conf_command Ciphersuites TLS_AES_128_GCM_SHA256;
 
-Sources: trac #1529; nginx-tls-facts §7.1, P14 (reproduced: ssl_ciphers ECDHE-RSA-AES128-GCM-SHA256
-still negotiates TLS_AES_256_GCM_SHA384).
+Sources: trac #1529; mozilla/ssl-config-generator#76; OpenSSL ciphers(1)
+(-ciphersuites: TLS 1.3 suites are set apart from the cipher list).
 """
 
 from __future__ import annotations

@@ -6,7 +6,8 @@ OpenSSL only applies PrioritizeChaCha when the server's cipher order is used; wi
 Fail: ssl_conf_command Options PrioritizeChaCha;
 Fix:  ssl_conf_command Options PrioritizeChaCha; ssl_prefer_server_ciphers on;
 
-Sources: OpenSSL SSL_CTX_set_options.pod; nginx-tls-facts §7.5, P13.
+Sources: OpenSSL SSL_CTX_set_options.pod (PrioritizeChaCha acts only with
+ServerPreference).
 """
 
 from __future__ import annotations

@@ -6,7 +6,8 @@ this platform`. That also means no kTLS and no TLS 1.3 suite control from nginx 
 Fail (BoringSSL): ssl_conf_command Groups X25519:prime256v1;
 Fix (no ssl_conf_command; groups through ssl_ecdh_curve): ssl_ecdh_curve X25519:prime256v1;
 
-Sources: nginx ngx_ssl_conf_commands(); nginx-tls-facts §5.4, P12.
+Sources: nginx ngx_ssl_conf_commands(); BoringSSL include/openssl/ssl.h (no
+SSL_CONF_cmd).
 """
 
 from __future__ import annotations

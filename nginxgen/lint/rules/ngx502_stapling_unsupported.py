@@ -3,7 +3,8 @@
 Fail (BoringSSL): ssl_stapling on;
 Fix (the line removed, or): ssl_stapling off;
 
-Sources: nginx-tls-facts §8 and the library matrix.
+Sources: nginx src/event/ngx_event_openssl_stapling.c (without OpenSSL's OCSP API:
+"ssl_stapling" ignored, not supported); BoringSSL include/openssl/ssl.h (no OCSP client).
 """
 
 from __future__ import annotations

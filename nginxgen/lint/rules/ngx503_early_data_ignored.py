@@ -6,7 +6,7 @@ returns success: no 0-RTT, no warning.
 Fail (LibreSSL 3.9): ssl_early_data on;
 Fix (the line removed, or): ssl_early_data off;
 
-Sources: libressl ssl_lib.c; nginx ngx_ssl_early_data(); nginx-tls-facts §7.6.
+Sources: libressl ssl_lib.c; nginx ngx_ssl_early_data().
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ Fail: ssl_session_cache builtin;
 Fix (at http{} level or in the default server; 1 MB holds about 4000 sessions):
     ssl_session_cache shared:SSL:10m;
 
-Sources: ngx_http_ssl_module docs; nginx-tls-facts §6 defaults table.
+Sources: ngx_http_ssl_module docs (ssl_session_cache default "none").
 """
 
 from __future__ import annotations

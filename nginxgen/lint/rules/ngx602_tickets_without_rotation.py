@@ -7,7 +7,7 @@ with a `shared:` session cache and no ssl_session_ticket_key. Tickets are on by 
 Fail (nginx 1.22.1, or no ssl_session_tickets line at all): ssl_session_tickets on;
 Fix (or rotate ssl_session_ticket_key files yourself): ssl_session_tickets off;
 
-Sources: nginx commit 1d572e359 (CHANGES 1.23.2); nginx-tls-facts §6, P27.
+Sources: nginx commit 1d572e359 (CHANGES 1.23.2).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Fail: keepalive_timeout 0;
 Fix (the nginx default): keepalive_timeout 75s;
 
-Sources: ngx_http_core_module docs; nginx-tls-facts §6 (keepalive).
+Sources: ngx_http_core_module docs (keepalive_timeout).
 """
 
 from __future__ import annotations

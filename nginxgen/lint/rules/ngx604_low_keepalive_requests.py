@@ -6,7 +6,7 @@ connection, so a low limit forces reconnects and handshakes.
 Fail: keepalive_requests 100;
 Fix (or no line: the default is 1000): keepalive_requests 1000;
 
-Sources: nginx CHANGES 1.19.10; nginx-tls-facts P41.
+Sources: nginx CHANGES 1.19.10; ngx_http_core_module docs (keepalive_requests).
 """
 
 from __future__ import annotations

@@ -7,7 +7,8 @@ path in nginx at all.
 Fail: ssl_conf_command Options KTLS;
 Fix (and `modprobe tls` on the host): ssl_conf_command Options KTLS; sendfile on;
 
-Sources: nginx commit 1fc61b7b1; nginx-tls-facts §4, P38.
+Sources: nginx commit 1fc61b7b1 (CHANGES 1.21.4, ssl_conf_command Options KTLS);
+OpenSSL SSL_CTX_set_options.pod (SSL_OP_ENABLE_KTLS); Linux Documentation/networking/tls.rst.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ Fix:
 
 Sources: RFC 6797; openresty/headers-more-nginx-module README (more_set_headers);
 GetPageSpeed/ngx_security_headers README (security_headers on adds Strict-Transport-Security);
-Mozilla guideline 6.0 (hsts_min_age); nginx-tls-facts P24, P25.
+Mozilla guideline 6.0 (hsts_min_age); RFC 6797.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ nginx's add_header only applies to 200, 201, 204, 206, 301, 302, 303, 304, 307 a
 Fail: add_header Strict-Transport-Security "max-age=63072000";
 Fix:  add_header Strict-Transport-Security "max-age=63072000" always;
 
-Sources: ngx_http_headers_module docs (add_header); nginx-tls-facts P25.
+Sources: ngx_http_headers_module docs (add_header).
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ Fix (the HSTS line again in the location, or `add_header_inherit merge;` on ngin
     location /static/ { add_header Cache-Control "public";
         add_header Strict-Transport-Security "max-age=63072000" always; }
 
-Sources: ngx_http_headers_module docs; nginx-tls-facts P24; gixy add_header_redefinition.
+Sources: ngx_http_headers_module docs; gixy add_header_redefinition.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ Fail: ssl_stapling on;
 Fix (or no stapling): ssl_stapling on; resolver 127.0.0.53;
 
 Sources: nginx ngx_event_openssl_stapling.c; ngx_http_ssl_module docs (ssl_stapling_file,
-ssl_stapling_responder); CHANGES 1.19.0; nginx-tls-facts §8.3, P30.
+ssl_stapling_responder); CHANGES 1.19.0.
 """
 
 from __future__ import annotations

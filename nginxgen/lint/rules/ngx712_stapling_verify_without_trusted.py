@@ -6,7 +6,7 @@ Fix (the issuer and root of the chain in a file of their own):
     ssl_stapling on; ssl_stapling_verify on; resolver 127.0.0.53;
     ssl_trusted_certificate /etc/ssl/root_and_intermediates.pem;
 
-Sources: ngx_http_ssl_module docs (ssl_stapling_verify); nginx-tls-facts §8.1, P31.
+Sources: ngx_http_ssl_module docs (ssl_stapling_verify).
 """
 
 from __future__ import annotations

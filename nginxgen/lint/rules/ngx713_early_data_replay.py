@@ -5,7 +5,7 @@ anti-replay off; protect with `ssl_conf_command Options AntiReplay;` or pass `$s
 to the application (`proxy_set_header Early-Data $ssl_early_data;`, RFC 8470) so it can answer
 425 to non-idempotent requests.
 
-Sources: ngx_http_ssl_module docs (ssl_early_data); RFC 8470; nginx-tls-facts §7.7, P26.
+Sources: ngx_http_ssl_module docs (ssl_early_data); RFC 8470; nginx ngx_ssl_create() (SSL_OP_NO_ANTI_REPLAY).
 """
 
 from __future__ import annotations

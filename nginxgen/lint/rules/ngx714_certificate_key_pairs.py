@@ -4,7 +4,7 @@ nginx pairs them by position in one server (RSA and ECDSA dual certificates each
 key, in the same order); fewer keys than certificates makes nginx refuse the config (`no
 "ssl_certificate_key" is defined for certificate ...`).
 
-Sources: ngx_http_ssl_module docs (ssl_certificate); nginx-tls-facts P21.
+Sources: ngx_http_ssl_module docs (ssl_certificate).
 """
 
 from __future__ import annotations

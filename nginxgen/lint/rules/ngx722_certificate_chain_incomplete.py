@@ -3,7 +3,7 @@ certificates are missing. Browsers that cache or fetch intermediates cope; many 
 (curl, Android apps, Java, Go, monitoring) fail with "unable to get local issuer certificate".
 nginx does not warn.
 
-Sources: nginx docs "configuring HTTPS servers", SSL certificate chains; nginx-tls-facts P19.
+Sources: nginx docs "configuring HTTPS servers", SSL certificate chains.
 """
 
 from __future__ import annotations

@@ -3,8 +3,7 @@ OpenSSL 3 at its default security level 2 (Debian's default, OpenSSL's since 3.2
 load such a certificate, so `nginx -t` fails ("ee key too small", seen with OpenSSL 3.0.22,
 3.3.7 and 3.5.7); elsewhere it is merely weak.
 
-Sources: NIST SP 800-57 Part 1 (112-bit minimum); OpenSSL SSL_CTX_set_security_level.pod;
-nginx-tls-facts §7.11.
+Sources: NIST SP 800-57 Part 1 (112-bit minimum); OpenSSL SSL_CTX_set_security_level.pod.
 """
 
 from __future__ import annotations

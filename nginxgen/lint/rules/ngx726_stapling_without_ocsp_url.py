@@ -8,7 +8,7 @@ When the certificate file cannot be read (a CI runner without the secrets), a pa
 2025-05-07.
 
 Sources: nginx ngx_event_openssl_stapling.c; letsencrypt.org/2024/07/23/replacing-ocsp-with-crls.html;
-letsencrypt.org/2025/08/06/ocsp-service-has-reached-end-of-life.html; nginx-tls-facts §8.2, §8.4, P29.
+letsencrypt.org/2025/08/06/ocsp-service-has-reached-end-of-life.html.
 """
 
 from __future__ import annotations

@@ -2,7 +2,9 @@
 refuses them: `SSL_CTX_set_tmp_dh(...) failed (dh key too small)` and `nginx -t` fails; other
 libraries use them, weakly.
 
-Sources: nginx-tls-facts §7.11, P33 ([E] Debian 12 OpenSSL 3.0.22); weakdh.org (Logjam).
+Sources: OpenSSL SSL_CTX_set_security_level.pod and CHANGES 3.2.0 (security level 2 by
+default); weakdh.org (Logjam); at level 2, SSL_CTX_set_tmp_dh() refuses 1024-bit
+parameters and nginx -t fails.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """DHE suites listed in `ssl_ciphers` without `ssl_dhparam`. Since nginx 1.11.0 there are no
 built-in DH parameters: without the directive the DHE suites are silently never used.
 
-Sources: nginx docs ssl_dhparam; nginx-tls-facts §6 (ssl_dhparam row), P35.
+Sources: nginx docs ssl_dhparam (no DHE suites without it); nginx CHANGES 1.11.0.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """`ssl_dhparam` where no DHE suite can be negotiated: the explicit `ssl_ciphers` has none, or
 only TLS 1.3 is on (TLS 1.3 uses ffdhe groups from ssl_ecdh_curve, not ssl_dhparam).
 
-Sources: nginx docs ssl_dhparam; nginx-tls-facts P34.
+Sources: nginx docs ssl_dhparam.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 (48: AES-128 tickets, 80: AES-256, from 1.11.8) and refuses anything else:
 `"ssl_session_ticket_key" file must be 48 or 80 bytes`.
 
-Sources: nginx docs ssl_session_ticket_key; ngx_ssl_session_ticket_keys(); facts P28.
+Sources: nginx docs ssl_session_ticket_key; ngx_ssl_session_ticket_keys().
 """
 
 from __future__ import annotations
