@@ -79,3 +79,25 @@ def test_tickets_on_in_a_vhost_after_a_retry(
         reject=False,
     )
     assert check_live(tree, require_build(provisioned, "trixie"), tmp_path).kind == "agreed"
+
+
+def test_a_quic_default_server_is_not_the_tcp_default(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    """`listen ... quic default_server` in the second server names the default of a UDP socket
+    of its own: the TCP socket's default stays the first server, whose groups, protocols and
+    session cache apply to every name over TCP (nginx 1.26.3 with HTTP/3, Debian 13)."""
+    tree = LiveTree(
+        servers=(
+            server(("ssl_ecdh_curve secp384r1:X25519;", "ssl_session_cache none;")),
+            server(("ssl_ecdh_curve prime256v1;", "ssl_session_cache shared:S:1m;")),
+        ),
+        http=("ssl_protocols TLSv1.2 TLSv1.3;",),
+        ipv6=False,
+        defaults=(None,),
+        reject=False,
+        quic=1,
+    )
+    outcome = check_live(tree, require_build(provisioned, "trixie"), tmp_path)
+    assert outcome.kind == "agreed"
+    assert outcome.mismatches > 0  # the second server's groups and cache are not in effect

@@ -9,6 +9,8 @@ default server explicit (sometimes refusing handshakes) or by order; protocols, 
 and session caches at http{} level, in the servers, or in a snippet a server includes; certbot's
 own options-ssl-nginx.conf included by several servers; a certificate per server; exact,
 wildcard and regular-expression server names; HTTP/2 by `http2 on` or the listen parameter;
+sometimes a `listen ... quic default_server` on the first socket's port by another server
+(builds without HTTP/3 refuse such a tree);
 HSTS with and without `always`; `location /` with add_header lines of its own or a `return`.
 """
 
@@ -75,6 +77,9 @@ class LiveTree:
     ipv6: bool  # the second socket (if any) is on ::1
     defaults: tuple[int | None, ...]  # per socket: the explicit default server, if any
     reject: bool  # the first socket's explicit default refuses handshakes
+    # A server that also listens with QUIC (UDP) on the first socket's port, as its default
+    # server: a UDP socket of its own, which must not make it the TCP socket's default.
+    quic: int | None = None
 
 
 def _lines(draw: st.DrawFn) -> list[str]:
@@ -118,8 +123,10 @@ def live_trees(draw: st.DrawFn) -> LiveTree:
         on = [i for i, s in enumerate(servers) if socket in s.sockets]
         defaults.append(draw(st.one_of(st.none(), st.sampled_from(on))))
     reject = defaults[0] is not None and draw(st.booleans())
+    on_first = [i for i, s in enumerate(servers) if 0 in s.sockets and i != defaults[0]]
+    quic = draw(st.sampled_from(on_first)) if on_first and draw(st.integers(0, 4)) == 0 else None
     return LiveTree(
-        tuple(servers), tuple(_lines(draw)), draw(st.booleans()), tuple(defaults), reject
+        tuple(servers), tuple(_lines(draw)), draw(st.booleans()), tuple(defaults), reject, quic
     )
 
 
@@ -155,6 +162,8 @@ def write(tree: LiveTree, folder: Path, build: Build) -> Written:
             flags += " http2" if spec.http2 == "listen" else ""
             body.insert(0, f"listen {hosts[socket]}:{ports[socket]} ssl{flags};")
             names[socket] += probed
+        if tree.quic == i:
+            body.insert(0, f"listen {hosts[0]}:{ports[0]} quic default_server;")
         body.append(f"ssl_certificate {certs.fullchain}; ssl_certificate_key {certs.key};")
         if tree.reject and tree.defaults[0] == i:
             body.append("ssl_reject_handshake on;")
