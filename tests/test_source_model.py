@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nginxgen.conf.load import _parse_text
-from nginxgen.edit.source import Source, Statement
+from nginxgen.edit.source import Source, Statement, from_spans
 from tests.fuzzing.configs import mutated, token_stream
 from tests.paths import example_and_corpus_files
 
@@ -91,7 +91,7 @@ def test_statements_mean_what_the_loader_reads() -> None:
         text = data.decode("utf-8", errors="surrogateescape")
         if any(name in text for name in EXTERNAL_LEXERS):
             continue  # Lua blocks: their content is Lua, which crossplane keeps as one token
-        parsed, problems = _parse_text(text, str(path))
+        parsed, problems, _ = _parse_text(text, str(path))
         if problems or not parsed:
             continue
         source = Source(data)
@@ -136,3 +136,51 @@ def test_any_bytes_rejoin(data: bytes) -> None:
 )
 def test_mutated_files_rejoin(data: bytes) -> None:
     assert Source(data).joined() == data
+
+
+# One reading per file (issue 24): the lossless tokens are made from the loader's spans. Where
+# that is possible they must be exactly the tokens the lossless tokenizer makes on its own.
+
+
+def _tokens(data: bytes) -> tuple[list[tuple[str, int, int]], list[tuple[str, int, int]] | None]:
+    text = data.decode("utf-8", errors="surrogateescape")
+    spans = _parse_text(text, "f.conf", with_spans=True)[2]
+    own = [(t.kind, t.start, t.end) for t in Source(data).tokens]
+    made = from_spans(text, data, spans) if spans else None
+    return own, None if made is None else [(t.kind, t.start, t.end) for t in made]
+
+
+def test_tokens_from_the_loaders_reading_are_the_tokenizers() -> None:
+    made_from_spans = 0
+    for path in [*files()]:
+        own, made = _tokens(path.read_bytes())
+        if made is not None:
+            assert made == own, path
+            made_from_spans += 1
+    assert made_from_spans > 100
+
+
+@pytest.mark.parametrize("name", sorted(HAND_MADE))
+def test_hand_made_tokens_from_spans(name: str) -> None:
+    own, made = _tokens(HAND_MADE[name])
+    assert made is None or made == own
+    if name in ("tabs", "crlf", "latin-1", "quotes and escapes", "bom"):
+        assert made == own  # these are read whole: no second tokenizing
+
+
+@FUZZ
+@given(st.one_of(st.binary(max_size=400), token_stream()))
+def test_any_bytes_tokens_from_spans(data: bytes) -> None:
+    own, made = _tokens(data)
+    assert made is None or made == own
+
+
+@FUZZ
+@given(
+    st.sampled_from([p for p in files() if p.stat().st_size < 20_000]).flatmap(
+        lambda path: mutated(path.read_bytes())
+    )
+)
+def test_mutated_files_tokens_from_spans(data: bytes) -> None:
+    own, made = _tokens(data)
+    assert made is None or made == own

@@ -74,11 +74,15 @@ def scan(
     filename: str | None = None,
     strict: list[tuple[str, int]] | None = None,
     word_brace: bool = True,
+    spans: list[tuple[int, int]] | None = None,
 ) -> tuple[list[Token], NgxParserSyntaxError | None]:
     """All tokens up to the first syntax error, and that error (None if there is none).
 
     `strict`, when given, collects what nginx refuses while crossplane reads on: a quoted string
-    followed by anything but whitespace, `;`, `{` or `)` (nginx: unexpected "c")."""
+    followed by anything but whitespace, `;`, `{` or `)` (nginx: unexpected "c"). `spans`, when
+    given, gets each token's (start, end) offsets in the text, so the lossless model of the file
+    (nginxgen.edit.source) is built from this one reading; a file crossplane lexes (Lua blocks)
+    gets none."""
     if _LUA_BLOCK in text:
         from crossplane.errors import NgxParserBaseException
         from crossplane.lexer import EXTERNAL_LEXERS, lex_string
@@ -90,7 +94,7 @@ def scan(
             except NgxParserBaseException as exc:
                 return tokens, NgxParserSyntaxError(exc.strerror, filename, exc.lineno)
             return tokens, None
-    return _scan(text, filename, strict, word_brace)
+    return _scan(text, filename, strict, word_brace, spans)
 
 
 def _scan(
@@ -98,9 +102,13 @@ def _scan(
     filename: str | None,
     strict: list[tuple[str, int]] | None = None,
     word_brace: bool = True,
+    spans: list[tuple[int, int]] | None = None,
 ) -> tuple[list[Token], NgxParserSyntaxError | None]:
     out: list[Token] = []
     token, token_line, line, depth, pos, end = "", 0, 1, 0, 0, len(text)
+    token_start = 0  # where the word being read began
+    keep = spans is not None
+    placed: list[tuple[int, int]] = spans if spans is not None else []
 
     def emit(value: str, at: int, quoted: bool) -> NgxParserSyntaxError | None:
         nonlocal depth
@@ -122,11 +130,13 @@ def _scan(
         if kind == "ws":
             if token:
                 out.append((token, token_line, False))
+                if keep:
+                    placed.append((token_start, match.start()))
                 token = ""
             line += piece.count("\n")
         elif kind == "word" or kind == "dollar":
             if not token:
-                token_line = line
+                token_line, token_start = line, match.start()
             token += piece
         elif kind == "punct":
             if piece == "{" and token.endswith("$"):
@@ -139,10 +149,14 @@ def _scan(
                 continue
             if token:
                 out.append((token, token_line, False))
+                if keep:
+                    placed.append((token_start, match.start()))
                 token = ""
             error = emit(piece, line, False)
             if error is not None:
                 return out, error
+            if keep:
+                placed.append((match.start(), pos))
         elif kind == "hash":
             if token:
                 token += "#"
@@ -150,6 +164,8 @@ def _scan(
             comment = _COMMENT.match(text, pos - 1)
             assert comment is not None
             out.append((comment.group(), line, False))
+            if keep:
+                placed.append((pos - 1, comment.end()))
             pos = comment.end()
             if text.startswith("\\\n", pos):
                 pos += 2
@@ -169,6 +185,8 @@ def _scan(
                 return out, NgxParserSyntaxError(reason, filename, line)
             body = quoted.group(1)
             out.append((_unescape_quote(body, piece), line, True))
+            if keep:
+                placed.append((match.start(), quoted.end()))
             line += body.count("\n")
             pos = quoted.end()
             if strict is not None and pos < end and text[pos] not in _AFTER_QUOTE:
@@ -177,12 +195,15 @@ def _scan(
             if piece.endswith("\n"):
                 line += 1
             if not token:
-                token_line = line
+                token_line, token_start = line, match.start()
             token += piece
         else:  # a lone backslash ends the text: crossplane drops it
+            pos = match.start()
             break
     if token:
         out.append((token, token_line, False))
+        if keep:
+            placed.append((token_start, pos))
     return _finish(out, depth, filename)
 
 

@@ -36,6 +36,9 @@ class Stmt:
     file: str
     block: list[Stmt] | None = None
     includes: list[str] | None = None  # for `include`: the files it pulled in
+    # Where its name starts in its file's text (None for a dump or a file crossplane lexed): the
+    # lossless model's statement at that offset is this one, so an edit needs no lookup.
+    start: int | None = None
 
 
 def walk(statements: list[Stmt]) -> list[Stmt]:
@@ -92,6 +95,8 @@ class Loaded:
     prefix: str = ""  # relative include, certificate and key paths resolve against it
     path_map: PathMap = field(default_factory=list)
     texts: dict[str, str] = field(default_factory=dict)  # each file's text as read (not dumps)
+    # each file's token spans from its one reading (nginxgen.edit.source builds on them)
+    spans: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
 
 
 def _check_tokens(tokens: list[Token], problems: list[tuple[str, int]]) -> list[Token]:
@@ -148,15 +153,19 @@ def _check_tokens(tokens: list[Token], problems: list[tuple[str, int]]) -> list[
 UNCLOSED_QUOTE = {'unexpected end of file, expecting "\'"', 'unexpected end of file, expecting """'}
 
 
-def _statements(tokens: list[Token], at: int, parsed: list[dict[str, object]]) -> int:
+def _statements(
+    tokens: list[Token], at: int, parsed: list[dict[str, object]], starts: list[int] | None = None
+) -> int:
     """crossplane's reading of a token list into its statement dicts (directive, line, args,
     block, comments as `#` statements), quirks kept, since rules and the JSON payload read
     them: a block ends at `}`; a directive's words run to `;`, `{` or `}` (a `}` there ends
     the directive, not its block); `if (...)` loses its parentheses; comments among a
-    directive's words follow it with its line. Returns the index after what was read."""
+    directive's words follow it with its line. Returns the index after what was read.
+    `starts`: each token's offset in the text; a statement dict then carries its name's."""
     end = len(tokens)
     while at < end:
         token, line, quoted = tokens[at]
+        first = at
         at += 1
         if token == "}" and not quoted:
             return at
@@ -181,9 +190,11 @@ def _statements(tokens: list[Token], at: int, parsed: list[dict[str, object]]) -
             args[-1] = args[-1][:-1].rstrip()
             args[:] = args[int(not args[0]) : len(args) - int(not args[-1])]
         stmt: dict[str, object] = {"directive": token, "line": line, "args": args}
+        if starts is not None:
+            stmt["start"] = starts[first]
         if term == "{":
             block: list[dict[str, object]] = []
-            at = _statements(tokens, at, block)
+            at = _statements(tokens, at, block, starts)
             stmt["block"] = block
         parsed.append(stmt)
         parsed.extend({"directive": "#", "line": line, "args": [], "comment": c} for c in comments)
@@ -191,28 +202,34 @@ def _statements(tokens: list[Token], at: int, parsed: list[dict[str, object]]) -
 
 
 def parse_tokens(
-    tokens: list[Token], error: NgxParserSyntaxError | None
+    tokens: list[Token], error: NgxParserSyntaxError | None, starts: list[int] | None = None
 ) -> tuple[list[dict[str, object]], tuple[str, int] | None]:
     """The statements of a token list, and the lexer's error where crossplane would report it:
     crossplane pulls tokens lazily, so the error surfaces once every token before it was read,
     and then nothing of the file is kept (a `}` at the top ends reading before that)."""
     parsed: list[dict[str, object]] = []
-    read_all = _statements(tokens, 0, parsed) > len(tokens)
+    read_all = _statements(tokens, 0, parsed, starts) > len(tokens)
     if error is not None and read_all:
         return [], (error.strerror, error.lineno or 1)
     return parsed, None
 
 
-def _parse_text(text: str, filename: str) -> tuple[list[dict[str, object]], list[tuple[str, int]]]:
+def _parse_text(text: str, filename: str, with_spans: bool = False) -> Parse:
+    """A file's statements and problems; `with_spans`: and its tokens' spans, for edits (a plain
+    lint does without them: they cost a third more memory on a large file)."""
     problems: list[tuple[str, int]] = []
-    lexed, error = scan(text, filename, problems)
+    spans: list[tuple[int, int]] = []
+    lexed, error = scan(text, filename, problems, spans=spans if with_spans else None)
+    if len(spans) != len(lexed):
+        spans = []  # crossplane lexed it (Lua blocks): no offsets
     checked = _check_tokens(lexed, problems)
     if len(checked) < len(lexed):
         error = None  # cut at the nesting limit: the rest, and its errors, are not read
+    starts = [start for start, _ in spans] if spans else None
     try:
-        parsed, failed = parse_tokens(checked, error)
+        parsed, failed = parse_tokens(checked, error, starts)
     except RecursionError as exc:  # not reached: _check_tokens cuts at MAX_DEPTH
-        return [], [(str(exc), 1)]
+        return [], [(str(exc), 1)], []
     if failed is not None:
         message, line = failed
         if message in UNCLOSED_QUOTE:
@@ -220,7 +237,8 @@ def _parse_text(text: str, filename: str) -> tuple[list[dict[str, object]], list
             # (ngx_conf_read_token)
             message, line = 'unexpected end of file, expecting ";" or "}"', text.count("\n") + 1
         problems.append((message, line))
-    return parsed, problems
+    # the spans make a lossless model only of a file read whole and without errors
+    return parsed, problems, spans if error is None and failed is None else []
 
 
 def read_text(path: str) -> str:
@@ -250,7 +268,8 @@ def split_dump(text: str) -> dict[str, str] | None:
     return files
 
 
-Parse = tuple[list[dict[str, object]], list[tuple[str, int]]]  # crossplane's statements, problems
+# crossplane's statements, problems, and the token spans (empty when they cover not all the text)
+Parse = tuple[list[dict[str, object]], list[tuple[str, int]], list[tuple[int, int]]]
 
 
 @record
@@ -278,8 +297,10 @@ class Loader:
         path_map: PathMap | None = None,
         overlay: dict[str, str] | None = None,
         shared: PassCache | None = None,
+        spans: bool = False,
     ) -> None:
         self.prefix = prefix
+        self.spans = spans  # keep each file's token spans: the run edits the files
         self.dump = dump
         self.overlay = overlay or {}  # files as a fix pass left them, not yet written
         self.loaded = Loaded(statements=[], files=[], path_map=path_map or [])
@@ -356,14 +377,16 @@ class Loader:
             source = text if text is not None else self._text(path)
             parses = self._shared.parses
             if (key, source) not in parses:
-                parses[key, source] = _parse_text(source, path)
+                parses[key, source] = _parse_text(source, path, self.spans)
             self._cache[key] = parses[key, source]
             if self.dump is None:
                 self.loaded.texts[path] = source
+                if self._cache[key][2]:
+                    self.loaded.spans[path] = self._cache[key][2]
             self.loaded.files.append(path)
             for message, line in self._cache[key][1]:
                 self.loaded.problems.append(Problem("syntax", path, line, message))
-        parsed, _ = self._cache[key]
+        parsed = self._cache[key][0]
         return self._convert(parsed, path, (*stack, key))
 
     def _convert(
@@ -377,7 +400,8 @@ class Loader:
                 self._comment(str(raw.get("comment", "")), path, line)
                 continue
             args = list(raw.get("args", []))  # type: ignore[call-overload]
-            stmt = Stmt(directive, args, line, path)
+            start = raw.get("start")
+            stmt = Stmt(directive, args, line, path, start=start)  # type: ignore[arg-type]
             if len(stack) > 1:
                 self._included += 1
             block = raw.get("block")
@@ -454,10 +478,12 @@ def load_path(
     path_map: PathMap | None = None,
     overlay: dict[str, str] | None = None,
     shared: PassCache | None = None,
+    spans: bool = False,
 ) -> Loaded:
     """Load a config file, a `nginx -T` dump, or stdin (`-`); `path_map` says where the folders
     the config names by absolute path are found here; `shared`: what earlier passes of a fix
-    run read and parsed."""
+    run read and parsed; `spans`: keep what the lossless model of each file is built from (for
+    a run that edits)."""
     if path == "-":
         text = stdin_text if stdin_text is not None else ""
         name = STDIN_NAME
@@ -475,17 +501,18 @@ def load_path(
     if dump:
         main = next(iter(dump))
         return Loader(prefix or os.path.dirname(main), dump).load(main)
-    return Loader(prefix, path_map=path_map, overlay=overlay, shared=shared).load(name, text)
+    loader = Loader(prefix, path_map=path_map, overlay=overlay, shared=shared, spans=spans)
+    return loader.load(name, text)
 
 
-def load_valid(path: str, where: str) -> Loaded:
+def load_valid(path: str, where: str, spans: bool = False) -> Loaded:
     """A config tree a command acts on (generate --into, report --config): a file that cannot
     be read (named by `where`) or a syntax error nginx would stop at is one NginxgenError line
     with its file and line."""
     from nginxgen.errors import NginxgenError
 
     try:
-        loaded = load_path(path)
+        loaded = load_path(path, spans=spans)
     except LoadError as exc:
         raise NginxgenError(str(exc), where=where) from None
     for problem in loaded.problems:

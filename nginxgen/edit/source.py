@@ -10,7 +10,9 @@ spans and leave everything else alone.
 
 Meaning stays the loader's (nginxgen.conf.load, crossplane's parser): the tests check that the
 statements here carry the same directives and arguments wherever the loader reads a file
-without errors.
+without errors. The loader's one reading of a file gives each token's span; the tokens here
+are made from those spans (`from_spans`), and the text is tokenized again only where they
+cannot be (Lua blocks, a syntax error, a character the two readings split differently).
 """
 
 from __future__ import annotations
@@ -90,9 +92,9 @@ class Statement:
 class Source:
     """One file: its bytes, every token, and the statements built on them."""
 
-    def __init__(self, data: bytes) -> None:
+    def __init__(self, data: bytes, tokens: list[Token] | None = None) -> None:
         self.data = data
-        self.tokens = tokenize(data)
+        self.tokens = tokens if tokens is not None else tokenize(data)
         self.statements, self.strays = _statements(self.tokens)
         _layout(self)
 
@@ -127,6 +129,45 @@ def tokenize(data: bytes) -> list[Token]:
     # The alternatives cover every byte, so the matches are contiguous; finditer would skip a
     # byte none matched, and the model would no longer give the file back.
     assert sum(t.end - t.start for t in tokens) == len(data)
+    return tokens
+
+
+# What the loader's significant tokens start with, and the kind that makes them here.
+_KIND_BY_FIRST = {ord("{"): "open", ord("}"): "close", ord(";"): "semi", ord("#"): "comment",
+                  ord('"'): "quoted", ord("'"): "quoted"}  # fmt: skip
+_BLANK = frozenset(b" \t\r\n\f\v")
+
+
+def from_spans(text: str, data: bytes, spans: list[tuple[int, int]]) -> list[Token] | None:
+    """The tokens of a file from the loader's spans of it (offsets in `text`, the bytes `data`
+    decoded): what lies between two spans is whitespace. None where the two readings could
+    differ: a gap holding anything but nginx's whitespace (a backslash after a comment, a
+    control character Python's regex counts as space)."""
+    if text.isascii():
+        offsets: list[int] | None = None
+    else:  # character offsets to byte offsets, one encode per piece
+        offsets, done, at = [], 0, 0
+        for start, end in spans:
+            for point in (start, end):
+                at += len(text[done:point].encode("utf-8", errors="surrogateescape"))
+                done = point
+                offsets.append(at)
+    lines = [0, *(m.end() for m in _NEWLINE.finditer(data))]
+    tokens: list[Token] = []
+    before = 0
+    for index, (start, end) in enumerate(spans):
+        if offsets is not None:
+            start, end = offsets[2 * index], offsets[2 * index + 1]
+        if start > before:
+            if not _BLANK.issuperset(data[before:start]):
+                return None
+            tokens.append(Token("space", before, start, lines))
+        tokens.append(Token(_KIND_BY_FIRST.get(data[start], "word"), start, end, lines))
+        before = end
+    if not _BLANK.issuperset(data[before:]):
+        return None
+    if before < len(data):
+        tokens.append(Token("space", before, len(data), lines))
     return tokens
 
 

@@ -1,10 +1,10 @@
-"""The lossless models of a loaded tree's files, and the way from a loaded statement (file,
-line, name, arguments) to the lossless statement behind it. Shared by the linter's fixes and by
-`generate --into`: both edit statements the loader found."""
+"""The lossless models of a loaded tree's files, and the way from a loaded statement to the
+lossless statement behind it. Shared by the linter's fixes and by `generate --into`: both edit
+statements the loader found."""
 
 from __future__ import annotations
 
-from nginxgen.edit.source import Source, Statement
+from nginxgen.edit.source import Source, Statement, from_spans
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -12,42 +12,74 @@ if TYPE_CHECKING:
 
 
 class TreeSources:
-    def __init__(self, texts: dict[str, str]) -> None:
+    def __init__(
+        self, texts: dict[str, str], spans: dict[str, list[tuple[int, int]]] | None = None
+    ) -> None:
         self.texts = texts  # file -> text as the loader read it (not for stdin or dumps)
+        self.spans = spans or {}  # file -> the loader's token spans of that text
         self._sources: dict[str, Source | None] = {}
+        self._by_start: dict[str, dict[int, Statement] | None] = {}
         self._indexes: dict[str, dict[tuple[int, str], list[Statement]]] = {}
 
     def source(self, file: str) -> Source | None:
-        """The lossless model of a file (None: stdin or a dump, not editable)."""
+        """The lossless model of a file (None: stdin or a dump, not editable), made from the
+        loader's reading of it where it can be."""
         if file not in self._sources:
             text = self.texts.get(file)
-            self._sources[file] = (
-                Source(text.encode("utf-8", errors="surrogateescape")) if text is not None else None
-            )
+            if text is None:
+                self._sources[file] = None
+            else:
+                data = text.encode("utf-8", errors="surrogateescape")
+                spans = self.spans.get(file)
+                tokens = from_spans(text, data, spans) if spans else None
+                self._sources[file] = Source(data, tokens)
+                # offsets of the loader's statements are the model's only if both share tokens
+                self._by_start[file] = {} if tokens is not None else None
         return self._sources[file]
 
     def locate(self, stmt: Stmt) -> tuple[Source, Statement] | None:
-        """The lossless statement behind a loaded one: same file, line, name and arguments
-        (None when no single statement is)."""
+        """The lossless statement behind a loaded one: the one whose name starts where the
+        loader read it; else (a file tokenized again) same file, line, name and arguments."""
         source = self.source(stmt.file)
         if source is None:
             return None
+        by_start = self._by_start.get(stmt.file)
+        if by_start is not None and stmt.start is not None:
+            if not by_start:
+                for candidate in _every(source.statements):
+                    by_start[candidate.name.start] = candidate
+            found = by_start.get(_byte_offset(self.texts[stmt.file], stmt.start))
+            return (source, found) if found is not None else None
         index = self._indexes.get(stmt.file)
         if index is None:  # built once per file: fleets have thousands of findings
             index = {}
-            pending = list(source.statements)
-            while pending:
-                candidate = pending.pop()
-                if candidate.block is not None:
-                    pending.extend(candidate.block)
+            for candidate in _every(source.statements):
                 key = (candidate.name.line, source.value(candidate.name))
                 index.setdefault(key, []).append(candidate)
             self._indexes[stmt.file] = index
-        found = [
+        found_all = [
             candidate
             for candidate in index.get((stmt.line, stmt.directive), [])
             if [source.value(a) for a in candidate.args] == stmt.args
         ]
         # Two equal statements on one line cannot be told apart from the loader's (file, line,
         # name, arguments): no edit rather than one on the wrong statement.
-        return (source, found[0]) if len(found) == 1 else None
+        return (source, found_all[0]) if len(found_all) == 1 else None
+
+
+def _every(statements: list[Statement]) -> list[Statement]:
+    """Every statement, blocks' contents included (a stack: blocks may nest thousands deep)."""
+    out: list[Statement] = []
+    pending = list(statements)
+    while pending:
+        candidate = pending.pop()
+        out.append(candidate)
+        if candidate.block is not None:
+            pending.extend(candidate.block)
+    return out
+
+
+def _byte_offset(text: str, start: int) -> int:
+    if text.isascii():
+        return start
+    return len(text[:start].encode("utf-8", errors="surrogateescape"))

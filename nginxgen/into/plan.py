@@ -98,11 +98,11 @@ class _Planner:
     def __init__(self, main: str, model: GeneratorConfig, target: Target) -> None:
         self.main = os.path.abspath(main)
         self.target = target
-        self.loaded: Loaded = load_valid(self.main, where=main)
+        self.loaded: Loaded = load_valid(self.main, where=main, spans=True)
         self.config: Config = build(self.loaded)
         if self.config.http_stmt is None:
             raise NginxgenError("no http{} block: is this the main nginx.conf?", where=main)
-        self.tree = TreeSources(self.loaded.texts)
+        self.tree = TreeSources(self.loaded.texts, self.loaded.spans)
         self.edits: dict[str, list[edits.Edit]] = {}
         self.plan = IntoPlan(self.main)
         if model.access_log is None:  # our log beside the tree's own logs

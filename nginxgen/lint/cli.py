@@ -150,7 +150,9 @@ def _run(args: Arguments) -> int:
 
             def loader(path: str) -> Callable[[dict[str, str]], Loaded]:
                 shared = PassCache()  # one per tree: its passes read and parse each text once
-                return lambda fixed: load_path(path, prefix, stdin_text, path_map, fixed, shared)
+                return lambda fixed: load_path(
+                    path, prefix, stdin_text, path_map, fixed, shared, spans=True
+                )
 
             for path, lint_unit in units:
                 outcomes.append(run_fixes(loader(path), lint_unit, classes, on_change=ahead))
@@ -175,14 +177,14 @@ def _run(args: Arguments) -> int:
     try:
         if root:
             wanted = {os.path.realpath(p) for p in args.paths}
-            loaded = load_path(root, prefix, path_map=path_map)
+            loaded = load_path(root, prefix, path_map=path_map, spans=carries_fixes)
             report_files = _given(loaded, wanted)
             got = lint(loaded, target, selection, report_files, build_fixes=carries_fixes)
             findings = leave_managed(got, loaded.texts)
             files = report_files
         else:
             for path in args.paths:
-                loaded = load_path(path, prefix, stdin_text, path_map)
+                loaded = load_path(path, prefix, stdin_text, path_map, spans=carries_fixes)
                 got = lint(loaded, target, selection, build_fixes=carries_fixes)
                 findings.extend(leave_managed(got, loaded.texts))
                 files.extend(f for f in loaded.files if f not in seen)

@@ -89,7 +89,8 @@ class Context(Effective):
     def _tree(self) -> TreeSources:
         from nginxgen.edit.tree import TreeSources
 
-        return self.memo("sources", lambda: TreeSources(self.config.loaded.texts))
+        loaded = self.config.loaded
+        return self.memo("sources", lambda: TreeSources(loaded.texts, loaded.spans))
 
     def load_problems(self, rule: Rule, kind: str) -> Iterator[Finding]:
         """A finding for each problem of this kind met while reading the files."""

@@ -99,7 +99,7 @@ class Session:
 
     def _load(self, root: str, overlay: dict[str, str] | None = None) -> Loaded:
         path_map = [(k, v) for k, v in self.settings.path_map.items()]
-        return load_path(root, path_map=path_map, overlay=overlay or self.open)
+        return load_path(root, path_map=path_map, overlay=overlay or self.open, spans=True)
 
     def check(self, path: str) -> Checked:
         """Lint the tree of this file as the editor holds it (LoadError, NginxgenError: the

@@ -77,7 +77,7 @@ def point_files(text: str) -> str:
 
 def _wrapped(text: str) -> str | None:
     """A corpus file as a whole nginx.conf, or None when it does not parse or is not a config."""
-    parsed, problems = _parse_text(text, "seed.conf")
+    parsed, problems, _ = _parse_text(text, "seed.conf")
     if problems or not parsed:
         return None
     top = {str(d["directive"]) for d in parsed}
