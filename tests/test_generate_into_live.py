@@ -2,7 +2,8 @@
 served by its real nginx. Both names complete TLS 1.3 handshakes with the preset's groups (the
 pq preset's ML-KEM is enforced on OpenSSL 3.5, AWS-LC and BoringSSL: a client that sends an
 X25519 key share first still ends on X25519MLKEM768), a session resumes, HSTS is on a 200 and a 404, plain
-HTTP answers 308 to HTTPS, and the tree's own site on port 80 answers as it did before.
+HTTP answers 308 to HTTPS, and the tree's own site on port 80 answers as it did before; and
+`probe --config` finds nothing in the server that the config model does not say.
 
 Test-machine adaptation only: the tree's port-80 listens move to a loopback port (binding 80
 needs root and may be taken), as stock_trees.py already moves paths."""
@@ -10,6 +11,7 @@ needs root and may be taken), as stock_trees.py already moves paths."""
 from __future__ import annotations
 
 import http.client
+import json
 import re
 from pathlib import Path
 
@@ -18,7 +20,7 @@ import pytest
 from tests.builds import Build
 from tests.conftest import require_build
 from tests.live import Server, free_port, s_client
-from tests.test_generate_into import Tree
+from tests.test_generate_into import Tree, nginxgen
 
 LIVE = [
     ("debian-12", "bookworm", "intermediate"),
@@ -118,3 +120,20 @@ def test_into_tree_serves_both_sites(
         status, location, _ = plain_get(http_port, "a.test", "/x?y=1")
         assert status == 308 and location == "https://a.test/x?y=1"
         assert plain_get(http_port, "localhost") == own_before  # the tree's own site
+        # probe --config on the tree as it now is: what the server negotiates for the new names,
+        # an unknown name and no SNI is what the config model says (issue 25: no mismatch)
+        sni = [arg for name in ("a.test", "www.a.test", "b.test") for arg in ("--sni", name)]
+        probed = nginxgen(
+            "probe", f"127.0.0.1:{tls_port}", *sni, "--sni", "unknown.invalid",
+            "--config", str(stock.main), "--format", "json", *build.target_flags,
+        )  # fmt: skip
+        assert probed.returncode in (0, 1), probed.stderr
+        answers = json.loads(probed.stdout)
+        assert [a["sni"] for a in answers][:3] == ["a.test", "www.a.test", "b.test"]
+        for answer in answers:
+            assert answer["mismatches"] == [], (answer["sni"], answer["mismatches"])
+            predicted = [said for said in answer["config"] if said["predicted"]]
+            assert all(said["value"] == said["observed"] for said in predicted), answer["config"]
+            if answer["sni"] in ("a.test", "www.a.test", "b.test"):  # the others are refused
+                assert len(predicted) >= 5, answer["config"]  # protocol, group, suites, ...
+        assert probed.returncode == 0, probed.stdout[-2000:]
