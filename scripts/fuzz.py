@@ -6,6 +6,7 @@
     .venv/bin/python scripts/fuzz.py grammar --cases 10000 [--seed N]
     .venv/bin/python scripts/fuzz.py fix --cases 100000 [--seed N] [--nginx-every 1]
     .venv/bin/python scripts/fuzz.py live --cases 5000 [--seed N]   (trees, across the builds)
+    .venv/bin/python scripts/fuzz.py live-fix --cases 500 [--seed N]  (probed, fixed, probed)
 
 Prints one JSON line of figures (cases run, outcomes, slowest case). A failing case stops the
 run; hypothesis prints it shrunk, with the blob that reproduces it.
@@ -108,13 +109,15 @@ def oracle_runner(figures: Figures, kind: str) -> Callable[..., None]:
     return one
 
 
-def live_runner(figures: Figures) -> Callable[..., None]:
+def live_runner(figures: Figures, fix: bool = False) -> Callable[..., None]:
     """Random multi-server trees served by the five builds in turn and probed per name with
-    probe --config (issue 25)."""
+    probe --config (issue 25); with `fix`, probed again after lint --unsafe-fixes."""
     import tempfile
 
     from tests.builds import BUILD_NAMES, SOURCE_BUILD_NAMES, load_builds
-    from tests.fuzzing.live import LiveTree, check_live, live_trees
+    from tests.fuzzing.live import LiveTree, check_live, check_live_fix, live_trees
+
+    check = check_live_fix if fix else check_live
 
     found = load_builds()[0]
     builds = [found[name] for name in (*BUILD_NAMES, *SOURCE_BUILD_NAMES)]  # missing: KeyError
@@ -122,10 +125,10 @@ def live_runner(figures: Figures) -> Callable[..., None]:
     @given(tree=live_trees(), pick=st.integers(0, len(builds) - 1))
     def one(tree: LiveTree, pick: int) -> None:
         with tempfile.TemporaryDirectory() as folder:
-            outcome = check_live(tree, builds[pick], Path(folder))
+            outcome = check(tree, builds[pick], Path(folder))
         _record(figures, f"{builds[pick].name}: {outcome.kind}", outcome.seconds)
         figures["names_probed"] += outcome.names
-        figures["explained_mismatches"] += outcome.mismatches
+        figures["moved_by_a_fix" if fix else "explained_mismatches"] += outcome.mismatches
         figures["values_predicted_and_seen"] += outcome.predicted
         figures["values_not_predicted"] += outcome.unpredicted
 
@@ -161,7 +164,8 @@ def fix_runner(figures: Figures, nginx_every: int) -> Callable[..., None]:
 def main() -> int:
     parser = argparse.ArgumentParser(description="long fuzz runs of the linter or generator")
     parser.add_argument(
-        "target", choices=("lint", "generate", "structure", "grammar", "fix", "live")
+        "target",
+        choices=("lint", "generate", "structure", "grammar", "fix", "live", "live-fix"),
     )
     parser.add_argument("--cases", type=int, default=100_000)
     parser.add_argument("--seed", type=int, help="hypothesis seed (default: derandomized)")
@@ -174,10 +178,10 @@ def main() -> int:
     figures: Figures = {"outcomes": collections.Counter(), "slowest_s": 0.0, "syntax_errors": 0}
     if args.target in ("structure", "grammar"):
         figures.update(nginx=collections.Counter(), disagreements=0)
-    if args.target == "live":
+    if args.target in ("live", "live-fix"):
         figures.update(
             names_probed=0,
-            explained_mismatches=0,
+            **({"moved_by_a_fix": 0} if args.target == "live-fix" else {"explained_mismatches": 0}),
             values_predicted_and_seen=0,
             values_not_predicted=0,
         )
@@ -189,8 +193,8 @@ def main() -> int:
             return oracle_runner(figures, args.target)
         if args.target == "fix":
             return fix_runner(figures, args.nginx_every)
-        if args.target == "live":
-            return live_runner(figures)
+        if args.target in ("live", "live-fix"):
+            return live_runner(figures, fix=args.target == "live-fix")
         return generate_runner(figures, args.build)
 
     started = time.monotonic()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import tempfile
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -14,27 +15,50 @@ from hypothesis import HealthCheck, given, settings
 
 from tests.builds import BUILD_NAMES, SOURCE_BUILD_NAMES, Build
 from tests.conftest import require_build
-from tests.fuzzing.live import LiveTree, check_live, live_trees, server
+from tests.fuzzing.live import (
+    LiveOutcome,
+    LiveTree,
+    check_live,
+    check_live_fix,
+    live_trees,
+    server,
+)
 
 TREES = int(os.environ.get("NGINXGEN_LIVE_TREES", "12"))  # per build: 60 in all
+FIXED_TREES = int(os.environ.get("NGINXGEN_LIVE_FIXED_TREES", "4"))  # per build
+
+
+def _sample(
+    build: Build, trees: int, check: Callable[[LiveTree, Build, Path], LiveOutcome]
+) -> None:
+    """A seeded sample of random trees through one of the harness's checks on one build."""
+    outcomes: Counter[str] = Counter()
+
+    @settings(max_examples=trees, deadline=None, database=None, derandomize=True,
+              suppress_health_check=list(HealthCheck))  # fmt: skip
+    @given(tree=live_trees())
+    def one(tree: LiveTree) -> None:
+        with tempfile.TemporaryDirectory() as folder:
+            outcomes[check(tree, build, Path(folder)).kind] += 1
+
+    one()
+    assert outcomes["agreed"] >= trees // 2, outcomes
 
 
 @pytest.mark.parametrize("name", [*BUILD_NAMES, *SOURCE_BUILD_NAMES])
 def test_a_server_just_started_runs_its_config(
     provisioned: tuple[dict[str, Build], dict[str, str]], name: str
 ) -> None:
-    build = require_build(provisioned, name)
-    outcomes: Counter[str] = Counter()
+    _sample(require_build(provisioned, name), TREES, check_live)
 
-    @settings(max_examples=TREES, deadline=None, database=None, derandomize=True,
-              suppress_health_check=list(HealthCheck))  # fmt: skip
-    @given(tree=live_trees())
-    def one(tree: LiveTree) -> None:
-        with tempfile.TemporaryDirectory() as folder:
-            outcomes[check_live(tree, build, Path(folder)).kind] += 1
 
-    one()
-    assert outcomes["agreed"] >= TREES // 2, outcomes
+@pytest.mark.parametrize("name", [*BUILD_NAMES, *SOURCE_BUILD_NAMES])
+def test_unsafe_fixes_then_the_server_does_what_the_lines_meant(
+    provisioned: tuple[dict[str, Build], dict[str, str]], name: str
+) -> None:
+    """The editor on random trees (tests/fuzzing/live.py, check_live_fix): lint --unsafe-fixes,
+    then the live server shows each moved setting in effect for the names it was written for."""
+    _sample(require_build(provisioned, name), FIXED_TREES, check_live_fix)
 
 
 def test_a_vhost_without_a_session_cache_under_a_default_with_one(
@@ -101,3 +125,39 @@ def test_a_quic_default_server_is_not_the_tcp_default(
     outcome = check_live(tree, require_build(provisioned, "trixie"), tmp_path)
     assert outcome.kind == "agreed"
     assert outcome.mismatches > 0  # the second server's groups and cache are not in effect
+
+
+def test_a_vhosts_groups_moved_by_the_fix_take_effect_for_its_name(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    """The vhost's `ssl_ecdh_curve` is ignored (the default server decides); after
+    `lint --unsafe-fixes` the server negotiates the vhost's group for the vhost's name."""
+    tree = LiveTree(
+        servers=(server(()), server(("ssl_ecdh_curve secp384r1;",))),
+        http=(),
+        ipv6=False,
+        defaults=(0,),
+        reject=False,
+    )
+    outcome = check_live_fix(tree, require_build(provisioned, "trixie"), tmp_path)
+    assert outcome.kind == "agreed" and outcome.mismatches >= 1, outcome
+
+
+@pytest.mark.parametrize("name", [*BUILD_NAMES, *SOURCE_BUILD_NAMES])
+@pytest.mark.parametrize("reject", [False, True], ids=["serving", "refusing"])
+def test_tickets_off_in_a_vhost_under_a_default_with_them_on(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path, name: str, reject: bool
+) -> None:
+    """Found by scripts/fuzz.py live (seed 40) on nginx 1.26.3/OpenSSL 3.5: certbot's options
+    file turns tickets off in a vhost under a default server with tickets on (a shared cache at
+    http{} level). With OpenSSL before 1.29.2 that name resumes no TLS 1.3 session at all; the
+    probe claimed the line was ignored and lint said nothing. Now the model predicts it per
+    build and NGX105 reports the line (the harness checks both)."""
+    tree = LiveTree(
+        servers=(server(()), server(("ssl_session_tickets off;",))),
+        http=("ssl_session_cache shared:S:1m;", "ssl_protocols TLSv1.2 TLSv1.3;"),
+        ipv6=False,
+        defaults=(0,),
+        reject=reject,
+    )
+    assert check_live(tree, require_build(provisioned, name), tmp_path).kind == "agreed"

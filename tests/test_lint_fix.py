@@ -4,6 +4,7 @@ name, in every file of the tree at once or not at all, and a second run changes 
 from __future__ import annotations
 
 import io
+import json
 import os
 from pathlib import Path
 
@@ -399,3 +400,30 @@ def test_each_file_is_read_once_per_pass(
     assert len(passes) >= 2  # at least one that fixes and the one that checks
     assert passes[0] == {"nginx.conf": 1, "a.conf": 1, "b.ssl.conf": 1}
     assert all(max(lexed.values(), default=1) == 1 for lexed in passes), passes
+
+
+def test_vhosts_that_disagree_get_no_move(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found by the live editor check (tests/fuzzing/live.py check_live_fix): two vhosts whose
+    ignored groups differ were both moved into the default server, the second over the first,
+    so one vhost's line was dropped and its groups never took effect. One default server cannot
+    give both: neither is moved. Where they agree, the move is offered."""
+    site = (
+        "server {{ listen 443 ssl; server_name {n}.example; ssl_certificate c; "
+        "ssl_certificate_key k; ssl_ecdh_curve {g}; }}\n"
+    )
+    default = "server { listen 443 ssl default_server; ssl_reject_handshake on; }\n"
+    conf = tmp_path / "nginx.conf"
+    for groups, moved in ((("secp384r1", "prime256v1"), False), (("secp384r1", "secp384r1"), True)):
+        text = (
+            "events {}\nhttp {\n"
+            + default
+            + "".join(site.format(n=n, g=g) for n, g in zip(("a", "b"), groups, strict=True))
+            + "}\n"
+        )
+        conf.write_text(text)
+        _, out, _ = run(capsys, "--format", "json", "--select", "NGX101", str(conf))
+        found = json.loads(out)["findings"]
+        assert len(found) == 2
+        assert all((f["autofix"] == "unsafe") == moved for f in found), found

@@ -87,6 +87,12 @@ CASES: list[tuple[str, tuple[str, str], str, str]] = [
         http(DEFAULT, SITE.format(body=HSTS)),
     ),
     (
+        "NGX105",
+        MID,
+        http(DEFAULT, SITE.format(body=f"ssl_session_tickets off; {HSTS}")),
+        http(DEFAULT, SITE.format(body=HSTS)),
+    ),
+    (
         "NGX106",
         MID,
         http(SITE.format(body=HSTS), SITE.format(body=HSTS).replace("b.example", "c.example")),

@@ -229,21 +229,25 @@ class NameModel:
             return cache and stateful
 
         def predicted(stmts: list[Stmt]) -> bool | None:
-            """Where the default server decides tickets, what the vhost's own value does too
-            (knowledge: tickets_on_under_off)."""
+            """Where the default server decides tickets and the name's server turns them the
+            other way, what happens is a fact of its own (knowledge: tickets_on_under_off,
+            tickets_off_under_on); libraries it does not name follow the name's own value."""
             vhost_on = _tickets_on(self.server.effective("ssl_session_tickets"))
-            if "ssl_session_tickets" in self.decided and self.server is not self.default:
-                fact = knowledge.nginx_fact("tickets_on_under_off")
-                if vhost_on and not _tickets_on(stmts):
-                    if self.target.library.kind in fact["libraries"]:
-                        groups = self.groups().value  # the deciding server's
-                        share = knowledge.find_group(fact["unless_retry_from_key_share"])
-                        if groups is not None and share is not None and share.id not in groups:
-                            return None  # a retried handshake: depends on the client's share
-                        return bool(fact["tls13_resumes"])
+            if (
+                "ssl_session_tickets" in self.decided
+                and self.server is not self.default
+                and vhost_on != _tickets_on(stmts)
+            ):
+                fact = knowledge.nginx_fact(
+                    "tickets_on_under_off" if vhost_on else "tickets_off_under_on"
+                )
+                if self.target.library.kind not in fact["libraries"]:
                     return resumes(self.server.effective("ssl_session_tickets"))
-                if not vhost_on and _tickets_on(stmts):
-                    return None  # not observed yet: no prediction
+                groups = self.groups().value  # the deciding server's
+                share = knowledge.find_group(fact["unless_retry_from_key_share"])
+                if groups is not None and share is not None and share.id not in groups:
+                    return None  # a retried handshake: depends on the client's share
+                return bool(fact["tls13_resumes"])
             return resumes(stmts)
 
         return self.answer("ssl_session_tickets", resumes, "TLS 1.3 resumption", predict=predicted)

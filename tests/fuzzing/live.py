@@ -16,15 +16,18 @@ HSTS with and without `always`; `location /` with add_header lines of its own or
 
 from __future__ import annotations
 
+import functools
 import json
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from hypothesis import strategies as st
 
+from nginxgen import knowledge
+from nginxgen.version import Version
 from tests.builds import Build
 from tests.live import Server, free_port, prepare_prefix
 from tests.paths import REPO
@@ -135,6 +138,27 @@ def _also_on(server: LiveServer, socket: int) -> LiveServer:
                       server.certbot, server.http2)  # fmt: skip
 
 
+# A tree is drawn once and written for the build at hand, in what that build takes: a
+# tree's features the build lacks would only make nginx -t refuse it (and the sample smaller).
+
+
+@functools.cache
+def _has_http3(build: Build) -> bool:
+    return "http_v3_module" in build.nginx("-V").stderr
+
+
+def _http2_spelling(build: Build) -> dict[str, str]:
+    """How a tree's HTTP/2 choice is written: `http2 on` only from nginx 1.25.1."""
+    new = Version(build.nginx_version) >= Version("1.25.1")
+    return {"on": "on" if new else "listen", "listen": "listen"}
+
+
+def _adapted(line: str, build: Build) -> str:
+    if line.startswith("ssl_ecdh_curve ") and not knowledge.has(build.library, "mlkem_hybrid"):
+        return line.replace("X25519MLKEM768:", "")
+    return line
+
+
 @dataclass(frozen=True)
 class Written:
     conf: Path
@@ -152,6 +176,7 @@ def write(tree: LiveTree, folder: Path, build: Build) -> Written:
         (folder / "options-ssl-nginx.conf").write_bytes(CERTBOT_OPTIONS.read_bytes())
     blocks = []
     names: list[list[str]] = [[] for _ in ports]
+    http2 = _http2_spelling(build)
     for i, spec in enumerate(tree.servers):
         extra = spec.extra_name.format(i=i)
         probed = [NAMES[i], *(n.format(i=i) for n in EXTRA_NAMES[spec.extra_name])]
@@ -159,23 +184,23 @@ def write(tree: LiveTree, folder: Path, build: Build) -> Written:
         body = [f"server_name {NAMES[i]}{' ' + extra if extra else ''};"]
         for socket in spec.sockets:
             flags = " default_server" if tree.defaults[socket] == i else ""
-            flags += " http2" if spec.http2 == "listen" else ""
+            flags += " http2" if http2.get(spec.http2) == "listen" else ""
             body.insert(0, f"listen {hosts[socket]}:{ports[socket]} ssl{flags};")
             names[socket] += probed
-        if tree.quic == i:
+        if tree.quic == i and _has_http3(build):
             body.insert(0, f"listen {hosts[0]}:{ports[0]} quic default_server;")
         body.append(f"ssl_certificate {certs.fullchain}; ssl_certificate_key {certs.key};")
         if tree.reject and tree.defaults[0] == i:
             body.append("ssl_reject_handshake on;")
         else:
             lines = [
-                line
+                _adapted(line, build)
                 for line in spec.lines
                 if not spec.certbot or line.split()[0] not in CERTBOT_DIRECTIVES
             ]
             if spec.certbot:
                 body.append(f"include {folder / 'options-ssl-nginx.conf'};")
-            if spec.http2 == "on":
+            if http2.get(spec.http2) == "on":
                 body.append("http2 on;")
             if spec.snippet:
                 snippet = folder / "snippets" / f"s{i}.conf"
@@ -185,7 +210,7 @@ def write(tree: LiveTree, folder: Path, build: Build) -> Written:
                 body += lines
         blocks.append("    server {\n" + "".join(f"        {b}\n" for b in body) + "    }\n")
     conf = folder / "nginx.conf"
-    http = "".join(f"    {line}\n" for line in tree.http)
+    http = "".join(f"    {_adapted(line, build)}\n" for line in tree.http)
     conf.write_text("worker_processes auto;\nevents {}\nhttp {\n" + http + "".join(blocks) + "}\n")
     prepare_prefix(conf, build, workers=1)
     every = tuple(tuple(dict.fromkeys([*n, *UNKNOWN])) for n in names)
@@ -202,14 +227,79 @@ class LiveOutcome:
     unpredicted: int = 0  # values the model left open
 
 
-def _lint_lines(written: Written, build: Build) -> set[tuple[str, int]]:
-    done = subprocess.run(
-        [sys.executable, "-m", "nginxgen", "lint", str(written.conf), "--format", "json",
-         *build.target_flags],
+def _lint(conf: Path, build: Build, *extra: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "nginxgen", "lint", str(conf), *extra, *build.target_flags],
         capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
+
+
+def _lint_findings(written: Written, build: Build) -> list[dict[str, object]]:
+    done = _lint(written.conf, build, "--format", "json")
     assert done.returncode in (0, 1), done.stderr[-2000:]
-    return {(f["file"], f["line"]) for f in json.loads(done.stdout)["findings"]}
+    findings: list[dict[str, object]] = json.loads(done.stdout)["findings"]
+    return findings
+
+
+Seen = dict[tuple[str | None, int, str, str | None], object]  # (sni, port, setting, page): observed
+
+
+@dataclass
+class _Probed:
+    names: int = 0
+    explained: int = 0
+    predicted: int = 0
+    unpredicted: int = 0
+    # what each original mismatch expected, by (sni, port, setting, page), and its line
+    mismatches: list[tuple[tuple[str | None, int, str, str | None], object, tuple[str, int]]] = (
+        field(default_factory=list)
+    )
+    seen: Seen = field(default_factory=dict)
+
+
+def _probe_all(written: Written, build: Build) -> _Probed:
+    """Serve the tree and probe every name of every socket with --config; the oracle of the
+    module's docstring holds for each answer."""
+    reported = {(f["file"], f["line"]) for f in _lint_findings(written, build)}
+    out = _Probed()
+    with Server(build, written.conf, [written.ports[0]]):
+        for host, port, names in zip(written.hosts, written.ports, written.names, strict=True):
+            sni = [arg for name in names for arg in ("--sni", name)]
+            done = subprocess.run(
+                [sys.executable, "-m", "nginxgen", "probe", f"{host}:{port}", *sni,
+                 "--format", "json", "--config", str(written.conf), *build.target_flags],
+                capture_output=True, text=True, timeout=300, check=False,
+            )  # fmt: skip
+            out.names += len(names) + 1
+            if done.returncode == 2:  # no name answered: every one must be refused
+                assert "no TLS answer" in done.stderr, done.stderr
+                assert _all_refused(written, build, port, names), (port, done.stderr)
+                continue
+            assert done.returncode in (0, 1), (done.stdout[-2000:], done.stderr[-2000:])
+            for answer in json.loads(done.stdout):
+                where = (answer["sni"], port)
+                for said in answer["config"]:
+                    out.seen[answer["sni"], port, said["setting"], said.get("page")] = said[
+                        "observed"
+                    ]
+                    if not said["predicted"]:
+                        out.unpredicted += 1
+                        continue
+                    assert said["value"] == said["observed"], (where, said, _text(written))
+                    out.predicted += 1
+                for mismatch in answer["mismatches"]:
+                    assert NOT_RUNNING not in mismatch["why"], (where, mismatch, _text(written))
+                    because = mismatch.get("because") or {}
+                    lines = {
+                        (mismatch["file"], mismatch["line"]),
+                        (because.get("file"), because.get("line")),
+                    }
+                    assert lines & reported, (where, mismatch, "not reported by lint")
+                    out.explained += 1
+                    key = (answer["sni"], port, mismatch["setting"], mismatch.get("page"))
+                    line = (mismatch["file"], mismatch["line"])
+                    out.mismatches.append((key, mismatch["expected"], line))
+    return out
 
 
 def check_live(tree: LiveTree, build: Build, folder: Path) -> LiveOutcome:
@@ -219,42 +309,49 @@ def check_live(tree: LiveTree, build: Build, folder: Path) -> LiveOutcome:
     written = write(tree, folder, build)
     if nginx_check(build, written.conf).returncode != 0:
         return LiveOutcome("refused by nginx -t", 0, 0, time.monotonic() - started)
-    reported = _lint_lines(written, build)
-    explained = predicted = unpredicted = probed = 0
-    with Server(build, written.conf, [written.ports[0]]):
-        for host, port, names in zip(written.hosts, written.ports, written.names, strict=True):
-            sni = [arg for name in names for arg in ("--sni", name)]
-            done = subprocess.run(
-                [sys.executable, "-m", "nginxgen", "probe", f"{host}:{port}", *sni,
-                 "--format", "json", "--config", str(written.conf), *build.target_flags],
-                capture_output=True, text=True, timeout=300, check=False,
-            )  # fmt: skip
-            probed += len(names) + 1
-            if done.returncode == 2:  # no name answered: every one must be refused
-                assert "no TLS answer" in done.stderr, done.stderr
-                assert _all_refused(written, build, port, names), (port, done.stderr)
-                continue
-            assert done.returncode in (0, 1), (done.stdout[-2000:], done.stderr[-2000:])
-            for answer in json.loads(done.stdout):
-                where = (answer["sni"], port)
-                for said in answer["config"]:
-                    if not said["predicted"]:
-                        unpredicted += 1
-                        continue
-                    assert said["value"] == said["observed"], (where, said, _text(written))
-                    predicted += 1
-                for mismatch in answer["mismatches"]:
-                    assert NOT_RUNNING not in mismatch["why"], (where, mismatch, _text(written))
-                    because = mismatch.get("because") or {}
-                    lines = {
-                        (mismatch["file"], mismatch["line"]),
-                        (because.get("file"), because.get("line")),
-                    }
-                    assert lines & reported, (where, mismatch, "not reported by lint")
-                    explained += 1
+    probed = _probe_all(written, build)
     return LiveOutcome(
-        "agreed", probed, explained, time.monotonic() - started, predicted, unpredicted
-    )
+        "agreed", probed.names, probed.explained, time.monotonic() - started, probed.predicted,
+        probed.unpredicted,
+    )  # fmt: skip
+
+
+def check_live_fix(tree: LiveTree, build: Build, folder: Path) -> LiveOutcome:
+    """The editor on the same trees: probe, `lint --unsafe-fixes`, then serve and probe the
+    fixed tree. nginx -t accepts it, the oracle holds on it, and each mismatch of the first
+    probe whose line had a fix (a setting meant for its names but not in effect there) is gone:
+    either the server now does for those names what the line meant (the line was moved where
+    it takes effect; counted in `mismatches`), or it does what it did and the line now says so
+    (aligned with what is in effect)."""
+    from tests.live import nginx_check
+
+    started = time.monotonic()
+    written = write(tree, folder, build)
+    if nginx_check(build, written.conf).returncode != 0:
+        return LiveOutcome("refused by nginx -t", 0, 0, time.monotonic() - started)
+    before = _probe_all(written, build)
+    fixable = {(f["file"], f["line"]) for f in _lint_findings(written, build) if f.get("autofix")}
+    done = _lint(written.conf, build, "--unsafe-fixes")
+    assert "internal error" not in done.stderr and done.returncode in (0, 1), done.stderr
+    checked = nginx_check(build, written.conf)
+    assert checked.returncode == 0, (checked.stderr, _text(written))
+    after = _probe_all(written, build)
+    still = {key for key, _, _ in after.mismatches}
+    moved = 0
+    for key, expected, line in before.mismatches:
+        if line not in fixable or key not in after.seen:
+            continue
+        if after.seen[key] == expected:
+            moved += 1  # the line was moved where it takes effect
+            continue
+        # ... or the line was aligned with what is in effect: the server does what it did, and
+        # the fixed tree no longer says otherwise
+        assert after.seen[key] == before.seen[key], (key, expected, after.seen[key], _text(written))
+        assert key not in still, (key, "still a mismatch after the fix", _text(written))
+    return LiveOutcome(
+        "agreed", after.names, moved, time.monotonic() - started, after.predicted,
+        after.unpredicted,
+    )  # fmt: skip
 
 
 def _all_refused(written: Written, build: Build, port: int, names: tuple[str, ...]) -> bool:

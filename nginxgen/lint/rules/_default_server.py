@@ -71,9 +71,16 @@ def misplaced(ctx: Context, keys: tuple[str, ...]) -> Iterator[Misplaced]:
 
 def move_to_default(ctx: Context, m: Misplaced) -> Fix | None:
     """The unsafe fix: make the vhost's value the default server's (which decides for every
-    name on the address:port) and drop the vhost's line."""
+    name on the address:port) and drop the vhost's line; none where the vhosts of the address
+    disagree among themselves."""
     if m.key.startswith("ssl_conf_command "):
         return None  # several lines of one directive: not automatic yet
+    for other in ctx.config.sockets.get(m.socket, []):
+        own = lines_of(other, m.key, own=True) if other not in (m.server, m.default) else []
+        if own and not same_value(m.stmt.directive, own[-1].args, m.stmt.args):
+            # Another vhost of this address wants another value: one default server cannot
+            # give both, and moving either would drop the other's line with its intent.
+            return None
     dropped = _fixes.delete(ctx, m.stmt)
     own = lines_of(m.default, m.key, own=True)
     if own:

@@ -1,7 +1,10 @@
-"""`ssl_session_tickets on` in a vhost while the default server turned tickets off.
+"""`ssl_session_tickets` in a vhost the other way from the default server's.
 
 Before nginx 1.29.2 tickets turned back on in a virtual server do not work when the default
-server of the address:port has them off: clients get no usable ticket.
+server of the address:port has them off: clients get no usable ticket. The other way round,
+with OpenSSL, tickets turned off in a virtual server under a default server that has them on
+(nginx's default) take TLS 1.3 resumption away from its names altogether: the session cache does
+not resume their TLS 1.3 sessions either (TLS 1.2 sessions still resume from it).
 
 Fail (nginx 1.26.3):
     server { listen 443 ssl default_server; ssl_session_tickets off; ... }
@@ -20,9 +23,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from nginxgen.conf.per_name import NameModel
 from nginxgen.lint.context import Context, Rule, server_label
 from nginxgen.lint.findings import Finding
-from nginxgen.lint.rules._default_server import MOVE_TO_DEFAULT, misplaced, move_to_default
+from nginxgen.lint.rules._default_server import (
+    MOVE_TO_DEFAULT,
+    Misplaced,
+    misplaced,
+    move_to_default,
+)
 
 RULE = Rule(
     code="NGX105",
@@ -42,3 +51,32 @@ def check(ctx: Context) -> Iterator[Finding]:
             "so turning them on here has no effect before nginx 1.29.2",
             edits=move_to_default(ctx, m),
         )
+    yield from _off_under_on(ctx)
+
+
+def _off_under_on(ctx: Context) -> Iterator[Finding]:
+    """A vhost's tickets off where the config model says its names then resume no TLS 1.3
+    session, although its line meant them to resume from the session cache."""
+    for socket, default, others in ctx.tls_sockets():
+        for server in others:
+            model = NameModel(ctx, socket, None, server, default)
+            if "ssl_session_tickets" not in model.decided:
+                continue
+            answer = model.tls13_resumption()
+            for ignored in answer.ignored:
+                turned_off = ignored.line.args == ["off"]
+                if not turned_off or answer.value is not False or ignored.meant is not True:
+                    continue
+                m = Misplaced(
+                    socket, "ssl_session_tickets", ignored.line, model.default,
+                    model.decided["ssl_session_tickets"].why, "on", server,
+                )  # fmt: skip
+                yield ctx.finding(
+                    RULE,
+                    ignored.line,
+                    f"tickets are on in the default server {server_label(model.default)} of "
+                    f"{socket}: turning them off here leaves this server's names without TLS 1.3 "
+                    f"resumption before nginx 1.29.2 (on {ctx.target.library.display}: the "
+                    "session cache does not resume their TLS 1.3 sessions either)",
+                    edits=move_to_default(ctx, m),
+                )
