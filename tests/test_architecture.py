@@ -1,5 +1,5 @@
 """The house's layers (issue 24): the config model (nginxgen/conf) sits below every command;
-probe, generate --into and report read it and never import the linter at run time."""
+probe, generate --into and report read it and never import the linter, not even for a type."""
 
 from __future__ import annotations
 
@@ -11,12 +11,17 @@ from tests.paths import REPO
 BELOW_LINT = ("conf", "probe", "into", "report", "knowledge", "edit")
 
 
-def _runtime_imports(path: Path) -> list[tuple[int, str]]:
-    """Modules a file imports when it runs (not those under `if TYPE_CHECKING:`)."""
+def _imports(path: Path, typing_too: bool = True) -> list[tuple[int, str]]:
+    """Modules a file imports (with `typing_too` False, only when it runs: not those under
+    `if TYPE_CHECKING:`)."""
     tree = ast.parse(path.read_text(), str(path))
     typing_only: set[int] = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+        if (
+            not typing_too
+            and isinstance(node, ast.If)
+            and "TYPE_CHECKING" in ast.unparse(node.test)
+        ):
             typing_only.update(id(n) for inner in node.body for n in ast.walk(inner))
     found = []
     for node in ast.walk(tree):
@@ -34,7 +39,7 @@ def test_nothing_below_the_linter_imports_it() -> None:
         f"{path.relative_to(REPO)}:{line}: {module}"
         for package in BELOW_LINT
         for path in sorted((REPO / "nginxgen" / package).rglob("*.py"))
-        for line, module in _runtime_imports(path)
+        for line, module in _imports(path)
         if module == "nginxgen.lint" or module.startswith("nginxgen.lint.")
     ]
     assert offences == []
@@ -46,4 +51,5 @@ def test_the_check_sees_an_import_in_a_function(tmp_path: Path) -> None:
         "TYPE_CHECKING = False\nif TYPE_CHECKING:\n    from nginxgen.lint.findings import Finding\n"
         "def f():\n    from nginxgen.lint.run import lint\n"
     )
-    assert _runtime_imports(module) == [(5, "nginxgen.lint.run")]
+    assert _imports(module, typing_too=False) == [(5, "nginxgen.lint.run")]
+    assert _imports(module) == [(3, "nginxgen.lint.findings"), (5, "nginxgen.lint.run")]

@@ -14,7 +14,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Generic, Protocol, TypeVar
 
 from nginxgen.conf.load import Loaded, load_path
 from nginxgen.errors import NginxgenError
@@ -23,14 +23,23 @@ from nginxgen.into.plan import IntoPlan, plan_into
 from nginxgen.target import Target
 from nginxgen.writer import Change, put_back, replace_all, replace_read, text_diff
 
-if TYPE_CHECKING:
-    from nginxgen.lint.findings import Finding  # a type only: lint sits above this planner
 
-Check = Callable[[Loaded], "list[Finding]"]  # the findings on the tree as it will be
+class Located(Protocol):
+    """What the planner reads of a finding (the command passes the linter's; the planner sits
+    below the linter and knows no more of them)."""
+
+    @property
+    def file(self) -> str: ...
+
+    @property
+    def line(self) -> int: ...
+
+
+Finding = TypeVar("Finding", bound=Located)
 
 
 @dataclass
-class IntoResult:
+class IntoResult(Generic[Finding]):
     plan: IntoPlan
     diff: str
     ours: list[Finding] = field(default_factory=list)  # findings the plan could have avoided
@@ -56,7 +65,9 @@ def unified(plan: IntoPlan) -> str:
     return "".join(chunks)
 
 
-def _lint_after(plan: IntoPlan, check: Check) -> tuple[list[Finding], list[Finding]]:
+def _lint_after(
+    plan: IntoPlan, check: Callable[[Loaded], list[Finding]]
+) -> tuple[list[Finding], list[Finding]]:
     loaded = load_path(plan.main, overlay=plan.overlay())
     findings = check(loaded)
     changed_lines: set[tuple[str, int]] = set()
@@ -94,15 +105,15 @@ def run_into(
     target: Target,
     show_diff: bool,
     nginx_bin: str | None,
-    check: Check,
-) -> IntoResult:
+    check: Callable[[Loaded], list[Finding]],
+) -> IntoResult[Finding]:
     """Plan the sites into the tree, judge the result with `check` (the command passes lint:
     the planner sits below the linter and does not import it), write it all or nothing."""
     from nginxgen.nginx_check import write_checked
 
     main = main_file(into, root)
     plan = plan_into(main, model, target)
-    result = IntoResult(plan, unified(plan))
+    result: IntoResult[Finding] = IntoResult(plan, unified(plan))
     result.ours, result.left = _lint_after(plan, check)
     if show_diff or not result.diff:
         return result
