@@ -59,4 +59,5 @@ def lint(
             if not selection.wants(finding) or _suppressed(finding, loaded):
                 continue
             findings.add(finding)
-    return sorted(findings, key=lambda f: (f.file, f.line, f.code))
+    # the message too: two findings of one rule on one line come out in the same order each run
+    return sorted(findings, key=lambda f: (f.file, f.line, f.code, f.message))
