@@ -8,8 +8,10 @@
     .venv/bin/python scripts/fuzz.py live --cases 5000 [--seed N]   (trees, across the builds)
     .venv/bin/python scripts/fuzz.py live-fix --cases 500 [--seed N]  (probed, fixed, probed)
 
-Prints one JSON line of figures (cases run, outcomes, slowest case). A failing case stops the
-run; hypothesis prints it shrunk, with the blob that reproduces it.
+Prints one JSON line of figures (cases run, outcomes, slowest case); with --progress N, the
+figures so far every N cases on stderr, so a run stopped from outside still says how far it
+got. A failing case stops the run; hypothesis prints it shrunk, with the blob that reproduces
+it.
 
 Cases run in chunks of --chunk (2,000): hypothesis keeps every case's choices for the length of
 one run (its data tree, which avoids repeats), about 50 KB a case here, so 20,000 linter cases in
@@ -50,6 +52,10 @@ def _settings(cases: int, derandomize: bool) -> settings:
 def _record(figures: Figures, kind: object, seconds: float) -> None:
     figures["outcomes"][str(kind)] += 1
     figures["slowest_s"] = max(figures["slowest_s"], round(seconds, 3))
+    every = figures.get("progress_every")
+    done = sum(figures["outcomes"].values())
+    if every and done % every == 0:  # a long run that is stopped still says how far it got
+        print(json.dumps({"cases_so_far": done, **figures}), file=sys.stderr, flush=True)
 
 
 def lint_runner(figures: Figures) -> Callable[..., None]:
@@ -174,8 +180,13 @@ def main() -> int:
         "--nginx-every", type=int, default=1, help="fix: run nginx -t on one case in N"
     )
     parser.add_argument("--chunk", type=int, default=2_000, help="cases per hypothesis run")
+    parser.add_argument(
+        "--progress", type=int, default=0, help="print the figures so far every N cases (stderr)"
+    )
     args = parser.parse_args()
     figures: Figures = {"outcomes": collections.Counter(), "slowest_s": 0.0, "syntax_errors": 0}
+    if args.progress:
+        figures["progress_every"] = args.progress
     if args.target in ("structure", "grammar"):
         figures.update(nginx=collections.Counter(), disagreements=0)
     if args.target in ("live", "live-fix"):
