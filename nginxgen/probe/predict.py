@@ -11,15 +11,14 @@ means the server is not running this config (not reloaded, another file, another
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-from nginxgen import knowledge
 from nginxgen.conf.config import Config
 from nginxgen.conf.effective import Effective
 from nginxgen.conf.load import Stmt
-from nginxgen.conf.per_name import Answer, Ignored, NameModel, tls_socket_for_port
-from nginxgen.records import record
+from nginxgen.conf.per_name import NameModel, tls_socket_for_port
+from nginxgen.probe import checks
+from nginxgen.probe.check import Prediction, expect
 from nginxgen.target import Target
 
 NOT_RUNNING = "the server does not do what this config says (not reloaded?)"
@@ -30,88 +29,15 @@ def model_for(config: Config, target: Target, port: int, sni: str | None) -> Nam
     return None if socket is None else NameModel(Effective(config, target), socket, sni)
 
 
-@record(frozen=True)
-class Prediction:
-    """One setting of one name: the model's answer, put in the probe's terms, beside what the
-    probe observed. `value` is None where the model predicts nothing."""
-
-    setting: str
-    answer: Answer
-    value: Any
-    ignored: tuple[tuple[Ignored, Any], ...]  # each ignored line with what it meant, in terms
-    seen: Any
-    page: str | None = None  # for HSTS: the response it is about
-
-
-def predictions(model: NameModel, observed: dict[str, Any]) -> list[Prediction]:
-    """The model's answer for every setting the probe observed for this name."""
-    from nginxgen.probe.hello import TLS12_SUITES, TLS13_SUITES
-    from nginxgen.probe.session import MISSING_PAGE
-
-    out: list[Prediction] = []
-
-    def add(
-        answer: Answer,
-        seen: Any,
-        terms: Callable[[Any], Any] = lambda v: v,
-        page: str | None = None,
-    ) -> None:
-        def put(value: Any) -> Any:
-            return None if value is None else terms(value)
-
-        ignored = tuple((i, put(i.meant)) for i in answer.ignored)
-        out.append(Prediction(answer.key, answer, put(answer.value), ignored, seen, page))
-
+def predictions(model: NameModel, found: dict[str, Any]) -> list[Prediction]:
+    """The model's answer for every setting the probe observed for this name: whether the
+    handshake is refused, then each check's (nginxgen/probe/checks/) where it is not."""
     refused = model.refused()
-    add(refused, not any(observed["protocols"].values()))
+    out = [expect(refused, not any(found["protocols"].values()))]
     if refused.value:
         return out
-    # TLS 1.2 groups are probed each offered first: with the server's order winning, the
-    # server's first group is what every probe sees, so they say nothing about the rest
-    server_order_tls12 = observed.get("groups_via") == "TLSv1.2" and bool(
-        (observed.get("tls12") or {}).get("server_order")
-    )
-    if observed.get("groups") is not None and not server_order_tls12:
-        probed = list(observed["groups"])
-        add(
-            model.groups(),
-            {g for g, ok in observed["groups"].items() if ok},
-            lambda ids: {p for p in probed if (g := knowledge.find_group(p)) and g.id in ids},
-        )
-    add(model.protocols(), {v for v, ok in observed["protocols"].items() if ok}, set)
-    resumed = observed.get("resumption_by") or {}
-    if resumed.get("TLSv1.2 session id") is not None:
-        add(model.session_id_resumption(), resumed["TLSv1.2 session id"])
-    if resumed.get("TLSv1.3") is not None:
-        add(model.tls13_resumption(), resumed["TLSv1.3"])
-    if observed.get("early_data") is not None:
-        add(model.early_data(), observed["early_data"]["offered"])
-    if observed.get("tls13") and "accepted" in observed["tls13"]:
-        probed13 = set(TLS13_SUITES.values())
-        add(model.tls13_suites(), set(observed["tls13"]["accepted"]), lambda v: v & probed13)
-    if observed.get("tls12") and "accepted" in observed["tls12"]:
-        probed12 = set(TLS12_SUITES.values())
-        add(model.tls12_suites(), set(observed["tls12"]["accepted"]), lambda v: v & probed12)
-    certificate = observed.get("certificate") or {}
-    if certificate.get("sha256"):
-        sent = f"{certificate.get('subject')} (sha256 {certificate['sha256']})"
-        # equal when the leaf sent is one of the files', else the files it should have been
-        sha = certificate["sha256"]
-        add(model.certificates(), sent, lambda v: sent if sha in v else sorted(v.values()))
-    if certificate.get("ocsp_stapled") is not None:
-        add(model.stapling(), certificate["ocsp_stapled"])
-    if observed.get("alpn") is not None:
-        add(model.alpn(), observed["alpn"])
-    hsts = observed.get("hsts")
-    if hsts is not None:
-        for page, uri, status_key, header_key in (
-            ("/", "/", "root_status", "root"),
-            ("a 404", MISSING_PAGE, "not_found_status", "not_found"),
-        ):
-            status = hsts.get(status_key)
-            if status is not None:  # no response: nothing to compare
-                seen = hsts.get(header_key) is not None
-                add(model.hsts(uri, status), seen, page=f"{page} (status {status})")
+    for check in checks.CHECKS:
+        out.extend(check.predict(model, found))
     return out
 
 

@@ -1,5 +1,5 @@
-"""The parts of a probe that need a whole handshake and a request: ALPN, resumption, HSTS, and
-the certificate (with this Python's own TLS library, which needs no ML-KEM for them).
+"""Whole handshakes and requests with this Python's own TLS library (which needs no ML-KEM for
+them), for the checks that need them: ALPN, resumption, HSTS and the certificate.
 
 Certificates are not verified here: the probe reports what the server sends (chain order,
 intermediates, key, expiry, names, an OCSP staple) so that a broken chain shows rather than
@@ -12,13 +12,10 @@ import datetime
 import ssl
 from typing import Any
 
-from nginxgen.probe.hello import connect, tls12_flight
-from nginxgen.probe.tls13_flight import tls13_flight
-
-MISSING_PAGE = "/nginxgen-probe-404"  # asked for HSTS on a page the site most likely lacks
+from nginxgen.probe.hello import connect
 
 
-def _context(alpn: list[str] | None = None) -> ssl.SSLContext:
+def client_context(alpn: list[str] | None = None) -> ssl.SSLContext:
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
     context.check_hostname = False
     context.verify_mode = ssl.CERT_NONE
@@ -27,7 +24,7 @@ def _context(alpn: list[str] | None = None) -> ssl.SSLContext:
     return context
 
 
-def _connect(
+def connect_tls(
     address: tuple[str, int],
     sni: str | None,
     context: ssl.SSLContext,
@@ -54,10 +51,10 @@ def _get(tls: ssl.SSLSocket, host: str, method: str, path: str) -> None:
     tls.sendall(f"{method} {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode())
 
 
-def _request(
+def request(
     address: tuple[str, int], sni: str | None, path: str, timeout: float
 ) -> tuple[int | None, dict[str, str]]:
-    with _connect(address, sni, _context(), timeout) as tls:
+    with connect_tls(address, sni, client_context(), timeout) as tls:
         _get(tls, _host(address, sni), "GET", path)
         data = b""
         while b"\r\n\r\n" not in data and len(data) < 65536:
@@ -85,13 +82,13 @@ def _resumes(
     """Whether a second connection of this protocol version resumes the first one's session;
     without `tickets`, the client asks for no ticket (TLS 1.2: the session ID is all there is to
     resume with)."""
-    context = _context()
+    context = client_context()
     context.minimum_version = context.maximum_version = version
     if not tickets:
         context.options |= ssl.OP_NO_TICKET
     session = None
     for _ in range(2):
-        with _connect(address, sni, context, timeout, session) as tls:
+        with connect_tls(address, sni, context, timeout, session) as tls:
             if session is not None:
                 return bool(tls.session_reused)
             # TLS 1.3 tickets come after the handshake: a request makes the server send them
@@ -120,7 +117,7 @@ def resumption_by_kind(
     }
 
 
-def _certificate(der: bytes, sni: str | None) -> dict[str, Any]:
+def certificate_facts(der: bytes, sni: str | None) -> dict[str, Any]:
     from cryptography import x509
     from cryptography.hazmat.primitives import hashes
     from cryptography.hazmat.primitives.asymmetric import ec, rsa
@@ -157,49 +154,3 @@ def covers(names: list[str], sni: str) -> bool:
         if name == sni or (name.startswith("*.") and sni.split(".", 1)[-1] == name[2:]):
             return True
     return False
-
-
-def session_facts(
-    address: tuple[str, int], sni: str | None, timeout: float, protocols: dict[str, bool | None]
-) -> dict[str, Any]:
-    from cryptography import x509
-
-    out: dict[str, Any] = {}
-    with _connect(address, sni, _context(["h2", "http/1.1"]), timeout) as tls:
-        out["alpn"] = tls.selected_alpn_protocol()
-        leaf = tls.getpeercert(binary_form=True)
-    # the chain as sent: decrypted from a TLS 1.3 handshake, else read from TLS 1.2's clear one
-    tls13 = tls13_flight(address, sni, timeout, _context()) if protocols.get("TLSv1.3") else None
-    flight = tls13 or (tls12_flight(address, sni, timeout) if protocols.get("TLSv1.2") else None)
-    out["early_data"] = (
-        {"offered": tls13.max_early_data is not None, "max_early_data": tls13.max_early_data}
-        if tls13 is not None
-        else None
-    )
-    certificate: dict[str, Any] = _certificate(leaf, sni) if leaf else {}
-    if flight is not None and flight.chain:
-        certs = [x509.load_der_x509_certificate(d) for d in flight.chain]
-        certificate["chain_length"] = len(certs)
-        certificate["leaf_first"] = flight.chain[0] == leaf
-        certificate["in_order"] = all(
-            certs[i].issuer == certs[i + 1].subject for i in range(len(certs) - 1)
-        )
-        certificate["intermediates"] = len(certs) > 1
-        certificate["ocsp_stapled"] = flight.stapled
-        certificate["chain_from"] = "TLSv1.3" if flight is tls13 else "TLSv1.2"
-    else:
-        certificate.update(chain_length=None, leaf_first=None, in_order=None,
-                           intermediates=None, ocsp_stapled=None, chain_from=None)  # fmt: skip
-    out["certificate"] = certificate
-    by = out["resumption_by"] = resumption_by_kind(address, sni, timeout, protocols)
-    # what a client that takes the newest version gets: the same handshakes, not made again
-    out["resumption"] = by["TLSv1.3"] if by["TLSv1.3"] is not None else by["TLSv1.2 ticket"]
-    status, headers = _request(address, sni, "/", timeout)
-    missing, missing_headers = _request(address, sni, MISSING_PAGE, timeout)
-    out["hsts"] = {
-        "root": headers.get("strict-transport-security"),
-        "root_status": status,
-        "not_found": missing_headers.get("strict-transport-security"),
-        "not_found_status": missing,
-    }
-    return out

@@ -1,0 +1,143 @@
+"""What a probe check is, and what every check works with.
+
+A check is one module of nginxgen/probe/checks/, listed in `CHECKS` there in the order the checks
+run. It has:
+
+- `KEYS`: the keys of the probe's JSON it fills, each with its value where the check does not run;
+- `runs(found)`: whether it applies to a name, from what the checks before it found;
+- `observe(probe)`: what it sends to the server and what it reads back, as the values of its KEYS;
+- `predict(model, found)`: what the config model (nginxgen/conf/per_name.py) says about what it
+  observed, each answer beside the observation, in the probe's terms;
+- `text(found)`: its lines of the text report.
+
+Adding a check is adding a module and naming it in `CHECKS`; the runner (probe/run.py) and the
+comparison (probe/predict.py) only iterate over them.
+"""
+
+from __future__ import annotations
+
+import ssl
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import cached_property
+from typing import Any, Protocol
+
+from nginxgen.conf.per_name import Answer, Ignored, NameModel
+from nginxgen.probe.hello import Answer as Hello
+from nginxgen.probe.hello import Flight, ask, tls12_flight
+from nginxgen.probe.session import client_context, connect_tls
+from nginxgen.probe.tls13_flight import Tls13Flight, tls13_flight
+from nginxgen.records import record
+
+Found = Mapping[str, Any]  # what the checks found for one name, by JSON key
+
+
+@record(frozen=True)
+class Prediction:
+    """One setting of one name: the model's answer, put in the probe's terms, beside what the
+    probe observed. `value` is None where the model predicts nothing."""
+
+    setting: str
+    answer: Answer
+    value: Any
+    ignored: tuple[tuple[Ignored, Any], ...]  # each ignored line with what it meant, in terms
+    seen: Any
+    page: str | None = None  # for HSTS: the response it is about
+
+
+def expect(
+    answer: Answer, seen: Any, terms: Callable[[Any], Any] = lambda v: v, page: str | None = None
+) -> Prediction:
+    """The model's `answer` (and each line it ignores) in the probe's `terms`, beside `seen`."""
+
+    def put(value: Any) -> Any:
+        return None if value is None else terms(value)
+
+    ignored = tuple((i, put(i.meant)) for i in answer.ignored)
+    return Prediction(answer.key, answer, put(answer.value), ignored, seen, page)
+
+
+def expect_suites(
+    answer: Callable[[], Answer], observed: Mapping[str, Any] | None, probed: Iterable[str]
+) -> list[Prediction]:
+    """The suites the model says are taken, among the `probed` ones, beside the ones the probe
+    saw `accepted` (nothing where that version was not probed)."""
+    if not observed or "accepted" not in observed:
+        return []
+    asked = frozenset(probed)
+    return [expect(answer(), set(observed["accepted"]), lambda v: v & asked)]
+
+
+class NameProbe:
+    """One name being probed: where, what the checks so far found, what was inconclusive or
+    broken for clients, and the full handshakes several checks read (each made once)."""
+
+    def __init__(self, address: tuple[str, int], sni: str | None, timeout: float) -> None:
+        self.address = address
+        self.sni = sni
+        self.timeout = timeout
+        self.found: dict[str, Any] = {"sni": sni}
+        self.inconclusive: list[str] = []
+        self.problems: list[str] = []  # what breaks clients, whatever the config says
+
+    def hello(
+        self, version: str, groups: Sequence[str], shares: Sequence[str] = (), **kw: Any
+    ) -> Hello:
+        """The server's first answer to one ClientHello of the probe's own."""
+        return ask(self.address, self.sni, version, groups, shares, timeout=self.timeout, **kw)
+
+    def verdict(self, check: str, answer: Hello, ok: bool) -> bool | None:
+        """A timeout or a reset is neither yes nor no: None, and listed."""
+        if answer.inconclusive:
+            self.inconclusive.append(f"{check}: {answer.alert}")
+            return None
+        return ok
+
+    def offers(self, version: str) -> bool:
+        return bool(self.found["protocols"].get(version))
+
+    @cached_property
+    def handshake(self) -> tuple[str | None, bytes | None]:
+        """(the ALPN protocol chosen, the leaf as DER) of one full handshake by this Python's
+        TLS library, offering h2 and http/1.1."""
+        context = client_context(["h2", "http/1.1"])
+        with connect_tls(self.address, self.sni, context, self.timeout) as tls:
+            return tls.selected_alpn_protocol(), tls.getpeercert(binary_form=True)
+
+    @cached_property
+    def tls13_flight(self) -> Tls13Flight | None:
+        """The server's TLS 1.3 flight, decrypted (None: TLS 1.3 is off or it cannot be read)."""
+        if not self.offers("TLSv1.3"):
+            return None
+        return tls13_flight(self.address, self.sni, self.timeout, client_context())
+
+    @cached_property
+    def flight(self) -> Tls13Flight | Flight | None:
+        """The chain as sent: from TLS 1.3's decrypted flight, else from TLS 1.2's clear one."""
+        if self.tls13_flight is not None:
+            return self.tls13_flight
+        if self.offers("TLSv1.2"):
+            return tls12_flight(self.address, self.sni, self.timeout)
+        return None
+
+
+class Check(Protocol):
+    """A module of nginxgen/probe/checks/ (see this module's docstring)."""
+
+    KEYS: Mapping[str, Any]
+
+    def runs(self, found: Found) -> bool: ...
+
+    def observe(self, probe: NameProbe) -> dict[str, Any]: ...
+
+    def predict(self, model: NameModel, found: Found) -> list[Prediction]: ...
+
+    def text(self, found: Found) -> list[str]: ...
+
+
+def offers_tls(found: Found) -> bool:
+    """Whether the name has a TLS version the full-handshake checks can use."""
+    protocols = found["protocols"]
+    return bool(protocols.get("TLSv1.2") or protocols.get("TLSv1.3"))
+
+
+HANDSHAKE_ERRORS = (OSError, ssl.SSLError)

@@ -1,0 +1,57 @@
+"""HSTS: the Strict-Transport-Security header of a response to `/` and to a page the site most
+likely lacks, with their statuses. The model: the add_header lines of the level that answers
+that URI (levels replace, never merge), judged for the status the server gave (without
+`always`, add_header serves only some statuses)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from nginxgen.conf.per_name import STS, NameModel
+from nginxgen.probe.check import Found, NameProbe, Prediction, expect, offers_tls
+from nginxgen.probe.session import request
+
+KEYS: Mapping[str, Any] = {"hsts": None}
+MISSING_PAGE = "/nginxgen-probe-404"
+
+PAGES = (  # (the page's label, its URI, its status key, its header key)
+    ("/", "/", "root_status", "root"),
+    ("a 404", MISSING_PAGE, "not_found_status", "not_found"),
+)
+
+
+def runs(found: Found) -> bool:
+    return offers_tls(found)
+
+
+def observe(probe: NameProbe) -> dict[str, Any]:
+    hsts: dict[str, Any] = {}
+    for _label, uri, status_key, header_key in PAGES:
+        status, headers = request(probe.address, probe.sni, uri, probe.timeout)
+        hsts[header_key] = headers.get(STS)
+        hsts[status_key] = status
+    return {"hsts": hsts}
+
+
+def predict(model: NameModel, found: Found) -> list[Prediction]:
+    hsts = found.get("hsts")
+    out: list[Prediction] = []
+    if hsts is None:
+        return out
+    for label, uri, status_key, header_key in PAGES:
+        status = hsts.get(status_key)
+        if status is not None:  # no response: nothing to compare
+            seen = hsts.get(header_key) is not None
+            out.append(expect(model.hsts(uri, status), seen, page=f"{label} (status {status})"))
+    return out
+
+
+def text(found: Found) -> list[str]:
+    hsts = found.get("hsts")
+    if not hsts:
+        return []
+    return [
+        f"  HSTS on / ({hsts['root_status']}): {hsts['root'] or 'none'}, "
+        f"on a {hsts['not_found_status']}: {hsts['not_found'] or 'none'}"
+    ]

@@ -1,0 +1,102 @@
+"""A probe check has one home (issue 24): a module of nginxgen/probe/checks/ says what it sends,
+what it reads and what the config model predicts for it, and the runner, the comparison and
+the text report take it from `CHECKS` alone."""
+
+from __future__ import annotations
+
+import pkgutil
+from collections.abc import Mapping
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from nginxgen.conf.config import build
+from nginxgen.conf.load import load_path
+from nginxgen.conf.per_name import Answer
+from nginxgen.probe import checks
+from nginxgen.probe.check import Found, NameProbe, Prediction, expect
+from nginxgen.probe.predict import compare
+from nginxgen.probe.run import probe_name, text_report
+from nginxgen.target import resolve
+
+
+def test_every_module_of_the_folder_is_a_listed_check() -> None:
+    listed = {check.__name__.rsplit(".", 1)[-1] for check in checks.CHECKS}  # type: ignore[attr-defined]
+    found = {m.name for m in pkgutil.iter_modules(checks.__path__)}
+    assert listed == found
+    for check in checks.CHECKS:
+        assert check.__doc__, f"{check} says what it sends, reads and predicts"
+        for part in ("KEYS", "runs", "observe", "predict", "text"):
+            assert hasattr(check, part), (check, part)
+
+
+def test_no_two_checks_fill_the_same_key() -> None:
+    keys = [key for check in checks.CHECKS for key in check.KEYS]
+    assert len(keys) == len(set(keys))
+
+
+def _toy_check() -> ModuleType:
+    """What adding a check takes: one module (here made on the spot, sending nothing)."""
+    toy = ModuleType("toy")
+    toy.KEYS = {"toy": None}  # type: ignore[attr-defined]
+
+    def runs(found: Found) -> bool:
+        return True
+
+    def observe(probe: NameProbe) -> dict[str, Any]:
+        return {"toy": f"seen for {probe.sni}"}
+
+    def predict(model: Any, found: Found) -> list[Prediction]:
+        said = Answer("toy_directive", "what the config says", None)
+        return [expect(said, found["toy"])]
+
+    def text(found: Mapping[str, Any]) -> list[str]:
+        return [f"  toy: {found['toy']}"]
+
+    for function in (runs, observe, predict, text):
+        setattr(toy, function.__name__, function)
+    return toy
+
+
+def test_a_new_check_is_one_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "nginx.conf").write_text(
+        "events {}\nhttp {\n  server {\n    listen 127.0.0.1:8443 ssl;\n"
+        "    server_name a.example;\n  }\n}\n"
+    )
+    model = build(load_path(str(tmp_path / "nginx.conf")))
+    monkeypatch.setattr(checks, "CHECKS", (_toy_check(),))
+
+    found = probe_name(("127.0.0.1", 9), "a.example", 1.0)  # the toy sends nothing
+    assert found["toy"] == "seen for a.example"
+    assert found["connections"] == 0
+
+    found["protocols"] = {"TLSv1.3": True}  # what the protocols check would have found
+    mismatches, said = compare(model, resolve("1.26.3", "openssl-3.5"), 8443, found)
+    toy = [s for s in said if s["setting"] == "toy_directive"]
+    assert toy and toy[0]["value"] == "what the config says"
+    assert toy[0]["observed"] == "seen for a.example"
+    assert [m["setting"] for m in mismatches] == ["toy_directive"]
+
+    found["mismatches"] = mismatches
+    report = text_report([found])
+    assert "  toy: seen for a.example" in report
+    assert "MISMATCH" in report and "toy_directive" in report
+
+
+def test_a_check_after_a_failed_handshake_keeps_its_not_run_value(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    broken = _toy_check()
+
+    def observe(probe: NameProbe) -> dict[str, Any]:
+        raise ConnectionResetError("reset by peer")
+
+    broken.observe = observe  # type: ignore[attr-defined]
+    broken.KEYS = {"broken": "not run"}  # type: ignore[attr-defined]
+    monkeypatch.setattr(checks, "CHECKS", (broken, _toy_check()))
+    found = probe_name(("127.0.0.1", 9), None, 1.0)
+    assert found["broken"] == "not run"
+    assert found["toy"] is None  # after the failure: its KEYS, not run
+    assert found["error"].startswith("full handshake failed: reset by peer")
