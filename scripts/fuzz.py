@@ -7,6 +7,7 @@
     .venv/bin/python scripts/fuzz.py fix --cases 100000 [--seed N] [--nginx-every 1]
     .venv/bin/python scripts/fuzz.py live --cases 5000 [--seed N]   (trees, across the builds)
     .venv/bin/python scripts/fuzz.py live-fix --cases 500 [--seed N]  (probed, fixed, probed)
+    .venv/bin/python scripts/fuzz.py live-into --cases 500 [--seed N]  (probed, a site added, probed)
 
 Prints one JSON line of figures (cases run, outcomes, slowest case); with --progress N, the
 figures so far every N cases on stderr, so a run stopped from outside still says how far it
@@ -115,26 +116,45 @@ def oracle_runner(figures: Figures, kind: str) -> Callable[..., None]:
     return one
 
 
-def live_runner(figures: Figures, fix: bool = False) -> Callable[..., None]:
+EDITOR_FIGURE = {"fix": "moved_by_a_fix", "into": "changed_and_said_by_into"}
+
+
+def live_runner(figures: Figures, editor: str = "") -> Callable[..., None]:
     """Random multi-server trees served by the five builds in turn and probed per name with
-    probe --config (issue 25); with `fix`, probed again after lint --unsafe-fixes."""
+    probe --config (issue 25); with an `editor`, probed again after `lint --unsafe-fixes`
+    ("fix") or after `generate --into` with one of the presets ("into")."""
     import tempfile
 
     from tests.builds import BUILD_NAMES, SOURCE_BUILD_NAMES, load_builds
-    from tests.fuzzing.live import LiveTree, check_live, check_live_fix, live_trees
-
-    check = check_live_fix if fix else check_live
+    from tests.fuzzing.live import (
+        INTO_PRESETS,
+        LiveTree,
+        check_live,
+        check_live_fix,
+        check_live_into,
+        live_trees,
+    )
 
     found = load_builds()[0]
     builds = [found[name] for name in (*BUILD_NAMES, *SOURCE_BUILD_NAMES)]  # missing: KeyError
 
-    @given(tree=live_trees(), pick=st.integers(0, len(builds) - 1))
-    def one(tree: LiveTree, pick: int) -> None:
+    @given(
+        tree=live_trees(),
+        pick=st.integers(0, len(builds) - 1),
+        preset=st.sampled_from(INTO_PRESETS),
+    )
+    def one(tree: LiveTree, pick: int, preset: str) -> None:
         with tempfile.TemporaryDirectory() as folder:
-            outcome = check(tree, builds[pick], Path(folder))
-        _record(figures, f"{builds[pick].name}: {outcome.kind}", outcome.seconds)
+            if editor == "into":
+                outcome = check_live_into(tree, builds[pick], Path(folder), preset)
+            elif editor == "fix":
+                outcome = check_live_fix(tree, builds[pick], Path(folder))
+            else:
+                outcome = check_live(tree, builds[pick], Path(folder))
+        label = f"{builds[pick].name}{' ' + preset if editor == 'into' else ''}"
+        _record(figures, f"{label}: {outcome.kind}", outcome.seconds)
         figures["names_probed"] += outcome.names
-        figures["moved_by_a_fix" if fix else "explained_mismatches"] += outcome.mismatches
+        figures[EDITOR_FIGURE.get(editor, "explained_mismatches")] += outcome.mismatches
         figures["values_predicted_and_seen"] += outcome.predicted
         figures["values_not_predicted"] += outcome.unpredicted
 
@@ -171,7 +191,16 @@ def main() -> int:
     parser = argparse.ArgumentParser(description="long fuzz runs of the linter or generator")
     parser.add_argument(
         "target",
-        choices=("lint", "generate", "structure", "grammar", "fix", "live", "live-fix"),
+        choices=(
+            "lint",
+            "generate",
+            "structure",
+            "grammar",
+            "fix",
+            "live",
+            "live-fix",
+            "live-into",
+        ),
     )
     parser.add_argument("--cases", type=int, default=100_000)
     parser.add_argument("--seed", type=int, help="hypothesis seed (default: derandomized)")
@@ -189,10 +218,11 @@ def main() -> int:
         figures["progress_every"] = args.progress
     if args.target in ("structure", "grammar"):
         figures.update(nginx=collections.Counter(), disagreements=0)
-    if args.target in ("live", "live-fix"):
+    editor = args.target.removeprefix("live").removeprefix("-")
+    if args.target.startswith("live"):
         figures.update(
             names_probed=0,
-            **({"moved_by_a_fix": 0} if args.target == "live-fix" else {"explained_mismatches": 0}),
+            **{EDITOR_FIGURE.get(editor, "explained_mismatches"): 0},
             values_predicted_and_seen=0,
             values_not_predicted=0,
         )
@@ -204,8 +234,8 @@ def main() -> int:
             return oracle_runner(figures, args.target)
         if args.target == "fix":
             return fix_runner(figures, args.nginx_every)
-        if args.target in ("live", "live-fix"):
-            return live_runner(figures, fix=args.target == "live-fix")
+        if args.target.startswith("live"):
+            return live_runner(figures, editor)
         return generate_runner(figures, args.build)
 
     started = time.monotonic()

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 
+from nginxgen import knowledge
 from tests.builds import BUILD_NAMES, SOURCE_BUILD_NAMES, Build
 from tests.conftest import require_build
 from tests.fuzzing.live import (
@@ -20,12 +21,14 @@ from tests.fuzzing.live import (
     LiveTree,
     check_live,
     check_live_fix,
+    check_live_into,
     live_trees,
     server,
 )
 
 TREES = int(os.environ.get("NGINXGEN_LIVE_TREES", "12"))  # per build: 60 in all
 FIXED_TREES = int(os.environ.get("NGINXGEN_LIVE_FIXED_TREES", "4"))  # per build
+INTO_TREES = int(os.environ.get("NGINXGEN_LIVE_INTO_TREES", "2"))  # per build and preset
 
 
 def _sample(
@@ -59,6 +62,24 @@ def test_unsafe_fixes_then_the_server_does_what_the_lines_meant(
     """The editor on random trees (tests/fuzzing/live.py, check_live_fix): lint --unsafe-fixes,
     then the live server shows each moved setting in effect for the names it was written for."""
     _sample(require_build(provisioned, name), FIXED_TREES, check_live_fix)
+
+
+@pytest.mark.parametrize("preset", ["intermediate", "pq"])
+@pytest.mark.parametrize("name", [*BUILD_NAMES, *SOURCE_BUILD_NAMES])
+def test_generate_into_keeps_its_promises_and_says_what_else_changes(
+    provisioned: tuple[dict[str, Build], dict[str, str]], name: str, preset: str
+) -> None:
+    """The other editor on random trees (check_live_into): generate --into adds a site; the
+    live server gives its names the preset's protocols, h2 and HSTS, and every other name what
+    it got before except for settings the report names."""
+    build = require_build(provisioned, name)
+    if preset == "pq" and not knowledge.has(build.library, "mlkem_hybrid"):
+        preset = "modern"  # the pq preset is refused where the library has no ML-KEM
+
+    def into(tree: LiveTree, build: Build, folder: Path) -> LiveOutcome:
+        return check_live_into(tree, build, folder, preset)
+
+    _sample(build, INTO_TREES, into)
 
 
 def test_a_vhost_without_a_session_cache_under_a_default_with_one(

@@ -21,7 +21,7 @@ import json
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from hypothesis import strategies as st
@@ -255,6 +255,10 @@ class _Probed:
         field(default_factory=list)
     )
     seen: Seen = field(default_factory=dict)
+    # what the config model said, by (sni, port) and then (setting, page)
+    said: dict[tuple[str | None, int], dict[tuple[str, str | None], dict[str, object]]] = field(
+        default_factory=dict
+    )
 
 
 def _probe_all(written: Written, build: Build) -> _Probed:
@@ -279,6 +283,7 @@ def _probe_all(written: Written, build: Build) -> _Probed:
             for answer in json.loads(done.stdout):
                 where = (answer["sni"], port)
                 for said in answer["config"]:
+                    out.said.setdefault(where, {})[said["setting"], said.get("page")] = said
                     out.seen[answer["sni"], port, said["setting"], said.get("page")] = said[
                         "observed"
                     ]
@@ -352,6 +357,106 @@ def check_live_fix(tree: LiveTree, build: Build, folder: Path) -> LiveOutcome:
         "agreed", after.names, moved, time.monotonic() - started, after.predicted,
         after.unpredicted,
     )  # fmt: skip
+
+
+NEW_NAMES = ("new.test", "www.new.test")  # the site generate --into adds
+INTO_PRESETS = ("intermediate", "modern", "pq")
+ALPN_KEYS = ("http2", "listen")  # the model's key for ALPN: `http2 on`, or a listen's parameter
+STS_KEY = "add_header Strict-Transport-Security"
+# What else can change what a client observes for a setting (the probe's key): a report that
+# names one of these has said the observation may change.
+ALSO_CHANGES = {
+    "ssl_session_tickets": ("ssl_session_cache", "ssl_session_ticket_key", "ssl_ecdh_curve"),
+    "ssl_conf_command Ciphersuites": ("ssl_ciphers",),
+}
+
+
+def check_live_into(tree: LiveTree, build: Build, folder: Path, preset: str) -> LiveOutcome:
+    """`generate --into` on the same trees: probe, add a site with `preset` on the first
+    socket's address, then nginx -t, serve and probe again, new names included.
+
+    - nginx -t accepts the tree as --into leaves it, and the oracle above holds on it;
+    - the new names get what the preset promises: its protocols (those the library
+      negotiates), h2, HSTS on `/` and on the probe's missing page, and a group line in effect,
+      unless the report says a deciding line was kept (in a file another tool manages);
+    - every other name gets what it got before, except for settings the report names (a line
+      changed in place, the default server's line, the new http{}-level file): --into may
+      change those for every name of an address, and must say so.
+    """
+    from nginxgen.generate.models import TLSPolicy
+    from nginxgen.generate.presets import load_preset
+    from tests.live import nginx_check
+
+    started = time.monotonic()
+    written = write(tree, folder, build)
+    if nginx_check(build, written.conf).returncode != 0:
+        return LiveOutcome("refused by nginx -t", 0, 0, time.monotonic() - started)
+    before = _probe_all(written, build)
+    chain = CertificateFactory(folder / "new-certs", "ecdsa").leaf(
+        NEW_NAMES[0], "ecdsa", sans=NEW_NAMES[1:]
+    )
+    names = [arg for name in NEW_NAMES for arg in ("--domain", name)]
+    done = subprocess.run(
+        [sys.executable, "-m", "nginxgen", "generate", "--preset", preset, *names,
+         "--cert", str(chain.fullchain), "--key", str(chain.key),
+         "--listen", f"{written.hosts[0]}:{written.ports[0]}", "--http-listen", "none",
+         "--access-log", str(folder / "tls.log"), "--into", str(folder), *build.target_flags],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert "Traceback" not in done.stderr and "internal error" not in done.stderr, done.stderr
+    if done.returncode == 2:  # refused, with one line that says why
+        assert done.stderr.count("nginxgen: error:") == 1, done.stderr
+        return LiveOutcome("refused by generate --into", 0, 0, time.monotonic() - started)
+    assert done.returncode == 0, (done.stdout, done.stderr, _text(written))
+    report = done.stdout
+    checked = nginx_check(build, written.conf)
+    assert checked.returncode == 0, (checked.stderr, report, _text(written))
+    grown = tuple(
+        (*names_, *(NEW_NAMES if n == 0 else ())) for n, names_ in enumerate(written.names)
+    )
+    after = _probe_all(replace(written, names=grown), build)
+    port = written.ports[0]
+    policy = TLSPolicy.model_validate(load_preset(preset)["policy"])
+    promised = {p for p in policy.protocols if p in ("TLSv1.2", "TLSv1.3")}
+    kept = _kept(report)
+    for name in NEW_NAMES:
+        said = after.said[name, port]
+        if "ssl_protocols" not in kept:
+            assert after.seen[name, port, "ssl_protocols", None] == sorted(promised), (name, report)
+        groups = said.get(("ssl_ecdh_curve", None))
+        if groups is not None and "ssl_ecdh_curve" not in kept:
+            assert groups["file"] is not None, (name, said, report)  # a line, not the library's
+        alpn = [after.seen[k] for k in after.seen if k[:2] == (name, port) and k[2] in ALPN_KEYS]
+        assert alpn == ["h2"], (name, alpn, report)
+        hsts = [v for k, v in after.seen.items() if k[:3] == (name, port, STS_KEY)]
+        assert hsts == [True, True], (name, hsts, report)  # `/` and the missing page
+    changed = 0
+    for key, seen in before.seen.items():
+        if key not in after.seen or after.seen[key] == seen:
+            continue
+        sni, where, setting, _page = key
+        directive = "add_header" if setting.startswith("add_header") else setting
+        said_so = any(d in report for d in (directive, *ALSO_CHANGES.get(setting, ())))
+        protocols = (sni, where, "ssl_protocols", None)
+        by_protocols = before.seen.get(protocols) != after.seen.get(protocols)
+        assert said_so or (by_protocols and "ssl_protocols" in report), (
+            key, seen, after.seen[key], "changed for a name --into did not add, unsaid", report,
+            _text(written),
+        )  # fmt: skip
+        changed += 1
+    return LiveOutcome(
+        "agreed", after.names, changed, time.monotonic() - started, after.predicted,
+        after.unpredicted,
+    )  # fmt: skip
+
+
+def _kept(report: str) -> set[str]:
+    """The directives whose deciding line the report says was kept (another tool's file)."""
+    return {
+        line.split(": ", 1)[1].split()[0]
+        for line in report.splitlines()
+        if " kept (nginxgen would make it" in line and ": " in line
+    }
 
 
 def _all_refused(written: Written, build: Build, port: int, names: tuple[str, ...]) -> bool:
