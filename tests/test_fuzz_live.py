@@ -182,3 +182,19 @@ def test_tickets_off_in_a_vhost_under_a_default_with_them_on(
         reject=reject,
     )
     assert check_live(tree, require_build(provisioned, name), tmp_path).kind == "agreed"
+
+
+def test_into_leaves_http2_off_where_the_listen_would_give_it_to_every_server(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    """Found by check_live_into on nginx 1.22.1: the new site's `listen ... http2` turned
+    HTTP/2 on for the tree's two servers of that address, and the report did not say so."""
+    tree = LiveTree(
+        servers=(server(("ssl_protocols TLSv1.2 TLSv1.3;",)), server(())),
+        http=(),
+        ipv6=False,
+        defaults=(0,),
+        reject=False,
+    )
+    build = require_build(provisioned, "bookworm")
+    assert check_live_into(tree, build, tmp_path, "intermediate").kind == "agreed"

@@ -268,3 +268,37 @@ def test_root_names_another_main_file(
     assert "include nginxgen.d/*.conf;" in main.read_text()
     assert (stock.dir / "nginxgen.d" / "a.test.ssl.conf").is_file()
     assert nginx_t(build, main) == ""
+
+
+@pytest.mark.parametrize("address_has_http2", [False, True])
+def test_http2_by_listen_is_not_turned_on_for_the_other_servers(
+    tmp_path: Path, address_has_http2: bool
+) -> None:
+    """Before nginx 1.25.1 HTTP/2 is a listen parameter of the address: a new site's
+    `listen ... http2` would turn it on for the tree's servers there (found by the live
+    differential, tests/fuzzing/live.py check_live_into, on nginx 1.22.1). It is left off, and
+    said, unless the address has it already."""
+    certs = CertificateFactory(tmp_path / "certs")
+    old, new = certs.leaf("old.test"), certs.leaf("new.test")
+    flag = " http2" if address_has_http2 else ""
+    main = tmp_path / "nginx.conf"
+    main.write_text(
+        "events {}\nhttp {\n    server {\n"
+        f"        listen 127.0.0.1:8443 ssl{flag};\n        server_name old.test;\n"
+        f"        ssl_certificate {old.fullchain};\n        ssl_certificate_key {old.key};\n"
+        "    }\n}\n"
+    )
+    done = nginxgen(
+        "generate", "--preset", "intermediate", "--nginx-version", "1.22.1",
+        "--tls-library", "openssl-3.0", "--domain", "new.test", "--cert", str(new.fullchain),
+        "--key", str(new.key), "--listen", "127.0.0.1:8443", "--http-listen", "none",
+        "--access-log", "off", "--into", str(tmp_path),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    site = (tmp_path / "nginxgen.d" / "new.test.ssl.conf").read_text()
+    listens = re.findall(r"^\s*listen (.*);", site, re.M)
+    assert listens == [f"127.0.0.1:8443 ssl{flag}"], site
+    said = "http2 left off on 127.0.0.1:8443" in done.stdout
+    assert said != address_has_http2, done.stdout
+    if said:
+        assert "server old.test" in done.stdout

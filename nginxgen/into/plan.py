@@ -16,13 +16,14 @@ from dataclasses import dataclass, field, replace
 
 from nginxgen import knowledge
 from nginxgen.conf.config import Config, Server, build, listen_socket
+from nginxgen.conf.effective import server_label
 from nginxgen.conf.load import Loaded, Stmt, load_valid, walk
 from nginxgen.edit import edits
 from nginxgen.edit.source import Source, Statement
 from nginxgen.edit.tree import TreeSources
 from nginxgen.errors import NginxgenError
 from nginxgen.generate.models import GeneratorConfig
-from nginxgen.generate.plan import Listen, Plan, default_access_log_path, make_plan
+from nginxgen.generate.plan import Listen, Plan, SitePlan, default_access_log_path, make_plan
 from nginxgen.generate.render import DEFAULT_FILE, TLS_FILE, render, site_file
 from nginxgen.into.layout import Place, find_place
 from nginxgen.target import Target
@@ -321,8 +322,12 @@ class _Planner:
 
     def sites(self, default_listens: list[Listen]) -> None:
         self.check_names()
-        for site, paths in zip(self.generator.sites, self.site_paths, strict=True):
-            text = self.rendered[site_file(site.name)]
+        sites = [self.http2_by_listen(site, paths[0]) for site, paths in
+                 zip(self.generator.sites, self.site_paths, strict=True)]  # fmt: skip
+        changed = sites != self.generator.sites
+        rendered = render(replace(self.generator, sites=sites)) if changed else self.rendered
+        for site, paths in zip(sites, self.site_paths, strict=True):
+            text = rendered[site_file(site.name)]
             text += self.redirect(site.domains, self.generator.redirect_listens)
             self._new_file(*paths, text=text, what=f"the site {site.name}")
         if default_listens:
@@ -334,6 +339,34 @@ class _Planner:
                 text=text,
                 what=f"the default server of {sockets} (no server listened there)",
             )
+
+    def http2_by_listen(self, site: SitePlan, file: str) -> SitePlan:
+        """Before nginx 1.25.1 HTTP/2 is a listen parameter, and it belongs to the address: one
+        `listen ... http2` turns it on for every server there (nginx CHANGES 1.25.1, which
+        brought the per-server `http2` directive). Where the tree's servers of an address
+        all speak HTTP/1.1 today, the new site's listen there goes without it, and the report
+        says so: adding a site does not change the protocol of the others behind their back."""
+        listens = []
+        for listen in site.listens:
+            socket = listen_socket(listen.args)
+            servers = self.servers(socket)
+            by_address = [
+                lst for s in servers for lst in s.listens if lst.socket == socket and lst.http2
+            ]
+            if "http2" in listen.args[1:] and servers and not by_address:
+                listen = Listen([arg for arg in listen.args if arg != "http2"])
+                names = ", ".join(server_label(s) for s in servers)
+                self.plan.steps.append(
+                    Step(
+                        file,
+                        f"http2 left off on {socket}",
+                        f"nginx {self.target.nginx} takes HTTP/2 only as `listen ... http2`, "
+                        f"which would turn it on for every server of {socket} ({names}); add "
+                        "it to one of their listens to give the whole address HTTP/2",
+                    )
+                )
+            listens.append(listen)
+        return replace(site, listens=listens)
 
     def redirect(self, domains: list[str], listens: list[Listen]) -> str:
         """Plain HTTP for the site's names: a 308 to HTTPS. It takes the default of a port only
