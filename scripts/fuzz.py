@@ -125,18 +125,28 @@ def live_runner(figures: Figures, editor: str = "") -> Callable[..., None]:
     ("fix") or after `generate --into` with one of the presets ("into")."""
     import tempfile
 
-    from tests.builds import BUILD_NAMES, SOURCE_BUILD_NAMES, load_builds
+    from tests.builds import BUILD_NAMES, SOURCE_BUILD_NAMES, Build, load_builds
     from tests.fuzzing.live import (
         INTO_PRESETS,
+        LiveOutcome,
         LiveTree,
         check_live,
         check_live_fix,
         check_live_into,
         live_trees,
     )
+    from tests.live import PortTaken
 
     found = load_builds()[0]
     builds = [found[name] for name in (*BUILD_NAMES, *SOURCE_BUILD_NAMES)]  # missing: KeyError
+
+    def check(tree: LiveTree, build: Build, preset: str) -> LiveOutcome:
+        with tempfile.TemporaryDirectory() as folder:
+            if editor == "into":
+                return check_live_into(tree, build, Path(folder), preset)
+            if editor == "fix":
+                return check_live_fix(tree, build, Path(folder))
+            return check_live(tree, build, Path(folder))
 
     @given(
         tree=live_trees(),
@@ -144,19 +154,23 @@ def live_runner(figures: Figures, editor: str = "") -> Callable[..., None]:
         preset=st.sampled_from(INTO_PRESETS),
     )
     def one(tree: LiveTree, pick: int, preset: str) -> None:
-        with tempfile.TemporaryDirectory() as folder:
-            if editor == "into":
-                outcome = check_live_into(tree, builds[pick], Path(folder), preset)
-            elif editor == "fix":
-                outcome = check_live_fix(tree, builds[pick], Path(folder))
-            else:
-                outcome = check_live(tree, builds[pick], Path(folder))
+        for retry in range(3):
+            # runs in parallel draw free ports independently: one may take another's port
+            # before its nginx binds it; the tree is written again on fresh ports
+            try:
+                outcome = check(tree, builds[pick], preset)
+                break
+            except PortTaken:
+                figures["retried_on_a_taken_port"] += 1
+                if retry == 2:
+                    raise
         label = f"{builds[pick].name}{' ' + preset if editor == 'into' else ''}"
         _record(figures, f"{label}: {outcome.kind}", outcome.seconds)
         figures["names_probed"] += outcome.names
         figures[EDITOR_FIGURE.get(editor, "explained_mismatches")] += outcome.mismatches
         figures["values_predicted_and_seen"] += outcome.predicted
-        figures["values_not_predicted"] += outcome.unpredicted
+        figures["values_not_predicted"] += outcome.unpredicted.total()
+        figures["not_predicted_by_setting"].update(outcome.unpredicted)
 
     return one
 
@@ -225,6 +239,8 @@ def main() -> int:
             **{EDITOR_FIGURE.get(editor, "explained_mismatches"): 0},
             values_predicted_and_seen=0,
             values_not_predicted=0,
+            not_predicted_by_setting=collections.Counter(),
+            retried_on_a_taken_port=0,
         )
 
     def runner() -> Callable[..., None]:  # a fresh @given test for each hypothesis run

@@ -93,6 +93,38 @@ def nginx_check(build: Build, conf: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+class PortTaken(RuntimeError):
+    """Another process took a port between `free_port()` and nginx's bind (parallel runs)."""
+
+
+def _listening_sockets(port: int) -> set[str]:
+    """Inodes of the TCP sockets listening on `port` (any address), from /proc/net."""
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for row in Path(table).read_text().splitlines()[1:]:
+            fields = row.split()
+            if fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:  # LISTEN
+                inodes.add(fields[9])
+    return inodes
+
+
+def listens(pid: int, port: int) -> bool:
+    """Whether process `pid` holds a socket listening on `port`. A connection that succeeds
+    proves only that somebody listens there: another run's nginx may, on a port this one
+    failed to bind (then probing it would ask the wrong server)."""
+    inodes = _listening_sockets(port)
+    if not inodes:
+        return False
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            link = os.readlink(fd)
+        except OSError:  # closed meanwhile
+            continue
+        if link.startswith("socket:[") and link[8:-1] in inodes:
+            return True
+    return False
+
+
 class Server:
     """A running nginx master (foreground), stopped by its pid on exit."""
 
@@ -114,6 +146,7 @@ class Server:
         if not re.search(r"^\s*pid\s", text, re.M):
             directives += f"pid {self.conf.parent}/nginx.pid; "
         directives += "error_log error.log info;"
+        logged_before = len(self.error_log)  # a prefix started before appends to its log
         self.process = subprocess.Popen(
             nginx_argv(self.build, self.conf, "-g", directives),
             stdout=subprocess.DEVNULL,
@@ -124,14 +157,18 @@ class Server:
         waiting = list(self.ports)
         while waiting:
             if self.process.poll() is not None:
-                raise RuntimeError(f"nginx exited at start:\n{self.error_log[-2000:]}")
+                log = self.error_log[logged_before:]
+                error = f"nginx exited at start:\n{log[-2000:]}"
+                raise PortTaken(error) if "Address already in use" in log else RuntimeError(error)
             if time.monotonic() > deadline:
                 self.stop()
                 raise RuntimeError(f"nginx did not listen on {waiting} in {START_TIMEOUT}s")
-            try:
-                socket.create_connection(("127.0.0.1", waiting[0]), timeout=1).close()
+            if listens(self.process.pid, waiting[0]):
                 waiting.pop(0)
-            except OSError:
+            elif "Address already in use" in self.error_log[logged_before:]:  # nginx retries
+                self.stop()
+                raise PortTaken(f"a port of {self.ports} is another process's:\n{self.error_log}")
+            else:
                 time.sleep(0.05)
         return self
 

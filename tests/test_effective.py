@@ -1,5 +1,6 @@
 """The effective answers of nginxgen/conf/effective.py that need no live server: which location
-answers a URI and which add_header lines a response carries."""
+answers a URI, which add_header lines a response carries, whether the workers share ticket keys;
+and the library's default groups the per-name model falls back on."""
 
 from __future__ import annotations
 
@@ -7,9 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from nginxgen import knowledge
 from nginxgen.conf.config import build
-from nginxgen.conf.effective import header_sent, headers_for, locations_for
+from nginxgen.conf.effective import Effective, header_sent, headers_for, locations_for
 from nginxgen.conf.load import load_path
+from nginxgen.target import resolve
 
 SERVER = """events {{}}
 http {{
@@ -60,3 +63,54 @@ def test_without_always_only_some_statuses(tmp_path: Path) -> None:
     assert [s for s in (200, 204, 301, 308, 400, 404, 500) if header_sent(line, s)] == [
         200, 204, 301, 308,
     ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("main", "library", "shared"),
+    [
+        ("", "boringssl", True),  # nginx's default: one worker
+        ("worker_processes 1;", "aws-lc-5.12.0", True),
+        ("worker_processes auto;", "boringssl", False),  # each worker makes its own keys
+        ("worker_processes 4;", "aws-lc-5.12.0", False),
+        ("worker_processes 4;", "openssl-3.0.22", True),  # made in the master, before the fork
+        ("worker_processes 4;", "openssl-3.5.9", True),
+    ],
+)
+def test_workers_share_ticket_keys(tmp_path: Path, main: str, library: str, shared: bool) -> None:
+    path = tmp_path / "nginx.conf"
+    path.write_text(main + "\n" + SERVER.format(locations=""))
+    config = build(load_path(str(path)))
+    effective = Effective(config, resolve("1.26.3", library))
+    assert effective.ticket_keys_shared(config.servers[0]) is shared
+    assert not effective.ticket_keys_managed(config.servers[0])  # so NGX602 still warns
+
+
+def test_ticket_keys_in_a_shared_cache_are_shared_by_any_library(tmp_path: Path) -> None:
+    path = tmp_path / "nginx.conf"
+    text = SERVER.format(locations="ssl_session_cache shared:S:1m;")
+    path.write_text("worker_processes 4;\n" + text)
+    config = build(load_path(str(path)))
+    assert Effective(config, resolve("1.26.3", "boringssl")).ticket_keys_shared(config.servers[0])
+    assert not Effective(config, resolve("1.22.1", "boringssl")).ticket_keys_shared(
+        config.servers[0]
+    )  # nginx keeps the keys in the cache from 1.23.2
+
+
+@pytest.mark.parametrize(
+    ("library", "groups"),
+    [
+        ("openssl-3.0.22", {"x25519", "secp256r1", "x448", "secp521r1", "secp384r1"}),
+        ("openssl-3.5.9", {"X25519MLKEM768", "x25519", "secp256r1", "x448", "secp384r1"}),
+        ("aws-lc-5.12.0", {"X25519MLKEM768", "SecP384r1MLKEM1024", "x25519", "secp384r1"}),
+        ("openssl-1.1.1", None),  # before the first entry: not known
+        ("boringssl", None),  # no version: the default changed over the releases
+        ("libressl-4.3.0", None),  # not checked on a build
+    ],
+)
+def test_the_librarys_default_groups(library: str, groups: set[str] | None) -> None:
+    found = knowledge.default_groups(resolve("1.26.3", library).library)
+    if groups is None:
+        assert found is None
+    else:
+        assert found is not None and groups <= found
+        assert ("ffdhe4096" in found) == library.startswith("openssl-3.0")  # dropped in 3.5

@@ -5,6 +5,7 @@ scripts/fuzz.py live runs it for as many trees as asked."""
 from __future__ import annotations
 
 import os
+import socket
 import tempfile
 from collections import Counter
 from collections.abc import Callable
@@ -25,6 +26,7 @@ from tests.fuzzing.live import (
     live_trees,
     server,
 )
+from tests.live import PortTaken, Server, listens, prepare_prefix
 
 TREES = int(os.environ.get("NGINXGEN_LIVE_TREES", "12"))  # per build: 60 in all
 FIXED_TREES = int(os.environ.get("NGINXGEN_LIVE_FIXED_TREES", "4"))  # per build
@@ -198,3 +200,76 @@ def test_into_leaves_http2_off_where_the_listen_would_give_it_to_every_server(
     )
     build = require_build(provisioned, "bookworm")
     assert check_live_into(tree, build, tmp_path, "intermediate").kind == "agreed"
+
+
+def test_a_port_another_process_listens_on_is_not_taken_for_nginxs(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    """Seen in a long run with two processes: one drew a port the other's nginx had just
+    bound; its own nginx could not bind it, the other one answered, and the probe compared
+    that server with this tree. The harness must not start probing until its own nginx holds
+    the port (tests/live.py: `listens`), and says when another process does."""
+    build = require_build(provisioned, "trixie")
+    with socket.socket() as other:
+        other.bind(("127.0.0.1", 0))
+        other.listen()
+        port = other.getsockname()[1]
+        conf = tmp_path / "nginx.conf"
+        conf.write_text(
+            "worker_processes auto;\nevents {}\nhttp {\n"
+            f"    server {{ listen 127.0.0.1:{port}; return 204; }}\n}}\n"
+        )
+        prepare_prefix(conf, build, workers=1)
+        assert listens(os.getpid(), port)  # this process holds it, nginx does not
+        with pytest.raises(PortTaken), Server(build, conf, [port]):
+            pass
+    with Server(build, conf, [port]) as running:  # free again: nginx takes it
+        assert running.process is not None and listens(running.process.pid, port)
+
+
+@pytest.mark.parametrize("name", [*BUILD_NAMES, *SOURCE_BUILD_NAMES])
+def test_tickets_resume_on_another_worker_where_the_library_made_the_keys_before_the_fork(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path, name: str
+) -> None:
+    """Tickets on, no key file, no shared cache, four workers. OpenSSL makes the ticket keys
+    with the context, in the master: every worker has them and a ticket resumes wherever the
+    next connection lands, so the model predicts resumption (it left it open before, and the
+    one-worker trees of the harness could not tell). BoringSSL and AWS-LC make them in each
+    worker on first use: not predicted there. Checked by hand over 30 pairs of connections per
+    build and version (knowledge: ticket_keys_made_with_context)."""
+    build = require_build(provisioned, name)
+    tree = LiveTree(
+        servers=(server(("ssl_protocols TLSv1.2 TLSv1.3;",)), server(())),
+        http=(),
+        ipv6=False,
+        defaults=(0,),
+        reject=False,
+        workers=4,
+    )
+    outcome = check_live(tree, build, tmp_path)
+    assert outcome.kind == "agreed"
+    shared = knowledge.has(build.library, "ticket_keys_made_with_context")
+    assert shared == (build.library.kind == "openssl")
+    assert (outcome.unpredicted["ssl_session_tickets"] == 0) == shared, outcome.unpredicted
+
+
+@pytest.mark.parametrize("name", [*BUILD_NAMES, *SOURCE_BUILD_NAMES])
+def test_the_librarys_default_groups_where_no_server_names_any(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path, name: str
+) -> None:
+    """No ssl_ecdh_curve anywhere: nginx leaves the groups to the library, and the model
+    predicts that library's default list where the version tells it (knowledge:
+    default_groups); BoringSSL, whose version nginx -V does not give, stays open."""
+    build = require_build(provisioned, name)
+    tree = LiveTree(
+        servers=(server(("ssl_protocols TLSv1.2 TLSv1.3;",)), server(("ssl_protocols TLSv1.2;",))),
+        http=(),
+        ipv6=False,
+        defaults=(0,),
+        reject=False,
+    )
+    outcome = check_live(tree, build, tmp_path)
+    assert outcome.kind == "agreed"
+    known = knowledge.default_groups(build.library) is not None
+    assert known == (build.library.kind != "boringssl")
+    assert (outcome.unpredicted["ssl_ecdh_curve"] == 0) == known, outcome.unpredicted

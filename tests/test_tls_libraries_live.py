@@ -5,6 +5,8 @@ order wins when a client sends a classical key share first."""
 
 from __future__ import annotations
 
+import socket
+import ssl
 import subprocess
 from pathlib import Path
 
@@ -12,10 +14,10 @@ import pytest
 
 from nginxgen import knowledge
 from nginxgen.target import parse_library
-from tests.builds import SOURCE_BUILD_NAMES, Build
+from tests.builds import BUILD_NAMES, SOURCE_BUILD_NAMES, Build
 from tests.conftest import require_build
 from tests.fuzzing.generate_check import build_target, real_files
-from tests.live import Server, free_port, s_client
+from tests.live import Server, free_port, prepare_prefix, s_client
 
 COMPATIBLE = {"awslc": "(compatible; AWS-LC 5.12.0)", "boringssl": "(compatible; BoringSSL)"}
 
@@ -160,6 +162,68 @@ def test_tls13_resumption_without_tickets(
     assert resumed == {"1.2": True, "1.3": knowledge.has(library, "tls13_stateful_resumption")}
 
 
+def _resumed_on_another_worker(build: Build, folder: Path, lines: str, version: str) -> list[bool]:
+    """Four workers, each answering with its pid, and `reuseport` so that the kernel hands each
+    connection to any of them: pairs of connections (the second offers the first one's
+    session) until three pairs landed on two workers; whether each of those resumed."""
+    port = free_port()
+    conf = one_server(folder, port, f"ssl_protocols TLSv1.2 TLSv1.3; {lines} return 200 $pid;")
+    text = conf.read_text().replace("worker_processes 1;", "worker_processes auto;")
+    conf.write_text(text.replace(f"{port} ssl;", f"{port} ssl reuseport;"))
+    prepare_prefix(conf, build, workers=4)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context.check_hostname, context.verify_mode = False, ssl.CERT_NONE
+    context.minimum_version = context.maximum_version = ssl.TLSVersion[version]
+
+    def ask(session: ssl.SSLSession | None) -> tuple[bytes, ssl.SSLSession | None, bool]:
+        with (
+            socket.create_connection(("127.0.0.1", port), timeout=5) as raw,
+            context.wrap_socket(raw, server_hostname="a.test", session=session) as tls,
+        ):
+            tls.sendall(b"GET / HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n")
+            reply = b""
+            while chunk := tls.recv(4096):
+                reply += chunk
+            return reply.split(b"\r\n\r\n", 1)[1], tls.session, tls.session_reused
+
+    across = []
+    with Server(build, conf, [port]):
+        for _ in range(200):
+            pid, session, _ = ask(None)
+            other, _, reused = ask(session)
+            if other != pid:
+                across.append(reused)
+            if len(across) == 3:
+                break
+    assert len(across) == 3, "the connections never reached two workers"
+    return across
+
+
+@pytest.mark.parametrize("name", [*BUILD_NAMES, *SOURCE_BUILD_NAMES])
+@pytest.mark.parametrize("version", ["TLSv1_2", "TLSv1_3"])
+def test_ticket_keys_shared_by_the_workers_as_the_knowledge_says(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path, name: str, version: str
+) -> None:
+    """Tickets on, no key file, no shared cache: a ticket resumes on another worker only
+    where the library made the keys with the context, in the master (ticket_keys_made_with_
+    context: OpenSSL, not BoringSSL or AWS-LC, which make them in each worker on first use)."""
+    build = require_build(provisioned, name)
+    library = build_target(build).library
+    across = _resumed_on_another_worker(build, tmp_path, "", version)
+    assert across == [knowledge.has(library, "ticket_keys_made_with_context")] * 3
+
+
+@pytest.mark.parametrize("name", [*BUILD_NAMES, *SOURCE_BUILD_NAMES])
+def test_a_builtin_session_cache_is_each_workers_own(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path, name: str
+) -> None:
+    """nginx docs (ssl_session_cache): builtin is "used by one worker process only"; a session
+    ID stored by one worker resumes on no other (why the model leaves it open with several)."""
+    build = require_build(provisioned, name)
+    lines = "ssl_session_cache builtin:1000; ssl_session_tickets off;"
+    assert _resumed_on_another_worker(build, tmp_path, lines, "TLSv1_2") == [False] * 3
+
+
 # --- every fact of the knowledge base that names these libraries ------------------------------
 
 SYNTAX_SAMPLES = {  # a group list that needs exactly this syntax feature
@@ -264,6 +328,7 @@ COVERED = {
     "server_group_preference": "test_server_group_order_wins_over_the_first_key_share",
     "mlkem_hybrid": "test_group_spellings_as_the_knowledge_says (X25519MLKEM768)",
     "refuses_small_keys": "test_small_rsa_keys_as_the_knowledge_says",
+    "ticket_keys_made_with_context": "test_ticket_keys_shared_by_the_workers_as_the_knowledge_says",
 }
 
 

@@ -107,10 +107,16 @@ def lines_of(server: Server, key: str, own: bool = False) -> list[Stmt]:
     return server.own(key) if own else server.effective(key)
 
 
-def _stores_sessions(stmts: list[Stmt]) -> bool:
-    """Whether a session cache line stores sessions (`none` and `off`, the default, do not)."""
+def _stores_sessions(stmts: list[Stmt], one_worker: bool) -> bool | None:
+    """Whether a session cache line stores sessions that every worker finds: `shared:` does;
+    `builtin` alone is each worker's own, so with several workers a session resumes only on
+    the one that stored it (None: not predicted); `none` and `off`, the default, store none."""
     args = stmts[-1].args if stmts else ["none"]
-    return any(a == "builtin" or a.startswith(("builtin:", "shared:")) for a in args)
+    if any(a.startswith("shared:") for a in args):
+        return True
+    if any(a == "builtin" or a.startswith("builtin:") for a in args):
+        return True if one_worker else None
+    return False
 
 
 def _tickets_on(stmts: list[Stmt]) -> bool:
@@ -190,11 +196,12 @@ class NameModel:
         return self.answer("ssl_protocols", allowed, "the protocols")
 
     def groups(self) -> Answer:
-        """The ids of the groups the server takes (None: no line or `auto`: the library's)."""
+        """The ids of the groups the server takes: its line's, else (no line, or `auto`) the
+        library's default ones where that is known (None: not predicted)."""
 
         def listed(stmts: list[Stmt]) -> frozenset[str] | None:
             if not stmts or not stmts[-1].args or stmts[-1].args[0] == "auto":
-                return None
+                return knowledge.default_groups(self.target.library)
             entries = parse_groups(stmts[-1].args[0])
             return frozenset(g.id for e in entries if (g := knowledge.find_group(e.name)))
 
@@ -203,23 +210,27 @@ class NameModel:
     def session_id_resumption(self) -> Answer:
         """Whether a TLS 1.2 session ID resumes (a cache that stores sessions)."""
         fact = knowledge.nginx_fact("vhost_session_cache_off")
+        one_worker = self.effective.single_worker()
+
+        def stores(stmts: list[Stmt]) -> bool | None:
+            return _stores_sessions(stmts, one_worker)
 
         def predicted(stmts: list[Stmt]) -> bool | None:
             own = self.server.effective("ssl_session_cache")
             off_here = self.server is not self.default and own and own[-1].args == ["off"]
             if off_here and not fact["session_id_resumption_predicted"]:
                 return None
-            return _stores_sessions(stmts)
+            return stores(stmts)
 
-        return self.answer(
-            "ssl_session_cache", _stores_sessions, "the session cache", predict=predicted
-        )
+        return self.answer("ssl_session_cache", stores, "the session cache", predict=predicted)
 
     def tls13_resumption(self) -> Answer:
         """Whether a TLS 1.3 session resumes: by tickets when they are on and every worker
         shares their keys (else a ticket resumes only on the worker that issued it: not
         predicted), else from the session cache where the library resumes statefully."""
-        cache = _stores_sessions(self.default.effective("ssl_session_cache"))
+        cache = _stores_sessions(
+            self.default.effective("ssl_session_cache"), self.effective.single_worker()
+        )
         keys = self.effective.ticket_keys_shared(self.default)
         stateful = knowledge.has(self.target.library, "tls13_stateful_resumption")
 

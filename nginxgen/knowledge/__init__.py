@@ -565,6 +565,21 @@ def find_group(name: str) -> Group | None:
     return _group_index().get(name.lower())
 
 
+def default_groups(library: Library) -> frozenset[str] | None:
+    """The ids of the groups `library` takes where nginx leaves the choice to it (`ssl_ecdh_curve
+    auto`, nginx's default); None where no entry covers the library's version, or the version
+    is not known (a default that changed over the releases cannot be told then)."""
+    if library.version is None:
+        return None
+    for entry in _toml("groups")["default_groups"]:
+        if entry["library"] == _behaves_as(library) and in_range(
+            library.version, entry.get("since"), entry.get("until")
+        ):
+            # every name is one of the groups above: a misspelt one fails here, not quietly
+            return frozenset(_group_index()[name.lower()].id for name in entry["groups"])
+    return None
+
+
 def all_groups() -> list[Group]:
     return list(_groups().values())
 

@@ -11,11 +11,13 @@ own options-ssl-nginx.conf included by several servers; a certificate per server
 wildcard and regular-expression server names; HTTP/2 by `http2 on` or the listen parameter;
 sometimes a `listen ... quic default_server` on the first socket's port by another server
 (builds without HTTP/3 refuse such a tree);
-HSTS with and without `always`; `location /` with add_header lines of its own or a `return`.
+HSTS with and without `always`; `location /` with add_header lines of its own or a `return`;
+one worker or two.
 """
 
 from __future__ import annotations
 
+import collections
 import functools
 import json
 import subprocess
@@ -38,7 +40,7 @@ SETTINGS = {
     "ssl_protocols": ("TLSv1.2 TLSv1.3", "TLSv1.3", "TLSv1.2"),
     "ssl_ecdh_curve": ("X25519:prime256v1", "prime256v1", "secp384r1:X25519", "X25519MLKEM768:X25519"),
     "ssl_session_tickets": ("on", "off"),
-    "ssl_session_cache": ("shared:S:1m", "none", "off"),
+    "ssl_session_cache": ("shared:S:1m", "none", "off", "builtin:1000"),
 }  # fmt: skip
 HSTS = 'add_header Strict-Transport-Security "max-age=63072000"'
 LOCATIONS = (
@@ -83,6 +85,9 @@ class LiveTree:
     # A server that also listens with QUIC (UDP) on the first socket's port, as its default
     # server: a UDP socket of its own, which must not make it the TCP socket's default.
     quic: int | None = None
+    # nginx's workers: with several, a ticket resumes on another worker only where they share
+    # the keys (knowledge: ticket_keys_made_with_context)
+    workers: int = 1
 
 
 def _lines(draw: st.DrawFn) -> list[str]:
@@ -129,8 +134,9 @@ def live_trees(draw: st.DrawFn) -> LiveTree:
     on_first = [i for i, s in enumerate(servers) if 0 in s.sockets and i != defaults[0]]
     quic = draw(st.sampled_from(on_first)) if on_first and draw(st.integers(0, 4)) == 0 else None
     return LiveTree(
-        tuple(servers), tuple(_lines(draw)), draw(st.booleans()), tuple(defaults), reject, quic
-    )
+        tuple(servers), tuple(_lines(draw)), draw(st.booleans()), tuple(defaults), reject, quic,
+        draw(st.sampled_from((1, 1, 2))),
+    )  # fmt: skip
 
 
 def _also_on(server: LiveServer, socket: int) -> LiveServer:
@@ -212,7 +218,7 @@ def write(tree: LiveTree, folder: Path, build: Build) -> Written:
     conf = folder / "nginx.conf"
     http = "".join(f"    {_adapted(line, build)}\n" for line in tree.http)
     conf.write_text("worker_processes auto;\nevents {}\nhttp {\n" + http + "".join(blocks) + "}\n")
-    prepare_prefix(conf, build, workers=1)
+    prepare_prefix(conf, build, workers=tree.workers)
     every = tuple(tuple(dict.fromkeys([*n, *UNKNOWN])) for n in names)
     return Written(conf, ports, hosts, every)
 
@@ -224,7 +230,8 @@ class LiveOutcome:
     mismatches: int  # explained mismatches (a line and why it is not in effect)
     seconds: float
     predicted: int = 0  # values the model predicted and the server showed
-    unpredicted: int = 0  # values the model left open
+    # values the model left open, by setting
+    unpredicted: collections.Counter[str] = field(default_factory=collections.Counter)
 
 
 def _lint(conf: Path, build: Build, *extra: str) -> subprocess.CompletedProcess[str]:
@@ -249,7 +256,7 @@ class _Probed:
     names: int = 0
     explained: int = 0
     predicted: int = 0
-    unpredicted: int = 0
+    unpredicted: collections.Counter[str] = field(default_factory=collections.Counter)
     # what each original mismatch expected, by (sni, port, setting, page), and its line
     mismatches: list[tuple[tuple[str | None, int, str, str | None], object, tuple[str, int]]] = (
         field(default_factory=list)
@@ -288,7 +295,7 @@ def _probe_all(written: Written, build: Build) -> _Probed:
                         "observed"
                     ]
                     if not said["predicted"]:
-                        out.unpredicted += 1
+                        out.unpredicted[said["setting"]] += 1
                         continue
                     assert said["value"] == said["observed"], (where, said, _text(written))
                     out.predicted += 1

@@ -32,8 +32,8 @@ def check(ctx: Context) -> Iterator[Finding]:
         if default.index in reported:
             continue
         tickets = default.value("ssl_session_tickets") or ["on"]
-        if tickets[0] != "on" or ctx.ticket_keys_shared(default):
-            continue  # off, or keys every worker shares (the admin's files, or nginx's rotation)
+        if tickets[0] != "on" or ctx.ticket_keys_managed(default):
+            continue  # off, or keys that change (the admin's files, or nginx's rotation)
         reported.add(default.index)
         stmts = default.effective("ssl_session_tickets")
         why = (
