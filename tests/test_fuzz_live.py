@@ -273,3 +273,51 @@ def test_the_librarys_default_groups_where_no_server_names_any(
     known = knowledge.default_groups(build.library) is not None
     assert known == (build.library.kind != "boringssl")
     assert (outcome.unpredicted["ssl_ecdh_curve"] == 0) == known, outcome.unpredicted
+
+
+def test_a_moved_line_stays_where_its_server_decides_another_address(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    """Found by scripts/fuzz.py live-fix (seed 62) on 1.26.3/AWS-LC: the default server of the
+    IPv4 address also listens on IPv6, where another server decides, and its groups there are
+    ignored. The move took its line out, so the IPv4 address lost its groups; the next pass
+    moved them back, and `--unsafe-fixes` stopped after 10 passes. The line now stays (the
+    value is copied to the IPv6 default server)."""
+    tree = LiveTree(
+        servers=(
+            server(("ssl_session_tickets off;",)),
+            server((), sockets=(0, 1)),
+            server(("ssl_ecdh_curve X25519MLKEM768:X25519;",), sockets=(0, 1)),
+        ),
+        http=("ssl_protocols TLSv1.2 TLSv1.3;",),
+        ipv6=True,
+        defaults=(2, None),
+        reject=False,
+    )
+    build = require_build(provisioned, "awslc")
+    assert check_live_fix(tree, build, tmp_path).kind == "agreed"
+
+
+def test_a_line_ignored_on_two_addresses_is_not_dropped_after_one_move(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    """Found by scripts/fuzz.py live-fix (seed 62) on 1.22.1: a vhost's groups, ignored on
+    both of its addresses, were moved to the second address's default server and dropped; on
+    the first, where two vhosts disagree and nothing is moved, a later pass then moved the
+    other vhost's groups over what this line had asked for."""
+    tree = LiveTree(
+        servers=(
+            server(("ssl_session_cache shared:S:1m;",)),
+            server((), sockets=(1,)),
+            server(("ssl_ecdh_curve X25519:prime256v1;",)),
+            server(("ssl_ecdh_curve prime256v1;",), sockets=(0, 1)),
+        ),
+        http=(),
+        ipv6=False,
+        defaults=(None, None),
+        reject=False,
+    )
+    build = require_build(provisioned, "bookworm")
+    assert check_live_fix(tree, build, tmp_path).kind == "agreed"
+    # the vhost's line is still there, besides its copy in the second address's default server
+    assert (tmp_path / "nginx.conf").read_text().count("ssl_ecdh_curve prime256v1;") == 2

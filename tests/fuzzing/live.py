@@ -328,6 +328,25 @@ def check_live(tree: LiveTree, build: Build, folder: Path) -> LiveOutcome:
     )  # fmt: skip
 
 
+def _fixable_by_port(
+    written: Written, findings: list[dict[str, object]]
+) -> set[tuple[object, object, int]]:
+    """(file, line, port) of each finding with a fix, for the addresses its message names (a
+    line ignored on two addresses has a finding for each, and only some may have a fix); a
+    finding that names none of them counts for every port."""
+    out = set()
+    for finding in findings:
+        if not finding.get("autofix"):
+            continue
+        addresses = [f"{h}:{p}" for h, p in zip(written.hosts, written.ports, strict=True)]
+        named = [
+            p for a, p in zip(addresses, written.ports, strict=True) if a in str(finding["message"])
+        ]
+        for port in named or written.ports:
+            out.add((finding["file"], finding["line"], port))
+    return out
+
+
 def check_live_fix(tree: LiveTree, build: Build, folder: Path) -> LiveOutcome:
     """The editor on the same trees: probe, `lint --unsafe-fixes`, then serve and probe the
     fixed tree. nginx -t accepts it, the oracle holds on it, and each mismatch of the first
@@ -342,7 +361,7 @@ def check_live_fix(tree: LiveTree, build: Build, folder: Path) -> LiveOutcome:
     if nginx_check(build, written.conf).returncode != 0:
         return LiveOutcome("refused by nginx -t", 0, 0, time.monotonic() - started)
     before = _probe_all(written, build)
-    fixable = {(f["file"], f["line"]) for f in _lint_findings(written, build) if f.get("autofix")}
+    fixable = _fixable_by_port(written, _lint_findings(written, build))
     done = _lint(written.conf, build, "--unsafe-fixes")
     assert "internal error" not in done.stderr and done.returncode in (0, 1), done.stderr
     checked = nginx_check(build, written.conf)
@@ -351,7 +370,7 @@ def check_live_fix(tree: LiveTree, build: Build, folder: Path) -> LiveOutcome:
     still = {key for key, _, _ in after.mismatches}
     moved = 0
     for key, expected, line in before.mismatches:
-        if line not in fixable or key not in after.seen:
+        if (*line, key[1]) not in fixable or key not in after.seen:
             continue
         if after.seen[key] == expected:
             moved += 1  # the line was moved where it takes effect

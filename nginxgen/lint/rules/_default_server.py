@@ -21,7 +21,7 @@ MOVE_TO_DEFAULT = (
     "unsafe",
     "no safe fix: the ignored line is the only record of what was wanted there; with "
     "--unsafe-fixes, moves its value into the default server that decides (for every name on "
-    "that address)",
+    "that address; the line stays where its server also listens on another TLS address)",
 )
 
 
@@ -72,7 +72,10 @@ def misplaced(ctx: Context, keys: tuple[str, ...]) -> Iterator[Misplaced]:
 def move_to_default(ctx: Context, m: Misplaced) -> Fix | None:
     """The unsafe fix: make the vhost's value the default server's (which decides for every
     name on the address:port) and drop the vhost's line; none where the vhosts of the address
-    disagree among themselves."""
+    disagree among themselves. Where the vhost also listens on another TLS address, its line
+    stays: there it may decide (the vhost is that address's default server), or say what was
+    wanted where no fix applies, and dropping it would change that address or lose the intent
+    (a later pass would then move another vhost's value over it; scripts/fuzz.py live-fix)."""
     if m.key.startswith("ssl_conf_command "):
         return None  # several lines of one directive: not automatic yet
     for other in ctx.config.sockets.get(m.socket, []):
@@ -81,10 +84,13 @@ def move_to_default(ctx: Context, m: Misplaced) -> Fix | None:
             # Another vhost of this address wants another value: one default server cannot
             # give both, and moving either would drop the other's line with its intent.
             return None
-    dropped = _fixes.delete(ctx, m.stmt)
+    elsewhere = any(
+        lst.socket != m.socket and ctx.config.tls_socket(lst.socket) for lst in m.server.listens
+    )
     own = lines_of(m.default, m.key, own=True)
     if own:
-        return dropped + _fixes.set_args(ctx, own[-1], m.stmt.args)
+        made_same = _fixes.set_args(ctx, own[-1], m.stmt.args)
+        return made_same if elsewhere else _fixes.delete(ctx, m.stmt) + made_same
 
     def copy() -> _fixes.FileEdits | None:  # the vhost's line as written, comment and all
         found = ctx.locate(m.stmt)
@@ -93,4 +99,5 @@ def move_to_default(ctx: Context, m: Misplaced) -> Fix | None:
         line = found[0].data[found[1].start : found[1].end].decode("utf-8", "surrogateescape")
         return _fixes.insert_into(ctx, m.default.stmt, line, first=True).build()
 
-    return dropped + Fix((m.default.stmt.file,), copy)
+    copied = Fix((m.default.stmt.file,), copy)
+    return copied if elsewhere else _fixes.delete(ctx, m.stmt) + copied
