@@ -321,3 +321,47 @@ def test_a_line_ignored_on_two_addresses_is_not_dropped_after_one_move(
     assert check_live_fix(tree, build, tmp_path).kind == "agreed"
     # the vhost's line is still there, besides its copy in the second address's default server
     assert (tmp_path / "nginx.conf").read_text().count("ssl_ecdh_curve prime256v1;") == 2
+
+
+def test_nothing_moves_into_a_default_server_whose_own_line_is_meant_elsewhere(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    """Found by scripts/fuzz.py live-fix (seed 63) on 1.26.3/OpenSSL 3.5: the IPv6 default
+    server's own groups were also meant for its names on IPv4, where another server decides.
+    Moving an IPv6 vhost's groups overwrote that line, and the next pass carried the vhost's
+    groups to the IPv4 default server: the names the line was written for got neither."""
+    tree = LiveTree(
+        servers=(
+            server(()),
+            server(("ssl_ecdh_curve prime256v1;",), sockets=(0, 1)),
+            server(("ssl_ecdh_curve X25519MLKEM768:X25519;",), sockets=(1,)),
+        ),
+        http=(),
+        ipv6=True,
+        defaults=(None, None),
+        reject=False,
+    )
+    build = require_build(provisioned, "trixie")
+    assert check_live_fix(tree, build, tmp_path).kind == "agreed"
+    assert "ssl_ecdh_curve prime256v1;" in (tmp_path / "nginx.conf").read_text()
+
+
+def test_another_rules_fix_on_an_ignored_line_is_not_taken_for_a_move(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    """Found by scripts/fuzz.py live-fix (seed 63) on 1.26.3/OpenSSL 3.5: two vhosts want
+    other groups than the default server (so nothing is moved), and NGX203 made one of them a
+    tuple; the harness took that fix for a move and expected the mismatch gone."""
+    tree = LiveTree(
+        servers=(
+            server(()),
+            server(("ssl_ecdh_curve X25519:prime256v1;",)),
+            server(("ssl_ecdh_curve X25519MLKEM768:X25519;",)),
+        ),
+        http=("ssl_protocols TLSv1.2 TLSv1.3;",),
+        ipv6=False,
+        defaults=(None,),
+        reject=False,
+    )
+    build = require_build(provisioned, "trixie")
+    assert check_live_fix(tree, build, tmp_path).kind == "agreed"

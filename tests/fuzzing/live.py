@@ -331,12 +331,18 @@ def check_live(tree: LiveTree, build: Build, folder: Path) -> LiveOutcome:
 def _fixable_by_port(
     written: Written, findings: list[dict[str, object]]
 ) -> set[tuple[object, object, int]]:
-    """(file, line, port) of each finding with a fix, for the addresses its message names (a
+    """(file, line, port) of each finding whose fix moves a line where it takes effect (the
+    default-server rules: another rule's fix on the same line, such as a group list made a
+    tuple, does not answer why the line is ignored), for the addresses its message names (a
     line ignored on two addresses has a finding for each, and only some may have a fix); a
     finding that names none of them counts for every port."""
+    from nginxgen.lint.rules import catalog
+    from nginxgen.lint.rules._default_server import MOVE_TO_DEFAULT
+
+    moves = {code for code, entry in catalog().items() if entry.rule.autofix == MOVE_TO_DEFAULT}
     out = set()
     for finding in findings:
-        if not finding.get("autofix"):
+        if not finding.get("autofix") or finding["code"] not in moves:
             continue
         addresses = [f"{h}:{p}" for h, p in zip(written.hosts, written.ports, strict=True)]
         named = [

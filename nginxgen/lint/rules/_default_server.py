@@ -21,7 +21,8 @@ MOVE_TO_DEFAULT = (
     "unsafe",
     "no safe fix: the ignored line is the only record of what was wanted there; with "
     "--unsafe-fixes, moves its value into the default server that decides (for every name on "
-    "that address; the line stays where its server also listens on another TLS address)",
+    "that address; the line stays where its server also listens on another TLS address, and "
+    "nothing moves into a default server that listens on another one)",
 )
 
 
@@ -72,12 +73,19 @@ def misplaced(ctx: Context, keys: tuple[str, ...]) -> Iterator[Misplaced]:
 def move_to_default(ctx: Context, m: Misplaced) -> Fix | None:
     """The unsafe fix: make the vhost's value the default server's (which decides for every
     name on the address:port) and drop the vhost's line; none where the vhosts of the address
-    disagree among themselves. Where the vhost also listens on another TLS address, its line
-    stays: there it may decide (the vhost is that address's default server), or say what was
-    wanted where no fix applies, and dropping it would change that address or lose the intent
-    (a later pass would then move another vhost's value over it; scripts/fuzz.py live-fix)."""
+    disagree among themselves, and none where the default server also listens on another TLS
+    address: its own line says what it wants there too (it may decide there, or be ignored
+    there with an intent of its own), and overwriting it would lose that. Where the vhost
+    also listens on another TLS address, its line stays: there it may decide (the vhost is
+    that address's default server), or say what was wanted where no fix applies, and dropping
+    it would change that address or lose the intent (a later pass would then move another
+    vhost's value over it). Each case was found by scripts/fuzz.py live-fix."""
     if m.key.startswith("ssl_conf_command "):
         return None  # several lines of one directive: not automatic yet
+    if any(
+        lst.socket != m.socket and ctx.config.tls_socket(lst.socket) for lst in m.default.listens
+    ):
+        return None
     for other in ctx.config.sockets.get(m.socket, []):
         own = lines_of(other, m.key, own=True) if other not in (m.server, m.default) else []
         if own and not same_value(m.stmt.directive, own[-1].args, m.stmt.args):
