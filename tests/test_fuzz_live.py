@@ -365,3 +365,21 @@ def test_another_rules_fix_on_an_ignored_line_is_not_taken_for_a_move(
     )
     build = require_build(provisioned, "trixie")
     assert check_live_fix(tree, build, tmp_path).kind == "agreed"
+
+
+def test_a_moved_line_another_rule_also_fixes(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    """Found by scripts/fuzz.py live-fix (seed 64) on 1.22.1: a vhost's ignored
+    `ssl_protocols TLSv1.2` is moved into the default server (NGX103) and NGX409 adds TLS 1.3
+    to it: the names get TLS 1.2 and 1.3, neither the line as written nor what they had. The
+    harness takes a line two rules fix as resolved when it is no longer a mismatch."""
+    tree = LiveTree(
+        servers=(server(()), server(("ssl_protocols TLSv1.2;",))),
+        http=("ssl_protocols TLSv1.3;",),
+        ipv6=False,
+        defaults=(None,),
+        reject=False,
+    )
+    build = require_build(provisioned, "bookworm")
+    assert check_live_fix(tree, build, tmp_path).kind == "agreed"
