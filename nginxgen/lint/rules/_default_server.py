@@ -70,6 +70,10 @@ def misplaced(ctx: Context, keys: tuple[str, ...]) -> Iterator[Misplaced]:
                     )
 
 
+def _on_another_tls_socket(ctx: Context, server: Server, socket: str) -> bool:
+    return any(lst.socket != socket and ctx.config.tls_socket(lst.socket) for lst in server.listens)
+
+
 def move_to_default(ctx: Context, m: Misplaced) -> Fix | None:
     """The unsafe fix: make the vhost's value the default server's (which decides for every
     name on the address:port) and drop the vhost's line; none where the vhosts of the address
@@ -82,9 +86,7 @@ def move_to_default(ctx: Context, m: Misplaced) -> Fix | None:
     vhost's value over it). Each case was found by scripts/fuzz.py live-fix."""
     if m.key.startswith("ssl_conf_command "):
         return None  # several lines of one directive: not automatic yet
-    if any(
-        lst.socket != m.socket and ctx.config.tls_socket(lst.socket) for lst in m.default.listens
-    ):
+    if _on_another_tls_socket(ctx, m.default, m.socket):
         return None
     for other in ctx.config.sockets.get(m.socket, []):
         own = lines_of(other, m.key, own=True) if other not in (m.server, m.default) else []
@@ -92,9 +94,7 @@ def move_to_default(ctx: Context, m: Misplaced) -> Fix | None:
             # Another vhost of this address wants another value: one default server cannot
             # give both, and moving either would drop the other's line with its intent.
             return None
-    elsewhere = any(
-        lst.socket != m.socket and ctx.config.tls_socket(lst.socket) for lst in m.server.listens
-    )
+    elsewhere = _on_another_tls_socket(ctx, m.server, m.socket)
     own = lines_of(m.default, m.key, own=True)
     if own:
         made_same = _fixes.set_args(ctx, own[-1], m.stmt.args)
