@@ -16,6 +16,7 @@ import typer
 from nginxgen.errors import NginxgenError
 
 if TYPE_CHECKING:
+    from nginxgen.conf.tree import TreeMapping
     from nginxgen.generate.models import GeneratorConfig
     from nginxgen.target import Target
 
@@ -39,6 +40,15 @@ TlsLibrary = Annotated[
     ),
 ]
 NginxBin = Annotated[str | None, typer.Option("--nginx-bin", help="read the target from PATH -V")]
+TreeMap = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--map",
+        help="FOLDER=HERE: the tree's FOLDER (as its absolute paths name it) is HERE "
+        "(a copy of /etc/nginx: --map /etc/nginx=DIR); repeatable. Default: nginx -V's "
+        "--conf-path with --nginx-bin, else inferred when the tree is a copy (and said so)",
+    ),
+]
 TextOrJson = Annotated[str, typer.Option("--format", help="text or json")]
 
 
@@ -60,6 +70,13 @@ def _show(output: str, data: object, render: Callable[[Any], str]) -> None:
 
 def _err(message: str) -> None:
     print(f"nginxgen: {message}", file=sys.stderr)
+
+
+def _mapping(entries: list[str] | None, target: Target) -> TreeMapping:
+    """Where a tree's folders are (nginxgen.conf.tree): --map, else the binary's --conf-path."""
+    from nginxgen.conf.tree import TreeMapping, parse_map
+
+    return TreeMapping(parse_map(entries or [], os.getcwd()), target.conf_path)
 
 
 @app.command()
@@ -112,6 +129,7 @@ def generate(
             "(default: nginxgen-tls.log in /var/log/nginx, or in the --into tree's log folder)"
         ),
     ] = None,
+    tree_map: TreeMap = None,
 ) -> None:
     """Render ssl.conf files for a preset and your sites."""
     from nginxgen.generate.compose import CpuMode, compose
@@ -127,6 +145,8 @@ def generate(
         raise NginxgenError("give --out (a new tree) or --into (an existing one)", where="--into")
     if root is not None and into is None:
         raise NginxgenError("--root names the main file of --into DIR", where="--root")
+    if tree_map and into is None:
+        raise NginxgenError("--map says where the folders of --into DIR are", where="--map")
     if diff and out is None and into is None:
         raise NginxgenError("--diff compares against --out DIR or --into DIR", where="--diff")
     target = resolve(nginx_version, tls_library, nginx_bin)
@@ -145,7 +165,7 @@ def generate(
     )
     _err(f"target: {target.describe()}")
     if into is not None:
-        _generate_into(into, root, model, target, diff, nginx_bin)
+        _generate_into(into, root, model, target, diff, nginx_bin, _mapping(tree_map, target))
         return
     files = render(make_plan(model, target))
     if out is None:
@@ -167,6 +187,7 @@ def _generate_into(
     target: Target,
     diff: bool,
     nginx_bin: str | None,
+    mapping: TreeMapping,
 ) -> None:
     """Print each change (file: what (why)), the diff with --diff, then what lint still finds:
     in what nginxgen wrote (should be nothing) and, left as is, in the user's own lines."""
@@ -178,8 +199,17 @@ def _generate_into(
         return [f for f in findings if severity_rank(f.severity) >= severity_rank("warning")]
 
     result = run_into(
-        into, root, model, target, diff, nginx_bin, lambda loaded: lint(loaded, target, Selection())
+        into,
+        root,
+        model,
+        target,
+        diff,
+        nginx_bin,
+        lambda loaded: lint(loaded, target, Selection()),
+        mapping,
     )
+    for line in result.notes:
+        _err(line)
     if diff:
         print(result.diff, end="")
     steps = result.plan.steps
@@ -245,6 +275,7 @@ def probe(
     nginx_version: NginxVersion = None,
     tls_library: TlsLibrary = None,
     nginx_bin: NginxBin = None,
+    tree_map: TreeMap = None,
 ) -> None:
     """Ask a live server, per name, what it negotiates (versions, groups, ML-KEM, suite order);
     with --config, every difference from what the config says, and why (exit 1)."""
@@ -256,6 +287,8 @@ def probe(
     _check_format(output)
     if root is not None and config is None:
         raise NginxgenError("--root names the main file of --config FILE", where="--root")
+    if tree_map and config is None:
+        raise NginxgenError("--map says where the folders of --config FILE are", where="--map")
     host, _, port_text = target.rpartition(":") if target.count(":") == 1 else (target, "", "")
     if target.startswith("["):  # [v6]:port
         host, _, port_text = target[1:].partition("]")
@@ -277,12 +310,15 @@ def probe(
     if config is not None:
         from nginxgen.conf.config import build
         from nginxgen.conf.load import LoadError, load_path
+        from nginxgen.conf.tree import notes
         from nginxgen.probe.predict import compare
         from nginxgen.target import resolve
 
         target_of = resolve(nginx_version, tls_library, nginx_bin)
+        main = str(root or config)
         try:
-            loaded = load_path(str(root or config))
+            path_map, infer = _mapping(tree_map, target_of).for_main(main)
+            loaded = load_path(main, path_map=path_map, infer=infer)
         except LoadError as exc:
             raise NginxgenError(str(exc), where="--root" if root else "--config") from None
         if root is not None and os.path.realpath(config) not in map(os.path.realpath, loaded.files):
@@ -291,6 +327,10 @@ def probe(
         for result in results:
             result["mismatches"], result["config"] = compare(model, target_of, port, result)
             found += len(result["mismatches"])
+        for line in notes(
+            loaded.inferred, loaded.read_files(), os.path.dirname(os.path.abspath(main))
+        ):
+            _err(line)
     _show(output, results, text_report)
     total = sum(r["connections"] for r in results)
     where = f"{connect or host}:{port}"

@@ -46,6 +46,9 @@ class Target:
     without: frozenset[str] | None = None  # `--without-*_module` names (default modules left out)
     exact: bool = False  # read from the binary's `nginx -V`, not given or assumed
     assumed: tuple[str, ...] = field(default=())
+    # where the binary reads its main file (`--conf-path`, else its prefix's conf/nginx.conf):
+    # a tree given elsewhere is a copy of that folder (nginxgen.conf.tree)
+    conf_path: str | None = None
 
     def describe(self) -> str:
         text = f"nginx {self.nginx}{' (Plus)' if self.plus else ''} with {self.library.display}"
@@ -143,7 +146,19 @@ def parse_nginx_v(text: str) -> Target:
         modules=modules,
         without=without,
         exact=True,
+        conf_path=_conf_path(configure[1] if configure else ""),
     )
+
+
+def _conf_path(arguments: str) -> str | None:
+    """The main file the binary reads: `--conf-path`, or `conf/nginx.conf` under `--prefix`
+    (relative to it when not absolute, as nginx's auto/options does)."""
+    conf = re.search(r"--conf-path=(\S+)", arguments)
+    prefix = re.search(r"--prefix=(\S+)", arguments)
+    path = conf[1].strip("'\"") if conf else "conf/nginx.conf"
+    if path.startswith("/"):
+        return path
+    return os.path.join(prefix[1].strip("'\"") if prefix else "/usr/local/nginx", path)
 
 
 def detect(nginx_bin: str) -> Target:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 
-from nginxgen.conf.load import Loaded, map_path
+from nginxgen.conf.load import Loaded
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:
@@ -18,8 +18,7 @@ def resolve(loaded: Loaded, path: str) -> str | None:
     """The file nginx would open for this path, or None when it cannot be known here."""
     if "$" in path or path.startswith(("data:", "engine:", "store:")):
         return None
-    full = path if os.path.isabs(path) else os.path.join(loaded.prefix, path)
-    full = map_path(full, loaded.path_map)
+    full = loaded.here(path)
     return full if os.path.isfile(full) and os.access(full, os.R_OK) else None
 
 
@@ -29,9 +28,12 @@ def read(loaded: Loaded, path: str) -> bytes | None:
         return None
     try:
         with open(full, "rb") as handle:
-            return handle.read(1 << 20)  # a chain or a key; not a reason to read a huge file
+            data = handle.read(1 << 20)  # a chain or a key; not a reason to read a huge file
     except OSError:
         return None
+    if full not in loaded.reads:
+        loaded.reads.append(full)  # a read outside the tree is named (conf.tree)
+    return data
 
 
 def load_chain(data: bytes) -> list[Any]:

@@ -13,6 +13,7 @@ import re
 
 from nginxgen import knowledge
 from nginxgen.conf.lexer import NgxParserSyntaxError, Token, scan
+from nginxgen.conf.tree import PathMap, infer_map, map_path, sorted_map
 from nginxgen.records import field, record
 
 MAX_DEPTH = 200  # nginx has no limit, but no real config nests this deep; recursion would
@@ -73,18 +74,6 @@ class Problem:
     message: str
 
 
-PathMap = list[tuple[str, str]]  # (folder as the config names it, folder where it is here)
-
-
-def map_path(path: str, path_map: PathMap) -> str:
-    """Where a path the config names is found here: a repository that mirrors /etc/nginx keeps
-    /etc/nginx/snippets/ssl.conf as nginx/snippets/ssl.conf (`--map /etc/nginx=nginx`)."""
-    for source, here in path_map:
-        if path == source or path.startswith(source + "/"):
-            return here + path[len(source) :]
-    return path
-
-
 @record
 class Loaded:
     statements: list[Stmt]
@@ -94,9 +83,21 @@ class Loaded:
     http_level_top: bool = False  # a snippet: top-level servers are read as http{} content
     prefix: str = ""  # relative include, certificate and key paths resolve against it
     path_map: PathMap = field(default_factory=list)
+    inferred: PathMap = field(default_factory=list)  # the part of path_map inferred (conf.tree)
+    reads: list[str] = field(default_factory=list)  # other files read: certificates, keys
     texts: dict[str, str] = field(default_factory=dict)  # each file's text as read (not dumps)
     # each file's token spans from its one reading (nginxgen.edit.source builds on them)
     spans: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+
+    def read_files(self) -> list[str]:
+        """The files on disk this load read: config files and the certificates, keys and other
+        files rules opened (a dump's or stdin's text is not a file read here)."""
+        return [os.path.abspath(f) for f in self.texts if f != STDIN_NAME] + self.reads
+
+    def here(self, path: str) -> str:
+        """Where a path the config names (absolute, or relative to the prefix) is found here."""
+        full = path if os.path.isabs(path) else os.path.join(self.prefix, path)
+        return map_path(full, self.path_map)
 
 
 def _check_tokens(tokens: list[Token], problems: list[tuple[str, int]]) -> list[Token]:
@@ -298,11 +299,13 @@ class Loader:
         overlay: dict[str, str] | None = None,
         shared: PassCache | None = None,
         spans: bool = False,
+        infer: bool = False,
     ) -> None:
         self.prefix = prefix
         self.spans = spans  # keep each file's token spans: the run edits the files
         self.dump = dump
         self.overlay = overlay or {}  # files as a fix pass left them, not yet written
+        self.infer = infer  # conf.tree infers where a copied tree's absolute includes point
         self.loaded = Loaded(statements=[], files=[], path_map=path_map or [])
         self._cache: dict[str, Parse] = {}
         self._included = 0  # statements brought in by includes so far
@@ -351,9 +354,14 @@ class Loader:
     def load(self, path: str, text: str | None = None) -> Loaded:
         if self.prefix is None:
             self.prefix = os.path.dirname(os.path.abspath(path)) if path != "-" else os.getcwd()
+        if self.infer and self.dump is None and path != STDIN_NAME:
+            parsed = self._parse(self._key(path), text if text is not None else self._text(path))
+            given = self.loaded.path_map
+            self.loaded.inferred = infer_map(path, _absolute_includes(parsed[0]), given)
+            self.loaded.path_map = sorted_map([*given, *self.loaded.inferred])
+        self.loaded.prefix = self.prefix
         statements = self._load_file(path, (), text)
         self.loaded.statements = statements
-        self.loaded.prefix = self.prefix
         top = {s.directive for s in statements}
         self.loaded.http_level_top = "http" not in top and bool(
             top
@@ -375,10 +383,7 @@ class Loader:
         key = self._key(path)
         if key not in self._cache:
             source = text if text is not None else self._text(path)
-            parses = self._shared.parses
-            if (key, source) not in parses:
-                parses[key, source] = _parse_text(source, path, self.spans)
-            self._cache[key] = parses[key, source]
+            self._cache[key] = self._parse(key, source, path)
             if self.dump is None:
                 self.loaded.texts[path] = source
                 if self._cache[key][2]:
@@ -388,6 +393,12 @@ class Loader:
                 self.loaded.problems.append(Problem("syntax", path, line, message))
         parsed = self._cache[key][0]
         return self._convert(parsed, path, (*stack, key))
+
+    def _parse(self, key: str, source: str, path: str | None = None) -> Parse:
+        parses = self._shared.parses
+        if (key, source) not in parses:
+            parses[key, source] = _parse_text(source, path or key, self.spans)
+        return parses[key, source]
 
     def _convert(
         self, parsed: list[dict[str, object]], path: str, stack: tuple[str, ...]
@@ -419,10 +430,7 @@ class Loader:
             self.loaded.suppressions.append(Suppression(path, line, codes, match["reason"].strip()))
 
     def _include(self, stmt: Stmt, stack: tuple[str, ...]) -> list[Stmt]:
-        pattern = stmt.args[0]
-        if not os.path.isabs(pattern):
-            pattern = os.path.join(self.prefix or "", pattern)
-        pattern = map_path(pattern, self.loaded.path_map)
+        pattern = self.loaded.here(stmt.args[0])
         if glob.has_magic(pattern):
             names = self._glob(pattern)  # an empty glob is fine for nginx too
         elif self._exists(pattern):
@@ -471,6 +479,21 @@ class Loader:
         return out
 
 
+def _absolute_includes(parsed: list[dict[str, object]]) -> list[str]:
+    """The arguments of a parsed file's `include` lines that are absolute paths."""
+    found: list[str] = []
+    stack = list(parsed)
+    while stack:
+        raw = stack.pop()
+        args = raw.get("args")
+        if raw["directive"] == "include" and isinstance(args, list) and args:
+            found.extend(str(a) for a in args[:1] if str(a).startswith("/"))
+        block = raw.get("block")
+        if isinstance(block, list):
+            stack.extend(block)
+    return found
+
+
 def load_path(
     path: str,
     prefix: str | None = None,
@@ -479,11 +502,13 @@ def load_path(
     overlay: dict[str, str] | None = None,
     shared: PassCache | None = None,
     spans: bool = False,
+    infer: bool = True,
 ) -> Loaded:
     """Load a config file, a `nginx -T` dump, or stdin (`-`); `path_map` says where the folders
-    the config names by absolute path are found here; `shared`: what earlier passes of a fix
-    run read and parsed; `spans`: keep what the lossless model of each file is built from (for
-    a run that edits)."""
+    the config names by absolute path are found here, `infer` adds the folders a copied tree's
+    absolute includes name that it leaves out (conf.tree); `shared`: what earlier passes of a
+    fix run read and parsed; `spans`: keep what the lossless model of each file is built from
+    (for a run that edits)."""
     if path == "-":
         text = stdin_text if stdin_text is not None else ""
         name = STDIN_NAME
@@ -501,18 +526,24 @@ def load_path(
     if dump:
         main = next(iter(dump))
         return Loader(prefix or os.path.dirname(main), dump).load(main)
-    loader = Loader(prefix, path_map=path_map, overlay=overlay, shared=shared, spans=spans)
+    loader = Loader(prefix, None, path_map, overlay, shared, spans, infer)
     return loader.load(name, text)
 
 
-def load_valid(path: str, where: str, spans: bool = False) -> Loaded:
+def load_valid(
+    path: str,
+    where: str,
+    spans: bool = False,
+    path_map: PathMap | None = None,
+    infer: bool = True,
+) -> Loaded:
     """A config tree a command acts on (generate --into, report --config): a file that cannot
     be read (named by `where`) or a syntax error nginx would stop at is one NginxgenError line
     with its file and line."""
     from nginxgen.errors import NginxgenError
 
     try:
-        loaded = load_path(path, spans=spans)
+        loaded = load_path(path, path_map=path_map, spans=spans, infer=infer)
     except LoadError as exc:
         raise NginxgenError(str(exc), where=where) from None
     for problem in loaded.problems:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Generic, Protocol, TypeVar
 
 from nginxgen.conf.load import Loaded, load_path
+from nginxgen.conf.tree import TreeMapping, notes, refuse_outside
 from nginxgen.errors import NginxgenError
 from nginxgen.generate.models import GeneratorConfig
 from nginxgen.into.plan import IntoPlan, plan_into
@@ -45,6 +46,7 @@ class IntoResult(Generic[Finding]):
     ours: list[Finding] = field(default_factory=list)  # findings the plan could have avoided
     left: list[Finding] = field(default_factory=list)  # findings in the user's own lines
     written: list[str] = field(default_factory=list)  # report lines of the write
+    notes: list[str] = field(default_factory=list)  # where the tree was read (conf.tree.notes)
 
 
 def main_file(into: Path, root: Path | None) -> str:
@@ -68,7 +70,7 @@ def unified(plan: IntoPlan) -> str:
 def _lint_after(
     plan: IntoPlan, check: Callable[[Loaded], list[Finding]]
 ) -> tuple[list[Finding], list[Finding]]:
-    loaded = load_path(plan.main, overlay=plan.overlay())
+    loaded = load_path(plan.main, path_map=plan.path_map, overlay=plan.overlay(), infer=False)
     findings = check(loaded)
     changed_lines: set[tuple[str, int]] = set()
     for file, new in plan.texts.items():
@@ -106,14 +108,20 @@ def run_into(
     show_diff: bool,
     nginx_bin: str | None,
     check: Callable[[Loaded], list[Finding]],
+    mapping: TreeMapping,
 ) -> IntoResult[Finding]:
     """Plan the sites into the tree, judge the result with `check` (the command passes lint:
-    the planner sits below the linter and does not import it), write it all or nothing."""
+    the planner sits below the linter and does not import it), write it all or nothing, and
+    never outside `into`: a plan that would is refused whole (exit 2), --diff or not."""
     from nginxgen.nginx_check import write_checked
 
     main = main_file(into, root)
-    plan = plan_into(main, model, target)
+    plan = plan_into(main, model, target, *mapping.for_main(main))
+    folder = str(into.absolute())
+    writes = [*(f for f in plan.texts if plan.originals[f] != plan.texts[f]), *plan.links]
+    refuse_outside(writes, [folder], "the folder given", plan.path_map)
     result: IntoResult[Finding] = IntoResult(plan, unified(plan))
+    result.notes = notes(plan.inferred, plan.read, folder)
     result.ours, result.left = _lint_after(plan, check)
     if show_diff or not result.diff:
         return result

@@ -44,23 +44,21 @@ class Place:
         return file, link
 
 
-def glob_includes(config: Config, prefix: str) -> list[tuple[Stmt, str]]:
-    """http{}-level includes whose file name is a glob, with their absolute pattern."""
+def glob_includes(config: Config) -> list[tuple[Stmt, str]]:
+    """http{}-level includes whose file name is a glob, with their pattern here (absolute)."""
     out = []
     for stmt in config.http.get("include", []):
         if not stmt.args:
             continue
-        pattern = stmt.args[0]
-        if not os.path.isabs(pattern):
-            pattern = os.path.join(prefix, pattern)
+        pattern = config.loaded.here(stmt.args[0])
         folder, name = os.path.split(pattern)
         if glob.has_magic(name) and not glob.has_magic(folder):
             out.append((stmt, pattern))
     return out
 
 
-def find_place(config: Config, main: str, prefix: str) -> Place:
-    includes = glob_includes(config, prefix)
+def find_place(config: Config, main: str) -> Place:
+    includes = glob_includes(config)
     for stmt, pattern in includes:
         folder, name = os.path.split(pattern)
         if folder.endswith("-enabled"):

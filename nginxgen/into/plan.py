@@ -11,6 +11,7 @@ model's byte-span edits, so the user's files keep every other byte. Nothing is w
 
 from __future__ import annotations
 
+import difflib
 import os
 from dataclasses import dataclass, field, replace
 
@@ -18,6 +19,7 @@ from nginxgen import knowledge
 from nginxgen.conf.config import Config, Server, build, listen_socket
 from nginxgen.conf.effective import server_label
 from nginxgen.conf.load import Loaded, Stmt, load_valid, walk
+from nginxgen.conf.tree import PathMap
 from nginxgen.edit import edits
 from nginxgen.edit.source import Source, Statement
 from nginxgen.edit.tree import TreeSources
@@ -50,6 +52,9 @@ class Step:
 @dataclass
 class IntoPlan:
     main: str
+    path_map: PathMap = field(default_factory=list)  # where the tree's named folders are here
+    inferred: PathMap = field(default_factory=list)  # the part of path_map conf.tree inferred
+    read: list[str] = field(default_factory=list)  # the files the plan read (conf.tree.notes)
     originals: dict[str, str | None] = field(default_factory=dict)  # None: a new file
     texts: dict[str, str] = field(default_factory=dict)  # file -> its text after the change
     links: dict[str, str] = field(default_factory=dict)  # new symlink -> what it points to
@@ -96,23 +101,25 @@ def _own(server: Server, key: str) -> list[Stmt]:
 
 
 class _Planner:
-    def __init__(self, main: str, model: GeneratorConfig, target: Target) -> None:
+    def __init__(
+        self, main: str, model: GeneratorConfig, target: Target, path_map: PathMap, infer: bool
+    ) -> None:
         self.main = os.path.abspath(main)
         self.target = target
-        self.loaded: Loaded = load_valid(self.main, where=main, spans=True)
+        self.loaded: Loaded = load_valid(self.main, main, True, path_map, infer)
         self.config: Config = build(self.loaded)
         if self.config.http_stmt is None:
             raise NginxgenError("no http{} block: is this the main nginx.conf?", where=main)
         self.tree = TreeSources(self.loaded.texts, self.loaded.spans)
         self.edits: dict[str, list[edits.Edit]] = {}
-        self.plan = IntoPlan(self.main)
+        self.plan = IntoPlan(self.main, self.loaded.path_map, self.loaded.inferred)
         if model.access_log is None:  # our log beside the tree's own logs
             folder = tree_log_folder(self.loaded.statements)
             if folder is not None:
                 path = default_access_log_path(folder)
                 model = model.model_copy(update={"access_log": path})
         self.generator: Plan = make_plan(model, target)
-        self.place: Place = find_place(self.config, self.main, self.loaded.prefix)
+        self.place: Place = find_place(self.config, self.main)
         self.rendered = render(self.generator)
         self.tree_zone = next(
             (
@@ -142,6 +149,7 @@ class _Planner:
         self.mine = {os.path.realpath(p) for pair in self.site_paths for p in pair if p}
         self.defaults_taken: set[str] = set()  # sockets whose default this run gives away
         self.included: set[str] = set()  # include lines this run has planned
+        self.inserted: list[tuple[int, str, str]] = []  # (step, file, line) of added includes
 
     def servers(self, socket: str) -> list[Server]:
         """The tree's servers on a socket, this run's own site files left out."""
@@ -429,12 +437,14 @@ class _Planner:
             return
         self.included.add(path)
         for stmt in self.config.http.get("include", []):
-            if stmt.args and os.path.abspath(os.path.join(prefix, stmt.args[0])) == path:
+            if stmt.args and os.path.abspath(self.loaded.here(stmt.args[0])) == path:
                 return
         http = self.config.http_stmt
         assert http is not None
         line = f"include {os.path.relpath(path, prefix)};"
         self._insert(http, line, after)
+        # named by the line it will have, once finish() knows it
+        self.inserted.append((len(self.plan.steps), http.file, line))
         self.plan.steps.append(Step(_at(http), f"{line} added", why))
 
     def finish(self) -> IntoPlan:
@@ -446,11 +456,19 @@ class _Planner:
                 raise NginxgenError(f"two changes overlap ({exc})", where=file) from None
             self.plan.originals[file] = text
             self.plan.texts[file] = new
+        for index, file, line in self.inserted:
+            at = _added_line(self.plan.originals[file] or "", self.plan.texts[file], line)
+            self.plan.steps[index] = replace(self.plan.steps[index], file=f"{file}:{at}")
+        self.plan.read = self.loaded.read_files()
         return self.plan
 
 
-def plan_into(main: str, model: GeneratorConfig, target: Target) -> IntoPlan:
-    planner = _Planner(main, model, target)
+def plan_into(
+    main: str, model: GeneratorConfig, target: Target, path_map: PathMap, infer: bool
+) -> IntoPlan:
+    """The plan for the tree of `main`, read with `path_map` (and what conf.tree infers, with
+    `infer`)."""
+    planner = _Planner(main, model, target, path_map, infer)
     planner.http_settings()
     missing = planner.default_servers()
     planner.sites(missing)
@@ -458,6 +476,17 @@ def plan_into(main: str, model: GeneratorConfig, target: Target) -> IntoPlan:
 
 
 # --- helpers ---------------------------------------------------------------------------------
+
+
+def _added_line(old: str, new: str, line: str) -> int:
+    """The number of the line `line` that `new` has and `old` had not (its first such one)."""
+    lines = new.splitlines()
+    matcher = difflib.SequenceMatcher(a=old.splitlines(), b=lines, autojunk=False)
+    for tag, _, _, j1, j2 in matcher.get_opcodes():
+        for number in range(j1, j2) if tag in ("insert", "replace") else ():
+            if lines[number].strip() == line:
+                return number + 1
+    raise AssertionError(f"{line!r} is not among the lines added")
 
 
 def _at(stmt: Stmt) -> str:

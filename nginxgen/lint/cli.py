@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from nginxgen.conf.load import Loaded
+    from nginxgen.conf.tree import TreeMapping
     from nginxgen.edit.edits import Edit
     from nginxgen.lint.args import Arguments
     from nginxgen.lint.findings import Finding
@@ -36,19 +37,18 @@ def _codes(text: str | list[str] | None) -> set[str]:
     }
 
 
-def _path_map(entries: list[str] | dict[str, str], base: str) -> list[tuple[str, str]]:
-    """`FOLDER=HERE` items (or a settings table) -> (FOLDER, absolute HERE) pairs, longest
-    FOLDER first; a relative HERE is taken from `base` (the cwd, or the settings file's folder)."""
-    pairs = list(entries.items()) if isinstance(entries, dict) else []
-    for entry in entries if isinstance(entries, list) else []:
-        source, sep, here = entry.partition("=")
-        if not sep or not source or not here:
-            raise NginxgenError(f"--map {entry!r}: expected FOLDER=HERE, e.g. /etc/nginx=nginx")
-        pairs.append((source, here))
-    return sorted(
-        ((s.rstrip("/") or "/", os.path.abspath(os.path.join(base, h))) for s, h in pairs),
-        key=lambda pair: -len(pair[0]),
-    )
+def _mapping(args: Arguments, conf: dict[str, object], settings_file: str | None) -> TreeMapping:
+    """Where the tree's folders are: `--map` (relative to the working folder), else the
+    settings' path-map (relative to the settings file), else the binary's `--conf-path` and
+    what nginxgen.conf.tree infers."""
+    from nginxgen.conf.tree import TreeMapping, parse_map
+
+    given = parse_map(args.map, os.getcwd())
+    table = conf.get("path-map")
+    if not given and isinstance(table, dict) and settings_file:
+        entries = [f"{source}={here}" for source, here in table.items()]
+        given = parse_map(entries, os.path.dirname(settings_file), where="path-map")
+    return TreeMapping(given)
 
 
 def run(argv: list[str]) -> int:
@@ -86,6 +86,7 @@ def run(argv: list[str]) -> int:
 
 def _run(args: Arguments) -> int:
     from nginxgen.conf.load import LoadError, PassCache, load_path
+    from nginxgen.conf.tree import notes
     from nginxgen.lint import report
     from nginxgen.lint.run import Selection, lint
     from nginxgen.lint.settings import find_settings
@@ -111,9 +112,26 @@ def _run(args: Arguments) -> int:
         raise NginxgenError(f"fail-on must be one of {', '.join(SEVERITIES)}, not {fail_on!r}")
     root = args.root or conf.get("root")
     prefix = args.prefix or conf.get("prefix")
-    path_map = _path_map(args.map, os.getcwd())
-    if found and not args.map:
-        path_map = _path_map(conf.get("path-map", {}), os.path.dirname(found[0]))
+    mapping = _mapping(args, conf, found[0] if found else None)
+    mapping.conf_path = target.conf_path
+    seen_notes: list[str] = []
+
+    def located(
+        path: str,
+        overlay: dict[str, str] | None = None,
+        shared: PassCache | None = None,
+        spans: bool = False,
+    ) -> Loaded:
+        """The tree of `path`, loaded with its map; what it read outside its folder is said
+        once (stderr: the report on stdout stays what its consumer reads)."""
+        path_map, infer = mapping.for_main(path)
+        loaded = load_path(path, prefix, stdin_text, path_map, overlay, shared, spans, infer)
+        for line in notes(loaded.inferred, loaded.read_files(), _folder(path)):
+            if line not in seen_notes:
+                seen_notes.append(line)
+                print(f"nginxgen: {line}", file=sys.stderr)
+        return loaded
+
     stdin_text = sys.stdin.read() if "-" in args.paths else None
     if args.fix or args.unsafe_fixes or args.diff:
         from nginxgen.lint.fix import FixError, WriteAhead, run_fixes
@@ -131,7 +149,7 @@ def _run(args: Arguments) -> int:
                 wanted = {os.path.realpath(p) for p in args.paths}
 
                 def lint_root(loaded: Loaded) -> list[Finding]:
-                    only = _given(loaded, wanted)  # from the pass's own load, no extra one
+                    only = _given(loaded, wanted, root)  # from the pass's own load, no extra one
                     found = lint(loaded, target, selection, only)
                     return _fixable(leave_managed(found, loaded.texts), may_fix, set(only))
 
@@ -145,14 +163,12 @@ def _run(args: Arguments) -> int:
                 units.extend((p, lint_tree) for p in args.paths)
             # One tree's fixes are staged on disk while the last pass checks them; several
             # paths are merged first (merge), so they are staged when written.
-            ahead = WriteAhead() if not args.diff and len(units) == 1 else None
+            ahead = WriteAhead(_folder(units[0][0])) if not args.diff and len(units) == 1 else None
             outcomes = []
 
             def loader(path: str) -> Callable[[dict[str, str]], Loaded]:
                 shared = PassCache()  # one per tree: its passes read and parse each text once
-                return lambda fixed: load_path(
-                    path, prefix, stdin_text, path_map, fixed, shared, spans=True
-                )
+                return lambda fixed: located(path, overlay=fixed, shared=shared, spans=True)
 
             for path, lint_unit in units:
                 outcomes.append(run_fixes(loader(path), lint_unit, classes, on_change=ahead))
@@ -177,14 +193,14 @@ def _run(args: Arguments) -> int:
     try:
         if root:
             wanted = {os.path.realpath(p) for p in args.paths}
-            loaded = load_path(root, prefix, path_map=path_map, spans=carries_fixes)
-            report_files = _given(loaded, wanted)
+            loaded = located(root, spans=carries_fixes)
+            report_files = _given(loaded, wanted, root)
             got = lint(loaded, target, selection, report_files, build_fixes=carries_fixes)
             findings = leave_managed(got, loaded.texts)
             files = report_files
         else:
             for path in args.paths:
-                loaded = load_path(path, prefix, stdin_text, path_map, spans=carries_fixes)
+                loaded = located(path, spans=carries_fixes)
                 got = lint(loaded, target, selection, build_fixes=carries_fixes)
                 findings.extend(leave_managed(got, loaded.texts))
                 files.extend(f for f in loaded.files if f not in seen)
@@ -197,9 +213,23 @@ def _run(args: Arguments) -> int:
     return EXIT_FINDINGS if failing else EXIT_CLEAN
 
 
-def _given(loaded: Loaded, wanted: set[str]) -> list[str]:
-    """The files of the loaded tree that the command line named (with --root)."""
-    return [f for f in loaded.files if os.path.realpath(f) in wanted]
+def _folder(main: str) -> str:
+    """The folder a lint of `main` may write in (its fixes): the main file's."""
+    return os.path.dirname(os.path.abspath(main))
+
+
+def _given(loaded: Loaded, wanted: set[str], root: str) -> list[str]:
+    """The files of the loaded tree that the command line named (with --root); a file the
+    root does not include would be silently skipped, so it is an error (exit 2)."""
+    files = [f for f in loaded.files if os.path.realpath(f) in wanted]
+    missing = wanted - {os.path.realpath(f) for f in files}
+    if missing:
+        raise NginxgenError(
+            f"not included by {root} (the --root), so nginx never reads it; lint it without "
+            "--root, or give the root that includes it",
+            where=os.path.relpath(min(missing)),
+        )
+    return files
 
 
 def _report_fixes(
@@ -215,6 +245,7 @@ def _report_fixes(
     (with an nginx binary, put back when its `nginx -t` passed before and fails after), report
     what remains and `N fixed, M remaining (K more fixable with --unsafe-fixes)`."""
     from nginxgen.conf.load import STDIN_NAME
+    from nginxgen.conf.tree import refuse_outside
     from nginxgen.lint import report
     from nginxgen.lint.fix import FixError, merge, undone, unified_diff, write_all
     from nginxgen.nginx_check import write_checked
@@ -224,6 +255,9 @@ def _report_fixes(
     except FixError as exc:
         print(f"nginxgen: internal error: {exc}; nothing written", file=sys.stderr)
         return EXIT_INTERNAL
+    folders = [_folder(main) for main in mains if main != "-"]
+    changed = [f for f in result.changed if f != STDIN_NAME]
+    refuse_outside(changed, folders, "the main file's folder")
     if args.diff:
         text = unified_diff(result)
         sys.stdout.write(text)

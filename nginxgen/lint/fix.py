@@ -150,15 +150,17 @@ class WriteAhead:
     background (EarlyStaging) while the next pass checks them, keeping only the staging of the
     latest texts. `discard` removes what was staged and not written."""
 
-    def __init__(self) -> None:
+    def __init__(self, folder: str) -> None:
         self.current: EarlyStaging | None = None
+        self.folder = folder  # nothing is staged outside it, not even for a moment
 
     def __call__(self, outcome: FixOutcome) -> None:
+        from nginxgen.conf.tree import inside
         from nginxgen.writer import EarlyStaging
 
         self.discard()
         texts = {f: text for f, text in outcome.changed.items() if f != STDIN_NAME}  # printed
-        if texts:
+        if texts and all(inside(f, self.folder) for f in texts):
             self.current = EarlyStaging(dict(outcome.originals), texts)
 
     def take(
@@ -189,7 +191,13 @@ def write_all(outcome: FixOutcome, ahead: WriteAhead | None = None) -> list[str]
 
     originals: dict[str, str | None] = dict(outcome.originals)
     # in the order of outcome.changed
-    changes, ready = (ahead or WriteAhead()).take(originals, outcome.changed)
+    ready: dict[Path, Path] = {}
+    if ahead is None:
+        from nginxgen.writer import replace_read
+
+        changes = replace_read(originals, outcome.changed)
+    else:
+        changes, ready = ahead.take(originals, outcome.changed)
     replace_all(changes, ready)
     lines = []
     for file, change in zip(outcome.changed, changes, strict=True):
