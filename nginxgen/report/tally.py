@@ -75,17 +75,6 @@ class InputCount:
     first_unreadable_text: bytes = b""
 
 
-def tls_test(marker: knowledge.TlsMarker | None) -> Callable[[str | None], bool | None]:
-    """Whether a line's marker value says TLS (True), plain HTTP (False) or nothing (None: the
-    format has no marker, or this JSON line lacks it)."""
-    if marker is None:
-        return lambda value: None
-    wanted = marker.tls_value
-    if wanted is None:
-        return lambda value: None if value is None else value not in EMPTY
-    return lambda value: None if value is None else value == wanted
-
-
 @dataclass
 class Tally:
     """The counters of one or more logs read with one format."""
@@ -129,7 +118,8 @@ class Tally:
         connections, requests = self.connections, self.requests
         groups: dict[str, GroupView] = {}
         hour = _hour_key(self.roles["time"])
-        is_tls = tls_test(self.fmt.tls_marker())
+        marker = self.fmt.tls_marker()
+        tls_value = marker.tls_value if marker else None  # None: any value but an empty one
         counted = InputCount(name)
         self.inputs.append(counted)
         unreadable_before = self.unreadable.count
@@ -151,7 +141,15 @@ class Tally:
                     continue
                 readable += 1
                 site = self._site(values[SITE] or values[HOST] or "-")
-                tls = is_tls(values[TLS])
+                # TLS (True), plain HTTP (False), or None: the format has no variable that tells
+                # (or this JSON line lacks it). Inline, not a call: this runs for every line.
+                mark = values[TLS]
+                if mark is None:
+                    tls = None
+                elif tls_value is None:
+                    tls = mark not in EMPTY
+                else:
+                    tls = mark == tls_value
                 requests[when, site, tls] += 1
                 if values[REQUESTS] not in (None, "1"):
                     continue
