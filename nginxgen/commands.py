@@ -363,7 +363,7 @@ def report(
     clients that offered ML-KEM but got a classical group, resumption and 0-RTT."""
 
     from nginxgen.report.formats import resolve_format
-    from nginxgen.report.run import read_logs
+    from nginxgen.report.run import nothing_readable, read_logs, unreadable_inputs
     from nginxgen.report.summary import BY_CHOICES, summarize
     from nginxgen.report.text import text_report
 
@@ -374,6 +374,10 @@ def report(
         raise NginxgenError("its folder does not exist", where=str(html))
     fmt = resolve_format(log_format, str(config) if config else None, logs)
     tally, problems = read_logs(logs, fmt)
+    if nothing_readable(tally):  # a report of nothing would hide that the format is wrong
+        for problem in unreadable_inputs(tally, problems):
+            _err(f"error: {problem}")
+        raise typer.Exit(2)
     result = summarize(tally, by)
     if html is not None:
         from nginxgen.report.html import html_report

@@ -10,7 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from nginxgen.report.logformat import COMBINED, LogFormat, generated_format, make_parser
+from nginxgen.report.logformat import (
+    COMBINED,
+    ROLES,
+    LogFormat,
+    generated_format,
+    make_parser,
+)
 from nginxgen.report.tally import group_view
 from tests.helpers import CertPair
 
@@ -273,18 +279,11 @@ def test_generated_format_is_the_template_one(tmp_path: Path, ecdsa_pair: CertPa
     assert parse(MIX[0].encode()) is not None
     values = parse(MIX[2].encode())
     assert values is not None and "0x11ec" in values
-    assert make_parser(LogFormat("x", "$ssl_protocol"))(b"TLSv1.3\n") == (
-        None,
-        None,
-        None,
-        "TLSv1.3",
-        None,
-        None,
-        None,
-        None,
-        None,
-        None,
-    )
+    # $ssl_protocol plays two roles: the protocol, and what tells TLS from plain HTTP
+    values = make_parser(LogFormat("x", "$ssl_protocol"))(b"TLSv1.3\n")
+    roles = dict(zip(ROLES, values or (), strict=True))
+    assert {role for role, value in roles.items() if value is not None} == {"protocol", "tls"}
+    assert roles["protocol"] == roles["tls"] == "TLSv1.3"
 
 
 def test_sites_beyond_the_limit_share_one_row(tmp_path: Path) -> None:
@@ -299,3 +298,122 @@ def test_sites_beyond_the_limit_share_one_row(tmp_path: Path) -> None:
     assert len(out["sites"]) == MAX_SITES + 1
     assert out["sites"][OTHER_SITES]["connections"] == 50
     assert out["overall"]["connections"] == MAX_SITES + 50
+
+
+# Debian's default access_log (the predefined `combined`): HTTPS and plain HTTP look the same
+DEBIAN = [
+    '192.0.2.1 - - [23/Nov/2026:05:00:01 +0000] "GET / HTTP/2.0" 200 612 "-" "curl/8.14.1"',
+    '192.0.2.2 - - [23/Nov/2026:05:00:02 +0000] "GET / HTTP/1.1" 301 169 "-" "Mozilla/5.0 (X11)"',
+    '192.0.2.1 - - [23/Nov/2026:06:10:00 +0000] "GET /a HTTP/2.0" 404 153 "-" "curl/8.14.1"',
+]
+
+
+def test_a_format_without_tls_fields_says_tls_unknown(tmp_path: Path) -> None:
+    log = tmp_path / "access.log"
+    log.write_text("\n".join(DEBIAN) + "\n")
+    out = as_json(str(log), "--log-format", "combined", "--by", "hour")
+    assert (out["tls_known"], out["protocol_known"], out["variables"]["tls"]) == (
+        False,
+        False,
+        None,
+    )
+    for part in (out["overall"], out["sites"]["-"], out["periods"][0]["overall"]):
+        assert part["connections"] is None and part["plain_http"] is None
+        assert part["requests"] is None and part["protocols"] is None
+    assert out["overall"]["tls_unknown"] == 3
+    assert [p["overall"]["tls_unknown"] for p in out["periods"]] == [2, 1]
+    hint = "\n".join(out["tls_hint"])
+    assert hint.startswith("log_format nginxgen_tls escape=json\n") and "$ssl_protocol" in hint
+    text = report(str(log), "--log-format", "combined").stdout
+    assert "this format (combined) records no TLS fields" in text
+    assert "all sites: 3 requests, TLS unknown" in text
+    assert "plain HTTP" not in text.replace("TLS and plain HTTP cannot be told apart", "")
+    page = tmp_path / "report.html"
+    assert report(str(log), "--log-format", "combined", "--html", str(page)).returncode == 0
+    assert "records no TLS fields" in page.read_text()
+
+
+@pytest.mark.parametrize(
+    ("variable", "tls", "plain", "escape"),
+    [
+        ("scheme", "https", "http", "default"),
+        ("https", "on", "", "default"),  # nginx logs the empty $https as nothing
+        ("https", "on", "", "json"),
+        ("ssl_cipher", "TLS_AES_128_GCM_SHA256", "-", "default"),
+        ("ssl_cipher", "TLS_AES_128_GCM_SHA256", "", "json"),
+    ],
+)
+def test_tls_without_protocol(
+    tmp_path: Path, variable: str, tls: str, plain: str, escape: str
+) -> None:
+    """A format that tells TLS from plain HTTP but not the protocol: counted apart, protocol
+    unknown, the hint still given."""
+    log = tmp_path / "access.log"
+    conf = tmp_path / "nginx.conf"
+    if escape == "json":
+        text = f'{{"remote_addr":"$remote_addr","time":"$time_iso8601","v":"${variable}"}}'
+        rows = [json.dumps({"remote_addr": "192.0.2.1", "time": "2026-11-23T05:00:00+00:00",
+                            "v": v}) for v in (tls, tls, plain)]  # fmt: skip
+    else:
+        text = f"$remote_addr [$time_local] ${variable}"
+        rows = [f"192.0.2.1 [23/Nov/2026:05:00:01 +0000] {v}" for v in (tls, tls, plain)]
+    log.write_text("\n".join(rows) + "\n")
+    conf.write_text(
+        f"events {{}}\nhttp {{\n    log_format tlsflag escape={escape} '{text}';\n"
+        f"    access_log {log} tlsflag;\n}}\n"
+    )
+    out = as_json(str(log), "--config", str(conf))
+    assert (out["tls_known"], out["protocol_known"]) == (True, False)
+    assert out["variables"]["tls"] == variable and out["tls_hint"] is not None
+    overall = out["overall"]
+    assert (overall["connections"], overall["plain_http"], overall["tls_unknown"]) == (2, 1, 0)
+    assert overall["protocols"] is None
+    text_out = report(str(log), "--config", str(conf)).stdout
+    assert "all sites: 2 TLS requests (protocol not logged), 1 plain HTTP request" in text_out
+    assert f"records whether a request used TLS (${variable})" in text_out
+
+
+def test_the_protocol_wins_over_other_tls_fields(tmp_path: Path) -> None:
+    """$scheme says TLS, but $ssl_protocol is preferred: it says the protocol too."""
+    log = tmp_path / "access.log"
+    log.write_text("https TLSv1.2\nhttp -\n")
+    out = as_json(str(log), "--log-format", "$scheme $ssl_protocol")
+    assert out["variables"]["tls"] == "ssl_protocol" and out["tls_hint"] is None
+    assert out["overall"]["protocols"] == {"TLSv1.2": {"count": 1, "share": 1.0}}
+    assert out["overall"]["plain_http"] == 1
+
+
+def test_no_readable_line_exits_2_with_a_hint(tmp_path: Path) -> None:
+    """Debian's log read with the default format: no report of nothing, one line per input."""
+    debian, other, empty = tmp_path / "access.log", tmp_path / "other.log", tmp_path / "e.log"
+    debian.write_text("\n\n" + "\n".join(DEBIAN) + "\n")
+    other.write_text("not a log line\n")
+    empty.write_text("")
+    done = report(str(debian), str(empty), str(other), "--format", "json")
+    assert done.returncode == 2 and done.stdout == ""
+    first, second = done.stderr.splitlines()
+    assert first.startswith(
+        f"nginxgen: error: {debian}: no line reads as the default nginxgen_tls format "
+        "(the first that does not: line 3); its lines read as nginx's combined format: "
+        "give the format that wrote it: --log-format combined, --config nginx.conf"
+    )
+    assert second.startswith(f"nginxgen: error: {other}: no line reads as the default")
+    assert "line 1)" in second and "combined format:" not in second  # not combined
+    assert "--log-format combined" in second and "--log-format '$remote_addr" in second
+    # a format from a config is named with it; an input that cannot be opened keeps its line
+    conf = tmp_path / "nginx.conf"
+    conf.write_text("events {}\nhttp {\n    log_format pipes '$host|$ssl_protocol';\n}\n")
+    done = report(str(other), str(tmp_path / "gone.log"), "--config", str(conf),
+                  "--log-format", "pipes")  # fmt: skip
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        f"nginxgen: error: {other}: no line reads as log_format pipes of {conf} (the first that "
+        "does not: line 1); give the format that wrote it: --log-format combined, --config "
+        "nginx.conf (the log_format of the access_log that writes it), or the format itself: "
+        "--log-format '$remote_addr [$time_local] ...'",
+        f"nginxgen: error: {tmp_path / 'gone.log'}: No such file or directory",
+    ]
+    # one readable line is enough for a report: the rest are counted as unreadable
+    debian.write_text(line() + "\n" + "\n".join(DEBIAN) + "\n")
+    out = as_json(str(debian))
+    assert out["lines"]["read"] == 4 and out["lines"]["unreadable"] == 3

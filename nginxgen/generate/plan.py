@@ -6,12 +6,14 @@ instead. All version and library facts come from `nginxgen.knowledge`.
 
 from __future__ import annotations
 
-import posixpath
 from dataclasses import dataclass, field
 
 from nginxgen import knowledge
 from nginxgen.errors import ValidationError
 from nginxgen.generate.models import GeneratorConfig, Site, TLSPolicy
+from nginxgen.report.logformat import (  # into/plan.py imports the path from here
+    default_access_log_path as default_access_log_path,
+)
 from nginxgen.report.logformat import generated_format_strings
 from nginxgen.sockets import normalize_socket
 from nginxgen.target import Target
@@ -523,12 +525,6 @@ def _plan_tls(policy: TLSPolicy, target: Target, problems: _Problems) -> TLSPlan
         warnings=warnings,
         suppress=suppress,
     )
-
-
-def default_access_log_path(folder: str | None = None) -> str:
-    """Our TLS log in `folder`, or in the distributions' usual log folder."""
-    where = knowledge.log_fact("log_folder")
-    return posixpath.join(folder or where["default"], where["file"])
 
 
 def _plan_access_log(

@@ -689,6 +689,29 @@ def log_fields(target: Target | None = None) -> list[LogField]:
     return [f for f in fields if in_range(target.nginx, f.since, None)]
 
 
+@record(frozen=True)
+class TlsMarker:
+    """A log variable that tells a request over TLS from a plain HTTP one."""
+
+    variable: str  # without `$`
+    tls_value: str | None  # its value on TLS; None: any non-empty value
+    protocol: bool  # it also names the TLS version
+    source: str
+
+
+def tls_markers() -> list[TlsMarker]:
+    """The variables that tell TLS from plain HTTP, in the report's order of preference."""
+    return [
+        TlsMarker(
+            variable=m["variable"],
+            tls_value=None if m["tls_value"] == "any" else m["tls_value"],
+            protocol=m["protocol"],
+            source=m["source"],
+        )
+        for m in _toml("logging")["tls_marker"]
+    ]
+
+
 def log_fact(key: str) -> dict[str, Any]:
     """A table of knowledge/logging.toml: log_format, log_folder, curve_names."""
     fact: dict[str, Any] = _toml("logging")[key]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 
 from nginxgen.errors import NginxgenError
 from nginxgen.report.logformat import (
@@ -12,7 +13,12 @@ from nginxgen.report.logformat import (
     parse_log_format_args,
 )
 
-COMBINED_FORMAT = LogFormat("combined", COMBINED)
+COMBINED_FORMAT = LogFormat("combined", COMBINED, origin="nginx's predefined combined format")
+
+
+def _default_format() -> LogFormat:
+    fmt = generated_format()
+    return replace(fmt, origin=f"the default {fmt.name} format")
 
 
 def _config_formats(config: str) -> tuple[dict[str, LogFormat], dict[str, str]]:
@@ -24,7 +30,8 @@ def _config_formats(config: str) -> tuple[dict[str, LogFormat], dict[str, str]]:
     files: dict[str, str] = {}
     for stmt in walk(loaded.statements):
         if stmt.directive == "log_format" and stmt.args:
-            formats[stmt.args[0]] = parse_log_format_args(stmt.args[0], stmt.args[1:])
+            fmt = parse_log_format_args(stmt.args[0], stmt.args[1:])
+            formats[fmt.name] = replace(fmt, origin=f"log_format {fmt.name} of {config}")
         elif stmt.directive == "access_log" and stmt.args and stmt.args[0] != "off":
             name = stmt.args[1] if len(stmt.args) > 1 else "combined"
             files[os.path.realpath(os.path.join(loaded.prefix or "", stmt.args[0]))] = name
@@ -35,9 +42,9 @@ def resolve_format(given: str | None, config: str | None, logs: list[str]) -> Lo
     """--log-format TEXT, --log-format NAME (from --config; `combined` needs none), the format
     --config writes a LOG with, or else the generated nginxgen_tls format."""
     if given is not None and "$" in given:
-        return LogFormat("given", given)
+        return LogFormat("given", given, origin="the --log-format string")
     if given is None and config is None:
-        return generated_format()
+        return _default_format()
     if config is None:
         if given == "combined":
             return COMBINED_FORMAT
@@ -56,7 +63,7 @@ def resolve_format(given: str | None, config: str | None, logs: list[str]) -> Lo
         return formats[given]
     used = {files[p] for p in (os.path.realpath(log) for log in logs) if p in files}
     if len(used) == 1:
-        return formats.get(used.pop(), generated_format())
+        return formats.get(used.pop(), _default_format())
     ours = generated_format().name
     if ours in formats:
         return formats[ours]

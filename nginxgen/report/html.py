@@ -10,6 +10,8 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
+from nginxgen.report.text import tls_fields_note
+
 # stacked categories of TLS connections over time, bottom up
 CATEGORIES = (
     ("ML-KEM (TLS 1.3)", "#1b7f3b"),
@@ -34,7 +36,9 @@ svg text{font:11px system-ui,sans-serif}
 """
 
 
-def _count(value: int, key: str) -> str:
+def _count(value: int | None, key: str) -> str:
+    if value is None:  # the format cannot tell TLS from plain HTTP
+        return "<span>unknown</span>"
     return f'<span data-key="{escape(key)}">{value:,}</span>'
 
 
@@ -50,10 +54,19 @@ def _pointer(*parts: str) -> str:
     return "".join("/" + p.replace("~", "~0").replace("/", "~1") for p in parts)
 
 
+def _tls13(part: dict[str, Any]) -> dict[str, Any] | None:
+    return (part["protocols"] or {}).get("TLSv1.3")
+
+
 def _cards(part: dict[str, Any], unit: str) -> str:
     cards = [
         (f"TLS {unit}s", _count(part["connections"], "/overall/connections")),
-        ("TLS 1.3", _share(part["protocols"].get("TLSv1.3"), "/overall/protocols/TLSv1.3")),
+        *(
+            [(f"{unit}s, TLS unknown", _count(part["tls_unknown"], "/overall/tls_unknown"))]
+            if part["tls_unknown"]
+            else []
+        ),
+        ("TLS 1.3", _share(_tls13(part), "/overall/protocols/TLSv1.3")),
         ("ML-KEM", _share(part["pq"], "/overall/pq")),
         (
             "offered ML-KEM, got classical",
@@ -89,7 +102,7 @@ def _table(title: str, table: dict[str, Any] | None, base: str) -> str:
 
 
 def _categories(part: dict[str, Any]) -> list[int]:
-    protocols = {name: entry["count"] for name, entry in part["protocols"].items()}
+    protocols = {name: entry["count"] for name, entry in (part["protocols"] or {}).items()}
     pq = part["pq"]["count"] if part["pq"] else 0
     tls13 = protocols.pop("TLSv1.3", 0)
     tls12 = protocols.pop("TLSv1.2", 0)
@@ -180,7 +193,7 @@ def _site_table(sites: dict[str, Any], unit: str) -> str:
         base = _pointer("sites", name)
         cells = [
             _count(part["connections"], base + "/connections"),
-            _share(part["protocols"].get("TLSv1.3"), base + "/protocols/TLSv1.3"),
+            _share(_tls13(part), base + "/protocols/TLSv1.3"),
             _share(part["pq"], base + "/pq"),
             _share(part["pq_offered_not_used"], base + "/pq_offered_not_used"),
             _share(part["resumed"], base + "/resumed"),
@@ -188,6 +201,15 @@ def _site_table(sites: dict[str, Any], unit: str) -> str:
         ]
         rows.append(f"<tr><td>{escape(name)}</td>" + "".join(f"<td>{c}</td>" for c in cells))
     return f"<table>{head}{''.join(rows)}</table>"
+
+
+def _tls_fields(report: dict[str, Any]) -> list[str]:
+    note = tls_fields_note(report)
+    if not note:
+        return []
+    said, hint = note
+    return [f"<p>{escape(said)}</p>", f"<p>{escape(hint)}</p>",
+            f"<pre>{escape(chr(10).join(report['tls_hint']))}</pre>"]  # fmt: skip
 
 
 def html_report(report: dict[str, Any]) -> str:
@@ -198,6 +220,7 @@ def html_report(report: dict[str, Any]) -> str:
         f"<p>{_count(lines['read'], '/lines/read')} lines read, "
         f"{_count(lines['unreadable'], '/lines/unreadable')} unreadable; format "
         f"{escape(report['format'])}, counted per {escape(unit)}.</p>",
+        *_tls_fields(report),
         _cards(overall, unit),
         f"<h2>Over time (by {escape(str(report['by']))})</h2>",
         _time_chart(periods) if periods else "<p>no times in the log format</p>",

@@ -13,9 +13,12 @@ that role the format has, or None when the format has none.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from nginxgen import knowledge
 
 # What the report needs, and the variables that can supply each (first present wins).
 ROLES: dict[str, tuple[str, ...]] = {
@@ -29,6 +32,8 @@ ROLES: dict[str, tuple[str, ...]] = {
     "reused": ("ssl_session_reused",),
     "early_data": ("ssl_early_data",),
     "requests": ("connection_requests",),
+    # what tells TLS from plain HTTP: $ssl_protocol, else $ssl_cipher, ..., $https, $scheme
+    "tls": tuple(m.variable for m in knowledge.tls_markers()),
 }
 Values = tuple[str | None, ...]  # one per role, in ROLES order
 LineParser = Callable[[bytes], Values | None]
@@ -47,6 +52,12 @@ class LogFormat:
     name: str  # as the user knows it: a log_format name, or "given" for --log-format TEXT
     text: str  # the format with its strings joined, as nginx joins them
     escape: str = "default"  # default | json | none
+    # how the user chose it, for messages: "the default nginxgen_tls format", ...
+    origin: str = field(default="", compare=False)
+
+    @property
+    def label(self) -> str:
+        return self.origin or f"log_format {self.name}"
 
     @property
     def variables(self) -> list[str]:
@@ -59,6 +70,11 @@ class LogFormat:
             role: next((v for v in candidates if v in present), None)
             for role, candidates in ROLES.items()
         }
+
+    def tls_marker(self) -> knowledge.TlsMarker | None:
+        """The variable that tells TLS from plain HTTP in this format (None: it cannot)."""
+        variable = self.role_variables()["tls"]
+        return next((m for m in knowledge.tls_markers() if m.variable == variable), None)
 
     def json_keys(self) -> dict[str, str] | None:
         """Variable -> key when the format is a flat JSON object of one variable per value."""
@@ -156,10 +172,32 @@ def generated_format_strings(fields: list[tuple[str, str]]) -> list[str]:
     ]
 
 
-def generated_format() -> LogFormat:
-    """`nginxgen_tls` with every field the knowledge base lists (newer nginx, all of them)."""
-    from nginxgen import knowledge
-
+def _generated_strings() -> tuple[str, list[str]]:
+    """The generated format's name and strings, with every field the knowledge base lists (the
+    newest nginx has them all; generate leaves out those an older target lacks)."""
     strings = generated_format_strings([(f.key, f.variable) for f in knowledge.log_fields()])
-    name = str(knowledge.log_fact("log_format")["name"])
+    return str(knowledge.log_fact("log_format")["name"]), strings
+
+
+def generated_format() -> LogFormat:
+    """`nginxgen_tls` as the newest nginx writes it."""
+    name, strings = _generated_strings()
     return LogFormat(name=name, text="".join(s.strip("'") for s in strings), escape="json")
+
+
+def default_access_log_path(folder: str | None = None) -> str:
+    """Our TLS log in `folder`, or in the distributions' usual log folder."""
+    where = knowledge.log_fact("log_folder")
+    return posixpath.join(folder or where["default"], where["file"])
+
+
+def generated_log_directives() -> list[str]:
+    """The http{}-level lines `nginxgen generate` writes for its log (templates/tls.conf.j2),
+    shown to a user whose log records no TLS fields."""
+    name, strings = _generated_strings()
+    return [
+        f"log_format {name} escape=json",
+        *(f"    {s}" for s in strings[:-1]),
+        f"    {strings[-1]};",
+        f"access_log {default_access_log_path()} {name};",
+    ]

@@ -10,6 +10,7 @@ from collections import Counter
 from functools import cache
 from typing import Any
 
+from nginxgen.report.logformat import generated_log_directives
 from nginxgen.report.tally import Tally, hour_label
 
 BY_CHOICES = ("hour", "day")
@@ -21,6 +22,7 @@ class _Sum:
     def __init__(self) -> None:
         self.connections = 0
         self.plain = 0
+        self.unknown = 0  # TLS or not: the format does not say
         self.tls_requests = 0
         self.protocols: Counter[str] = Counter()
         self.ciphers: Counter[str] = Counter()
@@ -31,12 +33,16 @@ class _Sum:
         self.early = 0
 
     def add(self, key: tuple[Any, ...], count: int) -> None:
-        _, _, protocol, cipher, group, pq, offered, reused, early = key
-        if protocol is None:
+        _, _, tls, protocol, cipher, group, pq, offered, reused, early = key
+        if tls is None:
+            self.unknown += count
+            return
+        if not tls:
             self.plain += count
             return
         self.connections += count
-        self.protocols[protocol] += count
+        if protocol:
+            self.protocols[protocol] += count
         if cipher:
             self.ciphers[cipher] += count
         if group:
@@ -57,14 +63,16 @@ class _Sum:
             return {name: share(n) for name, n in counter.most_common()}
 
         has_curve = roles["curve"] is not None
+        told = roles["tls"] is not None  # else TLS and plain HTTP cannot be told apart
         return {
-            "connections": total,
-            "plain_http": self.plain,
-            "requests": self.tls_requests,
+            "connections": total if told else None,
+            "plain_http": self.plain if told else None,
+            "tls_unknown": self.unknown,
+            "requests": self.tls_requests if told else None,
             "requests_per_connection": (
                 round(self.tls_requests / total, 2) if total and tally.per_connection else None
             ),
-            "protocols": shares(self.protocols),
+            "protocols": shares(self.protocols) if roles["protocol"] else None,
             "ciphers": shares(self.ciphers) if roles["cipher"] else None,
             "groups": shares(self.groups) if has_curve else None,
             "pq": share(self.pq) if has_curve else None,
@@ -110,6 +118,10 @@ def summarize(tally: Tally, by: str | None) -> dict[str, Any]:
         "format": tally.fmt.name,
         "unit": "connection" if tally.per_connection else "request",
         "variables": dict(tally.roles),
+        "tls_known": tally.roles["tls"] is not None,
+        "protocol_known": tally.roles["protocol"] is not None,
+        # the lines to add to http{} for a log that says what TLS was negotiated
+        "tls_hint": None if tally.roles["protocol"] else generated_log_directives(),
         "lines": {
             "read": tally.lines,
             "unreadable": tally.unreadable.count,

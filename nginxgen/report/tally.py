@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from nginxgen import knowledge
 from nginxgen.report.logformat import ROLES, LineParser, LogFormat
 
-TIME, SITE, HOST, PROTOCOL, CIPHER, CURVE, CURVES, REUSED, EARLY, REQUESTS = range(len(ROLES))
+TIME, SITE, HOST, PROTOCOL, CIPHER, CURVE, CURVES, REUSED, EARLY, REQUESTS, TLS = range(len(ROLES))
 MONTH_NAMES = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 _MONTHS = {name: number for number, name in enumerate(MONTH_NAMES, 1)}
 _HEX = re.compile(r"0x[0-9a-fA-F]{1,4}\Z")
@@ -65,17 +65,30 @@ class Unreadable:
 
 
 @dataclass
+class InputCount:
+    """What one input gave: its lines that the format read, and the first it could not."""
+
+    name: str
+    readable: int = 0
+    unreadable: int = 0
+    first_unreadable: int | None = None
+    first_unreadable_text: bytes = b""
+
+
+@dataclass
 class Tally:
     """The counters of one or more logs read with one format."""
 
     fmt: LogFormat
     roles: dict[str, str | None]
-    # (hour, site, protocol, cipher, group, pq, offered_pq, reused, early) -> connections
+    # (hour, site, tls, protocol, cipher, group, pq, offered_pq, reused, early) -> connections,
+    # tls being True, False (plain HTTP) or None (the format cannot tell)
     connections: Counter[tuple[object, ...]] = field(default_factory=Counter)
     # (hour, site, tls) -> requests
     requests: Counter[tuple[object, ...]] = field(default_factory=Counter)
     lines: int = 0
     unreadable: Unreadable = field(default_factory=Unreadable)
+    inputs: list[InputCount] = field(default_factory=list)
     _offers: dict[str, bool] = field(default_factory=dict)
     _sites: set[str] = field(default_factory=set)
 
@@ -105,7 +118,12 @@ class Tally:
         connections, requests = self.connections, self.requests
         groups: dict[str, GroupView] = {}
         hour = _hour_key(self.roles["time"])
-        number = 0
+        marker = self.fmt.tls_marker()
+        tls_value = marker.tls_value if marker else None  # None: any value but an empty one
+        counted = InputCount(name)
+        self.inputs.append(counted)
+        unreadable_before = self.unreadable.count
+        number = readable = 0
         try:
             for number, line in enumerate(lines, 1):
                 if not line.strip():
@@ -117,16 +135,28 @@ class Tally:
                     values = None
                 if values is None:
                     self.unreadable.add(name, number, line)
+                    if counted.first_unreadable is None:
+                        counted.first_unreadable = number
+                        counted.first_unreadable_text = line
                     continue
+                readable += 1
                 site = self._site(values[SITE] or values[HOST] or "-")
-                protocol = values[PROTOCOL]
-                tls = protocol not in EMPTY and protocol is not None
+                # TLS (True), plain HTTP (False), or None: the format has no variable that tells
+                # (or this JSON line lacks it). Inline, not a call: this runs for every line.
+                mark = values[TLS]
+                if mark is None:
+                    tls = None
+                elif tls_value is None:
+                    tls = mark not in EMPTY
+                else:
+                    tls = mark == tls_value
                 requests[when, site, tls] += 1
                 if values[REQUESTS] not in (None, "1"):
                     continue
-                if not tls:
-                    connections[when, site, None, None, None, False, False, False, False] += 1
+                if not tls:  # plain HTTP, or a format that cannot tell: no TLS details
+                    connections[when, site, tls, None, None, None, False, False, False, False] += 1
                     continue
+                protocol = values[PROTOCOL]
                 curve = values[CURVE]
                 group = None
                 offered = False
@@ -142,6 +172,7 @@ class Tally:
                 key = (
                     when,
                     site,
+                    True,
                     protocol,
                     values[CIPHER],
                     group,
@@ -153,6 +184,8 @@ class Tally:
                 connections[key] += 1
         finally:
             self.lines += number
+            counted.readable = readable
+            counted.unreadable = self.unreadable.count - unreadable_before
 
 
 def _hour_key(variable: str | None) -> Callable[[str | None], object]:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from nginxgen.report.logformat import ROLES
+
 TOP = 6  # suites and groups shown per slice; the JSON has them all
 MISSING = "not in the log format"
 
@@ -31,8 +33,12 @@ def _counted(count: int, what: str) -> str:
 
 
 def _slice(title: str, part: dict[str, Any], unit: str) -> list[str]:
+    if part["connections"] is None:  # the format cannot tell TLS from plain HTTP
+        return [f"{title}: {_counted(part['tls_unknown'], unit)}, TLS unknown"]
     per = part["requests_per_connection"]
     head = f"{title}: {_counted(part['connections'], 'TLS ' + unit)}"
+    if part["protocols"] is None:
+        head += " (protocol not logged)"
     if unit == "connection":
         head += f", {_counted(part['requests'], 'request')}"
         head += f" ({per} per connection)" if per else ""
@@ -94,6 +100,34 @@ def _periods(report: dict[str, Any]) -> list[str]:
     ]
 
 
+def tls_fields_note(report: dict[str, Any]) -> tuple[str, str] | None:
+    """What the format cannot say about TLS, and where the format that says it follows."""
+    if report["tls_hint"] is None:
+        return None
+    if report["tls_known"]:
+        said = (
+            f"this format ({report['format']}) records whether a request used TLS "
+            f"(${report['variables']['tls']}) but not its protocol (no $ssl_protocol)"
+        )
+    else:
+        said = (
+            f"this format ({report['format']}) records no TLS fields (none of "
+            f"{', '.join('$' + v for v in ROLES['tls'])}): TLS and plain HTTP cannot be told apart"
+        )
+    hint = (
+        "to log what clients negotiate, add to http{} the format `nginxgen generate` writes "
+        "(`generate --nginx-version` leaves out what an older nginx lacks):"
+    )
+    return said, hint
+
+
+def _tls_fields(report: dict[str, Any]) -> list[str]:
+    note = tls_fields_note(report)
+    if note is None:
+        return []
+    return ["", *note, *(f"  {line}" for line in report["tls_hint"])]
+
+
 def text_report(report: dict[str, Any]) -> str:
     lines = report["lines"]
     unit = report["unit"]
@@ -105,6 +139,7 @@ def text_report(report: dict[str, Any]) -> str:
     out = [f"{lines['read']:,} lines read, {lines['unreadable']:,} unreadable; {counted}"]
     for example in lines["unreadable_examples"]:
         out.append(f"  unreadable: {example['file']}:{example['line']}: {example['text']}")
+    out += _tls_fields(report)
     out += ["", *_slice("all sites", report["overall"], unit)]
     if len(report["sites"]) > 1:
         for name, part in report["sites"].items():
