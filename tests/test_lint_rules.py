@@ -497,3 +497,26 @@ def test_every_rule_documents_itself() -> None:
         assert entry.rule.severity in ("error", "warning", "info")
         assert len(entry.doc.strip()) > 80, code
         assert entry.rule.fix, code
+
+
+def test_group_spelled_in_lower_case_is_judged_as_the_library_does(tmp_path: Path) -> None:
+    """x25519 is taken by OpenSSL 3.0.22 and AWS-LC 5.12.0 (both list it; reproduced with
+    `openssl s_client -groups x25519` and `nginx -t` on the builds), refused by LibreSSL (object
+    names, case-sensitive); OpenSSL 1.0.2 lacks the group in every spelling (issue 35)."""
+    config = http(
+        DEFAULT.replace(
+            "ssl_reject_handshake on;", "ssl_reject_handshake on; ssl_ecdh_curve x25519;"
+        )
+    )
+    for target in (OLD, ("1.26.3", "aws-lc-5.12.0")):
+        assert "NGX201" not in codes(config, target, tmp_path), target
+    (libressl,) = [
+        f for f in findings_of(config, ("1.26.3", "libressl-3.8.2"), tmp_path) if f.code == "NGX201"
+    ]
+    assert "'x25519' (group names are case-sensitive there)" in libressl.message
+    assert libressl.fix == "write X25519"
+    (old,) = [
+        f for f in findings_of(config, ("1.26.3", "openssl-1.0.2"), tmp_path) if f.code == "NGX201"
+    ]
+    assert old.message.startswith("OpenSSL has X25519 only from 1.1.0")
+    assert "X25519" not in old.fix and "prime256v1" in old.fix

@@ -598,18 +598,25 @@ class Group:
             if n not in late or in_range(library.version, late[n], None)
         ]
 
+    @property
+    def display(self) -> str:
+        """The group's name in messages: OpenSSL's preferred spelling (X25519, not the table's
+        key x25519), else the first any library uses."""
+        for kind in ("openssl", *self.names):
+            if self.names.get(kind):
+                return self.names[kind][0]
+        return self.id
+
     def requirement(self, library: Library) -> str:
         """Which versions of this library have the group, in words."""
         name = library_display(library.kind)
         entry = self.data.get(_behaves_as(library))
         if not entry:
-            return f"{name} does not have {self.id}"
+            return f"{name} does not have {self.display}"
         since, until = entry.get("since"), entry.get("until")
-        if until and library.version is not None and library.version >= Version(until):
-            return f"{name} removed {self.id} in {until}"
-        if until and library.version is None:
-            return f"{name} removed {self.id} in {until}"
-        return f"{name} has {self.id} only from {since}"
+        if until and (library.version is None or library.version >= Version(until)):
+            return f"{name} removed {self.display} in {until}"
+        return f"{name} has {self.display} only from {since}"
 
     def spell(self, library: Library) -> str:
         spellings = self.spellings(library)
@@ -678,6 +685,23 @@ def _groups_by_codepoint() -> dict[int, Group]:
 def group_by_codepoint(code: int) -> Group | None:
     """The group with this IANA code point (nginx logs groups it cannot name as "0x11ec")."""
     return _groups_by_codepoint().get(code)
+
+
+def groups_instead(library: Library, lacking: Group) -> list[str]:
+    """Groups to offer instead of one the library lacks, spelled as the library takes them
+    (groups.toml [instead]): only those it has, never the lacking group itself."""
+    out = []
+    for gid in _toml("groups")["instead"]["groups"]:
+        group = _group_index()[gid.lower()]
+        if group.id != lacking.id and group.available(library):
+            out.append(group.spell(library))
+    return out
+
+
+def spelling_differs_in_case_only(group: Group, name: str, library: Library) -> bool:
+    """Whether a spelling the library refuses is one it takes in another letter case (LibreSSL
+    takes X25519, not x25519: its group names are case-sensitive)."""
+    return name.lower() in {s.lower() for s in group.spellings(library)}
 
 
 def group_accepts_spelling(group: Group, name: str, library: Library) -> bool:
