@@ -520,3 +520,39 @@ def test_group_spelled_in_lower_case_is_judged_as_the_library_does(tmp_path: Pat
     ]
     assert old.message.startswith("OpenSSL has X25519 only from 1.1.0")
     assert "X25519" not in old.fix and "prime256v1" in old.fix
+
+
+def test_the_catalog_says_every_severity_a_rule_reports(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """NGX401 is an error for SSLv3, a warning for TLS 1.0 the library still speaks and info
+    where it cannot (issue 35: `nginxgen rules` listed only "warning")."""
+    from nginxgen.cli import main
+
+    seen = set()
+    for protocols, target in (
+        ("SSLv3 TLSv1.2", OLD),
+        ("TLSv1 TLSv1.2", ("1.22.1", "openssl-1.1.1")),
+        ("TLSv1 TLSv1.2", OLD),  # OpenSSL 3.0 at security level 1 cannot negotiate TLS 1.0
+    ):
+        config = http(DEFAULT, top=f"ssl_session_cache shared:S:1m; ssl_protocols {protocols};")
+        seen |= {f.severity for f in findings_of(config, target, tmp_path) if f.code == "NGX401"}
+    rule = catalog()["NGX401"].rule
+    assert seen == set(rule.severities) == {"info", "warning", "error"}
+    main(["rules"])
+    (line,) = [li for li in capsys.readouterr().out.splitlines() if li.startswith("NGX401")]
+    assert line.split()[1] == "info-error"
+
+
+def test_a_severity_the_rule_does_not_declare_is_refused(tmp_path: Path) -> None:
+    from nginxgen.conf.config import build
+    from nginxgen.lint.context import Context
+
+    path = tmp_path / "nginx.conf"
+    path.write_text(http(DEFAULT))
+    ctx = Context(build(load_path(str(path))), resolve(*MID))
+    rule = catalog()["NGX101"].rule
+    stmt = ctx.config.servers[0].stmt
+    assert ctx.finding(rule, stmt, "as declared").severity == rule.severity
+    with pytest.raises(ValueError, match="NGX101 reports error"):
+        ctx.finding(rule, stmt, "undeclared", severity="error")
