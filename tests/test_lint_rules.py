@@ -556,3 +556,26 @@ def test_a_severity_the_rule_does_not_declare_is_refused(tmp_path: Path) -> None
     assert ctx.finding(rule, stmt, "as declared").severity == rule.severity
     with pytest.raises(ValueError, match="NGX101 reports error"):
         ctx.finding(rule, stmt, "undeclared", severity="error")
+
+
+def test_a_missing_include_leaves_session_settings_unknown(tmp_path: Path) -> None:
+    """NGX601/602 do not call the session settings absent where an include that may set them
+    cannot be read; NGX002 reports the include (issue 35)."""
+    server = (
+        "server { listen 443 ssl default_server; ssl_reject_handshake on;"
+        " include snippets/session.conf; }\n"
+    )
+    config = http(server, top="ssl_protocols TLSv1.2 TLSv1.3;")
+    found = codes(config, OLD, tmp_path)
+    assert "NGX002" in found and "NGX601" not in found and "NGX602" not in found
+    (tmp_path / "snippets").mkdir()
+    (tmp_path / "snippets" / "session.conf").write_text("# nothing set here\n")
+    found = codes(config, OLD, tmp_path)
+    assert "NGX002" not in found and "NGX601" in found and "NGX602" in found
+    # at http{} level the include is unknown only where the server does not decide itself
+    top = "ssl_protocols TLSv1.2 TLSv1.3; include missing.conf;"
+    decided = DEFAULT.replace(
+        "ssl_reject_handshake on;", "ssl_reject_handshake on; ssl_session_cache builtin;"
+    )
+    assert "NGX601" not in codes(http(DEFAULT, top=top), OLD, tmp_path)
+    assert "NGX601" in codes(http(decided, top=top), OLD, tmp_path)
