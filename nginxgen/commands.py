@@ -438,11 +438,13 @@ def detect(
 
 @app.command()
 def rules() -> None:
-    """List the lint rules: code, severity, name, summary."""
+    """List the lint rules: code, severity (a range where it depends on the case: `nginxgen
+    explain CODE` says when), name, summary."""
     from nginxgen.lint.rules import catalog
 
     for code, entry in catalog().items():
-        print(f"{code}  {entry.rule.severity:<7}  {entry.rule.name:<40}  {entry.summary}")
+        rule = entry.rule
+        print(f"{code}  {rule.severity_range:<13}  {rule.name:<40}  {entry.summary}")
 
 
 @app.command()

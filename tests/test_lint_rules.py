@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
 from nginxgen.conf.load import load_path
+from nginxgen.lint.findings import Finding
 from nginxgen.lint.rules import catalog
 from nginxgen.lint.run import Selection, lint
 from nginxgen.target import resolve
@@ -423,13 +425,23 @@ CASES: list[tuple[str, tuple[str, str], str, str]] = [
 ]
 
 
+def findings_of(
+    text: str, target: tuple[str, str], tmp_path: Path, name: str = "nginx.conf"
+) -> list[Finding]:
+    path = tmp_path / name
+    path.write_text(text)
+    return lint(load_path(str(path)), resolve(*target), Selection())
+
+
 def codes(
     text: str, target: tuple[str, str], tmp_path: Path, name: str = "nginx.conf"
 ) -> list[str]:
-    path = tmp_path / name
-    path.write_text(text)
-    findings = lint(load_path(str(path)), resolve(*target), Selection())
-    return [f.code for f in findings]
+    return [f.code for f in findings_of(text, target, tmp_path, name)]
+
+
+# a word said twice in a row, "the default server server (no server_name)", or "((not set))"
+# (issue 35)
+DOUBLED = re.compile(r"\b(\w+) \1(?![\w.])|\(\(", re.IGNORECASE)
 
 
 @pytest.mark.parametrize(
@@ -438,7 +450,10 @@ def codes(
 def test_rule_fires_and_fix_silences_it(
     code: str, target: tuple[str, str], bad: str, good: str, tmp_path: Path
 ) -> None:
-    assert code in codes(bad, target, tmp_path), f"{code} did not fire"
+    found = findings_of(bad, target, tmp_path)
+    assert code in [f.code for f in found], f"{code} did not fire"
+    doubled = [f.message for f in found if DOUBLED.search(f.message)]
+    assert doubled == [], "a word twice in a row"
     assert code not in codes(good, target, tmp_path, "fixed.conf"), (
         f"{code} still fires after the fix"
     )
@@ -482,3 +497,85 @@ def test_every_rule_documents_itself() -> None:
         assert entry.rule.severity in ("error", "warning", "info")
         assert len(entry.doc.strip()) > 80, code
         assert entry.rule.fix, code
+
+
+def test_group_spelled_in_lower_case_is_judged_as_the_library_does(tmp_path: Path) -> None:
+    """x25519 is taken by OpenSSL 3.0.22 and AWS-LC 5.12.0 (both list it; reproduced with
+    `openssl s_client -groups x25519` and `nginx -t` on the builds), refused by LibreSSL (object
+    names, case-sensitive); OpenSSL 1.0.2 lacks the group in every spelling (issue 35)."""
+    config = http(
+        DEFAULT.replace(
+            "ssl_reject_handshake on;", "ssl_reject_handshake on; ssl_ecdh_curve x25519;"
+        )
+    )
+    for target in (OLD, ("1.26.3", "aws-lc-5.12.0")):
+        assert "NGX201" not in codes(config, target, tmp_path), target
+    (libressl,) = [
+        f for f in findings_of(config, ("1.26.3", "libressl-3.8.2"), tmp_path) if f.code == "NGX201"
+    ]
+    assert "'x25519' (group names are case-sensitive there)" in libressl.message
+    assert libressl.fix == "write X25519"
+    (old,) = [
+        f for f in findings_of(config, ("1.26.3", "openssl-1.0.2"), tmp_path) if f.code == "NGX201"
+    ]
+    assert old.message.startswith("OpenSSL has X25519 only from 1.1.0")
+    assert "X25519" not in old.fix and "prime256v1" in old.fix
+
+
+def test_the_catalog_says_every_severity_a_rule_reports(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """NGX401 is an error for SSLv3, a warning for TLS 1.0 the library still speaks and info
+    where it cannot (issue 35: `nginxgen rules` listed only "warning")."""
+    from nginxgen.cli import main
+
+    seen = set()
+    for protocols, target in (
+        ("SSLv3 TLSv1.2", OLD),
+        ("TLSv1 TLSv1.2", ("1.22.1", "openssl-1.1.1")),
+        ("TLSv1 TLSv1.2", OLD),  # OpenSSL 3.0 at security level 1 cannot negotiate TLS 1.0
+    ):
+        config = http(DEFAULT, top=f"ssl_session_cache shared:S:1m; ssl_protocols {protocols};")
+        seen |= {f.severity for f in findings_of(config, target, tmp_path) if f.code == "NGX401"}
+    rule = catalog()["NGX401"].rule
+    assert seen == set(rule.severities) == {"info", "warning", "error"}
+    main(["rules"])
+    (line,) = [li for li in capsys.readouterr().out.splitlines() if li.startswith("NGX401")]
+    assert line.split()[1] == "info-error"
+
+
+def test_a_severity_the_rule_does_not_declare_is_refused(tmp_path: Path) -> None:
+    from nginxgen.conf.config import build
+    from nginxgen.lint.context import Context
+
+    path = tmp_path / "nginx.conf"
+    path.write_text(http(DEFAULT))
+    ctx = Context(build(load_path(str(path))), resolve(*MID))
+    rule = catalog()["NGX101"].rule
+    stmt = ctx.config.servers[0].stmt
+    assert ctx.finding(rule, stmt, "as declared").severity == rule.severity
+    with pytest.raises(ValueError, match="NGX101 reports error"):
+        ctx.finding(rule, stmt, "undeclared", severity="error")
+
+
+def test_a_missing_include_leaves_session_settings_unknown(tmp_path: Path) -> None:
+    """NGX601/602 do not call the session settings absent where an include that may set them
+    cannot be read; NGX002 reports the include (issue 35)."""
+    server = (
+        "server { listen 443 ssl default_server; ssl_reject_handshake on;"
+        " include snippets/session.conf; }\n"
+    )
+    config = http(server, top="ssl_protocols TLSv1.2 TLSv1.3;")
+    found = codes(config, OLD, tmp_path)
+    assert "NGX002" in found and "NGX601" not in found and "NGX602" not in found
+    (tmp_path / "snippets").mkdir()
+    (tmp_path / "snippets" / "session.conf").write_text("# nothing set here\n")
+    found = codes(config, OLD, tmp_path)
+    assert "NGX002" not in found and "NGX601" in found and "NGX602" in found
+    # at http{} level the include is unknown only where the server does not decide itself
+    top = "ssl_protocols TLSv1.2 TLSv1.3; include missing.conf;"
+    decided = DEFAULT.replace(
+        "ssl_reject_handshake on;", "ssl_reject_handshake on; ssl_session_cache builtin;"
+    )
+    assert "NGX601" not in codes(http(DEFAULT, top=top), OLD, tmp_path)
+    assert "NGX601" in codes(http(decided, top=top), OLD, tmp_path)

@@ -52,6 +52,17 @@ class Server:
         stmts = self.effective(name)
         return stmts[-1].args if stmts else None
 
+    def unknown(self, name: str) -> Stmt | None:
+        """An include that could not be read (NGX002) and may set `name` for this server: one
+        in the server itself, or at http{} level where the server does not set it. Then whether
+        and how `name` is set here is unknown, and no rule may say it is absent."""
+        scopes = [self.directives] if name in self.directives else [self.directives, self.http]
+        for scope in scopes:
+            for stmt in scope.get("include", []):
+                if stmt.unread:
+                    return stmt
+        return None
+
     @property
     def tls(self) -> bool:
         return any(listen.ssl for listen in self.listens)

@@ -40,6 +40,8 @@ class Stmt:
     # Where its name starts in its file's text (None for a dump or a file crossplane lexed): the
     # lossless model's statement at that offset is this one, so an edit needs no lookup.
     start: int | None = None
+    # an `include` whose file could not be read (NGX002): what it would set is unknown
+    unread: bool = False
 
 
 def walk(statements: list[Stmt]) -> list[Stmt]:
@@ -436,6 +438,7 @@ class Loader:
         elif self._exists(pattern):
             names = [pattern]
         else:
+            stmt.unread = True
             self.loaded.problems.append(
                 Problem(
                     "missing-include",
@@ -473,6 +476,7 @@ class Loader:
             try:
                 out.extend(self._load_file(name, stack))
             except LoadError as exc:
+                stmt.unread = True
                 self.loaded.problems.append(
                     Problem("missing-include", stmt.file, stmt.line, str(exc))
                 )

@@ -292,10 +292,12 @@ def _plan_groups(policy: TLSPolicy, target: Target, problems: _Problems) -> tupl
         if not group.available(lib):
             if optional:
                 continue
+            others = knowledge.groups_instead(lib, group)
             instead = (
                 f"use {group.replacement}"
                 if group.replacement
-                else f"use X25519 instead, or write '?{name}' to drop it where missing"
+                else (f"use one of {', '.join(others)} instead, or " if others else "")
+                + f"write '?{name}' to drop it where missing"
             )
             problems.add(where, name, group.requirement(lib), instead)
             continue

@@ -191,36 +191,122 @@ class Manager:
     source: str
 
 
+@record(frozen=True)
+class FolderEvidence:
+    """Files that show a folder is a tool's own (managers.toml `folder.evidence`): one of `files`
+    (globs relative to the folder) opens with `opens_with`."""
+
+    files: tuple[str, ...]
+    opens_with: str  # a regular expression, matched at the file's start
+
+
+@record(frozen=True)
+class ManagedFolder:
+    """Files a tool replaces inside a folder of its own (managers.toml `folder`)."""
+
+    names: tuple[str, ...]  # globs of the file names it replaces there
+    levels: int  # how far above the file its folder may lie
+    evidence: tuple[FolderEvidence, ...]
+
+
+@record(frozen=True)
+class _Recognition:
+    """How a manager's files are told (managers.toml): see the table's header."""
+
+    paths: tuple[str, ...]
+    headers: tuple[str, ...]
+    sha256: frozenset[str]
+    folder: ManagedFolder | None
+
+
 @cache
-def _managers() -> tuple[tuple[Manager, dict[str, Any]], ...]:
-    return tuple(
-        (
-            Manager(key, data["display"], data["never_write"], data["override"], data["source"]),
-            data,
+def _managers() -> tuple[tuple[Manager, _Recognition], ...]:
+    out = []
+    for key, data in _toml("managers")["manager"].items():
+        folder = data.get("folder")
+        out.append(
+            (
+                Manager(
+                    key, data["display"], data["never_write"], data["override"], data["source"]
+                ),
+                _Recognition(
+                    tuple(data["paths"]),
+                    tuple(data["headers"]),
+                    frozenset(data["sha256"]),
+                    None
+                    if folder is None
+                    else ManagedFolder(
+                        tuple(folder["names"]),
+                        int(folder["levels"]),
+                        tuple(
+                            FolderEvidence(tuple(e["files"]), e["opens_with"])
+                            for e in folder["evidence"]
+                        ),
+                    ),
+                ),
+            )
         )
-        for key, data in _toml("managers")["manager"].items()
-    )
+    return tuple(out)
+
+
+def _read_head(path: str, size: int) -> str | None:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(size).decode("utf-8", "surrogateescape")
+    except OSError:
+        return None
+
+
+def _folder_is_managed(real: str, folder: ManagedFolder) -> bool:
+    """Whether the file lies in a folder (its own, or up to `levels` above) that shows the tool's
+    evidence: a suffix alone is no evidence, the folder must hold the tool's own files."""
+    import fnmatch
+    import glob
+    import re
+
+    if not any(fnmatch.fnmatchcase(os.path.basename(real), name) for name in folder.names):
+        return False
+    here = os.path.dirname(real)
+    for _ in range(folder.levels + 1):
+        for evidence in folder.evidence:
+            opening = re.compile(evidence.opens_with)
+            for pattern in evidence.files:
+                # a handful is enough: the evidence is in every one of the tool's files
+                for candidate in sorted(glob.glob(os.path.join(glob.escape(here), pattern)))[:8]:
+                    head = _read_head(candidate, 512)
+                    if head is not None and opening.match(head):
+                        return True
+        here = os.path.dirname(here)
+    return False
 
 
 def manager_of(path: str, text: str | None = None) -> Manager | None:
-    """The tool that manages this file, by where it is (its real path), its first lines or its
-    exact bytes (certbot's released options file wherever it was copied); None: the user's."""
+    """The tool that manages this file, on evidence only (managers.toml): where the tool writes
+    it (and, for a tool that keeps only its released bytes, with those bytes), its first lines,
+    its exact bytes (certbot's released options file wherever it was copied), or a name the tool
+    replaces inside a folder that holds the tool's own files (SWAG's `.conf.sample` files);
+    None: the user's. `text` is the file as read; None reads it from disk where it exists."""
     import fnmatch
     import hashlib
 
     real = os.path.realpath(path)
+    if text is None:
+        text = _read_head(real, 1 << 20)
     head = text[:2048] if text is not None else ""
     digest = None
-    for manager, data in _managers():
-        if any(fnmatch.fnmatchcase(real, pattern) for pattern in data["paths"]):
+    if text is not None:
+        digest = hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
+    for manager, known in _managers():
+        # where the tool keeps only bytes it released, other bytes there are the user's edit
+        released = not known.sha256 or text is None or digest in known.sha256
+        if released and any(fnmatch.fnmatchcase(real, pattern) for pattern in known.paths):
             return manager
-        if head and any(marker in head for marker in data["headers"]):
+        if head and any(marker in head for marker in known.headers):
             return manager
-        if text is not None and data["sha256"]:
-            if digest is None:
-                digest = hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
-            if digest in data["sha256"]:
-                return manager
+        if digest is not None and digest in known.sha256:
+            return manager
+        if known.folder is not None and _folder_is_managed(real, known.folder):
+            return manager
     return None
 
 
@@ -512,18 +598,25 @@ class Group:
             if n not in late or in_range(library.version, late[n], None)
         ]
 
+    @property
+    def display(self) -> str:
+        """The group's name in messages: OpenSSL's preferred spelling (X25519, not the table's
+        key x25519), else the first any library uses."""
+        for kind in ("openssl", *self.names):
+            if self.names.get(kind):
+                return self.names[kind][0]
+        return self.id
+
     def requirement(self, library: Library) -> str:
         """Which versions of this library have the group, in words."""
         name = library_display(library.kind)
         entry = self.data.get(_behaves_as(library))
         if not entry:
-            return f"{name} does not have {self.id}"
+            return f"{name} does not have {self.display}"
         since, until = entry.get("since"), entry.get("until")
-        if until and library.version is not None and library.version >= Version(until):
-            return f"{name} removed {self.id} in {until}"
-        if until and library.version is None:
-            return f"{name} removed {self.id} in {until}"
-        return f"{name} has {self.id} only from {since}"
+        if until and (library.version is None or library.version >= Version(until)):
+            return f"{name} removed {self.display} in {until}"
+        return f"{name} has {self.display} only from {since}"
 
     def spell(self, library: Library) -> str:
         spellings = self.spellings(library)
@@ -592,6 +685,23 @@ def _groups_by_codepoint() -> dict[int, Group]:
 def group_by_codepoint(code: int) -> Group | None:
     """The group with this IANA code point (nginx logs groups it cannot name as "0x11ec")."""
     return _groups_by_codepoint().get(code)
+
+
+def groups_instead(library: Library, lacking: Group) -> list[str]:
+    """Groups to offer instead of one the library lacks, spelled as the library takes them
+    (groups.toml [instead]): only those it has, never the lacking group itself."""
+    out = []
+    for gid in _toml("groups")["instead"]["groups"]:
+        group = _group_index()[gid.lower()]
+        if group.id != lacking.id and group.available(library):
+            out.append(group.spell(library))
+    return out
+
+
+def spelling_differs_in_case_only(group: Group, name: str, library: Library) -> bool:
+    """Whether a spelling the library refuses is one it takes in another letter case (LibreSSL
+    takes X25519, not x25519: its group names are case-sensitive)."""
+    return name.lower() in {s.lower() for s in group.spellings(library)}
 
 
 def group_accepts_spelling(group: Group, name: str, library: Library) -> bool:

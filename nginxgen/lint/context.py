@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from nginxgen.conf.config import Config
 from nginxgen.conf.effective import Effective, server_label
 from nginxgen.conf.load import Stmt
-from nginxgen.lint.findings import Finding, Fix
+from nginxgen.lint.findings import SEVERITIES, Finding, Fix
 from nginxgen.records import record
 from nginxgen.target import Target
 
@@ -29,6 +29,21 @@ class Rule:
     fix: str
     # what `--fix` does for it, if anything: (class, what it changes)
     autofix: tuple[str, str] | None = None
+    # the other severities a finding of it takes, each with when: (severity, when); the catalog
+    # (`nginxgen rules`, docs/rules/) says them, and a finding of any other severity is refused
+    otherwise: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def severities(self) -> tuple[str, ...]:
+        """Every severity its findings take, lowest first."""
+        taken = {self.severity, *(severity for severity, _ in self.otherwise)}
+        return tuple(s for s in SEVERITIES if s in taken)
+
+    @property
+    def severity_range(self) -> str:
+        """What `nginxgen rules` shows: the severity, or the range the findings take by case."""
+        taken = self.severities
+        return taken[0] if len(taken) == 1 else f"{taken[0]}-{taken[-1]}"
 
 
 class Context(Effective):
@@ -65,6 +80,9 @@ class Context(Effective):
             texts = self.config.loaded.texts  # files with a lossless model (not stdin, dumps)
             fixable = all(name in texts for name in edits.files)
             touches = edits.files if fixable else ()
+        if severity is not None and severity not in rule.severities:
+            # the catalog says what lint does: a severity it does not declare is a rule's bug
+            raise ValueError(f"{rule.code} reports {severity}, which its Rule does not declare")
         return Finding(
             code=rule.code,
             name=rule.name,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from nginxgen.lint.context import Rule
 from nginxgen.lint.rules import RuleEntry, catalog
 
 SEVERITY_MEANING = {
@@ -18,7 +19,7 @@ def page(entry: RuleEntry) -> str:
     rule = entry.rule
     return (
         f"# {rule.code} {rule.name}\n\n"
-        f"Severity: **{rule.severity}** ({SEVERITY_MEANING[rule.severity]})\n\n"
+        f"{_severity(rule)}\n\n"
         f"{entry.doc.strip()}\n\n"
         f"## Fix\n\n{rule.fix}\n\n"
         f"Automatic fix: {_autofix(rule.autofix)}\n\n"
@@ -27,6 +28,13 @@ def page(entry: RuleEntry) -> str:
         f" (a reason is required). For a whole run: `--ignore {rule.code}`, or "
         f'`ignore = ["{rule.code}"]` under `[tool.nginxgen]`.\n'
     )
+
+
+def _severity(rule: Rule) -> str:
+    line = f"Severity: **{rule.severity}** ({SEVERITY_MEANING[rule.severity]})"
+    for severity, when in rule.otherwise:
+        line += f"; **{severity}** when {when}"
+    return line + ("" if not rule.otherwise else ".")
 
 
 def _autofix(autofix: tuple[str, str] | None) -> str:
@@ -48,7 +56,7 @@ def index() -> str:
     for code, entry in catalog().items():
         summary = entry.summary.replace("|", "\\|")
         lines.append(
-            f"| [{code}]({code}.md) | {entry.rule.name} | {entry.rule.severity} | {summary} |"
+            f"| [{code}]({code}.md) | {entry.rule.name} | {entry.rule.severity_range} | {summary} |"
         )
     return "\n".join(lines) + "\n"
 

@@ -39,7 +39,7 @@ class Misplaced:
 
 def _text(stmt: Stmt | None, key: str) -> str:
     if stmt is None:
-        return "(not set)"
+        return "not set"  # shown in parentheses
     args = stmt.args[1:] if key.startswith("ssl_conf_command ") else stmt.args
     return " ".join(args)
 

@@ -34,6 +34,9 @@ RULE = Rule(
     name="duplicate-directive",
     severity="error",
     fix="keep one line of it in this block",
+    otherwise=(
+        ("warning", "nginx combines the repeated lines (ssl_protocols) instead of refusing them"),
+    ),
     autofix=(
         "safe",
         "deletes a second line that repeats the first exactly; with --unsafe-fixes, a merged "

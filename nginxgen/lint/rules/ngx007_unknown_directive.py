@@ -27,6 +27,10 @@ RULE = Rule(
     name="unknown-directive",
     severity="error",
     fix="check the spelling, or load the module that has it",
+    otherwise=(
+        ("warning", "a later nginx release has it and a package may have backported it"),
+        ("info", "a third-party module has it (nginx -t fails unless this nginx has that module)"),
+    ),
 )
 
 

@@ -40,7 +40,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         yield ctx.finding(
             RULE,
             m.stmt,
-            f"{m.key} here is ignored: sessions on {m.socket} use the default server "
-            f"{server_label(m.default)} ({m.default_value})",
+            f"{m.key} here is ignored: sessions on {m.socket} use {server_label(m.default)}, "
+            f"its default server ({m.default_value})",
             edits=move_to_default(ctx, m),
         )

@@ -44,7 +44,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         yield ctx.finding(
             RULE,
             m.stmt,
-            f"{m.key} here is ignored on {ctx.target.describe()}: the default server "
-            f"{server_label(m.default)} decides for {m.socket} ({m.default_value})",
+            f"{m.key} here is ignored on {ctx.target.describe()}: {server_label(m.default)} is "
+            f"the default server of {m.socket} and decides there ({m.default_value})",
             edits=move_to_default(ctx, m),
         )

@@ -38,7 +38,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         yield ctx.finding(
             RULE,
             m.stmt,
-            f"ssl_early_data here is ignored: the default server {server_label(m.default)} "
-            f"decides 0-RTT for {m.socket} ({m.default_value})",
+            f"ssl_early_data here is ignored: {server_label(m.default)} is the default server "
+            f"of {m.socket} and decides 0-RTT there ({m.default_value})",
             edits=move_to_default(ctx, m),
         )

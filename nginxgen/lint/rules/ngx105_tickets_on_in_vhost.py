@@ -47,7 +47,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         yield ctx.finding(
             RULE,
             m.stmt,
-            f"tickets are off in the default server {server_label(m.default)} of {m.socket}, "
+            f"tickets are off in {server_label(m.default)}, the default server of {m.socket}, "
             "so turning them on here has no effect before nginx 1.29.2",
             edits=move_to_default(ctx, m),
         )
@@ -74,7 +74,7 @@ def _off_under_on(ctx: Context) -> Iterator[Finding]:
                 yield ctx.finding(
                     RULE,
                     ignored.line,
-                    f"tickets are on in the default server {server_label(model.default)} of "
+                    f"tickets are on in {server_label(model.default)}, the default server of "
                     f"{socket}: turning them off here leaves this server's names without TLS 1.3 "
                     f"resumption before nginx 1.29.2 (on {ctx.target.library.display}: the "
                     "session cache does not resume their TLS 1.3 sessions either)",

@@ -4,8 +4,10 @@ nginx passes the list to SSL_CTX_set1_curves_list(); one unknown name and `nginx
 (`SSL_CTX_set1_curves_list(...) failed`). Common cases: X25519MLKEM768 below OpenSSL 3.5,
 AWS-LC 1.35.1 or LibreSSL 4.3; X25519Kyber768Draft00 after BoringSSL and AWS-LC removed it;
 `secp256r1` on BoringSSL, AWS-LC, LibreSSL and OpenSSL 1.1.1 (they say prime256v1 or P-256);
-a name in the wrong letter case before OpenSSL 3.5. A `?name` is skipped where the library
-supports `?` (OpenSSL >= 3.3).
+a name in a letter case the library does not list (p-256 or PRIME256V1 before OpenSSL 3.5,
+which takes any case; x25519 on LibreSSL, whose group names are case-sensitive - OpenSSL 3.0,
+BoringSSL and AWS-LC list x25519 beside X25519). A `?name` is skipped where the library supports
+`?` (OpenSSL >= 3.3).
 
 Fail (OpenSSL 3.0): ssl_ecdh_curve X25519MLKEM768:X25519;
 Fix (or OpenSSL >= 3.5): ssl_ecdh_curve X25519:prime256v1;
@@ -31,12 +33,13 @@ from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Fix
 from nginxgen.lint.rules import _fixes
 from nginxgen.lint.rules._groups import GroupEntry, group_statements, parse_groups
+from nginxgen.target import Library
 
 RULE = Rule(
     code="NGX201",
     name="group-unavailable",
     severity="error",
-    fix="use a group the library has (X25519, prime256v1, secp384r1) or upgrade the library",
+    fix="use a group the library has (X25519, prime256v1 or secp384r1, where it has them) or upgrade the library",
     autofix=(
         "safe",
         "respells a group the library knows under another name; with --unsafe-fixes, a draft "
@@ -61,7 +64,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                     RULE, stmt, f"no TLS library knows the group {entry.name!r}: nginx -t fails"
                 )
             elif not group.available(library):
-                fix = f"use {group.replacement}" if group.replacement else None
+                fix = f"use {group.replacement}" if group.replacement else _instead(library, group)
                 successor = knowledge.find_group(group.replacement) if group.replacement else None
                 yield ctx.finding(
                     RULE,
@@ -75,13 +78,27 @@ def check(ctx: Context) -> Iterator[Finding]:
                 )
             elif not knowledge.group_accepts_spelling(group, entry.name, library):
                 spelled = group.spell(library)
+                case = (
+                    " (group names are case-sensitive there)"
+                    if knowledge.spelling_differs_in_case_only(group, entry.name, library)
+                    else ""
+                )
                 yield ctx.finding(
                     RULE,
                     stmt,
-                    f"{ctx.library()} does not accept the spelling {entry.name!r}: nginx -t fails",
+                    f"{ctx.library()} does not accept the spelling {entry.name!r}{case}: "
+                    "nginx -t fails",
                     f"write {spelled}",
                     edits=_renamed(ctx, stmt, entry, spelled),
                 )
+
+
+def _instead(library: Library, lacking: knowledge.Group) -> str:
+    """What to use instead: groups the library has (never the lacking one), else an upgrade."""
+    instead = knowledge.groups_instead(library, lacking)
+    if not instead:
+        return "upgrade the library"
+    return f"use one of {', '.join(instead)} instead, or upgrade the library"
 
 
 def _renamed(ctx: Context, stmt: Stmt, entry: GroupEntry, name: str) -> Fix | None:

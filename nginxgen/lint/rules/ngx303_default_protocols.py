@@ -26,6 +26,7 @@ RULE = Rule(
     name="default-protocols",
     severity="warning",
     fix="set ssl_protocols TLSv1.2 TLSv1.3; at http{} level",
+    otherwise=(("info", "the default's only fault is TLS 1.0/1.1 the library cannot negotiate"),),
 )
 
 

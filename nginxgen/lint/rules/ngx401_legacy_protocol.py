@@ -28,6 +28,10 @@ RULE = Rule(
     name="legacy-protocol",
     severity="warning",
     fix="ssl_protocols TLSv1.2 TLSv1.3;",
+    otherwise=(
+        ("error", "SSLv2 or SSLv3 is enabled"),
+        ("info", "the library cannot negotiate the protocols anyway (dead configuration)"),
+    ),
     autofix=(
         "unsafe",
         "removes SSLv2/SSLv3/TLSv1/TLSv1.1 from ssl_protocols (clients that only speak them lose access)",

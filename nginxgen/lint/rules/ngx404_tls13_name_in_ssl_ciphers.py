@@ -27,6 +27,7 @@ RULE = Rule(
     name="tls13-name-in-ssl-ciphers",
     severity="warning",
     fix="set TLS 1.3 suites with ssl_conf_command Ciphersuites",
+    otherwise=(("error", "ssl_ciphers has only TLS 1.3 names: no cipher matches, nginx -t fails"),),
     autofix=("safe", "takes the TLS 1.3 names out of ssl_ciphers (the library ignores them there)"),
 )
 

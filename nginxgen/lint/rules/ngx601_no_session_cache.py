@@ -7,6 +7,9 @@ Fail: ssl_session_cache builtin;
 Fix (at http{} level or in the default server; 1 MB holds about 4000 sessions):
     ssl_session_cache shared:SSL:10m;
 
+Not said where an include that could set it cannot be read (NGX002 reports the include): the
+setting is unknown there, not absent.
+
 Sources: ngx_http_ssl_module docs (ssl_session_cache default "none").
 """
 
@@ -33,6 +36,8 @@ def check(ctx: Context) -> Iterator[Finding]:
         value = default.value("ssl_session_cache")
         if value and any(v.startswith("shared:") for v in value):
             continue
+        if default.unknown("ssl_session_cache") is not None:
+            continue  # a missing include may set it (NGX002 reports the include)
         reported.add(default.index)
         stmts = default.effective("ssl_session_cache")
         where = stmts[-1] if stmts else default.stmt

@@ -7,6 +7,9 @@ with a `shared:` session cache and no ssl_session_ticket_key. Tickets are on by 
 Fail (nginx 1.22.1, or no ssl_session_tickets line at all): ssl_session_tickets on;
 Fix (or rotate ssl_session_ticket_key files yourself): ssl_session_tickets off;
 
+Not said where an include that could set the session settings cannot be read (NGX002 reports
+the include): they are unknown there, not absent.
+
 Sources: nginx commit 1d572e359 (CHANGES 1.23.2).
 """
 
@@ -31,6 +34,9 @@ def check(ctx: Context) -> Iterator[Finding]:
     for socket, default, _ in ctx.tls_sockets():
         if default.index in reported:
             continue
+        settings = ("ssl_session_tickets", "ssl_session_ticket_key", "ssl_session_cache")
+        if any(default.unknown(name) is not None for name in settings):
+            continue  # a missing include may turn tickets off or rotate them (NGX002 says so)
         tickets = default.value("ssl_session_tickets") or ["on"]
         if tickets[0] != "on" or ctx.ticket_keys_managed(default):
             continue  # off, or keys that change (the admin's files, or nginx's rotation)

@@ -20,6 +20,7 @@ RULE = Rule(
     name="certificate-weak-key",
     severity="warning",
     fix="issue a new certificate with an ECDSA P-256 key (or RSA 2048 or more)",
+    otherwise=(("error", "the library refuses the key at its default security level"),),
 )
 
 

@@ -18,6 +18,7 @@ RULE = Rule(
     name="certificate-expiry",
     severity="warning",
     fix="renew the certificate (and check why automatic renewal did not)",
+    otherwise=(("error", "the certificate has expired"),),
 )
 WARN_DAYS = 14
 

@@ -23,6 +23,7 @@ RULE = Rule(
     severity="warning",
     fix="use ffdhe2048 or larger (RFC 7919): openssl genpkey -genparam -algorithm DH "
     "-pkeyopt group:ffdhe2048 -out dhparam.pem",
+    otherwise=(("error", "the library refuses the parameters (nginx -t fails)"),),
 )
 
 
