@@ -26,6 +26,22 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 presets_app = typer.Typer(help="List the presets, or show one.", invoke_without_command=True)
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool, typer.Option("--version", help="print nginxgen's version and exit")
+    ] = False,
+) -> None:
+    """Generate nginx TLS configuration for your nginx and TLS library; lint configs."""
+    if version:  # `nginxgen --version` alone never gets here (cli.py answers it first)
+        from nginxgen import __version__
+
+        print(f"nginxgen {__version__}")
+        raise typer.Exit(0)
+
+
 app.add_typer(presets_app, name="presets")
 
 NginxVersion = Annotated[
@@ -112,6 +128,14 @@ def generate(
             "(default: nginxgen-tls.log in /var/log/nginx, or in the --into tree's log folder)"
         ),
     ] = None,
+    hsts_subdomains: Annotated[
+        bool | None,
+        typer.Option(
+            "--hsts-subdomains/--no-hsts-subdomains",
+            help="HSTS includeSubDomains for every site that sends HSTS "
+            "(default: the preset's or --config's, else on)",
+        ),
+    ] = None,
 ) -> None:
     """Render ssl.conf files for a preset and your sites."""
     from nginxgen.generate.compose import CpuMode, compose
@@ -142,6 +166,7 @@ def generate(
         cpu_mode,
         comments,
         access_log=access_log,
+        hsts_subdomains=hsts_subdomains,
     )
     _err(f"target: {target.describe()}")
     if into is not None:
@@ -393,6 +418,16 @@ def detect(
 
 
 @app.command()
+def schema() -> None:
+    """Print the JSON Schema of the site file (generate --config), for editors."""
+    import json
+
+    from nginxgen.generate.models import site_file_schema
+
+    print(json.dumps(site_file_schema(), indent=2))
+
+
+@app.command()
 def rules() -> None:
     """List the lint rules: code, severity, name, summary."""
     from nginxgen.lint.rules import catalog
@@ -422,6 +457,17 @@ def lint(ctx: typer.Context) -> None:
     from nginxgen.lint.cli import run as run_lint
 
     raise SystemExit(run_lint(list(ctx.args)))
+
+
+@app.command(
+    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+    add_help_option=False,
+)
+def lsp(ctx: typer.Context) -> None:
+    """The language server for editors (stdio; the lsp extra: pip install 'nginxgen[lsp]')."""
+    from nginxgen.cli import run_lsp
+
+    raise SystemExit(run_lsp(list(ctx.args)))
 
 
 @presets_app.callback()

@@ -134,3 +134,23 @@ def test_a_dedicated_settings_file_is_checked_the_same_way(
     code, _, err = lint(["ssl.conf"], tmp_path, capsys)
     assert code == 2
     assert err.startswith(f"nginxgen: error: {tmp_path / '.nginxgen.toml'}:2: unfixable: ")
+
+
+def test_the_checked_options_keep_lint_off_typer_pydantic_and_jinja2(tmp_path: Path) -> None:
+    """The codes and versions are checked on lint's fast path (pre-commit start-up)."""
+    import subprocess
+    import sys
+
+    (tmp_path / "ssl.conf").write_text(WEAK)
+    (tmp_path / "pyproject.toml").write_text('[tool.nginxgen]\nignore = ["NGX0"]\n')
+    code = (
+        "import sys; from nginxgen.cli import main; "
+        "rc = main(['lint', 'ssl.conf', '--select', 'NGX4,legacy-protocol', "
+        "'--nginx-version', '1.31.9', '--tls-library', 'openssl-3.5.9']); "
+        "print(rc, sorted(m for m in ('typer', 'pydantic', 'jinja2') if m in sys.modules))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, check=False
+    )
+    assert result.stdout.splitlines()[-1] == "1 []", result.stdout + result.stderr
+    assert "nginxgen: warning: nginx 1.31.9 is newer" in result.stderr
