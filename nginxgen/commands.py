@@ -277,10 +277,12 @@ def probe(
 
     from nginxgen.probe.run import probe as run_probe
     from nginxgen.probe.run import text_report
+    from nginxgen.target import resolve
 
     _check_format(output)
     if root is not None and config is None:
         raise NginxgenError("--root names the main file of --config FILE", where="--root")
+    target_of = resolve(nginx_version, tls_library, nginx_bin)  # checked before connecting
     host, _, port_text = target.rpartition(":") if target.count(":") == 1 else (target, "", "")
     if target.startswith("["):  # [v6]:port
         host, _, port_text = target[1:].partition("]")
@@ -303,9 +305,7 @@ def probe(
         from nginxgen.conf.config import build
         from nginxgen.conf.load import LoadError, load_path
         from nginxgen.probe.predict import compare
-        from nginxgen.target import resolve
 
-        target_of = resolve(nginx_version, tls_library, nginx_bin)
         try:
             loaded = load_path(str(root or config))
         except LoadError as exc:

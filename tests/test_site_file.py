@@ -198,3 +198,30 @@ def test_help_lists_every_command_lint_and_lsp_too(capsys: pytest.CaptureFixture
     assert code == 0
     assert {"generate", "lint", "lsp", "schema", "probe", "report", "rules"} <= set(commands)
     assert "--version" in out
+
+
+COMMANDS = [
+    ["generate", "--preset", "modern", "--domain", "a.example", "--cert", "c", "--key", "k"],
+    ["lint", "-"],
+    ["probe", "127.0.0.1:9"],  # refused before any connection is tried
+    ["ciphers", "HIGH"],  # takes --tls-library only
+]
+BAD = [
+    ("--nginx-version", "9.99.1"),
+    ("--nginx-version", "1.2"),
+    ("--tls-library", "openssl-3.7.0"),
+]
+
+
+@pytest.mark.parametrize(
+    ("command", "option", "value"),
+    [(c, o, v) for c in COMMANDS for o, v in BAD if c[0] != "ciphers" or o == "--tls-library"],
+    ids=lambda x: x[0] if isinstance(x, list) else x,
+)
+def test_every_command_refuses_a_version_that_is_no_release_in_one_line(
+    command: list[str], option: str, value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run([*command, option, value], capsys)
+    assert code == 2 and out == ""
+    assert len(err.splitlines()) == 1, err
+    assert err.startswith(f"nginxgen: error: {option}: ") and "is not a release" in err
