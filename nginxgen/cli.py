@@ -12,18 +12,23 @@ import sys
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args
+    if args[:1] == ["--version"]:  # without typer: packagers and bug reports ask it often
+        from nginxgen import __version__
+
+        print(f"nginxgen {__version__}")
+        return 0
     if args and args[0] == "lint":
         from nginxgen.lint.cli import run as run_lint
 
         return run_lint(args[1:])
     if args and args[0] == "lsp":
-        return _lsp(args[1:])
+        return run_lsp(args[1:])
     from nginxgen.commands import run
 
     return run(args, debug=debug)
 
 
-def _lsp(argv: list[str]) -> int:
+def run_lsp(argv: list[str]) -> int:
     """`nginxgen lsp`: the language server, from the `lsp` extra (pygls)."""
     from nginxgen.errors import NginxgenError
 

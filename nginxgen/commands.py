@@ -27,6 +27,22 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 presets_app = typer.Typer(help="List the presets, or show one.", invoke_without_command=True)
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool, typer.Option("--version", help="print nginxgen's version and exit")
+    ] = False,
+) -> None:
+    """Generate nginx TLS configuration for your nginx and TLS library; lint configs."""
+    if version:  # `nginxgen --version` alone never gets here (cli.py answers it first)
+        from nginxgen import __version__
+
+        print(f"nginxgen {__version__}")
+        raise typer.Exit(0)
+
+
 app.add_typer(presets_app, name="presets")
 
 NginxVersion = Annotated[
@@ -129,6 +145,14 @@ def generate(
             "(default: nginxgen-tls.log in /var/log/nginx, or in the --into tree's log folder)"
         ),
     ] = None,
+    hsts_subdomains: Annotated[
+        bool | None,
+        typer.Option(
+            "--hsts-subdomains/--no-hsts-subdomains",
+            help="HSTS includeSubDomains for every site that sends HSTS "
+            "(default: the preset's or --config's, else on)",
+        ),
+    ] = None,
     tree_map: TreeMap = None,
 ) -> None:
     """Render ssl.conf files for a preset and your sites."""
@@ -162,6 +186,7 @@ def generate(
         cpu_mode,
         comments,
         access_log=access_log,
+        hsts_subdomains=hsts_subdomains,
     )
     _err(f"target: {target.describe()}")
     if into is not None:
@@ -283,12 +308,14 @@ def probe(
 
     from nginxgen.probe.run import probe as run_probe
     from nginxgen.probe.run import text_report
+    from nginxgen.target import resolve
 
     _check_format(output)
     if root is not None and config is None:
         raise NginxgenError("--root names the main file of --config FILE", where="--root")
     if tree_map and config is None:
         raise NginxgenError("--map says where the folders of --config FILE are", where="--map")
+    target_of = resolve(nginx_version, tls_library, nginx_bin)  # checked before connecting
     host, _, port_text = target.rpartition(":") if target.count(":") == 1 else (target, "", "")
     if target.startswith("["):  # [v6]:port
         host, _, port_text = target[1:].partition("]")
@@ -312,9 +339,7 @@ def probe(
         from nginxgen.conf.load import LoadError, load_path
         from nginxgen.conf.tree import notes
         from nginxgen.probe.predict import compare
-        from nginxgen.target import resolve
 
-        target_of = resolve(nginx_version, tls_library, nginx_bin)
         main = str(root or config)
         try:
             path_map, infer = _mapping(tree_map, target_of).for_main(main)
@@ -437,6 +462,16 @@ def detect(
 
 
 @app.command()
+def schema() -> None:
+    """Print the JSON Schema of the site file (generate --config), for editors."""
+    import json
+
+    from nginxgen.generate.models import site_file_schema
+
+    print(json.dumps(site_file_schema(), indent=2))
+
+
+@app.command()
 def rules() -> None:
     """List the lint rules: code, severity (a range where it depends on the case: `nginxgen
     explain CODE` says when), name, summary."""
@@ -468,6 +503,17 @@ def lint(ctx: typer.Context) -> None:
     from nginxgen.lint.cli import run as run_lint
 
     raise SystemExit(run_lint(list(ctx.args)))
+
+
+@app.command(
+    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+    add_help_option=False,
+)
+def lsp(ctx: typer.Context) -> None:
+    """The language server for editors (stdio; the lsp extra: pip install 'nginxgen[lsp]')."""
+    from nginxgen.cli import run_lsp
+
+    raise SystemExit(run_lsp(list(ctx.args)))
 
 
 @presets_app.callback()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 
 from nginxgen import knowledge
 from nginxgen.errors import TargetError
@@ -72,10 +73,14 @@ def parse_library(spec: str) -> Library:
     """`openssl-3.5.7`, `openssl-3.0`, `boringssl`, `aws-lc-1.37.0`, `libressl-4.3.0`, ..."""
     match = _LIBRARY_SPEC.match(spec.strip())
     if not match:
+        import difflib  # only on the way to an error
+
         kinds = ", ".join(knowledge.LIBRARY_KINDS)
+        name = re.split(r"[-_ ]?v?\d", spec.strip(), maxsplit=1)[0].lower()
+        nearest = difflib.get_close_matches(name, knowledge.LIBRARY_KINDS, n=1, cutoff=0.0)
         raise TargetError(
-            f"unknown TLS library {spec!r}: use one of {kinds}, optionally with a version "
-            "(openssl-3.5.7, aws-lc-1.37.0)",
+            f"unknown TLS library {spec!r}; did you mean {nearest[0]}? (one of {kinds}, "
+            "optionally with a version: openssl-3.5.7, aws-lc-1.37.0)",
             where="--tls-library",
         )
     kind = match["kind"].lower().replace("awslc", "aws-lc")
@@ -177,12 +182,82 @@ def detect(nginx_bin: str) -> Target:
     return parse_nginx_v(result.stderr + result.stdout)
 
 
+def check_release(
+    version: Version, product: str, where: str, branch_ok: bool = False
+) -> str | None:
+    """None for a known release of `product` (nginx, or a library kind); for a plausible one
+    newer than the knowledge, the warning that says which facts are then assumed. Anything else
+    is refused, naming the nearest release. Plausible: a higher patch in a branch that still
+    gets releases, or a new branch of the newest major within `minors_ahead` (releases.json).
+    `branch_ok`: a known branch alone (openssl-3.0) stands for that branch."""
+    known = knowledge.releases(product)
+    name = knowledge.library_display(product) if product != "nginx" else "nginx"
+    if known is None:
+        raise TargetError(f"{name} has no release numbers: give {product} alone", where=where)
+    parts = tuple(int(p) for p in version.text.split("."))
+    if known.has(parts) or (branch_ok and len(parts) == 2 and parts in known.branches):
+        return None
+    top = max(known.branches)
+    newest = known.newest()
+    if len(parts) == 3:
+        span = known.branches.get(parts[:2])
+        live = sorted(known.branches)[-known.maintained :] if known.maintained else known.branches
+        if span and parts[2] > span[1] and parts[:2] in live:
+            branch_newest = f"{parts[0]}.{parts[1]}.{span[1]}"
+            return _newer(name, version, branch_newest)
+        ahead = known.minors_ahead
+        if (
+            parts[0] == top[0]
+            and parts[1] > top[1]
+            and (ahead is None or parts[1] <= top[1] + ahead)
+        ):
+            return _newer(name, version, str(newest))
+    nearest = _nearest(parts, known)
+    shape = " (an nginx version has three parts)" if product == "nginx" and len(parts) != 3 else ""
+    line = f"{top[0]}.{top[1] + known.minors_ahead}.x" if known.minors_ahead else f"{top[0]}.x"
+    raise TargetError(
+        f"{name} {version} is not a release{shape}; the nearest is {nearest} (the newest "
+        f"nginxgen knows is {newest}; newer ones up to {line} are taken with a warning)",
+        where=where,
+    )
+
+
+def _newer(name: str, version: Version, known: str) -> str:
+    return (
+        f"{name} {version} is newer than the releases nginxgen knows (newest: {known}): "
+        f"the facts of {name} {known} are assumed"
+    )
+
+
+def _nearest(parts: tuple[int, ...], known: knowledge.Releases) -> str:
+    """The release closest to `parts`: the newest when past it, else in the nearest branch."""
+    if parts > max((*b, span[1]) for b, span in known.branches.items()):
+        return str(known.newest())
+    minor = parts[1] if len(parts) > 1 else 0
+    branch = min(known.branches, key=lambda b: (abs(b[0] - parts[0]), abs(b[1] - minor), -b[1]))
+    first, last = known.branches[branch]
+    patch = parts[2] if len(parts) > 2 else last
+    return f"{branch[0]}.{branch[1]}.{min(max(patch, first), last)}"
+
+
+_warned: set[str] = set()
+
+
+def _warn(message: str) -> None:
+    """A warning on stderr, once per process (the language server resolves again and again)."""
+    if message not in _warned:
+        _warned.add(message)
+        print(f"nginxgen: warning: {message}", file=sys.stderr)
+
+
 def resolve(
     nginx_version: str | None = None,
     tls_library: str | None = None,
     nginx_bin: str | None = None,
 ) -> Target:
-    """Build the target from whatever the user gave; fill the rest from the knowledge base."""
+    """Build the target from whatever the user gave; fill the rest from the knowledge base.
+    Every command resolves its target here, so a version that is no release is refused the
+    same way everywhere (a version read from `nginx -V` is a fact, not checked)."""
     if nginx_bin:
         if tls_library or nginx_version:
             raise TargetError(
@@ -193,11 +268,22 @@ def resolve(
     assumed: list[str] = []
     if nginx_version:
         version = parse_nginx_version(nginx_version)
+        newer = check_release(version, "nginx", "--nginx-version")
+        if newer:
+            _warn(newer)
+            assumed.append(newer)
     else:
         version = knowledge.current_nginx()
         assumed.append(f"nginx {version}, the current stable")
     if tls_library:
         library = parse_library(tls_library)
+        stated = _LIBRARY_SPEC.match(tls_library.strip())
+        if stated and stated["version"]:  # `openssl` alone: the current release, known
+            where = "--tls-library"
+            newer = check_release(Version(stated["version"]), library.kind, where, branch_ok=True)
+            if newer:
+                _warn(newer)
+                assumed.append(newer)
     else:
         library = parse_library("openssl")
         assumed.append(f"{library.display}")

@@ -105,3 +105,82 @@ def test_version_order() -> None:
     assert Version("1.9.5") < Version("1.25.1") < Version("1.29.2")
     assert Version("3.5") == Version("3.5.0")
     assert Version("0.20240913.0") < Version("0.20260813.0")
+
+
+@pytest.mark.parametrize(
+    ("nginx", "library"),
+    [("1.26.3", "openssl-3.5.7"), ("1.2.1", "openssl-1.1.1w"), ("1.31.4", "openssl-3.0"),
+     ("0.1.0", "aws-lc-1.37.0"), ("1.18.0", "libressl-2.0.0"), ("1.24.0", "quictls-3.1.5"),
+     ("1.22.1", "boringssl"), ("1.30.4", "openssl-4.0.1")],
+)  # fmt: skip
+def test_known_releases_pass_without_a_word(
+    nginx: str, library: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = resolve(nginx, library)
+    assert target.assumed == () and capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize(
+    ("flag", "nginx", "library", "nearest"),
+    [
+        ("--nginx-version", "1.2", "openssl", "1.2.9"),  # a branch is not a release of nginx
+        ("--nginx-version", "9.99.1", "openssl", "1.31.4"),
+        ("--nginx-version", "2.0.0", "openssl", "1.31.4"),
+        ("--nginx-version", "1.34.0", "openssl", "1.31.4"),  # more than two minors ahead
+        ("--nginx-version", "1.18.5", "openssl", "1.18.0"),  # 1.18 gets no more releases
+        ("--nginx-version", "0.0.1", "openssl", "0.1.1"),
+        ("--tls-library", "1.26.3", "openssl-3.7.0", "3.6.0"),
+        ("--tls-library", "1.26.3", "openssl-5.0.0", "4.0.1"),
+        ("--tls-library", "1.26.3", "aws-lc-2.0.0", "1.0.1"),  # AWS-LC went from 1.x to 4.0
+        ("--tls-library", "1.26.3", "quictls-3.2.0", "3.3.0"),  # no QuicTLS on OpenSSL 3.2
+        ("--tls-library", "1.26.3", "libressl-5.0.0", "4.3.2"),
+    ],
+)
+def test_a_version_that_is_no_release_is_refused_naming_the_nearest(
+    flag: str, nginx: str, library: str, nearest: str
+) -> None:
+    with pytest.raises(TargetError) as caught:
+        resolve(nginx, library)
+    message = str(caught.value)
+    assert message.startswith(f"{flag}: ") and "is not a release" in message
+    assert f"the nearest is {nearest} " in message and "\n" not in message
+
+
+@pytest.mark.parametrize(
+    ("nginx", "library", "assumed"),
+    [
+        ("1.31.9", "openssl-3.5.7", "the facts of nginx 1.31.4 are assumed"),
+        ("1.30.5", "openssl-3.5.7", "the facts of nginx 1.30.4 are assumed"),  # stable
+        ("1.33.0", "openssl-3.5.7", "the facts of nginx 1.31.4 are assumed"),
+        ("1.26.3", "openssl-3.5.10", "the facts of OpenSSL 3.5.9 are assumed"),  # an LTS branch
+        ("1.26.3", "openssl-4.2.0", "the facts of OpenSSL 4.0.1 are assumed"),
+        ("1.26.3", "aws-lc-5.12.0", "the facts of AWS-LC 5.5.0 are assumed"),
+    ],
+)
+def test_a_plausible_newer_release_is_a_warning_naming_the_facts_assumed(
+    nginx: str, library: str, assumed: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = resolve(nginx, library)
+    assert len(target.assumed) == 1 and target.assumed[0].endswith(assumed)
+    assert assumed in target.describe()
+    err = capsys.readouterr().err
+    assert err in ("", f"nginxgen: warning: {target.assumed[0]}\n")  # once per process
+
+
+def test_the_newest_release_is_the_one_the_directive_tables_end_with() -> None:
+    """The two lists come from the same nginx tags: the tables hold a subset of the releases."""
+    from nginxgen import knowledge
+
+    tables = [Version(v) for v in knowledge._json("nginx_directives")["releases"]]
+    nginx = knowledge.releases("nginx")
+    assert nginx is not None and nginx.newest() == max(tables)
+    assert all(nginx.has(tuple(int(p) for p in v.text.split("."))) for v in tables)
+
+
+def test_boringssl_has_no_versions_and_a_misspelt_library_is_named() -> None:
+    with pytest.raises(TargetError, match="BoringSSL has no release numbers"):
+        resolve("1.26.3", "boringssl-1.2")
+    with pytest.raises(
+        TargetError, match=r"unknown TLS library 'opensl-3\.0'; did you mean openssl"
+    ):
+        resolve("1.26.3", "opensl-3.0")

@@ -9,11 +9,10 @@ import pydantic
 
 from nginxgen.certs import check_pair
 from nginxgen.errors import NginxgenError, ValidationError
-from nginxgen.generate.models import GeneratorConfig
+from nginxgen.generate.models import SITE_DEFAULT_KEYS, GeneratorConfig
 from nginxgen.generate.presets import load_config, load_preset, merge
 
 CpuMode = Literal["auto", "aes-ni", "no-aes-ni"]
-SITE_DEFAULT_KEYS = ("http2", "http3", "hsts", "redirect", "root", "listen", "http_listen")
 
 
 def _loc(loc: tuple[int | str, ...]) -> str:
@@ -78,6 +77,7 @@ def compose(
     comments: bool,
     check_certificates: bool = True,
     access_log: str | None = None,
+    hsts_subdomains: bool | None = None,
 ) -> GeneratorConfig:
     """One validated model; `check_certificates=False` only for examples with placeholder paths."""
     if preset is None and config_file is None:
@@ -117,6 +117,10 @@ def compose(
             where="--domain",
         )
     sites = [merge(site_defaults, s) for s in sites]
+    if hsts_subdomains is not None:  # the command line wins over the files
+        for site in sites:
+            if site.get("hsts", {}) is not None:  # `hsts: null` sends none: nothing to include
+                site["hsts"] = {**site.get("hsts", {}), "include_subdomains": hsts_subdomains}
     for site in sites:
         for pair in site.get("certificates", []):
             for field in ("cert", "key"):

@@ -7,9 +7,18 @@ These only check what can be checked without a target (shapes, ranges, safe char
 from __future__ import annotations
 
 import re
-from typing import Annotated, Literal
+from collections.abc import Iterable
+from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    create_model,
+    field_validator,
+    model_validator,
+)
 
 from nginxgen import knowledge
 from nginxgen.generate.values import check_path, check_server_name, check_token
@@ -205,3 +214,55 @@ class GeneratorConfig(Strict):
             # plain HTTP for another (nginx refuses the two default servers).
             raise ValueError(f"{', '.join(both)} is HTTPS for one site and HTTP for another")
         return self
+
+
+# --- the site file (generate --config, and the presets) ------------------------------------------
+
+
+def _overrides(model: type[BaseModel], names: Iterable[str], name: str, doc: str) -> type[Strict]:
+    """`model`'s fields `names`, each optional and without a default: what a file may set over
+    the preset it extends (a key left out keeps the preset's value). The types and constraints
+    are `model`'s own, so the file, its schema and the final model cannot drift apart."""
+    fields: dict[str, Any] = {}
+    for field in names:
+        info = model.model_fields[field]
+        kind: Any = info.annotation
+        if info.metadata:
+            kind = Annotated[(kind, *info.metadata)]  # keeps ge=, min_length=, validators
+        fields[field] = (kind | None, Field(None, description=info.description))
+    made: type[Strict] = create_model(name, __base__=Strict, __doc__=doc, **fields)
+    return made
+
+
+# What `site:` may set for every site of the file (the rest is each site's own).
+SITE_DEFAULT_KEYS = ("http2", "http3", "hsts", "redirect", "root", "listen", "http_listen")
+PolicyOverrides = _overrides(
+    TLSPolicy, TLSPolicy.model_fields, "PolicyOverrides", "The TLS policy: merged key by key."
+)
+SiteDefaults = _overrides(Site, SITE_DEFAULT_KEYS, "SiteDefaults", "Defaults for every site.")
+
+
+class SiteFile(Strict):
+    """A site file for `nginxgen generate --config` (the presets are site files too): every
+    key merges over the preset named by `extends`; lists are replaced, not merged."""
+
+    summary: str | None = Field(None, description="one line for `nginxgen presets`")
+    description: str | None = None
+    source: str | None = Field(None, description="where the policy comes from")
+    extends: str | None = Field(None, description="the preset this file builds on")
+    policy: PolicyOverrides | None = None  # type: ignore[valid-type]
+    site: SiteDefaults | None = None  # type: ignore[valid-type]
+    sites: list[Site] | None = None
+    default_server: DefaultServer | None = None
+    comments: bool | None = None
+    access_log: SafePath | None = Field(None, description="TLS access log path, or off")
+
+
+# A preset holds a policy and site defaults, never sites of its own.
+PRESET_KEYS = frozenset({"summary", "description", "source", "extends", "policy", "site"})
+
+
+def site_file_schema() -> dict[str, Any]:
+    """The JSON Schema editors check a site file with (`nginxgen schema`)."""
+    schema = SiteFile.model_json_schema()
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", **schema}

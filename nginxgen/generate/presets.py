@@ -6,13 +6,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pydantic
 import yaml
 
 from nginxgen.errors import NginxgenError
+from nginxgen.generate.models import PRESET_KEYS, SiteFile
 from nginxgen.resources import data_dir
-
-PRESET_KEYS = {"summary", "description", "source", "extends", "policy", "site"}
-CONFIG_KEYS = PRESET_KEYS | {"sites", "default_server", "comments", "access_log"}
 
 
 @dataclass(frozen=True)
@@ -67,15 +66,10 @@ def merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
 
 
 def resolve_extends(
-    data: dict[str, Any], where: str, allowed: set[str], chain: tuple[str, ...] = ()
+    data: dict[str, Any], path: Path, preset: bool, chain: tuple[str, ...] = ()
 ) -> dict[str, Any]:
     """Merge `data` over the preset it extends (recursively); `chain` is the presets so far."""
-    unknown = set(data) - allowed
-    if unknown:
-        raise NginxgenError(
-            f"unknown key {sorted(unknown)[0]!r} (allowed: {', '.join(sorted(allowed))})",
-            where=where,
-        )
+    check_site_file(data, path, preset)
     parent = data.get("extends")
     if parent is None:
         return data
@@ -84,6 +78,76 @@ def resolve_extends(
         k: v for k, v in data.items() if k not in ("extends", "summary", "description", "source")
     }
     return merge(base, own)
+
+
+def check_site_file(data: dict[str, Any], path: Path, preset: bool = False) -> None:
+    """Check a site file against SiteFile, the model `nginxgen schema` prints; the first
+    problem is one line: file:line: where: what (an unknown key names the nearest known one)."""
+    try:
+        SiteFile.model_validate(data)
+    except pydantic.ValidationError as err:
+        first = sorted(err.errors(), key=lambda e: e["type"] != "extra_forbidden")[0]
+        loc = tuple(first["loc"])
+        where = f"{path}:{_line(path, loc)}" if _line(path, loc) else str(path)
+        if first["type"] != "extra_forbidden":
+            from nginxgen.generate.compose import pydantic_problems
+
+            raise NginxgenError(pydantic_problems(err).splitlines()[0], where=where) from None
+        raise NginxgenError(_unknown_key(loc), where=where) from None
+    extra = sorted(set(data) - PRESET_KEYS) if preset else []
+    if extra:
+        raise NginxgenError(f"a preset has no {extra[0]!r} (only a --config file)", where=str(path))
+
+
+def _unknown_key(loc: tuple[int | str, ...]) -> str:
+    import difflib
+
+    key = str(loc[-1])
+    if loc == ("preset",):
+        return "unknown key 'preset': a site file names its preset with extends: (extends: modern)"
+    known = _model_at(loc[:-1]).model_fields
+    nearest = difflib.get_close_matches(key, list(known), n=1, cutoff=0.0)
+    place = ".".join(str(part) for part in loc)
+    return f"{place}: unknown key {key!r}; did you mean {nearest[0]!r}?"
+
+
+def _model_at(loc: tuple[int | str, ...]) -> type[pydantic.BaseModel]:
+    """The model that holds the keys at `loc` (list indexes skipped)."""
+    import typing
+
+    model: type[pydantic.BaseModel] = SiteFile
+    for part in loc:
+        if isinstance(part, int) or part not in model.model_fields:
+            continue
+        todo: list[Any] = [model.model_fields[part].annotation]
+        while todo:
+            kind = todo.pop()
+            if isinstance(kind, type) and issubclass(kind, pydantic.BaseModel):
+                model = kind
+                break
+            todo.extend(typing.get_args(kind))
+    return model
+
+
+def _line(path: Path, loc: tuple[int | str, ...]) -> int | None:
+    """The line of the key (or list item) at `loc` in the YAML file, as near as it gets."""
+    try:
+        node = yaml.compose(path.read_text(encoding="utf-8"), Loader=yaml.SafeLoader)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return None
+    line = None
+    for part in loc:
+        if isinstance(node, yaml.MappingNode):
+            found = [(k, v) for k, v in node.value if k.value == part]
+            if not found:
+                return line
+            line, node = found[0][0].start_mark.line + 1, found[0][1]
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int):
+            if part >= len(node.value):
+                return line
+            node = node.value[part]
+            line = node.start_mark.line + 1
+    return line
 
 
 def load_preset(name: str, chain: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -95,9 +159,9 @@ def load_preset(name: str, chain: tuple[str, ...] = ()) -> dict[str, Any]:
     if not path.is_file():
         known = ", ".join(p.name for p in list_presets())
         raise NginxgenError(f"unknown preset {name!r} (known: {known})", where="--preset")
-    return resolve_extends(read_yaml(path), str(path), PRESET_KEYS, (*chain, name))
+    return resolve_extends(read_yaml(path), path, True, (*chain, name))
 
 
 def load_config(path: Path) -> dict[str, Any]:
     """A user's --config file: the same fields as a preset, plus sites and default_server."""
-    return resolve_extends(read_yaml(path), str(path), CONFIG_KEYS)
+    return resolve_extends(read_yaml(path), path, False)

@@ -7,8 +7,8 @@ import gc
 import os
 import sys
 
-from nginxgen.errors import NginxgenError
-from nginxgen.lint.findings import SEVERITIES, severity_rank
+from nginxgen.errors import NginxgenError, TargetError
+from nginxgen.lint.findings import severity_rank
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:
@@ -26,15 +26,22 @@ if TYPE_CHECKING:
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
 
-def _codes(text: str | list[str] | None) -> set[str]:
-    if not text:
-        return set()
+def _codes(text: str | list[str], where: str) -> set[str]:
+    """Rule codes, code prefixes or rule names, each one checked: a typo is an error, not a
+    selection of nothing."""
+    from nginxgen.lint.rules import selector_problem
+
     items = text if isinstance(text, list) else text.split(",")
-    return {
+    codes = {
         c.strip().upper() if c.strip()[:3].upper() == "NGX" else c.strip()
         for c in items
         if c.strip()
     }
+    for code in sorted(codes):
+        problem = selector_problem(code)
+        if problem:
+            raise NginxgenError(problem, where=where)
+    return codes
 
 
 def _mapping(args: Arguments, conf: dict[str, object], settings_file: str | None) -> TreeMapping:
@@ -89,27 +96,42 @@ def _run(args: Arguments) -> int:
     from nginxgen.conf.tree import notes
     from nginxgen.lint import report
     from nginxgen.lint.run import Selection, lint
-    from nginxgen.lint.settings import find_settings
+    from nginxgen.lint.settings import find_settings, where
     from nginxgen.target import resolve
 
     found = find_settings(os.getcwd())
     conf = found[1] if found else {}
+
+    def codes(key: str) -> set[str]:
+        """The codes of --KEY, else of the settings' KEY (errors name the line it is on)."""
+        given = getattr(args, key)
+        if given:
+            return _codes(given, f"--{key}")
+        if found and key in conf:
+            return _codes(conf[key], f"{where(found[0], key)}: {key}")
+        return set()
+
     nginx_bin = args.nginx_bin or (
         None if args.nginx_version or args.tls_library else conf.get("nginx-bin")
     )
-    target = resolve(
-        args.nginx_version or (None if nginx_bin else conf.get("nginx-version")),
-        args.tls_library or (None if nginx_bin else conf.get("tls-library")),
-        nginx_bin,
-    )
+    try:
+        target = resolve(
+            args.nginx_version or (None if nginx_bin else conf.get("nginx-version")),
+            args.tls_library or (None if nginx_bin else conf.get("tls-library")),
+            nginx_bin,
+        )
+    except TargetError as exc:
+        key = (exc.where or "").removeprefix("--")
+        if found and key in conf and not getattr(args, key.replace("-", "_"), None):
+            exc.where = f"{where(found[0], key)}: {key}"  # the value came from the settings
+        raise
     selection = Selection(
-        select=_codes(args.select or conf.get("select")),
-        ignore=_codes(args.ignore or conf.get("ignore")),
+        select=codes("select"),
+        ignore=codes("ignore"),
         min_severity=args.min_severity or conf.get("min-severity", "info"),
     )
-    fail_on = args.fail_on or conf.get("fail-on", "warning")
-    if fail_on not in SEVERITIES:
-        raise NginxgenError(f"fail-on must be one of {', '.join(SEVERITIES)}, not {fail_on!r}")
+    fixable, unfixable = codes("fixable"), codes("unfixable")  # checked with or without --fix
+    fail_on = args.fail_on or conf.get("fail-on", "warning")  # both checked: args, settings
     root = args.root or conf.get("root")
     prefix = args.prefix or conf.get("prefix")
     mapping = _mapping(args, conf, found[0] if found else None)
@@ -139,8 +161,8 @@ def _run(args: Arguments) -> int:
 
         classes = frozenset({"safe", "unsafe"} if args.unsafe_fixes else {"safe"})
         may_fix = Selection(
-            select=_codes(args.fixable or conf.get("fixable")),
-            ignore=_codes(args.unfixable or conf.get("unfixable")),
+            select=fixable,
+            ignore=unfixable,
         )
         units: list[tuple[str, Callable[[Loaded], list[Finding]]]] = []
         ahead: WriteAhead | None = None

@@ -5,25 +5,28 @@ from __future__ import annotations
 import os
 
 from nginxgen.errors import NginxgenError
+from nginxgen.lint.findings import SEVERITIES
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:
     from typing import Any
 
 
+# Each key and the shape of its value: a string, rule codes (a "NGX1,NGX402" string or a list
+# of strings, checked against the rules by the command), a severity, or a table of strings.
 KEYS = {
-    "nginx-version",
-    "tls-library",
-    "nginx-bin",
-    "select",
-    "ignore",
-    "min-severity",
-    "fail-on",
-    "path-map",
-    "fixable",
-    "unfixable",
-    "root",
-    "prefix",
+    "nginx-version": "string",
+    "tls-library": "string",
+    "nginx-bin": "string",
+    "select": "codes",
+    "ignore": "codes",
+    "min-severity": "severity",
+    "fail-on": "severity",
+    "path-map": "table",
+    "fixable": "codes",
+    "unfixable": "codes",
+    "root": "string",
+    "prefix": "string",
 }
 
 
@@ -77,10 +80,55 @@ def _read(path: str, table: str | None) -> dict[str, Any]:
     if table:
         for part in table.split("."):
             data = data.get(part, {})
-    unknown = set(data) - KEYS
-    if unknown:
-        raise NginxgenError(
-            f"unknown setting {sorted(unknown)[0]!r} (known: {', '.join(sorted(KEYS))})",
-            where=str(path),
-        )
+    for key, value in data.items():
+        problem = _problem(key, value)
+        if problem:
+            raise NginxgenError(problem, where=where(path, key))
     return data
+
+
+def _problem(key: str, value: object) -> str | None:
+    """What is wrong with one setting, or None."""
+    kind = KEYS.get(key)
+    if kind is None:
+        import difflib  # only on the way to an error
+
+        nearest = difflib.get_close_matches(key, list(KEYS), n=1, cutoff=0.0)
+        return f"unknown setting {key!r}; did you mean {nearest[0]!r}?"
+    if kind == "codes":
+        good = isinstance(value, str) or (
+            isinstance(value, list) and all(isinstance(v, str) for v in value)
+        )
+        shape = 'rule codes, as "NGX1,NGX402" or ["NGX1", "NGX402"]'
+    elif kind == "table":
+        good = isinstance(value, dict) and all(isinstance(v, str) for v in value.values())
+        shape = 'a table of FOLDER = "HERE" strings'
+    elif kind == "severity":
+        good = value in SEVERITIES
+        shape = f"one of {', '.join(SEVERITIES)}"
+    else:
+        good, shape = isinstance(value, str), "a string"
+    return None if good else f"{key} must be {shape}, not {value!r}"
+
+
+def where(path: str, key: str) -> str:
+    """`path:line` of the line that sets `key`, or `path`. In a pyproject.toml only nginxgen's
+    own lines count ([tool.ruff] may have a `select` too)."""
+    import re
+
+    name = rf"[\"']?{re.escape(key)}[\"']?\s*(?:=|\])"
+    lines = _text(path).splitlines()
+    pattern = re.compile(rf"^\s*\[?\s*{name}")
+    numbers: range | list[int] = range(len(lines))
+    if os.path.basename(path) == "pyproject.toml":
+        header = re.compile(r"^\s*\[\s*tool\s*\.\s*[\"']?nginxgen[\"']?\s*\]")
+        start = next((i for i, line in enumerate(lines) if header.match(line)), len(lines))
+        table = [i for i in range(start + 1, len(lines)) if not lines[i].lstrip().startswith("[")]
+        numbers = table[: next((n for n, i in enumerate(table) if i != start + 1 + n), None)]
+        if not numbers:  # dotted keys, a [tool.nginxgen.KEY] table or an inline table
+            pattern = re.compile(rf"tool\s*\.\s*nginxgen\s*\.\s*{name}|nginxgen.*[{{,]\s*{name}")
+            numbers = range(len(lines))
+    for number in numbers:
+        if pattern.search(lines[number]):
+            return f"{path}:{number + 1}"
+    return path

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import re
 from collections.abc import Callable, Iterator
 from functools import cache
 
@@ -93,3 +94,24 @@ def catalog() -> dict[str, RuleEntry]:
         module = importlib.import_module(f"{__name__}.{name}")
         entries[module.RULE.code] = RuleEntry(module.RULE, module.__doc__ or "", module.check)
     return entries
+
+
+_SELECTOR = re.compile(r"^NGX\d{0,3}$")
+
+
+def selector_problem(selector: str) -> str | None:
+    """Why `selector` picks no rule, naming the nearest known code or name; None when it is a
+    rule's name, its code, or a code prefix (NGX4) that at least one rule has. A typo must not
+    switch the linter off in silence (--select NGX999 once selected nothing, exit 0)."""
+    entries = catalog()
+    names = {entry.rule.name for entry in entries.values()}
+    if selector in names or (
+        _SELECTOR.match(selector) and any(code.startswith(selector) for code in entries)
+    ):
+        return None
+    import difflib  # only on the way to an error
+
+    known = sorted(entries) if selector[:3].upper() == "NGX" else sorted(names)
+    nearest = difflib.get_close_matches(selector, known, n=1, cutoff=0.0)
+    hint = f"; did you mean {nearest[0]}?" if nearest else ""
+    return f"no rule is {selector!r}{hint} (nginxgen rules lists them; a prefix like NGX4 works)"

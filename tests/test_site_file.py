@@ -1,0 +1,227 @@
+"""The site file of `generate --config`: its JSON Schema (`nginxgen schema`), the loader's checks
+made from the same models, the README's complete example, and the small options of issue 35."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from nginxgen.cli import main
+from nginxgen.generate.models import site_file_schema
+from nginxgen.generate.presets import preset_dir
+from tests.helpers import make_cert
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+TARGET = ["--nginx-version", "1.26.3", "--tls-library", "openssl-3.5.7"]
+
+
+def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(args)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def schema_problems(value: Any, schema: dict[str, Any], root: dict[str, Any]) -> list[str]:
+    """A JSON Schema check of the keywords pydantic writes (no jsonschema package here):
+    $ref, anyOf, type, enum, const, properties, required, additionalProperties, items,
+    minItems, maxItems, minimum, maximum."""
+    if "$ref" in schema:
+        return schema_problems(value, root["$defs"][schema["$ref"].split("/")[-1]], root)
+    if "anyOf" in schema:
+        tries = [schema_problems(value, option, root) for option in schema["anyOf"]]
+        return [] if any(not t for t in tries) else [p for t in tries for p in t]
+    types = {"object": dict, "array": list, "string": str, "boolean": bool, "null": type(None)}
+    kind = schema.get("type")
+    if kind == "integer":
+        if not isinstance(value, int) or isinstance(value, bool):
+            return [f"{value!r} is not an integer"]
+    elif kind is not None and not isinstance(value, types[kind]):
+        return [f"{value!r} is not of type {kind}"]
+    if "enum" in schema and value not in schema["enum"]:
+        return [f"{value!r} is not one of {schema['enum']}"]
+    if "const" in schema and value != schema["const"]:
+        return [f"{value!r} is not {schema['const']!r}"]
+    problems = []
+    if isinstance(value, dict):
+        properties = schema.get("properties", {})
+        problems += [f"{k!r} is required" for k in schema.get("required", []) if k not in value]
+        for key, item in value.items():
+            if key in properties:
+                problems += schema_problems(item, properties[key], root)
+            elif schema.get("additionalProperties") is False:
+                problems.append(f"unknown key {key!r}")
+    if isinstance(value, list):
+        if len(value) < schema.get("minItems", 0) or len(value) > schema.get("maxItems", 1e9):
+            problems.append(f"{len(value)} items")
+        for item in value:
+            problems += schema_problems(item, schema.get("items", {}), root)
+    number = isinstance(value, int) and not isinstance(value, bool)
+    if number and not schema.get("minimum", value) <= value <= schema.get("maximum", value):
+        problems.append(f"{value} is out of range")
+    return problems
+
+
+def readme_example() -> str:
+    blocks = re.findall(r"```yaml\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
+    found = [b for b in blocks if b.startswith("# yaml-language-server: $schema=")]
+    assert len(found) == 1, "the README has one complete site file example"
+    return found[0]
+
+
+def test_the_schema_command_prints_the_models_schema(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(["schema"], capsys)
+    assert code == 0 and json.loads(out) == site_file_schema()
+
+
+@pytest.mark.parametrize("path", sorted(preset_dir().glob("*.yaml")), ids=lambda p: p.stem)
+def test_the_schema_takes_every_preset(path: Path) -> None:
+    schema = site_file_schema()
+    assert schema_problems(yaml.safe_load(path.read_text()), schema, schema) == []
+
+
+def test_the_schema_takes_the_readme_example_and_refuses_what_the_loader_refuses() -> None:
+    schema = site_file_schema()
+    example = yaml.safe_load(readme_example())
+    assert schema_problems(example, schema, schema) == []
+    assert set(example) == set(schema["properties"]), "the example uses every top-level key"
+    for broken, problem in [
+        ({**example, "preset": "modern"}, "unknown key 'preset'"),
+        ({**example, "site": {**example["site"], "hsst": {}}}, "unknown key 'hsst'"),
+        ({**example, "comments": "yes"}, "'yes' is not of type boolean"),
+        ({**example, "sites": [{"domains": ["a.example"]}]}, "'certificates' is required"),
+    ]:
+        assert problem in schema_problems(broken, schema, schema)
+
+
+def test_the_readme_example_generates(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = readme_example()
+    for name in ("example.com", "api.example.com"):
+        for kind in ("ecdsa", "rsa"):
+            pair = make_cert(tmp_path / name, name, kind, sans=(f"www.{name}",))
+            text = text.replace(f"/etc/ssl/{name}/{kind}.pem", str(pair.cert))
+            text = text.replace(f"/etc/ssl/{name}/{kind}.key", str(pair.key))
+    assert "/etc/ssl/" not in text
+    (tmp_path / "site.yaml").write_text(text)
+    out = tmp_path / "out"
+    args = ["generate", "--config", str(tmp_path / "site.yaml"), *TARGET, "--out", str(out)]
+    code, _, err = run(args, capsys)
+    assert code == 0, err
+    api = (out / "api.example.com.ssl.conf").read_text()
+    site = (out / "example.com.ssl.conf").read_text()
+    assert "listen 8443 ssl" in api and "Strict-Transport-Security" not in api
+    assert "max-age=63072000; includeSubDomains" in site and "/var/www/example.com" in site
+
+
+SITE = """extends: modern
+sites:
+  - domains: [example.com]
+    certificates:
+      - cert: {cert}
+        key: {key}
+"""
+
+
+@pytest.mark.parametrize(
+    ("change", "line", "message"),
+    [
+        (("extends: modern", "preset: modern"), 1,
+         "unknown key 'preset': a site file names its preset with extends:"),
+        (("        key:", "        crt:"), 6,
+         "sites.0.certificates.0.crt: unknown key 'crt'; did you mean 'cert'?"),
+        (("sites:", "policy:\n  protocls: [TLSv1.3]\nsites:"), 3,
+         "policy.protocls: unknown key 'protocls'; did you mean 'protocols'?"),
+        (("sites:", "site:\n  hsst: {max_age: 31536000}\nsites:"), 3,
+         "site.hsst: unknown key 'hsst'; did you mean 'hsts'?"),
+        (("sites:", "default_servr: {}\nsites:"), 2, "unknown key 'default_servr'; did you mean "
+         "'default_server'?"),
+        (("    certificates:", "    http2: maybe\n    certificates:"), 4,
+         "sites.0.http2: Input should be a valid boolean"),
+    ],
+)  # fmt: skip
+def test_a_bad_key_in_a_site_file_is_one_line_with_file_and_line(
+    change: tuple[str, str], line: int, message: str, tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    pair = make_cert(tmp_path, "example.com")
+    text = SITE.format(cert=pair.cert, key=pair.key).replace(*change)
+    (tmp_path / "site.yaml").write_text(text)
+    code, out, err = run(["generate", "--config", str(tmp_path / "site.yaml"), *TARGET], capsys)
+    assert code == 2 and out == ""
+    assert len(err.splitlines()) == 1, err
+    assert err.startswith(f"nginxgen: error: {tmp_path / 'site.yaml'}:{line}: "), err
+    assert message in err
+
+
+@pytest.mark.parametrize(("flag", "header"), [
+    ([], '"max-age=63072000; includeSubDomains"'),
+    (["--hsts-subdomains"], '"max-age=63072000; includeSubDomains"'),
+    (["--no-hsts-subdomains"], "max-age=63072000"),
+])  # fmt: skip
+def test_hsts_subdomains_can_be_left_out_from_the_command_line(
+    flag: list[str], header: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pair = make_cert(tmp_path, "example.com")
+    args = ["generate", "--preset", "intermediate", *TARGET, "--domain", "example.com",
+            "--cert", str(pair.cert), "--key", str(pair.key), *flag]  # fmt: skip
+    code, out, err = run(args, capsys)
+    assert code == 0, err
+    assert f"add_header Strict-Transport-Security {header} always;" in out
+    assert ("includeSubDomains" in out) == ("--no-hsts-subdomains" not in flag)
+
+
+def test_no_hsts_subdomains_with_preload_is_refused_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pair = make_cert(tmp_path, "example.com")
+    (tmp_path / "site.yaml").write_text(
+        SITE.format(cert=pair.cert, key=pair.key) + "    hsts: {preload: true}\n"
+    )
+    args = ["generate", "--config", str(tmp_path / "site.yaml"), *TARGET, "--no-hsts-subdomains"]
+    code, _, err = run(args, capsys)
+    assert code == 2 and len(err.splitlines()) == 1 and "preload needs include_subdomains" in err
+
+
+def test_version_prints_the_package_version(capsys: pytest.CaptureFixture[str]) -> None:
+    from nginxgen import __version__
+
+    assert run(["--version"], capsys) == (0, f"nginxgen {__version__}\n", "")
+
+
+def test_help_lists_every_command_lint_and_lsp_too(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(["--help"], capsys)
+    commands = re.findall(r"^  (\w+) ", out.split("Commands:")[1], re.M)
+    assert code == 0
+    assert {"generate", "lint", "lsp", "schema", "probe", "report", "rules"} <= set(commands)
+    assert "--version" in out
+
+
+COMMANDS = [
+    ["generate", "--preset", "modern", "--domain", "a.example", "--cert", "c", "--key", "k"],
+    ["lint", "-"],
+    ["probe", "127.0.0.1:9"],  # refused before any connection is tried
+    ["ciphers", "HIGH"],  # takes --tls-library only
+]
+BAD = [
+    ("--nginx-version", "9.99.1"),
+    ("--nginx-version", "1.2"),
+    ("--tls-library", "openssl-3.7.0"),
+]
+
+
+@pytest.mark.parametrize(
+    ("command", "option", "value"),
+    [(c, o, v) for c in COMMANDS for o, v in BAD if c[0] != "ciphers" or o == "--tls-library"],
+    ids=lambda x: x[0] if isinstance(x, list) else x,
+)
+def test_every_command_refuses_a_version_that_is_no_release_in_one_line(
+    command: list[str], option: str, value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run([*command, option, value], capsys)
+    assert code == 2 and out == ""
+    assert len(err.splitlines()) == 1, err
+    assert err.startswith(f"nginxgen: error: {option}: ") and "is not a release" in err
