@@ -47,7 +47,10 @@ def _read_existing(path: Path) -> tuple[str | None, tuple[int, int] | None, int 
         raise NginxgenError("exists and is not a regular file", where=str(path))
     try:
         st = path.stat()
-        text = path.read_text(encoding="utf-8")
+        # bytes, not read_text: its newline translation turned CRLF into LF, so a file that
+        # differed only in its line ends looked unchanged, its diff did not apply, and a failed
+        # write put it back with LF
+        text = path.read_bytes().decode("utf-8")
         return text, (st.st_mtime_ns, st.st_size), st.st_mode & 0o7777
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8"
