@@ -215,6 +215,7 @@ def _report_fixes(
     (with an nginx binary, put back when its `nginx -t` passed before and fails after), report
     what remains and `N fixed, M remaining (K more fixable with --unsafe-fixes)`."""
     from nginxgen.conf.load import STDIN_NAME
+    from nginxgen.diff import show
     from nginxgen.lint import report
     from nginxgen.lint.fix import FixError, merge, undone, unified_diff, write_all
     from nginxgen.nginx_check import write_checked
@@ -225,9 +226,7 @@ def _report_fixes(
         print(f"nginxgen: internal error: {exc}; nothing written", file=sys.stderr)
         return EXIT_INTERNAL
     if args.diff:
-        text = unified_diff(result)
-        sys.stdout.write(text)
-        return EXIT_FINDINGS if text else EXIT_CLEAN
+        return show(unified_diff(result))
     if STDIN_NAME in result.changed:  # `-`: the fixed text is the output
         sys.stdout.write(result.changed.pop(STDIN_NAME))
         result.originals.pop(STDIN_NAME, None)
