@@ -33,8 +33,14 @@ def tools() -> None:
 
 
 def nginxgen(*args: str, cwd: Path) -> subprocess.CompletedProcess[bytes]:
+    # a strict stdout, as under a UTF-8 locale: bytes that are not UTF-8 must still go out
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8:strict"}
     return subprocess.run(
-        [sys.executable, "-m", "nginxgen", *args], cwd=cwd, capture_output=True, check=False
+        [sys.executable, "-m", "nginxgen", *args],
+        cwd=cwd,
+        capture_output=True,
+        check=False,
+        env=env,
     )
 
 
@@ -71,6 +77,15 @@ def test_file_without_final_newline(tmp_path: Path, form: str) -> None:
     assert diff.count(b"\n\\ No newline at end of file\n") == 2  # the old and the new last line
     assert states == same(states)
     assert states["written"] == {"ssl.conf": ("file", b"ssl_protocols TLSv1.2 TLSv1.3;", 0o644)}
+
+
+def test_bytes_that_are_not_utf8(tmp_path: Path) -> None:
+    tree = tmp_path / "t"
+    tree.mkdir()
+    (tree / "latin1.conf").write_bytes(b"# caf\xe9\nssl_protocols TLSv1 TLSv1.2;\n")
+    diff, states = shown_then_written((*ISSUE, "latin1.conf"), tree, tree)
+    assert b" # caf\xe9\n" in diff  # the context line, byte for byte
+    assert states == same(states)
 
 
 def test_crlf_several_files_and_a_symlinked_one(tmp_path: Path) -> None:
