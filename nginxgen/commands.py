@@ -156,11 +156,12 @@ def generate(
     tree_map: TreeMap = None,
 ) -> None:
     """Render ssl.conf files for a preset and your sites."""
+    from nginxgen.diff import show
     from nginxgen.generate.compose import CpuMode, compose
     from nginxgen.generate.plan import make_plan
     from nginxgen.generate.render import render
     from nginxgen.target import resolve
-    from nginxgen.writer import diff as show_diff
+    from nginxgen.writer import diff as diff_of
     from nginxgen.writer import plan_changes, write
 
     if cpu not in (None, "auto", "aes-ni", "no-aes-ni"):
@@ -199,8 +200,7 @@ def generate(
             print(text)
         return
     if diff:
-        print(show_diff(plan_changes(out, files)), end="")
-        return
+        raise typer.Exit(show(diff_of(plan_changes(out, files))))
     for line in write(out, files, force):
         _err(line)
 
@@ -216,6 +216,7 @@ def _generate_into(
 ) -> None:
     """Print each change (file: what (why)), the diff with --diff, then what lint still finds:
     in what nginxgen wrote (should be nothing) and, left as is, in the user's own lines."""
+    from nginxgen.diff import show
     from nginxgen.into.apply import run_into
     from nginxgen.lint.findings import Finding, severity_rank
     from nginxgen.lint.run import Selection, lint
@@ -235,8 +236,11 @@ def _generate_into(
     )
     for line in result.notes:
         _err(line)
-    if diff:
-        print(result.diff, end="")
+
+    def say(line: str) -> None:
+        # with --diff, stdout holds the diff alone (what patch and git apply read)
+        print(line, file=sys.stderr if diff else sys.stdout)
+
     steps = result.plan.steps
     for step in steps:
         (_err if diff else print)(str(step))
@@ -249,9 +253,11 @@ def _generate_into(
              f"{finding.message}")  # fmt: skip
     left = failing(result.left)
     if left:
-        print(f"left as is ({len(left)}, in your own lines; `nginxgen lint --fix` mends some):")
+        say(f"left as is ({len(left)}, in your own lines; `nginxgen lint --fix` mends some):")
         for finding in left:
-            print(f"  {finding.file}:{finding.line}: {finding.code} {finding.message}")
+            say(f"  {finding.file}:{finding.line}: {finding.code} {finding.message}")
+    if diff:
+        raise typer.Exit(show(result.diff))
 
 
 @app.command()

@@ -9,10 +9,8 @@ are only ever created inside the output folder; a symlink there is replaced, nev
 
 from __future__ import annotations
 
-import difflib
 import os
 import tempfile
-from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,7 +45,10 @@ def _read_existing(path: Path) -> tuple[str | None, tuple[int, int] | None, int 
         raise NginxgenError("exists and is not a regular file", where=str(path))
     try:
         st = path.stat()
-        text = path.read_text(encoding="utf-8")
+        # bytes, not read_text: its newline translation turned CRLF into LF, so a file that
+        # differed only in its line ends looked unchanged, its diff did not apply, and a failed
+        # write put it back with LF
+        text = path.read_bytes().decode("utf-8")
         return text, (st.st_mtime_ns, st.st_size), st.st_mode & 0o7777
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8"
@@ -65,25 +66,17 @@ def plan_changes(out: Path, files: dict[str, str]) -> list[Change]:
 
 
 def diff(changes: list[Change]) -> str:
-    return text_diff((str(c.path), c.old, c.new) for c in changes)
+    """The diff of planned changes (nginxgen.diff): a symlink that a write would replace, never
+    follow, shows as that symlink going and the file coming."""
+    from nginxgen.diff import FileDiff, unified
 
+    def one(change: Change) -> FileDiff:
+        if change.old is not None and change.stat is None and change.path.is_symlink():
+            return FileDiff(str(change.path), os.readlink(change.path), change.new, old_link=True)
+        new = change.new if change.link is None else change.link
+        return FileDiff(str(change.path), change.old, new, new_link=change.link is not None)
 
-def text_diff(files: Iterable[tuple[str, str | None, str]]) -> str:
-    """The unified diff of (name, old text or None for a new file, new text), unchanged ones
-    left out."""
-    chunks: list[str] = []
-    for name, old, new in files:
-        if old == new:
-            continue
-        chunks.extend(
-            difflib.unified_diff(
-                (old or "").splitlines(keepends=True),
-                new.splitlines(keepends=True),
-                fromfile=name if old is not None else "/dev/null",
-                tofile=name,
-            )
-        )
-    return "".join(chunks)
+    return unified(one(c) for c in changes)
 
 
 def _stage(change: Change) -> Path:

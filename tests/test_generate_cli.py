@@ -246,7 +246,7 @@ def test_out_never_overwrites_without_force(
     assert {p.name: p.read_text() for p in out.iterdir()} == before
 
     code, diff, _ = run(base(ecdsa_pair, "--preset", "modern", "--out", str(out), "--diff"), capsys)
-    assert code == 0 and "-# my edits" in diff
+    assert code == 1 and "-# my edits" in diff  # --diff exits 1 when it shows a change
     assert {p.name: p.read_text() for p in out.iterdir()} == before
 
     code, _, _ = run(base(ecdsa_pair, "--preset", "modern", "--out", str(out), "--force"), capsys)

@@ -5,7 +5,6 @@ failing `nginx -t` puts everything back, and bad input stops with one line and w
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 import subprocess
@@ -17,6 +16,7 @@ import pytest
 from tests.builds import BUILD_NAMES, SOURCE_BUILD_NAMES, Build
 from tests.conftest import require_build
 from tests.live import nginx_bin_script
+from tests.patching import TOOLS, apply_to_copies, copies, require_tools, state
 from tests.pki import CertificateFactory
 from tests.stock_trees import TREES, stock_tree
 
@@ -27,10 +27,11 @@ CASES = [
 ]
 
 
-def nginxgen(*args: str) -> subprocess.CompletedProcess[str]:
+def nginxgen(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "nginxgen", *args], capture_output=True, text=True, check=False
-    )
+        [sys.executable, "-m", "nginxgen", *args],
+        capture_output=True, text=True, check=False, cwd=cwd,
+    )  # fmt: skip
 
 
 def snapshot(folder: Path) -> dict[str, str]:
@@ -65,14 +66,14 @@ class Tree:
         self.certs = CertificateFactory(tmp / "certs")
 
     def generate(
-        self, domain: str, *extra: str, preset: str = "intermediate"
+        self, domain: str, *extra: str, preset: str = "intermediate", cwd: Path | None = None
     ) -> subprocess.CompletedProcess[str]:
         chain = self.certs.leaf(domain, sans=(f"www.{domain}",))
         return nginxgen(
             "generate", "--preset", preset, *self.build.target_flags,
             "--domain", domain, "--domain", f"www.{domain}",
             "--cert", str(chain.fullchain), "--key", str(chain.key),
-            "--into", str(self.dir), *extra,
+            "--into", str(self.dir), *extra, cwd=cwd,
         )  # fmt: skip
 
 
@@ -154,33 +155,23 @@ def test_nginx_org_default_site_keeps_port_80(
 def test_diff_is_what_applying_writes(
     provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
 ) -> None:
+    # Debian's tree: new files, new folders' files, new symlinks in sites-enabled/, an edited
+    # nginx.conf; `patch -p0` and `git apply -p0` each leave what the run without --diff writes
+    require_tools()
     stock = Tree("debian-13", require_build(provisioned, "trixie"), tmp_path)
     before = snapshot(stock.dir)
-    shown = stock.generate("a.test", "--diff")
-    assert shown.returncode == 0, shown.stderr
+    shown = stock.generate("a.test", "--diff", cwd=stock.dir)
+    assert shown.returncode == 1, shown.stderr  # it shows a change
     assert snapshot(stock.dir) == before  # --diff writes nothing
+    assert (
+        "new file mode 120000\n--- /dev/null\n+++ sites-enabled/a.test.ssl.conf\n" in shown.stdout
+    )
+    trees = copies(stock.dir)
     assert stock.generate("a.test").returncode == 0
-    after = snapshot(stock.dir)
-    expected: dict[str, str] = {}
-    for key in sorted(set(after) - set(before)) + [k for k in before if after.get(k) != before[k]]:
-        path = str(stock.dir / key)
-        if after[key].startswith("-> "):
-            expected[path] = f"--- /dev/null\n+++ {path}\n@@ symlink @@\n+{after[key]}\n"
-            continue
-        old = before.get(key)
-        expected[path] = "".join(
-            difflib.unified_diff(
-                (old or "").splitlines(keepends=True),
-                after[key].splitlines(keepends=True),
-                fromfile=path if old is not None else "/dev/null",
-                tofile=path,
-            )
-        )
-    chunks = {}
-    for chunk in shown.stdout.split("--- ")[1:]:
-        path = chunk.split("\n+++ ", 1)[1].split("\n", 1)[0]
-        chunks[path] = "--- " + chunk
-    assert chunks == expected
+    written = state(stock.dir)
+    assert apply_to_copies(shown.stdout.encode(), trees) == {tool: written for tool in TOOLS}
+    again = stock.generate("a.test", "--diff", cwd=stock.dir)
+    assert (again.returncode, again.stdout) == (0, ""), again.stderr  # nothing to change
 
 
 def test_nginx_t_failure_puts_everything_back(

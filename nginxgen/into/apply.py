@@ -18,11 +18,13 @@ from typing import Generic, Protocol, TypeVar
 
 from nginxgen.conf.load import Loaded, load_path
 from nginxgen.conf.tree import TreeMapping, notes, refuse_outside
+from nginxgen.diff import FileDiff
+from nginxgen.diff import unified as diff_of
 from nginxgen.errors import NginxgenError
 from nginxgen.generate.models import GeneratorConfig
 from nginxgen.into.plan import IntoPlan, plan_into
 from nginxgen.target import Target
-from nginxgen.writer import Change, put_back, replace_all, replace_read, text_diff
+from nginxgen.writer import Change, put_back, replace_all, replace_read
 
 
 class Located(Protocol):
@@ -61,10 +63,10 @@ def main_file(into: Path, root: Path | None) -> str:
 
 
 def unified(plan: IntoPlan) -> str:
-    chunks = [text_diff((f, plan.originals[f], new) for f, new in plan.texts.items())]
-    for link, target in plan.links.items():
-        chunks.append(f"--- /dev/null\n+++ {link}\n@@ symlink @@\n+-> {target}\n")
-    return "".join(chunks)
+    """The plan's diff (nginxgen.diff): changed and new files, then the new symlinks."""
+    files = [FileDiff(f, plan.originals[f], new) for f, new in plan.texts.items()]
+    links = [FileDiff(link, None, target, new_link=True) for link, target in plan.links.items()]
+    return diff_of(files + links)
 
 
 def _lint_after(

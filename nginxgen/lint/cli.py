@@ -268,6 +268,7 @@ def _report_fixes(
     what remains and `N fixed, M remaining (K more fixable with --unsafe-fixes)`."""
     from nginxgen.conf.load import STDIN_NAME
     from nginxgen.conf.tree import refuse_outside
+    from nginxgen.diff import show
     from nginxgen.lint import report
     from nginxgen.lint.fix import FixError, merge, undone, unified_diff, write_all
     from nginxgen.nginx_check import write_checked
@@ -281,9 +282,7 @@ def _report_fixes(
     changed = [f for f in result.changed if f != STDIN_NAME]
     refuse_outside(changed, folders, "the main file's folder")
     if args.diff:
-        text = unified_diff(result)
-        sys.stdout.write(text)
-        return EXIT_FINDINGS if text else EXIT_CLEAN
+        return show(unified_diff(result))
     if STDIN_NAME in result.changed:  # `-`: the fixed text is the output
         sys.stdout.write(result.changed.pop(STDIN_NAME))
         result.originals.pop(STDIN_NAME, None)

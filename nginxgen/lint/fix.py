@@ -114,9 +114,18 @@ def run_fixes(
 
 
 def unified_diff(outcome: FixOutcome) -> str:
-    from nginxgen.writer import text_diff
+    """The diff of the fixes (nginxgen.diff), naming each file where the write goes: a symlinked
+    file at its target."""
+    import os
 
-    return text_diff((f, outcome.originals[f], new) for f, new in outcome.changed.items())
+    from nginxgen.diff import FileDiff, unified
+
+    def where(file: str) -> str:
+        return file if file == STDIN_NAME else os.path.realpath(file)
+
+    return unified(
+        FileDiff(where(f), outcome.originals[f], new) for f, new in outcome.changed.items()
+    )
 
 
 def merge(outcomes: list[FixOutcome]) -> FixOutcome:
