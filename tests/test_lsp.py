@@ -284,3 +284,18 @@ def test_edits_leave_nothing_behind(tmp_path: Path) -> None:
     published = [m for m in sent if b"publishDiagnostics" in m]
     assert len(published) == 51
     assert server.protocol._request_futures == {}
+
+
+@pytest.mark.asyncio
+async def test_a_copied_tree_is_read_from_the_copy(lsp: LanguageClient, tmp_path: Path) -> None:
+    """A tree that says `include /etc/nginx/conf.d/*.conf;` from a folder that is not
+    /etc/nginx is a copy (issue 35): the editor gets the copy's findings, and its log says so."""
+    root = tmp_path / "etc"
+    (root / "nginx.conf").write_text(MAIN.replace("conf.d/*.conf", "/etc/nginx/conf.d/*.conf"))
+    diagnostics = await open_file(lsp, root / "conf.d" / "b.conf")
+    curve = next(d for d in diagnostics if d.code == "NGX101")
+    assert "server a.example" in curve.message  # a.conf, read from the copy, is the default
+    logged = [m.message for m in lsp.log_messages]
+    assert f"nginxgen: reading /etc/nginx from {root}: the main file's includes name" in "\n".join(
+        logged
+    ), logged

@@ -65,6 +65,7 @@ class NginxgenServer(LanguageServer):
         super().__init__("nginxgen", __version__, protocol_cls=Protocol)
         self.session = Session()
         self.published: set[str] = set()  # files whose diagnostics the client holds
+        self.said: set[str] = set()  # the notes already logged (each once per session)
 
     def path(self, uri: str) -> str:
         return os.path.abspath(to_fs_path(uri) or uri)
@@ -77,12 +78,19 @@ class NginxgenServer(LanguageServer):
 
     def check(self, path: str) -> Checked | None:
         try:
-            return self.session.check(path)
+            checked = self.session.check(path)
         except (LoadError, NginxgenError) as exc:
             self.window_log_message(
                 types.LogMessageParams(types.MessageType.Error, f"nginxgen: {exc}")
             )
             return None
+        for note in self.session.notes(checked):
+            if note not in self.said:
+                self.said.add(note)
+                self.window_log_message(
+                    types.LogMessageParams(types.MessageType.Info, f"nginxgen: {note}")
+                )
+        return checked
 
     def publish(self, path: str) -> None:
         """Diagnostics for every open file of the tree, and none where none remain."""

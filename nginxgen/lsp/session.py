@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from nginxgen import knowledge
 from nginxgen.conf.config import Config, Location, Server, build
 from nginxgen.conf.load import Loaded, LoadError, Stmt, load_path, walk
+from nginxgen.conf.tree import notes, sorted_map
 from nginxgen.errors import NginxgenError
 from nginxgen.lint.context import server_label
 from nginxgen.lint.findings import Finding
@@ -98,8 +99,18 @@ class Session:
         return os.path.abspath(path)
 
     def _load(self, root: str, overlay: dict[str, str] | None = None) -> Loaded:
-        path_map = [(k, v) for k, v in self.settings.path_map.items()]
-        return load_path(root, path_map=path_map, overlay=overlay or self.open, spans=True)
+        # a pathMap setting is the whole answer; without one, a copied tree's folders are
+        # inferred (nginxgen.conf.tree), as on the command line
+        path_map = sorted_map(self.settings.path_map.items())
+        return load_path(
+            root, path_map=path_map, overlay=overlay or self.open, spans=True, infer=not path_map
+        )
+
+    def notes(self, checked: Checked) -> list[str]:
+        """Where the tree was read (an inferred map, files read outside its folder): the
+        editor's log says it, as the command line's stderr does."""
+        folder = os.path.dirname(os.path.abspath(checked.root))
+        return notes(checked.loaded.inferred, checked.loaded.read_files(), folder)
 
     def check(self, path: str) -> Checked:
         """Lint the tree of this file as the editor holds it (LoadError, NginxgenError: the
