@@ -8,6 +8,9 @@ import sys
 
 import pytest
 
+from nginxgen.target import resolve
+from tests.builds import BUILD_NAMES, SOURCE_BUILD_NAMES, Build
+from tests.conftest import require_build
 from tests.paths import REPO
 
 sys.path.insert(0, str(REPO / "scripts"))
@@ -65,3 +68,17 @@ def test_every_extra_release_is_one_the_lists_do_not_show() -> None:
     for extra in build_releases.read_extra():
         spec = next(p for p in build_releases.PRODUCTS if p.key == extra.product)
         assert extra.version not in build_releases.tag_versions(spec, lists[spec.repo].lines)
+
+
+@pytest.mark.parametrize("name", [*BUILD_NAMES, *SOURCE_BUILD_NAMES])
+def test_each_provisioned_build_is_a_known_release(
+    name: str,
+    provisioned: tuple[dict[str, Build], dict[str, str]],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The builds' own target flags resolve without a warning: their versions are releases
+    nginxgen knows, so no run of the live tests assumes another release's facts."""
+    build = require_build(provisioned, name)
+    target = resolve(build.nginx_version, build.tls_library)
+    assert target.assumed == (), target.assumed
+    assert "warning" not in capsys.readouterr().err

@@ -154,7 +154,7 @@ def test_a_version_that_is_no_release_is_refused_naming_the_nearest(
         ("1.33.0", "openssl-3.5.7", "the facts of nginx 1.31.4 are assumed"),
         ("1.26.3", "openssl-3.5.10", "the facts of OpenSSL 3.5.9 are assumed"),  # an LTS branch
         ("1.26.3", "openssl-4.2.0", "the facts of OpenSSL 4.0.1 are assumed"),
-        ("1.26.3", "aws-lc-5.12.0", "the facts of AWS-LC 5.5.0 are assumed"),
+        ("1.26.3", "aws-lc-5.13.0", "the facts of AWS-LC 5.12.0 are assumed"),
     ],
 )
 def test_a_plausible_newer_release_is_a_warning_naming_the_facts_assumed(
