@@ -449,6 +449,150 @@ def third_party_directive(name: str) -> tuple[DirectiveEntry, ...]:
 
 
 @record(frozen=True)
+class ValueTable:
+    """What one module's own setter reads as a directive's value in a release
+    (nginx_values.json, read off nginx's sources): enum or bitmask names (any letter case),
+    num bounds, an offset (k, m and g), or a listen handler's parameters."""
+
+    module: str
+    enum: tuple[str, ...] | None = None
+    bitmask: tuple[str, ...] | None = None
+    bounds: tuple[int, int | None] | None = None
+    offset: bool = False
+    words: tuple[str, ...] = ()  # listen: parameters compared whole
+    prefixes: tuple[str, ...] = ()  # listen: parameters compared by their start (backlog=)
+
+
+@cache
+def _value_release_index(version: str) -> int:
+    releases = [Version(v) for v in _json("nginx_values")["releases"]]
+    wanted = Version(version)
+    return max((i for i, r in enumerate(releases) if r <= wanted), default=0)
+
+
+def value_tables(target: Target, name: str) -> tuple[ValueTable, ...]:
+    """The value tables of a directive in the target's nginx release, one per module."""
+    return _value_tables(str(target.nginx), name)
+
+
+@lru_cache(maxsize=1024)  # bounded: names come from the text being edited (the language server)
+def _value_tables(version: str, name: str) -> tuple[ValueTable, ...]:
+    at = _value_release_index(version)
+    out = []
+    for e in _json("nginx_values")["directives"].get(name, ()):
+        if not any(first <= at and (end is None or at < end) for first, end in e["ranges"]):
+            continue
+        bounds = e.get("bounds")
+        out.append(
+            ValueTable(
+                e["module"],
+                tuple(e["enum"]) if "enum" in e else None,
+                tuple(e["bitmask"]) if "bitmask" in e else None,
+                (bounds[0], bounds[1]) if bounds else None,
+                bool(e.get("offset")),
+                tuple(e.get("words", ())),
+                tuple(e.get("prefixes", ())),
+            )
+        )
+    return tuple(out)
+
+
+@record(frozen=True)
+class SessionCacheGrammar:
+    """ssl_session_cache's words, builtin[:N] and shared:NAME:SIZE (nginx_values.toml)."""
+
+    directives: frozenset[str]
+    words: frozenset[str]
+    min_shared_size: int
+    invalid: str
+    too_small: str
+
+
+@record(frozen=True)
+class ListenPrefix:
+    reads: str  # number | positive | size | ipv6only | any
+    message: str | None
+
+
+@record(frozen=True)
+class ListenGrammar:
+    invalid: str
+    port: str
+    prefixes: dict[str, ListenPrefix]
+
+
+@record(frozen=True)
+class ArgumentsGrammar:
+    """A custom setter that reads argument i with the generic parser reads[i] (msec, sec)."""
+
+    reads: tuple[str, ...]
+    message: str
+
+
+@record(frozen=True)
+class LastWordGrammar:
+    position: int  # 1-based argument that may only be one of `words`
+    words: frozenset[str]
+    message: str
+
+
+@record(frozen=True)
+class Requirement:
+    """`switch on` in effect where `pass` goes to TLS needs `needs` in effect there too."""
+
+    switch: str
+    needs: str
+    pass_directive: str
+    schemes: tuple[str, ...]
+    message: str
+
+
+@record(frozen=True)
+class CustomGrammars:
+    """The grammars of nginx's custom setters, written once in nginx_values.toml."""
+
+    session_cache: SessionCacheGrammar
+    listen: ListenGrammar
+    arguments: dict[str, ArgumentsGrammar]
+    last_word: dict[str, LastWordGrammar]
+    requires: tuple[Requirement, ...]
+
+
+@cache
+def custom_grammars() -> CustomGrammars:
+    data = _toml("nginx_values")
+    cache_data, listen = data["session_cache"], data["listen"]
+    return CustomGrammars(
+        session_cache=SessionCacheGrammar(
+            frozenset(cache_data["directives"]),
+            frozenset(cache_data["words"]),
+            cache_data["min_shared_size"],
+            cache_data["invalid"],
+            cache_data["too_small"],
+        ),
+        listen=ListenGrammar(
+            listen["invalid"],
+            listen["port"],
+            {p: ListenPrefix(v["reads"], v.get("message")) for p, v in listen["prefixes"].items()},
+        ),
+        arguments={
+            name: ArgumentsGrammar(tuple(a["reads"]), a["message"])
+            for a in data["arguments"]
+            for name in a["directives"]
+        },
+        last_word={
+            name: LastWordGrammar(w["position"], frozenset(w["words"]), w["message"])
+            for w in data["last_word"]
+            for name in w["directives"]
+        },
+        requires=tuple(
+            Requirement(r["switch"], r["needs"], r["pass"], tuple(r["schemes"]), r["message"])
+            for r in data["requires"]
+        ),
+    )
+
+
+@record(frozen=True)
 class Advisory:
     """A security advisory of nginx.org (nginx_advisories.json)."""
 
