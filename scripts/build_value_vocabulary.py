@@ -43,8 +43,10 @@ RELEVANT = re.compile(
     r"^(ssl|ssl_\w+|(proxy|grpc|uwsgi)_ssl_\w+|listen|add_header|add_trailer|keepalive_\w+"
     r"|http2|http2_\w+|http3|http3_\w+|quic_\w+|proxy_ssl)$"
 )
-SOURCES = ("src/http", "src/stream", "src/event")
+SOURCES = ("src/core", "src/event", "src/http", "src/stream")
 CONTEXTS = {
+    "NGX_MAIN_CONF": "main",
+    "NGX_EVENT_CONF": "events",
     "NGX_HTTP_MAIN_CONF": "http",
     "NGX_HTTP_SRV_CONF": "server",
     "NGX_HTTP_LOC_CONF": "location",
@@ -115,24 +117,32 @@ def function_body(text: str, name: str) -> str:
     return found.group(1) if found else ""
 
 
-def nginx_release(repo: Path, version: str) -> dict[str, Any]:
-    """Every TLS-relevant command of one release, as its ngx_command_t entries state it."""
+def nginx_release(repo: Path, version: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Every TLS-relevant command of one release, as its ngx_command_t entries state it; and
+    every command's contexts and whether it takes a block (NGX_CONF_BLOCK), for the
+    structural differential's `;` lost before a block."""
     directives: dict[str, list[dict[str, Any]]] = {}
+    shapes: dict[str, dict[str, Any]] = {}
     for path in c_files(repo, f"release-{version}"):
         text = git_show(repo, f"release-{version}", path)
         tables = {m.group(2): WORD.findall(m.group(3)) for m in TABLE.finditer(text)}
         bounds = {m.group(1): [int(m.group(2)), int(m.group(3))] for m in BOUNDS.finditer(text)}
         for array in COMMANDS.finditer(text):
             for name, flags, setter, post in entries(array.group(1)):
+                words = [w.strip() for w in flags.split("|")]
+                shape = shapes.setdefault(name, {"contexts": set(), "block": set(), "args": set()})
+                shape["contexts"] |= {CONTEXTS[w] for w in words if w in CONTEXTS}
+                shape["block"].add("NGX_CONF_BLOCK" in words)
+                shape["args"] |= {n for w in words for n in ARGS.get(w, [])}
                 if not RELEVANT.match(name):
                     continue
-                words = [w.strip() for w in flags.split("|")]
                 entry: dict[str, Any] = {
                     "module": Path(path).stem,
                     "contexts": sorted({CONTEXTS[w] for w in words if w in CONTEXTS}),
                     "args": sorted({n for w in words for n in ARGS.get(w, [])}),
                     "setter": setter,
                 }
+                entry["contexts"] = [c for c in entry["contexts"] if c not in ("main", "events")]
                 if not entry["contexts"]:
                     continue  # mail, or a context the differential does not write
                 table = post.lstrip("&")
@@ -144,7 +154,15 @@ def nginx_release(repo: Path, version: str) -> dict[str, Any]:
                     literals = LITERAL.findall(function_body(text, setter))
                     entry["literals"] = sorted({w for w in literals if not w.startswith("ngx_")})
                 directives.setdefault(name, []).append(entry)
-    return dict(sorted(directives.items()))
+    # one line a directive: "contexts|block or simple or both|argument counts"
+    kinds = {(False,): "simple", (True,): "block", (False, True): "both"}
+    structure = {
+        name: "|".join((" ".join(sorted(shape["contexts"])), kinds[tuple(sorted(shape["block"]))],
+                        " ".join(map(str, sorted(shape["args"])))))
+        for name, shape in sorted(shapes.items())
+        if shape["contexts"]
+    }  # fmt: skip
+    return dict(sorted(directives.items())), structure
 
 
 def openssl_names(repo: Path) -> dict[str, list[str]]:
@@ -211,10 +229,13 @@ def main() -> int:
     args = parser.parse_args()
     data: dict[str, Any] = {
         "about": "Words the value differential draws from (scripts/build_value_vocabulary.py).",
-        "nginx": {v: nginx_release(args.nginx, v) for v in TAGS},
+        "nginx": {},
+        "structure": {},
         "openssl": openssl_names(args.openssl),
         "aws-lc": awslc_names(args.awslc),
     }
+    for version in TAGS:
+        data["nginx"][version], data["structure"][version] = nginx_release(args.nginx, version)
     if args.builds:
         data["binaries"] = binaries()
     elif args.out.exists():  # keep what the builds said last time

@@ -8,6 +8,7 @@
     .venv/bin/python scripts/fuzz.py live --cases 5000 [--seed N]   (trees, across the builds)
     .venv/bin/python scripts/fuzz.py live-fix --cases 500 [--seed N]  (probed, fixed, probed)
     .venv/bin/python scripts/fuzz.py live-into --cases 500 [--seed N]  (probed, a site added, probed)
+    .venv/bin/python scripts/fuzz.py semicolon [--builds a,b]  (every directive, `;` lost before a block)
     .venv/bin/python scripts/fuzz.py values --cases 20000 [--seed N] [--builds a,b] [--out F]
 
 Prints one JSON line of figures (cases run, outcomes, slowest case); with --progress N, the
@@ -208,22 +209,43 @@ def fix_runner(figures: Figures, nginx_every: int) -> Callable[..., None]:
     return one
 
 
-def values_main(args: argparse.Namespace) -> int:
+def chosen_builds(option: str | None) -> list[Any]:
+    """The --builds named, or every provisioned build (a build added to builds.json joins)."""
     from tests.builds import load_builds
-    from tests.fuzzing import values
 
     found, missing = load_builds()
-    names = args.builds.split(",") if args.builds else sorted(found)
+    names = option.split(",") if option else sorted(found)
     absent = [n for n in names if n not in found]
     if absent:
         raise SystemExit(f"builds missing: {', '.join(f'{n} ({missing.get(n)})' for n in absent)}")
+    return [found[n] for n in names]
+
+
+def semicolon_main(args: argparse.Namespace) -> int:
+    from tests.fuzzing.structure import semicolon_before_block_sweep
+
+    builds = chosen_builds(args.builds)
+    started = time.monotonic()
+    outcomes, wrong = semicolon_before_block_sweep(builds)
+    print(json.dumps({
+        "target": "semicolon", "builds": [b.name for b in builds], "nginx": dict(outcomes),
+        "cases": sum(outcomes.values()), "disagreements": len(wrong),
+        "wall_s": round(time.monotonic() - started, 1),
+        "examples": [(b, n, c, v.message, v.lint_errors) for b, n, c, v in wrong[:50]],
+    }, indent=1))  # fmt: skip
+    return 1 if wrong else 0
+
+
+def values_main(args: argparse.Namespace) -> int:
+    from tests.fuzzing import values
+
+    builds = chosen_builds(args.builds)
+    names = [b.name for b in builds]
 
     def progress(figures: dict[str, Any]) -> None:
         print(json.dumps(figures), file=sys.stderr, flush=True)
 
-    report = values.run(
-        [found[n] for n in names], args.cases, args.seed or 0, args.jobs, args.progress, progress
-    )
+    report = values.run(builds, args.cases, args.seed or 0, args.jobs, args.progress, progress)
     if args.out:
         with open(args.out, "w") as out:
             for verdict in report.disagreements:
@@ -247,6 +269,7 @@ def main() -> int:
             "live-fix",
             "live-into",
             "values",
+            "semicolon",
         ),
     )
     parser.add_argument("--cases", type=int, default=100_000)
@@ -259,12 +282,16 @@ def main() -> int:
     parser.add_argument(
         "--progress", type=int, default=0, help="print the figures so far every N cases (stderr)"
     )
-    parser.add_argument("--builds", help="values: comma-separated build names (default: all)")
+    parser.add_argument(
+        "--builds", help="values, semicolon: comma-separated build names (default: all)"
+    )
     parser.add_argument("--jobs", type=int, default=2, help="values: nginx -t processes at once")
     parser.add_argument("--out", help="values: write each disagreement as a JSON line here")
     args = parser.parse_args()
     if args.target == "values":
         return values_main(args)
+    if args.target == "semicolon":
+        return semicolon_main(args)
     figures: Figures = {"outcomes": collections.Counter(), "slowest_s": 0.0, "syntax_errors": 0}
     if args.progress:
         figures["progress_every"] = args.progress
