@@ -201,9 +201,10 @@ HEADER_VALUES = ("max-age=63072000", "max-age=63072000; includeSubDomains", "DEN
 ALPN = ("h2", "http/1.1", "http/1.0", "h3", "H2", "spdy/3", "h2c", "")
 URLS = ("http://ocsp.example.test/", "https://ocsp.example.test/", "ocsp.example.test",
         "ftp://ocsp.example.test/", "http://", "")  # fmt: skip
+# no host name but localhost: nginx looks a name up, and what DNS answers is not in the text
 ADDRESSES = ("9444", "127.0.0.1:9444", "[::1]:9444", "*:9444", "localhost:9444", "70000",
-             "127.0.0.1:0", "127.0.0.1", "unix:/tmp/nginxgen-value.sock", "0", "-1", "abc",
-             "127.0.0.1:9444:1", "[::1]")  # fmt: skip
+             "127.0.0.1:0", "127.0.0.1", "unix:/tmp/nginxgen-value.sock", "0", "65536",
+             "127.0.0.1:9444:1", "[::1]", "[::1:9444", "127.0.0.1:")  # fmt: skip
 SEPARATORS = (",", ", ", ";", "|", "/")
 
 
@@ -580,7 +581,9 @@ class Checker:
 
 
 def cases(checkers: list[Checker], count: int, seed: int) -> Iterator[tuple[Checker, Case]]:
-    """`count` cases spread over the builds in turn, each drawn from its own seed."""
+    """`count` cases spread over the builds in turn (by name, so a seed draws the same cases
+    whatever order the builds were given in), each drawn from its own seed."""
+    checkers = sorted(checkers, key=lambda c: c.build.name)
     drawers = [Drawer(c.build, c.skeleton.contexts) for c in checkers]
     for i in range(count):
         which = i % len(checkers)
