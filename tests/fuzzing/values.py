@@ -255,7 +255,8 @@ class Drawer:
             name = rng.choices(self.names, self.weights)[0]
             entries, suffix = self.own[name], ""
         entry = rng.choice(entries)
-        allowed = [c for c in entry["contexts"] if c in self.contexts]
+        # where any module's entry of the name allows it (ssl_verify_client: http's and stream's)
+        allowed = sorted({c for e in entries for c in e["contexts"] if c in self.contexts})
         elsewhere = [c for c in self.contexts if c not in allowed]
         if elsewhere and (not allowed or rng.random() < 0.1):
             context, suffix = rng.choice(elsewhere), suffix + " context"
