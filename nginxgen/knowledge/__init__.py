@@ -761,10 +761,20 @@ class DirectiveShapes:
 
 @cache
 def directive_shapes() -> DirectiveShapes:
+    """The builds' answers, and for a name none of them answered for (ssl_conf_command and
+    ssl_alpn were missed by the probes, other modules are not built there) the NGX_CONF_BLOCK
+    flag of its `ngx_command_t` entries in nginx's source, where every release agrees: nginx
+    refuses a `{` after a directive without it (issue 36: a `;` lost before a block)."""
     data = _json("directives")
+    block, simple = set(data["block"]), set(data["simple"])
+    probed = block | simple | set(data["mixed"])
+    for name, entries in _json("nginx_directives")["directives"].items():
+        kinds = {bool(e["block"]) for e in entries}
+        if name not in probed and len(kinds) == 1:
+            (block if kinds.pop() else simple).add(name)
     return DirectiveShapes(
-        block=frozenset(data["block"]),
-        simple=frozenset(data["simple"]),
+        block=frozenset(block),
+        simple=frozenset(simple),
         mixed=dict(data["mixed"]),
         free_content=frozenset(data["free_content"]),
     )
