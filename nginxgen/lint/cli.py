@@ -7,7 +7,7 @@ import gc
 import os
 import sys
 
-from nginxgen.errors import NginxgenError, TargetError
+from nginxgen.errors import NginxgenError
 from nginxgen.lint.findings import severity_rank
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
@@ -15,47 +15,14 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from nginxgen.conf.load import Loaded
-    from nginxgen.conf.tree import TreeMapping
     from nginxgen.edit.edits import Edit
     from nginxgen.lint.args import Arguments
     from nginxgen.lint.findings import Finding
     from nginxgen.lint.fix import FixOutcome, WriteAhead
+    from nginxgen.lint.options import LintOptions
     from nginxgen.lint.run import Selection
-    from nginxgen.target import Target
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
-
-
-def _codes(text: str | list[str], where: str) -> set[str]:
-    """Rule codes, code prefixes or rule names, each one checked: a typo is an error, not a
-    selection of nothing."""
-    from nginxgen.lint.rules import selector_problem
-
-    items = text if isinstance(text, list) else text.split(",")
-    codes = {
-        c.strip().upper() if c.strip()[:3].upper() == "NGX" else c.strip()
-        for c in items
-        if c.strip()
-    }
-    for code in sorted(codes):
-        problem = selector_problem(code)
-        if problem:
-            raise NginxgenError(problem, where=where)
-    return codes
-
-
-def _mapping(args: Arguments, conf: dict[str, object], settings_file: str | None) -> TreeMapping:
-    """Where the tree's folders are: `--map` (relative to the working folder), else the
-    settings' path-map (relative to the settings file), else the binary's `--conf-path` and
-    what nginxgen.conf.tree infers."""
-    from nginxgen.conf.tree import TreeMapping, parse_map
-
-    given = parse_map(args.map, os.getcwd())
-    table = conf.get("path-map")
-    if not given and isinstance(table, dict) and settings_file:
-        entries = [f"{source}={here}" for source, here in table.items()]
-        given = parse_map(entries, os.path.dirname(settings_file), where="path-map")
-    return TreeMapping(given)
 
 
 def run(argv: list[str]) -> int:
@@ -95,47 +62,11 @@ def _run(args: Arguments) -> int:
     from nginxgen.conf.load import LoadError, PassCache, load_path
     from nginxgen.conf.tree import notes
     from nginxgen.lint import report
-    from nginxgen.lint.run import Selection, lint
-    from nginxgen.lint.settings import find_settings, where
-    from nginxgen.target import resolve
+    from nginxgen.lint.options import resolve_options
+    from nginxgen.lint.run import lint
 
-    found = find_settings(os.getcwd())
-    conf = found[1] if found else {}
-
-    def codes(key: str) -> set[str]:
-        """The codes of --KEY, else of the settings' KEY (errors name the line it is on)."""
-        given = getattr(args, key)
-        if given:
-            return _codes(given, f"--{key}")
-        if found and key in conf:
-            return _codes(conf[key], f"{where(found[0], key)}: {key}")
-        return set()
-
-    nginx_bin = args.nginx_bin or (
-        None if args.nginx_version or args.tls_library else conf.get("nginx-bin")
-    )
-    try:
-        target = resolve(
-            args.nginx_version or (None if nginx_bin else conf.get("nginx-version")),
-            args.tls_library or (None if nginx_bin else conf.get("tls-library")),
-            nginx_bin,
-        )
-    except TargetError as exc:
-        key = (exc.where or "").removeprefix("--")
-        if found and key in conf and not getattr(args, key.replace("-", "_"), None):
-            exc.where = f"{where(found[0], key)}: {key}"  # the value came from the settings
-        raise
-    selection = Selection(
-        select=codes("select"),
-        ignore=codes("ignore"),
-        min_severity=args.min_severity or conf.get("min-severity", "info"),
-    )
-    fixable, unfixable = codes("fixable"), codes("unfixable")  # checked with or without --fix
-    fail_on = args.fail_on or conf.get("fail-on", "warning")  # both checked: args, settings
-    root = args.root or conf.get("root")
-    prefix = args.prefix or conf.get("prefix")
-    mapping = _mapping(args, conf, found[0] if found else None)
-    mapping.conf_path = target.conf_path
+    options = resolve_options(args, os.getcwd())
+    target, selection, root = options.target, options.selection, options.root
     seen_notes: list[str] = []
 
     def located(
@@ -146,8 +77,10 @@ def _run(args: Arguments) -> int:
     ) -> Loaded:
         """The tree of `path`, loaded with its map; what it read outside its folder is said
         once (stderr: the report on stdout stays what its consumer reads)."""
-        path_map, infer = mapping.for_main(path)
-        loaded = load_path(path, prefix, stdin_text, path_map, overlay, shared, spans, infer)
+        path_map, infer = options.mapping.for_main(path)
+        loaded = load_path(
+            path, options.prefix, stdin_text, path_map, overlay, shared, spans, infer
+        )
         for line in notes(loaded.inferred, loaded.read_files(), _folder(path)):
             if line not in seen_notes:
                 seen_notes.append(line)
@@ -160,10 +93,7 @@ def _run(args: Arguments) -> int:
         from nginxgen.lint.managed import leave_managed
 
         classes = frozenset({"safe", "unsafe"} if args.unsafe_fixes else {"safe"})
-        may_fix = Selection(
-            select=fixable,
-            ignore=unfixable,
-        )
+        may_fix = options.may_fix
         units: list[tuple[str, Callable[[Loaded], list[Finding]]]] = []
         ahead: WriteAhead | None = None
         try:
@@ -194,9 +124,7 @@ def _run(args: Arguments) -> int:
 
             for path, lint_unit in units:
                 outcomes.append(run_fixes(loader(path), lint_unit, classes, on_change=ahead))
-            return _report_fixes(
-                args, outcomes, target, fail_on, nginx_bin, [path for path, _ in units], ahead
-            )
+            return _report_fixes(args, options, outcomes, [path for path, _ in units], ahead)
         except LoadError as exc:
             print(f"nginxgen: error: {exc}", file=sys.stderr)
             return EXIT_USAGE
@@ -231,7 +159,7 @@ def _run(args: Arguments) -> int:
         print(f"nginxgen: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     sys.stdout.write(report.render(args.format, findings, target, files))
-    failing = any(severity_rank(f.severity) >= severity_rank(fail_on) for f in findings)
+    failing = any(severity_rank(f.severity) >= severity_rank(options.fail_on) for f in findings)
     return EXIT_FINDINGS if failing else EXIT_CLEAN
 
 
@@ -256,10 +184,8 @@ def _given(loaded: Loaded, wanted: set[str], root: str) -> list[str]:
 
 def _report_fixes(
     args: Arguments,
+    options: LintOptions,
     outcomes: list[FixOutcome],
-    target: Target,
-    fail_on: str,
-    nginx_bin: str | None,
     mains: list[str],
     ahead: WriteAhead | None,
 ) -> int:
@@ -290,19 +216,22 @@ def _report_fixes(
     if result.changed:
         mains = [p for p in mains if p != "-"]
         lines = write_checked(
-            nginx_bin, mains, lambda: write_all(result, ahead), lambda: write_all(undone(result))
+            options.nginx_bin,
+            mains,
+            lambda: write_all(result, ahead),
+            lambda: write_all(undone(result)),
         )
         for line in lines:
             print(f"nginxgen: {line}", file=sys.stderr)
     files = sorted({f.file for f in remaining})
     out = sys.stderr if "-" in args.paths else sys.stdout
-    out.write(report.render(args.format, remaining, target, files))
+    out.write(report.render(args.format, remaining, options.target, files))
     more = sum(1 for f in remaining if f.autofix == "unsafe")
     hint = f" ({more} more fixable with --unsafe-fixes)" if more and not args.unsafe_fixes else ""
     # json, sarif and github output is one document a tool reads: the summary goes beside it
     summary = out if args.format == "text" else sys.stderr
     print(f"# {fixed} fixed, {len(remaining)} remaining{hint}", file=summary)
-    failing = any(severity_rank(f.severity) >= severity_rank(fail_on) for f in remaining)
+    failing = any(severity_rank(f.severity) >= severity_rank(options.fail_on) for f in remaining)
     return EXIT_FINDINGS if failing else EXIT_CLEAN
 
 
