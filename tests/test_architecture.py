@@ -203,8 +203,9 @@ def test_reading_certificates_loads_cryptography_only_once_there_is_a_file() -> 
         "import sys; import nginxgen.certs, nginxgen.conf.files, nginxgen.pem; "
         "print(sorted(m for m in sys.modules if m.split('.')[0] == 'cryptography'))"
     )
+    # from the repository, so that its nginxgen is the one imported (python -c puts "" first)
     result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True
     )
     assert result.stdout == "[]\n"
 
