@@ -11,6 +11,7 @@ import ast
 import subprocess
 import sys
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -147,23 +148,29 @@ def floor_numbers(floors: tuple[tuple[str, tuple[str, ...]], ...]) -> dict[str, 
     return {member: n for n, (_, members) in enumerate(floors) for member in members}
 
 
+def _chains(
+    edges: dict[str, list[Import]], offends: Callable[[str, str], bool]
+) -> dict[tuple[str, str], list[Import]]:
+    """For each (package, package it reaches) that `offends`, the shortest chain found."""
+    found: dict[tuple[str, str], list[Import]] = {}
+    for name in edges:
+        for reached, path in reach(edges, name).items():
+            pair = (top(name), top(reached))
+            if offends(*pair) and (pair not in found or len(path) < len(found[pair])):
+                found[pair] = path
+    return dict(sorted(found.items()))
+
+
 def above_floor(
     edges: dict[str, list[Import]], floors: tuple[tuple[str, tuple[str, ...]], ...]
 ) -> list[str]:
     """One line per (package, higher package it reaches), with the shortest chain found."""
     number = floor_numbers(floors)
-    worst: dict[tuple[str, str], list[Import]] = {}
-    for name in edges:
-        for reached, path in reach(edges, name).items():
-            pair = (top(name), top(reached))
-            if number[pair[1]] > number[pair[0]] and (
-                pair not in worst or len(path) < len(worst[pair])
-            ):
-                worst[pair] = path
+    chains = _chains(edges, lambda low, high: number[high] > number[low])
     return [
         f"{low} ({floors[number[low]][0]}) reaches {high} ({floors[number[high]][0]}): "
         + " ; ".join(map(str, path))
-        for (low, high), path in sorted(worst.items())
+        for (low, high), path in chains.items()
     ]
 
 
@@ -171,15 +178,10 @@ def reaching(
     edges: dict[str, list[Import]], apart: tuple[tuple[str, tuple[str, ...]], ...]
 ) -> list[str]:
     """One line per pair that must stay apart and does not, with the shortest chain found."""
-    found: dict[tuple[str, str], list[Import]] = {}
     pairs = {(one, other) for one, others in apart for other in others}
     pairs |= {(other, one) for one, other in pairs}
-    for name in edges:
-        for reached, path in reach(edges, name).items():
-            pair = (top(name), top(reached))
-            if pair in pairs and (pair not in found or len(path) < len(found[pair])):
-                found[pair] = path
-    return [f"{a} reaches {b}: " + " ; ".join(map(str, p)) for (a, b), p in sorted(found.items())]
+    chains = _chains(edges, lambda one, other: (one, other) in pairs)
+    return [f"{a} reaches {b}: " + " ; ".join(map(str, p)) for (a, b), p in chains.items()]
 
 
 def test_every_module_has_a_floor() -> None:
