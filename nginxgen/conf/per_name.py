@@ -25,9 +25,10 @@ from nginxgen.conf.effective import (
     locations_for,
     server_label,
 )
-from nginxgen.conf.files import key_description, load_chain, read
+from nginxgen.conf.files import read
 from nginxgen.conf.groups import parse_groups
 from nginxgen.conf.load import Stmt
+from nginxgen.pem import key_description, load_chain
 from nginxgen.records import record
 
 TYPE_CHECKING = False

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from nginxgen import knowledge
+from nginxgen import knowledge, rule_codes
 from nginxgen.errors import ValidationError
 from nginxgen.generate.models import GeneratorConfig, Site, TLSPolicy
 from nginxgen.report.logformat import (  # into/plan.py imports the path from here
@@ -489,31 +489,25 @@ def _plan_tls(policy: TLSPolicy, target: Target, problems: _Problems) -> TLSPlan
     suppress: dict[str, str] = {}
     if any(p in knowledge.legacy_protocols() for p in policy.protocols):
         # Deliberate for legacy clients: say so loudly, and tell the linter it was chosen.
-        from nginxgen.lint.rules import ngx401_legacy_protocol, ngx403_cbc_sha1_cipher
-
         warnings.append(
             "TLS 1.0 and 1.1 are on for legacy clients: they have no AEAD suites, "
             "rely on SHA-1, need security level 0 and fail PCI DSS and NIST SP 800-52r2."
         )
         reason = "chosen for legacy clients (compat policy)"
-        _suppress(suppress, "ssl_protocols", ngx401_legacy_protocol.RULE.code, reason)
-        _suppress(suppress, "ssl_ciphers", ngx403_cbc_sha1_cipher.RULE.code, reason)
+        _suppress(suppress, "ssl_protocols", rule_codes.LEGACY_PROTOCOL, reason)
+        _suppress(suppress, "ssl_ciphers", rule_codes.CBC_SHA1_CIPHER, reason)
     weak = _policy_weak_groups(curve)
     if weak:
         # The policy lists groups NGX204 warns about (BSI TR-02102-2's Brainpool curves): chosen
-        from nginxgen.lint.rules import ngx204_group_not_recommended
-
         by = {b for g in weak if g.not_recommended for b in g.not_recommended.recommended_by}
         reason = f"policy.groups lists {', '.join(g.display for g in weak)}" + (
             f" ({' and '.join(sorted(by))} recommends them)" if by else ""
         )
-        _suppress(suppress, "ssl_ecdh_curve", ngx204_group_not_recommended.RULE.code, reason)
+        _suppress(suppress, "ssl_ecdh_curve", rule_codes.GROUP_NOT_RECOMMENDED, reason)
     if "TLSv1.3" not in policy.protocols:
         # The user's protocols leave TLS 1.3 out: what NGX409 warns about, asked for by name
-        from nginxgen.lint.rules import ngx409_tls13_disabled
-
         reason = "policy.protocols leaves TLSv1.3 out"
-        _suppress(suppress, "ssl_protocols", ngx409_tls13_disabled.RULE.code, reason)
+        _suppress(suppress, "ssl_protocols", rule_codes.TLS13_DISABLED, reason)
     return TLSPlan(
         protocols=list(policy.protocols),
         ciphers=ciphers,
@@ -625,9 +619,7 @@ def _plan_site(
 
 
 def _no_hsts() -> str:
-    from nginxgen.lint.rules import ngx701_hsts_missing
-
-    return f"{ngx701_hsts_missing.RULE.code}] hsts: null in the config: no HSTS was asked for"
+    return f"{rule_codes.HSTS_MISSING}] hsts: null in the config: no HSTS was asked for"
 
 
 def _policy_weak_groups(curve: str) -> list[knowledge.Group]:

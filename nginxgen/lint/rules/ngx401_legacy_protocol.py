@@ -18,13 +18,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen import knowledge
+from nginxgen import knowledge, rule_codes
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
 from nginxgen.lint.rules import _fixes
 
 RULE = Rule(
-    code="NGX401",
+    code=rule_codes.LEGACY_PROTOCOL,  # the generator names it too
     name="legacy-protocol",
     severity="warning",
     fix="ssl_protocols TLSv1.2 TLSv1.3;",

@@ -20,12 +20,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from nginxgen import rule_codes
 from nginxgen.lint.context import Context, Rule, server_label
 from nginxgen.lint.findings import Finding
 from nginxgen.lint.rules._hsts import content_servers, hsts_lines, other_hsts
 
 RULE = Rule(
-    code="NGX701",
+    code=rule_codes.HSTS_MISSING,  # the generator names it too
     name="hsts-missing",
     severity="warning",
     fix='add_header Strict-Transport-Security "max-age=63072000; includeSubDomains" always;',
