@@ -14,7 +14,7 @@ TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from nginxgen.conf.load import Loaded
+    from nginxgen.conf.load import Loaded, PassCache
     from nginxgen.edit.edits import Edit
     from nginxgen.lint.args import Arguments
     from nginxgen.lint.findings import Finding
@@ -59,108 +59,137 @@ def run(argv: list[str]) -> int:
 
 
 def _run(args: Arguments) -> int:
-    from nginxgen.conf.load import LoadError, PassCache, load_path
-    from nginxgen.conf.tree import notes
-    from nginxgen.lint import report
+    from nginxgen.conf.load import LoadError
     from nginxgen.lint.options import resolve_options
-    from nginxgen.lint.run import lint
 
     options = resolve_options(args, os.getcwd())
-    target, selection, root = options.target, options.selection, options.root
-    seen_notes: list[str] = []
+    trees = _Trees(options, sys.stdin.read() if "-" in args.paths else None)
+    try:
+        if args.fix or args.unsafe_fixes or args.diff:
+            return _fix(args, options, trees)
+        return _report(args, options, trees)
+    except LoadError as exc:
+        print(f"nginxgen: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
 
-    def located(
+
+class _Trees:
+    """Loads each tree with its map (nginxgen.conf.tree), and says once, on stderr, where it
+    read it from and what it read outside its folder: stdout stays the report its consumer
+    reads."""
+
+    def __init__(self, options: LintOptions, stdin_text: str | None) -> None:
+        self.options = options
+        self.stdin_text = stdin_text
+        self.said: list[str] = []
+
+    def load(
+        self,
         path: str,
         overlay: dict[str, str] | None = None,
         shared: PassCache | None = None,
         spans: bool = False,
     ) -> Loaded:
-        """The tree of `path`, loaded with its map; what it read outside its folder is said
-        once (stderr: the report on stdout stays what its consumer reads)."""
-        path_map, infer = options.mapping.for_main(path)
+        from nginxgen.conf.load import load_path
+        from nginxgen.conf.tree import notes
+
+        path_map, infer = self.options.mapping.for_main(path)
         loaded = load_path(
-            path, options.prefix, stdin_text, path_map, overlay, shared, spans, infer
+            path, self.options.prefix, self.stdin_text, path_map, overlay, shared, spans, infer
         )
         for line in notes(loaded.inferred, loaded.read_files(), _folder(path)):
-            if line not in seen_notes:
-                seen_notes.append(line)
+            if line not in self.said:
+                self.said.append(line)
                 print(f"nginxgen: {line}", file=sys.stderr)
         return loaded
 
-    stdin_text = sys.stdin.read() if "-" in args.paths else None
-    if args.fix or args.unsafe_fixes or args.diff:
-        from nginxgen.lint.fix import FixError, WriteAhead, run_fixes
-        from nginxgen.lint.managed import leave_managed
 
-        classes = frozenset({"safe", "unsafe"} if args.unsafe_fixes else {"safe"})
-        may_fix = options.may_fix
-        units: list[tuple[str, Callable[[Loaded], list[Finding]]]] = []
-        ahead: WriteAhead | None = None
-        try:
-            if root:
-                wanted = {os.path.realpath(p) for p in args.paths}
-
-                def lint_root(loaded: Loaded) -> list[Finding]:
-                    only = _given(loaded, wanted, root)  # from the pass's own load, no extra one
-                    found = lint(loaded, target, selection, only)
-                    return _fixable(leave_managed(found, loaded.texts), may_fix, set(only))
-
-                units.append((root, lint_root))
-            else:
-
-                def lint_tree(loaded: Loaded) -> list[Finding]:
-                    found = lint(loaded, target, selection)
-                    return _fixable(leave_managed(found, loaded.texts), may_fix)
-
-                units.extend((p, lint_tree) for p in args.paths)
-            # One tree's fixes are staged on disk while the last pass checks them; several
-            # paths are merged first (merge), so they are staged when written.
-            ahead = WriteAhead(_folder(units[0][0])) if not args.diff and len(units) == 1 else None
-            outcomes = []
-
-            def loader(path: str) -> Callable[[dict[str, str]], Loaded]:
-                shared = PassCache()  # one per tree: its passes read and parse each text once
-                return lambda fixed: located(path, overlay=fixed, shared=shared, spans=True)
-
-            for path, lint_unit in units:
-                outcomes.append(run_fixes(loader(path), lint_unit, classes, on_change=ahead))
-            return _report_fixes(args, options, outcomes, [path for path, _ in units], ahead)
-        except LoadError as exc:
-            print(f"nginxgen: error: {exc}", file=sys.stderr)
-            return EXIT_USAGE
-        except FixError as exc:
-            print(f"nginxgen: internal error: {exc}", file=sys.stderr)
-            return EXIT_INTERNAL
-        finally:
-            if ahead is not None:
-                ahead.discard()  # staged but not written (an error, or nothing to write)
+def _report(args: Arguments, options: LintOptions, trees: _Trees) -> int:
+    """A plain lint: the findings of each tree (with --root, of the files given), rendered."""
+    from nginxgen.lint import report
     from nginxgen.lint.managed import leave_managed
+    from nginxgen.lint.run import lint
 
     carries_fixes = args.format == "sarif"  # SARIF carries each fix's edits; the others its class
     findings = []
     files: list[str] = []
-    seen: set[str] = set()
-    try:
-        if root:
-            wanted = {os.path.realpath(p) for p in args.paths}
-            loaded = located(root, spans=carries_fixes)
-            report_files = _given(loaded, wanted, root)
-            got = lint(loaded, target, selection, report_files, build_fixes=carries_fixes)
-            findings = leave_managed(got, loaded.texts)
-            files = report_files
-        else:
-            for path in args.paths:
-                loaded = located(path, spans=carries_fixes)
-                got = lint(loaded, target, selection, build_fixes=carries_fixes)
-                findings.extend(leave_managed(got, loaded.texts))
-                files.extend(f for f in loaded.files if f not in seen)
-                seen.update(loaded.files)
-    except LoadError as exc:
-        print(f"nginxgen: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    sys.stdout.write(report.render(args.format, findings, target, files))
+    if options.root:
+        loaded = trees.load(options.root, spans=carries_fixes)
+        files = _given(loaded, {os.path.realpath(p) for p in args.paths}, options.root)
+        got = lint(loaded, options.target, options.selection, files, build_fixes=carries_fixes)
+        findings = leave_managed(got, loaded.texts)
+    else:
+        seen: set[str] = set()
+        for path in args.paths:
+            loaded = trees.load(path, spans=carries_fixes)
+            got = lint(loaded, options.target, options.selection, build_fixes=carries_fixes)
+            findings.extend(leave_managed(got, loaded.texts))
+            files.extend(f for f in loaded.files if f not in seen)
+            seen.update(loaded.files)
+    sys.stdout.write(report.render(args.format, findings, options.target, files))
+    return _exit_code(findings, options)
+
+
+def _exit_code(findings: list[Finding], options: LintOptions) -> int:
     failing = any(severity_rank(f.severity) >= severity_rank(options.fail_on) for f in findings)
     return EXIT_FINDINGS if failing else EXIT_CLEAN
+
+
+def _fix(args: Arguments, options: LintOptions, trees: _Trees) -> int:
+    """--fix, --unsafe-fixes, --diff: each tree's fix loop, then one write of all or none."""
+    from nginxgen.conf.load import PassCache
+    from nginxgen.lint.fix import FixError, WriteAhead, run_fixes
+
+    classes = frozenset({"safe", "unsafe"} if args.unsafe_fixes else {"safe"})
+    units = _fix_units(args, options)
+    # One tree's fixes are staged on disk while the last pass checks them; several paths are
+    # merged first (merge), so they are staged when written.
+    ahead = WriteAhead(_folder(units[0][0])) if not args.diff and len(units) == 1 else None
+
+    def loader(path: str) -> Callable[[dict[str, str]], Loaded]:
+        shared = PassCache()  # one per tree: its passes read and parse each text once
+        return lambda fixed: trees.load(path, overlay=fixed, shared=shared, spans=True)
+
+    try:
+        outcomes = [
+            run_fixes(loader(path), lint_unit, classes, on_change=ahead)
+            for path, lint_unit in units
+        ]
+        return _report_fixes(args, options, outcomes, [path for path, _ in units], ahead)
+    except FixError as exc:
+        print(f"nginxgen: internal error: {exc}", file=sys.stderr)
+        return EXIT_INTERNAL
+    finally:
+        if ahead is not None:
+            ahead.discard()  # staged but not written (an error, or nothing to write)
+
+
+def _fix_units(
+    args: Arguments, options: LintOptions
+) -> list[tuple[str, Callable[[Loaded], list[Finding]]]]:
+    """Each tree the fix loop runs on, with the lint of one pass: its findings, with the fixes
+    --fixable/--unfixable and --root leave (with --root, only the files given change)."""
+    from nginxgen.lint.managed import leave_managed
+    from nginxgen.lint.run import lint
+
+    target, selection, may_fix, root = (
+        options.target, options.selection, options.may_fix, options.root
+    )  # fmt: skip
+    if root:
+        wanted = {os.path.realpath(p) for p in args.paths}
+
+        def lint_root(loaded: Loaded) -> list[Finding]:
+            only = _given(loaded, wanted, root)  # from the pass's own load, no extra one
+            found = lint(loaded, target, selection, only)
+            return _fixable(leave_managed(found, loaded.texts), may_fix, set(only))
+
+        return [(root, lint_root)]
+
+    def lint_tree(loaded: Loaded) -> list[Finding]:
+        found = lint(loaded, target, selection)
+        return _fixable(leave_managed(found, loaded.texts), may_fix)
+
+    return [(path, lint_tree) for path in args.paths]
 
 
 def _folder(main: str) -> str:
@@ -231,8 +260,7 @@ def _report_fixes(
     # json, sarif and github output is one document a tool reads: the summary goes beside it
     summary = out if args.format == "text" else sys.stderr
     print(f"# {fixed} fixed, {len(remaining)} remaining{hint}", file=summary)
-    failing = any(severity_rank(f.severity) >= severity_rank(options.fail_on) for f in remaining)
-    return EXIT_FINDINGS if failing else EXIT_CLEAN
+    return _exit_code(remaining, options)
 
 
 def _fixable(
