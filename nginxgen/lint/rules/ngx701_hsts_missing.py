@@ -20,9 +20,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from nginxgen.conf.effective import HSTS
 from nginxgen.lint.context import Context, Rule, server_label
 from nginxgen.lint.findings import Finding
-from nginxgen.lint.rules._hsts import content_servers, hsts_lines, other_hsts
+from nginxgen.lint.rules._hsts import content_servers, other_hsts
 
 RULE = Rule(
     code="NGX701",
@@ -34,10 +35,10 @@ RULE = Rule(
 
 def check(ctx: Context) -> Iterator[Finding]:
     for server in content_servers(ctx):
-        if hsts_lines(server.effective("add_header")):
+        if ctx.headers_in(server, ()).named(HSTS):
             continue
         if other_hsts(server.http) or other_hsts(server.directives):
             continue  # headers-more or ngx_security_headers sends it
-        if any(hsts_lines(here.get("add_header", [])) for _loc, here in server.all_locations()):
+        if any(headers.named(HSTS) for _loc, headers in ctx.location_headers(server)):
             continue  # set per location; NGX704 checks the rest
         yield ctx.finding(RULE, server.stmt, f"{server_label(server)} serves HTTPS without HSTS")
