@@ -153,7 +153,10 @@ class Effective:
         return self.headers_in(server, response_locations(server, uri))
 
     def location_headers(self, server: Server) -> Iterator[tuple[Location, Headers]]:
-        """Every location of a server, nested ones included, with the lines its responses carry."""
+        """Every location of a server that answers requests, nested ones included, with the
+        lines its responses carry: none where the server's own `return` answers every request."""
+        if server.own("return"):
+            return
         for chain in server.all_locations():
             yield chain[-1], self.headers_in(server, chain)
 
