@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen.conf.config import Server
-from nginxgen.conf.effective import HSTS
+from nginxgen.conf.effective import HSTS, Headers
 from nginxgen.conf.load import Stmt
 from nginxgen.lint.context import Context
 
@@ -39,3 +39,13 @@ def serves_content(server: Server) -> bool:
 
 def content_servers(ctx: Context) -> Iterator[Server]:
     return (s for s in ctx.tls_servers() if serves_content(s))
+
+
+def responses(ctx: Context, server: Server) -> list[tuple[str, Headers]]:
+    """The add_header lines of each kind of response a server gives: those it answers itself
+    (a URI no location takes, or its own `return`), then each location's."""
+    own = ("the responses the server answers itself", ctx.headers_in(server, ()))
+    locations = [
+        (f"location {' '.join(loc.stmt.args)}", h) for loc, h in ctx.location_headers(server)
+    ]
+    return [own, *locations]

@@ -7,7 +7,8 @@ the inherited lines beside the level's own, `off` drops them even in a location 
 add_header lines (`location /static/ { }` then sends no HSTS). On an nginx without the
 directive its lines change nothing (NGX301 reports them). The finding is on the line that
 drops HSTS: the replacing add_header, the `add_header_inherit off`, or the location that
-inherits `off`; once per such line.
+inherits `off`; once per such line. A server that drops http{}'s HSTS for the responses it
+answers itself is reported here where some of its locations send HSTS (else NGX701).
 
 Fail:
     add_header Strict-Transport-Security "max-age=63072000" always;
@@ -29,7 +30,7 @@ from collections.abc import Iterator
 from nginxgen.conf.effective import HSTS
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
-from nginxgen.lint.rules._hsts import content_servers
+from nginxgen.lint.rules._hsts import content_servers, responses
 
 RULE = Rule(
     code="NGX704",
@@ -41,17 +42,15 @@ RULE = Rule(
 
 def check(ctx: Context) -> Iterator[Finding]:
     for server in content_servers(ctx):
-        if not ctx.headers_in(server, ()).named(HSTS):
-            continue  # no HSTS to drop: NGX701's case
+        kinds = responses(ctx, server)
+        if not any(headers.named(HSTS) for _, headers in kinds):
+            continue  # no response carries HSTS: NGX701's case
         reported: set[int] = set()  # a line that drops HSTS for nested locations too: once
-        for loc, headers in ctx.location_headers(server):
+        for what, headers in kinds:
             dropped = headers.dropped_named(HSTS)
             if headers.named(HSTS) or not dropped or id(dropped[-1].cause) in reported:
                 continue
             reported.add(id(dropped[-1].cause))
-            where = " ".join(loc.stmt.args)
             yield ctx.finding(
-                RULE,
-                dropped[-1].cause,
-                f"{dropped[-1].why}: HSTS is not sent for location {where}",
+                RULE, dropped[-1].cause, f"{dropped[-1].why}: HSTS is not sent for {what}"
             )
