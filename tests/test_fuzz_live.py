@@ -111,6 +111,8 @@ def test_a_vhost_without_a_session_cache_under_a_default_with_one(
         # its `location /nginxgen-` sends HSTS, `/` (the server's own) does not: NGX704
         ("add_header_inherit off;", f"location /nginxgen- {{ {HSTS} always; }}"),
         ("add_header X-Frame-Options DENY;",),  # replaced in the server: NGX701
+        # its own HSTS without always decides a 404 (NGX702), not http{}'s it replaces
+        (f"{HSTS};", "add_header_inherit off;"),
     ],
 )
 def test_http_hsts_dropped_by_a_server(

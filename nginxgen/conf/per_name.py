@@ -360,17 +360,20 @@ class NameModel:
     def hsts(self, uri: str, status: int) -> Answer:
         """Whether a response to `uri` with `status` carries Strict-Transport-Security: the
         add_header lines in effect for it (conf/effective: replace, merge, off), without
-        `always` only for the statuses add_header serves. An outer level's HSTS line that does
-        not reach the response is an ignored line, with the line that drops it. Not predicted
+        `always` only for the statuses add_header serves. Where no HSTS line is in effect, an
+        outer level's that does not reach the response is an ignored line, with the line that
+        drops it. Not predicted
         where an `if` block of the location sets add_header lines of its own."""
         headers = self.effective.headers(self.server, uri)
         sent = headers.named(HSTS)
         value: bool | None = any(header_sent(h, status) for h in sent)
         if headers.conditional:
             value = None
+        # an outer HSTS line dropped where one of the level's own is in effect is not what
+        # decides: the line in effect is (lint: NGX702 where it lacks `always`, not NGX704)
+        dropped = [] if sent else headers.dropped_named(HSTS)[-1:]
         ignored = tuple(
-            Ignored(d.line, header_sent(d.line, status), d.why, d.cause)
-            for d in headers.dropped_named(HSTS)[-1:]
+            Ignored(d.line, header_sent(d.line, status), d.why, d.cause) for d in dropped
         )
         line = sent[-1] if sent else None
         return Answer("add_header Strict-Transport-Security", value, line, ignored)
