@@ -340,6 +340,14 @@ CASES: list[tuple[str, tuple[str, str], str, str]] = [
             ),
         ),
     ),
+    (  # issue 37: off drops HSTS in a location without add_header lines of its own
+        "NGX704",
+        NEW,
+        http(DEFAULT, SITE.format(body=f"{HSTS} add_header_inherit off; location /static/ {{ }}")),
+        http(
+            DEFAULT, SITE.format(body=f"{HSTS} add_header_inherit merge; location /static/ {{ }}")
+        ),
+    ),
     (
         "NGX711",
         MID,
@@ -490,6 +498,33 @@ def test_every_rule_has_a_case() -> None:
     # ^ in test_lint_files
     tested = {c[0] for c in CASES} | in_inputs | file_rules
     assert set(catalog()) == tested
+
+
+@pytest.mark.parametrize(
+    ("body", "target", "where"),
+    [
+        # the line that drops HSTS: each location that inherits off
+        ("add_header_inherit off;\nlocation /a/ { }\nlocation /b/ { }", NEW,
+         ["location /a/ { }", "location /b/ { }"]),
+        # off in the location itself; the nested location inherits the emptied list: once
+        ("location /a/ {\nadd_header_inherit off;\nlocation /a/n/ { }\n}", NEW,
+         ["add_header_inherit off;"]),
+        # a replacing add_header drops it for the nested location too: once, on that line
+        ("location /a/ {\nadd_header X 1;\nlocation /a/n/ { }\n}", NEW, ["add_header X 1;"]),
+        ("add_header_inherit merge;\nlocation /a/ {\nadd_header X 1;\n}", NEW, []),
+        # before 1.29.3 add_header_inherit is no directive (NGX301): the location replaces
+        ("add_header_inherit merge;\nlocation /a/ {\nadd_header X 1;\n}", MID,
+         ["add_header X 1;"]),
+        ("add_header_inherit off;\nlocation /a/ { }", MID, []),
+    ],
+)  # fmt: skip
+def test_where_hsts_is_dropped(
+    body: str, target: tuple[str, str], where: list[str], tmp_path: Path
+) -> None:
+    config = http(DEFAULT, SITE.format(body=f"{HSTS}\n{body}\n"))
+    lines = config.splitlines()
+    dropped = [f for f in findings_of(config, target, tmp_path) if f.code == "NGX704"]
+    assert [lines[f.line - 1].strip() for f in dropped] == where
 
 
 def test_protocols_in_vhost_is_honoured_from_1_29_2(tmp_path: Path) -> None:
