@@ -77,7 +77,10 @@ class AccessLog:
 
 
 @dataclass
-class Listen:
+class ListenLine:
+    """A `listen` line the generator writes, as its arguments (the config model's Listen is
+    what a tree's line means; this is what to write)."""
+
     args: list[str]
 
 
@@ -85,7 +88,7 @@ class Listen:
 class SitePlan:
     name: str
     domains: list[str]
-    listens: list[Listen]
+    listens: list[ListenLine]
     http2_directive: bool
     certificates: list[tuple[str, str]]
     hsts: str | None
@@ -99,10 +102,10 @@ class Plan:
     target: Target
     tls: TLSPlan
     sites: list[SitePlan]
-    default_listens: list[Listen]
+    default_listens: list[ListenLine]
     default_reject: bool
     default_certificate: tuple[str, str]
-    redirect_listens: list[Listen]
+    redirect_listens: list[ListenLine]
     comments: bool
     access_log: AccessLog | None = None
 
@@ -573,12 +576,12 @@ def _plan_site(
     site: Site, policy: TLSPolicy, target: Target, reuseport_done: set[str], problems: _Problems
 ) -> SitePlan:
     http2_directive = _directive_ok(target, "http2")
-    listens: list[Listen] = []
+    listens: list[ListenLine] = []
     for sock in site.listen:
         args = [sock, "ssl"]
         if site.http2 and not http2_directive:
             args.append("http2")
-        listens.append(Listen(args))
+        listens.append(ListenLine(args))
     alt_svc = None
     if site.http3:
         status = knowledge.directive_status(target, "quic", "listen_param")
@@ -603,7 +606,7 @@ def _plan_site(
             if normalize_socket(sock) not in reuseport_done:
                 args.append("reuseport")
                 reuseport_done.add(normalize_socket(sock))
-            listens.append(Listen(args))
+            listens.append(ListenLine(args))
         port = normalize_socket(site.listen[0]).rsplit(":", 1)[1]
         alt_svc = f'h3=":{port}"; ma=86400'
     if len(site.certificates) > 1 and not knowledge.has(target.library, "multiple_certificates"):
@@ -675,9 +678,9 @@ def make_plan(config: GeneratorConfig, target: Target) -> Plan:
     )
     old_http2 = not _directive_ok(target, "http2") and any(s.http2 for s in config.sites)
     default_listens = [
-        Listen([sock, "ssl", *(["http2"] if old_http2 else []), "default_server"])
+        ListenLine([sock, "ssl", *(["http2"] if old_http2 else []), "default_server"])
         for sock in _unique_sockets([s for site in config.sites for s in site.listen])
-    ] + [Listen([sock, "quic", "default_server", "reuseport"]) for sock in quic_sockets]
+    ] + [ListenLine([sock, "quic", "default_server", "reuseport"]) for sock in quic_sockets]
     redirect_sockets = _unique_sockets(
         [s for site in config.sites if site.redirect for s in site.http_listen]
     )
@@ -689,7 +692,7 @@ def make_plan(config: GeneratorConfig, target: Target) -> Plan:
         default_listens=default_listens,
         default_reject=reject,
         default_certificate=(first.cert, first.key),
-        redirect_listens=[Listen([sock, "default_server"]) for sock in redirect_sockets],
+        redirect_listens=[ListenLine([sock, "default_server"]) for sock in redirect_sockets],
         comments=config.comments,
         access_log=access_log,
     )
