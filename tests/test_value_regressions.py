@@ -1,0 +1,87 @@
+"""The value differential's disagreements (issue 36), one case each: lint with the target of
+the build where the case occurred (no nginx needed), and the same case under that build's real
+`nginx -t` (tests/fuzzing/values.py's skeleton: an HTTPS server with a real certificate and a
+stream server). Each case says what nginx does with it; lint must have an error on the case's
+line exactly when nginx refuses."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from nginxgen.conf.load import load_path
+from nginxgen.lint.run import lint
+from nginxgen.target import Target, parse_library
+from nginxgen.version import Version
+from tests.builds import Build
+from tests.conftest import require_build
+from tests.fuzzing import values
+from tests.fuzzing.generate_check import real_files
+
+# the builds' targets, as their `nginx -V` states them
+TARGETS = {
+    "bookworm": ("1.22.1", "openssl-3.0.22"),
+    "trixie": ("1.26.3", "openssl-3.5.9"),
+    "wheel": ("1.31.3", "openssl-3.3.7"),
+    "awslc": ("1.26.3", "aws-lc-5.12.0"),
+    "boringssl": ("1.26.3", "boringssl"),
+}
+
+# (build, context, directive, arguments, nginx's message or None where it starts)
+CASES = [
+    # NGX401 is not an error: every build starts with SSLv2 and SSLv3 named
+    ("trixie", "http", "ssl_protocols", ("SSLv2", "SSLv3", "TLSv1.2"), None),
+    ("boringssl", "server", "ssl_protocols", ("sslV3", "SSLv2", "TLSv1.3"), None),
+    ("bookworm", "server", "ssl_protocols", ("SSLv3", "TLSv1", "TLSv1.2"), None),
+]  # fmt: skip
+
+
+def _case(directive: str, args: tuple[str, ...], context: str) -> values.Case:
+    cert = real_files().certificates[1]["cert"]  # not the skeleton's: a second certificate
+    return values.Case(directive, tuple(cert if a == "CERT" else a for a in args), context, "")
+
+
+def _lint_errors_on_line(build: str, case: values.Case, folder: Path) -> list[str]:
+    nginx, library = TARGETS[build]
+    target = Target(nginx=Version(nginx), library=parse_library(library), exact=True)
+    pair = real_files().certificates[0]
+    text = values._blank(values.SKELETON + values.STREAM_SKELETON, pair, keep_marks=True)
+    rendered, line = values.Skeleton(text, values.CONTEXTS).render(case.context, case.line)
+    conf = folder / "nginx.conf"
+    conf.write_text(rendered)
+    findings = lint(load_path(str(conf)), target, values.ALL_RULES, build_fixes=False)
+    return [f"{f.code} {f.message}" for f in findings if f.severity == "error" and f.line == line]
+
+
+@pytest.mark.parametrize(("build", "context", "directive", "args", "message"), CASES)
+def test_lint_says_what_nginx_does(
+    build: str, context: str, directive: str, args: tuple[str, ...], message: str | None,
+    tmp_path: Path,
+) -> None:  # fmt: skip
+    errors = _lint_errors_on_line(build, _case(directive, args, context), tmp_path)
+    if message is None:
+        assert errors == [], errors
+    else:
+        assert errors, f"no error for {directive} {args} on {build}"
+        # NGX010 speaks nginx's words; other rules (NGX714) their own
+        ngx010 = [e for e in errors if e.startswith("NGX010 ")]
+        assert all(message in e for e in ngx010), errors
+
+
+@pytest.mark.parametrize("build", sorted(TARGETS))
+def test_nginx_does_what_the_cases_say(
+    build: str, provisioned: tuple[dict[str, Build], dict[str, str]]
+) -> None:
+    checker = values.Checker(require_build(provisioned, build))
+    wrong = []
+    for name, context, directive, args, message in CASES:
+        if name != build:
+            continue
+        verdict = checker.check(_case(directive, args, context))
+        said = verdict.message if verdict.nginx == "refused" else None
+        if (said is None) != (message is None) or (message and message not in said):
+            wrong.append(f"{directive} {args}: nginx {said!r}, case {message!r}")
+        elif not verdict.agrees:
+            wrong.append(f"{directive} {args}: lint {verdict.lint_here}, nginx {said!r}")
+    assert not wrong, wrong
