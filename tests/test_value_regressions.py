@@ -34,6 +34,43 @@ CASES = [
     ("trixie", "http", "ssl_protocols", ("SSLv2", "SSLv3", "TLSv1.2"), None),
     ("boringssl", "server", "ssl_protocols", ("sslV3", "SSLv2", "TLSv1.3"), None),
     ("bookworm", "server", "ssl_protocols", ("SSLv3", "TLSv1", "TLSv1.2"), None),
+    # ssl_ocsp_cache: off or shared:NAME:SIZE only
+    ("trixie", "http", "ssl_ocsp_cache", ("shar_d:a:b:abc",), 'invalid OCSP cache "shar_d:a:b:abc"'),
+    ("awslc", "server", "ssl_ocsp_cache", ("shared:tls_cache",), 'invalid OCSP cache "shared:tls_cache"'),
+    ("bookworm", "server", "ssl_ocsp_cache", ("OFF",), 'invalid OCSP cache "OFF"'),
+    ("wheel", "stream", "ssl_ocsp_cache", ("shared:SSL:16k",), 'OCSP cache "shared:SSL:16k" is too small'),
+    ("trixie", "server", "ssl_ocsp_cache", ("shared:OCSP:1m",), None),
+    # *_ssl_certificate_cache (1.27.4+): max=, inactive=, valid=, off; max= unless off
+    ("wheel", "location", "uwsgi_ssl_certificate_cache", ("75s", "1kb"), 'invalid parameter "75s"'),
+    ("wheel", "http", "grpc_ssl_certificate_cache", ("valid=512",),
+     '"grpc_ssl_certificate_cache" must have the "max" parameter'),
+    ("wheel", "stream", "proxy_ssl_certificate_cache", ("VALID=",), 'invalid parameter "VALID="'),
+    ("wheel", "server", "ssl_certificate_cache", ("max=0",), 'invalid parameter "max=0"'),
+    ("wheel", "server", "ssl_certificate_cache", ("max=100", "inactive=1h", "valid=30s"), None),
+    ("wheel", "http", "proxy_ssl_certificate_cache", ("valid=1m", "off"), None),
+    # http2 post handlers
+    ("bookworm", "http", "http2_streams_index_size", ("776",),
+     '"http2_streams_index_size" directive must be a power of two'),
+    ("wheel", "server", "http2_pool_size", ("5512",), "the pool size must be a multiple of 16"),
+    ("trixie", "server", "http2_pool_size", ("96",), "the pool size must be no less than 112"),
+    ("boringssl", "http", "http2_chunk_size", ("0",), "the http2 chunk size cannot be zero"),
+    ("trixie", "http", "http2_streams_index_size", ("64",), None),
+    # ssl_verify_client on/optional needs a CA list in a server TLS is set up for
+    ("bookworm", "http", "ssl_verify_client", ("ON",), "no ssl_client_certificate for ssl_verify_client"),
+    ("awslc", "server", "ssl_verify_client", ("optional",), "no ssl_client_certificate for ssl_verify_client"),
+    ("wheel", "stream_server", "ssl_verify_client", ("on",),
+     "no ssl_client_certificate or ssl_trusted_certificate for ssl_verify_client"),
+    ("trixie", "server", "ssl_verify_client", ("optional_no_ca",), None),
+    # ssl_ocsp where the library has no OCSP (BoringSSL)
+    ("boringssl", "server", "ssl_ocsp", ("on",), '"ssl_ocsp" is not supported on this platform'),
+    ("trixie", "server", "ssl_ocsp", ("leaf",), None),
+    # a second certificate without its key, in a stream server too
+    ("wheel", "stream_server", "ssl_certificate", ("CERT",), 'no "ssl_certificate_key" is defined'),
+    # listen: an IPv6 address without its "]"; setfib= is FreeBSD's
+    ("trixie", "server", "listen", ("[::1:9444",), 'invalid host in "[::1:9444" of the "listen" directive'),
+    ("awslc", "server", "listen", ("127.0.0.1:9444", "setfib=1"), 'invalid parameter "setfib=1"'),
+    # a seconds setting reads 99999999999y without overflow
+    ("bookworm", "server", "ssl_session_timeout", ("99999999999y",), None),
 ]  # fmt: skip
 
 
