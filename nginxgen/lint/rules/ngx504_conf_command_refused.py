@@ -11,6 +11,12 @@ not. What each version takes is measured with nginx -t on the real builds
 (nginxgen/knowledge/tls_tables/); a version no build answers for is not judged. Groups and
 Curves are NGX201/NGX202's; libraries without SSL_CONF_cmd are NGX501's.
 
+In a whole config, only the commands nginx hands to the library are judged: `ssl_conf_command`
+in a server nginx sets TLS up for (certificates in effect, or ssl_reject_handshake on), and
+`proxy_ssl_conf_command` (grpc_, uwsgi_) only where a pass goes to TLS (https://, grpcs://,
+suwsgi://, a variable; in stream, `proxy_ssl on`): nginx calls SSL_CONF_cmd() when it sets
+that context up (ngx_http_proxy_set_ssl), and a line that reaches none of them starts fine.
+
 Fail (OpenSSL 3.0): ssl_conf_command Options KTLS,IgnoreUnexpectedEOF;
 Fix:  ssl_conf_command Options KTLS;
 
@@ -26,6 +32,7 @@ from collections.abc import Iterator
 from nginxgen import knowledge
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
+from nginxgen.lint.rules._values import tls_servers, upstream_tls
 
 RULE = Rule(
     code="NGX504",
@@ -67,8 +74,11 @@ def check(ctx: Context) -> Iterator[Finding]:
     table = knowledge.library_table(ctx.target.library)
     if table is None or table.conf_refused:
         return
+    applied = _applied(ctx)
     for stmt in ctx.all_statements():
         if not stmt.directive.endswith("ssl_conf_command") or len(stmt.args) != 2:
+            continue
+        if applied is not None and id(stmt) not in applied:
             continue
         name, value = stmt.args
         if name.lower() in ("groups", "curves"):
@@ -76,3 +86,19 @@ def check(ctx: Context) -> Iterator[Finding]:
         why = refusal(table.conf_commands, name, value)
         if why:
             yield ctx.finding(RULE, stmt, f"{ctx.library()}: {why}: nginx -t fails")
+
+
+def _applied(ctx: Context) -> set[int] | None:
+    """The conf command lines nginx hands to the library (None: a snippet, where which blocks
+    include it is not known, so every line is judged)."""
+    statements = ctx.config.loaded.statements
+    if not any(s.directive in ("http", "stream") for s in statements):
+        return None
+    # a TLS server applies its ssl_conf_command; a proxy_pass (or stream proxy_ssl) to TLS its
+    # proxy_ssl_conf_command, a grpc_pass its grpc_ssl_conf_command, a uwsgi_pass its uwsgi_
+    places = [("ssl_conf_command", s.settings) for s in tls_servers(statements, ctx.target)]
+    places += [
+        (f"{sender.directive.split('_')[0]}_ssl_conf_command", here)
+        for sender, here in upstream_tls(statements)
+    ]
+    return {id(stmt) for name, here in places for stmt in here.get(name, ())}
