@@ -74,12 +74,31 @@ CASES = [
     # upstream conf commands reach the library only where a pass goes to TLS
     ("wheel", "server", "grpc_ssl_conf_command", ("no_ssl3", "on"), None),
     ("trixie", "location", "proxy_ssl_conf_command", ("VerifyMoe", "RequirePostHandshake"), None),
+    # the `ssl` flag of 1.22 (a custom setter around the flag slot)
+    ("bookworm", "http", "ssl", ("10mb",), 'invalid value "10mb" in "ssl" directive, it must be "on" or "off"'),
+    # listen's parameters refused beside quic
+    ("boringssl", "server", "listen", ("[::1]:9444", "ssl", "quic"), '"ssl" parameter is incompatible with "quic"'),
+    # ssl_conf_command: a file that is there, closed lists, a CipherString that matches nothing
+    ("trixie", "server", "ssl_conf_command", ("ClientCAStore", "CHAIN"), None),
+    ("trixie", "server", "ssl_conf_command", ("MinProtocol", "DTLSv1.22"),
+     'SSL_CONF_cmd("MinProtocol", "DTLSv1.22") failed'),
+    ("bookworm", "server", "ssl_conf_command", ("SignatureAlgorithms", "MD5+RSA"),
+     'SSL_CONF_cmd("SignatureAlgorithms", "MD5+RSA") failed'),
+    ("bookworm", "server", "ssl_conf_command", ("VerifyMode", "Requir"), 'SSL_CONF_cmd("VerifyMode", "Requir") failed'),
+    ("bookworm", "http", "ssl_conf_command", ("CipherString", "+ECDHE-RSA-AES128-SHA:ecdhe-psk-aes128-cbc-sha"),
+     'SSL_CONF_cmd("CipherString"'),
+    # BoringSSL: a string whose suites it does not have
+    ("boringssl", "server", "ssl_ciphers", ("ARIA256:ecdhe-ecdsa-camellia256-sha384",), "SSL_CTX_set_cipher_list("),
+    ("boringssl", "server", "ssl_ciphers", ("DHE-RSA-AES256-CCM8;-NULL-MD5;!AES256-SHA256",),
+     "SSL_CTX_set_cipher_list("),
+    ("boringssl", "server", "ssl_ciphers", ("HIGH:NOSUCHWORD",), None),
 ]  # fmt: skip
 
 
 def _case(directive: str, args: tuple[str, ...], context: str) -> values.Case:
     cert = real_files().certificates[1]["cert"]  # not the skeleton's: a second certificate
-    return values.Case(directive, tuple(cert if a == "CERT" else a for a in args), context, "")
+    files = {"CERT": cert, "CHAIN": real_files().chain}
+    return values.Case(directive, tuple(files.get(a, a) for a in args), context, "")
 
 
 def _lint_errors_on_line(build: str, case: values.Case, folder: Path) -> list[str]:

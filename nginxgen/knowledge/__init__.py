@@ -136,6 +136,9 @@ class LibraryTable:
     groups: dict[str, bool]  # a one-name ssl_ecdh_curve, by name as written
     syntax: dict[str, bool]  # libraries.toml [syntax] feature -> accepted
     cipher_strings: dict[str, str | None]  # ssl_ciphers value -> None, or the library's reason
+    # every suite name of any library was measured alone: a word that is no measured keyword
+    # or name matches nothing there
+    names_measured: bool
     conf_refused: str | None  # why every ssl_conf_command is refused (no SSL_CONF_cmd)
     conf_commands: dict[str, str | None]  # "Name Value" -> None, or the library's reason
 
@@ -172,7 +175,12 @@ def library_tables() -> tuple[LibraryTable, ...]:
                 version=version,
                 groups=data["groups"],
                 syntax={f: lists[probe]["accepted"] for f, probe in _SYNTAX_PROBES.items()},
-                cipher_strings={**data["cipher_keywords"], **data["cipher_strings"]},
+                cipher_strings={
+                    **data.get("cipher_names", {}),
+                    **data["cipher_keywords"],
+                    **data["cipher_strings"],
+                },
+                names_measured="cipher_names" in data,
                 conf_refused=conf.get("refused"),
                 conf_commands=conf.get("commands", {}),
             )
@@ -642,6 +650,14 @@ class ListenGrammar:
     invalid: str
     port: str
     host: str
+    # http's parameters refused beside `quic`, in nginx's order, from each release on
+    quic_refuses: tuple[tuple[str, tuple[str, ...]], ...]
+    quic_message: str
+
+    def refused_beside_quic(self, version: Version) -> tuple[str, ...]:
+        known = [p for since, p in self.quic_refuses if version >= Version(since)]
+        return known[-1] if known else ()
+
     prefixes: dict[str, ListenPrefix]
 
 
@@ -721,6 +737,8 @@ def custom_grammars() -> CustomGrammars:
             listen["invalid"],
             listen["port"],
             listen["host"],
+            tuple((q["since"], tuple(q["parameters"])) for q in listen["quic"]),
+            listen["quic_message"],
             {
                 p: ListenPrefix(v["reads"], v.get("message"), v.get("only_on"))
                 for p, v in listen["prefixes"].items()

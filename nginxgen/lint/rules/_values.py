@@ -81,7 +81,7 @@ def _refusal(
     tables = [t for t in knowledge.value_tables(target, name) if t.module in modules]
     if tables:
         # a snippet's directive may belong to several modules: refused when all refuse it
-        messages = [_table(custom.listen, t, stmt, kinds) for t in tables]
+        messages = [_table(custom.listen, t, stmt, kinds, target) for t in tables]
         refused = messages[0] if all(messages) else None
     else:
         kind = next(iter(kinds)) if len(kinds) == 1 else None
@@ -139,7 +139,8 @@ def _generic(name: str, args: list[str], kind: str | None, offset: bool = False)
 def reads(kind: str, text: str) -> bool:
     """Whether nginx's parser of this kind reads the text: size (ngx_parse_size), offset
     (ngx_parse_offset), msec and sec (ngx_parse_time), num and number (ngx_atoi), positive
-    (ngx_atoi, not 0), ipv6only (n or ff); any other kind is not judged."""
+    (ngx_atoi, not 0), ipv6only (n or ff), flag (on or off in any case); any other kind is not
+    judged."""
     if kind in ("size", "offset"):
         return parse_size(text, offset=kind == "offset") is not None
     if kind in ("msec", "sec"):
@@ -150,15 +151,21 @@ def reads(kind: str, text: str) -> bool:
         return bool(atoi(text))
     if kind == "ipv6only":
         return text in ("n", "ff")
+    if kind == "flag":
+        return text.lower() in ("on", "off")
     return True
 
 
 def _table(
-    listen: knowledge.ListenGrammar, table: knowledge.ValueTable, stmt: Stmt, kinds: set[str | None]
+    listen: knowledge.ListenGrammar,
+    table: knowledge.ValueTable,
+    stmt: Stmt,
+    kinds: set[str | None],
+    target: Target,
 ) -> str | None:
     args = stmt.args
     if table.words or table.prefixes:
-        return _listen(listen, table, args)
+        return _listen(listen, table, args, target)
     names = table.enum if table.enum is not None else table.bitmask
     if names is not None:
         # ngx_conf_set_enum_slot reads one argument, the bitmask slot each; both ngx_strcasecmp
@@ -218,7 +225,7 @@ def _port(address: str) -> str | None:
 
 
 def _listen(
-    grammar: knowledge.ListenGrammar, table: knowledge.ValueTable, args: list[str]
+    grammar: knowledge.ListenGrammar, table: knowledge.ValueTable, args: list[str], target: Target
 ) -> str | None:
     address = args[0] if args else ""
     if address.startswith("["):
@@ -243,6 +250,11 @@ def _listen(
             continue
         if not reads(known.reads, value[len(prefix) :]):
             return known.message.format(value=value, rest=value[len(prefix) - 1 :])
+    if "quic" in args[1:] and table.module == "ngx_http_core_module":
+        for parameter in grammar.refused_beside_quic(target.nginx):
+            if any(a == parameter or (parameter.endswith("=") and a.startswith(parameter))
+                   for a in args[1:]):  # fmt: skip
+                return grammar.quic_message.format(parameter=parameter.rstrip("="))
     return None
 
 
