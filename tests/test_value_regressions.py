@@ -92,6 +92,14 @@ CASES = [
     ("boringssl", "server", "ssl_ciphers", ("DHE-RSA-AES256-CCM8;-NULL-MD5;!AES256-SHA256",),
      "SSL_CTX_set_cipher_list("),
     ("boringssl", "server", "ssl_ciphers", ("HIGH:NOSUCHWORD",), None),
+    # `auto` is nginx's word of ssl_ecdh_curve, no group of OpenSSL's
+    ("bookworm", "http", "ssl_conf_command", ("Curves", "auto"), 'SSL_CONF_cmd("Curves", "auto") failed'),
+    ("trixie", "server", "ssl_conf_command", ("Groups", "auto"), 'SSL_CONF_cmd("Groups", "auto") failed'),
+    ("wheel", "server", "ssl_conf_command", ("Groups", "X25519:auto"), 'SSL_CONF_cmd("Groups", "X25519:auto")'),
+    # so_keepalive= reads on, off or idle:interval:count
+    ("awslc", "server", "listen", ("127.0.0.1:9444", "so_keepalive=1k"), 'invalid so_keepalive value: "1k"'),
+    ("trixie", "server", "listen", ("127.0.0.1:9444", "so_keepalive=0::0"), 'invalid so_keepalive value: "0::0"'),
+    ("trixie", "server", "listen", ("127.0.0.1:9444", "so_keepalive=30m::10"), None),
 ]  # fmt: skip
 
 

@@ -153,7 +153,24 @@ def reads(kind: str, text: str) -> bool:
         return text in ("n", "ff")
     if kind == "flag":
         return text.lower() in ("on", "off")
+    if kind == "so_keepalive":
+        return _so_keepalive(text)
     return True
+
+
+def _so_keepalive(text: str) -> bool:
+    """ngx_http_core_listen's so_keepalive=: on, off, or idle:interval:count, each part may be
+    empty; idle and interval ngx_parse_time in seconds, count ngx_atoi; not all of them 0."""
+    if text in ("on", "off"):
+        return True
+    idle, _, rest = text.partition(":")
+    interval, _, count = rest.partition(":")
+    numbers = []
+    for part, read in ((idle, "sec"), (interval, "sec"), (count, "num")):
+        if part and not reads(read, part):
+            return False
+        numbers.append(atoi(part) if read == "num" else parse_time(part, True) if part else 0)
+    return any(numbers)
 
 
 def _table(
@@ -249,7 +266,9 @@ def _listen(
         if known is None or known.message is None:
             continue
         if not reads(known.reads, value[len(prefix) :]):
-            return known.message.format(value=value, rest=value[len(prefix) - 1 :])
+            return known.message.format(
+                value=value, rest=value[len(prefix) - 1 :], tail=value[len(prefix) :]
+            )
     if "quic" in args[1:] and table.module == "ngx_http_core_module":
         for parameter in grammar.refused_beside_quic(target.nginx):
             if any(a == parameter or (parameter.endswith("=") and a.startswith(parameter))
