@@ -69,6 +69,7 @@ CASES = [
     # listen: an IPv6 address without its "]"; setfib= is FreeBSD's
     ("trixie", "server", "listen", ("[::1:9444",), 'invalid host in "[::1:9444" of the "listen" directive'),
     ("awslc", "server", "listen", ("127.0.0.1:9444", "setfib=1"), 'invalid parameter "setfib=1"'),
+    ("bookworm", "server", "listen", ("127.0.0.1:9444:1",), 'invalid port in "127.0.0.1:9444:1" of the "listen" directive'),
     # a seconds setting reads 99999999999y without overflow
     ("bookworm", "server", "ssl_session_timeout", ("99999999999y",), None),
     # upstream conf commands reach the library only where a pass goes to TLS

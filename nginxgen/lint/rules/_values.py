@@ -235,7 +235,7 @@ def _port(address: str) -> str | None:
     if address.startswith("["):
         _, bracket, rest = address.partition("]")
         return rest[1:] if bracket and rest.startswith(":") else None
-    _, colon, port = address.rpartition(":")
+    _, colon, port = address.partition(":")  # ngx_parse_inet_url: the first ":" (9444:1 fails)
     if not colon:
         return address if address.isdigit() else None  # a bare name is a host
     return None if "-" in port else port  # ranges came in 1.27.3: not judged here
