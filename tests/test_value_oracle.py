@@ -19,9 +19,6 @@ from tests.fuzzing import values
 from tests.paths import REPO
 
 CASES = int(os.environ.get("NGINXGEN_VALUE_CASES", "1000"))
-# Off in the default run until the value grammars and library name tables of issue 36 land:
-# on main the sample has disagreements (docs/fuzzing.md, "Values against real nginx -t").
-ON = os.environ.get("NGINXGEN_VALUE_ORACLE") == "1"
 
 
 def every_build(provisioned: tuple[dict[str, Build], dict[str, str]]) -> list[Build]:
@@ -31,7 +28,6 @@ def every_build(provisioned: tuple[dict[str, Build], dict[str, str]]) -> list[Bu
     return required + extra
 
 
-@pytest.mark.skipif(not ON, reason="issue 36 value sample: NGINXGEN_VALUE_ORACLE=1 turns it on")
 def test_values_agree_with_nginx(provisioned: tuple[dict[str, Build], dict[str, str]]) -> None:
     builds = every_build(provisioned)
     report = values.run(builds, CASES, seed=36)

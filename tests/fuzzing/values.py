@@ -362,7 +362,13 @@ class Drawer:
             ),
         }
         roll = rng.random()
-        command = rng.choice(sorted(values) if roll < 0.7 else commands)
+        # ServerInfoFile reads a file of "SERVERINFO FOR" blocks, which no real file here is:
+        # what it holds is not in the text (like a missing file), so it is not drawn
+        command = rng.choice(sorted(values) if roll < 0.7 else
+                             [c for c in commands if c != "ServerInfoFile"])  # fmt: skip
+        if FILE_COMMANDS.search(command):
+            # a file a command names must be there: a missing one is refused for the file
+            return "valid", [recase(rng, command) if roll < 0.2 else command, conf_file(command)]
         value = values[command]() if command in values else rng.choice(("x", "on", "1"))
         if roll < 0.5:
             return "valid", [command, value]
@@ -490,6 +496,26 @@ class Drawer:
             return word + (name + size if word.startswith("shared") else rng.choice(
                 ("1000", "0", "abc", "-1", "10m", "")))  # fmt: skip
         return word
+
+
+# SSL_CONF commands whose value is a file, a folder or a store (ssl/ssl_conf.c: SSL_CONF_TYPE_FILE,
+# SSL_CONF_TYPE_DIR, SSL_CONF_TYPE_STORE)
+FILE_COMMANDS = re.compile(r"(File|Path|Store)$|^(Certificate|PrivateKey|DHParameters)$")
+
+
+def conf_file(command: str) -> str:
+    """A real file, folder or store for a file-taking SSL_CONF command: the skeleton's own
+    certificate and key (another key would not match it), the DH parameters, else the CA
+    chain (or its folder)."""
+    files = real_files()
+    pair = files.certificates[0]
+    if command == "Certificate":
+        return pair["cert"]
+    if command == "PrivateKey":
+        return pair["key"]
+    if command == "DHParameters":
+        return files.dhparam
+    return str(Path(files.chain).parent) if command.endswith("Path") else files.chain
 
 
 @functools.cache
