@@ -72,6 +72,14 @@ class Build:
         return self.run(self.openssl_argv, *args, stdin=stdin, timeout=20)
 
     @functools.cached_property
+    def stream_tls(self) -> bool:
+        """Whether stream{} with TLS works without a load_module line: the stream and
+        stream_ssl modules compiled in (Debian builds them as dynamic modules, whose files
+        provisioning does not unpack)."""
+        flags = self.nginx("-V").stderr.split()
+        return "--with-stream" in flags and "--with-stream_ssl_module" in flags
+
+    @functools.cached_property
     def temp_path_directives(self) -> list[str]:
         """Keep every compiled-in temp folder inside the test prefix (Debian's are in /var/lib)."""
         text = self.nginx("-V").stderr

@@ -28,6 +28,18 @@ def http(
     return "events {}\nhttp {\n" + top + "\n" + "".join(parts) + "}\n"
 
 
+SDEFAULT = "server { listen 8443 ssl default_server; proxy_pass 127.0.0.1:1; }\n"
+SSITE = "server {{ listen 8443 ssl; server_name b.example; proxy_pass 127.0.0.1:2; {body} }}\n"
+
+
+def stream(*parts: str, top: str = "") -> str:
+    """A stream{} tree (certificates at stream{} level) beside an http{} one with no TLS."""
+    return (
+        "events {}\nhttp { server { listen 80; } }\nstream {\n"
+        "ssl_certificate c; ssl_certificate_key k;\n" + top + "\n" + "".join(parts) + "}\n"
+    )
+
+
 CASES: list[tuple[str, tuple[str, str], str, str]] = [
     # code, target, triggers, fixed
     (
@@ -444,6 +456,63 @@ CASES: list[tuple[str, tuple[str, str], str, str]] = [
         MID,
         http(DEFAULT, top="ssl_session_cache shared:S:1m; ssl_protocols TLSv1.2;"),
         http(DEFAULT),
+    ),
+    # stream{} (issue 38): the default-server rules hold for stream servers where the facts do
+    (
+        "NGX101",
+        MID,
+        stream(SDEFAULT, SSITE.format(body="ssl_ecdh_curve X25519;")),
+        stream(SDEFAULT, SSITE.format(body=""), top="ssl_ecdh_curve X25519;"),
+    ),
+    (
+        "NGX102",
+        MID,
+        stream(SDEFAULT, SSITE.format(body="ssl_session_cache shared:B:1m;")),
+        stream(SDEFAULT, SSITE.format(body=""), top="ssl_session_cache shared:B:1m;"),
+    ),
+    (
+        "NGX103",
+        MID,
+        stream(SDEFAULT, SSITE.format(body="ssl_protocols TLSv1.3;")),
+        stream(SDEFAULT, SSITE.format(body=""), top="ssl_protocols TLSv1.3;"),
+    ),
+    (
+        "NGX105",
+        MID,
+        stream(
+            SDEFAULT.replace("proxy_pass", "ssl_session_tickets off; proxy_pass"),
+            SSITE.format(body="ssl_session_tickets on;"),
+        ),
+        stream(SDEFAULT, SSITE.format(body=""), top="ssl_session_tickets off;"),
+    ),
+    ("NGX107", MID, stream(SDEFAULT, SDEFAULT), stream(SDEFAULT)),
+    (
+        "NGX109",
+        NEW,
+        stream(
+            "server { listen 9443 default_server; proxy_pass 127.0.0.1:1; }\n",
+            "server { listen 9443; server_name q.example; ssl_preread on; proxy_pass 127.0.0.1:2; }\n",
+        ),
+        stream(
+            "server { listen 9443 default_server; proxy_pass 127.0.0.1:1; }\n",
+            "server { listen 9443; server_name q.example; proxy_pass 127.0.0.1:2; }\n",
+            top="ssl_preread on;",
+        ),
+    ),
+    (
+        "NGX801",
+        NEW,
+        stream("server { listen 5432; proxy_pass db.internal:5432; proxy_ssl on; }\n"),
+        stream(
+            "server { listen 5432; proxy_pass db.internal:5432; proxy_ssl on; "
+            "proxy_ssl_verify on; proxy_ssl_trusted_certificate ca.pem; }\n"
+        ),
+    ),
+    (
+        "NGX401",
+        NEW,
+        stream(SDEFAULT, top="ssl_protocols TLSv1 TLSv1.2;"),
+        stream(SDEFAULT, top="ssl_protocols TLSv1.2;"),
     ),
     (
         "NGX004",

@@ -3,7 +3,7 @@ the Fail example and not the Fix one, on the target the example names (nginx 1.2
 OpenSSL 3.5 unless it says otherwise). The docs users read are the docs that are tested.
 
 How an example is read: a block indented under `Fail:`/`Fix:` (or the rest of that line) is
-nginx config. With an `http {` it is the whole http{} part; with a `server {` it is the content
+nginx config. With an `http {` (or a `stream {`) it is the whole http{} (or stream{}) part; with a `server {` it is the content
 of http{}; otherwise it is the content of a TLS server that is the default of *:443. `...`
 stands for a server's certificate lines.
 """
@@ -60,7 +60,7 @@ def target_of(note: str) -> tuple[str, str]:
 
 def config(example: str) -> str:
     text = example.replace("...", CERTIFICATE)
-    if re.search(r"^\s*http\s*\{", text, re.M):
+    if re.search(r"^\s*(http|stream)\s*\{", text, re.M):
         return "events {}\n" + text + "\n"
     if re.search(r"^\s*server\s*\{", text, re.M):
         return "events {}\nhttp {\n" + text + "\n}\n"

@@ -1,5 +1,6 @@
 """The config model rules read: servers, their listen sockets, the default server of each
-address:port, and directive values after inheritance (http -> server -> location)."""
+address:port, and directive values after inheritance (http -> server -> location). The same
+types hold stream{}'s servers (conf/stream.py builds them): a block is "http" or "stream"."""
 
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ class Listen:
     ssl: bool
     http2: bool
     quic: bool
+    proxy_protocol: bool = False
+    udp: bool = False  # stream{} `listen ... udp`: a socket of its own, never TLS
 
 
 @record(eq=False)
@@ -35,13 +38,15 @@ class Server:
     names: list[str]
     directives: dict[str, list[Stmt]]
     locations: list[Location]
-    http: dict[str, list[Stmt]]
+    http: dict[str, list[Stmt]]  # the enclosing block's lines: http{}'s, or stream{}'s
+    block: str = "http"  # or "stream"
 
     def own(self, name: str) -> list[Stmt]:
         return self.directives.get(name, [])
 
     def effective(self, name: str) -> list[Stmt]:
-        """The lines that apply in this server: its own, else the http{} ones."""
+        """The lines that apply in this server: its own, else the enclosing block's (http{} or
+        stream{})."""
         return self.directives.get(name) or self.http.get(name, [])
 
     def value(self, name: str) -> list[str] | None:
@@ -92,6 +97,7 @@ class Config:
     http_stmt: Stmt | None
     servers: list[Server]
     sockets: dict[str, list[Server]] = field(default_factory=dict)
+    block: str = "http"  # or "stream": which knowledge applies (knowledge.default_server_only)
 
     def default_server(self, socket: str) -> Server:
         servers = self.sockets[socket]
@@ -145,6 +151,7 @@ def _listen(stmt: Stmt) -> Listen | None:
         ssl="ssl" in params or "quic" in params,  # QUIC is TLS 1.3: always a TLS socket
         http2="http2" in params,
         quic="quic" in params,
+        proxy_protocol="proxy_protocol" in params,
     )
 
 
@@ -170,8 +177,13 @@ def build(loaded: Loaded) -> Config:
         servers.append(
             Server(stmt, len(servers), listens, names, own, _locations(stmt.block), http)
         )
-    config = Config(loaded, http, http_stmt, servers)
-    for server in servers:
+    return index_sockets(Config(loaded, http, http_stmt, servers))
+
+
+def index_sockets(config: Config) -> Config:
+    """Fill `config.sockets`: the servers of each address:port, in the order nginx meets them
+    (the first is the default where no listen line says `default_server`)."""
+    for server in config.servers:
         for socket in dict.fromkeys(listen.socket for listen in server.listens):
             config.sockets.setdefault(socket, []).append(server)
     return config

@@ -26,6 +26,16 @@ class Effective:
         self.target = target
         self._memo: dict[str, Any] = {}
 
+    @cached_property
+    def stream(self) -> Effective:
+        """The stream{} servers of the same tree for the same target (conf/stream.py); a
+        stream model's own stream is itself."""
+        if self.config.block == "stream":
+            return self
+        from nginxgen.conf.stream import build_stream
+
+        return Effective(build_stream(self.config.loaded), self.target)
+
     def memo(self, key: str, compute: Callable[[], T]) -> T:
         """What several rules derive from the same config, computed once per model."""
         if key not in self._memo:
@@ -177,7 +187,8 @@ class Effective:
 
 def server_label(server: Server) -> str:
     name = server.names[0] if server.names else "(no server_name)"
-    return f"server {name} ({server.stmt.file}:{server.stmt.line})"
+    block = "stream server" if server.block == "stream" else "server"
+    return f"{block} {name} ({server.stmt.file}:{server.stmt.line})"
 
 
 def _pick(locations: list[Location], uri: str) -> Location | None:

@@ -85,6 +85,12 @@ def server_for_name(servers: list[Server], name: str | None) -> Server | None:
     return None
 
 
+def by_name(effective: Effective) -> bool:
+    """Whether a name selects a server among those of an address:port: always in http{}; in
+    stream{} from nginx 1.25.5 (before, one address:port takes one stream server)."""
+    return effective.config.block != "stream" or knowledge.stream_virtual_servers(effective.target)
+
+
 def tls_socket_for_port(config: Config, port: int) -> str | None:
     for socket in config.sockets:
         if socket.endswith(f":{port}") and config.tls_socket(socket):
@@ -118,7 +124,9 @@ def _tickets_on(stmts: list[Stmt]) -> bool:
 
 class NameModel:
     """What applies to `sni` (None: a client that sends no name) on a TLS `socket`; with
-    `server`, to the names of that server of the socket."""
+    `server`, to the names of that server of the socket. The socket is an http{} one or, where
+    the effective model is stream{}'s (conf/stream.py), a stream one: the same answers, with the
+    knowledge of that block."""
 
     def __init__(
         self,
@@ -134,10 +142,14 @@ class NameModel:
         self.socket = socket
         self.sni = sni
         self.default = default or self.config.default_server(socket)
-        found = server or server_for_name(self.config.sockets[socket], sni)
+        found = server or (
+            server_for_name(self.config.sockets[socket], sni) if by_name(effective) else None
+        )
         self.server = found or self.default
-        target = self.target  # once per model of a config, not once per name
-        self.decided = effective.memo("decided", lambda: knowledge.default_server_only(target))
+        target, block = self.target, self.config.block  # once per model, not once per name
+        self.decided = effective.memo(
+            "decided", lambda: knowledge.default_server_only(target, block)
+        )
 
     def decider(self, key: str) -> Server:
         """The server whose lines decide `key` for this name."""

@@ -938,15 +938,20 @@ def auto_ticket_rotation(target: Target) -> bool:
 class DefaultServerOnly:
     key: str  # a directive, or "ssl_conf_command NAME"
     why: str
-    source: str
+    source: str  # for the block asked about: in stream{}, the stream evidence
     only_value: str | None
 
 
-def default_server_only(target: Target) -> dict[str, DefaultServerOnly]:
-    """Settings that, on this target, only the default server of an address:port decides."""
+def default_server_only(target: Target, block: str = "http") -> dict[str, DefaultServerOnly]:
+    """Settings that, on this target, only the default server of an address:port decides, in
+    http{} or in stream{} servers (an entry holds in stream where it names its stream
+    evidence)."""
     result: dict[str, DefaultServerOnly] = {}
     kind = _behaves_as(target.library)
     for key, data in _toml("nginx")["default_server_only"].items():
+        blocks = data.get("blocks") or ["http", *(["stream"] if "stream" in data else [])]
+        if block not in blocks:
+            continue
         libraries = data.get("libraries")
         if libraries is not None and kind not in libraries and target.library.kind not in libraries:
             continue
@@ -955,10 +960,41 @@ def default_server_only(target: Target) -> dict[str, DefaultServerOnly]:
             per_vhost_libs = data.get("per_vhost_libraries")
             if per_vhost_libs is None or kind in per_vhost_libs:
                 continue
+        source = data["source"] if block == "http" else f"{data['source']}; {data['stream']}"
         result[key] = DefaultServerOnly(
-            key=key, why=data["why"], source=data["source"], only_value=data.get("only_value")
+            key=key, why=data["why"], source=source, only_value=data.get("only_value")
         )
     return result
+
+
+def stream_virtual_servers(target: Target) -> bool:
+    """Whether stream{} servers share an address:port by name (server_name, since 1.25.5)."""
+    return target.nginx >= Version(nginx_fact("stream")["virtual_servers_since"])
+
+
+@record(frozen=True)
+class ClientTlsDefaults:
+    """What nginx does as a TLS client where no line says otherwise (proxy_ssl_* in http and
+    stream alike)."""
+
+    verify: bool
+    server_name: bool
+    session_reuse: bool
+    ciphers: str
+    protocols: tuple[str, ...]
+    source: str
+
+
+def client_tls_defaults(target: Target) -> ClientTlsDefaults:
+    data = nginx_fact("client_tls_defaults")
+    return ClientTlsDefaults(
+        verify=data["verify"],
+        server_name=data["server_name"],
+        session_reuse=data["session_reuse"],
+        ciphers=data["ciphers"],
+        protocols=tuple(default_protocols(target)),
+        source=data["source"],
+    )
 
 
 # --- groups --------------------------------------------------------------------------------------

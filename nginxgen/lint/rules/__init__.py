@@ -30,6 +30,7 @@ MODULES = (
     "ngx106_no_explicit_default_server",
     "ngx107_duplicate_default_server",
     "ngx108_reject_handshake_without_return",
+    "ngx109_preread_outside_default_server",
     "ngx201_group_unavailable",
     "ngx202_group_syntax_unsupported",
     "ngx203_pq_not_enforced",
@@ -76,6 +77,7 @@ MODULES = (
     "ngx732_dhe_without_dhparam",
     "ngx733_dhparam_unused",
     "ngx734_ticket_key_size",
+    "ngx801_backend_not_verified",
 )
 
 

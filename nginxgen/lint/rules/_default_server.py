@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen.conf.config import Server
+from nginxgen.conf.config import Config, Server
 from nginxgen.conf.load import Stmt
 from nginxgen.conf.per_name import NameModel, lines_of
 from nginxgen.lint.context import Context
@@ -35,6 +35,7 @@ class Misplaced:
     why: str
     default_value: str
     server: Server  # the server whose line it is
+    config: Config  # the model of its block: http{}'s, or stream{}'s
 
 
 def _text(stmt: Stmt | None, key: str) -> str:
@@ -46,32 +47,41 @@ def _text(stmt: Stmt | None, key: str) -> str:
 
 def misplaced(ctx: Context, keys: tuple[str, ...]) -> Iterator[Misplaced]:
     """Settings a non-default server makes that the target ignores there: the ignored lines of
-    the config model's answer for that server's names (nginxgen/conf/per_name.py)."""
-    for socket, default, others in ctx.tls_sockets():
-        for server in others:
-            model = NameModel(ctx, socket, None, server, default)
-            for key in keys:
-                if key not in model.decided:
-                    continue
-                entry = model.decided[key]
-                answer = model.setting(key)
-                in_effect = answer.line
-                for ignored in answer.ignored:
-                    stmt = ignored.line
-                    value = _text(stmt, key)
-                    if in_effect is not None and same_value(
-                        stmt.directive, stmt.args, in_effect.args
-                    ):
-                        continue  # the same setting, however it is spelled (1440m and 1d)
-                    if entry.only_value and value != entry.only_value:
+    the config model's answer for that server's names (nginxgen/conf/per_name.py), in http{}
+    servers and in stream{} ones (with stream's knowledge of what the default server decides)."""
+    for block in (ctx, ctx.stream):
+        for socket, default, others in block.tls_sockets():
+            for server in others:
+                model = NameModel(block, socket, None, server, default)
+                for key in keys:
+                    if key not in model.decided:
                         continue
-                    yield Misplaced(
-                        socket, key, stmt, model.default, entry.why, _text(in_effect, key), server
-                    )
+                    entry = model.decided[key]
+                    answer = model.setting(key)
+                    in_effect = answer.line
+                    for ignored in answer.ignored:
+                        stmt = ignored.line
+                        value = _text(stmt, key)
+                        if in_effect is not None and same_value(
+                            stmt.directive, stmt.args, in_effect.args
+                        ):
+                            continue  # the same setting, however it is spelled (1440m and 1d)
+                        if entry.only_value and value != entry.only_value:
+                            continue
+                        yield Misplaced(
+                            socket, key, stmt, model.default, entry.why,
+                            _text(in_effect, key), server, block.config,
+                        )  # fmt: skip
 
 
-def _on_another_tls_socket(ctx: Context, server: Server, socket: str) -> bool:
-    return any(lst.socket != socket and ctx.config.tls_socket(lst.socket) for lst in server.listens)
+def block_fix(fix: str, m: Misplaced) -> str:
+    """A rule's fix text for the block of the finding: a stream{} server's lines go to
+    stream{} level."""
+    return fix.replace("http{}", "stream{}") if m.config.block == "stream" else fix
+
+
+def _on_another_tls_socket(config: Config, server: Server, socket: str) -> bool:
+    return any(lst.socket != socket and config.tls_socket(lst.socket) for lst in server.listens)
 
 
 def move_to_default(ctx: Context, m: Misplaced) -> Fix | None:
@@ -86,15 +96,15 @@ def move_to_default(ctx: Context, m: Misplaced) -> Fix | None:
     vhost's value over it). Each case was found by scripts/fuzz.py live-fix."""
     if m.key.startswith("ssl_conf_command "):
         return None  # several lines of one directive: not automatic yet
-    if _on_another_tls_socket(ctx, m.default, m.socket):
+    if _on_another_tls_socket(m.config, m.default, m.socket):
         return None
-    for other in ctx.config.sockets.get(m.socket, []):
+    for other in m.config.sockets.get(m.socket, []):
         own = lines_of(other, m.key, own=True) if other not in (m.server, m.default) else []
         if own and not same_value(m.stmt.directive, own[-1].args, m.stmt.args):
             # Another vhost of this address wants another value: one default server cannot
             # give both, and moving either would drop the other's line with its intent.
             return None
-    elsewhere = _on_another_tls_socket(ctx, m.server, m.socket)
+    elsewhere = _on_another_tls_socket(m.config, m.server, m.socket)
     own = lines_of(m.default, m.key, own=True)
     if own:
         made_same = _fixes.set_args(ctx, own[-1], m.stmt.args)

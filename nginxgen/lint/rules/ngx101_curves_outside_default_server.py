@@ -5,6 +5,9 @@ every connection to an address:port: OpenSSL, BoringSSL and AWS-LC copy the grou
 connection before SNI selects the virtual server. The same line in another server is silently
 ignored - no error from `nginx -t`, and a client that only offers the vhost's group fails.
 
+The same in stream{} servers (virtual servers since nginx 1.25.5): a stream vhost's groups
+are ignored too (seen on nginx 1.31.3, tests/test_stream_live.py).
+
 Fail:
     server { listen 443 ssl default_server; ssl_ecdh_curve X25519; ... }
     server { listen 443 ssl; server_name b.example; ssl_ecdh_curve secp384r1; ... }
@@ -23,7 +26,12 @@ from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule, server_label
 from nginxgen.lint.findings import Finding
-from nginxgen.lint.rules._default_server import MOVE_TO_DEFAULT, misplaced, move_to_default
+from nginxgen.lint.rules._default_server import (
+    MOVE_TO_DEFAULT,
+    block_fix,
+    misplaced,
+    move_to_default,
+)
 
 RULE = Rule(
     code="NGX101",
@@ -44,4 +52,5 @@ def check(ctx: Context) -> Iterator[Finding]:
             f"{m.key} here is ignored: {server_label(m.default)} is the default server of "
             f"{m.socket} and its groups ({m.default_value}) apply to every name on it",
             edits=move_to_default(ctx, m),
+            fix=block_fix(RULE.fix, m),
         )

@@ -4,6 +4,9 @@ nginx stores and looks up sessions, and encrypts tickets, in the default server'
 address:port (`c->ssl->session_ctx`). A shared cache configured only in a vhost is never used
 (no resumption: a full handshake on every connection); a ticket key or timeout there is ignored.
 
+The same in stream{} servers (virtual servers since nginx 1.25.5): a stream vhost's session
+cache and timeout are ignored too (seen on nginx 1.31.3, tests/test_stream_live.py).
+
 Fail:
     server { listen 443 ssl default_server; ssl_reject_handshake on; }
     server { listen 443 ssl; server_name a.example; ssl_session_cache shared:SSL:10m; ... }
@@ -23,7 +26,12 @@ from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule, server_label
 from nginxgen.lint.findings import Finding
-from nginxgen.lint.rules._default_server import MOVE_TO_DEFAULT, misplaced, move_to_default
+from nginxgen.lint.rules._default_server import (
+    MOVE_TO_DEFAULT,
+    block_fix,
+    misplaced,
+    move_to_default,
+)
 
 RULE = Rule(
     code="NGX102",
@@ -43,4 +51,5 @@ def check(ctx: Context) -> Iterator[Finding]:
             f"{m.key} here is ignored: sessions on {m.socket} use {server_label(m.default)}, "
             f"its default server ({m.default_value})",
             edits=move_to_default(ctx, m),
+            fix=block_fix(RULE.fix, m),
         )

@@ -8,6 +8,10 @@ HelloRetryRequest (ML-KEM offered, but only an X25519 key share sent, where ML-K
 OpenSSL 3.5's default groups) has its second hello answered from the vhost's suites, and aborts
 if the suite changes (seen on nginx 1.26.3 / OpenSSL 3.5).
 
+The same in stream{} servers (virtual servers since nginx 1.25.5, the ClientHello callback of
+1.29.2 for http and stream alike): a stream vhost's protocols work from 1.29.2 (seen on 1.31.3,
+tests/test_stream_live.py).
+
 Fail (nginx 1.26.3):
     server { listen 443 ssl default_server; ssl_protocols TLSv1.2 TLSv1.3; ... }
     server { listen 443 ssl; server_name strict.example; ssl_protocols TLSv1.3; ... }
@@ -28,7 +32,12 @@ from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule, server_label
 from nginxgen.lint.findings import Finding
-from nginxgen.lint.rules._default_server import MOVE_TO_DEFAULT, misplaced, move_to_default
+from nginxgen.lint.rules._default_server import (
+    MOVE_TO_DEFAULT,
+    block_fix,
+    misplaced,
+    move_to_default,
+)
 
 RULE = Rule(
     code="NGX103",
@@ -47,4 +56,5 @@ def check(ctx: Context) -> Iterator[Finding]:
             f"{m.key} here is ignored on {ctx.target.describe()}: {server_label(m.default)} is "
             f"the default server of {m.socket} and decides there ({m.default_value})",
             edits=move_to_default(ctx, m),
+            fix=block_fix(RULE.fix, m),
         )

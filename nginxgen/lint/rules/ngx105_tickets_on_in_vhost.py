@@ -6,6 +6,9 @@ with OpenSSL, tickets turned off in a virtual server under a default server that
 (nginx's default) take TLS 1.3 resumption away from its names altogether: the session cache does
 not resume their TLS 1.3 sessions either (TLS 1.2 sessions still resume from it).
 
+The same in stream{} servers (virtual servers since nginx 1.25.5): the stream module switches
+the connection to the vhost's context as http does (ngx_stream_ssl_servername).
+
 Fail (nginx 1.26.3):
     server { listen 443 ssl default_server; ssl_session_tickets off; ... }
     server { listen 443 ssl; server_name b.example; ssl_session_tickets on; ... }
@@ -29,6 +32,7 @@ from nginxgen.lint.findings import Finding
 from nginxgen.lint.rules._default_server import (
     MOVE_TO_DEFAULT,
     Misplaced,
+    block_fix,
     misplaced,
     move_to_default,
 )
@@ -50,6 +54,7 @@ def check(ctx: Context) -> Iterator[Finding]:
             f"tickets are off in {server_label(m.default)}, the default server of {m.socket}, "
             "so turning them on here has no effect before nginx 1.29.2",
             edits=move_to_default(ctx, m),
+            fix=block_fix(RULE.fix, m),
         )
     yield from _off_under_on(ctx)
 
@@ -57,26 +62,29 @@ def check(ctx: Context) -> Iterator[Finding]:
 def _off_under_on(ctx: Context) -> Iterator[Finding]:
     """A vhost's tickets off where the config model says its names then resume no TLS 1.3
     session, although its line meant them to resume from the session cache."""
-    for socket, default, others in ctx.tls_sockets():
-        for server in others:
-            model = NameModel(ctx, socket, None, server, default)
-            if "ssl_session_tickets" not in model.decided:
-                continue
-            answer = model.tls13_resumption()
-            for ignored in answer.ignored:
-                turned_off = ignored.line.args == ["off"]
-                if not turned_off or answer.value is not False or ignored.meant is not True:
+    for block in (ctx, ctx.stream):
+        for socket, default, others in block.tls_sockets():
+            for server in others:
+                model = NameModel(block, socket, None, server, default)
+                if "ssl_session_tickets" not in model.decided:
                     continue
-                m = Misplaced(
-                    socket, "ssl_session_tickets", ignored.line, model.default,
-                    model.decided["ssl_session_tickets"].why, "on", server,
-                )  # fmt: skip
-                yield ctx.finding(
-                    RULE,
-                    ignored.line,
-                    f"tickets are on in {server_label(model.default)}, the default server of "
-                    f"{socket}: turning them off here leaves this server's names without TLS 1.3 "
-                    f"resumption before nginx 1.29.2 (on {ctx.target.library.display}: the "
-                    "session cache does not resume their TLS 1.3 sessions either)",
-                    edits=move_to_default(ctx, m),
-                )
+                answer = model.tls13_resumption()
+                for ignored in answer.ignored:
+                    turned_off = ignored.line.args == ["off"]
+                    if not turned_off or answer.value is not False or ignored.meant is not True:
+                        continue
+                    m = Misplaced(
+                        socket, "ssl_session_tickets", ignored.line, model.default,
+                        model.decided["ssl_session_tickets"].why, "on", server, block.config,
+                    )  # fmt: skip
+                    yield ctx.finding(
+                        RULE,
+                        ignored.line,
+                        f"tickets are on in {server_label(model.default)}, the default server "
+                        f"of {socket}: turning them off here leaves this server's names without "
+                        "TLS 1.3 resumption before nginx 1.29.2 (on "
+                        f"{ctx.target.library.display}: the session cache does not resume "
+                        "their TLS 1.3 sessions either)",
+                        edits=move_to_default(ctx, m),
+                        fix=block_fix(RULE.fix, m),
+                    )

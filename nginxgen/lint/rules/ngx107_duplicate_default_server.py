@@ -9,13 +9,17 @@ Fix (default_server on one server only):
     server { listen 443 ssl default_server; server_name a.example; ... }
     server { listen 443 ssl; server_name b.example; ... }
 
-Sources: nginx ngx_http_core_module (listen); nginx -t: "a duplicate default server".
+The same in stream{} servers (default_server since nginx 1.25.5).
+
+Sources: nginx ngx_http_core_module and ngx_stream_core_module (listen); nginx -t: "a duplicate
+default server".
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
+from nginxgen.conf.config import Config
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
 
@@ -28,7 +32,13 @@ RULE = Rule(
 
 
 def check(ctx: Context) -> Iterator[Finding]:
-    for socket, servers in ctx.config.sockets.items():
+    for config in (ctx.config, ctx.stream.config):
+        yield from _duplicates(ctx, config)
+
+
+def _duplicates(ctx: Context, config: Config) -> Iterator[Finding]:
+    """http{} servers and stream{} ones (stream's default_server since nginx 1.25.5) alike."""
+    for socket, servers in config.sockets.items():
         marked = [lst for s in servers for lst in s.listens if lst.socket == socket and lst.default]
         for listen in marked[1:]:
             first = marked[0].stmt

@@ -1,0 +1,165 @@
+"""stream{}: TCP (and UDP) servers, with the types of http{}'s model (conf/config.py).
+
+A stream server listens on address:port with `ssl` (nginx terminates TLS: the stream
+ssl_* directives), or reads the ClientHello without terminating it (`ssl_preread on`), and
+passes the connection on with `proxy_pass`, to a TLS backend with `proxy_ssl on`. Since nginx
+1.25.5 several stream servers share an address:port by `server_name`, and the default server
+question of http{} arises: which server a name reaches (`route`), and which TLS settings apply
+to it (conf/per_name.NameModel over this block's knowledge: `tls`).
+"""
+
+from __future__ import annotations
+
+from nginxgen.conf.client_tls import ClientTls, client_tls
+from nginxgen.conf.config import Config, Listen, Server, index_sockets, listen_socket
+from nginxgen.conf.effective import Effective, server_label
+from nginxgen.conf.load import Loaded, Stmt
+from nginxgen.conf.per_name import Ignored, NameModel, by_name, server_for_name
+from nginxgen.records import record
+
+
+def _listen(stmt: Stmt) -> Listen | None:
+    """A stream `listen` line: address:port with `ssl`, `udp` (a socket of its own: nginx's
+    stream TLS is TCP only), `proxy_protocol`, `default_server`."""
+    if not stmt.args:
+        return None
+    params = {a.split("=", 1)[0] for a in stmt.args[1:]}
+    udp = "udp" in params
+    socket = listen_socket(stmt.args[:1]) + ("/udp" if udp else "")
+    return Listen(
+        socket=socket,
+        stmt=stmt,
+        default="default_server" in params,
+        ssl="ssl" in params and not udp,
+        http2=False,
+        quic=False,
+        proxy_protocol="proxy_protocol" in params,
+        udp=udp,
+    )
+
+
+def _directives(block: list[Stmt]) -> dict[str, list[Stmt]]:
+    out: dict[str, list[Stmt]] = {}
+    for stmt in block:
+        if stmt.directive not in ("server", "upstream", "map", "geo", "split_clients"):
+            out.setdefault(stmt.directive, []).append(stmt)
+    return out
+
+
+def build_stream(loaded: Loaded) -> Config:
+    """The stream{} blocks of a loaded tree as a Config of block "stream": its servers with
+    their listens and names, the stream{} level's lines as the outer level, and the servers of
+    each address:port in nginx's order. A file of http{} content has none."""
+    blocks = [] if loaded.http_level_top else loaded.statements
+    stream_stmts = [s for s in blocks if s.directive == "stream" and s.block is not None]
+    stream_block = [stmt for s in stream_stmts for stmt in (s.block or [])]
+    outer = _directives(stream_block)
+    servers: list[Server] = []
+    for stmt in stream_block:
+        if stmt.directive != "server" or stmt.block is None:
+            continue
+        own = _directives(stmt.block)
+        listens = [lst for s in own.get("listen", []) if (lst := _listen(s))]
+        if not listens:  # nginx -t: no "listen" is defined for server (not a server at all)
+            continue
+        names = [n for s in own.get("server_name", []) for n in s.args]
+        servers.append(Server(stmt, len(servers), listens, names, own, [], outer, "stream"))
+    first = stream_stmts[0] if stream_stmts else None
+    return index_sockets(Config(loaded, outer, first, servers, block="stream"))
+
+
+@record(frozen=True)
+class Route:
+    """Where a connection to `socket` that names `sni` (None: no name) goes in stream{}."""
+
+    socket: str
+    sni: str | None
+    server: Server  # the server whose proxy_pass, return and proxy_ssl lines serve it
+    chosen_by: str  # "tls" (SNI of a TLS handshake nginx ends), "preread", "default"
+    terminates: bool  # nginx ends TLS here (listen ... ssl): the stream ssl_* lines apply
+    preread: bool  # the ClientHello is read without ending TLS: no ssl_* line applies
+    ignored: tuple[Ignored, ...] = ()  # a virtual server's ssl_preread that never runs
+
+    @property
+    def proxy_pass(self) -> Stmt | None:
+        found = self.server.effective("proxy_pass")
+        return found[-1] if found else None
+
+
+def _flag_on(server: Server, directive: str) -> Stmt | None:
+    found = server.effective(directive)
+    return found[-1] if found and found[-1].args[:1] == ["on"] else None
+
+
+class Stream:
+    """The stream{} model of a tree for a target: routes by name, the TLS in effect for a name
+    on a socket nginx terminates, and the client side towards each server's backend."""
+
+    def __init__(self, effective: Effective) -> None:
+        self.effective = effective.stream
+        self.config = self.effective.config
+        self.target = self.effective.target
+
+    def route(self, socket: str, sni: str | None) -> Route:
+        """The server a connection reaches (ngx_stream_find_virtual_server, the same lookup as
+        http's). On a TLS socket the SNI selects it; on a plain one only where the default
+        server has `ssl_preread on`, since the preread phase runs with the default server's
+        configuration (knowledge: default_server_only.ssl_preread): a virtual server's own
+        ssl_preread is ignored, and no name reaches it."""
+        default = self.config.default_server(socket)
+        servers = self.config.sockets[socket]
+        terminates = self.config.tls_socket(socket)
+        preread = not terminates and _flag_on(default, "ssl_preread") is not None
+        found = None
+        if (terminates or preread) and by_name(self.effective):
+            found = server_for_name(servers, sni)
+        ignored: tuple[Ignored, ...] = ()
+        if not terminates and not preread:
+            why = (
+                f"{server_label(default)} is the default server of {socket} and has no "
+                "ssl_preread on: the server name is never read"
+            )
+            cause = default.effective("ssl_preread") or [default.stmt]
+            ignored = tuple(
+                Ignored(line, True, why, cause[-1])
+                for server in servers
+                if server is not default and (line := _flag_on(server, "ssl_preread"))
+            )
+        chosen_by = "default" if found is None else ("tls" if terminates else "preread")
+        server = found or default
+        return Route(socket, sni, server, chosen_by, terminates, preread, ignored)
+
+    def tls(self, socket: str, sni: str | None) -> NameModel:
+        """What applies to `sni` on a stream socket nginx terminates TLS on: per_name's answers
+        with stream's knowledge of what only the default server decides."""
+        if not self.config.tls_socket(socket):
+            raise ValueError(f"stream socket {socket} does not terminate TLS (no listen ... ssl)")
+        return NameModel(self.effective, socket, sni, self.route(socket, sni).server)
+
+    def upstream_tls(self, server: Server) -> ClientTls | None:
+        """The client side of a server's connections to its backend: None without
+        `proxy_ssl on` (the backend is spoken to in the clear)."""
+        if _flag_on(server, "proxy_ssl") is None:
+            return None
+        passes = server.effective("proxy_pass")
+        target = passes[-1].args[0] if passes and passes[-1].args else ""
+        return client_tls("proxy_ssl", server.effective, self.target, _pass_host(target))
+
+    def preread_sockets(self) -> list[str]:
+        """The plain sockets whose default server routes by the ClientHello's name."""
+        return [
+            socket
+            for socket in self.config.sockets
+            if not self.config.tls_socket(socket)
+            and _flag_on(self.config.default_server(socket), "ssl_preread")
+        ]
+
+
+def _pass_host(target: str) -> str | None:
+    """The name nginx checks and sends without proxy_ssl_name: proxy_pass's host (an upstream{}
+    block's name where it names one); None for a variable or a unix socket."""
+    if not target or "$" in target or target.startswith("unix:"):
+        return None
+    if target.startswith("["):  # [::1]:443
+        return target[1 : target.index("]")] if "]" in target else None
+    return target.rsplit(":", 1)[0] if ":" in target else target
