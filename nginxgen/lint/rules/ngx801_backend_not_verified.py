@@ -1,0 +1,55 @@
+"""A pass to a TLS backend whose certificate nginx does not verify.
+
+`proxy_ssl_verify` (and `grpc_ssl_verify`, `uwsgi_ssl_verify`) is off by default: nginx takes
+any certificate the backend shows, expired, self-signed or for another name, so anyone on the
+path between nginx and the backend can stand in for it and read or change every request. The
+TLS then protects against passive eavesdropping only.
+
+Fail: location / { proxy_pass https://api.example.com; }
+Fix:  location / { proxy_pass https://api.example.com; proxy_ssl_verify on;
+                   proxy_ssl_trusted_certificate /etc/ssl/certs/ca-certificates.crt;
+                   proxy_ssl_server_name on; }
+
+No automatic fix: verification needs the CA that issued the backend's certificate (the system
+bundle for a public one, the organisation's own CA for an internal one), which only the admin
+knows, and `proxy_ssl_verify on` without `proxy_ssl_trusted_certificate` is refused by
+`nginx -t` (NGX010). The fix text names both lines.
+
+Sources: nginx.org ngx_http_proxy_module docs (proxy_ssl_verify, default off;
+proxy_ssl_trusted_certificate); ngx_http_upstream_ssl_handshake_handler (the verify result is
+only checked with ssl_verify on); checked live on nginx 1.22.1, 1.26.3 and 1.31.3 by
+tests/test_upstream_live.py (verify off: 200 from a self-signed backend for another name).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from nginxgen.lint.context import Context, Rule
+from nginxgen.lint.findings import Finding
+from nginxgen.lint.rules._backends import decided, passes
+
+RULE = Rule(
+    code="NGX801",
+    name="backend-not-verified",
+    severity="warning",
+    fix="proxy_ssl_verify on; proxy_ssl_trusted_certificate /path/to/backend-ca.pem;",
+)
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    for backend in ctx.backends():
+        verify = backend.verify()
+        if verify.value:
+            continue
+        yield ctx.finding(
+            RULE,
+            backend.pass_line,
+            f"{passes(backend)}: the backend's certificate is not verified "
+            f"{decided(verify.line, 'off')}; anyone on the path can stand in for it",
+            fix=(
+                f"{backend.directive('verify')} on; {backend.directive('trusted_certificate')} "
+                "/path/to/backend-ca.pem; (the CA that issued the backend's certificate: choose "
+                "it, nginxgen cannot)"
+            ),
+        )
