@@ -5,8 +5,9 @@ Without `proxy_ssl_name`, nginx verifies the backend's certificate against the h
 pass's URL, `$proxy_host`: with `proxy_pass https://backend;` and `upstream backend {...}` that
 is the word "backend", whatever names the block's `server` lines give. A certificate rarely
 covers such a name, so turning `proxy_ssl_verify on` makes every request a 502 ("upstream SSL
-certificate does not match"). Reported where the block's name is none of its servers' host
-names.
+certificate does not match"). Reported where the block's name is a single label (no public CA
+issues for one) and none of its servers' host names; a dotted name
+(`upstream api.example.com {...}`) may be the certificate's and is not reported.
 
 Fail: upstream backend { server api.example.com:443; }
       location / { proxy_pass https://backend; proxy_ssl_verify on;
@@ -55,7 +56,9 @@ def check(ctx: Context) -> Iterator[Finding]:
                 if s.directive == "server" and s.args
             }
         )
-        if name.value.lower() in hosts:
+        # a name with a dot may well be the certificate's (upstream api.example.com {...});
+        # a single label never is a public one
+        if "." in name.value or name.value.lower() in hosts:
             continue
         directive = backend.directive("name")
         named = [h for h in hosts if is_hostname(h)]
