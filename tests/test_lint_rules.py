@@ -20,6 +20,12 @@ NEW = ("1.31.3", "openssl-3.3.7")
 DEFAULT = "server { listen 443 ssl default_server; ssl_reject_handshake on; }\n"
 SITE = "server {{ listen 443 ssl; server_name b.example; ssl_certificate c; ssl_certificate_key k; {body} }}\n"
 HSTS = 'add_header Strict-Transport-Security "max-age=63072000" always;'
+# a pass to a TLS backend with every NGX8xx rule satisfied, and an upstream{} block
+PASS = (
+    "proxy_pass https://b.example; proxy_ssl_verify on; proxy_ssl_trusted_certificate /ca.pem;"
+    " proxy_ssl_server_name on;"
+)
+UPSTREAM = "upstream backend { server api.example:443; }\n"
 
 
 def http(
@@ -523,7 +529,50 @@ CASES: list[tuple[str, tuple[str, str], str, str]] = [
             DEFAULT,
         ),
     ),
-]
+    # TLS towards backends (conf/upstream)
+    (
+        "NGX801",
+        MID,
+        http(DEFAULT, SITE.format(body=f"{HSTS} location / {{ proxy_pass https://b.example; }}")),
+        http(DEFAULT, SITE.format(body=f"{HSTS} location / {{ {PASS} }}")),
+    ),
+    (
+        "NGX801",  # grpc has its own switch: proxy_ssl_verify does not reach it
+        MID,
+        http(DEFAULT, SITE.format(body=f"{HSTS} proxy_ssl_verify on; proxy_ssl_trusted_certificate /ca.pem; location / {{ grpc_pass grpcs://b.example:50051; }}")),
+        http(DEFAULT, SITE.format(body=f"{HSTS} grpc_ssl_verify on; grpc_ssl_trusted_certificate /ca.pem; grpc_ssl_server_name on; location / {{ grpc_pass grpcs://b.example:50051; }}")),
+    ),
+    (
+        "NGX802",
+        MID,
+        http(DEFAULT, SITE.format(body=f"{HSTS} location / {{ proxy_pass https://b.example; proxy_ssl_verify on; proxy_ssl_trusted_certificate /ca.pem; }}")),
+        http(DEFAULT, SITE.format(body=f"{HSTS} location / {{ {PASS} }}")),
+    ),
+    (
+        "NGX803",
+        MID,
+        http(UPSTREAM, DEFAULT, SITE.format(body=f"{HSTS} location / {{ proxy_pass https://backend; proxy_ssl_verify on; proxy_ssl_trusted_certificate /ca.pem; proxy_ssl_server_name on; }}")),
+        http(UPSTREAM, DEFAULT, SITE.format(body=f"{HSTS} location / {{ proxy_pass https://backend; proxy_ssl_verify on; proxy_ssl_trusted_certificate /ca.pem; proxy_ssl_server_name on; proxy_ssl_name api.example; }}")),
+    ),
+    (
+        "NGX804",
+        MID,
+        http(UPSTREAM, DEFAULT, SITE.format(body=f"{HSTS} location / {{ proxy_pass https://backend; }}")),
+        http(UPSTREAM.replace("}", "keepalive 16; }"), DEFAULT, SITE.format(body=f"{HSTS} location / {{ proxy_pass https://backend; proxy_http_version 1.1; proxy_set_header Connection \"\"; }}")),
+    ),
+    (
+        "NGX805",
+        MID,
+        http(DEFAULT, SITE.format(body=f"{HSTS} location / {{ {PASS} proxy_ssl_protocols TLSv1 TLSv1.2; }}")),
+        http(DEFAULT, SITE.format(body=f"{HSTS} location / {{ {PASS} proxy_ssl_protocols TLSv1.2; }}")),
+    ),
+    (
+        "NGX806",
+        MID,
+        http(DEFAULT, SITE.format(body=f"{HSTS} location / {{ {PASS} proxy_ssl_conf_command Groups X25519:prime256v1; }}")),
+        http(DEFAULT, SITE.format(body=f"{HSTS} location / {{ {PASS} proxy_ssl_conf_command Groups X25519MLKEM768:X25519:prime256v1; }}")),
+    ),
+]  # fmt: skip
 
 
 def findings_of(

@@ -10,6 +10,7 @@ from functools import cached_property
 from nginxgen import knowledge
 from nginxgen.conf.config import Config, Location, Server
 from nginxgen.conf.load import Stmt, walk
+from nginxgen.conf.upstream import BackendTls, backends
 from nginxgen.records import record
 from nginxgen.target import Target
 
@@ -169,6 +170,11 @@ class Effective:
             return
         for chain in server.all_locations():
             yield chain[-1], self.headers_in(server, chain)
+
+    def backends(self) -> list[BackendTls]:
+        """Every location that passes to a TLS backend, with the client-side TLS in effect
+        there (conf/upstream): once per model, every NGX8xx rule reads the same."""
+        return self.memo("backends", lambda: list(backends(self.config, self.target)))
 
     def has(self, capability: str) -> bool:
         return knowledge.has(self.target.library, capability)

@@ -78,6 +78,11 @@ MODULES = (
     "ngx733_dhparam_unused",
     "ngx734_ticket_key_size",
     "ngx801_backend_not_verified",
+    "ngx802_backend_no_sni",
+    "ngx803_backend_name_is_upstream_block",
+    "ngx804_backend_no_keepalive",
+    "ngx805_backend_legacy_protocol",
+    "ngx806_backend_not_post_quantum",
 )
 
 
