@@ -183,3 +183,58 @@ def test_request_outcome(
     config = load(tmp_path, PAIRS)
     outcome = request_outcome(config, SOCKET, sni, host, certificate)
     assert (outcome.status, outcome.answering.names[0]) == (status, answering), outcome.why
+
+
+# --- the rules that read the model ----------------------------------------------------------
+
+
+def lint_codes(tmp_path: Path, http: str, target: tuple[str, str]) -> list[tuple[str, str]]:
+    from nginxgen.lint.run import Selection, lint
+    from nginxgen.target import resolve
+
+    conf = tmp_path / "nginx.conf"
+    conf.write_text("events {}\nhttp {\n" + http + "\n}\n")
+    found = lint(load_path(str(conf)), resolve(*target), Selection())
+    return [(f.code, f.message) for f in found if f.code in ("NGX010", "NGX742")]
+
+
+@pytest.mark.parametrize(
+    ("files", "depth", "message"),
+    [
+        ("ssl_client_certificate two-levels.pem;", "", "ssl_verify_depth 1 (nginx's default): "
+         "a client certificate issued by CN=two needs 2"),
+        ("ssl_client_certificate two-levels.pem;", "ssl_verify_depth 2;", None),
+        ("ssl_client_certificate one-level.pem;", "", None),
+        ("ssl_client_certificate one-level.pem;", "ssl_verify_depth 0;", "ssl_verify_depth 0: a "
+         "client certificate issued by CN=one needs 1"),
+        ("ssl_client_certificate missing.pem;", "ssl_verify_depth 0;", None),  # not readable
+    ],
+)  # fmt: skip
+def test_verify_depth_too_low(tmp_path: Path, files: str, depth: str, message: str | None) -> None:
+    _ca_files(tmp_path)
+    body = f"ssl_verify_client on; {files} {depth}"
+    found = lint_codes(tmp_path, server("a.example", body), ("1.26.3", "openssl-3.5.7"))
+    assert [m for c, m in found if c == "NGX742"] == ([message] if message else [])
+
+
+@pytest.mark.parametrize(
+    ("target", "message"),
+    [
+        (("1.26.3", "openssl-3.5.7"), "no ssl_client_certificate for ssl_verify_client"),
+        (("1.31.3", "openssl-3.3.7"), None),  # ssl_trusted_certificate is enough from 1.27.2
+    ],
+)
+def test_trusted_certificate_alone_by_release(
+    tmp_path: Path, target: tuple[str, str], message: str | None
+) -> None:
+    body = "ssl_verify_client on; ssl_trusted_certificate /ca.pem; ssl_crl /ca.crl;"
+    found = lint_codes(tmp_path, server("a.example", body), target)
+    assert [m for c, m in found if c == "NGX010"] == ([message] if message else [])
+
+
+def test_ca_missing_at_http_level_is_reported_once(tmp_path: Path) -> None:
+    http = "ssl_verify_client on;\n" + server("a.example") + server("b.example")
+    found = lint_codes(tmp_path, http, ("1.31.3", "openssl-3.3.7"))
+    assert found == [
+        ("NGX010", "no ssl_client_certificate or ssl_trusted_certificate for ssl_verify_client")
+    ]

@@ -76,6 +76,10 @@ MODULES = (
     "ngx732_dhe_without_dhparam",
     "ngx733_dhparam_unused",
     "ngx734_ticket_key_size",
+    "ngx741_client_verify_unchecked",
+    "ngx742_verify_depth_too_low",
+    "ngx743_client_verify_misdirected",
+    "ngx744_client_revocation_unchecked",
 )
 
 

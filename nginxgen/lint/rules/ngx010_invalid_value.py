@@ -13,7 +13,11 @@ each prefix parameter with a value it reads (backlog=N, fastopen=N, rcvbuf=size,
 ipv6only=on|off); keepalive_timeout one or two times; add_header and add_trailer only `always`
 as a third word. proxy_ssl_verify on (and grpc_, uwsgi_) where the pass goes to TLS (https://,
 or a variable) needs trusted certificates in effect there: nginx checks it when it merges the
-location. No automatic fix of any rule is written on a line with this error.
+location. No automatic fix of any rule is written on a line with this error. Likewise when a
+TLS server's configuration is merged: `ssl_verify_client on` or `optional` needs a CA list in
+effect there (`ssl_client_certificate`, or from nginx 1.27.2 `ssl_trusted_certificate` too),
+and `ssl_ocsp` cannot go with `optional_no_ca`; nginx says so without a file and line, this rule
+names the `ssl_verify_client` (or `ssl_ocsp`) line in effect.
 
 Fail: ssl_protocols TLSv1.2 TLSv13;
 Fix:  ssl_protocols TLSv1.2 TLSv1.3;
@@ -25,16 +29,22 @@ ngx_conf_set_enum_slot, ngx_conf_set_bitmask_slot, ngx_conf_check_num_bounds); s
 (nginxgen/knowledge/nginx_values.json); the custom setters' source lines, cited in
 nginxgen/knowledge/nginx_values.toml: ngx_http_ssl_session_cache, ngx_http_core_listen and
 ngx_parse_url, ngx_http_core_keepalive, ngx_http_headers_add, ngx_http_proxy_set_ssl
-(https://github.com/nginx/nginx/blob/release-1.30.0/src/http/modules/ngx_http_ssl_module.c#L1174-L1268).
+(https://github.com/nginx/nginx/blob/release-1.30.0/src/http/modules/ngx_http_ssl_module.c#L1174-L1268);
+ngx_http_ssl_merge_srv_conf for the client-certificate checks
+(https://github.com/nginx/nginx/blob/release-1.31.3/src/http/modules/ngx_http_ssl_module.c#L849-L895,
+nginx commit 18afcda93 for 1.27.2), seen with nginx -t on 1.22.1, 1.26.3 and 1.31.3.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
+from nginxgen import knowledge
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
+from nginxgen.lint.rules._client_certs import once, verifying
 from nginxgen.lint.rules._grammar import findings
+from nginxgen.version import Version
 
 RULE = Rule(
     code="NGX010",
@@ -46,4 +56,39 @@ RULE = Rule(
 
 
 def check(ctx: Context) -> Iterator[Finding]:
-    return findings(ctx, RULE)
+    yield from findings(ctx, RULE)
+    if not ctx.config.loaded.http_level_top and not ctx.target.plus:  # a whole tree: merged
+        yield from _client_verify(ctx)
+
+
+def _client_verify(ctx: Context) -> Iterator[Finding]:
+    """The checks of ngx_http_ssl_merge_srv_conf on the client-certificate settings."""
+    fact = knowledge.nginx_fact("client_certificates")
+    since = ctx.target.nginx >= Version(fact["trusted_enough_since"])
+    directives = fact["ca_directives_since" if since else "ca_directives"]
+    message = fact["ca_message_since" if since else "ca_message"]
+    lines: set[int] = set()
+    ocsp_lines: set[int] = set()
+    for settings in verifying(ctx):
+        verify = settings.verify
+        if verify.line is None or settings.unknown is not None:
+            continue
+        has_ca = any(settings.server.effective(d) for d in directives)
+        if verify.value in fact["need_ca"] and not has_ca and once(lines, settings):
+            yield ctx.finding(
+                RULE, verify.line, message, fix=f"{directives[0]} /path/to/client-ca.pem;"
+            )
+        ocsp = settings.ocsp
+        if (
+            verify.value == fact["ocsp_refused_with"]
+            and ocsp.line is not None
+            and ocsp.value != "off"
+            and id(ocsp.line) not in ocsp_lines
+        ):
+            ocsp_lines.add(id(ocsp.line))
+            yield ctx.finding(
+                RULE,
+                ocsp.line,
+                fact["ocsp_message"],
+                fix="ssl_verify_client optional; with an ssl_client_certificate, or ssl_ocsp off",
+            )
