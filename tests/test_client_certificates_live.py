@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -24,7 +25,9 @@ from nginxgen.conf.config import Config, build
 from nginxgen.conf.load import load_path
 from nginxgen.lint.run import Selection, lint
 from nginxgen.target import resolve
+from nginxgen.version import Version
 from tests.builds import Build
+from tests.helpers import missing_real_part
 from tests.live import Server, free_port, prepare_prefix
 from tests.pki import CertificateFactory, Chain, _pem
 
@@ -252,3 +255,49 @@ def test_probe_sees_what_s_client_sees(build: Build, client: Build, tmp_path: Pa
     assert by_name["c.example"]["without"] == "served"
     assert by_name["d.example"]["requested"] and by_name["d.example"]["ca_names"] == []
     assert not by_name["a.example"]["requested"]
+
+
+@pytest.mark.parametrize("build", BUILDS, indirect=True)
+def test_http2_requests_for_another_name_get_421(build: Build, tmp_path: Path) -> None:
+    """The same check over HTTP/2 (ngx_http_v2.c hands :authority to ngx_http_set_virtual_server),
+    where it matters: curl connects with SNI a.example and asks for b.example (:authority from
+    its Host header), as a browser reusing the connection would; the reverse is served by a.
+    Needs `http2 on` (1.25.1+) or `listen ... http2` (1.22.1)."""
+    if shutil.which("curl") is None:
+        missing_real_part("curl is not installed: the HTTP/2 client of this test")
+    tree = make_tree(build, tmp_path)
+    text = tree.conf.read_text()
+    http2 = "http2 on;" if Version(build.nginx_version) >= Version("1.25.1") else None
+    if http2:
+        text = text.replace(
+            "ssl_protocols TLSv1.2 TLSv1.3;", "ssl_protocols TLSv1.2 TLSv1.3; " + http2
+        )
+    else:
+        text = text.replace(
+            f"{tree.port} ssl default_server", f"{tree.port} ssl default_server http2"
+        )
+    tree.conf.write_text(text)
+
+    def get(sni: str, host: str) -> tuple[str, str]:
+        done = subprocess.run(
+            ["curl", "-sk", "--http2", "--max-time", "10", "-o", "/dev/null",
+             "-w", "%{http_version} %{http_code}",
+             "--resolve", f"{sni}:{tree.port}:127.0.0.1", "-H", f"Host: {host}",
+             f"https://{sni}:{tree.port}/"],
+            capture_output=True, text=True, timeout=30, check=False,
+        )  # fmt: skip
+        version, status = done.stdout.split()
+        return version, status
+
+    config = model(tree)
+    socket = f"127.0.0.1:{tree.port}"
+    with Server(build, tree.conf, [tree.port, tree.port12]):
+        seen = {
+            pair: get(*pair) for pair in (("a.example", "b.example"), ("b.example", "a.example"))
+        }
+    said = {pair: request_outcome(config, socket, *pair, certificate=False) for pair in seen}
+    assert seen == {
+        ("a.example", "b.example"): ("2", "421"),
+        ("b.example", "a.example"): ("2", "200"),
+    }
+    assert [s.status for s in said.values()] == [421, None]
