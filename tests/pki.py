@@ -78,6 +78,7 @@ class CertificateFactory:
         sans: tuple[str, ...] = (),
         ocsp_url: str | None = None,
         days: int = 30,
+        usage: x509.ObjectIdentifier = x509.oid.ExtendedKeyUsageOID.SERVER_AUTH,
     ) -> x509.Certificate:
         not_after = self.now + datetime.timedelta(days=days)
         not_before = min(
@@ -101,9 +102,7 @@ class CertificateFactory:
                 x509.AuthorityKeyIdentifier.from_issuer_public_key(issuer_key.public_key()), False
             )
         if not ca:
-            builder = builder.add_extension(
-                x509.ExtendedKeyUsage([x509.oid.ExtendedKeyUsageOID.SERVER_AUTH]), critical=False
-            )
+            builder = builder.add_extension(x509.ExtendedKeyUsage([usage]), critical=False)
         if sans:
             builder = builder.add_extension(
                 x509.SubjectAlternativeName([x509.DNSName(n) for n in sans]), critical=False
@@ -122,6 +121,11 @@ class CertificateFactory:
             )
         return builder.sign(issuer_key or key, hashes.SHA256())
 
+    def ca(self, name: str) -> tuple[x509.Certificate, PrivateKey]:
+        """A CA one level below the intermediate (two below the root)."""
+        key = make_key("ecdsa")
+        return self._issue(_name(name), key, self.intermediate, self.intermediate_key, True), key
+
     def leaf(
         self,
         name: str,
@@ -129,25 +133,33 @@ class CertificateFactory:
         sans: tuple[str, ...] = (),
         ocsp_url: str | None = None,
         days: int = 30,
+        client: bool = False,
+        issuer: tuple[x509.Certificate, PrivateKey] | None = None,
     ) -> Chain:
-        """A leaf valid for `days` from now (negative: expired that many days ago)."""
+        """A leaf valid for `days` from now (negative: expired that many days ago); `client`:
+        for TLS client authentication (a client certificate); `issuer`: a CA of `ca()`'s, else
+        the intermediate (the fullchain then has every CA up to the root's child)."""
         key = make_key(kind)
+        above, above_key = issuer or (self.intermediate, self.intermediate_key)
+        usage = x509.oid.ExtendedKeyUsageOID
         cert = self._issue(
             _name(name),
             key,
-            self.intermediate,
-            self.intermediate_key,
+            above,
+            above_key,
             ca=False,
             sans=(name, *sans),
             ocsp_url=ocsp_url,
             days=days,
+            usage=usage.CLIENT_AUTH if client else usage.SERVER_AUTH,
         )
         stem = f"{name}.{kind}"
         leaf = self.folder / f"{stem}.crt"
         fullchain = self.folder / f"{stem}.fullchain.crt"
         key_path = self.folder / f"{stem}.key"
         leaf.write_bytes(_pem(cert))
-        fullchain.write_bytes(_pem(cert) + _pem(self.intermediate))
+        chain = [above] if above is self.intermediate else [above, self.intermediate]
+        fullchain.write_bytes(_pem(cert) + b"".join(_pem(c) for c in chain))
         key_path.write_bytes(
             key.private_bytes(
                 serialization.Encoding.PEM,

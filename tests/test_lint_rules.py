@@ -26,6 +26,13 @@ PASS = (
     " proxy_ssl_server_name on;"
 )
 UPSTREAM = "upstream backend { server api.example:443; }\n"
+CA = "ssl_client_certificate /etc/nginx/client-ca.pem;"
+TRUSTED = "ssl_trusted_certificate /etc/nginx/client-ca.pem;"
+CRL = "ssl_crl /etc/nginx/client-ca.crl;"
+CHECK = "if ($ssl_client_verify != SUCCESS) { return 403; }"
+PASS_VERIFY = (
+    "proxy_pass http://127.0.0.1:8080; proxy_set_header X-Client-Verify $ssl_client_verify;"
+)
 
 
 def http(
@@ -520,6 +527,62 @@ CASES: list[tuple[str, tuple[str, str], str, str]] = [
         stream(SDEFAULT, top="ssl_protocols TLSv1 TLSv1.2;"),
         stream(SDEFAULT, top="ssl_protocols TLSv1.2;"),
     ),
+    # client certificates (issue 38)
+    (
+        "NGX010",
+        MID,
+        http(DEFAULT, SITE.format(body=f"ssl_verify_client on; {HSTS} {CRL}")),
+        http(DEFAULT, SITE.format(body=f"ssl_verify_client on; {CA} {HSTS} {CRL}")),
+    ),
+    (  # 1.26.3 takes only ssl_client_certificate; from 1.27.2 the trusted list is enough
+        "NGX010",
+        MID,
+        http(DEFAULT, SITE.format(body=f"ssl_verify_client optional; {TRUSTED} {CHECK} {CRL}")),
+        http(DEFAULT, SITE.format(body=f"ssl_verify_client optional; {CA} {CHECK} {CRL}")),
+    ),
+    (
+        "NGX010",
+        MID,
+        http(DEFAULT, SITE.format(body=f"ssl_verify_client optional_no_ca; ssl_ocsp on; {CHECK}")),
+        http(DEFAULT, SITE.format(body=f"ssl_verify_client optional_no_ca; {CHECK}")),
+    ),
+    (
+        "NGX741",
+        MID,
+        http(DEFAULT, SITE.format(body=f"ssl_verify_client optional; {CA} {HSTS} {CRL}")),
+        http(DEFAULT, SITE.format(body=f"ssl_verify_client optional; {CA} {HSTS} {CRL} {CHECK}")),
+    ),
+    (
+        "NGX741",
+        MID,
+        http(DEFAULT, SITE.format(body=f"ssl_verify_client optional_no_ca; {HSTS}")),
+        http(
+            DEFAULT,
+            SITE.format(body=f"ssl_verify_client optional_no_ca; {HSTS} location / {{ {PASS_VERIFY} }}"),
+        ),
+    ),
+    (
+        "NGX743",
+        MID,
+        http(
+            DEFAULT.replace(
+                "ssl_reject_handshake on;", "http2 on; ssl_certificate c; ssl_certificate_key k;"
+            ),
+            SITE.format(body=f"http2 on; ssl_verify_client on; {CA} {HSTS} {CRL}"),
+        ),
+        http(
+            DEFAULT.replace(
+                "ssl_reject_handshake on;", "http2 on; ssl_certificate c; ssl_certificate_key k;"
+            ),
+            SITE.format(body=f"ssl_verify_client on; {CA} {HSTS} {CRL}"),
+        ),
+    ),
+    (
+        "NGX744",
+        MID,
+        http(DEFAULT, SITE.format(body=f"ssl_verify_client on; {CA} {HSTS}")),
+        http(DEFAULT, SITE.format(body=f"ssl_verify_client on; {CA} {HSTS} {CRL}")),
+    ),
     (
         "NGX004",
         MID,
@@ -614,6 +677,7 @@ def test_every_rule_has_a_case() -> None:
     in_inputs |= {"NGX304"}  # needs a binary's nginx -V: in test_advisories
     file_rules = {f"NGX72{i}" for i in range(1, 7)} | {f"NGX73{i}" for i in range(1, 5)}
     # ^ in test_lint_files
+    file_rules |= {"NGX742"}  # in test_client_certs (CA files)
     tested = {c[0] for c in CASES} | in_inputs | file_rules
     assert set(catalog()) == tested
 

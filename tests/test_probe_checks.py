@@ -100,3 +100,78 @@ def test_a_check_after_a_failed_handshake_keeps_its_not_run_value(
     assert found["broken"] == "not run"
     assert found["toy"] is None  # after the failure: its KEYS, not run
     assert found["error"].startswith("full handshake failed: reset by peer")
+
+
+def test_client_certificate_request_is_read_in_both_versions() -> None:
+    """The CA names of a CertificateRequest as TLS 1.2 (RFC 5246 7.4.4) and TLS 1.3 (RFC 8446
+    4.3.2, the certificate_authorities extension) lay them out, in the model's RFC 4514 terms.
+    The live tests compare the same reading with openssl s_client's."""
+    from cryptography import x509
+    from cryptography.x509.oid import NameOID
+
+    from nginxgen.probe.checks.client_certificate import authorities, name_text
+
+    subjects = [
+        x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "client CA é")]),
+        x509.Name(
+            [
+                x509.NameAttribute(NameOID.COUNTRY_NAME, "DE"),
+                x509.NameAttribute(NameOID.ORGANIZATION_NAME, "Example, Inc."),
+            ]
+        ),
+    ]
+    ders = [s.public_bytes() for s in subjects]
+    listed = b"".join(len(d).to_bytes(2, "big") + d for d in ders)
+    names = len(listed).to_bytes(2, "big") + listed
+    tls12 = b"\x02\x01\x40" + b"\x00\x02\x04\x03" + names  # types, sigalgs, names
+    extension = (47).to_bytes(2, "big") + len(names).to_bytes(2, "big") + names
+    sigalgs = (13).to_bytes(2, "big") + b"\x00\x04\x00\x02\x04\x03"
+    extensions = sigalgs + extension
+    tls13 = b"\x00" + len(extensions).to_bytes(2, "big") + extensions
+    for body, version13 in ((tls12, False), (tls13, True)):
+        assert [name_text(n) for n in authorities(body, version13)] == [
+            s.rfc4514_string() for s in subjects
+        ]
+    no_names = b"\x00" + len(sigalgs).to_bytes(2, "big") + sigalgs
+    assert authorities(no_names, True) == []
+    assert authorities(b"\x01\x40\x00\x02\x04\x03\x00\x00", False) == []
+
+
+def test_a_421_the_config_returns_is_not_a_mismatch(tmp_path: Path) -> None:
+    """A default server's own `return 421` is on the wire what nginx's misdirected-request check
+    answers: where the model says "served" it is not compared; where the model says a
+    certificate is required, a served answer is a mismatch (found by tests/test_probe_scenarios,
+    whose default servers return 421)."""
+    from nginxgen.probe.checks import client_certificate
+
+    conf = tmp_path / "nginx.conf"
+    conf.write_text(
+        "events {}\nhttp {\n"
+        "server { listen 443 ssl default_server; ssl_certificate c; ssl_certificate_key k; "
+        "return 421; }\n"
+        "server { listen 443 ssl; server_name b.example; ssl_certificate c; "
+        "ssl_certificate_key k; ssl_verify_client on; ssl_client_certificate ca.pem; }\n}\n"
+    )
+    config = build(load_path(str(conf)))
+    target = resolve("1.26.3", "openssl-3.5.7")
+    from nginxgen.conf.effective import Effective
+    from nginxgen.conf.per_name import NameModel
+
+    def seen(sni: str | None, host: str, without: str) -> list[Prediction]:
+        model = NameModel(Effective(config, target), "*:443", sni)
+        found = {
+            "client_certificate": {
+                "requested": sni is not None,
+                "ca_names": None,  # ca.pem is not readable here
+                "host": host,
+                "without": without,
+            }
+        }
+        return [
+            p for p in client_certificate.predict(model, found) if p.setting == "ssl_verify_client"
+        ]
+
+    default = seen(None, "127.0.0.1", "misdirected")
+    assert [(p.value, p.seen) for p in default] == [(False, False), (None, "misdirected")]
+    required = seen("b.example", "b.example", "served")
+    assert [(p.value, p.seen) for p in required] == [(True, True), ("no-certificate", "served")]

@@ -17,6 +17,8 @@ from collections.abc import Callable
 from functools import cached_property
 
 from nginxgen import knowledge
+from nginxgen.conf.client_certs import ClientCertificates, ca_names, client_certificates
+from nginxgen.conf.client_certs import request_outcome as _request_outcome
 from nginxgen.conf.config import Config, Server
 from nginxgen.conf.effective import HSTS, Effective, header_sent, server_label
 from nginxgen.conf.files import read
@@ -369,6 +371,33 @@ class NameModel:
         lines = self.server.effective("ssl_stapling")
         on = bool(lines) and lines[-1].args == ["on"]
         return Answer("ssl_stapling", None if on else False, lines[-1] if lines else None)
+
+    # --- client certificates (conf/client_certs.py says how nginx decides) -------------------
+
+    @cached_property
+    def client_certificates(self) -> ClientCertificates:
+        """The client-certificate settings of the handshake for this name: the name's server's
+        (nginx switches the verify mode with the SSL context when the SNI names a server)."""
+        return client_certificates(self.config, self.server)
+
+    def client_certificate_request(self) -> Answer:
+        """Whether the handshake asks for a client certificate (`ssl_verify_client` not off)."""
+        verify = self.client_certificates.verify
+        return Answer("ssl_verify_client", self.client_certificates.asks, verify.line)
+
+    def client_ca_names(self) -> Answer:
+        """The CA names of the CertificateRequest (RFC 4514; None: the file cannot be read)."""
+        settings = self.client_certificates
+        names = ca_names(self.config, settings)
+        return Answer("ssl_client_certificate", names, settings.client_certificate.line)
+
+    def without_client_certificate(self, host: str) -> Answer:
+        """What a request for `host` on a connection for this name gets from a client without a
+        certificate: "misdirected" (421), "no-certificate" (400, a certificate is required) or
+        "served" (as the config says); the line is the answering server's `ssl_verify_client`."""
+        outcome = _request_outcome(self.config, self.socket, self.sni, host, certificate=False)
+        line = client_certificates(self.config, outcome.answering).verify.line
+        return Answer("ssl_verify_client", outcome.kind, line)
 
     def hsts(self, uri: str, status: int) -> Answer:
         """Whether a response to `uri` with `status` carries Strict-Transport-Security: the

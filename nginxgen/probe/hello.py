@@ -355,10 +355,11 @@ def ask(
 @dataclass(frozen=True)
 class Flight:
     """What a TLS 1.2 server sends before it waits for the client: its certificates as sent
-    (DER, in order) and whether an OCSP response was stapled."""
+    (DER, in order), whether an OCSP response was stapled, and any CertificateRequest."""
 
     chain: list[bytes]
     stapled: bool
+    certificate_request: bytes | None = None  # the CertificateRequest's body, if one was sent
 
 
 def tls12_flight(address: tuple[str, int], sni: str | None, timeout: float = 5.0) -> Flight | None:
@@ -367,6 +368,7 @@ def tls12_flight(address: tuple[str, int], sni: str | None, timeout: float = 5.0
     hello = client_hello(sni, "TLSv1.2", ["X25519", "secp256r1", "secp384r1"])
     chain: list[bytes] = []
     stapled = False
+    request: bytes | None = None
     try:
         with connect(address, timeout) as sock:
             sock.sendall(hello)
@@ -380,8 +382,10 @@ def tls12_flight(address: tuple[str, int], sni: str | None, timeout: float = 5.0
                         at += 3 + length
                 elif kind == 22:  # CertificateStatus
                     stapled = True
+                elif kind == 13:  # CertificateRequest (RFC 5246 7.4.4): its check reads it
+                    request = body
                 elif kind == 14:  # ServerHelloDone
-                    return Flight(chain, stapled)
+                    return Flight(chain, stapled, request)
     except (_Alert, OSError):
         return None
     return None

@@ -11,7 +11,8 @@ the server's records itself (RFC 8446 section 5.2 record protection, 7.1 key sch
 - the Certificate message (4.4.2): every certificate as sent, in order, and the leaf entry's
   status_request extension (an OCSP response stapled, RFC 8446 4.4.2.1);
 - the NewSessionTicket messages (4.6.1) sent after a request: an early_data extension
-  (max_early_data_size) means the server accepts 0-RTT data with that ticket.
+  (max_early_data_size) means the server accepts 0-RTT data with that ticket;
+- a CertificateRequest (4.3.2), kept as sent for the client-certificate check.
 
 The secrets are this probe's own connection's, in a private temporary file removed at once.
 """
@@ -39,6 +40,7 @@ class Tls13Flight:
     chain: list[bytes]  # DER, as sent, leaf first when the server is right
     stapled: bool
     max_early_data: int | None  # from the tickets: None when they allow no 0-RTT
+    certificate_request: bytes | None = None  # the CertificateRequest's body, if one was sent
 
 
 def _hkdf_expand_label(secret: bytes, label: str, length: int, hash_name: str) -> bytes:
@@ -213,6 +215,7 @@ def tls13_flight(
     suite, keys = None, None
     chain: list[bytes] = []
     stapled, early, finished = False, None, False
+    request: bytes | None = None
     plain_buffer, secret_buffer = b"", b""
     for header, body in _records(received):
         if header[0] == 22:  # ServerHello (and a HelloRetryRequest): in clear
@@ -238,9 +241,13 @@ def tls13_flight(
                     chain, stapled = _certificate(message)
                 elif message_kind == 4:
                     early = _early_data(message) if early is None else early
+                elif message_kind == 13:  # CertificateRequest (4.3.2): read by its check
+                    request = message
                 elif message_kind == 20 and not finished:  # server Finished: new keys follow
                     finished = True
                     keys = _Decryptor(traffic_secret, suite)
     if not chain:
         return None
-    return Tls13Flight(chain=chain, stapled=stapled, max_early_data=early)
+    return Tls13Flight(
+        chain=chain, stapled=stapled, max_early_data=early, certificate_request=request
+    )

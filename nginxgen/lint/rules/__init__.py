@@ -83,6 +83,10 @@ MODULES = (
     "ngx804_backend_no_keepalive",
     "ngx805_backend_legacy_protocol",
     "ngx806_backend_not_post_quantum",
+    "ngx741_client_verify_unchecked",
+    "ngx742_verify_depth_too_low",
+    "ngx743_client_verify_misdirected",
+    "ngx744_client_revocation_unchecked",
 )
 
 

@@ -20,7 +20,9 @@ effect there: nginx checks it when it merges the location. In a server nginx set
 ssl_verify_client on or optional needs ssl_client_certificate (from 1.27.2 also
 ssl_trusted_certificate), and ssl_ocsp on or leaf a library with OCSP (not BoringSSL): nginx
 checks them when it merges the server. No automatic fix of any rule is written on a line with
-this error.
+this error. Likewise when a
+TLS server's configuration is merged: `ssl_ocsp` cannot go with `optional_no_ca`; nginx says so
+without a file and line, this rule names the `ssl_verify_client` (or `ssl_ocsp`) line in effect.
 
 Fail: ssl_protocols TLSv1.2 TLSv13;
 Fix:  ssl_protocols TLSv1.2 TLSv1.3;
@@ -34,15 +36,20 @@ nginxgen/knowledge/nginx_values.toml: ngx_http_ssl_session_cache, ngx_http_core_
 ngx_parse_url, ngx_http_core_keepalive, ngx_http_headers_add, ngx_http_proxy_set_ssl,
 ngx_http_ssl_ocsp_cache, ngx_http_ssl_certificate_cache, the http2 post handlers,
 ngx_http_ssl_merge_srv_conf, ngx_ssl_ocsp
-(https://github.com/nginx/nginx/blob/release-1.30.0/src/http/modules/ngx_http_ssl_module.c#L1174-L1268).
+(https://github.com/nginx/nginx/blob/release-1.30.0/src/http/modules/ngx_http_ssl_module.c#L1174-L1268);
+ngx_http_ssl_merge_srv_conf for the client-certificate checks
+(https://github.com/nginx/nginx/blob/release-1.31.3/src/http/modules/ngx_http_ssl_module.c#L849-L895,
+nginx commit 18afcda93 for 1.27.2), seen with nginx -t on 1.22.1, 1.26.3 and 1.31.3.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
+from nginxgen import knowledge
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
+from nginxgen.lint.rules._client_certs import verifying
 from nginxgen.lint.rules._grammar import findings
 
 RULE = Rule(
@@ -55,4 +62,30 @@ RULE = Rule(
 
 
 def check(ctx: Context) -> Iterator[Finding]:
-    return findings(ctx, RULE)
+    yield from findings(ctx, RULE)
+    if not ctx.config.loaded.http_level_top and not ctx.target.plus:  # a whole tree: merged
+        yield from _client_verify(ctx)
+
+
+def _client_verify(ctx: Context) -> Iterator[Finding]:
+    """ngx_http_ssl_merge_srv_conf's refusal of ssl_ocsp beside optional_no_ca (the CA list
+    `on` and `optional` need is a server requirement of the value tables, nginx_values.toml)."""
+    fact = knowledge.nginx_fact("client_certificates")
+    ocsp_lines: set[int] = set()
+    for settings in verifying(ctx):
+        verify, ocsp = settings.verify, settings.ocsp
+        if verify.line is None or settings.unknown is not None:
+            continue
+        if (
+            verify.value == fact["ocsp_refused_with"]
+            and ocsp.line is not None
+            and ocsp.value != "off"
+            and id(ocsp.line) not in ocsp_lines
+        ):
+            ocsp_lines.add(id(ocsp.line))
+            yield ctx.finding(
+                RULE,
+                ocsp.line,
+                fact["ocsp_message"],
+                fix="ssl_verify_client optional; with an ssl_client_certificate, or ssl_ocsp off",
+            )

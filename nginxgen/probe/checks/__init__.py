@@ -7,6 +7,7 @@ from nginxgen.probe.check import Check
 from nginxgen.probe.checks import (
     alpn,
     certificate,
+    client_certificate,
     early_data,
     groups,
     hsts,
@@ -23,6 +24,7 @@ CHECKS: tuple[Check, ...] = (
     tls12,
     alpn,
     certificate,
+    client_certificate,
     early_data,
     resumption,
     hsts,
