@@ -297,9 +297,14 @@ def test_path_map_reads_the_repository_copy(
     )
     monkeypatch.chdir(repo)
     target = ["--nginx-version", "1.26.3", "--tls-library", "openssl-3.5.7"]
-    assert main(["lint", *target, "nginx/nginx.conf"]) == 1
+    # the main file lies outside the /etc/nginx its include names: a copy, read as one and said
+    assert main(["lint", *target, "nginx/nginx.conf"]) == 0
+    assert f"reading /etc/nginx from {repo / 'nginx'}" in capsys.readouterr().err
+    # a map given is the whole answer: the host's /etc/nginx, where the snippet is missing
+    assert main(["lint", *target, "--map", "/etc/nginx=/etc/nginx", "nginx/nginx.conf"]) == 1
     assert "NGX002" in capsys.readouterr().out
     assert main(["lint", *target, "--map", "/etc/nginx=nginx", "nginx/nginx.conf"]) == 0
+    assert "reading" not in capsys.readouterr().err
     capsys.readouterr()
     (repo / ".nginxgen.toml").write_text('[path-map]\n"/etc/nginx" = "nginx"\n')
     assert main(["lint", *target, "nginx/nginx.conf"]) == 0, capsys.readouterr().out

@@ -125,6 +125,18 @@ CASES: list[tuple[str, tuple[str, str], str, str]] = [
     ),
     ("NGX201", OLD, http("ssl_ecdh_curve p-256;", DEFAULT), http("ssl_ecdh_curve P-256;", DEFAULT)),
     (
+        "NGX410",
+        ("1.26.3", "aws-lc-5.12.0"),
+        http("ssl_ciphers ALL:@SECLEVEL=0;", DEFAULT),
+        http("ssl_ciphers ECDHE+AESGCM;", DEFAULT),
+    ),
+    (
+        "NGX504",
+        OLD,
+        http("ssl_conf_command Options KTLS,IgnoreUnexpectedEOF;", DEFAULT),
+        http("ssl_conf_command Options KTLS;", DEFAULT),
+    ),
+    (
         "NGX202",
         OLD,
         http("ssl_ecdh_curve X25519/secp384r1;", DEFAULT),
@@ -135,6 +147,18 @@ CASES: list[tuple[str, tuple[str, str], str, str]] = [
         OLD,
         http("ssl_ecdh_curve X25519:X25519;", DEFAULT),
         http("ssl_ecdh_curve X25519;", DEFAULT),
+    ),
+    (
+        "NGX204",
+        OLD,
+        http("ssl_ecdh_curve X25519:X448:secp384r1:secp256k1;", DEFAULT),
+        http("ssl_ecdh_curve X25519:X448:secp384r1;", DEFAULT),
+    ),
+    (
+        "NGX204",
+        ("1.26.3", "boringssl"),
+        http("ssl_ecdh_curve X25519Kyber768Draft00:X25519;", DEFAULT),
+        http("ssl_ecdh_curve X25519MLKEM768:X25519;", DEFAULT),
     ),
     (
         "NGX203",

@@ -111,7 +111,8 @@ def test_version_order() -> None:
     ("nginx", "library"),
     [("1.26.3", "openssl-3.5.7"), ("1.2.1", "openssl-1.1.1w"), ("1.31.4", "openssl-3.0"),
      ("0.1.0", "aws-lc-1.37.0"), ("1.18.0", "libressl-2.0.0"), ("1.24.0", "quictls-3.1.5"),
-     ("1.22.1", "boringssl"), ("1.30.4", "openssl-4.0.1")],
+     ("1.22.1", "boringssl"), ("1.30.4", "openssl-4.0.1"), ("1.26.3", "openssl-3.6.3"),
+     ("1.26.3", "openssl-4.0.3")],
 )  # fmt: skip
 def test_known_releases_pass_without_a_word(
     nginx: str, library: str, capsys: pytest.CaptureFixture[str]
@@ -130,7 +131,7 @@ def test_known_releases_pass_without_a_word(
         ("--nginx-version", "1.18.5", "openssl", "1.18.0"),  # 1.18 gets no more releases
         ("--nginx-version", "0.0.1", "openssl", "0.1.1"),
         ("--tls-library", "1.26.3", "openssl-3.7.0", "3.6.0"),
-        ("--tls-library", "1.26.3", "openssl-5.0.0", "4.0.1"),
+        ("--tls-library", "1.26.3", "openssl-5.0.0", "4.1.0"),
         ("--tls-library", "1.26.3", "aws-lc-2.0.0", "1.0.1"),  # AWS-LC went from 1.x to 4.0
         ("--tls-library", "1.26.3", "quictls-3.2.0", "3.3.0"),  # no QuicTLS on OpenSSL 3.2
         ("--tls-library", "1.26.3", "libressl-5.0.0", "4.3.2"),
@@ -153,8 +154,8 @@ def test_a_version_that_is_no_release_is_refused_naming_the_nearest(
         ("1.30.5", "openssl-3.5.7", "the facts of nginx 1.30.4 are assumed"),  # stable
         ("1.33.0", "openssl-3.5.7", "the facts of nginx 1.31.4 are assumed"),
         ("1.26.3", "openssl-3.5.10", "the facts of OpenSSL 3.5.9 are assumed"),  # an LTS branch
-        ("1.26.3", "openssl-4.2.0", "the facts of OpenSSL 4.0.1 are assumed"),
-        ("1.26.3", "aws-lc-5.12.0", "the facts of AWS-LC 5.5.0 are assumed"),
+        ("1.26.3", "openssl-4.3.0", "the facts of OpenSSL 4.1.0 are assumed"),
+        ("1.26.3", "aws-lc-5.13.0", "the facts of AWS-LC 5.12.0 are assumed"),
     ],
 )
 def test_a_plausible_newer_release_is_a_warning_naming_the_facts_assumed(

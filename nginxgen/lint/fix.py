@@ -46,6 +46,28 @@ def _overlaps(edit: Edit, taken: list[Edit]) -> bool:
     )
 
 
+def _held_back(findings: list[Finding]) -> set[Finding]:
+    """The findings whose fixes are not built in this pass. On a statement nginx refuses
+    outright (an error of NGX001-NGX010: structure, name, place, argument count, value) only
+    the structural rules' own mends are built (NGX006 deleting a repeated line): any other fix
+    would be written on a line `nginx -t` still refuses (`ssl_protocols TLSv1.2 TLSv13;` must not
+    become `ssl_protocols TLSv1.2 TLSv13 TLSv1.3;`). A line with another error (an unknown group,
+    say) is mended by that error's own fix first: another fix built on it now (a tuple around
+    the unknown name) would still fail."""
+    refused = {(f.file, f.line) for f in findings if f.severity == "error" and _grammar(f.code)}
+    erring = {(f.file, f.line) for f in findings if f.severity == "error"}
+    return {
+        f
+        for f in findings
+        if ((f.file, f.line) in refused and not (_grammar(f.code) and f.code != "NGX010"))
+        or (f.severity != "error" and (f.file, f.line) in erring)
+    }
+
+
+def _grammar(code: str) -> bool:
+    return code.startswith("NGX00") or code == "NGX010"
+
+
 def run_fixes(
     load: Callable[[dict[str, str]], Loaded],
     lint: Callable[[Loaded], list[Finding]],
@@ -69,11 +91,9 @@ def run_fixes(
             )
         taken: dict[str, list[Edit]] = {}
         codes: list[str] = []
-        # a line with an error (an unknown group, say) is mended by that error's own fix first:
-        # another fix built on it now (a tuple around the unknown name) would still fail
-        erring = {(f.file, f.line) for f in findings if f.severity == "error"}
+        held = _held_back(findings)
         for finding in findings:
-            if finding.severity != "error" and (finding.file, finding.line) in erring:
+            if finding in held:
                 continue
             chosen = finding.edits if finding.autofix in classes else ()
             if not chosen:

@@ -1,7 +1,8 @@
 """What `nginx -t` checks of each directive before it reads a file or resolves a name
 (ngx_conf_handler and nginx's own value setters): the name is known to the target's release,
 it is allowed in the block it stands in, its definition takes that many arguments, and a value
-nginx reads itself (on/off, a size, a time, a number) parses. Shared by NGX007-NGX010, with
+nginx's setters read parses (_values: flags, sizes, times, numbers and bounds, enum and bitmask
+names, and the custom setters TLS configs meet). Shared by NGX007-NGX010, with
 nginx's own wording; the tables are knowledge/nginx_directives.json, read off nginx's sources.
 
 Where a directive stands is followed from the main file's top (`main`) through events, http,
@@ -19,8 +20,8 @@ from nginxgen import knowledge
 from nginxgen.conf.load import Stmt
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
+from nginxgen.lint.rules._values import refusal, unmet_requirements
 from nginxgen.records import record
-from nginxgen.values import parse_size, parse_time
 
 # (enclosing context, block directive) -> the context inside it
 CHILD = {
@@ -32,8 +33,6 @@ CHILD = {
     ("location", "if"): "if_location", ("location", "limit_except"): "limit_except",
 }  # fmt: skip
 MAIN_BLOCKS = {"events", "http", "stream", "mail"}
-VALUE_ERRORS = {"size": "invalid value", "msec": "invalid value", "sec": "invalid value",
-                "num": "invalid number"}  # fmt: skip
 
 
 @record(frozen=True)
@@ -77,6 +76,13 @@ def _judge(ctx: Context) -> list[Verdict]:
                 inner = {"server": "server", "location": "location"}.get(stmt.directive)
             if inner is not None:
                 stack.append((stmt.block, inner))
+    if first == "main" and not ctx.target.plus:  # merged settings: the whole tree is needed
+        met = {(v.stmt.file, v.stmt.line) for v in out}
+        for stmt, message in unmet_requirements(loaded.statements):
+            if (stmt.file, stmt.line) not in met:
+                met.add((stmt.file, stmt.line))
+                fix = "set the trusted certificates, or turn the verification off"
+                out.append(Verdict(stmt, "NGX010", message, "error", fix))
     return out
 
 
@@ -116,29 +122,16 @@ def _one(ctx: Context, stmt: Stmt, context: str | None) -> Verdict | None:
     if not taking:
         message = f'invalid number of arguments in "{name}" directive'
         return Verdict(stmt, "NGX009", message, "error")
-    return _value(stmt, taking)
+    return _value(ctx, stmt, taking)
 
 
-def _value(stmt: Stmt, taking: list[knowledge.DirectiveEntry]) -> Verdict | None:
-    kinds = {e.value for e in taking}
-    kind = kinds.pop() if len(kinds) == 1 else None
-    if kind is None or len(stmt.args) != 1:
+def _value(ctx: Context, stmt: Stmt, taking: list[knowledge.DirectiveEntry]) -> Verdict | None:
+    modules = frozenset(e.module for e in taking)
+    refused = refusal(ctx.target, stmt, modules, {e.value for e in taking})
+    if refused is None:
         return None
-    value, name = stmt.args[0], stmt.directive
-    if kind == "flag":
-        if value.lower() in ("on", "off"):
-            return None
-        message = f'invalid value "{value}" in "{name}" directive, it must be "on" or "off"'
-        return Verdict(stmt, "NGX010", message, "error")
-    readable = {
-        "size": lambda: parse_size(value) is not None,
-        "msec": lambda: parse_time(value, is_sec=False) is not None,
-        "sec": lambda: parse_time(value, is_sec=True) is not None,
-        "num": lambda: value.isdigit() and value.isascii(),
-    }[kind]()
-    if readable:
-        return None
-    return Verdict(stmt, "NGX010", f'"{name}" directive {VALUE_ERRORS[kind]}', "error")
+    fix = f'nginx does not read "{refused.value}": write a value "{stmt.directive}" takes'
+    return Verdict(stmt, "NGX010", refused.message, "error", fix)
 
 
 def _third_party(stmt: Stmt, third: tuple[knowledge.DirectiveEntry, ...]) -> Verdict:

@@ -1,14 +1,22 @@
-"""Reading group lists as written in ssl_ecdh_curve / ssl_conf_command Groups."""
+"""Reading group lists as written in ssl_ecdh_curve / ssl_conf_command Groups, and whether the
+target's library takes each name."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
+from nginxgen import knowledge
 from nginxgen.conf.groups import GroupEntry, parse_groups
 from nginxgen.conf.load import Stmt
 from nginxgen.lint.context import Context
+from nginxgen.lint.findings import Fix
+from nginxgen.lint.rules import _fixes
+from nginxgen.target import Library
 
-__all__ = ["GroupEntry", "group_statements", "parse_groups"]
+__all__ = ["GroupEntry", "group_statements", "parse_groups", "renamed", "verdict"]
+
+KEYWORDS = {"auto", "default"}
 
 
 def group_statements(ctx: Context) -> Iterator[tuple[Stmt, str]]:
@@ -22,3 +30,50 @@ def group_statements(ctx: Context) -> Iterator[tuple[Stmt, str]]:
             and stmt.args[0].lower() in ("groups", "curves")
         ):
             yield stmt, stmt.args[1]
+
+
+def verdict(library: Library, entry: GroupEntry) -> str:
+    """What the library does with one entry of a group list:
+    "keyword" (auto, DEFAULT: not a group), "skipped" (`?name` the library ignores when it does
+    not know it), "accepted", "refused" (a build of this library refused the name although
+    groups.toml has it: the measured answer wins), "unknown" (no library has such a group),
+    "unavailable" (this library or version lacks the group) or "spelling" (it has the group under
+    another spelling). A build's answer (knowledge/tls_tables) decides first: it is what nginx -t
+    did."""
+    if entry.name.lower() in KEYWORDS or not entry.name:
+        return "keyword"
+    measured = knowledge.group_name_accepted(library, entry.name)
+    if measured:
+        return "accepted"
+    if "?" in entry.prefixes and knowledge.group_syntax(library, "question"):
+        return "skipped"
+    group = knowledge.find_group(entry.name)
+    if group is None:
+        return "unknown"
+    if not group.available(library):
+        return "unavailable"
+    if not knowledge.group_accepts_spelling(group, entry.name, library):
+        return "spelling"
+    return "refused" if measured is False else "accepted"
+
+
+def renamed(ctx: Context, stmt: Stmt, entry: GroupEntry, name: str | None) -> Fix | None:
+    """The statement with this one entry of its group list renamed (prefixes, separators and
+    every other entry as written), or dropped with its separator when `name` is None."""
+    index = 0 if stmt.directive == "ssl_ecdh_curve" else 1
+    parts = re.split(r"([:/])", stmt.args[index])
+    for at, part in enumerate(parts):
+        if part.strip() != entry.raw:
+            continue
+        if name is not None:
+            parts[at] = part.replace(entry.raw, entry.prefixes + name)
+        elif len(parts) == 1:
+            return None  # the only group: nothing would be left
+        else:
+            del parts[at - 1 if at else at : at + (1 if at else 2)]
+        break
+    else:
+        return None
+    args = list(stmt.args)
+    args[index] = "".join(parts)
+    return _fixes.set_args(ctx, stmt, args)

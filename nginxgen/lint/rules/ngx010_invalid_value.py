@@ -1,18 +1,31 @@
 """A value nginx's own setter cannot read: `nginx -t` stops with `invalid value "yes" in
-"ssl_session_tickets" directive, it must be "on" or "off"`, or `"ssl_buffer_size" directive
-invalid value`.
+"ssl_session_tickets" directive, it must be "on" or "off"`, `"ssl_buffer_size" directive invalid
+value`, `invalid value "TLSv13"` or `invalid session cache "shared:SSL"`, nginx's own words.
 
-Flags take on or off (any letter case); sizes a number with k or m; times a number with units in
-falling order (1h30m; y and M only in settings kept in seconds, ms only in those kept in
-milliseconds; a last bare number is seconds); numbers digits. Only directives whose value nginx
-reads with its generic setters are judged.
+Flags take on or off (any letter case); sizes a number with k or m (offsets also g); times a
+number with units in falling order (1h30m; y and M only in settings kept in seconds, ms only in
+those kept in milliseconds; a last bare number is seconds); numbers digits, within the bounds
+nginx checks (gzip_comp_level 1-9). Enum and bitmask values (ssl_protocols, ssl_verify_client,
+ssl_ocsp, proxy_ssl_protocols, ...) are the names of the target release's table, in any letter
+case. ssl_session_cache takes off, none, builtin, builtin:N and shared:NAME:SIZE of at least 32k
+(exact case); listen an address with a port 1-65535 and the parameters the target release knows,
+each prefix parameter with a value it reads (backlog=N, fastopen=N, rcvbuf=size, sndbuf=size,
+ipv6only=on|off); keepalive_timeout one or two times; add_header and add_trailer only `always`
+as a third word. proxy_ssl_verify on (and grpc_, uwsgi_) where the pass goes to TLS (https://,
+or a variable) needs trusted certificates in effect there: nginx checks it when it merges the
+location. No automatic fix of any rule is written on a line with this error.
 
-Fail: ssl_session_tickets yes;
-Fix:  ssl_session_tickets on;
+Fail: ssl_protocols TLSv1.2 TLSv13;
+Fix:  ssl_protocols TLSv1.2 TLSv1.3;
 
 Sources: nginx src/core/ngx_conf_file.c (ngx_conf_set_flag_slot, ngx_conf_set_size_slot,
-ngx_conf_set_msec_slot, ngx_conf_set_sec_slot, ngx_conf_set_num_slot); src/core/ngx_parse.c
-(ngx_parse_size, ngx_parse_time).
+ngx_conf_set_off_slot, ngx_conf_set_msec_slot, ngx_conf_set_sec_slot, ngx_conf_set_num_slot,
+ngx_conf_set_enum_slot, ngx_conf_set_bitmask_slot, ngx_conf_check_num_bounds); src/core/ngx_parse.c
+(ngx_parse_size, ngx_parse_offset, ngx_parse_time); the tables of each release tag
+(nginxgen/knowledge/nginx_values.json); the custom setters' source lines, cited in
+nginxgen/knowledge/nginx_values.toml: ngx_http_ssl_session_cache, ngx_http_core_listen and
+ngx_parse_url, ngx_http_core_keepalive, ngx_http_headers_add, ngx_http_proxy_set_ssl
+(https://github.com/nginx/nginx/blob/release-1.30.0/src/http/modules/ngx_http_ssl_module.c#L1174-L1268).
 """
 
 from __future__ import annotations
@@ -27,7 +40,8 @@ RULE = Rule(
     code="NGX010",
     name="invalid-value",
     severity="error",
-    fix="write a value nginx reads: on or off, a size like 16k or 1m, a time like 10m or 1d",
+    fix="write a value nginx reads: on or off, a size like 16k or 1m, a time like 10m or 1d, a "
+    "name of the directive's table (TLSv1.3)",
 )
 
 

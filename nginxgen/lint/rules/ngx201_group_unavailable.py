@@ -9,6 +9,12 @@ which takes any case; x25519 on LibreSSL, whose group names are case-sensitive -
 BoringSSL and AWS-LC list x25519 beside X25519). A `?name` is skipped where the library supports
 `?` (OpenSSL >= 3.3).
 
+Whether the library takes a name is first what a build of its release series did under nginx -t
+(nginxgen/knowledge/tls_tables/, made by scripts/build_library_tables.py), then groups.toml. So
+no error for what nginx starts with: OpenSSL 3.0 to 3.5 take secp256k1, secp224r1,
+brainpoolP512r1 and the binary curves (sect571r1), the BoringSSL build takes
+X25519Kyber768Draft00; NGX204 warns about those instead.
+
 Fail (OpenSSL 3.0): ssl_ecdh_curve X25519MLKEM768:X25519;
 Fix (or OpenSSL >= 3.5): ssl_ecdh_curve X25519:prime256v1;
 
@@ -19,20 +25,18 @@ the draft negotiate something else). Other fixes wait until this error is gone: 
 around an unknown name would still fail `nginx -t`.
 
 Sources: OpenSSL providers/common/capabilities.c and CHANGES 3.5.0; BoringSSL and AWS-LC
-ssl/ssl_key_share.cc (kNamedGroups); LibreSSL t1_lib.c; reproduced on the real builds in tests/test_live_rules.py.
+ssl/ssl_key_share.cc (kNamedGroups); LibreSSL t1_lib.c; nginx -t on the real builds
+(knowledge/tls_tables; tests/test_live_rules.py, tests/test_library_tables.py).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from nginxgen import knowledge
-from nginxgen.conf.load import Stmt
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding, Fix
-from nginxgen.lint.rules import _fixes
-from nginxgen.lint.rules._groups import GroupEntry, group_statements, parse_groups
+from nginxgen.lint.findings import Finding
+from nginxgen.lint.rules._groups import group_statements, parse_groups, renamed, verdict
 from nginxgen.target import Library
 
 RULE = Rule(
@@ -46,24 +50,26 @@ RULE = Rule(
         "name becomes its standard successor where the target has it",
     ),
 )
-KEYWORDS = {"auto", "default"}
 
 
 def check(ctx: Context) -> Iterator[Finding]:
     library = ctx.target.library
-    question_ok = knowledge.group_syntax(library, "question")
     for stmt, text in group_statements(ctx):
         for entry in parse_groups(text):
-            if entry.name.lower() in KEYWORDS or not entry.name:
-                continue
-            if "?" in entry.prefixes and question_ok:
-                continue  # unknown names are skipped by the library itself
+            answer = verdict(library, entry)
             group = knowledge.find_group(entry.name)
-            if group is None:
+            if answer == "unknown":
                 yield ctx.finding(
                     RULE, stmt, f"no TLS library knows the group {entry.name!r}: nginx -t fails"
                 )
-            elif not group.available(library):
+            elif answer == "refused":
+                yield ctx.finding(
+                    RULE,
+                    stmt,
+                    f"{ctx.library()} refuses the group {entry.name!r} (this build has no such "
+                    "curve): nginx -t fails",
+                )
+            elif answer == "unavailable" and group is not None:
                 fix = f"use {group.replacement}" if group.replacement else _instead(library, group)
                 successor = knowledge.find_group(group.replacement) if group.replacement else None
                 yield ctx.finding(
@@ -72,11 +78,11 @@ def check(ctx: Context) -> Iterator[Finding]:
                     f"{group.requirement(library)} ({ctx.target.describe()}): nginx -t fails",
                     fix,
                     autofix="unsafe",  # another code point: clients that only speak the draft
-                    edits=_renamed(ctx, stmt, entry, successor.spell(library))
+                    edits=renamed(ctx, stmt, entry, successor.spell(library))
                     if successor is not None and successor.available(library)
                     else None,
                 )
-            elif not knowledge.group_accepts_spelling(group, entry.name, library):
+            elif answer == "spelling" and group is not None:
                 spelled = group.spell(library)
                 case = (
                     " (group names are case-sensitive there)"
@@ -89,7 +95,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                     f"{ctx.library()} does not accept the spelling {entry.name!r}{case}: "
                     "nginx -t fails",
                     f"write {spelled}",
-                    edits=_renamed(ctx, stmt, entry, spelled),
+                    edits=renamed(ctx, stmt, entry, spelled),
                 )
 
 
@@ -99,19 +105,3 @@ def _instead(library: Library, lacking: knowledge.Group) -> str:
     if not instead:
         return "upgrade the library"
     return f"use one of {', '.join(instead)} instead, or upgrade the library"
-
-
-def _renamed(ctx: Context, stmt: Stmt, entry: GroupEntry, name: str) -> Fix | None:
-    """The statement with this one entry of its group list renamed (prefixes, separators and
-    every other entry as written)."""
-    index = 0 if stmt.directive == "ssl_ecdh_curve" else 1
-    parts = re.split(r"([:/])", stmt.args[index])
-    for at, part in enumerate(parts):
-        if part.strip() == entry.raw:
-            parts[at] = part.replace(entry.raw, entry.prefixes + name)
-            break
-    else:
-        return None
-    args = list(stmt.args)
-    args[index] = "".join(parts)
-    return _fixes.set_args(ctx, stmt, args)

@@ -1,13 +1,16 @@
 """Group-list syntax the target's library does not accept.
 
-OpenSSL 3.5 added tuples (`/`), `*name` (key shares), `-name` and `DEFAULT`, and accepts a
-group listed twice; `?name` arrived in 3.3. Older OpenSSL, BoringSSL, AWS-LC and LibreSSL
-refuse all of these, and nginx -t fails.
+OpenSSL 3.5 added tuples (`/`), `*name` (key shares), `-name` and `DEFAULT`; `?name` arrived
+in 3.3, and 3.3 accepts a group listed twice (3.0 refuses it, AWS-LC accepts it, BoringSSL
+refuses it). Older OpenSSL, BoringSSL, AWS-LC and LibreSSL refuse the others, and nginx -t
+fails. Where a build of the target's release series was measured (knowledge/tls_tables), its
+answer decides.
 
 Fail (OpenSSL 3.0): ssl_ecdh_curve X25519MLKEM768/X25519;
 Fix (a plain colon list the library knows): ssl_ecdh_curve X25519:prime256v1;
 
-Sources: OpenSSL CHANGES 3.3.0 and 3.5.0; SSL_CTX_set1_curves.pod;
+Sources: OpenSSL CHANGES 3.3.0 and 3.5.0; SSL_CTX_set1_curves.pod; nginx -t on the builds
+(scripts/build_library_tables.py);
 reproduced on the real builds in tests/test_live_rules.py (OpenSSL 3.0 refuses, 3.5 accepts).
 """
 

@@ -1,0 +1,69 @@
+"""An `ssl_ciphers` string the target's library refuses, though OpenSSL would take it.
+
+nginx passes the string to SSL_CTX_set_cipher_list() and stops when the library refuses it.
+BoringSSL and AWS-LC have no security levels: any `@SECLEVEL=N` is INVALID_COMMAND there (so the
+`ALL:@SECLEVEL=0` that legacy-client configs carry stops nginx), and a string whose every word
+matches nothing in them fails (`eNULL` alone: they have no NULL suites; `HIGH:eNULL` passes).
+OpenSSL refuses `@SECLEVEL=6` and above. What each library does with each word and command is
+measured with nginx -t on the real builds (nginxgen/knowledge/tls_tables/); a target no build
+answers for is judged by libraries.toml (`security_levels`).
+
+Fail (BoringSSL, AWS-LC): ssl_ciphers ALL:@SECLEVEL=0;
+Fix:  ssl_ciphers ECDHE+AESGCM:ECDHE+CHACHA20;
+
+Sources: OpenSSL SSL_CTX_set_security_level.pod (levels 0-5); BoringSSL ssl/ssl_cipher.cc
+(ssl_create_cipher_list: no `@SECLEVEL`); nginx -t on the builds (scripts/build_library_tables.py;
+tests/test_library_tables.py).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from nginxgen import knowledge
+from nginxgen.lint.context import Context, Rule
+from nginxgen.lint.findings import Finding
+from nginxgen.lint.rules._ciphers import evaluate_line
+from nginxgen.target import Library
+
+RULE = Rule(
+    code="NGX410",
+    name="cipher-string-refused",
+    severity="error",
+    fix="write a string the library takes (no @SECLEVEL on BoringSSL and AWS-LC; suites it has)",
+)
+
+
+def refusal(library: Library, text: str) -> str | None:
+    """Why the library refuses this ssl_ciphers string, or None where it takes it (or nothing
+    measured says otherwise)."""
+    table = knowledge.library_table(library)
+    strings = table.cipher_strings if table is not None else {}
+    if text in strings:
+        reason = strings[text]
+        return f"{text} ({reason})" if reason else None
+    for level in re.findall(r"@SECLEVEL=([^:, ]*)", text):
+        measured = strings.get(f"DEFAULT:@SECLEVEL={level}")
+        if measured:
+            return f"@SECLEVEL={level} ({measured})"
+        if table is None and not knowledge.has(library, "security_levels"):
+            return f"@SECLEVEL={level} ({knowledge.capability(library, 'security_levels').refusal})"
+    # words that add suites; `!`/`-` remove them, `+` moves them, `@` commands order them
+    added = [w for w in re.split(r"[:, ]+", text) if w and w[0] not in "!-+@"]
+    if added and all(strings.get(w) for w in added):
+        return f"{', '.join(added)} match no suite there ({strings[added[0]]})"
+    return None
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    library = ctx.target.library
+    for stmt in ctx.all_statements():
+        if stmt.directive != "ssl_ciphers" or not stmt.args:
+            continue
+        text = " ".join(stmt.args)
+        why = refusal(library, text)
+        result = evaluate_line(ctx, stmt).result
+        if why is None or (result.error and not result.suites):
+            continue  # accepted, or NGX408 already says nothing matches
+        yield ctx.finding(RULE, stmt, f"{ctx.library()} refuses {why}: nginx -t fails")
