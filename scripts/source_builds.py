@@ -76,7 +76,12 @@ SOURCE_BUILDS: dict[str, dict[str, object]] = {
     },
     # nginx and OpenSSL from the crates of scripts/cargo/<name>; no -sys crate builds anything
     "openssl36": {"crate": None, "modules": STABLE_MODULES, "patches": []},
-    "openssl40": {"crate": None, "modules": STABLE_MODULES, "patches": []},
+    "openssl40": {
+        "crate": None,
+        "modules": STABLE_MODULES,
+        # OpenSSL 4.0's opaque ASN1_STRING and const X509_NAME getters
+        "patches": ["nginx-1.28-openssl-4.0.patch"],
+    },
 }
 
 

@@ -29,21 +29,25 @@ def library_build(
     return require_build(provisioned, str(request.param))
 
 
-def one_server(folder: Path, port: int, lines: str) -> Path:
-    """An nginx.conf with one TLS server on 127.0.0.1:port and these extra lines in it."""
+def one_server(folder: Path, port: int, lines: str, block: str = "http") -> Path:
+    """An nginx.conf with one TLS server on 127.0.0.1:port and these extra lines in it, in
+    http{} or stream{}."""
     pair = real_files().certificates[0]
     conf = folder / "nginx.conf"
     conf.write_text(
-        "worker_processes 1;\nevents {}\nhttp {\naccess_log off;\n"
-        f"server {{ listen 127.0.0.1:{port} ssl; ssl_certificate {pair['cert']}; "
+        f"worker_processes 1;\nevents {{}}\n{block} {{\n"
+        + ("access_log off;\n" if block == "http" else "")
+        + f"server {{ listen 127.0.0.1:{port} ssl; ssl_certificate {pair['cert']}; "
         f"ssl_certificate_key {pair['key']}; {lines} }}\n}}\n"
     )
     return conf
 
 
-def nginx_t(build: Build, folder: Path, server: str) -> subprocess.CompletedProcess[str]:
+def nginx_t(
+    build: Build, folder: Path, server: str, block: str = "http"
+) -> subprocess.CompletedProcess[str]:
     """nginx -t of one TLS server with these extra lines."""
-    conf = one_server(folder, free_port(), server)
+    conf = one_server(folder, free_port(), server, block)
     return build.nginx(
         "-p", f"{folder}/", "-c", str(conf), "-e", str(folder / "error.log"),
         "-g", f"pid {folder}/nginx.pid;", "-t",
