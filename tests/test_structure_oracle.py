@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 
 from nginxgen import knowledge
 from nginxgen.conf.load import _parse_text
-from tests.builds import BUILD_NAMES, Build
+from tests.builds import BUILD_NAMES, NEWEST_BUILD_NAMES, Build
 from tests.conftest import require_build
 from tests.directive_probe import CONTEXTS, nginx_t, probe
 from tests.fuzzing.structure import accepted_seeds, compare, mutants
@@ -26,7 +26,7 @@ def all_builds(provisioned: tuple[dict[str, Build], dict[str, str]]) -> tuple[Bu
     return tuple(require_build(provisioned, name) for name in BUILD_NAMES)
 
 
-@pytest.mark.parametrize("name", BUILD_NAMES)
+@pytest.mark.parametrize("name", (*BUILD_NAMES, *NEWEST_BUILD_NAMES))
 def test_directive_table_is_what_the_build_answers(
     name: str, provisioned: tuple[dict[str, Build], dict[str, str]]
 ) -> None:
@@ -53,7 +53,7 @@ def test_directive_table_is_what_the_build_answers(
     assert len(checks) > 500  # the whole table, not a sample
 
 
-@pytest.mark.parametrize("name", BUILD_NAMES)
+@pytest.mark.parametrize("name", (*BUILD_NAMES, *NEWEST_BUILD_NAMES))
 def test_free_content_blocks_hold_values(
     name: str, provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
 ) -> None:

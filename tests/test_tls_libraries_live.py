@@ -14,7 +14,7 @@ import pytest
 
 from nginxgen import knowledge
 from nginxgen.target import parse_library
-from tests.builds import BUILD_NAMES, SOURCE_BUILD_NAMES, Build
+from tests.builds import ALL_BUILD_NAMES, SOURCE_BUILD_NAMES, Build
 from tests.conftest import require_build
 from tests.fuzzing.generate_check import build_target, real_files
 from tests.live import Server, free_port, prepare_prefix, s_client
@@ -203,7 +203,7 @@ def _resumed_on_another_worker(build: Build, folder: Path, lines: str, version: 
     return across
 
 
-@pytest.mark.parametrize("name", [*BUILD_NAMES, *SOURCE_BUILD_NAMES])
+@pytest.mark.parametrize("name", ALL_BUILD_NAMES)
 @pytest.mark.parametrize("version", ["TLSv1_2", "TLSv1_3"])
 def test_ticket_keys_shared_by_the_workers_as_the_knowledge_says(
     provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path, name: str, version: str
@@ -217,7 +217,7 @@ def test_ticket_keys_shared_by_the_workers_as_the_knowledge_says(
     assert across == [knowledge.has(library, "ticket_keys_made_with_context")] * 3
 
 
-@pytest.mark.parametrize("name", [*BUILD_NAMES, *SOURCE_BUILD_NAMES])
+@pytest.mark.parametrize("name", ALL_BUILD_NAMES)
 def test_a_builtin_session_cache_is_each_workers_own(
     provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path, name: str
 ) -> None:
