@@ -5,9 +5,13 @@ from __future__ import annotations
 import datetime
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from nginxgen.errors import NginxgenError
+from nginxgen.pem import key_kind, load_chain, load_key, ocsp_urls, public_bytes
+
+TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
+if TYPE_CHECKING:
+    from cryptography.x509 import Certificate
 
 
 @dataclass(frozen=True)
@@ -33,48 +37,7 @@ def _read(path: str, what: str) -> bytes:
         raise NginxgenError(f"cannot read {what}: {exc.strerror}", where=path) from None
 
 
-def key_kind(public_key: object) -> tuple[str, int]:
-    from cryptography.hazmat.primitives.asymmetric import ec, ed448, ed25519, rsa
-
-    if isinstance(public_key, rsa.RSAPublicKey):
-        return "RSA", public_key.key_size
-    if isinstance(public_key, ec.EllipticCurvePublicKey):
-        return "ECDSA", public_key.curve.key_size
-    if isinstance(public_key, ed25519.Ed25519PublicKey):
-        return "Ed25519", 256
-    if isinstance(public_key, ed448.Ed448PublicKey):
-        return "Ed448", 448
-    return type(public_key).__name__, 0
-
-
-def ocsp_urls(cert: Any) -> tuple[str, ...]:
-    """The OCSP responders a certificate names (none: nothing to staple)."""
-    from cryptography import x509
-    from cryptography.x509.oid import AuthorityInformationAccessOID
-
-    try:
-        aia = cert.extensions.get_extension_for_class(x509.AuthorityInformationAccess).value
-    except x509.ExtensionNotFound:
-        return ()
-    return tuple(
-        str(d.access_location.value)
-        for d in aia
-        if d.access_method == AuthorityInformationAccessOID.OCSP
-    )
-
-
-def public_bytes(key: object) -> bytes:
-    """A public key as DER SubjectPublicKeyInfo: equal bytes, same key."""
-    from cryptography.hazmat.primitives import serialization
-
-    return key.public_bytes(  # type: ignore[attr-defined, no-any-return]
-        serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
-    )
-
-
-def inspect_chain(cert_path: str) -> tuple[CertInfo, list[object]]:
-    from nginxgen.conf.files import load_chain
-
+def inspect_chain(cert_path: str) -> tuple[CertInfo, list[Certificate]]:
     chain = load_chain(_read(cert_path, "certificate"))
     if not chain:
         raise NginxgenError("not a PEM certificate", where=cert_path)
@@ -99,18 +62,16 @@ def inspect_chain(cert_path: str) -> tuple[CertInfo, list[object]]:
 
 def check_pair(cert_path: str, key_path: str) -> CertInfo:
     """Refuse a missing or unreadable certificate or key, or a key that does not match."""
-    from cryptography.hazmat.primitives import serialization
-
     info, chain = inspect_chain(cert_path)
     key_data = _read(key_path, "key")
     try:
-        key = serialization.load_pem_private_key(key_data, password=None)
+        key = load_key(key_data)
     except TypeError:
         raise NginxgenError(
             "the key is encrypted; nginx would need ssl_password_file", where=key_path
         ) from None
     except ValueError:
         raise NginxgenError("not a PEM private key", where=key_path) from None
-    if public_bytes(key.public_key()) != public_bytes(chain[0].public_key()):  # type: ignore[attr-defined]
+    if public_bytes(key.public_key()) != public_bytes(chain[0].public_key()):
         raise NginxgenError(f"the key does not match the certificate {cert_path}", where=key_path)
     return info

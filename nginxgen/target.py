@@ -73,13 +73,13 @@ def parse_library(spec: str) -> Library:
     """`openssl-3.5.7`, `openssl-3.0`, `boringssl`, `aws-lc-1.37.0`, `libressl-4.3.0`, ..."""
     match = _LIBRARY_SPEC.match(spec.strip())
     if not match:
-        import difflib  # only on the way to an error
+        from nginxgen.spelling import nearest  # only on the way to an error
 
         kinds = ", ".join(knowledge.LIBRARY_KINDS)
         name = re.split(r"[-_ ]?v?\d", spec.strip(), maxsplit=1)[0].lower()
-        nearest = difflib.get_close_matches(name, knowledge.LIBRARY_KINDS, n=1, cutoff=0.0)
         raise TargetError(
-            f"unknown TLS library {spec!r}; did you mean {nearest[0]}? (one of {kinds}, "
+            f"unknown TLS library {spec!r}; did you mean "
+            f"{nearest(name, knowledge.LIBRARY_KINDS)}? (one of {kinds}, "
             "optionally with a version: openssl-3.5.7, aws-lc-1.37.0)",
             where="--tls-library",
         )

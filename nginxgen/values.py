@@ -7,9 +7,11 @@ from __future__ import annotations
 
 from nginxgen import knowledge
 
-# ngx_parse_time's units, largest first, in seconds (M: 30 days, y: 365 days); "ms" apart
-_TIME_UNITS = (("y", 31536000), ("M", 2592000), ("w", 604800), ("d", 86400), ("h", 3600),
-               ("m", 60), ("s", 1))  # fmt: skip
+# ngx_parse_time's units in seconds (M: 30 days, y: 365 days), each with its step: a unit may
+# only follow larger ones; "ms" (step 8) apart
+_TIME_UNITS = {"y": (1, 31536000), "M": (2, 2592000), "w": (3, 604800), "d": (4, 86400),
+               "h": (5, 3600), "m": (6, 60), "s": (7, 1)}  # fmt: skip
+_MSEC, _LAST = 8, 9
 _MAX = 2**63 - 1
 
 
@@ -17,35 +19,53 @@ def parse_time(text: str, is_sec: bool) -> int | None:
     """Milliseconds as nginx's ngx_parse_time reads the value (None: `nginx -t` refuses it).
     Units in falling order, each once, optionally separated by spaces; a last bare number
     counts as seconds. A seconds setting (is_sec) takes y and M but no ms; a milliseconds
-    setting takes ms but no y or M."""
-    total, value, valid, step, at = 0, 0, False, -1 if is_sec else 1, 0
+    setting takes ms but no y or M. Overflow is judged as nginx does, in the setting's own
+    unit: `99999999999y` fits a seconds setting (3.2e18 s) and overflows a milliseconds one."""
+    # step by step as src/core/ngx_parse.c (unchanged since 1.9.x): `value` is the number being
+    # read, `total` the sum so far, both in seconds (is_sec) or milliseconds
+    total, value, valid, at = 0, 0, False, 0
+    step = 0 if is_sec else _TIME_UNITS["M"][0]
     while at < len(text):
         char = text[at]
+        at += 1
         if char.isdigit() and char.isascii():
-            value = value * 10 + int(char)
-            valid, at = True, at + 1
+            if value > (_MAX - int(char)) // 10:
+                return None
+            value, valid = value * 10 + int(char), True
             continue
-        if text.startswith("ms", at):
-            if is_sec or step >= 7:
+        if char == "m" and text.startswith("s", at):
+            if is_sec or step >= _MSEC:
                 return None
-            step, scale, at = 7, 1, at + 2
+            step, seconds, at = _MSEC, 0, at + 1
         elif char == " ":
-            if step >= 6:
+            if step >= _TIME_UNITS["s"][0]:
                 return None
-            step, scale, at = 8, 1000, at + 1
+            step, seconds = _LAST, 1
+        elif char in _TIME_UNITS:
+            unit_step, seconds = _TIME_UNITS[char]
+            # "y" only first; any other unit only after larger ones
+            if step > unit_step - 1 if char == "y" else step >= unit_step:
+                return None
+            step = unit_step
         else:
-            found = [i for i, (unit, _) in enumerate(_TIME_UNITS) if unit == char]
-            if not found or step >= found[0]:
-                return None
-            step, scale, at = found[0], _TIME_UNITS[found[0]][1] * 1000, at + 1
-        total += value * scale
-        value = 0
+            return None
+        scale = 1 if step == _MSEC else seconds * (1 if is_sec else 1000)
+        if value > _MAX // scale:
+            return None
+        if total > _MAX - value * scale:
+            return None
+        total, value = total + value * scale, 0
         while at < len(text) and text[at] == " ":
             at += 1
     if not valid:
         return None
-    total += value * 1000
-    return total if total <= _MAX else None
+    if not is_sec:
+        if value > _MAX // 1000:
+            return None
+        value *= 1000
+    if total > _MAX - value:
+        return None
+    return (total + value) * (1000 if is_sec else 1)
 
 
 def parse_size(text: str, offset: bool = False) -> int | None:

@@ -21,7 +21,8 @@ Candidate names come from the libraries themselves, and each table records where
   OpenSSL's TLS group list (providers/common/capabilities.c), copied below with the tag;
 - each name also in lower and upper case, since libraries differ in case rules;
 - cipher-string keywords from OpenSSL's ciphers(1) CIPHER STRINGS and BoringSSL's
-  ssl/ssl_cipher.cc kCipherAliases; ssl_conf_command names and Options values from OpenSSL's
+  ssl/ssl_cipher.cc kCipherAliases, and every suite name of the cipher engine's OpenSSL
+  tables (knowledge/ciphers/), each alone; ssl_conf_command names and Options values from OpenSSL's
   ssl/ssl_conf.c (ssl_conf_cmds, ssl_option_list).
 Every table is probed with the union of the names, so a name one library lists is also tried
 on the others.
@@ -130,6 +131,12 @@ OPTIONS: tuple[str, ...] = (
     "LegacyECPointFormats",
 )  # fmt: skip
 
+VERSIONS = ("None", "SSLv3", "TLSv1", "TLSv1.1", "TLSv1.2", "TLSv1.3", "DTLSv1", "DTLSv1.2")
+PROTOCOLS = ("ALL", "SSLv2", "SSLv3", "TLSv1", "TLSv1.1", "TLSv1.2", "TLSv1.3", "DTLSv1",
+             "DTLSv1.2")  # fmt: skip
+VERIFY_MODES = ("Peer", "Request", "Require", "Once", "RequirePostHandshake",
+                "RequestPostHandshake")  # fmt: skip
+
 # `ssl_conf_command NAME VALUE` pairs: the commands of ssl/ssl_conf.c ssl_conf_cmds that take
 # a value nginx users write (no file paths), each with a value the docs give and a bad one;
 # command names in other letter cases; an unknown command.
@@ -155,13 +162,28 @@ CONF_COMMANDS: tuple[tuple[str, str], ...] = (
     ("VerifyMode", "Request"), ("VerifyMode", "Bogus"), ("ECDHParameters", "prime256v1"),
     ("ECDHParameters", "auto"), ("RecordPadding", "512"), ("RecordPadding", "abc"),
     ("NumTickets", "2"), ("NumTickets", "abc"), ("NumTickets", "-1"),
+    ("NumTickets", "0"), ("RecordPadding", "0"), ("RecordPadding", "16384"),
+    ("RecordPadding", "16385"),
+    # the closed lists NGX504 judges whole (a word not taken here is refused): each word of
+    # ssl/ssl_conf.c `versions` (MinProtocol, MaxProtocol: strcmp), `ssl_protocol_list`
+    # (Protocol) and `ssl_vfy_list` (VerifyMode), openssl-3.5.0
+    *(("MinProtocol", v) for v in VERSIONS), *(("MaxProtocol", v) for v in VERSIONS),
+    *(("Protocol", p) for p in PROTOCOLS), *(("Protocol", f"-{p}") for p in PROTOCOLS),
+    *(("VerifyMode", m) for m in VERIFY_MODES),
+    # signature algorithms one at a time, as NGX504 judges a list by its elements
+    *(("SignatureAlgorithms", a) for a in (
+        "ECDSA+SHA256", "RSA-PSS+SHA256", "RSA+SHA256", "RSA+SHA1", "ECDSA+SHA1", "RSA+MD5",
+        "MD5+RSA", "ed25519", "ed448", "rsa_pss_rsae_sha256", "rsa_pkcs1_sha256",
+        "ecdsa_secp384r1_sha384",
+    )),
     ("options", "KTLS"), ("OPTIONS", "KTLS"), ("ciphersuites", "TLS_AES_128_GCM_SHA256"),
     ("NoSuchCommand", "x"), ("Option", "KTLS"), ("SessionTicket", "off"),
     # commands that take a file: a missing one is refused for the file, not for the name
     *((c, "/nonexistent") for c in (
         "Certificate", "PrivateKey", "ServerInfoFile", "ChainCAFile", "ChainCAPath",
         "VerifyCAFile", "VerifyCAPath", "RequestCAFile", "RequestCAPath", "ClientCAFile",
-        "ClientCAPath", "DHParameters",
+        "ClientCAPath", "DHParameters", "ChainCAStore", "VerifyCAStore", "RequestCAStore",
+        "ClientCAStore",
     )),
 )  # fmt: skip
 
@@ -225,6 +247,17 @@ def _reason(line: str) -> str:
     return "; ".join(dict.fromkeys(r.strip() for r in reasons)) or "refused"
 
 
+def cipher_names() -> list[str]:
+    """Every suite name of OpenSSL 3.0 and 3.5 (knowledge/ciphers/, read from real `openssl
+    ciphers` runs by scripts/build_cipher_table.py): BoringSSL's and AWS-LC's names are among
+    them. A word of an ssl_ciphers string that is none of these and no keyword matches nothing
+    in any library."""
+    names: set[str] = set()
+    for table in sorted((REPO / "nginxgen" / "knowledge" / "ciphers").glob("*.json")):
+        names.update(s["name"] for s in json.loads(table.read_text())["suites"])
+    return sorted(names)
+
+
 def _case_variants(names: Iterable[str]) -> list[str]:
     out: set[str] = set()
     for name in names:
@@ -274,6 +307,7 @@ def probe_build(build: Build, group_names: list[str]) -> dict[str, object]:
             for feature, text in GROUP_LISTS.items()
         }
         keywords = {k: probe.refusal("ssl_ciphers", k) for k in CIPHER_KEYWORDS}
+        names = {n: probe.refusal("ssl_ciphers", n) for n in cipher_names()}
         strings = {s: probe.refusal("ssl_ciphers", s) for s in CIPHER_STRINGS}
         conf = {f"{c} {v}": probe.refusal("ssl_conf_command", c, v) for c, v in CONF_COMMANDS}
         print(f"{build.name}: {probe.runs} nginx -t runs", file=sys.stderr)
@@ -286,6 +320,7 @@ def probe_build(build: Build, group_names: list[str]) -> dict[str, object]:
         "groups": groups,
         "group_lists": {f: {"list": GROUP_LISTS[f], "accepted": ok} for f, ok in lists.items()},
         "cipher_keywords": keywords,
+        "cipher_names": names,
         "cipher_strings": strings,
         # a library without SSL_CONF_cmd refuses the directive whatever it says: one answer
         "conf_command": {"refused": reasons.pop()}

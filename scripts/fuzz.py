@@ -8,11 +8,19 @@
     .venv/bin/python scripts/fuzz.py live --cases 5000 [--seed N]   (trees, across the builds)
     .venv/bin/python scripts/fuzz.py live-fix --cases 500 [--seed N]  (probed, fixed, probed)
     .venv/bin/python scripts/fuzz.py live-into --cases 500 [--seed N]  (probed, a site added, probed)
+    .venv/bin/python scripts/fuzz.py semicolon [--builds a,b]  (every directive, `;` lost before a block)
+    .venv/bin/python scripts/fuzz.py values --cases 20000 [--seed N] [--builds a,b] [--out F]
 
 Prints one JSON line of figures (cases run, outcomes, slowest case); with --progress N, the
 figures so far every N cases on stderr, so a run stopped from outside still says how far it
 got. A failing case stops the run; hypothesis prints it shrunk, with the blob that reproduces
 it.
+
+`values` (issue 36) draws its cases from random.Random seeded per case rather than hypothesis
+(no shrinking needed: a case is one line), runs `nginx -t` and lint on --jobs threads over every
+provisioned build (--builds to choose; a build added to builds.json joins by itself), and does
+not stop at a disagreement: it prints them grouped by class, and --out writes each one as a JSON
+line. Exit 1 when there is any.
 
 Cases run in chunks of --chunk (2,000): hypothesis keeps every case's choices for the length of
 one run (its data tree, which avoids repeats), about 50 KB a case here, so 20,000 linter cases in
@@ -201,6 +209,52 @@ def fix_runner(figures: Figures, nginx_every: int) -> Callable[..., None]:
     return one
 
 
+def chosen_builds(option: str | None) -> list[Any]:
+    """The --builds named, or every provisioned build (a build added to builds.json joins)."""
+    from tests.builds import load_builds
+
+    found, missing = load_builds()
+    names = option.split(",") if option else sorted(found)
+    absent = [n for n in names if n not in found]
+    if absent:
+        raise SystemExit(f"builds missing: {', '.join(f'{n} ({missing.get(n)})' for n in absent)}")
+    return [found[n] for n in names]
+
+
+def semicolon_main(args: argparse.Namespace) -> int:
+    from tests.fuzzing.structure import semicolon_before_block_sweep
+
+    builds = chosen_builds(args.builds)
+    started = time.monotonic()
+    outcomes, wrong = semicolon_before_block_sweep(builds)
+    print(json.dumps({
+        "target": "semicolon", "builds": [b.name for b in builds], "nginx": dict(outcomes),
+        "cases": sum(outcomes.values()), "disagreements": len(wrong),
+        "wall_s": round(time.monotonic() - started, 1),
+        "examples": [(b, n, c, v.message, v.lint_errors) for b, n, c, v in wrong[:50]],
+    }, indent=1))  # fmt: skip
+    return 1 if wrong else 0
+
+
+def values_main(args: argparse.Namespace) -> int:
+    from tests.fuzzing import values
+
+    builds = chosen_builds(args.builds)
+    names = [b.name for b in builds]
+
+    def progress(figures: dict[str, Any]) -> None:
+        print(json.dumps(figures), file=sys.stderr, flush=True)
+
+    report = values.run(builds, args.cases, args.seed or 0, args.jobs, args.progress, progress)
+    if args.out:
+        with open(args.out, "w") as out:
+            for verdict in report.disagreements:
+                out.write(json.dumps(values.describe(verdict)) + "\n")
+    print(json.dumps({"target": "values", "seed": args.seed or 0, "builds": names,
+                      **report.summary()}, indent=1))  # fmt: skip
+    return 1 if report.disagreements else 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description="long fuzz runs of the linter or generator")
     parser.add_argument(
@@ -214,6 +268,8 @@ def main() -> int:
             "live",
             "live-fix",
             "live-into",
+            "values",
+            "semicolon",
         ),
     )
     parser.add_argument("--cases", type=int, default=100_000)
@@ -226,7 +282,16 @@ def main() -> int:
     parser.add_argument(
         "--progress", type=int, default=0, help="print the figures so far every N cases (stderr)"
     )
+    parser.add_argument(
+        "--builds", help="values, semicolon: comma-separated build names (default: all)"
+    )
+    parser.add_argument("--jobs", type=int, default=2, help="values: nginx -t processes at once")
+    parser.add_argument("--out", help="values: write each disagreement as a JSON line here")
     args = parser.parse_args()
+    if args.target == "values":
+        return values_main(args)
+    if args.target == "semicolon":
+        return semicolon_main(args)
     figures: Figures = {"outcomes": collections.Counter(), "slowest_s": 0.0, "syntax_errors": 0}
     if args.progress:
         figures["progress_every"] = args.progress

@@ -1,6 +1,7 @@
 """The effective answers of nginxgen/conf/effective.py that need no live server: which location
-answers a URI, which add_header lines a response carries, whether the workers share ticket keys;
-and the library's default groups the per-name model falls back on."""
+answers a URI, which add_header lines a response carries (replace, merge, off, by nginx
+version; tests/test_headers_live.py holds the same cases against nginx 1.31.3), whether the
+workers share ticket keys; and the library's default groups the per-name model falls back on."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 
 from nginxgen import knowledge
 from nginxgen.conf.config import build
-from nginxgen.conf.effective import Effective, header_sent, headers_for, locations_for
+from nginxgen.conf.effective import Effective, header_sent, locations_for
 from nginxgen.conf.load import load_path
 from nginxgen.target import resolve
 
@@ -52,17 +53,101 @@ def test_the_location_and_its_headers(
     config = build(load_path(str(path)))
     (server,) = config.servers
     assert [" ".join(loc.stmt.args) for loc in locations_for(server, uri)] == chain
-    assert [h.args[0] for h in headers_for(config, server, uri)] == [header]
+    headers = Effective(config, resolve("1.26.3", "openssl-3.5.9")).headers(server, uri)
+    assert [h.args[0] for h in headers.lines] == [header]
 
 
 def test_without_always_only_some_statuses(tmp_path: Path) -> None:
     path = tmp_path / "nginx.conf"
-    path.write_text(SERVER.format(locations=""))
+    path.write_text(SERVER.format(locations='add_header X-Empty "" always;'))
     config = build(load_path(str(path)))
-    (line,) = headers_for(config, config.servers[0], "/")
-    assert [s for s in (200, 204, 301, 308, 400, 404, 500) if header_sent(line, s)] == [
+    headers = Effective(config, resolve("1.26.3", "openssl-3.5.9")).headers(config.servers[0], "/")
+    hsts, empty = headers.lines
+    assert [s for s in (200, 204, 301, 308, 400, 404, 500) if header_sent(hsts, s)] == [
         200, 204, 301, 308,
     ]  # fmt: skip
+    assert not header_sent(empty, 200)  # an empty value adds no field
+    assert headers.sent(404) == []
+
+
+INHERIT = """events {{}}
+http {{
+    add_header X-Http 1;
+    {http}
+    server {{
+        listen 443 ssl;
+        add_header Strict-Transport-Security "max-age=63072000" always;
+        {server}
+        location /static/ {{ }}
+        location /own/ {{ add_header X-Own 1; }}
+        location /merge/ {{ add_header_inherit merge; add_header X-Merge 1; }}
+        location /off/ {{ add_header_inherit off; }}
+        location /on/ {{ add_header_inherit on; add_header X-On 1; }}
+        location /outer/ {{ add_header X-Outer 1; location /outer/inner/ {{ }} }}
+    }}
+}}
+"""
+
+
+@pytest.mark.parametrize(
+    ("http", "server", "uri", "new", "old"),
+    [
+        # (http{} lines, server lines, URI, headers on 1.31.3, headers on 1.26.3)
+        ("", "", "/static/", ["Strict-Transport-Security"], ["Strict-Transport-Security"]),
+        ("", "", "/own/", ["X-Own"], ["X-Own"]),  # replaced
+        # merge: the level's own lines, then the inherited ones (ngx_http_headers_merge_conf)
+        ("", "", "/merge/", ["X-Merge", "Strict-Transport-Security"], ["X-Merge"]),
+        ("", "", "/off/", [], ["Strict-Transport-Security"]),  # off, no line of its own
+        ("", "", "/on/", ["X-On"], ["X-On"]),
+        ("", "", "/outer/inner/", ["X-Outer"], ["X-Outer"]),  # the enclosing location's
+        # issue 37: off in the server reaches `location /static/ { }`, which then sends nothing
+        ("", "add_header_inherit off;", "/static/", [], ["Strict-Transport-Security"]),
+        ("", "add_header_inherit off;", "/", ["Strict-Transport-Security"], ["Strict-Transport-Security"]),
+        ("", "add_header_inherit off;", "/outer/inner/", [], ["X-Outer"]),
+        # merge in http{} is inherited by every level below: each adds its own to the outer ones
+        ("add_header_inherit merge;", "", "/", ["Strict-Transport-Security", "X-Http"], ["Strict-Transport-Security"]),
+        ("add_header_inherit merge;", "", "/outer/inner/", ["X-Outer", "Strict-Transport-Security", "X-Http"], ["X-Outer"]),
+        ("add_header_inherit merge;", "", "/on/", ["X-On"], ["X-On"]),  # on again: replaced
+        # the server's own `return` answers with the server's lines, whatever the URI
+        ("", "return 200;", "/own/", ["Strict-Transport-Security"], ["Strict-Transport-Security"]),
+    ],
+)  # fmt: skip
+def test_add_header_inheritance(
+    http: str, server: str, uri: str, new: list[str], old: list[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "nginx.conf"
+    path.write_text(INHERIT.format(http=http, server=server))
+    config = build(load_path(str(path)))
+    (site,) = config.servers
+    for version, expected in (("1.31.3", new), ("1.26.3", old)):  # before 1.29.3: no directive
+        headers = Effective(config, resolve(version, "openssl-3.3.7")).headers(site, uri)
+        assert [h.args[0] for h in headers.lines] == expected, version
+
+
+def test_what_drops_a_line(tmp_path: Path) -> None:
+    """Each outer line that does not reach a response names the line that drops it: the
+    replacing add_header, the add_header_inherit off of that level, or the location that
+    inherits off."""
+    path = tmp_path / "nginx.conf"
+    path.write_text(INHERIT.format(http="", server="add_header_inherit off;"))
+    config = build(load_path(str(path)))
+    (site,) = config.servers
+    effective = Effective(config, resolve("1.31.3", "openssl-3.3.7"))
+    causes = {}
+    for loc, headers in effective.location_headers(site):
+        (hsts,) = headers.dropped_named("strict-transport-security") or [None]
+        causes[" ".join(loc.stmt.args)] = hsts and (hsts.cause.directive, hsts.cause.line)
+    assert causes == {
+        "/static/": ("location", 9),
+        "/own/": ("add_header", 10),
+        "/merge/": None,  # merged: sent
+        "/off/": ("add_header_inherit", 12),
+        "/on/": ("add_header", 13),
+        "/outer/": ("add_header", 14),
+        "/outer/inner/": ("add_header", 14),  # dropped by the enclosing location's line
+    }
+    (x_http,) = effective.headers_in(site, ()).dropped
+    assert (x_http.cause.directive, x_http.cause.line) == ("add_header_inherit", 8)
 
 
 @pytest.mark.parametrize(

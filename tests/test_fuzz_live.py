@@ -18,6 +18,7 @@ from nginxgen import knowledge
 from tests.builds import ALL_BUILD_NAMES, BUILD_NAMES, SOURCE_BUILD_NAMES, Build
 from tests.conftest import require_build
 from tests.fuzzing.live import (
+    HSTS,
     LiveOutcome,
     LiveTree,
     check_live,
@@ -107,6 +108,33 @@ def test_a_vhost_without_a_session_cache_under_a_default_with_one(
         reject=False,
     )
     assert check_live(tree, require_build(provisioned, "bookworm"), tmp_path).kind == "agreed"
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        ("add_header_inherit off;",),  # no response of the server carries it: NGX701
+        # its `location /nginxgen-` sends HSTS, `/` (the server's own) does not: NGX704
+        ("add_header_inherit off;", f"location /nginxgen- {{ {HSTS} always; }}"),
+        ("add_header X-Frame-Options DENY;",),  # replaced in the server: NGX701
+        # its own HSTS without always decides a 404 (NGX702), not http{}'s it replaces
+        (f"{HSTS};", "add_header_inherit off;"),
+    ],
+)
+def test_http_hsts_dropped_by_a_server(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path, lines: tuple[str, ...]
+) -> None:
+    """Found by the live differential on nginx 1.31.3 once it drew add_header_inherit (issue
+    37): http{}'s HSTS, dropped by a server's `add_header_inherit off`; probe --config explained
+    the missing header by that line, and lint reported the server's block instead."""
+    tree = LiveTree(
+        servers=(server(("ssl_session_tickets on;",)), server(lines)),
+        http=(f"{HSTS} always;",),
+        ipv6=False,
+        defaults=(None,),
+        reject=False,
+    )
+    assert check_live(tree, require_build(provisioned, "wheel"), tmp_path).kind == "agreed"
 
 
 def test_tickets_on_in_a_vhost_after_a_retry(

@@ -75,6 +75,27 @@ def test_syntax_errors_are_findings_with_file_and_line(
     ), out
 
 
+@pytest.mark.parametrize(
+    "content",
+    [
+        "events {}\nhttp {\n server {\n  ssl_conf_command Options PrioritizeChaCha\n"
+        "  location / {}\n }\n}\n",
+        "events {}\nstream {\n server {\n  ssl_alpn h2\n  x {}\n }\n}\n",
+    ],
+)
+def test_semicolon_lost_before_a_block_after_any_directive(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str
+) -> None:
+    """nginx refuses a `{` after every directive without NGX_CONF_BLOCK, these two included,
+    which no probed build had named: lint was clean (issue 36's structural differential)."""
+    path = tmp_path / "lost.conf"
+    path.write_text(content)
+    name = content.split("\n")[3].split()[0]
+    code, out, _ = lint([str(path), "--select", "NGX001"], capsys)
+    assert code == 1
+    assert f'{path}:4: NGX001 error directive "{name}" is not terminated by ";"' in out, out
+
+
 def test_brace_inside_a_word_is_part_of_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -14,10 +14,15 @@ from hypothesis import HealthCheck, given, settings
 
 from nginxgen import knowledge
 from nginxgen.conf.load import _parse_text
-from tests.builds import BUILD_NAMES, NEWEST_BUILD_NAMES, Build
+from tests.builds import ALL_BUILD_NAMES, BUILD_NAMES, NEWEST_BUILD_NAMES, Build
 from tests.conftest import require_build
 from tests.directive_probe import CONTEXTS, nginx_t, probe
-from tests.fuzzing.structure import accepted_seeds, compare, mutants
+from tests.fuzzing.structure import (
+    accepted_seeds,
+    compare,
+    mutants,
+    semicolon_before_block_sweep,
+)
 
 CASES = int(os.environ.get("NGINXGEN_ORACLE_CASES", "500"))
 
@@ -95,3 +100,16 @@ def test_structure_agrees_with_nginx(
     # the run must have met both sides of the comparison, not only undecided mutants
     assert outcomes.get("structural", 0) > CASES // 10
     assert outcomes.get("accepted", 0) > CASES // 10
+
+
+def test_a_semicolon_lost_before_a_block_after_every_directive(
+    provisioned: tuple[dict[str, Build], dict[str, str]],
+) -> None:
+    """Every directive without NGX_CONF_BLOCK in nginx's source, in each of its contexts, its
+    `;` lost right before a block (issue 36), each pair on one of the builds in turn:
+    where nginx says it is not terminated by ";", lint has a syntax error.
+    `scripts/fuzz.py semicolon` runs every pair on every build."""
+    builds = [require_build(provisioned, n) for n in ALL_BUILD_NAMES]
+    outcomes, wrong = semicolon_before_block_sweep(builds, spread=True)
+    assert not wrong, [(b, n, c, v.message) for b, n, c, v in wrong]
+    assert outcomes["structural"] > 1000, outcomes  # the table's directives, not a few

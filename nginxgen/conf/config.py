@@ -9,10 +9,6 @@ from nginxgen.conf.load import Loaded, Stmt
 from nginxgen.records import field, record
 from nginxgen.sockets import normalize_socket
 
-# Directives whose values are a list assembled from every line at one level; a level that has
-# any of them replaces the inherited list entirely (nginx docs: add_header, ssl_conf_command).
-ARRAY_DIRECTIVES = frozenset({"add_header", "ssl_conf_command", "add_trailer", "proxy_set_header"})
-
 
 @record(eq=False)  # identity: servers are compared and hashed by object, never by value
 class Listen:
@@ -79,21 +75,14 @@ class Server:
                 return stmt
         return None
 
-    def all_locations(self) -> Iterator[tuple[Location, dict[str, list[Stmt]]]]:
-        """Each location with the directives in effect there for array directives."""
-
-        def walk(
-            locs: list[Location], inherited: dict[str, list[Stmt]]
-        ) -> Iterator[tuple[Location, dict[str, list[Stmt]]]]:
-            for loc in locs:
-                here = dict(inherited)
-                for name, stmts in loc.directives.items():
-                    here[name] = stmts
-                yield loc, here
-                yield from walk(loc.locations, here)
-
-        base = {name: self.effective(name) for name in ARRAY_DIRECTIVES}
-        yield from walk(self.locations, base)
+    def all_locations(self) -> Iterator[tuple[Location, ...]]:
+        """Each location, nested ones included, as the chain of locations that encloses it
+        (outermost first, itself last). What applies in one is conf/effective's answer."""
+        stack: list[tuple[Location, ...]] = [(loc,) for loc in reversed(self.locations)]
+        while stack:
+            chain = stack.pop()
+            yield chain
+            stack.extend((*chain, inner) for inner in reversed(chain[-1].locations))
 
 
 @record

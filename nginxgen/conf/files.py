@@ -1,17 +1,13 @@
 """The files a config names (certificates, keys, DH parameters, ticket keys): where nginx would
-find each, and what is in it. A file that cannot be read here (a variable in the path, a CI
-runner without the secrets) is None: callers only speak about what they could see.
-cryptography is imported only when there is a file to read."""
+find each, and its bytes. A file that cannot be read here (a variable in the path, a CI runner
+without the secrets) is None: callers only speak about what they could see. What is in a
+certificate or key, nginxgen.pem says."""
 
 from __future__ import annotations
 
 import os
 
 from nginxgen.conf.load import Loaded
-
-TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
-if TYPE_CHECKING:
-    from typing import Any
 
 
 def resolve(loaded: Loaded, path: str) -> str | None:
@@ -34,20 +30,3 @@ def read(loaded: Loaded, path: str) -> bytes | None:
     if full not in loaded.reads:
         loaded.reads.append(full)  # a read outside the tree is named (conf.tree)
     return data
-
-
-def load_chain(data: bytes) -> list[Any]:
-    """The PEM certificates in `data`, as written (leaf first); none when it is not PEM."""
-    from cryptography import x509
-
-    try:
-        return list(x509.load_pem_x509_certificates(data))
-    except ValueError:
-        return []
-
-
-def key_description(cert: Any) -> tuple[str, int]:
-    """("RSA", 2048), ("ECDSA", 256), ..."""
-    from nginxgen.certs import key_kind
-
-    return key_kind(cert.public_key())

@@ -18,23 +18,16 @@ from functools import cached_property
 
 from nginxgen import knowledge
 from nginxgen.conf.config import Config, Server
-from nginxgen.conf.effective import (
-    Effective,
-    header_sent,
-    headers_for,
-    locations_for,
-    server_label,
-)
-from nginxgen.conf.files import key_description, load_chain, read
+from nginxgen.conf.effective import HSTS, Effective, header_sent, server_label
+from nginxgen.conf.files import read
 from nginxgen.conf.groups import parse_groups
 from nginxgen.conf.load import Stmt
+from nginxgen.pem import key_description, load_chain
 from nginxgen.records import record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
-
-STS = "strict-transport-security"
 
 
 @record(frozen=True)
@@ -367,32 +360,24 @@ class NameModel:
 
     def hsts(self, uri: str, status: int) -> Answer:
         """Whether a response to `uri` with `status` carries Strict-Transport-Security: the
-        add_header lines of the level that answers (levels replace, never merge), without
-        `always` only for the statuses add_header serves. The server's (or http{}'s) own HSTS
-        line, shadowed by a location with add_header lines of its own, is an ignored line."""
-        sent = [h for h in headers_for(self.config, self.server, uri) if _is_sts(h)]
-        value = bool(sent) and header_sent(sent[-1], status)
-        level = self.server.own("add_header") or self.config.http.get("add_header", [])
-        meant = [h for h in level if _is_sts(h)]
-        replacing = [
-            loc.directives["add_header"][0]
-            for loc in locations_for(self.server, uri)
-            if loc.directives.get("add_header")
-        ]
-        ignored: tuple[Ignored, ...] = ()
-        if meant and not sent and replacing:
-            where = replacing[-1]
-            why = (
-                f"the location's add_header lines at {where.file}:{where.line} replace the "
-                "server's, so its HSTS line is not sent there"
-            )
-            ignored = (Ignored(meant[-1], header_sent(meant[-1], status), why, where),)
+        add_header lines in effect for it (conf/effective: replace, merge, off), without
+        `always` only for the statuses add_header serves. Where no HSTS line is in effect, an
+        outer level's that does not reach the response is an ignored line, with the line that
+        drops it. Not predicted
+        where an `if` block of the location sets add_header lines of its own."""
+        headers = self.effective.headers(self.server, uri)
+        sent = headers.named(HSTS)
+        value: bool | None = any(header_sent(h, status) for h in sent)
+        if headers.conditional:
+            value = None
+        # an outer HSTS line dropped where one of the level's own is in effect is not what
+        # decides: the line in effect is (lint: NGX702 where it lacks `always`, not NGX704)
+        dropped = [] if sent else headers.dropped_named(HSTS)[-1:]
+        ignored = tuple(
+            Ignored(d.line, header_sent(d.line, status), d.why, d.cause) for d in dropped
+        )
         line = sent[-1] if sent else None
         return Answer("add_header Strict-Transport-Security", value, line, ignored)
-
-
-def _is_sts(line: Stmt) -> bool:
-    return bool(line.args) and line.args[0].lower() == STS
 
 
 def names_on(config: Config, socket: str) -> list[str | None]:

@@ -36,7 +36,7 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class Session(Strict):
+class SessionPolicy(Strict):
     cache_size_mb: int | None = Field(10, ge=1, le=4096)  # None: no shared cache (`off`)
     cache_name: str = "SSL"
     timeout: str = "1d"
@@ -73,7 +73,7 @@ class TLSPolicy(Strict):
     pq_enforce: Switch = "auto"  # ask a client that sent a classical key share for ML-KEM
     server_preference: bool = False
     prioritize_chacha: Switch = "off"
-    session: Session = Session()
+    session: SessionPolicy = SessionPolicy()
     ktls: Switch = "off"
     early_data: bool = False
     ocsp_stapling: bool = False

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from nginxgen import knowledge
+from nginxgen import knowledge, rule_codes
 from nginxgen.errors import ValidationError
 from nginxgen.generate.models import GeneratorConfig, Site, TLSPolicy
 from nginxgen.report.logformat import (  # into/plan.py imports the path from here
@@ -48,7 +48,23 @@ class TLSPlan:
     keepalive_timeout: str
     keepalive_requests: int
     warnings: list[str] = field(default_factory=list)  # printed loudly at the top of the file
-    suppress: dict[str, str] = field(default_factory=dict)  # directive -> `CODE] reason`
+    suppress: dict[str, IgnoreComment] = field(default_factory=dict)  # by directive
+
+
+@dataclass
+class IgnoreComment:
+    """Findings the user asked for, told to the linter as the comment above a line (what the
+    linter reads as a suppression with its reason)."""
+
+    codes: list[str]
+    reasons: list[str]
+
+    def add(self, code: str, reason: str) -> None:
+        self.codes.append(code)
+        self.reasons.append(reason)
+
+    def __str__(self) -> str:
+        return f"nginxgen: ignore[{','.join(self.codes)}] {'; '.join(self.reasons)}"
 
 
 @dataclass
@@ -61,7 +77,10 @@ class AccessLog:
 
 
 @dataclass
-class Listen:
+class ListenLine:
+    """A `listen` line the generator writes, as its arguments (the config model's Listen is
+    what a tree's line means; this is what to write)."""
+
     args: list[str]
 
 
@@ -69,13 +88,13 @@ class Listen:
 class SitePlan:
     name: str
     domains: list[str]
-    listens: list[Listen]
+    listens: list[ListenLine]
     http2_directive: bool
     certificates: list[tuple[str, str]]
     hsts: str | None
     alt_svc: str | None
     root: str
-    suppress: str | None = None  # `CODE] reason` for the server: a finding the user asked for
+    suppress: IgnoreComment | None = None  # for the server: a finding the user asked for
 
 
 @dataclass
@@ -83,10 +102,10 @@ class Plan:
     target: Target
     tls: TLSPlan
     sites: list[SitePlan]
-    default_listens: list[Listen]
+    default_listens: list[ListenLine]
     default_reject: bool
     default_certificate: tuple[str, str]
-    redirect_listens: list[Listen]
+    redirect_listens: list[ListenLine]
     comments: bool
     access_log: AccessLog | None = None
 
@@ -111,8 +130,14 @@ def _directive_ok(target: Target, name: str, table: str = "directive") -> bool:
     return status is not None and status.available
 
 
-def _resolve_switch(value: str, possible: bool) -> bool:
-    return value == "on" or (value == "auto" and possible)
+def _switch(
+    value: str, possible: bool, problems: _Problems, where: str, why: str, instead: str
+) -> bool:
+    """An on/auto/off policy setting on this target: `on` where it cannot work is a problem
+    (`why`, `instead`), `auto` is on where it can."""
+    if value == "on" and not possible:
+        problems.add(where, "on", why, instead)
+    return value != "off" and possible
 
 
 def _plan_protocols(policy: TLSPolicy, target: Target, problems: _Problems) -> None:
@@ -337,7 +362,7 @@ def _plan_groups(policy: TLSPolicy, target: Target, problems: _Problems) -> tupl
             why,
             "use OpenSSL >= 3.5, BoringSSL, AWS-LC or LibreSSL >= 4.3 with X25519MLKEM768 first",
         )
-    enforce = _resolve_switch(policy.pq_enforce, can_enforce) and can_enforce
+    enforce = policy.pq_enforce != "off" and can_enforce
     if enforce and tuples and lead < len(spelled):
         value = ":".join(spelled[:lead]) + "/" + ":".join(spelled[lead:])
         why = (
@@ -364,156 +389,14 @@ def _plan_groups(policy: TLSPolicy, target: Target, problems: _Problems) -> tupl
 
 
 def _plan_tls(policy: TLSPolicy, target: Target, problems: _Problems) -> TLSPlan:
-    lib = target.library
-    conf_ok = knowledge.has(lib, "ssl_conf_command") and _directive_ok(target, "ssl_conf_command")
     _plan_protocols(policy, target, problems)
     ciphers = _plan_ciphers(policy, target, problems)
-    commands: list[ConfCommand] = []
-    suites = _plan_ciphersuites(policy, target, problems)
-    if suites:
-        commands.append(suites)
     curve, groups_why, needs_pref = _plan_groups(policy, target, problems)
     prefer = policy.server_preference or needs_pref
-
-    chacha_possible = conf_ok and knowledge.has(lib, "prioritize_chacha") and prefer
-    if policy.prioritize_chacha == "on" and not chacha_possible:
-        problems.add(
-            "policy.prioritize_chacha",
-            "on",
-            "PrioritizeChaCha needs ssl_conf_command and server preference",
-            "set server_preference: true on an OpenSSL target, or use auto",
-        )
-    if _resolve_switch(policy.prioritize_chacha, chacha_possible) and chacha_possible:
-        commands.append(
-            ConfCommand(
-                "Options",
-                "PrioritizeChaCha",
-                "ChaCha20 first for clients that prefer it (no AES-NI)",
-            )
-        )
-
-    ktls_possible = (
-        conf_ok
-        and knowledge.has(lib, "ktls")
-        and knowledge.feature_available(target, "ssl_sendfile")
-    )
-    if policy.ktls == "on" and not ktls_possible:
-        problems.add(
-            "policy.ktls",
-            "on",
-            knowledge.capability(lib, "ktls").refusal
-            if not knowledge.has(lib, "ktls")
-            else f"nginx uses kernel TLS only from {knowledge.feature_since('ssl_sendfile')}",
-            "use ktls: auto or off",
-        )
-    ktls = _resolve_switch(policy.ktls, ktls_possible) and ktls_possible
-    if ktls:
-        commands.append(
-            ConfCommand(
-                "Options",
-                "KTLS",
-                "kernel TLS: sendfile() sends encrypted file data (needs the tls kernel module)",
-            )
-        )
-
-    if policy.early_data:
-        status = knowledge.directive_status(target, "ssl_early_data")
-        if not knowledge.has(lib, "early_data") or (status and not status.available):
-            problems.add(
-                "policy.early_data",
-                True,
-                knowledge.capability(lib, "early_data").refusal,
-                "set early_data: false",
-            )
-        elif not conf_ok:
-            problems.add(
-                "policy.early_data",
-                True,
-                "replay protection (ssl_conf_command Options AntiReplay) is not available",
-                "set early_data: false, or protect replays in the application ($ssl_early_data)",
-            )
-        else:
-            commands.append(
-                ConfCommand(
-                    "Options", "AntiReplay", "0-RTT data can be replayed: OpenSSL's anti-replay on"
-                )
-            )
-
-    if commands and not conf_ok:
-        for command in commands:
-            problems.add(
-                "policy",
-                f"ssl_conf_command {command.name} {command.value}",
-                knowledge.capability(lib, "ssl_conf_command").refusal,
-                "drop the setting that needs it",
-            )
-        commands = []
-
-    if policy.ocsp_stapling:
-        if not knowledge.has(lib, "ocsp_stapling"):
-            problems.add(
-                "policy.ocsp_stapling",
-                True,
-                knowledge.capability(lib, "ocsp_stapling").refusal,
-                "set ocsp_stapling: false",
-            )
-        if not policy.resolver:
-            problems.add(
-                "policy.resolver",
-                [],
-                "OCSP stapling needs a resolver for the responder host",
-                "set policy.resolver (e.g. [127.0.0.53])",
-            )
-
-    session = policy.session
-    cache = (
-        f"shared:{session.cache_name}:{session.cache_size_mb}m" if session.cache_size_mb else "off"
-    )
-    rotates = knowledge.auto_ticket_rotation(target) and session.cache_size_mb is not None
-    if session.tickets == "on" and not rotates:
-        problems.add(
-            "policy.session.tickets",
-            "on",
-            "ticket keys would never rotate (nginx rotates them itself only from "
-            f"{knowledge.nginx_fact('ticket_rotation')['since']} and with a shared cache)",
-            "use tickets: auto or off",
-        )
-    tickets = _resolve_switch(session.tickets, rotates) and rotates
-    tickets_why = (
-        "tickets on: nginx rotates their keys with the shared cache"
-        if tickets
-        else "tickets off: their keys would not rotate here, the shared cache resumes instead"
-    )
-
-    warnings = []
-    suppress: dict[str, str] = {}
-    if any(p in knowledge.legacy_protocols() for p in policy.protocols):
-        # Deliberate for legacy clients: say so loudly, and tell the linter it was chosen.
-        from nginxgen.lint.rules import ngx401_legacy_protocol, ngx403_cbc_sha1_cipher
-
-        warnings.append(
-            "TLS 1.0 and 1.1 are on for legacy clients: they have no AEAD suites, "
-            "rely on SHA-1, need security level 0 and fail PCI DSS and NIST SP 800-52r2."
-        )
-        reason = "chosen for legacy clients (compat policy)"
-        _suppress(suppress, "ssl_protocols", ngx401_legacy_protocol.RULE.code, reason)
-        _suppress(suppress, "ssl_ciphers", ngx403_cbc_sha1_cipher.RULE.code, reason)
-    weak = _policy_weak_groups(curve)
-    if weak:
-        # The policy lists groups NGX204 warns about (BSI TR-02102-2's Brainpool curves): chosen
-        from nginxgen.lint.rules import ngx204_group_not_recommended
-
-        by = {b for g in weak if g.not_recommended for b in g.not_recommended.recommended_by}
-        reason = f"policy.groups lists {', '.join(g.display for g in weak)}" + (
-            f" ({' and '.join(sorted(by))} recommends them)" if by else ""
-        )
-        _suppress(suppress, "ssl_ecdh_curve", ngx204_group_not_recommended.RULE.code, reason)
-    if "TLSv1.3" not in policy.protocols:
-        # The user's protocols leave TLS 1.3 out: what NGX409 warns about, asked for by name
-        from nginxgen.lint.rules import ngx409_tls13_disabled
-
-        reason = "policy.protocols leaves TLSv1.3 out"
-        _suppress(suppress, "ssl_protocols", ngx409_tls13_disabled.RULE.code, reason)
+    commands, ktls = _plan_options(policy, target, prefer, problems)
+    _check_stapling(policy, target, problems)
+    cache, tickets, tickets_why = _plan_session(policy, target, problems)
+    warnings, suppress = _chosen_findings(policy, curve)
     return TLSPlan(
         protocols=list(policy.protocols),
         ciphers=ciphers,
@@ -522,7 +405,7 @@ def _plan_tls(policy: TLSPolicy, target: Target, problems: _Problems) -> TLSPlan
         prefer_server=prefer,
         conf_commands=commands,
         session_cache=cache,
-        session_timeout=session.timeout,
+        session_timeout=policy.session.timeout,
         session_tickets=tickets,
         tickets_why=tickets_why,
         early_data=policy.early_data,
@@ -537,6 +420,136 @@ def _plan_tls(policy: TLSPolicy, target: Target, problems: _Problems) -> TLSPlan
         warnings=warnings,
         suppress=suppress,
     )
+
+
+def _plan_options(
+    policy: TLSPolicy, target: Target, prefer: bool, problems: _Problems
+) -> tuple[list[ConfCommand], bool]:
+    """The ssl_conf_command lines (TLS 1.3 suites, PrioritizeChaCha, KTLS, AntiReplay), and
+    whether kernel TLS is on; all refused together where the library has no SSL_CONF."""
+    lib = target.library
+    conf_ok = knowledge.has(lib, "ssl_conf_command") and _directive_ok(target, "ssl_conf_command")
+    commands: list[ConfCommand] = []
+    suites = _plan_ciphersuites(policy, target, problems)
+    if suites:
+        commands.append(suites)
+    chacha_possible = conf_ok and knowledge.has(lib, "prioritize_chacha") and prefer
+    if _switch(policy.prioritize_chacha, chacha_possible, problems, "policy.prioritize_chacha",
+               "PrioritizeChaCha needs ssl_conf_command and server preference",
+               "set server_preference: true on an OpenSSL target, or use auto"):  # fmt: skip
+        why = "ChaCha20 first for clients that prefer it (no AES-NI)"
+        commands.append(ConfCommand("Options", "PrioritizeChaCha", why))
+    ktls_possible = (
+        conf_ok
+        and knowledge.has(lib, "ktls")
+        and knowledge.feature_available(target, "ssl_sendfile")
+    )
+    no_ktls = (
+        knowledge.capability(lib, "ktls").refusal
+        if not knowledge.has(lib, "ktls")
+        else f"nginx uses kernel TLS only from {knowledge.feature_since('ssl_sendfile')}"
+    )
+    ktls = _switch(policy.ktls, ktls_possible, problems, "policy.ktls", no_ktls,
+                   "use ktls: auto or off")  # fmt: skip
+    if ktls:
+        why = "kernel TLS: sendfile() sends encrypted file data (needs the tls kernel module)"
+        commands.append(ConfCommand("Options", "KTLS", why))
+    if policy.early_data and _early_data_possible(target, conf_ok, problems):
+        why = "0-RTT data can be replayed: OpenSSL's anti-replay on"
+        commands.append(ConfCommand("Options", "AntiReplay", why))
+    if commands and not conf_ok:
+        for command in commands:
+            problems.add(
+                "policy",
+                f"ssl_conf_command {command.name} {command.value}",
+                knowledge.capability(lib, "ssl_conf_command").refusal,
+                "drop the setting that needs it",
+            )
+        commands = []
+    return commands, ktls
+
+
+def _early_data_possible(target: Target, conf_ok: bool, problems: _Problems) -> bool:
+    """0-RTT where the library and nginx have it, with OpenSSL's replay protection."""
+    lib = target.library
+    status = knowledge.directive_status(target, "ssl_early_data")
+    if not knowledge.has(lib, "early_data") or (status and not status.available):
+        refusal = knowledge.capability(lib, "early_data").refusal
+        problems.add("policy.early_data", True, refusal, "set early_data: false")
+        return False
+    if not conf_ok:
+        problems.add(
+            "policy.early_data",
+            True,
+            "replay protection (ssl_conf_command Options AntiReplay) is not available",
+            "set early_data: false, or protect replays in the application ($ssl_early_data)",
+        )
+        return False
+    return True
+
+
+def _check_stapling(policy: TLSPolicy, target: Target, problems: _Problems) -> None:
+    """OCSP stapling needs a library that staples and a resolver for the responder."""
+    if not policy.ocsp_stapling:
+        return
+    lib = target.library
+    if not knowledge.has(lib, "ocsp_stapling"):
+        refusal = knowledge.capability(lib, "ocsp_stapling").refusal
+        problems.add("policy.ocsp_stapling", True, refusal, "set ocsp_stapling: false")
+    if not policy.resolver:
+        problems.add(
+            "policy.resolver",
+            [],
+            "OCSP stapling needs a resolver for the responder host",
+            "set policy.resolver (e.g. [127.0.0.53])",
+        )
+
+
+def _plan_session(policy: TLSPolicy, target: Target, problems: _Problems) -> tuple[str, bool, str]:
+    """The shared session cache, and tickets only where nginx rotates their keys itself."""
+    session = policy.session
+    cache = (
+        f"shared:{session.cache_name}:{session.cache_size_mb}m" if session.cache_size_mb else "off"
+    )
+    rotates = knowledge.auto_ticket_rotation(target) and session.cache_size_mb is not None
+    since = knowledge.nginx_fact("ticket_rotation")["since"]
+    tickets = _switch(session.tickets, rotates, problems, "policy.session.tickets",
+                      "ticket keys would never rotate (nginx rotates them itself only from "
+                      f"{since} and with a shared cache)", "use tickets: auto or off")  # fmt: skip
+    tickets_why = (
+        "tickets on: nginx rotates their keys with the shared cache"
+        if tickets
+        else "tickets off: their keys would not rotate here, the shared cache resumes instead"
+    )
+    return cache, tickets, tickets_why
+
+
+def _chosen_findings(policy: TLSPolicy, curve: str) -> tuple[list[str], dict[str, IgnoreComment]]:
+    """What the policy chose knowingly: said loudly at the top of the file, and told to the
+    linter as suppressions with the reason, so the output never draws its own warnings."""
+    warnings = []
+    suppress: dict[str, IgnoreComment] = {}
+    if any(p in knowledge.legacy_protocols() for p in policy.protocols):
+        warnings.append(
+            "TLS 1.0 and 1.1 are on for legacy clients: they have no AEAD suites, "
+            "rely on SHA-1, need security level 0 and fail PCI DSS and NIST SP 800-52r2."
+        )
+        reason = "chosen for legacy clients (compat policy)"
+        _suppress(suppress, "ssl_protocols", rule_codes.LEGACY_PROTOCOL, reason)
+        _suppress(suppress, "ssl_ciphers", rule_codes.CBC_SHA1_CIPHER, reason)
+    weak = _policy_weak_groups(curve)
+    if weak:
+        # the policy lists groups NGX204 warns about (BSI TR-02102-2's Brainpool curves)
+        by = {b for g in weak if g.not_recommended for b in g.not_recommended.recommended_by}
+        reason = f"policy.groups lists {', '.join(g.display for g in weak)}" + (
+            f" ({' and '.join(sorted(by))} recommends them)" if by else ""
+        )
+        _suppress(suppress, "ssl_ecdh_curve", rule_codes.GROUP_NOT_RECOMMENDED, reason)
+    if "TLSv1.3" not in policy.protocols:
+        # the user's protocols leave TLS 1.3 out: what NGX409 warns about, asked for by name
+        reason = "policy.protocols leaves TLSv1.3 out"
+        _suppress(suppress, "ssl_protocols", rule_codes.TLS13_DISABLED, reason)
+    return warnings, suppress
 
 
 def _plan_access_log(
@@ -563,12 +576,12 @@ def _plan_site(
     site: Site, policy: TLSPolicy, target: Target, reuseport_done: set[str], problems: _Problems
 ) -> SitePlan:
     http2_directive = _directive_ok(target, "http2")
-    listens: list[Listen] = []
+    listens: list[ListenLine] = []
     for sock in site.listen:
         args = [sock, "ssl"]
         if site.http2 and not http2_directive:
             args.append("http2")
-        listens.append(Listen(args))
+        listens.append(ListenLine(args))
     alt_svc = None
     if site.http3:
         status = knowledge.directive_status(target, "quic", "listen_param")
@@ -593,7 +606,7 @@ def _plan_site(
             if normalize_socket(sock) not in reuseport_done:
                 args.append("reuseport")
                 reuseport_done.add(normalize_socket(sock))
-            listens.append(Listen(args))
+            listens.append(ListenLine(args))
         port = normalize_socket(site.listen[0]).rsplit(":", 1)[1]
         alt_svc = f'h3=":{port}"; ma=86400'
     if len(site.certificates) > 1 and not knowledge.has(target.library, "multiple_certificates"):
@@ -624,10 +637,10 @@ def _plan_site(
     )
 
 
-def _no_hsts() -> str:
-    from nginxgen.lint.rules import ngx701_hsts_missing
-
-    return f"{ngx701_hsts_missing.RULE.code}] hsts: null in the config: no HSTS was asked for"
+def _no_hsts() -> IgnoreComment:
+    return IgnoreComment(
+        [rule_codes.HSTS_MISSING], ["hsts: null in the config: no HSTS was asked for"]
+    )
 
 
 def _policy_weak_groups(curve: str) -> list[knowledge.Group]:
@@ -638,13 +651,9 @@ def _policy_weak_groups(curve: str) -> list[knowledge.Group]:
     return [g for g in found if g is not None and g.not_recommended is not None]
 
 
-def _suppress(suppress: dict[str, str], directive: str, code: str, reason: str) -> None:
-    """Tell the linter a line's finding was chosen (`CODE,CODE] reason; reason`)."""
-    if directive in suppress:
-        codes, _, reasons = suppress[directive].partition("] ")
-        suppress[directive] = f"{codes},{code}] {reasons}; {reason}"
-    else:
-        suppress[directive] = f"{code}] {reason}"
+def _suppress(suppress: dict[str, IgnoreComment], directive: str, code: str, reason: str) -> None:
+    """Tell the linter a line's finding was chosen."""
+    suppress.setdefault(directive, IgnoreComment([], [])).add(code, reason)
 
 
 def _unique_sockets(sockets: list[str]) -> list[str]:
@@ -669,9 +678,9 @@ def make_plan(config: GeneratorConfig, target: Target) -> Plan:
     )
     old_http2 = not _directive_ok(target, "http2") and any(s.http2 for s in config.sites)
     default_listens = [
-        Listen([sock, "ssl", *(["http2"] if old_http2 else []), "default_server"])
+        ListenLine([sock, "ssl", *(["http2"] if old_http2 else []), "default_server"])
         for sock in _unique_sockets([s for site in config.sites for s in site.listen])
-    ] + [Listen([sock, "quic", "default_server", "reuseport"]) for sock in quic_sockets]
+    ] + [ListenLine([sock, "quic", "default_server", "reuseport"]) for sock in quic_sockets]
     redirect_sockets = _unique_sockets(
         [s for site in config.sites if site.redirect for s in site.http_listen]
     )
@@ -683,7 +692,7 @@ def make_plan(config: GeneratorConfig, target: Target) -> Plan:
         default_listens=default_listens,
         default_reject=reject,
         default_certificate=(first.cert, first.key),
-        redirect_listens=[Listen([sock, "default_server"]) for sock in redirect_sockets],
+        redirect_listens=[ListenLine([sock, "default_server"]) for sock in redirect_sockets],
         comments=config.comments,
         access_log=access_log,
     )

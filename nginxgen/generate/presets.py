@@ -100,15 +100,14 @@ def check_site_file(data: dict[str, Any], path: Path, preset: bool = False) -> N
 
 
 def _unknown_key(loc: tuple[int | str, ...]) -> str:
-    import difflib
+    from nginxgen.spelling import nearest
 
     key = str(loc[-1])
     if loc == ("preset",):
         return "unknown key 'preset': a site file names its preset with extends: (extends: modern)"
     known = _model_at(loc[:-1]).model_fields
-    nearest = difflib.get_close_matches(key, list(known), n=1, cutoff=0.0)
     place = ".".join(str(part) for part in loc)
-    return f"{place}: unknown key {key!r}; did you mean {nearest[0]!r}?"
+    return f"{place}: unknown key {key!r}; did you mean {nearest(key, known)!r}?"
 
 
 def _model_at(loc: tuple[int | str, ...]) -> type[pydantic.BaseModel]:

@@ -25,7 +25,7 @@ from nginxgen.edit.source import Source, Statement
 from nginxgen.edit.tree import TreeSources
 from nginxgen.errors import NginxgenError
 from nginxgen.generate.models import GeneratorConfig
-from nginxgen.generate.plan import Listen, Plan, SitePlan, default_access_log_path, make_plan
+from nginxgen.generate.plan import ListenLine, Plan, SitePlan, default_access_log_path, make_plan
 from nginxgen.generate.render import DEFAULT_FILE, TLS_FILE, render, site_file
 from nginxgen.into.layout import Place, find_place
 from nginxgen.target import Target
@@ -258,12 +258,12 @@ class _Planner:
         assert http is not None
         self._ensure_included(path, _last_own(http, "ssl_"), "reads the new TLS settings")
 
-    def default_servers(self) -> list[Listen]:
+    def default_servers(self) -> list[ListenLine]:
         """For each socket of the new sites: keep the tree's default server (made explicit when
         it was only first in include order) and put the shared settings it decides where they
         take effect; sockets with no server get ours (the listens returned)."""
         decided = knowledge.default_server_only(self.target)
-        missing: list[Listen] = []
+        missing: list[ListenLine] = []
         for listen in self.generator.default_listens:
             socket = listen_socket(listen.args)
             servers = self.servers(socket)
@@ -328,7 +328,7 @@ class _Planner:
                                 where=_at(names),
                             )
 
-    def sites(self, default_listens: list[Listen]) -> None:
+    def sites(self, default_listens: list[ListenLine]) -> None:
         self.check_names()
         sites = [self.http2_by_listen(site, paths[0]) for site, paths in
                  zip(self.generator.sites, self.site_paths, strict=True)]  # fmt: skip
@@ -362,7 +362,7 @@ class _Planner:
                 lst for s in servers for lst in s.listens if lst.socket == socket and lst.http2
             ]
             if "http2" in listen.args[1:] and servers and not by_address:
-                listen = Listen([arg for arg in listen.args if arg != "http2"])
+                listen = ListenLine([arg for arg in listen.args if arg != "http2"])
                 names = ", ".join(server_label(s) for s in servers)
                 self.plan.steps.append(
                     Step(
@@ -376,7 +376,7 @@ class _Planner:
             listens.append(listen)
         return replace(site, listens=listens)
 
-    def redirect(self, domains: list[str], listens: list[Listen]) -> str:
+    def redirect(self, domains: list[str], listens: list[ListenLine]) -> str:
         """Plain HTTP for the site's names: a 308 to HTTPS. It takes the default of a port only
         where no server of the tree listens yet (once per run)."""
         if not listens:

@@ -136,6 +136,9 @@ class LibraryTable:
     groups: dict[str, bool]  # a one-name ssl_ecdh_curve, by name as written
     syntax: dict[str, bool]  # libraries.toml [syntax] feature -> accepted
     cipher_strings: dict[str, str | None]  # ssl_ciphers value -> None, or the library's reason
+    # every suite name of any library was measured alone: a word that is no measured keyword
+    # or name matches nothing there
+    names_measured: bool
     conf_refused: str | None  # why every ssl_conf_command is refused (no SSL_CONF_cmd)
     conf_commands: dict[str, str | None]  # "Name Value" -> None, or the library's reason
 
@@ -172,7 +175,12 @@ def library_tables() -> tuple[LibraryTable, ...]:
                 version=version,
                 groups=data["groups"],
                 syntax={f: lists[probe]["accepted"] for f, probe in _SYNTAX_PROBES.items()},
-                cipher_strings={**data["cipher_keywords"], **data["cipher_strings"]},
+                cipher_strings={
+                    **data.get("cipher_names", {}),
+                    **data["cipher_keywords"],
+                    **data["cipher_strings"],
+                },
+                names_measured="cipher_names" in data,
                 conf_refused=conf.get("refused"),
                 conf_commands=conf.get("commands", {}),
             )
@@ -597,26 +605,59 @@ def _value_tables(version: str, name: str) -> tuple[ValueTable, ...]:
 
 
 @record(frozen=True)
-class SessionCacheGrammar:
-    """ssl_session_cache's words, builtin[:N] and shared:NAME:SIZE (nginx_values.toml)."""
+class SharedCacheGrammar:
+    """A cache's words, builtin[:N] where it has one and shared:NAME:SIZE (nginx_values.toml:
+    ssl_session_cache, ssl_ocsp_cache)."""
 
-    directives: frozenset[str]
     words: frozenset[str]
+    builtin: bool
     min_shared_size: int
     invalid: str
     too_small: str
 
 
 @record(frozen=True)
+class ParametersGrammar:
+    """Arguments that are each a word or `prefix=value`, the value read by a generic parser;
+    `required` must be given unless a word of `unless` is (ssl_certificate_cache's max=)."""
+
+    words: frozenset[str]
+    prefixes: dict[str, str]  # prefix -> the parser of what follows (positive, sec, ...)
+    invalid: str
+    required: str | None
+    unless: frozenset[str]
+    missing: str
+
+
+@record(frozen=True)
+class PostCheck:
+    """One test a setter's post handler makes of the number the generic slot read."""
+
+    test: str  # more_than | at_least | at_most | multiple_of | power_of_two
+    number: int
+    message: str
+
+
+@record(frozen=True)
 class ListenPrefix:
     reads: str  # number | positive | size | ipv6only | any
     message: str | None
+    only_on: str | None = None  # the platform whose builds have it (setfib: FreeBSD)
 
 
 @record(frozen=True)
 class ListenGrammar:
     invalid: str
     port: str
+    host: str
+    # http's parameters refused beside `quic`, in nginx's order, from each release on
+    quic_refuses: tuple[tuple[str, tuple[str, ...]], ...]
+    quic_message: str
+
+    def refused_beside_quic(self, version: Version) -> tuple[str, ...]:
+        known = [p for since, p in self.quic_refuses if version >= Version(since)]
+        return known[-1] if known else ()
+
     prefixes: dict[str, ListenPrefix]
 
 
@@ -647,37 +688,83 @@ class Requirement:
 
 
 @record(frozen=True)
+class ServerCheck:
+    """What nginx checks when it merges a TLS server's settings: `switch` in effect with one of
+    `values` needs one of `needs` in effect (in the releases since..until), or, with `capability`,
+    a library that has it."""
+
+    switch: str
+    values: frozenset[str]
+    message: str
+    needs: tuple[str, ...] = ()
+    capability: str | None = None
+    since: str | None = None
+    until: str | None = None
+
+
+@record(frozen=True)
 class CustomGrammars:
     """The grammars of nginx's custom setters, written once in nginx_values.toml."""
 
-    session_cache: SessionCacheGrammar
+    caches: dict[str, SharedCacheGrammar]
     listen: ListenGrammar
     arguments: dict[str, ArgumentsGrammar]
+    parameters: dict[str, ParametersGrammar]
+    post: dict[str, tuple[PostCheck, ...]]
     last_word: dict[str, LastWordGrammar]
     requires: tuple[Requirement, ...]
+    server_checks: tuple[ServerCheck, ...]
+    stream_by_certificate_since: str
 
 
 @cache
 def custom_grammars() -> CustomGrammars:
     data = _toml("nginx_values")
-    cache_data, listen = data["session_cache"], data["listen"]
+    listen = data["listen"]
     return CustomGrammars(
-        session_cache=SessionCacheGrammar(
-            frozenset(cache_data["directives"]),
-            frozenset(cache_data["words"]),
-            cache_data["min_shared_size"],
-            cache_data["invalid"],
-            cache_data["too_small"],
-        ),
+        caches={
+            name: SharedCacheGrammar(
+                frozenset(c["words"]),
+                c["builtin"],
+                c["min_shared_size"],
+                c["invalid"],
+                c["too_small"],
+            )
+            for c in data["shared_caches"]
+            for name in c["directives"]
+        },
         listen=ListenGrammar(
             listen["invalid"],
             listen["port"],
-            {p: ListenPrefix(v["reads"], v.get("message")) for p, v in listen["prefixes"].items()},
+            listen["host"],
+            tuple((q["since"], tuple(q["parameters"])) for q in listen["quic"]),
+            listen["quic_message"],
+            {
+                p: ListenPrefix(v["reads"], v.get("message"), v.get("only_on"))
+                for p, v in listen["prefixes"].items()
+            },
         ),
         arguments={
             name: ArgumentsGrammar(tuple(a["reads"]), a["message"])
             for a in data["arguments"]
             for name in a["directives"]
+        },
+        parameters={
+            name: ParametersGrammar(
+                frozenset(p["words"]),
+                dict(p["prefixes"]),
+                p["invalid"],
+                p.get("required"),
+                frozenset(p.get("unless", ())),
+                p.get("missing", ""),
+            )
+            for p in data["parameters"]
+            for name in p["directives"]
+        },
+        post={
+            name: tuple(_post_check(c) for c in p["checks"])
+            for p in data["post"]
+            for name in p["directives"]
         },
         last_word={
             name: LastWordGrammar(w["position"], frozenset(w["words"]), w["message"])
@@ -688,7 +775,25 @@ def custom_grammars() -> CustomGrammars:
             Requirement(r["switch"], r["needs"], r["pass"], tuple(r["schemes"]), r["message"])
             for r in data["requires"]
         ),
+        server_checks=tuple(
+            ServerCheck(
+                c["switch"],
+                frozenset(c["values"]),
+                c["message"],
+                tuple(c.get("needs", ())),
+                c.get("capability"),
+                c.get("since"),
+                c.get("until"),
+            )
+            for c in (*data["server_requires"], *data["server_unsupported"])
+        ),
+        stream_by_certificate_since=data["tls_servers"]["stream_by_certificate_since"],
     )
+
+
+def _post_check(data: dict[str, Any]) -> PostCheck:
+    (test,) = [k for k in data if k != "message"]
+    return PostCheck(test, int(data[test]), data["message"])
 
 
 @record(frozen=True)
@@ -761,10 +866,20 @@ class DirectiveShapes:
 
 @cache
 def directive_shapes() -> DirectiveShapes:
+    """The builds' answers, and for a name none of them answered for (ssl_conf_command and
+    ssl_alpn were missed by the probes, other modules are not built there) the NGX_CONF_BLOCK
+    flag of its `ngx_command_t` entries in nginx's source, where every release agrees: nginx
+    refuses a `{` after a directive without it (issue 36: a `;` lost before a block)."""
     data = _json("directives")
+    block, simple = set(data["block"]), set(data["simple"])
+    probed = block | simple | set(data["mixed"])
+    for name, entries in _json("nginx_directives")["directives"].items():
+        kinds = {bool(e["block"]) for e in entries}
+        if name not in probed and len(kinds) == 1:
+            (block if kinds.pop() else simple).add(name)
     return DirectiveShapes(
-        block=frozenset(data["block"]),
-        simple=frozenset(data["simple"]),
+        block=frozenset(block),
+        simple=frozenset(simple),
         mixed=dict(data["mixed"]),
         free_content=frozenset(data["free_content"]),
     )

@@ -7,55 +7,22 @@ import gc
 import os
 import sys
 
-from nginxgen.errors import NginxgenError, TargetError
+from nginxgen.errors import NginxgenError
 from nginxgen.lint.findings import severity_rank
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from nginxgen.conf.load import Loaded
-    from nginxgen.conf.tree import TreeMapping
+    from nginxgen.conf.load import Loaded, PassCache
     from nginxgen.edit.edits import Edit
     from nginxgen.lint.args import Arguments
     from nginxgen.lint.findings import Finding
     from nginxgen.lint.fix import FixOutcome, WriteAhead
+    from nginxgen.lint.options import LintOptions
     from nginxgen.lint.run import Selection
-    from nginxgen.target import Target
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
-
-
-def _codes(text: str | list[str], where: str) -> set[str]:
-    """Rule codes, code prefixes or rule names, each one checked: a typo is an error, not a
-    selection of nothing."""
-    from nginxgen.lint.rules import selector_problem
-
-    items = text if isinstance(text, list) else text.split(",")
-    codes = {
-        c.strip().upper() if c.strip()[:3].upper() == "NGX" else c.strip()
-        for c in items
-        if c.strip()
-    }
-    for code in sorted(codes):
-        problem = selector_problem(code)
-        if problem:
-            raise NginxgenError(problem, where=where)
-    return codes
-
-
-def _mapping(args: Arguments, conf: dict[str, object], settings_file: str | None) -> TreeMapping:
-    """Where the tree's folders are: `--map` (relative to the working folder), else the
-    settings' path-map (relative to the settings file), else the binary's `--conf-path` and
-    what nginxgen.conf.tree infers."""
-    from nginxgen.conf.tree import TreeMapping, parse_map
-
-    given = parse_map(args.map, os.getcwd())
-    table = conf.get("path-map")
-    if not given and isinstance(table, dict) and settings_file:
-        entries = [f"{source}={here}" for source, here in table.items()]
-        given = parse_map(entries, os.path.dirname(settings_file), where="path-map")
-    return TreeMapping(given)
 
 
 def run(argv: list[str]) -> int:
@@ -92,147 +59,137 @@ def run(argv: list[str]) -> int:
 
 
 def _run(args: Arguments) -> int:
-    from nginxgen.conf.load import LoadError, PassCache, load_path
-    from nginxgen.conf.tree import notes
-    from nginxgen.lint import report
-    from nginxgen.lint.run import Selection, lint
-    from nginxgen.lint.settings import find_settings, where
-    from nginxgen.target import resolve
+    from nginxgen.conf.load import LoadError
+    from nginxgen.lint.options import resolve_options
 
-    found = find_settings(os.getcwd())
-    conf = found[1] if found else {}
-
-    def codes(key: str) -> set[str]:
-        """The codes of --KEY, else of the settings' KEY (errors name the line it is on)."""
-        given = getattr(args, key)
-        if given:
-            return _codes(given, f"--{key}")
-        if found and key in conf:
-            return _codes(conf[key], f"{where(found[0], key)}: {key}")
-        return set()
-
-    nginx_bin = args.nginx_bin or (
-        None if args.nginx_version or args.tls_library else conf.get("nginx-bin")
-    )
+    options = resolve_options(args, os.getcwd())
+    trees = _Trees(options, sys.stdin.read() if "-" in args.paths else None)
     try:
-        target = resolve(
-            args.nginx_version or (None if nginx_bin else conf.get("nginx-version")),
-            args.tls_library or (None if nginx_bin else conf.get("tls-library")),
-            nginx_bin,
-        )
-    except TargetError as exc:
-        key = (exc.where or "").removeprefix("--")
-        if found and key in conf and not getattr(args, key.replace("-", "_"), None):
-            exc.where = f"{where(found[0], key)}: {key}"  # the value came from the settings
-        raise
-    selection = Selection(
-        select=codes("select"),
-        ignore=codes("ignore"),
-        min_severity=args.min_severity or conf.get("min-severity", "info"),
-    )
-    fixable, unfixable = codes("fixable"), codes("unfixable")  # checked with or without --fix
-    fail_on = args.fail_on or conf.get("fail-on", "warning")  # both checked: args, settings
-    root = args.root or conf.get("root")
-    prefix = args.prefix or conf.get("prefix")
-    mapping = _mapping(args, conf, found[0] if found else None)
-    mapping.conf_path = target.conf_path
-    seen_notes: list[str] = []
+        if args.fix or args.unsafe_fixes or args.diff:
+            return _fix(args, options, trees)
+        return _report(args, options, trees)
+    except LoadError as exc:
+        print(f"nginxgen: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
 
-    def located(
+
+class _Trees:
+    """Loads each tree with its map (nginxgen.conf.tree), and says once, on stderr, where it
+    read it from and what it read outside its folder: stdout stays the report its consumer
+    reads."""
+
+    def __init__(self, options: LintOptions, stdin_text: str | None) -> None:
+        self.options = options
+        self.stdin_text = stdin_text
+        self.said: list[str] = []
+
+    def load(
+        self,
         path: str,
         overlay: dict[str, str] | None = None,
         shared: PassCache | None = None,
         spans: bool = False,
     ) -> Loaded:
-        """The tree of `path`, loaded with its map; what it read outside its folder is said
-        once (stderr: the report on stdout stays what its consumer reads)."""
-        path_map, infer = mapping.for_main(path)
-        loaded = load_path(path, prefix, stdin_text, path_map, overlay, shared, spans, infer)
+        from nginxgen.conf.load import load_path
+        from nginxgen.conf.tree import notes
+
+        path_map, infer = self.options.mapping.for_main(path)
+        loaded = load_path(
+            path, self.options.prefix, self.stdin_text, path_map, overlay, shared, spans, infer
+        )
         for line in notes(loaded.inferred, loaded.read_files(), _folder(path)):
-            if line not in seen_notes:
-                seen_notes.append(line)
+            if line not in self.said:
+                self.said.append(line)
                 print(f"nginxgen: {line}", file=sys.stderr)
         return loaded
 
-    stdin_text = sys.stdin.read() if "-" in args.paths else None
-    if args.fix or args.unsafe_fixes or args.diff:
-        from nginxgen.lint.fix import FixError, WriteAhead, run_fixes
-        from nginxgen.lint.managed import leave_managed
 
-        classes = frozenset({"safe", "unsafe"} if args.unsafe_fixes else {"safe"})
-        may_fix = Selection(
-            select=fixable,
-            ignore=unfixable,
-        )
-        units: list[tuple[str, Callable[[Loaded], list[Finding]]]] = []
-        ahead: WriteAhead | None = None
-        try:
-            if root:
-                wanted = {os.path.realpath(p) for p in args.paths}
-
-                def lint_root(loaded: Loaded) -> list[Finding]:
-                    only = _given(loaded, wanted, root)  # from the pass's own load, no extra one
-                    found = lint(loaded, target, selection, only)
-                    return _fixable(leave_managed(found, loaded.texts), may_fix, set(only))
-
-                units.append((root, lint_root))
-            else:
-
-                def lint_tree(loaded: Loaded) -> list[Finding]:
-                    found = lint(loaded, target, selection)
-                    return _fixable(leave_managed(found, loaded.texts), may_fix)
-
-                units.extend((p, lint_tree) for p in args.paths)
-            # One tree's fixes are staged on disk while the last pass checks them; several
-            # paths are merged first (merge), so they are staged when written.
-            ahead = WriteAhead(_folder(units[0][0])) if not args.diff and len(units) == 1 else None
-            outcomes = []
-
-            def loader(path: str) -> Callable[[dict[str, str]], Loaded]:
-                shared = PassCache()  # one per tree: its passes read and parse each text once
-                return lambda fixed: located(path, overlay=fixed, shared=shared, spans=True)
-
-            for path, lint_unit in units:
-                outcomes.append(run_fixes(loader(path), lint_unit, classes, on_change=ahead))
-            return _report_fixes(
-                args, outcomes, target, fail_on, nginx_bin, [path for path, _ in units], ahead
-            )
-        except LoadError as exc:
-            print(f"nginxgen: error: {exc}", file=sys.stderr)
-            return EXIT_USAGE
-        except FixError as exc:
-            print(f"nginxgen: internal error: {exc}", file=sys.stderr)
-            return EXIT_INTERNAL
-        finally:
-            if ahead is not None:
-                ahead.discard()  # staged but not written (an error, or nothing to write)
+def _report(args: Arguments, options: LintOptions, trees: _Trees) -> int:
+    """A plain lint: the findings of each tree (with --root, of the files given), rendered."""
+    from nginxgen.lint import report
     from nginxgen.lint.managed import leave_managed
+    from nginxgen.lint.run import lint
 
     carries_fixes = args.format == "sarif"  # SARIF carries each fix's edits; the others its class
     findings = []
     files: list[str] = []
-    seen: set[str] = set()
-    try:
-        if root:
-            wanted = {os.path.realpath(p) for p in args.paths}
-            loaded = located(root, spans=carries_fixes)
-            report_files = _given(loaded, wanted, root)
-            got = lint(loaded, target, selection, report_files, build_fixes=carries_fixes)
-            findings = leave_managed(got, loaded.texts)
-            files = report_files
-        else:
-            for path in args.paths:
-                loaded = located(path, spans=carries_fixes)
-                got = lint(loaded, target, selection, build_fixes=carries_fixes)
-                findings.extend(leave_managed(got, loaded.texts))
-                files.extend(f for f in loaded.files if f not in seen)
-                seen.update(loaded.files)
-    except LoadError as exc:
-        print(f"nginxgen: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    sys.stdout.write(report.render(args.format, findings, target, files))
-    failing = any(severity_rank(f.severity) >= severity_rank(fail_on) for f in findings)
+    if options.root:
+        loaded = trees.load(options.root, spans=carries_fixes)
+        files = _given(loaded, {os.path.realpath(p) for p in args.paths}, options.root)
+        got = lint(loaded, options.target, options.selection, files, build_fixes=carries_fixes)
+        findings = leave_managed(got, loaded.texts)
+    else:
+        seen: set[str] = set()
+        for path in args.paths:
+            loaded = trees.load(path, spans=carries_fixes)
+            got = lint(loaded, options.target, options.selection, build_fixes=carries_fixes)
+            findings.extend(leave_managed(got, loaded.texts))
+            files.extend(f for f in loaded.files if f not in seen)
+            seen.update(loaded.files)
+    sys.stdout.write(report.render(args.format, findings, options.target, files))
+    return _exit_code(findings, options)
+
+
+def _exit_code(findings: list[Finding], options: LintOptions) -> int:
+    failing = any(severity_rank(f.severity) >= severity_rank(options.fail_on) for f in findings)
     return EXIT_FINDINGS if failing else EXIT_CLEAN
+
+
+def _fix(args: Arguments, options: LintOptions, trees: _Trees) -> int:
+    """--fix, --unsafe-fixes, --diff: each tree's fix loop, then one write of all or none."""
+    from nginxgen.conf.load import PassCache
+    from nginxgen.lint.fix import FixError, WriteAhead, run_fixes
+
+    classes = frozenset({"safe", "unsafe"} if args.unsafe_fixes else {"safe"})
+    units = _fix_units(args, options)
+    # One tree's fixes are staged on disk while the last pass checks them; several paths are
+    # merged first (merge), so they are staged when written.
+    ahead = WriteAhead(_folder(units[0][0])) if not args.diff and len(units) == 1 else None
+
+    def loader(path: str) -> Callable[[dict[str, str]], Loaded]:
+        shared = PassCache()  # one per tree: its passes read and parse each text once
+        return lambda fixed: trees.load(path, overlay=fixed, shared=shared, spans=True)
+
+    try:
+        outcomes = [
+            run_fixes(loader(path), lint_unit, classes, on_change=ahead)
+            for path, lint_unit in units
+        ]
+        return _report_fixes(args, options, outcomes, [path for path, _ in units], ahead)
+    except FixError as exc:
+        print(f"nginxgen: internal error: {exc}", file=sys.stderr)
+        return EXIT_INTERNAL
+    finally:
+        if ahead is not None:
+            ahead.discard()  # staged but not written (an error, or nothing to write)
+
+
+def _fix_units(
+    args: Arguments, options: LintOptions
+) -> list[tuple[str, Callable[[Loaded], list[Finding]]]]:
+    """Each tree the fix loop runs on, with the lint of one pass: its findings, with the fixes
+    --fixable/--unfixable and --root leave (with --root, only the files given change)."""
+    from nginxgen.lint.managed import leave_managed
+    from nginxgen.lint.run import lint
+
+    target, selection, may_fix, root = (
+        options.target, options.selection, options.may_fix, options.root
+    )  # fmt: skip
+    if root:
+        wanted = {os.path.realpath(p) for p in args.paths}
+
+        def lint_root(loaded: Loaded) -> list[Finding]:
+            only = _given(loaded, wanted, root)  # from the pass's own load, no extra one
+            found = lint(loaded, target, selection, only)
+            return _fixable(leave_managed(found, loaded.texts), may_fix, set(only))
+
+        return [(root, lint_root)]
+
+    def lint_tree(loaded: Loaded) -> list[Finding]:
+        found = lint(loaded, target, selection)
+        return _fixable(leave_managed(found, loaded.texts), may_fix)
+
+    return [(path, lint_tree) for path in args.paths]
 
 
 def _folder(main: str) -> str:
@@ -256,10 +213,8 @@ def _given(loaded: Loaded, wanted: set[str], root: str) -> list[str]:
 
 def _report_fixes(
     args: Arguments,
+    options: LintOptions,
     outcomes: list[FixOutcome],
-    target: Target,
-    fail_on: str,
-    nginx_bin: str | None,
     mains: list[str],
     ahead: WriteAhead | None,
 ) -> int:
@@ -290,20 +245,22 @@ def _report_fixes(
     if result.changed:
         mains = [p for p in mains if p != "-"]
         lines = write_checked(
-            nginx_bin, mains, lambda: write_all(result, ahead), lambda: write_all(undone(result))
+            options.nginx_bin,
+            mains,
+            lambda: write_all(result, ahead),
+            lambda: write_all(undone(result)),
         )
         for line in lines:
             print(f"nginxgen: {line}", file=sys.stderr)
     files = sorted({f.file for f in remaining})
     out = sys.stderr if "-" in args.paths else sys.stdout
-    out.write(report.render(args.format, remaining, target, files))
+    out.write(report.render(args.format, remaining, options.target, files))
     more = sum(1 for f in remaining if f.autofix == "unsafe")
     hint = f" ({more} more fixable with --unsafe-fixes)" if more and not args.unsafe_fixes else ""
     # json, sarif and github output is one document a tool reads: the summary goes beside it
     summary = out if args.format == "text" else sys.stderr
     print(f"# {fixed} fixed, {len(remaining)} remaining{hint}", file=summary)
-    failing = any(severity_rank(f.severity) >= severity_rank(fail_on) for f in remaining)
-    return EXIT_FINDINGS if failing else EXIT_CLEAN
+    return _exit_code(remaining, options)
 
 
 def _fixable(

@@ -91,10 +91,9 @@ def _problem(key: str, value: object) -> str | None:
     """What is wrong with one setting, or None."""
     kind = KEYS.get(key)
     if kind is None:
-        import difflib  # only on the way to an error
+        from nginxgen.spelling import nearest  # only on the way to an error
 
-        nearest = difflib.get_close_matches(key, list(KEYS), n=1, cutoff=0.0)
-        return f"unknown setting {key!r}; did you mean {nearest[0]!r}?"
+        return f"unknown setting {key!r}; did you mean {nearest(key, KEYS)!r}?"
     if kind == "codes":
         good = isinstance(value, str) or (
             isinstance(value, list) and all(isinstance(v, str) for v in value)

@@ -11,8 +11,10 @@ own options-ssl-nginx.conf included by several servers; a certificate per server
 wildcard and regular-expression server names; HTTP/2 by `http2 on` or the listen parameter;
 sometimes a `listen ... quic default_server` on the first socket's port by another server
 (builds without HTTP/3 refuse such a tree);
-HSTS with and without `always`; `location /` with add_header lines of its own or a `return`;
-one worker or two.
+HSTS with and without `always`, in a server or at http{} level; `location /` (and sometimes a
+location that answers the probe's missing page) with add_header lines of its own or a `return`;
+`add_header_inherit` off, merge or on at http{}, server and location level, on the builds whose
+nginx has it (1.29.3; written without it elsewhere); one worker or two.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from __future__ import annotations
 import collections
 import functools
 import json
+import re
 import subprocess
 import sys
 import time
@@ -29,6 +32,7 @@ from pathlib import Path
 from hypothesis import strategies as st
 
 from nginxgen import knowledge
+from nginxgen.target import Target
 from nginxgen.version import Version
 from tests.builds import Build
 from tests.live import Server, free_port, prepare_prefix
@@ -43,12 +47,28 @@ SETTINGS = {
     "ssl_session_cache": ("shared:S:1m", "none", "off", "builtin:1000"),
 }  # fmt: skip
 HSTS = 'add_header Strict-Transport-Security "max-age=63072000"'
-LOCATIONS = (
+LOCATIONS = (  # {inherit}: an add_header_inherit line drawn for the location, or nothing
     "",
-    "location / { add_header X-Frame-Options DENY; }",
-    'location / { return 200 "ok"; }',
-    "location / { return 404; }",
+    "location / { {inherit}add_header X-Frame-Options DENY; }",
+    'location / { {inherit}return 200 "ok"; }',
+    "location / { {inherit}return 404; }",
+    "location / { {inherit}}",
 )
+# a location that answers the probe's missing page (nginxgen/probe/checks/hsts.py), so that the
+# probe's two pages come from different locations
+PROBE_PAGE_LOCATIONS = (
+    "",
+    "location /nginxgen- { {inherit}}",
+    "location /nginxgen- { {inherit}add_header X-Probe 1 always; }",
+)
+INHERIT = (
+    "",
+    "",
+    "add_header_inherit off; ",
+    "add_header_inherit merge; ",
+    "add_header_inherit on; ",
+)
+ADD_HEADER_INHERIT = re.compile(r"add_header_inherit \w+; ?")
 # Names a server may have besides its own (probed with the name after the arrow)
 EXTRA_NAMES = {
     "": (),
@@ -111,7 +131,10 @@ def live_trees(draw: st.DrawFn) -> LiveTree:
     for _ in range(count):
         lines = _lines(draw)
         hsts = draw(st.sampled_from(("", f"{HSTS};", f"{HSTS} always;")))
-        lines += [hsts, draw(st.sampled_from(LOCATIONS))]
+        lines += [hsts, draw(st.sampled_from(INHERIT)).strip()]
+        for choices in (LOCATIONS, PROBE_PAGE_LOCATIONS):
+            template = draw(st.sampled_from(choices))
+            lines.append(template.replace("{inherit}", draw(st.sampled_from(INHERIT))))
         listens = (0,) if sockets == 1 else draw(st.sampled_from(((0,), (1,), (0, 1))))
         servers.append(
             LiveServer(
@@ -133,9 +156,11 @@ def live_trees(draw: st.DrawFn) -> LiveTree:
     reject = defaults[0] is not None and draw(st.booleans())
     on_first = [i for i, s in enumerate(servers) if 0 in s.sockets and i != defaults[0]]
     quic = draw(st.sampled_from(on_first)) if on_first and draw(st.integers(0, 4)) == 0 else None
+    http = [*_lines(draw), draw(st.sampled_from(INHERIT)).strip()]
+    http.append(draw(st.sampled_from(("", "", "", f"{HSTS} always;"))))
     return LiveTree(
-        tuple(servers), tuple(_lines(draw)), draw(st.booleans()), tuple(defaults), reject, quic,
-        draw(st.sampled_from((1, 1, 2))),
+        tuple(servers), tuple(h for h in http if h), draw(st.booleans()), tuple(defaults), reject,
+        quic, draw(st.sampled_from((1, 1, 2))),
     )  # fmt: skip
 
 
@@ -162,7 +187,16 @@ def _http2_spelling(build: Build) -> dict[str, str]:
 def _adapted(line: str, build: Build) -> str:
     if line.startswith("ssl_ecdh_curve ") and not knowledge.has(build.library, "mlkem_hybrid"):
         return line.replace("X25519MLKEM768:", "")
+    if not _has_add_header_inherit(build):  # no directive before 1.29.3: nginx -t would fail
+        return ADD_HEADER_INHERIT.sub("", line)
     return line
+
+
+@functools.cache
+def _has_add_header_inherit(build: Build) -> bool:
+    target = Target(Version(build.nginx_version), build.library)
+    status = knowledge.directive_status(target, "add_header_inherit")
+    return status is not None and status.available
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,8 @@ from __future__ import annotations
 import functools
 import re
 import tempfile
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -189,3 +191,63 @@ def compare(build: Build, text: str) -> Verdict:
     else:
         kind = "other"
     return Verdict(kind, message, [f"{f.line}: {f.message}" for f in findings])
+
+
+# --- every non-block directive with its `;` lost before a block (issue 36) -------------------
+
+# a context -> the file around the directive, with the block that follows it; `@` is the
+# directive's line without its `;`. nginx reads the block's words as the directive's arguments
+# and meets `{`: ngx_conf_handler() refuses any directive without NGX_CONF_BLOCK there, before
+# it counts the arguments.
+BEFORE_A_BLOCK = {
+    "main": "@\nevents {}\n",
+    "events": "events {\n    @\n    x {}\n}\n",
+    "http": "events {}\nhttp {\n    @\n    server {}\n}\n",
+    "server": "events {}\nhttp {\n    server {\n        @\n        location / {}\n    }\n}\n",
+    "location": "events {}\nhttp {\n    server {\n        location / {\n            @\n"
+    "            location /a {}\n        }\n    }\n}\n",
+    "upstream": "events {}\nhttp {\n    upstream u {\n        @\n        x {}\n    }\n}\n",
+    "stream": "events {}\nstream {\n    @\n    server {}\n}\n",
+    "stream_server": "events {}\nstream {\n    server {\n        @\n        x {}\n    }\n}\n",
+}
+
+
+def semicolon_before_block_cases(build: Build) -> list[tuple[str, str, str]]:
+    """(directive, context, text): every directive of the build's release that takes no block
+    (its `ngx_command_t` entries in nginx's source, tests/data/value_vocabulary.json), in each
+    of its contexts, its `;` lost right before a block."""
+    from tests.fuzzing.values import release_for, vocabulary
+
+    shapes = vocabulary()["structure"][release_for(build.nginx_version)]
+    found = []
+    for name, shape in shapes.items():
+        contexts, kind, counts = shape.split("|")
+        if kind != "simple":
+            continue
+        line = name if counts == "0" else f"{name} x"
+        for context in contexts.split():
+            if context in BEFORE_A_BLOCK:
+                found.append((name, context, BEFORE_A_BLOCK[context].replace("@", line)))
+    return found
+
+
+def semicolon_before_block_sweep(
+    builds: list[Build], spread: bool = False
+) -> tuple[Counter[str], list[tuple[str, str, str, Verdict]]]:
+    """nginx's verdicts and the disagreements (build, directive, context, verdict) of the
+    cases above on these builds: each on every build, or with `spread` each (directive,
+    context) on one build in turn (CI). Two nginx -t at a time."""
+    todo = []
+    for i, build in enumerate(builds):
+        for j, (name, context, text) in enumerate(semicolon_before_block_cases(build)):
+            if not spread or j % len(builds) == i:
+                todo.append((build, name, context, text))
+    outcomes: Counter[str] = Counter()
+    wrong = []
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        verdicts = pool.map(lambda case: compare(case[0], case[3]), todo)
+        for (build, name, context, _), verdict in zip(todo, verdicts, strict=True):
+            outcomes[verdict.nginx] += 1
+            if not verdict.agrees:
+                wrong.append((build.name, name, context, verdict))
+    return outcomes, wrong

@@ -112,9 +112,9 @@ def selector_problem(selector: str) -> str | None:
         _SELECTOR.match(selector) and any(code.startswith(selector) for code in entries)
     ):
         return None
-    import difflib  # only on the way to an error
+    from nginxgen.spelling import nearest  # only on the way to an error
 
     known = sorted(entries) if selector[:3].upper() == "NGX" else sorted(names)
-    nearest = difflib.get_close_matches(selector, known, n=1, cutoff=0.0)
-    hint = f"; did you mean {nearest[0]}?" if nearest else ""
+    guess = nearest(selector, known)
+    hint = f"; did you mean {guess}?" if guess else ""
     return f"no rule is {selector!r}{hint} (nginxgen rules lists them; a prefix like NGX4 works)"

@@ -36,8 +36,13 @@ def evaluate_line(ctx: Context, stmt: Stmt) -> Evaluation:
     """The evaluation of an ssl_ciphers line with the target's model. NGX402/403/404 and the DH
     rules read the same lines, and fleets repeat one string in every vhost: each distinct string
     is evaluated once per lint."""
+    return evaluate_text(ctx, " ".join(stmt.args))
+
+
+def evaluate_text(ctx: Context, text: str) -> Evaluation:
+    """The evaluation of a cipher string (an ssl_ciphers line's, `ssl_conf_command
+    CipherString`'s) with the target's model, once per distinct string."""
     cache: dict[str, Evaluation] = ctx.memo("cipher_evaluations", dict)
-    text = " ".join(stmt.args)
     if text not in cache:
         cache[text] = _evaluate(text, model(ctx))
     return cache[text]

@@ -1,6 +1,6 @@
 """Shared by the rules that read the files a config names (certificates, keys, DH parameters,
-ticket keys), through nginxgen.conf.files: a file that cannot be read is skipped, these rules
-only speak about what they could see."""
+ticket keys), through nginxgen.conf.files and nginxgen.pem: a file that cannot be read is
+skipped, these rules only speak about what they could see."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from collections.abc import Iterator
 
 from nginxgen.conf import files
 from nginxgen.conf.config import Server
-from nginxgen.conf.files import key_description, load_chain
 from nginxgen.conf.load import Stmt
 from nginxgen.lint.context import Context
+from nginxgen.pem import key_description, load_chain, load_key, public_bytes
 from nginxgen.records import record
 
 __all__ = ["certificate_files", "key_description", "load_chain", "read", "resolve"]
@@ -42,12 +42,8 @@ class CertificateFile:
 def _key_match(data: bytes | None, chain: list[Any]) -> int | None:
     if data is None:
         return None
-    from cryptography.hazmat.primitives import serialization
-
-    from nginxgen.certs import public_bytes
-
     try:
-        key = serialization.load_pem_private_key(data, password=None)
+        key = load_key(data)
     except (TypeError, ValueError, NotImplementedError):
         return None  # encrypted (ssl_password_file) or not PEM: nothing to say
     mine = public_bytes(key.public_key())

@@ -20,7 +20,7 @@ from nginxgen import knowledge
 from nginxgen.conf.load import Stmt
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
-from nginxgen.lint.rules._values import refusal, unmet_requirements
+from nginxgen.lint.rules._values import merge_refusals, refusal, unmet_requirements
 from nginxgen.records import record
 
 # (enclosing context, block directive) -> the context inside it
@@ -82,6 +82,10 @@ def _judge(ctx: Context) -> list[Verdict]:
             if (stmt.file, stmt.line) not in met:
                 met.add((stmt.file, stmt.line))
                 fix = "set the trusted certificates, or turn the verification off"
+                out.append(Verdict(stmt, "NGX010", message, "error", fix))
+        for stmt, message, fix in merge_refusals(loaded.statements, ctx.target):
+            if (stmt.file, stmt.line) not in met:
+                met.add((stmt.file, stmt.line))
                 out.append(Verdict(stmt, "NGX010", message, "error", fix))
     return out
 

@@ -1,20 +1,19 @@
-"""Shared by the HSTS rules: which servers serve content, and their HSTS header lines."""
+"""Shared by the HSTS rules: which servers serve content, their HSTS add_header lines, and HSTS
+sent by other modules. Which add_header lines apply where is conf/effective's answer."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
 from nginxgen.conf.config import Server
+from nginxgen.conf.effective import HSTS, Headers
 from nginxgen.conf.load import Stmt
 from nginxgen.lint.context import Context
 
-HEADER = "strict-transport-security"
 
-
-def hsts_lines(stmts: list[Stmt]) -> list[Stmt]:
-    return [
-        s for s in stmts if s.directive == "add_header" and s.args and s.args[0].lower() == HEADER
-    ]
+def is_hsts(stmt: Stmt) -> bool:
+    """An add_header line of the Strict-Transport-Security field."""
+    return stmt.directive == "add_header" and bool(stmt.args) and stmt.args[0].lower() == HSTS
 
 
 def other_hsts(directives: dict[str, list[Stmt]]) -> Stmt | None:
@@ -22,7 +21,7 @@ def other_hsts(directives: dict[str, list[Stmt]]) -> Stmt | None:
     `more_set_headers "Strict-Transport-Security: ..."` or ngx_security_headers'
     `security_headers on` (which sends HSTS on HTTPS responses)."""
     for stmt in directives.get("more_set_headers", []):
-        if any(arg.lower().startswith(HEADER + ":") for arg in stmt.args):
+        if any(arg.lower().startswith(HSTS + ":") for arg in stmt.args):
             return stmt
     switch = directives.get("security_headers", [])
     if switch and switch[-1].args[:1] == ["on"]:
@@ -40,3 +39,13 @@ def serves_content(server: Server) -> bool:
 
 def content_servers(ctx: Context) -> Iterator[Server]:
     return (s for s in ctx.tls_servers() if serves_content(s))
+
+
+def responses(ctx: Context, server: Server) -> list[tuple[str, Headers]]:
+    """The add_header lines of each kind of response a server gives: those it answers itself
+    (a URI no location takes, or its own `return`), then each location's."""
+    own = ("the responses the server answers itself", ctx.headers_in(server, ()))
+    locations = [
+        (f"location {' '.join(loc.stmt.args)}", h) for loc, h in ctx.location_headers(server)
+    ]
+    return [own, *locations]

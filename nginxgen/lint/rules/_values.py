@@ -5,8 +5,9 @@ nginx's generic setters (ngx_conf_file.c) read on/off in any letter case, sizes,
 size that may also end in g), times, numbers and their bounds, and enum and bitmask names in
 any letter case; the names and bounds of each release are nginx_values.json, read off the
 release tags. Custom setters' grammars are written once in nginx_values.toml with the source
-lines they follow: ssl_session_cache, listen, keepalive_timeout, add_header's `always`, and
-the `*_ssl_verify` that needs trusted certificates where a pass goes to TLS.
+lines they follow: ssl_session_cache and ssl_ocsp_cache, listen, keepalive_timeout,
+ssl_certificate_cache's parameters, the http2 post handlers' bounds, add_header's `always`,
+and the `*_ssl_verify` that needs trusted certificates where a pass goes to TLS.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from nginxgen.conf.load import Stmt
 from nginxgen.records import record
 from nginxgen.target import Target
 from nginxgen.values import parse_size, parse_time
+from nginxgen.version import Version, in_range
 
 VALUE_ERRORS = {"size": "invalid value", "msec": "invalid value", "sec": "invalid value",
                 "num": "invalid number"}  # fmt: skip
@@ -61,8 +63,10 @@ def _refusal(
 ) -> str | None:
     name, args = stmt.directive, stmt.args
     custom = knowledge.custom_grammars()
-    if name in custom.session_cache.directives:
-        return _session_cache(custom.session_cache, args)
+    if name in custom.caches:
+        return _shared_cache(custom.caches[name], args)
+    if name in custom.parameters:
+        return _parameters(custom.parameters[name], name, args)
     if name in custom.arguments:
         grammar = custom.arguments[name]
         for value, parser in zip(args, grammar.reads, strict=False):
@@ -77,10 +81,49 @@ def _refusal(
     tables = [t for t in knowledge.value_tables(target, name) if t.module in modules]
     if tables:
         # a snippet's directive may belong to several modules: refused when all refuse it
-        messages = [_table(custom.listen, t, stmt, kinds) for t in tables]
-        return messages[0] if all(messages) else None
-    kind = next(iter(kinds)) if len(kinds) == 1 else None
-    return _generic(name, args, kind) if len(args) == 1 else None
+        messages = [_table(custom.listen, t, stmt, kinds, target) for t in tables]
+        refused = messages[0] if all(messages) else None
+    else:
+        kind = next(iter(kinds)) if len(kinds) == 1 else None
+        refused = _generic(name, args, kind) if len(args) == 1 else None
+    if refused is None and name in custom.post and len(args) == 1:
+        return _post(custom.post[name], name, args[0])
+    return refused
+
+
+def _post(checks: tuple[knowledge.PostCheck, ...], name: str, value: str) -> str | None:
+    """The first of a post handler's checks the value (a number or size the slot read) fails."""
+    number = atoi(value)
+    if number is None:
+        number = parse_size(value)
+    if number is None:
+        return None
+    for check in checks:
+        passed = {
+            "more_than": number > check.number,
+            "at_least": number >= check.number,
+            "at_most": number <= check.number,
+            "multiple_of": number % check.number == 0,
+            "power_of_two": number > 0 and number & (number - 1) == 0,
+        }[check.test]
+        if not passed:
+            return check.message.format(directive=name)
+    return None
+
+
+def _parameters(grammar: knowledge.ParametersGrammar, name: str, args: list[str]) -> str | None:
+    given = set()
+    for value in args:
+        if value in grammar.words:
+            given.add(value)
+            continue
+        prefix = next((p for p in grammar.prefixes if value.startswith(p)), None)
+        if prefix is None or not reads(grammar.prefixes[prefix], value[len(prefix) :]):
+            return grammar.invalid.format(value=value)
+        given.add(prefix)
+    if grammar.required and grammar.required not in given and not given & grammar.unless:
+        return grammar.missing.format(directive=name)
+    return None
 
 
 def _generic(name: str, args: list[str], kind: str | None, offset: bool = False) -> str | None:
@@ -96,7 +139,8 @@ def _generic(name: str, args: list[str], kind: str | None, offset: bool = False)
 def reads(kind: str, text: str) -> bool:
     """Whether nginx's parser of this kind reads the text: size (ngx_parse_size), offset
     (ngx_parse_offset), msec and sec (ngx_parse_time), num and number (ngx_atoi), positive
-    (ngx_atoi, not 0), ipv6only (n or ff); any other kind is not judged."""
+    (ngx_atoi, not 0), ipv6only (n or ff), flag (on or off in any case); any other kind is not
+    judged."""
     if kind in ("size", "offset"):
         return parse_size(text, offset=kind == "offset") is not None
     if kind in ("msec", "sec"):
@@ -107,15 +151,38 @@ def reads(kind: str, text: str) -> bool:
         return bool(atoi(text))
     if kind == "ipv6only":
         return text in ("n", "ff")
+    if kind == "flag":
+        return text.lower() in ("on", "off")
+    if kind == "so_keepalive":
+        return _so_keepalive(text)
     return True
 
 
+def _so_keepalive(text: str) -> bool:
+    """ngx_http_core_listen's so_keepalive=: on, off, or idle:interval:count, each part may be
+    empty; idle and interval ngx_parse_time in seconds, count ngx_atoi; not all of them 0."""
+    if text in ("on", "off"):
+        return True
+    idle, _, rest = text.partition(":")
+    interval, _, count = rest.partition(":")
+    numbers = []
+    for part, read in ((idle, "sec"), (interval, "sec"), (count, "num")):
+        if part and not reads(read, part):
+            return False
+        numbers.append(atoi(part) if read == "num" else parse_time(part, True) if part else 0)
+    return any(numbers)
+
+
 def _table(
-    listen: knowledge.ListenGrammar, table: knowledge.ValueTable, stmt: Stmt, kinds: set[str | None]
+    listen: knowledge.ListenGrammar,
+    table: knowledge.ValueTable,
+    stmt: Stmt,
+    kinds: set[str | None],
+    target: Target,
 ) -> str | None:
     args = stmt.args
     if table.words or table.prefixes:
-        return _listen(listen, table, args)
+        return _listen(listen, table, args, target)
     names = table.enum if table.enum is not None else table.bitmask
     if names is not None:
         # ngx_conf_set_enum_slot reads one argument, the bitmask slot each; both ngx_strcasecmp
@@ -141,11 +208,11 @@ def _table(
     return f"value must be between {low} and {high}"
 
 
-def _session_cache(grammar: knowledge.SessionCacheGrammar, args: list[str]) -> str | None:
+def _shared_cache(grammar: knowledge.SharedCacheGrammar, args: list[str]) -> str | None:
     for value in args:
         if value in grammar.words:
             continue
-        if value.startswith("builtin:") and len(value) > len("builtin:"):
+        if grammar.builtin and value.startswith("builtin:") and len(value) > len("builtin:"):
             if atoi(value[len("builtin:") :]) is None:
                 return grammar.invalid.format(value=value)
             continue
@@ -168,16 +235,21 @@ def _port(address: str) -> str | None:
     if address.startswith("["):
         _, bracket, rest = address.partition("]")
         return rest[1:] if bracket and rest.startswith(":") else None
-    _, colon, port = address.rpartition(":")
+    _, colon, port = address.partition(":")  # ngx_parse_inet_url: the first ":" (9444:1 fails)
     if not colon:
         return address if address.isdigit() else None  # a bare name is a host
     return None if "-" in port else port  # ranges came in 1.27.3: not judged here
 
 
 def _listen(
-    grammar: knowledge.ListenGrammar, table: knowledge.ValueTable, args: list[str]
+    grammar: knowledge.ListenGrammar, table: knowledge.ValueTable, args: list[str], target: Target
 ) -> str | None:
-    port = _port(args[0]) if args else None
+    address = args[0] if args else ""
+    if address.startswith("["):
+        _, bracket, rest = address.partition("]")
+        if not bracket or (rest and not rest.startswith(":")):
+            return grammar.host.format(value=address)
+    port = _port(address) if address else None
     if port is not None:
         number = atoi(port)
         if number is None or not 1 <= number <= 65535:
@@ -189,38 +261,124 @@ def _listen(
         if prefix is None:
             return grammar.invalid.format(value=value)
         known = grammar.prefixes.get(prefix)
+        if known is not None and known.only_on is not None:  # not compiled in on Linux
+            return grammar.invalid.format(value=value)
         if known is None or known.message is None:
             continue
         if not reads(known.reads, value[len(prefix) :]):
-            return known.message.format(value=value, rest=value[len(prefix) - 1 :])
+            return known.message.format(
+                value=value, rest=value[len(prefix) - 1 :], tail=value[len(prefix) :]
+            )
+    if "quic" in args[1:] and table.module == "ngx_http_core_module":
+        for parameter in grammar.refused_beside_quic(target.nginx):
+            if any(a == parameter or (parameter.endswith("=") and a.startswith(parameter))
+                   for a in args[1:]):  # fmt: skip
+                return grammar.quic_message.format(parameter=parameter.rstrip("="))
     return None
+
+
+def upstream_tls(statements: list[Stmt]) -> Iterator[tuple[Stmt, dict[str, list[Stmt]]]]:
+    """(the statement that sends traffic to TLS, the settings in effect there by name) for each
+    place nginx sets an upstream TLS context up when it merges a block: an http pass whose
+    target has a TLS scheme (nginx_values.toml, requires) or a variable (nginx cannot read it
+    before a request), a stream server with `proxy_ssl on` (ngx_stream_proxy_merge_srv_conf).
+    Elsewhere the proxy_ssl_* settings are never handed to the library."""
+    schemes = {r.pass_directive: r.schemes for r in knowledge.custom_grammars().requires}
+    # (statements of a block, the settings in effect around it, http or stream, the block's owner)
+    stack: list[tuple[list[Stmt], dict[str, list[Stmt]], str | None, str | None]] = [
+        (statements, {}, None, None)
+    ]
+    while stack:
+        block, around, module, owner = stack.pop()
+        here = {**around, **_by_name(block)}
+        if module == "stream" and owner == "server":
+            switch = here.get("proxy_ssl")
+            if switch and [a.lower() for a in switch[-1].args] == ["on"]:
+                yield switch[-1], here
+        for stmt in block:
+            if stmt.block is not None:
+                inner = stmt.directive if stmt.directive in ("http", "stream") else module
+                stack.append((stmt.block, here, inner, stmt.directive))
+            elif module == "http" and stmt.directive in schemes and stmt.args:
+                target = stmt.args[0]
+                if target.lower().startswith(schemes[stmt.directive]) or "$" in target:
+                    yield stmt, here
 
 
 def unmet_requirements(statements: list[Stmt]) -> Iterator[tuple[Stmt, str]]:
     """(the `switch` statement in effect, nginx's message) for each pass to TLS whose
     verification is on with no trusted certificates in effect (checked at merge time)."""
-    requirements = knowledge.custom_grammars().requires
-    by_pass = {r.pass_directive: r for r in requirements}
-    # (statements of a block, the settings in effect around it: name -> its last statement)
-    stack: list[tuple[list[Stmt], dict[str, Stmt]]] = [(statements, {})]
-    while stack:
-        block, around = stack.pop()
-        here = dict(around)
-        for stmt in block:
-            if stmt.block is None:
-                here[stmt.directive] = stmt
-        for stmt in block:
-            if stmt.block is not None:
-                stack.append((stmt.block, here))
+    by_pass = {r.pass_directive: r for r in knowledge.custom_grammars().requires}
+    for sender, here in upstream_tls(statements):
+        wanted = by_pass.get(sender.directive)
+        if wanted is None:
+            continue
+        switch = here.get(wanted.switch)
+        if not switch or [a.lower() for a in switch[-1].args] != ["on"]:
+            continue
+        if not here.get(wanted.needs):
+            yield switch[-1], wanted.message
+
+
+@record(frozen=True)
+class TlsServer:
+    """A server nginx sets TLS up for when it merges its settings (nginx_values.toml,
+    [tls_servers]), with the statements in effect there by name: the server's own lines of a
+    name, else those of the http or stream block around it."""
+
+    module: str  # http | stream
+    stmt: Stmt
+    settings: dict[str, list[Stmt]]
+
+
+def _by_name(block: list[Stmt]) -> dict[str, list[Stmt]]:
+    out: dict[str, list[Stmt]] = {}
+    for stmt in block:
+        if stmt.block is None:
+            out.setdefault(stmt.directive, []).append(stmt)
+    return out
+
+
+def tls_servers(statements: list[Stmt], target: Target) -> Iterator[TlsServer]:
+    """The http and stream servers whose TLS settings nginx merges and applies."""
+    since = Version(knowledge.custom_grammars().stream_by_certificate_since)
+    for top in statements:
+        if top.directive not in ("http", "stream") or top.block is None:
+            continue
+        around = _by_name(top.block)
+        for stmt in top.block:
+            if stmt.directive != "server" or stmt.block is None:
                 continue
-            wanted = by_pass.get(stmt.directive)
-            if wanted is None or not stmt.args:
+            own = _by_name(stmt.block)
+            here = {**around, **own}
+            if top.directive == "stream" and target.nginx < since:
+                sets_up = any("ssl" in s.args[1:] for s in own.get("listen", ()))
+            else:
+                reject = here.get("ssl_reject_handshake", [])
+                sets_up = bool(here.get("ssl_certificate")) or (
+                    bool(reject) and [a.lower() for a in reject[-1].args] == ["on"]
+                )
+            if sets_up:
+                yield TlsServer(top.directive, stmt, here)
+
+
+def merge_refusals(statements: list[Stmt], target: Target) -> Iterator[tuple[Stmt, str, str]]:
+    """(the switch's statement in effect, nginx's message, a fix) for each TLS server whose
+    merge nginx refuses (nginx_values.toml, server_requires and server_unsupported)."""
+    checks = [
+        c for c in knowledge.custom_grammars().server_checks
+        if in_range(target.nginx, c.since, c.until)
+    ]  # fmt: skip
+    for server in tls_servers(statements, target):
+        for check in checks:
+            switch = server.settings.get(check.switch)
+            if not switch or [a.lower() for a in switch[-1].args[:1]] not in (
+                [v] for v in check.values
+            ):
                 continue
-            target = stmt.args[0]
-            if not target.lower().startswith(wanted.schemes) and "$" not in target:
-                continue
-            switch = here.get(wanted.switch)
-            if switch is None or [a.lower() for a in switch.args] != ["on"]:
-                continue
-            if wanted.needs not in here:
-                yield switch, wanted.message
+            if check.capability is not None:
+                if not knowledge.has(target.library, check.capability):
+                    yield switch[-1], check.message, f"remove {check.switch}: the library lacks it"
+            elif not any(server.settings.get(n) for n in check.needs):
+                fix = f"set {' or '.join(check.needs)} where {check.switch} applies, or turn it off"
+                yield switch[-1], check.message, fix

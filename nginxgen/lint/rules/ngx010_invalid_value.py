@@ -8,12 +8,19 @@ those kept in milliseconds; a last bare number is seconds); numbers digits, with
 nginx checks (gzip_comp_level 1-9). Enum and bitmask values (ssl_protocols, ssl_verify_client,
 ssl_ocsp, proxy_ssl_protocols, ...) are the names of the target release's table, in any letter
 case. ssl_session_cache takes off, none, builtin, builtin:N and shared:NAME:SIZE of at least 32k
-(exact case); listen an address with a port 1-65535 and the parameters the target release knows,
-each prefix parameter with a value it reads (backlog=N, fastopen=N, rcvbuf=size, sndbuf=size,
-ipv6only=on|off); keepalive_timeout one or two times; add_header and add_trailer only `always`
-as a third word. proxy_ssl_verify on (and grpc_, uwsgi_) where the pass goes to TLS (https://,
-or a variable) needs trusted certificates in effect there: nginx checks it when it merges the
-location. No automatic fix of any rule is written on a line with this error.
+(exact case), ssl_ocsp_cache off or shared:NAME:SIZE; listen an address with a port 1-65535
+(an IPv6 one with its `]`) and the parameters the target release knows, each prefix parameter
+with a value it reads (backlog=N, fastopen=N, rcvbuf=size, sndbuf=size, ipv6only=on|off; no
+setfib=, FreeBSD's, on Linux); keepalive_timeout one or two times; add_header and add_trailer
+only `always` as a third word; ssl_certificate_cache (and proxy_, grpc_, uwsgi_) max=N, inactive=,
+valid= and off, with max= unless off; http2_streams_index_size a power of two, http2_pool_size
+112 or more and a multiple of 16, http2_chunk_size not 0. proxy_ssl_verify on (and grpc_,
+uwsgi_) where the pass goes to TLS (https://, or a variable) needs trusted certificates in
+effect there: nginx checks it when it merges the location. In a server nginx sets TLS up for,
+ssl_verify_client on or optional needs ssl_client_certificate (from 1.27.2 also
+ssl_trusted_certificate), and ssl_ocsp on or leaf a library with OCSP (not BoringSSL): nginx
+checks them when it merges the server. No automatic fix of any rule is written on a line with
+this error.
 
 Fail: ssl_protocols TLSv1.2 TLSv13;
 Fix:  ssl_protocols TLSv1.2 TLSv1.3;
@@ -24,7 +31,9 @@ ngx_conf_set_enum_slot, ngx_conf_set_bitmask_slot, ngx_conf_check_num_bounds); s
 (ngx_parse_size, ngx_parse_offset, ngx_parse_time); the tables of each release tag
 (nginxgen/knowledge/nginx_values.json); the custom setters' source lines, cited in
 nginxgen/knowledge/nginx_values.toml: ngx_http_ssl_session_cache, ngx_http_core_listen and
-ngx_parse_url, ngx_http_core_keepalive, ngx_http_headers_add, ngx_http_proxy_set_ssl
+ngx_parse_url, ngx_http_core_keepalive, ngx_http_headers_add, ngx_http_proxy_set_ssl,
+ngx_http_ssl_ocsp_cache, ngx_http_ssl_certificate_cache, the http2 post handlers,
+ngx_http_ssl_merge_srv_conf, ngx_ssl_ocsp
 (https://github.com/nginx/nginx/blob/release-1.30.0/src/http/modules/ngx_http_ssl_module.c#L1174-L1268).
 """
 

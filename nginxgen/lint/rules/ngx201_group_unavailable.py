@@ -6,7 +6,9 @@ AWS-LC 1.35.1 or LibreSSL 4.3; X25519Kyber768Draft00 after BoringSSL and AWS-LC 
 `secp256r1` on BoringSSL, AWS-LC, LibreSSL and OpenSSL 1.1.1 (they say prime256v1 or P-256);
 a name in a letter case the library does not list (p-256 or PRIME256V1 before OpenSSL 3.5,
 which takes any case; x25519 on LibreSSL, whose group names are case-sensitive - OpenSSL 3.0,
-BoringSSL and AWS-LC list x25519 beside X25519). A `?name` is skipped where the library supports
+BoringSSL and AWS-LC list x25519 beside X25519); `auto` in `ssl_conf_command Groups` or `Curves`
+(nginx reads `auto` only in ssl_ecdh_curve: OpenSSL says "group 'auto' cannot be set"). A `?name`
+is skipped where the library supports
 `?` (OpenSSL >= 3.3).
 
 Whether the library takes a name is first what a build of its release series did under nginx -t
@@ -58,7 +60,13 @@ def check(ctx: Context) -> Iterator[Finding]:
         for entry in parse_groups(text):
             answer = verdict(library, entry)
             group = knowledge.find_group(entry.name)
-            if answer == "unknown":
+            if stmt.directive == "ssl_conf_command" and entry.name.lower() == "auto":
+                # nginx reads `auto` itself in ssl_ecdh_curve; SSL_CONF_cmd gets it as a name
+                yield ctx.finding(
+                    RULE, stmt, f"{ctx.library()} has no group 'auto' (only ssl_ecdh_curve takes "
+                    "it): nginx -t fails", "list the groups, or use ssl_ecdh_curve auto",
+                )  # fmt: skip
+            elif answer == "unknown":
                 yield ctx.finding(
                     RULE, stmt, f"no TLS library knows the group {entry.name!r}: nginx -t fails"
                 )

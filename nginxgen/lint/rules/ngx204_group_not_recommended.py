@@ -26,13 +26,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen import knowledge
+from nginxgen import knowledge, rule_codes
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
 from nginxgen.lint.rules._groups import group_statements, parse_groups, renamed, verdict
 
 RULE = Rule(
-    code="NGX204",
+    code=rule_codes.GROUP_NOT_RECOMMENDED,  # the generator names it too
     name="group-not-recommended",
     severity="warning",
     fix="drop the group (X25519, prime256v1 and secp384r1 cover every client)",

@@ -7,10 +7,18 @@ TLS 1.1 client gets an internal-error alert, so the line is dead configuration r
 exposure and is reported as info; with it, or on a library that negotiates them (OpenSSL 1.1.1,
 LibreSSL, BoringSSL, AWS-LC), as a warning.
 
+SSLv2 and SSLv3 are the same warning (or info), not an error: nginx -t reads them (they are
+words of ssl_protocols' table in every release) and starts, and what an error means here is
+"nginx -t refuses this" or "a security setting silently does not apply". An error where nginx
+starts would block CI for a line that does nothing: no library nginx builds with today
+negotiates SSLv2 (gone in OpenSSL 1.1.0) and none built with default options SSLv3 (no-ssl3
+since OpenSSL 1.1.0; BoringSSL and AWS-LC removed it). The value differential (real nginx -t
+on every build) found nginx starting with `ssl_protocols SSLv2 SSLv3 TLSv1.2;` on all of them.
+
 Fail: ssl_protocols TLSv1 TLSv1.1 TLSv1.2;
 Fix:  ssl_protocols TLSv1.2 TLSv1.3;
 
-Sources: RFC 8996; OpenSSL NEWS 3.0.0; nginx CHANGES 1.27.3 (TLSv1 and TLSv1.1 no longer
+Sources: RFC 8996; RFC 7568 (SSLv3); OpenSSL NEWS 1.1.0 and 3.0.0; nginx CHANGES 1.27.3 (TLSv1 and TLSv1.1 no longer
 enabled by default).
 """
 
@@ -18,20 +26,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen import knowledge
+from nginxgen import knowledge, rule_codes
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
 from nginxgen.lint.rules import _fixes
 
 RULE = Rule(
-    code="NGX401",
+    code=rule_codes.LEGACY_PROTOCOL,  # the generator names it too
     name="legacy-protocol",
     severity="warning",
     fix="ssl_protocols TLSv1.2 TLSv1.3;",
-    otherwise=(
-        ("error", "SSLv2 or SSLv3 is enabled"),
-        ("info", "the library cannot negotiate the protocols anyway (dead configuration)"),
-    ),
+    otherwise=(("info", "the library cannot negotiate the protocols anyway (dead configuration)"),),
     autofix=(
         "unsafe",
         "removes SSLv2/SSLv3/TLSv1/TLSv1.1 from ssl_protocols (clients that only speak them lose access)",
@@ -47,7 +52,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         if not legacy:
             continue
         message = f"{' '.join(legacy)} enabled: deprecated protocols (RFC 8996)"
-        severity = "error" if any(p.startswith("SSL") for p in legacy) else None
+        severity: str | None = None
         if not ctx.legacy_protocols_negotiable():
             why = (
                 "without @SECLEVEL=0"
@@ -58,7 +63,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                 f"; {ctx.library()} cannot negotiate them {why}, so this is dead configuration "
                 "(clients get an alert)"
             )
-            severity = severity or "info"
+            severity = "info"
         kept = [p for p in stmt.args if p not in legacy] or ["TLSv1.2", "TLSv1.3"]
         # unsafe: clients that only speak the old protocols can no longer connect
         yield ctx.finding(

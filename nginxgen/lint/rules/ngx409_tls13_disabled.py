@@ -15,13 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen import knowledge
+from nginxgen import knowledge, rule_codes
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
 from nginxgen.lint.rules import _fixes
 
 RULE = Rule(
-    code="NGX409",
+    code=rule_codes.TLS13_DISABLED,  # the generator names it too
     name="tls13-disabled",
     severity="warning",
     fix="add TLSv1.3 to ssl_protocols",

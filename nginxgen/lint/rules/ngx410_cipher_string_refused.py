@@ -4,7 +4,9 @@ nginx passes the string to SSL_CTX_set_cipher_list() and stops when the library 
 BoringSSL and AWS-LC have no security levels: any `@SECLEVEL=N` is INVALID_COMMAND there (so the
 `ALL:@SECLEVEL=0` that legacy-client configs carry stops nginx), and a string whose every word
 matches nothing in them fails (`eNULL` alone: they have no NULL suites; `HIGH:eNULL` passes).
-OpenSSL refuses `@SECLEVEL=6` and above. What each library does with each word and command is
+OpenSSL refuses `@SECLEVEL=6` and above. BoringSSL and AWS-LC refuse a string that matches no
+suite: DHE, ARIA and CAMELLIA suites are not theirs, and a typo or a name in lower case matches
+nothing. What each library does with each word (every keyword and suite name alone) and command is
 measured with nginx -t on the real builds (nginxgen/knowledge/tls_tables/); a target no build
 answers for is judged by libraries.toml (`security_levels`).
 
@@ -50,10 +52,30 @@ def refusal(library: Library, text: str) -> str | None:
         if table is None and not knowledge.has(library, "security_levels"):
             return f"@SECLEVEL={level} ({knowledge.capability(library, 'security_levels').refusal})"
     # words that add suites; `!`/`-` remove them, `+` moves them, `@` commands order them
-    added = [w for w in re.split(r"[:, ]+", text) if w and w[0] not in "!-+@"]
-    if added and all(strings.get(w) for w in added):
-        return f"{', '.join(added)} match no suite there ({strings[added[0]]})"
+    # (the separators of OpenSSL's and BoringSSL's ITEM_SEP: `:` `,` space and `;`)
+    added = [w for w in re.split(r"[:, ;]+", text) if w and w[0] not in "!-+@"]
+    if added and all(_matches_nothing(library, strings, w) for w in added):
+        reason = next((strings[w] for w in added if strings.get(w)), "NO_CIPHER_MATCH")
+        return f"{', '.join(added)} match no suite there ({reason})"
     return None
+
+
+def _matches_nothing(library: Library, strings: dict[str, str | None], word: str) -> bool:
+    """Whether a word of the string adds no suite in the library: measured so alone, or, where
+    every suite name and keyword was measured and the library has no security levels
+    (BoringSSL, AWS-LC: the cipher engine only approximates them, and no `@SECLEVEL` can make
+    a word match more), a plain word none of them is (a typo, a name in another letter case:
+    the libraries compare names exactly and skip unknown words)."""
+    if word in strings:
+        return strings[word] is not None
+    table = knowledge.library_table(library)
+    plain = re.fullmatch(r"[A-Za-z0-9_.-]+", word) is not None  # no `+` compound, no [a|b]
+    return (
+        plain
+        and table is not None
+        and table.names_measured
+        and not knowledge.has(library, "security_levels")
+    )
 
 
 def check(ctx: Context) -> Iterator[Finding]:

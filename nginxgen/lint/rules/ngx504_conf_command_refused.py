@@ -6,10 +6,18 @@ nginx hands each `ssl_conf_command NAME VALUE` to SSL_CONF_cmd() and stops when 
 have (`Option`, `SessionTicket`), an `Options` value it does not know in that version
 (IgnoreUnexpectedEOF is not a value in 3.0; LegacyECPointFormats in none of 3.0-3.5), values
 separated by spaces instead of commas, `Ciphersuites` naming no TLS 1.3 suite of the library,
-`MinProtocol TLSv13`. Command names and Options values are case-insensitive, suite names are
+a `CipherString` that matches no suite (as NGX408 and NGX410 judge ssl_ciphers),
+`MinProtocol TLSv13` or any word not in OpenSSL's `versions` table, a `VerifyMode` or `Protocol`
+word it does not have, a signature algorithm it refuses (`RSA+MD5`). Command names and Options values are case-insensitive, suite names are
 not. What each version takes is measured with nginx -t on the real builds
 (nginxgen/knowledge/tls_tables/); a version no build answers for is not judged. Groups and
 Curves are NGX201/NGX202's; libraries without SSL_CONF_cmd are NGX501's.
+
+In a whole config, only the commands nginx hands to the library are judged: `ssl_conf_command`
+in a server nginx sets TLS up for (certificates in effect, or ssl_reject_handshake on), and
+`proxy_ssl_conf_command` (grpc_, uwsgi_) only where a pass goes to TLS (https://, grpcs://,
+suwsgi://, a variable; in stream, `proxy_ssl on`): nginx calls SSL_CONF_cmd() when it sets
+that context up (ngx_http_proxy_set_ssl), and a line that reaches none of them starts fine.
 
 Fail (OpenSSL 3.0): ssl_conf_command Options KTLS,IgnoreUnexpectedEOF;
 Fix:  ssl_conf_command Options KTLS;
@@ -26,6 +34,9 @@ from collections.abc import Iterator
 from nginxgen import knowledge
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
+from nginxgen.lint.rules import ngx410_cipher_string_refused as ngx410
+from nginxgen.lint.rules._ciphers import evaluate_text
+from nginxgen.lint.rules._values import tls_servers, upstream_tls
 
 RULE = Rule(
     code="NGX504",
@@ -34,6 +45,12 @@ RULE = Rule(
     fix="use a command and value the library has (SSL_CONF_cmd(3) of its version)",
 )
 UNKNOWN = "unknown cmd name"
+# Commands whose value is a comma-separated list of words of one table of ssl/ssl_conf.c
+# (ssl_option_list, ssl_protocol_list, ssl_vfy_list), each word measured alone: another word
+# is refused (the reason given when no build names one)
+LISTS = {"options": "not an option", "protocol": "bad value", "verifymode": "bad value"}
+# Commands whose value is one word of the `versions` table, compared exactly (strcmp)
+CLOSED = frozenset({"minprotocol", "maxprotocol"})
 
 
 def refusal(commands: dict[str, str | None], name: str, value: str) -> str | None:
@@ -47,15 +64,23 @@ def refusal(commands: dict[str, str | None], name: str, value: str) -> str | Non
     if (command, value) in pairs:
         reason = pairs[(command, value)]
         return f"{name} {value!r} ({reason})" if reason else None
-    if command == "options":
-        any_case = pairs.get(("options", "ktls"), "") is None
-        options = {
-            (v.lower() if any_case else v): r for (c, v), r in pairs.items() if c == "options"
-        }
-        for item in (i.strip().lstrip("-") for i in value.split(",")):
-            answer = options.get(item.lower() if any_case else item, "not an option")
+    # ssl_match_option compares list words in any case where `Options ktls` was taken
+    any_case = pairs.get(("options", "ktls"), "") is None
+    if command in LISTS:
+        words = {(v.lower() if any_case else v): r for (c, v), r in pairs.items() if c == command}
+        for item in (i.strip().lstrip("-+") for i in value.split(",")):
+            answer = words.get(item.lower() if any_case else item, LISTS[command])
             if answer:
-                return f"Options value {item!r} ({answer})"
+                return f"{name} value {item!r} ({answer})"
+    if command in CLOSED:
+        taken = {v for (c, v), r in pairs.items() if c == command and r is None}
+        if taken and value not in taken:
+            return f"{name} {value!r} (bad value: not one of {', '.join(sorted(taken))})"
+    if command == "signaturealgorithms":
+        answers = [pairs.get((command, a)) for a in value.split(":")]
+        refused = [a for a, r in zip(value.split(":"), answers, strict=True) if r]
+        if refused:
+            return f"{name} value {refused[0]!r} ({pairs[(command, refused[0])]})"
     if command == "ciphersuites" and value:
         suites = {v for (c, v), r in pairs.items() if c == command and r is None and ":" not in v}
         if not set(value.split(":")) & suites:
@@ -67,12 +92,45 @@ def check(ctx: Context) -> Iterator[Finding]:
     table = knowledge.library_table(ctx.target.library)
     if table is None or table.conf_refused:
         return
+    applied = _applied(ctx)
     for stmt in ctx.all_statements():
         if not stmt.directive.endswith("ssl_conf_command") or len(stmt.args) != 2:
+            continue
+        if applied is not None and id(stmt) not in applied:
             continue
         name, value = stmt.args
         if name.lower() in ("groups", "curves"):
             continue
         why = refusal(table.conf_commands, name, value)
+        if why is None and name.lower() == "cipherstring":
+            why = _cipher_string(ctx, value)
         if why:
             yield ctx.finding(RULE, stmt, f"{ctx.library()}: {why}: nginx -t fails")
+
+
+def _applied(ctx: Context) -> set[int] | None:
+    """The conf command lines nginx hands to the library (None: a snippet, where which blocks
+    include it is not known, so every line is judged)."""
+    statements = ctx.config.loaded.statements
+    if not any(s.directive in ("http", "stream") for s in statements):
+        return None
+    # a TLS server applies its ssl_conf_command; a proxy_pass (or stream proxy_ssl) to TLS its
+    # proxy_ssl_conf_command, a grpc_pass its grpc_ssl_conf_command, a uwsgi_pass its uwsgi_
+    places = [("ssl_conf_command", s.settings) for s in tls_servers(statements, ctx.target)]
+    places += [
+        (f"{sender.directive.split('_')[0]}_ssl_conf_command", here)
+        for sender, here in upstream_tls(statements)
+    ]
+    return {id(stmt) for name, here in places for stmt in here.get(name, ())}
+
+
+def _cipher_string(ctx: Context, text: str) -> str | None:
+    """Why SSL_CONF_cmd("CipherString") refuses the string: what SSL_CTX_set_cipher_list would
+    say of it as ssl_ciphers (NGX410's measured refusals, NGX408's empty list)."""
+    why = ngx410.refusal(ctx.target.library, text)
+    if why:
+        return f"CipherString {why}"
+    result = evaluate_text(ctx, text).result
+    if result.error and not result.suites:
+        return f"CipherString {text!r} matches no suite (no cipher match)"
+    return None

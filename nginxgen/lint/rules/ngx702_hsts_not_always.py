@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
 from nginxgen.lint.rules import _fixes
-from nginxgen.lint.rules._hsts import HEADER
+from nginxgen.lint.rules._hsts import is_hsts
 
 RULE = Rule(
     code="NGX702",
@@ -29,8 +29,7 @@ RULE = Rule(
 
 def check(ctx: Context) -> Iterator[Finding]:
     for stmt in ctx.all_statements():
-        is_hsts = stmt.directive == "add_header" and stmt.args and stmt.args[0].lower() == HEADER
-        if is_hsts and "always" not in stmt.args[2:]:
+        if is_hsts(stmt) and "always" not in stmt.args[2:]:
             # unsafe: error responses start to carry the header
             yield ctx.finding(
                 RULE,

@@ -19,7 +19,7 @@ from nginxgen import knowledge
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
 from nginxgen.lint.rules import _fixes
-from nginxgen.lint.rules._hsts import HEADER
+from nginxgen.lint.rules._hsts import is_hsts
 
 RULE = Rule(
     code="NGX703",
@@ -32,7 +32,7 @@ RULE = Rule(
 
 def check(ctx: Context) -> Iterator[Finding]:
     for stmt in ctx.all_statements():
-        if stmt.directive == "add_header" and len(stmt.args) > 1 and stmt.args[0].lower() == HEADER:
+        if is_hsts(stmt) and len(stmt.args) > 1:
             match = re.search(r"max-age\s*=\s*\"?(\d+)", stmt.args[1], re.IGNORECASE)
             if match is None:
                 yield ctx.finding(RULE, stmt, "HSTS without max-age is ignored by browsers")

@@ -2,7 +2,8 @@
 
 nginx pairs them by position in one server (RSA and ECDSA dual certificates each need their own
 key, in the same order); fewer keys than certificates makes nginx refuse the config (`no
-"ssl_certificate_key" is defined for certificate ...`).
+"ssl_certificate_key" is defined for certificate ...`). The same holds in stream servers, whose
+lines pair up the same way (ngx_stream_ssl_merge_srv_conf).
 
 Sources: ngx_http_ssl_module docs (ssl_certificate).
 """
@@ -13,6 +14,7 @@ from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
+from nginxgen.lint.rules._values import tls_servers
 
 RULE = Rule(
     code="NGX714",
@@ -23,9 +25,14 @@ RULE = Rule(
 
 
 def check(ctx: Context) -> Iterator[Finding]:
-    for server in ctx.tls_servers():
-        certs = server.effective("ssl_certificate")
-        keys = server.effective("ssl_certificate_key")
+    stream = (
+        (s.settings.get("ssl_certificate", []), s.settings.get("ssl_certificate_key", []))
+        for s in tls_servers(ctx.config.loaded.statements, ctx.target)
+        if s.module == "stream"
+    )
+    http = ((s.effective("ssl_certificate"), s.effective("ssl_certificate_key"))
+            for s in ctx.tls_servers())  # fmt: skip
+    for certs, keys in (*http, *stream):
         if certs and len(keys) < len(certs):
             yield ctx.finding(
                 RULE,

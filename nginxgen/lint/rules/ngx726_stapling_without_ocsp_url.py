@@ -19,6 +19,7 @@ from nginxgen import knowledge
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
 from nginxgen.lint.rules._files import certificate_files, resolve
+from nginxgen.pem import ocsp_urls  # cryptography itself only once a certificate was read
 
 RULE = Rule(
     code="NGX726",
@@ -33,8 +34,6 @@ def check(ctx: Context) -> Iterator[Finding]:
         stapling = cert.server.effective("ssl_stapling")
         if not stapling or stapling[-1].args[:1] != ["on"]:
             continue
-        from nginxgen.certs import ocsp_urls  # cryptography: only once a certificate was read
-
         if not ocsp_urls(cert.chain[0]):
             yield ctx.finding(
                 RULE,

@@ -1,14 +1,15 @@
 """HSTS: the Strict-Transport-Security header of a response to `/` and to a page the site most
-likely lacks, with their statuses. The model: the add_header lines of the level that answers
-that URI (levels replace, never merge), judged for the status the server gave (without
-`always`, add_header serves only some statuses)."""
+likely lacks, with their statuses. The model: the add_header lines in effect for a response to
+that URI (conf/effective: levels replace, merge or drop them by add_header_inherit), judged for
+the status the server gave (without `always`, add_header serves only some statuses)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
-from nginxgen.conf.per_name import STS, NameModel
+from nginxgen.conf.effective import HSTS
+from nginxgen.conf.per_name import NameModel
 from nginxgen.probe.check import Found, NameProbe, Prediction, expect, offers_tls
 from nginxgen.probe.session import request
 
@@ -29,7 +30,7 @@ def observe(probe: NameProbe) -> dict[str, Any]:
     hsts: dict[str, Any] = {}
     for _label, uri, status_key, header_key in PAGES:
         status, headers = request(probe.address, probe.sni, uri, probe.timeout)
-        hsts[header_key] = headers.get(STS)
+        hsts[header_key] = headers.get(HSTS)
         hsts[status_key] = status
     return {"hsts": hsts}
 
