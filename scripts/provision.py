@@ -1,4 +1,4 @@
-"""Provision the three real nginx builds the live tests run against.
+"""Provision the real nginx builds the live tests run against.
 
     python scripts/provision.py [--cache DIR] [--offline]
 
@@ -7,6 +7,9 @@
 - ``trixie``:   Debian 13 nginx 1.26.3 with its OpenSSL 3.5 (ML-KEM).
 - ``awslc``, ``boringssl``: nginx 1.26.3 from Debian's source package compiled here against
   AWS-LC and BoringSSL as their Rust -sys crates build them (scripts/source_builds.py).
+- ``openssl36``, ``openssl40``: nginx 1.28.3 (the stable line) compiled here against OpenSSL
+  3.6.3 and 4.0.3, every source tree from crates.io (nginx-src, openssl-src), each with its own
+  ``openssl`` program.
 
 - ``chromium``: Debian's Chromium for the HTML report test, installed system-wide with apt-get
   from its pinned packages when /usr/bin/chromium is missing (the one thing installed outside
@@ -103,7 +106,9 @@ def source_build(name: str, cache: Path, offline: bool) -> dict[str, object]:
     if seconds:
         print(f"provision: {name}: built in {seconds} s")
     nginx = [str(binary)]
-    return {"nginx": nginx, "openssl": None, **describe(nginx, None)}
+    program = cache / name / "ssl" / "bin" / "openssl"  # compiled with the library, where it is
+    openssl = [str(program)] if program.is_file() else None
+    return {"nginx": nginx, "openssl": openssl, **describe(nginx, openssl)}
 
 
 def debian_launcher(root: Path) -> list[str]:

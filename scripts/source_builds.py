@@ -1,5 +1,10 @@
-"""Two real builds compiled here (issue 15): nginx from Debian's source package against AWS-LC
-and BoringSSL, each library built by its Rust `-sys` crate as that crate intends.
+"""Real builds compiled here. Issue 15: nginx from Debian's source package against AWS-LC and
+BoringSSL, each library built by its Rust `-sys` crate as that crate intends. Issue 36: nginx
+1.28.3 (the stable line) against OpenSSL 3.6.3 and 4.0.3, both source trees from crates.io
+(`nginx-src`, `openssl-src`); openssl-src builds only OpenSSL's libraries (`make build_libs`),
+and the live tests also need its `openssl` program, so OpenSSL is compiled here once from the
+crate's tree, libraries and program together, with the options openssl-src turns off left at
+OpenSSL's defaults (a distribution's set of ciphers and groups, not a trimmed one).
 
 Registry packages only, each pinned: the crates from crates.io (a throwaway cargo project per
 library in scripts/cargo/, its Cargo.lock pinning every crate by checksum, gives the static
@@ -13,6 +18,7 @@ compiler.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -28,11 +34,34 @@ HERE = Path(__file__).resolve().parent
 PATCHES = HERE / "patches"
 CARGO_PROJECTS = HERE / "cargo"
 
+# nginx 1.28's modules that TLS configurations use. HTTP/3 with OpenSSL goes through nginx's
+# QUIC compatibility layer (no 0-RTT): nginx uses OpenSSL 3.5's own QUIC API only from 1.29.x
+# (https://nginx.org/en/docs/quic.html, "Building from sources"; nginx.org/en/CHANGES, 1.29.1).
+STABLE_MODULES = [
+    "--with-http_ssl_module",
+    "--with-http_v2_module",
+    "--with-http_v3_module",
+    "--with-http_realip_module",
+    "--with-http_stub_status_module",
+    "--with-stream",
+    "--with-stream_ssl_module",
+    "--with-stream_ssl_preread_module",
+    "--with-stream_realip_module",
+]
+# OpenSSL compiled from openssl-src's tree: static (nginx and the program carry their library),
+# providers built in, no test programs (they are half the compile).
+OPENSSL_OPTIONS = ["no-shared", "no-module", "no-tests"]
+
+# The -sys crates' libssl needs the C++ runtime, which nginx's link line names before -lssl:
+# --no-as-needed keeps it (gcc's default --as-needed drops a library nothing before it used).
+CXX_RUNTIME = "-Wl,--no-as-needed -lstdc++ -lpthread -Wl,--as-needed"
+
 SOURCE_BUILDS: dict[str, dict[str, object]] = {
     "awslc": {
         "crate": "aws-lc-sys",  # its version: scripts/cargo/awslc
         "env": {"AWS_LC_SYS_NO_PREFIX": "1"},  # nginx links against the plain SSL_* names
         "include": "aws-lc/include",
+        "ld_opt": CXX_RUNTIME,
         # nginx's QUIC code knows BoringSSL's and OpenSSL's APIs, not AWS-LC's: no HTTP/3
         "modules": ["--with-http_ssl_module", "--with-http_v2_module"],
         "patches": ["nginx-1.26-aws-lc.patch"],
@@ -41,8 +70,17 @@ SOURCE_BUILDS: dict[str, dict[str, object]] = {
         "crate": "boring-sys",  # its version: scripts/cargo/boringssl
         "env": {},
         "include": "deps/boringssl/include",
+        "ld_opt": CXX_RUNTIME,
         "modules": ["--with-http_ssl_module", "--with-http_v2_module", "--with-http_v3_module"],
         "patches": [],
+    },
+    # nginx and OpenSSL from the crates of scripts/cargo/<name>; no -sys crate builds anything
+    "openssl36": {"crate": None, "modules": STABLE_MODULES, "patches": []},
+    "openssl40": {
+        "crate": None,
+        "modules": STABLE_MODULES,
+        # OpenSSL 4.0's opaque ASN1_STRING and const X509_NAME getters
+        "patches": ["nginx-1.28-openssl-4.0.patch"],
     },
 }
 
@@ -97,9 +135,48 @@ def _gcc_include() -> str:
     return str(Path(run(["gcc", "-print-file-name=include/stddef.h"]).strip()).parent)
 
 
+def _host() -> str:
+    """Rust's name of this machine, so that cargo fetches and resolves only its crates."""
+    return next(
+        line.split()[1] for line in run(["rustc", "-vV"]).splitlines() if line.startswith("host:")
+    )
+
+
+def _crate_dirs(project: Path) -> dict[str, Path]:
+    """The unpacked source folder of each crate the project's Cargo.lock names."""
+    argv = ["cargo", "metadata", "--format-version", "1", "--locked", "--filter-platform"]
+    metadata = json.loads(run([*argv, _host()], cwd=project, stdout_only=True))
+    return {p["name"]: Path(p["manifest_path"]).parent for p in metadata["packages"]}
+
+
+@functools.cache
+def _fetched_crates(name: str, cache: Path) -> dict[str, Path]:
+    """scripts/cargo/<name>'s crates downloaded (checked against Cargo.lock) and unpacked by
+    cargo, nothing compiled: the source trees of the builds that take only sources from
+    crates.io."""
+    project = cache / name / "crate"
+    shutil.copytree(CARGO_PROJECTS / name, project, dirs_exist_ok=True)
+    run(["cargo", "fetch", "--locked", "--target", _host()], cwd=project, timeout=1800)
+    return _crate_dirs(project)
+
+
+def _install_libs(out: Path, libs: dict[str, Path], include: Path) -> None:
+    """out/lib (the static libraries) and out/include, replaced whole."""
+    staging = out.with_name(out.name + ".tmp")
+    shutil.rmtree(staging, ignore_errors=True)
+    (staging / "lib").mkdir(parents=True)
+    for lib, path in libs.items():
+        shutil.copy(path, staging / "lib" / lib)
+    shutil.copytree(include, staging / "include")
+    shutil.rmtree(out, ignore_errors=True)
+    staging.replace(out)
+
+
 def build_library(name: str, cache: Path) -> Path:
     """The library's static libs and headers under cache/name/ssl (lib/, include/)."""
     spec = SOURCE_BUILDS[name]
+    if spec["crate"] is None:
+        return build_openssl(name, cache)
     out = cache / name / "ssl"
     if (out / "lib" / "libssl.a").is_file():
         return out
@@ -121,40 +198,58 @@ def build_library(name: str, cache: Path) -> Path:
         if not candidates:
             raise BuildError(f"{crate} built no {lib}")
         libs[lib] = candidates[-1]
-    metadata = json.loads(
-        run(
-            ["cargo", "metadata", "--format-version", "1", "--locked"],
-            cwd=project,
-            stdout_only=True,
-        )
-    )
-    manifest = next(p["manifest_path"] for p in metadata["packages"] if p["name"] == crate)
-    include = Path(manifest).parent / str(spec["include"])
-    staging = out.with_name("ssl.tmp")
-    shutil.rmtree(staging, ignore_errors=True)
-    (staging / "lib").mkdir(parents=True)
-    for lib, path in libs.items():
-        shutil.copy(path, staging / "lib" / lib)
     # The crate's own copy of the library's headers: the include folder it writes into its
     # build output belongs to its prefixed build (BORINGSSL_PREFIX), not to these libraries.
-    shutil.copytree(include, staging / "include")
-    shutil.rmtree(out, ignore_errors=True)
-    staging.replace(out)
+    _install_libs(out, libs, _crate_dirs(project)[crate] / str(spec["include"]))
+    return out
+
+
+def build_openssl(name: str, cache: Path) -> Path:
+    """OpenSSL from the openssl-src crate's tree, compiled once into cache/name/ssl: lib/ (static
+    libssl.a, libcrypto.a), include/ and bin/openssl. Its configuration folder is an empty one
+    of its own (the crate carries no openssl.cnf), so the program runs on OpenSSL's built-in
+    defaults and reads no configuration of this machine's."""
+    out = cache / name / "ssl"
+    if (out / "bin" / "openssl").is_file():  # install_sw installs the program last
+        return out
+    source = _fetched_crates(name, cache)["openssl-src"] / "openssl"
+    work = cache / name / "openssl-build"
+    for folder in (work, out):
+        shutil.rmtree(folder, ignore_errors=True)
+    work.mkdir(parents=True)
+    # built outside the crate's tree, which stays as cargo unpacked it
+    run(
+        [
+            "perl",
+            str(source / "Configure"),
+            f"--prefix={out}",
+            "--libdir=lib",
+            f"--openssldir={out / 'etc'}",
+            *OPENSSL_OPTIONS,
+        ],
+        cwd=work,
+    )
+    run(["make", f"-j{os.cpu_count() or 2}", "build_sw"], cwd=work, timeout=3600)
+    run(["make", "install_sw"], cwd=work, timeout=600)
+    shutil.rmtree(work)
     return out
 
 
 def _nginx_source(name: str, cache: Path) -> Path:
-    """nginx's release source (the pinned orig tarball, the same for every Debian revision of
-    the release), unpacked and patched for the library."""
+    """nginx's release source, unpacked and patched for the library: the pinned orig tarball
+    (the same for every Debian revision of the release), or the nginx-src crate's tree."""
     folder = cache / name / "nginx-src"
     marker = folder / ".ready"
     if marker.exists():
         return next(p for p in folder.iterdir() if p.is_dir())
     shutil.rmtree(folder, ignore_errors=True)
-    (tarball,) = fetch_group("nginx-source", cache / "downloads" / "nginx-source")
     folder.mkdir(parents=True)
-    with tarfile.open(tarball) as archive:
-        archive.extractall(folder, filter="data")
+    if SOURCE_BUILDS[name]["crate"] is None:
+        shutil.copytree(_fetched_crates(name, cache)["nginx-src"] / "nginx", folder / "nginx")
+    else:
+        (tarball,) = fetch_group("nginx-source", cache / "downloads" / "nginx-source")
+        with tarfile.open(tarball) as archive:
+            archive.extractall(folder, filter="data")
     tree = next(p for p in folder.iterdir() if p.is_dir())
     for patch in SOURCE_BUILDS[name]["patches"]:  # type: ignore[attr-defined]
         run(["patch", "-p1", "-i", str(PATCHES / patch)], cwd=tree)
@@ -177,15 +272,13 @@ def build_nginx(name: str, cache: Path, pcre: Path) -> tuple[Path, dict[str, flo
     prefix = cache / name / "prefix"
     run(
         [
-            "./configure",
+            # the crate carries nginx's repository layout, where configure is auto/configure
+            "./configure" if (tree / "configure").is_file() else "auto/configure",
             f"--prefix={prefix}",
             *spec["modules"],  # type: ignore[misc]
             f"--with-cc-opt=-I{ssl / 'include'} -I{pcre / 'include'}",
-            # static libraries only in these folders; libssl needs the C++ runtime, which
-            # nginx's link line names before -lssl: --no-as-needed keeps it (gcc's default
-            # --as-needed drops a library nothing before it used)
-            f"--with-ld-opt=-L{ssl / 'lib'} -L{pcre / 'lib'} "
-            "-Wl,--no-as-needed -lstdc++ -lpthread -Wl,--as-needed",
+            # static libraries only in these folders
+            f"--with-ld-opt=-L{ssl / 'lib'} -L{pcre / 'lib'} {spec.get('ld_opt', '')}".strip(),
         ],
         cwd=tree,
     )

@@ -17,6 +17,10 @@ MANIFEST = Path(os.environ.get("NGINXGEN_BUILDS", REPO / ".cache" / "builds")) /
 BUILD_NAMES = ("bookworm", "trixie", "wheel")
 # compiled here against other TLS libraries (scripts/source_builds.py, issue 15)
 SOURCE_BUILD_NAMES = ("awslc", "boringssl")
+# compiled here from crates.io's nginx and OpenSSL sources: nginx 1.28.3 with OpenSSL 3.6.3 and
+# 4.0.3, each with its own openssl program (issue 36)
+NEWEST_BUILD_NAMES = ("openssl36", "openssl40")
+ALL_BUILD_NAMES = (*BUILD_NAMES, *SOURCE_BUILD_NAMES, *NEWEST_BUILD_NAMES)
 
 
 @dataclass(frozen=True)
@@ -101,7 +105,7 @@ def load_builds() -> tuple[dict[str, Build], dict[str, str]]:
     """Builds found by the provisioning script, and why the others are missing."""
     if not MANIFEST.exists():
         reason = f"{MANIFEST} not found: run `python scripts/provision.py` first"
-        return {}, dict.fromkeys(BUILD_NAMES, reason)
+        return {}, dict.fromkeys(ALL_BUILD_NAMES, reason)
     data = json.loads(MANIFEST.read_text())
     builds = {
         name: Build(
@@ -114,7 +118,7 @@ def load_builds() -> tuple[dict[str, Build], dict[str, str]]:
         )
         for name, entry in data["builds"].items()
     }
-    missing = {name: data["missing"].get(name, "not provisioned") for name in BUILD_NAMES}
+    missing = {name: data["missing"].get(name, "not provisioned") for name in ALL_BUILD_NAMES}
     return builds, {k: v for k, v in missing.items() if k not in builds}
 
 

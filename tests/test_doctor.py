@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.builds import BUILD_NAMES, SOURCE_BUILD_NAMES, Build
+from tests.builds import ALL_BUILD_NAMES, NEWEST_BUILD_NAMES, Build
 from tests.live import nginx_bin_script
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -46,7 +46,7 @@ def doctor(
     return done, json.loads(done.stdout)
 
 
-@pytest.mark.parametrize("build", [*BUILD_NAMES, *SOURCE_BUILD_NAMES], indirect=True)
+@pytest.mark.parametrize("build", ALL_BUILD_NAMES, indirect=True)
 def test_doctor_reads_the_real_build(build: Build, tmp_path: Path) -> None:
     proc = fake_proc(tmp_path, ktls=False, aes=True)
     _, found = doctor(build, tmp_path, proc)
@@ -56,7 +56,7 @@ def test_doctor_reads_the_real_build(build: Build, tmp_path: Path) -> None:
     for module, on in found["modules"].items():
         assert on == (f"--with-{module}_module" in configure), module
     has_mlkem = "X25519MLKEM768" in found["mlkem"]
-    assert has_mlkem == (build.name in ("trixie", "awslc", "boringssl"))
+    assert has_mlkem == (build.name in ("trixie", "awslc", "boringssl", *NEWEST_BUILD_NAMES))
     assert ("pq" in found["presets"]["fit"]) == has_mlkem
     assert found["presets"]["recommended"] == ("pq" if has_mlkem else "intermediate")
     if build.name in EXAMPLES:  # the presets that fit are those the examples render

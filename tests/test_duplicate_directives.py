@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from nginxgen import knowledge
-from tests.builds import BUILD_NAMES, Build
+from tests.builds import BUILD_NAMES, NEWEST_BUILD_NAMES, Build
 from tests.conftest import require_build
 from tests.directive_probe import nginx_t
 from tests.fuzzing.generate_check import real_files
@@ -63,7 +63,7 @@ def values(folder: Path) -> dict[str, tuple[str, str]]:
     return pairs
 
 
-@pytest.mark.parametrize("name", BUILD_NAMES)
+@pytest.mark.parametrize("name", (*BUILD_NAMES, *NEWEST_BUILD_NAMES))
 def test_duplicate_table_is_what_nginx_does(
     name: str, provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
 ) -> None:

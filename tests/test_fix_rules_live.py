@@ -15,7 +15,7 @@ from nginxgen.lint.fix import run_fixes
 from nginxgen.lint.rules import catalog
 from nginxgen.lint.run import Selection, lint
 from nginxgen.target import Target
-from tests.builds import BUILD_NAMES, SOURCE_BUILD_NAMES, Build
+from tests.builds import ALL_BUILD_NAMES, Build
 from tests.conftest import require_build
 from tests.directive_probe import nginx_t
 from tests.fuzzing.generate_check import build_target
@@ -61,7 +61,7 @@ def _fix_on(build: Build, code: str, bad: str, folder: Path) -> str | None:
 def test_each_fix_keeps_nginx_t_passing_on_each_build(
     provisioned: tuple[dict[str, Build], dict[str, str]],
 ) -> None:
-    builds = [require_build(provisioned, name) for name in (*BUILD_NAMES, *SOURCE_BUILD_NAMES)]
+    builds = [require_build(provisioned, name) for name in ALL_BUILD_NAMES]
     covered: dict[str, list[str]] = {}
     for index, (code, _, bad) in enumerate(fixable_cases()):
         for build in builds:

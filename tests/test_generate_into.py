@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.builds import BUILD_NAMES, SOURCE_BUILD_NAMES, Build
+from tests.builds import ALL_BUILD_NAMES, Build
 from tests.conftest import require_build
 from tests.live import nginx_bin_script
 from tests.patching import TOOLS, apply_to_copies, copies, require_tools, state
@@ -23,7 +23,7 @@ from tests.stock_trees import TREES, stock_tree
 CASES = [
     (tree, build)
     for tree, (ships_with, _) in TREES.items()
-    for build in ([ships_with] if ships_with else (*BUILD_NAMES, *SOURCE_BUILD_NAMES))
+    for build in ([ships_with] if ships_with else ALL_BUILD_NAMES)
 ]
 
 

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from nginxgen import knowledge
-from tests.builds import BUILD_NAMES, SOURCE_BUILD_NAMES, Build
+from tests.builds import ALL_BUILD_NAMES, Build
 from tests.conftest import require_build
 from tests.directive_probe import CONTEXTS, known, known_names, probe
 from tests.fuzzing.generate_check import build_target
@@ -24,7 +24,7 @@ CASES = int(os.environ.get("NGINXGEN_GRAMMAR_CASES", "120"))
 
 
 def five_builds(provisioned: tuple[dict[str, Build], dict[str, str]]) -> tuple[Build, ...]:
-    return tuple(require_build(provisioned, n) for n in (*BUILD_NAMES, *SOURCE_BUILD_NAMES))
+    return tuple(require_build(provisioned, n) for n in ALL_BUILD_NAMES)
 
 
 def test_grammar_agrees_with_nginx(provisioned: tuple[dict[str, Build], dict[str, str]]) -> None:
@@ -66,7 +66,7 @@ def loadable(module: str, dynamic: set[str]) -> bool:
     return key in dynamic or key.split("_")[0] in dynamic
 
 
-@pytest.mark.parametrize("name", (*BUILD_NAMES, *SOURCE_BUILD_NAMES))
+@pytest.mark.parametrize("name", ALL_BUILD_NAMES)
 def test_the_directive_table_names_what_each_build_knows(
     name: str, provisioned: tuple[dict[str, Build], dict[str, str]]
 ) -> None:
@@ -96,7 +96,7 @@ def test_the_directive_table_names_what_each_build_knows(
     assert len(expected) > 200
 
 
-@pytest.mark.parametrize("name", (*BUILD_NAMES, *SOURCE_BUILD_NAMES))
+@pytest.mark.parametrize("name", ALL_BUILD_NAMES)
 def test_the_directive_table_says_where_each_is_allowed(
     name: str, provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
 ) -> None:

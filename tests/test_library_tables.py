@@ -13,7 +13,7 @@ import pytest
 from nginxgen.conf.load import load_path
 from nginxgen.lint.findings import Finding
 from nginxgen.lint.run import Selection, lint
-from tests.builds import BUILD_NAMES, SOURCE_BUILD_NAMES, Build
+from tests.builds import ALL_BUILD_NAMES, Build
 from tests.conftest import require_build
 from tests.fuzzing.generate_check import build_target
 from tests.helpers import missing_real_part
@@ -22,7 +22,7 @@ from tests.test_tls_libraries_live import one_server
 
 REPO = Path(__file__).resolve().parent.parent
 TABLES = REPO / "nginxgen" / "knowledge" / "tls_tables"
-ALL_BUILDS = (*BUILD_NAMES, *SOURCE_BUILD_NAMES)
+ALL_BUILDS = ALL_BUILD_NAMES
 
 # The rules that say "nginx -t fails" about a value of these directives.
 VALUE_ERRORS = {"NGX201", "NGX202", "NGX408", "NGX410", "NGX501", "NGX504"}

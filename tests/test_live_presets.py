@@ -13,7 +13,7 @@ import yaml
 
 from nginxgen import knowledge
 from nginxgen.generate.presets import list_presets, load_preset
-from tests.builds import BUILD_NAMES, SOURCE_BUILD_NAMES, Build
+from tests.builds import ALL_BUILD_NAMES, SOURCE_BUILD_NAMES, Build
 from tests.helpers import needs_mlkem
 from tests.live import Handshake, Server, free_port, nginx_check, prepare_prefix, s_client
 from tests.pki import CertificateFactory
@@ -104,9 +104,7 @@ def promised_groups(tls_conf: Path) -> set[str]:
     return {g.id for g in groups if g is not None}
 
 
-CASES = [
-    pytest.param(b, p, id=f"{b}-{p}") for b in (*BUILD_NAMES, *SOURCE_BUILD_NAMES) for p in PRESETS
-]
+CASES = [pytest.param(b, p, id=f"{b}-{p}") for b in ALL_BUILD_NAMES for p in PRESETS]
 
 
 @pytest.mark.parametrize(("build", "preset"), CASES, indirect=["build"])

@@ -19,7 +19,7 @@ import pytest
 
 from nginxgen import knowledge
 from nginxgen.version import Version
-from tests.builds import BUILD_NAMES, SOURCE_BUILD_NAMES, Build
+from tests.builds import ALL_BUILD_NAMES, SOURCE_BUILD_NAMES, Build
 from tests.live import Server, free_port, nginx_check, prepare_prefix, s_client
 from tests.pki import CertificateFactory
 
@@ -248,7 +248,7 @@ def pitfalls(client: Build) -> dict[str, Pitfall]:
 
 CASES = [
     pytest.param(b, name, id=f"{b}-{name}")
-    for b in (*BUILD_NAMES, *SOURCE_BUILD_NAMES)
+    for b in ALL_BUILD_NAMES
     for name in (
         "curves-in-vhost",
         "session-cache-in-vhost",

@@ -6,18 +6,22 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
 
-from tests.builds import MANIFEST
+from tests.builds import ALL_BUILD_NAMES, MANIFEST
 from tests.helpers import missing_real_part
 from tests.paths import REPO
 
 sys.path.insert(0, str(REPO / "scripts"))
 from downloads import PINS, DownloadError, fetch_pinned
+from provision import DEBIAN_BUILDS
+from source_builds import CARGO_PROJECTS, SOURCE_BUILDS
 
 # No route anywhere: an unroutable proxy for every scheme, no mirror, no exceptions.
 NO_NETWORK_ENV = {
@@ -66,6 +70,30 @@ def test_the_nginx_source_is_the_release_tarball_not_a_debian_revision() -> None
     assert source["urls"][0].endswith("/pool/main/n/nginx/nginx_1.26.3.orig.tar.gz")
 
 
+def test_the_tests_know_every_build_provisioning_makes() -> None:
+    assert set(ALL_BUILD_NAMES) == {"wheel", *DEBIAN_BUILDS, *SOURCE_BUILDS}
+
+
+def test_every_crate_is_pinned_by_version_and_checksum() -> None:
+    """Each cargo project names its crates with `=` and its Cargo.lock pins every crate it
+    resolves by checksum (the builds run `--locked`); the newest builds' sources are the
+    releases issue 36 asks for."""
+    versions = {}
+    for project in sorted(CARGO_PROJECTS.iterdir()):
+        manifest = tomllib.loads((project / "Cargo.toml").read_text())
+        for requirement in manifest["dependencies"].values():
+            assert requirement["version"].startswith("="), project.name
+        lock = tomllib.loads((project / "Cargo.lock").read_text())
+        for package in lock["package"]:
+            if package.get("source"):
+                assert re.fullmatch(r"[0-9a-f]{64}", package["checksum"]), package["name"]
+        versions[project.name] = {p["name"]: p["version"] for p in lock["package"]}
+    assert set(versions) == set(SOURCE_BUILDS)
+    for name, openssl in (("openssl36", "300.6.1+3.6.3"), ("openssl40", "400.0.2+4.0.3")):
+        assert versions[name]["nginx-src"] == "1.28.5+1.28.3"
+        assert versions[name]["openssl-src"] == openssl
+
+
 def test_the_first_place_that_serves_the_pinned_bytes_is_used(tmp_path: Path) -> None:
     good, bad = tmp_path / "good", tmp_path / "bad"
     good.write_bytes(b"pinned bytes")
@@ -111,8 +139,9 @@ def test_provisioning_without_network_and_without_cache_fails_naming_each_file(
     lines = done.stdout.splitlines()
     (bookworm,) = [line for line in lines if line.startswith("provision: bookworm: MISSING: ")]
     assert ".deb: expected sha256 " in bookworm and "; tried http://deb.debian.org/" in bookworm
-    (awslc,) = [line for line in lines if line.startswith("provision: awslc: MISSING: ")]
-    assert "expected sha256" in awslc
+    for name in SOURCE_BUILDS:  # the compiled builds, those from crates.io's sources too
+        (line,) = [line for line in lines if line.startswith(f"provision: {name}: MISSING: ")]
+        assert "expected sha256" in line  # the static PCRE2, fetched first
 
 
 def test_a_second_run_with_a_filled_cache_makes_no_network_request() -> None:

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from nginxgen.target import resolve
-from tests.builds import BUILD_NAMES, SOURCE_BUILD_NAMES, Build
+from tests.builds import ALL_BUILD_NAMES, Build
 from tests.conftest import require_build
 from tests.paths import REPO
 
@@ -70,7 +70,7 @@ def test_every_extra_release_is_one_the_lists_do_not_show() -> None:
         assert extra.version not in build_releases.tag_versions(spec, lists[spec.repo].lines)
 
 
-@pytest.mark.parametrize("name", [*BUILD_NAMES, *SOURCE_BUILD_NAMES])
+@pytest.mark.parametrize("name", ALL_BUILD_NAMES)
 def test_each_provisioned_build_is_a_known_release(
     name: str,
     provisioned: tuple[dict[str, Build], dict[str, str]],

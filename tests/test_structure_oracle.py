@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 
 from nginxgen import knowledge
 from nginxgen.conf.load import _parse_text
-from tests.builds import BUILD_NAMES, SOURCE_BUILD_NAMES, Build
+from tests.builds import ALL_BUILD_NAMES, BUILD_NAMES, NEWEST_BUILD_NAMES, Build
 from tests.conftest import require_build
 from tests.directive_probe import CONTEXTS, nginx_t, probe
 from tests.fuzzing.structure import (
@@ -31,7 +31,7 @@ def all_builds(provisioned: tuple[dict[str, Build], dict[str, str]]) -> tuple[Bu
     return tuple(require_build(provisioned, name) for name in BUILD_NAMES)
 
 
-@pytest.mark.parametrize("name", BUILD_NAMES)
+@pytest.mark.parametrize("name", (*BUILD_NAMES, *NEWEST_BUILD_NAMES))
 def test_directive_table_is_what_the_build_answers(
     name: str, provisioned: tuple[dict[str, Build], dict[str, str]]
 ) -> None:
@@ -58,7 +58,7 @@ def test_directive_table_is_what_the_build_answers(
     assert len(checks) > 500  # the whole table, not a sample
 
 
-@pytest.mark.parametrize("name", BUILD_NAMES)
+@pytest.mark.parametrize("name", (*BUILD_NAMES, *NEWEST_BUILD_NAMES))
 def test_free_content_blocks_hold_values(
     name: str, provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
 ) -> None:
@@ -106,10 +106,10 @@ def test_a_semicolon_lost_before_a_block_after_every_directive(
     provisioned: tuple[dict[str, Build], dict[str, str]],
 ) -> None:
     """Every directive without NGX_CONF_BLOCK in nginx's source, in each of its contexts, its
-    `;` lost right before a block (issue 36), each pair on one of the five builds in turn:
+    `;` lost right before a block (issue 36), each pair on one of the builds in turn:
     where nginx says it is not terminated by ";", lint has a syntax error.
     `scripts/fuzz.py semicolon` runs every pair on every build."""
-    builds = [require_build(provisioned, n) for n in (*BUILD_NAMES, *SOURCE_BUILD_NAMES)]
+    builds = [require_build(provisioned, n) for n in ALL_BUILD_NAMES]
     outcomes, wrong = semicolon_before_block_sweep(builds, spread=True)
     assert not wrong, [(b, n, c, v.message) for b, n, c, v in wrong]
     assert outcomes["structural"] > 1000, outcomes  # the table's directives, not a few

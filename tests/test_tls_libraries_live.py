@@ -14,7 +14,7 @@ import pytest
 
 from nginxgen import knowledge
 from nginxgen.target import parse_library
-from tests.builds import BUILD_NAMES, SOURCE_BUILD_NAMES, Build
+from tests.builds import ALL_BUILD_NAMES, SOURCE_BUILD_NAMES, Build
 from tests.conftest import require_build
 from tests.fuzzing.generate_check import build_target, real_files
 from tests.live import Server, free_port, prepare_prefix, s_client
@@ -29,21 +29,25 @@ def library_build(
     return require_build(provisioned, str(request.param))
 
 
-def one_server(folder: Path, port: int, lines: str) -> Path:
-    """An nginx.conf with one TLS server on 127.0.0.1:port and these extra lines in it."""
+def one_server(folder: Path, port: int, lines: str, block: str = "http") -> Path:
+    """An nginx.conf with one TLS server on 127.0.0.1:port and these extra lines in it, in
+    http{} or stream{}."""
     pair = real_files().certificates[0]
     conf = folder / "nginx.conf"
     conf.write_text(
-        "worker_processes 1;\nevents {}\nhttp {\naccess_log off;\n"
-        f"server {{ listen 127.0.0.1:{port} ssl; ssl_certificate {pair['cert']}; "
+        f"worker_processes 1;\nevents {{}}\n{block} {{\n"
+        + ("access_log off;\n" if block == "http" else "")
+        + f"server {{ listen 127.0.0.1:{port} ssl; ssl_certificate {pair['cert']}; "
         f"ssl_certificate_key {pair['key']}; {lines} }}\n}}\n"
     )
     return conf
 
 
-def nginx_t(build: Build, folder: Path, server: str) -> subprocess.CompletedProcess[str]:
+def nginx_t(
+    build: Build, folder: Path, server: str, block: str = "http"
+) -> subprocess.CompletedProcess[str]:
     """nginx -t of one TLS server with these extra lines."""
-    conf = one_server(folder, free_port(), server)
+    conf = one_server(folder, free_port(), server, block)
     return build.nginx(
         "-p", f"{folder}/", "-c", str(conf), "-e", str(folder / "error.log"),
         "-g", f"pid {folder}/nginx.pid;", "-t",
@@ -199,7 +203,7 @@ def _resumed_on_another_worker(build: Build, folder: Path, lines: str, version: 
     return across
 
 
-@pytest.mark.parametrize("name", [*BUILD_NAMES, *SOURCE_BUILD_NAMES])
+@pytest.mark.parametrize("name", ALL_BUILD_NAMES)
 @pytest.mark.parametrize("version", ["TLSv1_2", "TLSv1_3"])
 def test_ticket_keys_shared_by_the_workers_as_the_knowledge_says(
     provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path, name: str, version: str
@@ -213,7 +217,7 @@ def test_ticket_keys_shared_by_the_workers_as_the_knowledge_says(
     assert across == [knowledge.has(library, "ticket_keys_made_with_context")] * 3
 
 
-@pytest.mark.parametrize("name", [*BUILD_NAMES, *SOURCE_BUILD_NAMES])
+@pytest.mark.parametrize("name", ALL_BUILD_NAMES)
 def test_a_builtin_session_cache_is_each_workers_own(
     provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path, name: str
 ) -> None:

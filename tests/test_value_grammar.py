@@ -16,7 +16,7 @@ from nginxgen.conf.load import load_path
 from nginxgen.lint.run import Selection, lint
 from nginxgen.target import Target, parse_library
 from nginxgen.version import Version
-from tests.builds import BUILD_NAMES, Build
+from tests.builds import BUILD_NAMES, NEWEST_BUILD_NAMES, Build
 from tests.conftest import require_build
 from tests.fuzzing.generate_check import build_target
 from tests.fuzzing.grammar import nginx_refuses
@@ -93,7 +93,7 @@ def test_lint_names_what_nginx_refuses(lines: str, message: str | None, tmp_path
     assert errors == ([message] if message else []), (lines, errors)
 
 
-@pytest.mark.parametrize("name", BUILD_NAMES)
+@pytest.mark.parametrize("name", (*BUILD_NAMES, *NEWEST_BUILD_NAMES))
 def test_nginx_says_the_same(
     name: str, provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
 ) -> None:
@@ -110,7 +110,7 @@ def test_nginx_says_the_same(
     assert not wrong, wrong
 
 
-@pytest.mark.parametrize("name", BUILD_NAMES)
+@pytest.mark.parametrize("name", (*BUILD_NAMES, *NEWEST_BUILD_NAMES))
 def test_listen_parameters_follow_the_release(
     name: str, provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
 ) -> None:

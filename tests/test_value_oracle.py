@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.builds import BUILD_NAMES, SOURCE_BUILD_NAMES, Build
+from tests.builds import ALL_BUILD_NAMES, Build
 from tests.conftest import require_build
 from tests.fuzzing import values
 from tests.paths import REPO
@@ -22,8 +22,8 @@ CASES = int(os.environ.get("NGINXGEN_VALUE_CASES", "1000"))
 
 
 def every_build(provisioned: tuple[dict[str, Build], dict[str, str]]) -> list[Build]:
-    """The five builds (a missing one fails CI) and any other provisioned one (new builds)."""
-    required = [require_build(provisioned, n) for n in (*BUILD_NAMES, *SOURCE_BUILD_NAMES)]
+    """Every build, the newest included (a missing one fails CI), and any other provisioned one."""
+    required = [require_build(provisioned, n) for n in ALL_BUILD_NAMES]
     extra = [b for name, b in sorted(provisioned[0].items()) if b not in required]
     return required + extra
 
