@@ -170,7 +170,7 @@ def live_runner(figures: Figures, editor: str = "") -> Callable[..., None]:
         figures[EDITOR_FIGURE.get(editor, "explained_mismatches")] += outcome.mismatches
         figures["values_predicted_and_seen"] += outcome.predicted
         figures["values_not_predicted"] += outcome.unpredicted.total()
-        figures["not_predicted_by_setting"].update(outcome.unpredicted)
+        figures["not_predicted_by_observation"].update(outcome.unpredicted)
 
     return one
 
@@ -239,7 +239,7 @@ def main() -> int:
             **{EDITOR_FIGURE.get(editor, "explained_mismatches"): 0},
             values_predicted_and_seen=0,
             values_not_predicted=0,
-            not_predicted_by_setting=collections.Counter(),
+            not_predicted_by_observation=collections.Counter(),
             retried_on_a_taken_port=0,
         )
 

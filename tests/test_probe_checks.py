@@ -50,7 +50,7 @@ def _toy_check() -> ModuleType:
 
     def predict(model: Any, found: Found) -> list[Prediction]:
         said = Answer("toy_directive", "what the config says", None)
-        return [expect(said, found["toy"])]
+        return [expect(said, found["toy"], "toy")]
 
     def text(found: Mapping[str, Any]) -> list[str]:
         return [f"  toy: {found['toy']}"]

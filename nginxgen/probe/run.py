@@ -66,9 +66,12 @@ def text_report(results: list[dict[str, Any]]) -> str:
         for problem in result.get("problems", []):
             lines.append(f"  PROBLEM {problem}")
         for m in result.get("mismatches", []):
-            where = f"{m['file']}:{m['line']} sets {m['setting']}" if m["file"] else m["setting"]
+            # the line (or default) that decides, then the observation it predicts: a value is
+            # of what a client sees, not of the directive (`ssl_session_tickets off` can mean a
+            # TLS 1.3 session resumes, from the cache)
+            where = f"{m['file']}:{m['line']} ({m['setting']})" if m["file"] else m["setting"]
             lines.append(
-                f"  MISMATCH {where} {m['expected']}, but the server showed {m['observed']}: "
-                f"{m['why']}"
+                f"  MISMATCH {where}: {m['key']} {m['expected']} expected, but the server showed "
+                f"{m['observed']}: {m['why']}"
             )
     return "\n".join(lines) + "\n"
