@@ -8,6 +8,7 @@
     .venv/bin/python scripts/fuzz.py live --cases 5000 [--seed N]   (trees, across the builds)
     .venv/bin/python scripts/fuzz.py live-fix --cases 500 [--seed N]  (probed, fixed, probed)
     .venv/bin/python scripts/fuzz.py live-into --cases 500 [--seed N]  (probed, a site added, probed)
+    .venv/bin/python scripts/fuzz.py observe --cases 500 [--seed N]  (probe vs openssl s_client/curl)
 
 Prints one JSON line of figures (cases run, outcomes, slowest case); with --progress N, the
 figures so far every N cases on stderr, so a run stopped from outside still says how far it
@@ -175,6 +176,45 @@ def live_runner(figures: Figures, editor: str = "") -> Callable[..., None]:
     return one
 
 
+def observe_runner(figures: Figures) -> Callable[..., None]:
+    """Random multi-server trees served by the five builds in turn; every name probed and
+    observed again by openssl s_client and curl (issue 35, tests/fuzzing/observer.py). A
+    disagreement does not stop the run: each is printed on stderr as one JSON line (tree, name,
+    key, both values) as it is found, and counted."""
+    import dataclasses
+    import tempfile
+
+    from tests.builds import BUILD_NAMES, SOURCE_BUILD_NAMES, load_builds
+    from tests.fuzzing.live import LiveTree, live_trees
+    from tests.fuzzing.observer import check_observed
+    from tests.live import PortTaken
+
+    found = load_builds()[0]
+    builds = [found[name] for name in (*BUILD_NAMES, *SOURCE_BUILD_NAMES)]  # missing: KeyError
+
+    @given(tree=live_trees(), pick=st.integers(0, len(builds) - 1))
+    def one(tree: LiveTree, pick: int) -> None:
+        for retry in range(3):  # another run may take a port before this one's nginx binds it
+            try:
+                with tempfile.TemporaryDirectory() as folder:
+                    outcome = check_observed(tree, builds[pick], found, Path(folder))
+                break
+            except PortTaken:
+                figures["retried_on_a_taken_port"] += 1
+                if retry == 2:
+                    raise
+        figures["names_observed"] += outcome.names
+        figures["observations_by_key"].update(outcome.observations)
+        for disagreement in outcome.disagreements:
+            figures["disagreements"] += 1
+            figures["disagreements_by_key"][disagreement.key] += 1
+            line = {"disagreement": dataclasses.asdict(disagreement)}
+            print(json.dumps(line), file=sys.stderr, flush=True)
+        _record(figures, f"{builds[pick].name}: {outcome.kind}", outcome.seconds)
+
+    return one
+
+
 def fix_runner(figures: Figures, nginx_every: int) -> Callable[..., None]:
     """lint --fix --unsafe-fixes (issue 13); every `nginx_every`-th case on a real build also
     goes through its nginx -t before and after."""
@@ -214,6 +254,7 @@ def main() -> int:
             "live",
             "live-fix",
             "live-into",
+            "observe",
         ),
     )
     parser.add_argument("--cases", type=int, default=100_000)
@@ -243,6 +284,15 @@ def main() -> int:
             retried_on_a_taken_port=0,
         )
 
+    if args.target == "observe":
+        figures.update(
+            names_observed=0,
+            observations_by_key=collections.Counter(),
+            disagreements=0,
+            disagreements_by_key=collections.Counter(),
+            retried_on_a_taken_port=0,
+        )
+
     def runner() -> Callable[..., None]:  # a fresh @given test for each hypothesis run
         if args.target == "lint":
             return lint_runner(figures)
@@ -252,6 +302,8 @@ def main() -> int:
             return fix_runner(figures, args.nginx_every)
         if args.target.startswith("live"):
             return live_runner(figures, editor)
+        if args.target == "observe":
+            return observe_runner(figures)
         return generate_runner(figures, args.build)
 
     started = time.monotonic()
