@@ -111,19 +111,61 @@ def test_probe_reports_what_the_config_says(build: Build, preset: str, tmp_path:
     assert not any(results[1]["protocols"].values())
 
 
+def _probe_cli(target: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "nginxgen", "probe", target, "--timeout", "2", *args],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+
+
 def test_nothing_listening_is_one_line_and_exit_2() -> None:
+    """A refused connection is said as such (issue 35, item 8: it was "no TLS answer", as for
+    a name that does not resolve)."""
     from tests.live import free_port
 
-    done = subprocess.run(
-        [sys.executable, "-m", "nginxgen", "probe", f"127.0.0.1:{free_port()}", "--timeout", "2"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    port = free_port()
+    done = _probe_cli(f"127.0.0.1:{port}")
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
-        f"nginxgen: error: probe: no TLS answer from {done.args[4]} for any version"
+        f"nginxgen: error: probe: 127.0.0.1:{port}: connection refused"
+    ]
+    via = _probe_cli(f"a.test:{port}", "--connect", "127.0.0.1")  # the address is what refused
+    assert (via.returncode, via.stderr) == (2, done.stderr)
+
+
+def test_a_name_that_does_not_resolve_is_its_own_line_and_exit_2() -> None:
+    """`.invalid` never resolves (RFC 6761 6.4): the line says so, not "no TLS answer"."""
+    done = _probe_cli("nginxgen-probe.invalid:443")
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(
+        "nginxgen: error: probe: cannot resolve nginxgen-probe.invalid: "
+    ), lines
+
+
+def test_a_listener_that_speaks_no_tls_is_no_tls_answer() -> None:
+    """Something accepts the connection but answers no ClientHello (it closes at once): the
+    port is open, and the line says that no TLS version answered."""
+    import socket
+    import threading
+
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        port = listener.getsockname()[1]
+        listener.settimeout(30)
+
+        def close_each() -> None:
+            try:
+                while True:
+                    connection, _ = listener.accept()
+                    connection.close()
+            except OSError:  # the listener is closed: the test is over
+                return
+
+        threading.Thread(target=close_each, daemon=True).start()
+        done = _probe_cli(f"127.0.0.1:{port}")
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        f"nginxgen: error: probe: no TLS answer from 127.0.0.1:{port} for any version"
     ]
 
 

@@ -40,6 +40,30 @@ def probe_name(address: tuple[str, int], sni: str | None, timeout: float) -> dic
     return probe.found
 
 
+def unreachable(host: str, port: int, timeout: float) -> str | None:
+    """Why no TLS can be asked of `host:port` at all, in one line (None: a TCP connection
+    opens). A name that does not resolve and a port that refuses are different mistakes (a
+    typo in the name, a server that is down or on another port): each is said as such, not
+    as "no TLS answer"."""
+    import socket
+
+    shown = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    try:
+        addresses = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except socket.gaierror as exc:
+        return f"cannot resolve {host}: {exc.strerror or exc}"
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            return None
+    except ConnectionRefusedError:
+        resolved = ", ".join(sorted({str(a[4][0]) for a in addresses} - {host}))
+        return f"{shown}: connection refused" + (f" ({host} is {resolved})" if resolved else "")
+    except TimeoutError:
+        return f"{shown} did not answer within {timeout:g} s (connection timed out)"
+    except OSError as exc:
+        return f"cannot connect to {shown}: {exc.strerror or exc}"
+
+
 def probe(
     host: str, port: int, names: list[str | None], connect: str | None, timeout: float
 ) -> list[dict[str, Any]]:
