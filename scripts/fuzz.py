@@ -185,14 +185,14 @@ def observe_runner(figures: Figures) -> Callable[..., None]:
     import tempfile
 
     from tests.builds import BUILD_NAMES, SOURCE_BUILD_NAMES, load_builds
-    from tests.fuzzing.live import LiveTree, live_trees
-    from tests.fuzzing.observer import check_observed
+    from tests.fuzzing.live import LiveTree
+    from tests.fuzzing.observer import check_observed, observed_trees
     from tests.live import PortTaken
 
     found = load_builds()[0]
     builds = [found[name] for name in (*BUILD_NAMES, *SOURCE_BUILD_NAMES)]  # missing: KeyError
 
-    @given(tree=live_trees(), pick=st.integers(0, len(builds) - 1))
+    @given(tree=observed_trees(), pick=st.integers(0, len(builds) - 1))
     def one(tree: LiveTree, pick: int) -> None:
         for retry in range(3):  # another run may take a port before this one's nginx binds it
             try:

@@ -18,8 +18,14 @@ from hypothesis import HealthCheck, given, settings
 
 from tests.builds import BUILD_NAMES, SOURCE_BUILD_NAMES, Build
 from tests.conftest import require_build
-from tests.fuzzing.live import LiveTree, live_trees
-from tests.fuzzing.observer import SYSTEM_OPENSSL, Disagreement, check_observed, compare
+from tests.fuzzing.live import LiveTree
+from tests.fuzzing.observer import (
+    SYSTEM_OPENSSL,
+    Disagreement,
+    check_observed,
+    compare,
+    observed_trees,
+)
 from tests.helpers import missing_real_part
 from tests.paths import REPO
 
@@ -44,7 +50,7 @@ def test_an_independent_client_sees_what_the_probe_reports(
 
     @settings(max_examples=TREES, deadline=None, database=None, derandomize=True,
               suppress_health_check=list(HealthCheck))  # fmt: skip
-    @given(tree=live_trees())
+    @given(tree=observed_trees())
     def one(tree: LiveTree) -> None:
         with tempfile.TemporaryDirectory() as folder:
             outcome = check_observed(tree, build, provisioned[0], Path(folder))

@@ -54,8 +54,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from hypothesis import strategies as st
+
 from tests.builds import Build
-from tests.fuzzing.live import LiveTree, Written, _text, write
+from tests.fuzzing.live import LiveTree, Written, _text, live_trees, write
 from tests.live import Server, nginx_check, parse_s_client
 
 SYSTEM_OPENSSL = ("/usr/bin/openssl",)
@@ -78,6 +80,16 @@ CLASSICAL = "X25519:secp256r1:secp384r1"
 NIST = ("secp256r1", "secp384r1", "secp521r1")
 # s_client's spellings of a group (OpenSSL 3.0 prints the curve's ASN.1 name)
 SPELLED = {"prime256v1": "secp256r1", "x25519": "X25519", "x448": "X448"}
+
+
+@st.composite
+def observed_trees(draw: st.DrawFn) -> LiveTree:
+    """The live differential's trees, a third of them with `ssl_early_data on` at http{}
+    level, so that the 0-RTT offer in the tickets is sometimes there to observe."""
+    tree = draw(live_trees())
+    if draw(st.integers(0, 2)) == 0:
+        tree = replace(tree, http=(*tree.http, "ssl_early_data on;"))
+    return tree
 
 
 @dataclass(frozen=True)
