@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import collections
 import json
+import signal
 import sys
 import time
 from collections.abc import Callable
@@ -241,7 +242,14 @@ def fix_runner(figures: Figures, nginx_every: int) -> Callable[..., None]:
     return one
 
 
+def _interrupted(signum: int, frame: object) -> None:
+    """SIGTERM as Ctrl-C: the case at hand unwinds, so the nginx it serves is stopped by its
+    pid (a run stopped from outside leaves no server behind; a background job ignores SIGINT)."""
+    raise KeyboardInterrupt
+
+
 def main() -> int:
+    signal.signal(signal.SIGTERM, _interrupted)
     parser = argparse.ArgumentParser(description="long fuzz runs of the linter or generator")
     parser.add_argument(
         "target",

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 
 from tests.builds import BUILD_NAMES, SOURCE_BUILD_NAMES, Build
 from tests.conftest import require_build
-from tests.fuzzing.live import LiveTree
+from tests.fuzzing.live import LiveTree, server
 from tests.fuzzing.observer import (
     SYSTEM_OPENSSL,
     Disagreement,
@@ -107,3 +107,28 @@ def test_the_observers_comparison_reports_each_key_that_differs() -> None:
         "resumption.tls12_ticket_issued": (True, False),
         "hsts.root": (None, "max-age=63072000"),
     }
+
+
+def test_legacy_versions_are_judged_by_the_session_not_the_suite(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    """Found by scripts/fuzz.py observe (seed 36, AWS-LC): nginx 1.26.3's default protocols
+    include TLS 1.0 and 1.1, which AWS-LC negotiates; the probe said so and the observer did
+    not, having read the version from s_client's "New, TLSv1.0, Cipher is ..." line, which
+    names the suite's version (ECDHE-ECDSA-AES256-SHA: TLSv1.0, also on a TLS 1.1 or 1.2
+    connection). The observer now reads the session's "Protocol" and agrees."""
+    build = require_build(provisioned, "awslc")
+    _clients_present()
+    tree = LiveTree(
+        servers=(server(()), server(("ssl_protocols TLSv1.3;",))),
+        http=("ssl_ecdh_curve prime256v1;",),
+        ipv6=False,
+        defaults=(0,),
+        reject=False,
+    )
+    outcome = check_observed(tree, build, provisioned[0], tmp_path)
+    assert outcome.kind == "observed"
+    assert not outcome.disagreements, [
+        (d.sni, d.key, d.probe, d.observer) for d in outcome.disagreements
+    ]
+    assert outcome.observations["protocols"] == 4 * outcome.names

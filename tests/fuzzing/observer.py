@@ -158,13 +158,16 @@ def _group(output: str) -> str | None:
 
 
 def _completed(output: str, version: str | None = None) -> bool:
-    """A handshake completed (of that version): s_client's "New, TLSv1.3, Cipher is ..." line
-    (its session printout, with "Protocol  :", comes in TLS 1.3 only with a ticket, which a
-    client that leaves at once may not wait for)."""
-    done = re.search(r"^(?:New|Reused), (\S+), Cipher is (\S+)", output, re.M)
-    if done is None or done.group(2) == "(NONE)":
+    """A handshake completed (of that version). The version is the session's "Protocol  :"
+    (TLS 1.0 is "TLSv1"); s_client prints that session in TLS 1.3 only when a ticket came,
+    which a client that leaves at once may not wait for, and its "New, TLSv1.0, Cipher is"
+    line names the version of the suite (SSL_CIPHER_get_version), not of the connection. With
+    `-tls1_x` the client offers that version alone, so a completed handshake is of it."""
+    done = re.search(r"^(?:New|Reused), \S+, Cipher is (\S+)", output, re.M)
+    if done is None or done.group(1) == "(NONE)":
         return False
-    return version is None or done.group(1) == version
+    session = re.search(r"^\s+Protocol\s+: (\S+)", output, re.M)
+    return version is None or session is None or session.group(1) == version
 
 
 def observe_name(
