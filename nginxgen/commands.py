@@ -313,7 +313,7 @@ def probe(
     import ipaddress
 
     from nginxgen.probe.run import probe as run_probe
-    from nginxgen.probe.run import text_report
+    from nginxgen.probe.run import text_report, unreachable
     from nginxgen.target import resolve
 
     _check_format(output)
@@ -334,6 +334,9 @@ def probe(
         names: list[str | None] = list(sni or [])
     except ValueError:
         names = list(sni or [host])
+    why = unreachable(connect or host, port, timeout)
+    if why is not None:
+        raise NginxgenError(why, where="probe")
     results = run_probe(host, port, [*names, None], connect, timeout)
     if not any(any(r["protocols"].values()) for r in results):
         raise NginxgenError(

@@ -10,6 +10,7 @@
     .venv/bin/python scripts/fuzz.py live-into --cases 500 [--seed N]  (probed, a site added, probed)
     .venv/bin/python scripts/fuzz.py semicolon [--builds a,b]  (every directive, `;` lost before a block)
     .venv/bin/python scripts/fuzz.py values --cases 20000 [--seed N] [--builds a,b] [--out F]
+    .venv/bin/python scripts/fuzz.py observe --cases 500 [--seed N]  (probe vs openssl s_client/curl)
 
 Prints one JSON line of figures (cases run, outcomes, slowest case); with --progress N, the
 figures so far every N cases on stderr, so a run stopped from outside still says how far it
@@ -33,6 +34,7 @@ from __future__ import annotations
 import argparse
 import collections
 import json
+import signal
 import sys
 import time
 from collections.abc import Callable
@@ -178,7 +180,46 @@ def live_runner(figures: Figures, editor: str = "") -> Callable[..., None]:
         figures[EDITOR_FIGURE.get(editor, "explained_mismatches")] += outcome.mismatches
         figures["values_predicted_and_seen"] += outcome.predicted
         figures["values_not_predicted"] += outcome.unpredicted.total()
-        figures["not_predicted_by_setting"].update(outcome.unpredicted)
+        figures["not_predicted_by_observation"].update(outcome.unpredicted)
+
+    return one
+
+
+def observe_runner(figures: Figures) -> Callable[..., None]:
+    """Random multi-server trees served by the five builds in turn; every name probed and
+    observed again by openssl s_client and curl (issue 35, tests/fuzzing/observer.py). A
+    disagreement does not stop the run: each is printed on stderr as one JSON line (tree, name,
+    key, both values) as it is found, and counted."""
+    import dataclasses
+    import tempfile
+
+    from tests.builds import BUILD_NAMES, SOURCE_BUILD_NAMES, load_builds
+    from tests.fuzzing.live import LiveTree
+    from tests.fuzzing.observer import check_observed, observed_trees
+    from tests.live import PortTaken
+
+    found = load_builds()[0]
+    builds = [found[name] for name in (*BUILD_NAMES, *SOURCE_BUILD_NAMES)]  # missing: KeyError
+
+    @given(tree=observed_trees(), pick=st.integers(0, len(builds) - 1))
+    def one(tree: LiveTree, pick: int) -> None:
+        for retry in range(3):  # another run may take a port before this one's nginx binds it
+            try:
+                with tempfile.TemporaryDirectory() as folder:
+                    outcome = check_observed(tree, builds[pick], found, Path(folder))
+                break
+            except PortTaken:
+                figures["retried_on_a_taken_port"] += 1
+                if retry == 2:
+                    raise
+        figures["names_observed"] += outcome.names
+        figures["observations_by_key"].update(outcome.observations)
+        for disagreement in outcome.disagreements:
+            figures["disagreements"] += 1
+            figures["disagreements_by_key"][disagreement.key] += 1
+            line = {"disagreement": dataclasses.asdict(disagreement)}
+            print(json.dumps(line), file=sys.stderr, flush=True)
+        _record(figures, f"{builds[pick].name}: {outcome.kind}", outcome.seconds)
 
     return one
 
@@ -255,7 +296,14 @@ def values_main(args: argparse.Namespace) -> int:
     return 1 if report.disagreements else 0
 
 
+def _interrupted(signum: int, frame: object) -> None:
+    """SIGTERM as Ctrl-C: the case at hand unwinds, so the nginx it serves is stopped by its
+    pid (a run stopped from outside leaves no server behind; a background job ignores SIGINT)."""
+    raise KeyboardInterrupt
+
+
 def main() -> int:
+    signal.signal(signal.SIGTERM, _interrupted)
     parser = argparse.ArgumentParser(description="long fuzz runs of the linter or generator")
     parser.add_argument(
         "target",
@@ -270,6 +318,7 @@ def main() -> int:
             "live-into",
             "values",
             "semicolon",
+            "observe",
         ),
     )
     parser.add_argument("--cases", type=int, default=100_000)
@@ -304,7 +353,16 @@ def main() -> int:
             **{EDITOR_FIGURE.get(editor, "explained_mismatches"): 0},
             values_predicted_and_seen=0,
             values_not_predicted=0,
-            not_predicted_by_setting=collections.Counter(),
+            not_predicted_by_observation=collections.Counter(),
+            retried_on_a_taken_port=0,
+        )
+
+    if args.target == "observe":
+        figures.update(
+            names_observed=0,
+            observations_by_key=collections.Counter(),
+            disagreements=0,
+            disagreements_by_key=collections.Counter(),
             retried_on_a_taken_port=0,
         )
 
@@ -317,6 +375,8 @@ def main() -> int:
             return fix_runner(figures, args.nginx_every)
         if args.target.startswith("live"):
             return live_runner(figures, editor)
+        if args.target == "observe":
+            return observe_runner(figures)
         return generate_runner(figures, args.build)
 
     started = time.monotonic()

@@ -50,7 +50,7 @@ def _toy_check() -> ModuleType:
 
     def predict(model: Any, found: Found) -> list[Prediction]:
         said = Answer("toy_directive", "what the config says", None)
-        return [expect(said, found["toy"])]
+        return [expect(said, found["toy"], "toy")]
 
     def text(found: Mapping[str, Any]) -> list[str]:
         return [f"  toy: {found['toy']}"]
@@ -175,3 +175,44 @@ def test_a_421_the_config_returns_is_not_a_mismatch(tmp_path: Path) -> None:
     assert [(p.value, p.seen) for p in default] == [(False, False), (None, "misdirected")]
     required = seen("b.example", "b.example", "served")
     assert [(p.value, p.seen) for p in required] == [(True, True), ("no-certificate", "served")]
+
+
+def test_resumption_is_predicted_under_what_was_observed(tmp_path: Path) -> None:
+    """Issue 35: `ssl_session_tickets off` with a shared cache was shown as
+    `ssl_session_tickets: true` (the value was TLS 1.3 resumption from the cache). Each record
+    of `--config` now names the observation it predicts (`key`, a path into the probe's JSON)
+    beside the directive deciding it (`setting`), and a mismatch says both."""
+    (tmp_path / "nginx.conf").write_text(
+        "events {}\nhttp {\n  ssl_session_cache shared:S:1m;\n  server {\n"
+        "    listen 127.0.0.1:8443 ssl;\n    server_name a.example;\n"
+        "    ssl_session_tickets off;\n  }\n}\n"
+    )
+    model = build(load_path(str(tmp_path / "nginx.conf")))
+    found: dict[str, Any] = {
+        "sni": "a.example",
+        "protocols": {"TLSv1.2": True, "TLSv1.3": True},
+        "resumption": {
+            "session_id_resumed": True,
+            "tls12_ticket_issued": False,
+            "tls12_ticket_resumed": True,  # what the probe claimed before (a lie, for the test)
+            "tls13_psk_resumed": True,
+        },
+    }
+    for check in checks.CHECKS:  # every other check: not run
+        found.update({k: v for k, v in check.KEYS.items() if k not in found})
+    mismatches, said = compare(model, resolve("1.26.3", "openssl-3.5"), 8443, found)
+    by_key = {s["key"]: (s["setting"], s["value"], s["observed"]) for s in said}
+    assert by_key["resumption.session_id_resumed"] == ("ssl_session_cache", True, True)
+    assert by_key["resumption.tls12_ticket_resumed"] == ("ssl_session_tickets", False, True)
+    # OpenSSL resumes TLS 1.3 from the cache with tickets off (tls13_stateful_resumption)
+    assert by_key["resumption.tls13_psk_resumed"] == ("ssl_session_tickets", True, True)
+    assert [(m["key"], m["setting"], m["line"]) for m in mismatches] == [
+        ("resumption.tls12_ticket_resumed", "ssl_session_tickets", 7)
+    ]
+    report = text_report([{**found, "inconclusive": [], "mismatches": mismatches}])
+    assert "nginx.conf:7 (ssl_session_tickets): resumption.tls12_ticket_resumed False expected" in (
+        report
+    ), report
+    filled = {key for check in checks.CHECKS for key in check.KEYS}
+    # every observation is a path into the JSON the checks fill
+    assert all(record["key"].split(".")[0] in {*filled, "refused"} for record in said), said

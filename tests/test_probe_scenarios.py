@@ -239,7 +239,7 @@ def test_probe_equals_s_client_and_config_mismatches_equal_lint(
         assert result["protocols"] == view["protocols"], (result["sni"], result, view)
         assert result["groups"] == view.get("groups"), result["sni"]
         if "session id" in view:
-            assert result["resumption_by"]["TLSv1.2 session id"] == view["session id"]
+            assert result["resumption"]["session_id_resumed"] == view["session id"]
         if not view["protocols"]["TLSv1.3"]:
             assert result["tls13"] is None and result["pq"] == "none"
             continue
@@ -278,7 +278,7 @@ def test_probe_equals_s_client_and_config_mismatches_equal_lint(
     if scenario.name == "vhost-protocols":
         assert results[0]["protocols"]["TLSv1.2"] == (build.name == "trixie")
     if scenario.name == "vhost-session-cache":  # the scenario is what it claims
-        assert results[0]["resumption_by"]["TLSv1.2 session id"] is False
+        assert results[0]["resumption"]["session_id_resumed"] is False
         assert predicted == {("ssl_session_cache", str(tmp_path / "conf.d" / "b.conf"), 6)}
     if scenario.name in ("vhost-groups-ignored", "seed-mlkem-in-vhost"):
         assert {setting for setting, _, _ in predicted} == {"ssl_ecdh_curve"}

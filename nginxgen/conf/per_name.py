@@ -231,6 +231,46 @@ class NameModel:
 
         return self.answer("ssl_session_cache", stores, "the session cache", predict=predicted)
 
+    def tls12_ticket_resumption(self) -> Answer:
+        """Whether a TLS 1.2 session resumes by a ticket (RFC 5077): the server issues one only
+        where tickets are on, and it resumes where every worker shares the ticket keys (else
+        only on the worker that issued it: not predicted). With tickets off a session may
+        still resume by its ID (session_id_resumption), never by a ticket. Where the default
+        server decides tickets and the name's server turns them the other way, the outcome is
+        a fact of its own (knowledge: tickets_on_under_off, tickets_off_under_on)."""
+        keys = self.effective.ticket_keys_shared(self.default)
+
+        def resumes(stmts: list[Stmt]) -> bool | None:
+            if not _tickets_on(stmts):
+                return False
+            return True if keys else None
+
+        def predicted(stmts: list[Stmt]) -> bool | None:
+            vhost = self.server.effective("ssl_session_tickets")
+            if self._tickets_differ(stmts):
+                fact = self._tickets_fact(vhost)
+                if self.target.library.kind in fact["libraries"]:
+                    return bool(fact["tls12_ticket_resumes"])
+                return resumes(vhost)
+            return resumes(stmts)
+
+        return self.answer("ssl_session_tickets", resumes, "TLS 1.2 tickets", predict=predicted)
+
+    def _tickets_differ(self, decided: list[Stmt]) -> bool:
+        """Whether the default server decides tickets for this name and the name's own server
+        turns them the other way."""
+        vhost_on = _tickets_on(self.server.effective("ssl_session_tickets"))
+        return (
+            "ssl_session_tickets" in self.decided
+            and self.server is not self.default
+            and vhost_on != _tickets_on(decided)
+        )
+
+    def _tickets_fact(self, vhost: list[Stmt]) -> dict[str, Any]:
+        return knowledge.nginx_fact(
+            "tickets_on_under_off" if _tickets_on(vhost) else "tickets_off_under_on"
+        )
+
     def tls13_resumption(self) -> Answer:
         """Whether a TLS 1.3 session resumes: by tickets when they are on and every worker
         shares their keys (else a ticket resumes only on the worker that issued it: not
@@ -250,15 +290,8 @@ class NameModel:
             """Where the default server decides tickets and the name's server turns them the
             other way, what happens is a fact of its own (knowledge: tickets_on_under_off,
             tickets_off_under_on); libraries it does not name follow the name's own value."""
-            vhost_on = _tickets_on(self.server.effective("ssl_session_tickets"))
-            if (
-                "ssl_session_tickets" in self.decided
-                and self.server is not self.default
-                and vhost_on != _tickets_on(stmts)
-            ):
-                fact = knowledge.nginx_fact(
-                    "tickets_on_under_off" if vhost_on else "tickets_off_under_on"
-                )
+            if self._tickets_differ(stmts):
+                fact = self._tickets_fact(self.server.effective("ssl_session_tickets"))
                 if self.target.library.kind not in fact["libraries"]:
                     return resumes(self.server.effective("ssl_session_tickets"))
                 groups = self.groups().value  # the deciding server's

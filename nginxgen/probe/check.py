@@ -33,9 +33,13 @@ Found = Mapping[str, Any]  # what the checks found for one name, by JSON key
 
 @record(frozen=True)
 class Prediction:
-    """One setting of one name: the model's answer, put in the probe's terms, beside what the
-    probe observed. `value` is None where the model predicts nothing."""
+    """One observation of one name: the model's answer, put in the probe's terms, beside what
+    the probe observed. `key` names the observation (its place in the probe's JSON, dotted),
+    `setting` the directive that decides it: `ssl_session_tickets off` is a setting, "a TLS 1.3
+    session resumed" is what a client sees, and a value is always of the observation. `value`
+    is None where the model predicts nothing."""
 
+    key: str
     setting: str
     answer: Answer
     value: Any
@@ -45,26 +49,34 @@ class Prediction:
 
 
 def expect(
-    answer: Answer, seen: Any, terms: Callable[[Any], Any] = lambda v: v, page: str | None = None
+    answer: Answer,
+    seen: Any,
+    key: str,
+    terms: Callable[[Any], Any] = lambda v: v,
+    page: str | None = None,
 ) -> Prediction:
-    """The model's `answer` (and each line it ignores) in the probe's `terms`, beside `seen`."""
+    """The model's `answer` (and each line it ignores) in the probe's `terms`, beside `seen`,
+    the value of the probe's JSON `key`."""
 
     def put(value: Any) -> Any:
         return None if value is None else terms(value)
 
     ignored = tuple((i, put(i.meant)) for i in answer.ignored)
-    return Prediction(answer.key, answer, put(answer.value), ignored, seen, page)
+    return Prediction(key, answer.key, answer, put(answer.value), ignored, seen, page)
 
 
 def expect_suites(
-    answer: Callable[[], Answer], observed: Mapping[str, Any] | None, probed: Iterable[str]
+    answer: Callable[[], Answer],
+    observed: Mapping[str, Any] | None,
+    probed: Iterable[str],
+    key: str,
 ) -> list[Prediction]:
     """The suites the model says are taken, among the `probed` ones, beside the ones the probe
     saw `accepted` (nothing where that version was not probed)."""
     if not observed or "accepted" not in observed:
         return []
     asked = frozenset(probed)
-    return [expect(answer(), set(observed["accepted"]), lambda v: v & asked)]
+    return [expect(answer(), set(observed["accepted"]), key, lambda v: v & asked)]
 
 
 class NameProbe:

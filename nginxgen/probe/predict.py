@@ -33,7 +33,7 @@ def predictions(model: NameModel, found: dict[str, Any]) -> list[Prediction]:
     """The model's answer for every setting the probe observed for this name: whether the
     handshake is refused, then each check's (nginxgen/probe/checks/) where it is not."""
     refused = model.refused()
-    out = [expect(refused, not any(found["protocols"].values()))]
+    out = [expect(refused, not any(found["protocols"].values()), "refused")]
     if refused.value:
         return out
     for check in checks.CHECKS:
@@ -48,6 +48,7 @@ def compare(
     model = model_for(config, target, port, observed["sni"])
     if model is None:
         listen = {
+            "key": "protocols",
             "setting": "listen",
             "file": None,
             "line": None,
@@ -61,6 +62,7 @@ def compare(
         line = p.answer.line
         said.append(
             {
+                "key": p.key,
                 "setting": p.setting,
                 **({"page": p.page} if p.page else {}),
                 "value": _shown(p.value),
@@ -97,6 +99,7 @@ def _record(
     p: Prediction, line: Stmt, expected: Any, why: str, cause: Stmt | None = None
 ) -> dict[str, Any]:
     record = {
+        "key": p.key,
         "setting": p.setting,
         "file": line.file,
         "line": line.line,

@@ -40,6 +40,30 @@ def probe_name(address: tuple[str, int], sni: str | None, timeout: float) -> dic
     return probe.found
 
 
+def unreachable(host: str, port: int, timeout: float) -> str | None:
+    """Why no TLS can be asked of `host:port` at all, in one line (None: a TCP connection
+    opens). A name that does not resolve and a port that refuses are different mistakes (a
+    typo in the name, a server that is down or on another port): each is said as such, not
+    as "no TLS answer"."""
+    import socket
+
+    shown = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    try:
+        addresses = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except socket.gaierror as exc:
+        return f"cannot resolve {host}: {exc.strerror or exc}"
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            return None
+    except ConnectionRefusedError:
+        resolved = ", ".join(sorted({str(a[4][0]) for a in addresses} - {host}))
+        return f"{shown}: connection refused" + (f" ({host} is {resolved})" if resolved else "")
+    except TimeoutError:
+        return f"{shown} did not answer within {timeout:g} s (connection timed out)"
+    except OSError as exc:
+        return f"cannot connect to {shown}: {exc.strerror or exc}"
+
+
 def probe(
     host: str, port: int, names: list[str | None], connect: str | None, timeout: float
 ) -> list[dict[str, Any]]:
@@ -66,9 +90,12 @@ def text_report(results: list[dict[str, Any]]) -> str:
         for problem in result.get("problems", []):
             lines.append(f"  PROBLEM {problem}")
         for m in result.get("mismatches", []):
-            where = f"{m['file']}:{m['line']} sets {m['setting']}" if m["file"] else m["setting"]
+            # the line (or default) that decides, then the observation it predicts: a value is
+            # of what a client sees, not of the directive (`ssl_session_tickets off` can mean a
+            # TLS 1.3 session resumes, from the cache)
+            where = f"{m['file']}:{m['line']} ({m['setting']})" if m["file"] else m["setting"]
             lines.append(
-                f"  MISMATCH {where} {m['expected']}, but the server showed {m['observed']}: "
-                f"{m['why']}"
+                f"  MISMATCH {where}: {m['key']} {m['expected']} expected, but the server showed "
+                f"{m['observed']}: {m['why']}"
             )
     return "\n".join(lines) + "\n"

@@ -13,6 +13,7 @@ import ssl
 from typing import Any
 
 from nginxgen.probe.hello import connect
+from nginxgen.records import record
 
 
 def client_context(alpn: list[str] | None = None) -> ssl.SSLContext:
@@ -72,49 +73,94 @@ def request(
     return status, headers
 
 
+@record(frozen=True)
+class Resumption:
+    """What resuming showed, each way tried alone on fresh connections (None: that version is
+    off). The names say what was observed, never what a config meant."""
+
+    session_id_resumed: bool | None  # TLS 1.2, the client offering no ticket: its session ID
+    tls12_ticket_issued: bool | None  # a TLS 1.2 full handshake got a non-empty NewSessionTicket
+    tls12_ticket_resumed: bool | None  # ... and the next connection, offering it, resumed
+    tls13_psk_resumed: bool | None  # TLS 1.3: a PSK from the first connection's tickets resumed
+
+
+def _first_session(
+    address: tuple[str, int], sni: str | None, timeout: float, context: ssl.SSLContext
+) -> ssl.SSLSession | None:
+    """One full handshake and a request (TLS 1.3 tickets come after the handshake: a request
+    makes the server send them); the session the client keeps."""
+    with connect_tls(address, sni, context, timeout) as tls:
+        _get(tls, _host(address, sni), "HEAD", "/")
+        try:
+            while tls.recv(4096):
+                pass
+        except (ssl.SSLError, OSError):
+            pass
+        return tls.session
+
+
+def _resumed(
+    address: tuple[str, int],
+    sni: str | None,
+    timeout: float,
+    context: ssl.SSLContext,
+    session: ssl.SSLSession,
+) -> bool:
+    with connect_tls(address, sni, context, timeout, session) as tls:
+        return bool(tls.session_reused)
+
+
+def _context(version: ssl.TLSVersion, tickets: bool) -> ssl.SSLContext:
+    context = client_context()
+    context.minimum_version = context.maximum_version = version
+    if not tickets:  # no session_ticket extension: the session ID is all there is
+        context.options |= ssl.OP_NO_TICKET
+    return context
+
+
+def _tls12_ticket(address: tuple[str, int], sni: str | None, timeout: float) -> tuple[bool, bool]:
+    """(issued, resumed) for TLS 1.2 tickets (RFC 5077): issued when the full handshake brought
+    a NewSessionTicket with a ticket in it (an empty one means "no ticket", 3.3); resumed when
+    the next connection, offering that ticket, resumed. A server that issues no ticket may
+    still resume the session by its ID: that is not a ticket resumption, and is the
+    `session_id_resumed` observation. Offering a ticket, OpenSSL's client sends as session ID
+    a hash of the ticket, which the server echoes only when it accepted the ticket (3.4)."""
+    context = _context(ssl.TLSVersion.TLSv1_2, tickets=True)
+    session = _first_session(address, sni, timeout, context)
+    if session is None or not session.has_ticket:
+        return False, False
+    return True, _resumed(address, sni, timeout, context, session)
+
+
 def _resumes(
     address: tuple[str, int],
     sni: str | None,
     timeout: float,
     version: ssl.TLSVersion,
-    tickets: bool = True,
+    tickets: bool,
 ) -> bool:
-    """Whether a second connection of this protocol version resumes the first one's session;
-    without `tickets`, the client asks for no ticket (TLS 1.2: the session ID is all there is to
-    resume with)."""
-    context = client_context()
-    context.minimum_version = context.maximum_version = version
-    if not tickets:
-        context.options |= ssl.OP_NO_TICKET
-    session = None
-    for _ in range(2):
-        with connect_tls(address, sni, context, timeout, session) as tls:
-            if session is not None:
-                return bool(tls.session_reused)
-            # TLS 1.3 tickets come after the handshake: a request makes the server send them
-            _get(tls, _host(address, sni), "HEAD", "/")
-            try:
-                while tls.recv(4096):
-                    pass
-            except (ssl.SSLError, OSError):
-                pass
-            session = tls.session
-    return False
+    """Whether a second connection of this version resumes the first one's session."""
+    context = _context(version, tickets)
+    session = _first_session(address, sni, timeout, context)
+    return session is not None and _resumed(address, sni, timeout, context, session)
 
 
-def resumption_by_kind(
+def resumption(
     address: tuple[str, int], sni: str | None, timeout: float, protocols: dict[str, bool | None]
-) -> dict[str, bool | None]:
-    """Resumption per way of resuming, each tried alone (None: that version is off)."""
-    kinds = {
-        "TLSv1.3": ("TLSv1.3", ssl.TLSVersion.TLSv1_3, True),
-        "TLSv1.2 ticket": ("TLSv1.2", ssl.TLSVersion.TLSv1_2, True),
-        "TLSv1.2 session id": ("TLSv1.2", ssl.TLSVersion.TLSv1_2, False),
-    }
-    return {
-        kind: _resumes(address, sni, timeout, version, tickets) if protocols.get(name) else None
-        for kind, (name, version, tickets) in kinds.items()
-    }
+) -> Resumption:
+    """Each way of resuming, tried alone (None where its version is off)."""
+    tls12, tls13 = bool(protocols.get("TLSv1.2")), bool(protocols.get("TLSv1.3"))
+    issued: bool | None = None
+    resumed: bool | None = None
+    if tls12:
+        issued, resumed = _tls12_ticket(address, sni, timeout)
+    v12, v13 = ssl.TLSVersion.TLSv1_2, ssl.TLSVersion.TLSv1_3
+    return Resumption(
+        session_id_resumed=_resumes(address, sni, timeout, v12, False) if tls12 else None,
+        tls12_ticket_issued=issued,
+        tls12_ticket_resumed=resumed,
+        tls13_psk_resumed=_resumes(address, sni, timeout, v13, True) if tls13 else None,
+    )
 
 
 def certificate_facts(der: bytes, sni: str | None) -> dict[str, Any]:

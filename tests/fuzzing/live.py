@@ -264,7 +264,7 @@ class LiveOutcome:
     mismatches: int  # explained mismatches (a line and why it is not in effect)
     seconds: float
     predicted: int = 0  # values the model predicted and the server showed
-    # values the model left open, by setting
+    # values the model left open, by observation
     unpredicted: collections.Counter[str] = field(default_factory=collections.Counter)
 
 
@@ -282,7 +282,10 @@ def _lint_findings(written: Written, build: Build) -> list[dict[str, object]]:
     return findings
 
 
-Seen = dict[tuple[str | None, int, str, str | None], object]  # (sni, port, setting, page): observed
+# (sni, port, observation, page): observed. An observation is the probe's JSON key the model's
+# answer is compared with (`resumption.tls13_psk_resumed`), not the directive that decides it:
+# one directive can decide several (ssl_session_tickets: TLS 1.2 tickets and TLS 1.3 resumption)
+Seen = dict[tuple[str | None, int, str, str | None], object]
 
 
 @dataclass
@@ -291,12 +294,12 @@ class _Probed:
     explained: int = 0
     predicted: int = 0
     unpredicted: collections.Counter[str] = field(default_factory=collections.Counter)
-    # what each original mismatch expected, by (sni, port, setting, page), and its line
+    # what each original mismatch expected, by (sni, port, observation, page), and its line
     mismatches: list[tuple[tuple[str | None, int, str, str | None], object, tuple[str, int]]] = (
         field(default_factory=list)
     )
     seen: Seen = field(default_factory=dict)
-    # what the config model said, by (sni, port) and then (setting, page)
+    # what the config model said, by (sni, port) and then (observation, page)
     said: dict[tuple[str | None, int], dict[tuple[str, str | None], dict[str, object]]] = field(
         default_factory=dict
     )
@@ -324,12 +327,10 @@ def _probe_all(written: Written, build: Build) -> _Probed:
             for answer in json.loads(done.stdout):
                 where = (answer["sni"], port)
                 for said in answer["config"]:
-                    out.said.setdefault(where, {})[said["setting"], said.get("page")] = said
-                    out.seen[answer["sni"], port, said["setting"], said.get("page")] = said[
-                        "observed"
-                    ]
+                    out.said.setdefault(where, {})[said["key"], said.get("page")] = said
+                    out.seen[answer["sni"], port, said["key"], said.get("page")] = said["observed"]
                     if not said["predicted"]:
-                        out.unpredicted[said["setting"]] += 1
+                        out.unpredicted[said["key"]] += 1
                         continue
                     assert said["value"] == said["observed"], (where, said, _text(written))
                     out.predicted += 1
@@ -342,7 +343,7 @@ def _probe_all(written: Written, build: Build) -> _Probed:
                     }
                     assert lines & reported, (where, mismatch, "not reported by lint")
                     out.explained += 1
-                    key = (answer["sni"], port, mismatch["setting"], mismatch.get("page"))
+                    key = (answer["sni"], port, mismatch["key"], mismatch.get("page"))
                     line = (mismatch["file"], mismatch["line"])
                     out.mismatches.append((key, mismatch["expected"], line))
     return out
@@ -438,10 +439,12 @@ def check_live_fix(tree: LiveTree, build: Build, folder: Path) -> LiveOutcome:
 
 NEW_NAMES = ("new.test", "www.new.test")  # the site generate --into adds
 INTO_PRESETS = ("intermediate", "modern", "pq")
-ALPN_KEYS = ("http2", "listen")  # the model's key for ALPN: `http2 on`, or a listen's parameter
-STS_KEY = "add_header Strict-Transport-Security"
-# What else can change what a client observes for a setting (the probe's key): a report that
-# names one of these has said the observation may change.
+# The directive a report names when it changes an observation, where the observation's own
+# deciding line does not say it: ALPN is decided by `http2 on` or a listen's parameter, HSTS by
+# add_header lines.
+REPORTED_AS = {"alpn": "http2", "hsts.root": "add_header", "hsts.not_found": "add_header"}
+# What else can change what a client observes for a setting (the directive deciding it): a
+# report that names one of these has said the observation may change.
 ALSO_CHANGES = {
     "ssl_session_tickets": ("ssl_session_cache", "ssl_session_ticket_key", "ssl_ecdh_curve"),
     "ssl_conf_command Ciphersuites": ("ssl_ciphers",),
@@ -496,26 +499,26 @@ def check_live_into(tree: LiveTree, build: Build, folder: Path, preset: str) -> 
     policy = TLSPolicy.model_validate(load_preset(preset)["policy"])
     promised = {p for p in policy.protocols if p in ("TLSv1.2", "TLSv1.3")}
     kept = _kept(report)
-    before.seen, after.seen = _one_alpn_key(before.seen), _one_alpn_key(after.seen)
     for name in NEW_NAMES:
         said = after.said[name, port]
         if "ssl_protocols" not in kept:
-            assert after.seen[name, port, "ssl_protocols", None] == sorted(promised), (name, report)
-        groups = said.get(("ssl_ecdh_curve", None))
+            assert after.seen[name, port, "protocols", None] == sorted(promised), (name, report)
+        groups = said.get(("groups", None))
         if groups is not None and "ssl_ecdh_curve" not in kept:
             assert groups["file"] is not None, (name, said, report)  # a line, not the library's
         h2 = "http/1.1" if "http2 left off" in report else "h2"  # said: the others would get it
-        assert after.seen[name, port, "http2", None] == h2, (name, report)
-        hsts = [v for k, v in after.seen.items() if k[:3] == (name, port, STS_KEY)]
+        assert after.seen[name, port, "alpn", None] == h2, (name, report)
+        hsts = [v for k, v in after.seen.items() if k[:2] == (name, port) and k[2][:5] == "hsts."]
         assert hsts == [True, True], (name, hsts, report)  # `/` and the missing page
     changed = 0
     for key, seen in before.seen.items():
         if key not in after.seen or after.seen[key] == seen:
             continue
-        sni, where, setting, _page = key
-        directive = "add_header" if setting.startswith("add_header") else setting
+        sni, where, observation, page = key
+        setting = str(before.said[sni, where][observation, page]["setting"])
+        directive = REPORTED_AS.get(observation, setting)
         said_so = any(d in report for d in (directive, *ALSO_CHANGES.get(setting, ())))
-        protocols = (sni, where, "ssl_protocols", None)
+        protocols = (sni, where, "protocols", None)
         by_protocols = before.seen.get(protocols) != after.seen.get(protocols)
         assert said_so or (by_protocols and "ssl_protocols" in report), (
             key, seen, after.seen[key], "changed for a name --into did not add, unsaid", report,
@@ -526,12 +529,6 @@ def check_live_into(tree: LiveTree, build: Build, folder: Path, preset: str) -> 
         "agreed", after.names, changed, time.monotonic() - started, after.predicted,
         after.unpredicted,
     )  # fmt: skip
-
-
-def _one_alpn_key(seen: Seen) -> Seen:
-    """ALPN under one key: the model files it under the line that decides it (`http2 on`, or a
-    listen's parameter), which may change while the protocol a client gets does not."""
-    return {(k[0], k[1], "http2", k[3]) if k[2] in ALPN_KEYS else k: v for k, v in seen.items()}
 
 
 def _kept(report: str) -> set[str]:

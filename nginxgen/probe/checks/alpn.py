@@ -23,7 +23,7 @@ def observe(probe: NameProbe) -> dict[str, Any]:
 def predict(model: NameModel, found: Found) -> list[Prediction]:
     if found.get("alpn") is None:
         return []
-    return [expect(model.alpn(), found["alpn"])]
+    return [expect(model.alpn(), found["alpn"], "alpn")]
 
 
 def text(found: Found) -> list[str]:

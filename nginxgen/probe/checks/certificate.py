@@ -52,10 +52,17 @@ def predict(model: NameModel, found: Found) -> list[Prediction]:
         sha = certificate["sha256"]
         # equal when the leaf sent is one of the files', else the files it should have been
         out.append(
-            expect(model.certificates(), sent, lambda v: sent if sha in v else sorted(v.values()))
+            expect(
+                model.certificates(),
+                sent,
+                "certificate.sha256",
+                lambda v: sent if sha in v else sorted(v.values()),
+            )
         )
     if certificate.get("ocsp_stapled") is not None:
-        out.append(expect(model.stapling(), certificate["ocsp_stapled"]))
+        out.append(
+            expect(model.stapling(), certificate["ocsp_stapled"], "certificate.ocsp_stapled")
+        )
     return out
 
 

@@ -162,15 +162,20 @@ def predict(model: NameModel, found: Found) -> list[Prediction]:
     seen = found.get("client_certificate")
     if not seen:
         return []
-    out = [expect(model.client_certificate_request(), seen["requested"])]
+    out = [
+        expect(
+            model.client_certificate_request(), seen["requested"], "client_certificate.requested"
+        )
+    ]
     if seen["requested"]:
-        out.append(expect(model.client_ca_names(), seen["ca_names"], list))
+        names = model.client_ca_names()
+        out.append(expect(names, seen["ca_names"], "client_certificate.ca_names", list))
     without = model.without_client_certificate(seen["host"])
     if without.value == "served" and seen["without"] == "misdirected":
         # the config's own `return 421` (common in default servers) is the same answer on the
         # wire as nginx's misdirected-request check: what the locations answer is not predicted
         without = Answer(without.key, None, without.line)
-    out.append(expect(without, seen["without"]))
+    out.append(expect(without, seen["without"], "client_certificate.without"))
     return out
 
 

@@ -28,7 +28,7 @@ def observe(probe: NameProbe) -> dict[str, Any]:
 def predict(model: NameModel, found: Found) -> list[Prediction]:
     if found.get("early_data") is None:
         return []
-    return [expect(model.early_data(), found["early_data"]["offered"])]
+    return [expect(model.early_data(), found["early_data"]["offered"], "early_data.offered")]
 
 
 def text(found: Found) -> list[str]:

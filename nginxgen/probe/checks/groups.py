@@ -55,7 +55,7 @@ def predict(model: NameModel, found: Found) -> list[Prediction]:
         return {p for p in probed if (g := knowledge.find_group(p)) and g.id in ids}
 
     taken = {g for g, ok in found["groups"].items() if ok}
-    return [expect(model.groups(), taken, in_terms)]
+    return [expect(model.groups(), taken, "groups", in_terms)]
 
 
 def text(found: Found) -> list[str]:

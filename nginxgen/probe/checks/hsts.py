@@ -44,7 +44,14 @@ def predict(model: NameModel, found: Found) -> list[Prediction]:
         status = hsts.get(status_key)
         if status is not None:  # no response: nothing to compare
             seen = hsts.get(header_key) is not None
-            out.append(expect(model.hsts(uri, status), seen, page=f"{label} (status {status})"))
+            out.append(
+                expect(
+                    model.hsts(uri, status),
+                    seen,
+                    f"hsts.{header_key}",
+                    page=f"{label} (status {status})",
+                )
+            )
     return out
 
 

@@ -32,7 +32,7 @@ def observe(probe: NameProbe) -> dict[str, Any]:
 
 def predict(model: NameModel, found: Found) -> list[Prediction]:
     taken = {v for v, ok in found["protocols"].items() if ok}
-    return [expect(model.protocols(), taken, set)]
+    return [expect(model.protocols(), taken, "protocols", set)]
 
 
 def text(found: Found) -> list[str]:

@@ -1,8 +1,16 @@
-"""Resumption, per way of resuming, each tried alone: a second connection with the first one's
-session (a request is made first, so TLS 1.3 tickets arrive): `TLSv1.3` (tickets, stateless or
-stateful), `TLSv1.2 ticket`, `TLSv1.2 session id` (the client asks for no ticket); null where
-that version is off. `resumption` is what a client that takes the newest version gets. The
-model: the session cache and tickets of the server that decides them for the name."""
+"""Resumption, each way tried alone on fresh connections (nginxgen/probe/session.py), under names
+that say what was observed:
+
+- `session_id_resumed`: TLS 1.2, the client offering no ticket, resumed by its session ID;
+- `tls12_ticket_issued`: a TLS 1.2 full handshake brought a NewSessionTicket with a ticket in
+  it (RFC 5077 3.3);
+- `tls12_ticket_resumed`: ... and the next connection, offering that ticket, resumed (RFC 5077
+  3.4); false when no ticket was issued, whatever the session ID did;
+- `tls13_psk_resumed`: TLS 1.3, a second connection offering the first one's ticket as a PSK
+  resumed (RFC 8446 2.2: stateless tickets, or a cache lookup where tickets are off).
+
+Null where that version is off. The model: the session cache and tickets of the server that
+decides them for the name, each observation predicted under its own name."""
 
 from __future__ import annotations
 
@@ -11,9 +19,17 @@ from typing import Any
 
 from nginxgen.conf.per_name import NameModel
 from nginxgen.probe.check import Found, NameProbe, Prediction, expect, offers_tls
-from nginxgen.probe.session import resumption_by_kind
+from nginxgen.probe.session import resumption
 
-KEYS: Mapping[str, Any] = {"resumption": None, "resumption_by": None}
+KEYS: Mapping[str, Any] = {"resumption": None}
+OBSERVED = ("session_id_resumed", "tls12_ticket_issued", "tls12_ticket_resumed",
+            "tls13_psk_resumed")  # fmt: skip
+LABELS = {  # the text report's words for each observation
+    "session_id_resumed": "TLS 1.2 by session ID",
+    "tls12_ticket_issued": "TLS 1.2 ticket issued",
+    "tls12_ticket_resumed": "TLS 1.2 by ticket",
+    "tls13_psk_resumed": "TLS 1.3 (PSK)",
+}
 
 
 def runs(found: Found) -> bool:
@@ -21,22 +37,27 @@ def runs(found: Found) -> bool:
 
 
 def observe(probe: NameProbe) -> dict[str, Any]:
-    by = resumption_by_kind(probe.address, probe.sni, probe.timeout, probe.found["protocols"])
-    newest = by["TLSv1.3"] if by["TLSv1.3"] is not None else by["TLSv1.2 ticket"]
-    return {"resumption": newest, "resumption_by": by}
+    seen = resumption(probe.address, probe.sni, probe.timeout, probe.found["protocols"])
+    return {"resumption": {key: getattr(seen, key) for key in OBSERVED}}
 
 
 def predict(model: NameModel, found: Found) -> list[Prediction]:
-    by = found.get("resumption_by") or {}
-    out = []
-    if by.get("TLSv1.2 session id") is not None:
-        out.append(expect(model.session_id_resumption(), by["TLSv1.2 session id"]))
-    if by.get("TLSv1.3") is not None:
-        out.append(expect(model.tls13_resumption(), by["TLSv1.3"]))
-    return out
+    seen = found.get("resumption") or {}
+    answers = {
+        "session_id_resumed": model.session_id_resumption,
+        "tls12_ticket_resumed": model.tls12_ticket_resumption,
+        "tls13_psk_resumed": model.tls13_resumption,
+    }
+    return [
+        expect(answer(), seen[key], f"resumption.{key}")
+        for key, answer in answers.items()
+        if seen.get(key) is not None
+    ]
 
 
 def text(found: Found) -> list[str]:
-    by = found.get("resumption_by") or {}
-    said = [f"{kind} {'yes' if ok else 'no'}" for kind, ok in by.items() if ok is not None]
+    seen = found.get("resumption") or {}
+    said = [
+        f"{LABELS[k]} {'yes' if seen[k] else 'no'}" for k in OBSERVED if seen.get(k) is not None
+    ]
     return [f"  resumption: {', '.join(said)}"] if said else []

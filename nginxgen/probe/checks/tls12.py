@@ -38,7 +38,9 @@ def observe(probe: NameProbe) -> dict[str, Any]:
 
 
 def predict(model: NameModel, found: Found) -> list[Prediction]:
-    return expect_suites(model.tls12_suites, found.get("tls12"), TLS12_SUITES.values())
+    return expect_suites(
+        model.tls12_suites, found.get("tls12"), TLS12_SUITES.values(), "tls12.accepted"
+    )
 
 
 def text(found: Found) -> list[str]:

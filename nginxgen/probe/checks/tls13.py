@@ -101,7 +101,9 @@ def _retry_failures(retried: list[tuple[str, Answer]], probe: NameProbe) -> list
 
 
 def predict(model: NameModel, found: Found) -> list[Prediction]:
-    return expect_suites(model.tls13_suites, found.get("tls13"), TLS13_SUITES.values())
+    return expect_suites(
+        model.tls13_suites, found.get("tls13"), TLS13_SUITES.values(), "tls13.accepted"
+    )
 
 
 def text(found: Found) -> list[str]:
