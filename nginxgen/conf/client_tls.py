@@ -1,5 +1,5 @@
 """nginx as a TLS client towards a backend: what it checks and sends, each with the line that
-decides it (None: nginx's default, knowledge client_tls_defaults).
+decides it (None: nginx's default, knowledge upstream_tls.defaults, read by client_tls_defaults).
 
 The module asks only for the lines in effect at the level that connects (`lines(directive)`),
 so that the caller does the inheritance of its block: a stream server over stream{}

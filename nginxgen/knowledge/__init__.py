@@ -986,7 +986,9 @@ class ClientTlsDefaults:
 
 
 def client_tls_defaults(target: Target) -> ClientTlsDefaults:
-    data = nginx_fact("client_tls_defaults")
+    """The same defaults upstream_tls_defaults reads (one fact: nginx's http and stream proxy
+    modules merge them alike), in the record stream's client side reads."""
+    data = _toml("nginx")["upstream_tls"]["defaults"]
     return ClientTlsDefaults(
         verify=data["verify"],
         server_name=data["server_name"],
