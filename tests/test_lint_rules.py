@@ -22,7 +22,7 @@ SITE = "server {{ listen 443 ssl; server_name b.example; ssl_certificate c; ssl_
 HSTS = 'add_header Strict-Transport-Security "max-age=63072000" always;'
 # a pass to a TLS backend with every NGX8xx rule satisfied, and an upstream{} block
 PASS = (
-    "proxy_pass https://b.example; proxy_ssl_verify on; proxy_ssl_trusted_certificate /ca.pem;"
+    "proxy_pass https://localhost; proxy_ssl_verify on; proxy_ssl_trusted_certificate /ca.pem;"
     " proxy_ssl_server_name on;"
 )
 UPSTREAM = "upstream backend { server api.example:443; }\n"
@@ -608,7 +608,7 @@ CASES: list[tuple[str, tuple[str, str], str, str]] = [
     (
         "NGX802",
         MID,
-        http(DEFAULT, SITE.format(body=f"{HSTS} location / {{ proxy_pass https://b.example; proxy_ssl_verify on; proxy_ssl_trusted_certificate /ca.pem; }}")),
+        http(DEFAULT, SITE.format(body=f"{HSTS} location / {{ proxy_pass https://localhost; proxy_ssl_verify on; proxy_ssl_trusted_certificate /ca.pem; }}")),
         http(DEFAULT, SITE.format(body=f"{HSTS} location / {{ {PASS} }}")),
     ),
     (

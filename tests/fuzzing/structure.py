@@ -36,7 +36,8 @@ STRUCTURAL = re.compile(
 )
 INCLUDE = re.compile(r"^(\s*)include\s+(\S+);", re.M)
 FILE_DIRECTIVE = re.compile(
-    r"(?<![\w$])(ssl_certificate_key|ssl_certificate|ssl_trusted_certificate|ssl_dhparam)"
+    r"(?<![\w$])(ssl_certificate_key|ssl_certificate|(?:proxy_|grpc_|uwsgi_)?ssl_trusted_certificate"
+    r"|ssl_dhparam)"
     r"(\s+)[^;\s]+;"
 )
 # the examples log to /var/log/nginx, which a test machine need not have
