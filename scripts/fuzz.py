@@ -6,7 +6,7 @@
     .venv/bin/python scripts/fuzz.py grammar --cases 10000 [--seed N]
     .venv/bin/python scripts/fuzz.py fix --cases 100000 [--seed N] [--nginx-every 1]
     .venv/bin/python scripts/fuzz.py live --cases 5000 [--seed N]   (trees, across the builds)
-    .venv/bin/python scripts/fuzz.py live-fix --cases 500 [--seed N]  (probed, fixed, probed)
+    .venv/bin/python scripts/fuzz.py live-fix --cases 500 [--seed N] [--build awslc]  (probed, fixed, probed)
     .venv/bin/python scripts/fuzz.py live-into --cases 500 [--seed N]  (probed, a site added, probed)
     .venv/bin/python scripts/fuzz.py semicolon [--builds a,b]  (every directive, `;` lost before a block)
     .venv/bin/python scripts/fuzz.py values --cases 20000 [--seed N] [--builds a,b] [--out F]
@@ -129,10 +129,12 @@ def oracle_runner(figures: Figures, kind: str) -> Callable[..., None]:
 EDITOR_FIGURE = {"fix": "moved_by_a_fix", "into": "changed_and_said_by_into"}
 
 
-def live_runner(figures: Figures, editor: str = "") -> Callable[..., None]:
-    """Random multi-server trees served by the five builds in turn and probed per name with
-    probe --config (issue 25); with an `editor`, probed again after `lint --unsafe-fixes`
-    ("fix") or after `generate --into` with one of the presets ("into")."""
+def live_runner(
+    figures: Figures, editor: str = "", build_name: str | None = None
+) -> Callable[..., None]:
+    """Random multi-server trees served by the five builds in turn (or by `build_name` alone)
+    and probed per name with probe --config (issue 25); with an `editor`, probed again after
+    `lint --unsafe-fixes` ("fix") or after `generate --into` with one of the presets ("into")."""
     import tempfile
 
     from tests.builds import BUILD_NAMES, SOURCE_BUILD_NAMES, Build, load_builds
@@ -148,7 +150,8 @@ def live_runner(figures: Figures, editor: str = "") -> Callable[..., None]:
     from tests.live import PortTaken
 
     found = load_builds()[0]
-    builds = [found[name] for name in (*BUILD_NAMES, *SOURCE_BUILD_NAMES)]  # missing: KeyError
+    names = (build_name,) if build_name else (*BUILD_NAMES, *SOURCE_BUILD_NAMES)
+    builds = [found[name] for name in names]  # missing: KeyError
 
     def check(tree: LiveTree, build: Build, preset: str) -> LiveOutcome:
         with tempfile.TemporaryDirectory() as folder:
@@ -323,7 +326,11 @@ def main() -> int:
     )
     parser.add_argument("--cases", type=int, default=100_000)
     parser.add_argument("--seed", type=int, help="hypothesis seed (default: derandomized)")
-    parser.add_argument("--build", help="generate: also run nginx -t on this provisioned build")
+    parser.add_argument(
+        "--build",
+        help="generate: also run nginx -t on this provisioned build; live*: serve every tree "
+        "on this build alone",
+    )
     parser.add_argument(
         "--nginx-every", type=int, default=1, help="fix: run nginx -t on one case in N"
     )
@@ -374,7 +381,7 @@ def main() -> int:
         if args.target == "fix":
             return fix_runner(figures, args.nginx_every)
         if args.target.startswith("live"):
-            return live_runner(figures, editor)
+            return live_runner(figures, editor, args.build)
         if args.target == "observe":
             return observe_runner(figures)
         return generate_runner(figures, args.build)

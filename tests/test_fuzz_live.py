@@ -418,3 +418,29 @@ def test_a_moved_line_another_rule_also_fixes(
     )
     build = require_build(provisioned, "bookworm")
     assert check_live_fix(tree, build, tmp_path).kind == "agreed"
+
+
+@pytest.mark.parametrize("name", ["awslc", "boringssl", "trixie"])  # the builds with ML-KEM
+def test_groups_moved_while_another_fix_turns_tls13_on(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path, name: str
+) -> None:
+    """Found by the live differential on 1.26.3/AWS-LC: the default server speaks TLS 1.2
+    only, so the first probe asks a vhost's name about TLS 1.2's ECDHE curves, and the vhost's
+    ignored `X25519MLKEM768:X25519` meant X25519 in those terms. NGX101 moves the line into the
+    default server and NGX409 adds TLS 1.3 to the default server's protocols: the second probe
+    asks through TLS 1.3 and sees both groups, which is what the line meant, but the harness
+    compared them with X25519 alone. (On 1.26.3/OpenSSL 3.5, NGX203 also fixes the line, and
+    the harness only asked that the mismatch be gone.) Groups are now compared among those both
+    probes asked about, and the move counts on each build."""
+    tree = LiveTree(
+        servers=(
+            server(("ssl_ecdh_curve X25519MLKEM768:X25519;",)),
+            server(("ssl_protocols TLSv1.2;",)),
+        ),
+        http=(),
+        ipv6=False,
+        defaults=(1,),
+        reject=False,
+    )
+    outcome = check_live_fix(tree, require_build(provisioned, name), tmp_path)
+    assert outcome.kind == "agreed" and outcome.mismatches == 1, outcome

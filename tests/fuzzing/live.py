@@ -299,6 +299,11 @@ class _Probed:
         field(default_factory=list)
     )
     seen: Seen = field(default_factory=dict)
+    # the groups the probe asked each name about (nginxgen/probe/checks/groups.py): through
+    # TLS 1.3 every group it knows, without TLS 1.3 only the curves TLS 1.2's ECDHE can use
+    asked: dict[tuple[str | None, int, str, str | None], frozenset[str]] = field(
+        default_factory=dict
+    )
     # what the config model said, by (sni, port) and then (observation, page)
     said: dict[tuple[str | None, int], dict[tuple[str, str | None], dict[str, object]]] = field(
         default_factory=dict
@@ -326,6 +331,8 @@ def _probe_all(written: Written, build: Build) -> _Probed:
             assert done.returncode in (0, 1), (done.stdout[-2000:], done.stderr[-2000:])
             for answer in json.loads(done.stdout):
                 where = (answer["sni"], port)
+                if answer.get("groups") is not None:
+                    out.asked[answer["sni"], port, "groups", None] = frozenset(answer["groups"])
                 for said in answer["config"]:
                     out.said.setdefault(where, {})[said["key"], said.get("page")] = said
                     out.seen[answer["sni"], port, said["key"], said.get("page")] = said["observed"]
@@ -421,7 +428,9 @@ def check_live_fix(tree: LiveTree, build: Build, folder: Path) -> LiveOutcome:
     for key, expected, line in before.mismatches:
         if (*line, key[1]) not in fixable or key not in after.seen:
             continue
-        if after.seen[key] == expected:
+        meant, was, now = _in_terms_of_both(key, before, after, expected, before.seen[key],
+                                            after.seen[key])  # fmt: skip
+        if now == meant:
             moved += 1  # the line was moved where it takes effect
             continue
         if line in also_fixed:
@@ -429,12 +438,26 @@ def check_live_fix(tree: LiveTree, build: Build, folder: Path) -> LiveOutcome:
             continue
         # ... or the line was aligned with what is in effect: the server does what it did, and
         # the fixed tree no longer says otherwise
-        assert after.seen[key] == before.seen[key], (key, expected, after.seen[key], _text(written))
+        assert now == was, (key, meant, was, now, _text(written))
         assert key not in still, (key, "still a mismatch after the fix", _text(written))
     return LiveOutcome(
         "agreed", after.names, moved, time.monotonic() - started, after.predicted,
         after.unpredicted,
     )  # fmt: skip
+
+
+def _in_terms_of_both(
+    key: tuple[str | None, int, str, str | None], before: _Probed, after: _Probed, *values: object
+) -> tuple[object, ...]:
+    """`values` (a mismatch's expected value, what each probe saw) among the groups both probes
+    asked the name about. A fix that turns TLS 1.3 on or off for a name (NGX409 adds it to the
+    default server's protocols) changes how its groups are probed: a line meant
+    `X25519MLKEM768:X25519` is X25519 in TLS 1.2's terms, and both groups through TLS 1.3."""
+    first, second = before.asked.get(key), after.asked.get(key)
+    if first is None or second is None or first == second:
+        return values
+    both = first & second
+    return tuple(sorted(set(v) & both) if isinstance(v, list) else v for v in values)
 
 
 NEW_NAMES = ("new.test", "www.new.test")  # the site generate --into adds
