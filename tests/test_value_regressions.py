@@ -26,6 +26,8 @@ TARGETS = {
     "wheel": ("1.31.3", "openssl-3.3.7"),
     "awslc": ("1.26.3", "aws-lc-5.12.0"),
     "boringssl": ("1.26.3", "boringssl"),
+    "openssl36": ("1.28.3", "openssl-3.6.3"),
+    "openssl40": ("1.28.3", "openssl-4.0.3"),
 }
 
 # (build, context, directive, arguments, nginx's message or None where it starts)
@@ -101,6 +103,60 @@ CASES = [
     ("awslc", "server", "listen", ("127.0.0.1:9444", "so_keepalive=1k"), 'invalid so_keepalive value: "1k"'),
     ("trixie", "server", "listen", ("127.0.0.1:9444", "so_keepalive=0::0"), 'invalid so_keepalive value: "0::0"'),
     ("trixie", "server", "listen", ("127.0.0.1:9444", "so_keepalive=30m::10"), None),
+    # signature algorithm lists: names and SIG+HASH words as each build took them alone
+    ("openssl40", "stream", "ssl_conf_command", ("ClientSignatureAlgorithms", "onn"),
+     'SSL_CONF_cmd("ClientSignatureAlgorithms", "onn") failed'),
+    ("wheel", "http", "ssl_conf_command", ("SignatureAlgorithms", "MD5R+SA"),
+     'SSL_CONF_cmd("SignatureAlgorithms", "MD5R+SA") failed'),
+    ("trixie", "http", "ssl_conf_command", ("SignatureAlgorithms", "ed225519"),
+     'SSL_CONF_cmd("SignatureAlgorithms", "ed225519") failed'),
+    ("bookworm", "server", "ssl_conf_command", ("SignatureAlgorithms", "Rsa+SHA256"),
+     'SSL_CONF_cmd("SignatureAlgorithms", "Rsa+SHA256") failed'),
+    ("trixie", "server", "ssl_conf_command", ("SignatureAlgorithms", "rsa_pss_rsae_SHA256:Rsa+SHA256"), None),
+    ("openssl40", "server", "ssl_conf_command", ("SignatureAlgorithms", "ECDSA+Sha256"),
+     'SSL_CONF_cmd("SignatureAlgorithms", "ECDSA+Sha256") failed'),
+    ("openssl36", "server", "ssl_conf_command", ("SignatureAlgorithms", "SHA384+ECDSA : MlDsa44"), None),
+    ("bookworm", "server", "ssl_conf_command", ("SignatureAlgorithms", "RSA+SHA256:RSA+SHA256"),
+     'SSL_CONF_cmd("SignatureAlgorithms", "RSA+SHA256:RSA+SHA256") failed'),
+    # ECDHParameters: automatic in any case, else one group
+    ("openssl36", "http", "ssl_conf_command", ("ECDHParameters", "oo"), 'SSL_CONF_cmd("ECDHParameters", "oo") failed'),
+    ("openssl40", "server", "ssl_conf_command", ("ECDHParameters", "+Automatic"), None),
+    ("wheel", "server", "ssl_conf_command", ("ECDHParameters", "X25519:P-256"),
+     'SSL_CONF_cmd("ECDHParameters", "X25519:P-256") failed'),
+    ("trixie", "server", "ssl_conf_command", ("ECDHParameters", "X25519"), None),
+    # OpenSSL 4.0 dropped the curves RFC 8422 deprecates, in any letter case; 3.6 still has them
+    ("openssl40", "stream", "ssl_ecdh_curve", ("Secp160R1",), 'SSL_CTX_set1_curves_list("Secp160R1") failed'),
+    ("openssl40", "server", "ssl_ecdh_curve", ("X25519:X448:secp384r1:secp256k1",),
+     'SSL_CTX_set1_curves_list("X25519:X448:secp384r1:secp256k1") failed'),
+    ("openssl36", "server", "ssl_ecdh_curve", ("Secp256K1",), None),
+    # OpenSSL 4.0 reads cipher-string words in any case (aDH is ADH, kECDHe kECDHE) and has no
+    # SSLv3 or FIPS alias; 3.6 reads them exactly
+    ("openssl40", "stream_server", "ssl_ciphers", ("+TLS_AES_256_GCM_SHA384:ECDHE-RSA-AES128-SHA256:!AES256-SHA:!kECDHe",),
+     "SSL_CTX_set_cipher_list("),
+    ("openssl40", "stream", "ssl_ciphers", ("+DHE-PSK-NULL-SHA256:aDH",), None),
+    ("openssl40", "server", "ssl_ciphers", ("high:!anull:@seclevel=2",), None),
+    ("openssl40", "server", "ssl_ciphers", ("SSLv3:FIPS",), "SSL_CTX_set_cipher_list("),
+    ("openssl36", "server", "ssl_ciphers", ("high:!anull",), "SSL_CTX_set_cipher_list("),
+    ("openssl40", "server", "ssl_conf_command", ("Ciphersuites", "Tls_Aes_256_Gcm_Sha384"), None),
+    ("openssl36", "server", "ssl_conf_command", ("Ciphersuites", "Tls_Aes_256_Gcm_Sha384"),
+     'SSL_CONF_cmd("Ciphersuites", "Tls_Aes_256_Gcm_Sha384") failed'),
+    # @SECLEVEL against the skeleton's ECDSA P-256 certificate (128 bits): 4 and 5 refuse it
+    ("bookworm", "http", "ssl_ciphers", ("+ECDHE-PSK-CAMELLIA128-SHA256:-ECDHE-RSA-AES128-SHA256:+AESGCM:+ALL:aRSA:@SECLEVEL=5",),
+     "ee key too small"),
+    ("trixie", "server", "ssl_ciphers", ("+CBC:AESCCM8:!aGOST94:PSK-AES128-CCM:+AES128-SHA:@SECLEVEL=5",), "ee key too small"),
+    ("openssl40", "stream", "ssl_ciphers", ("AESCCM:@SECLEVEL=5",), "ee key too small"),
+    ("wheel", "stream_server", "ssl_ciphers", ("HIGH:@SECLEVEL=4",), "ee key too small"),
+    ("openssl36", "server", "ssl_ciphers", ("HIGH:@SECLEVEL=3",), None),
+    # AWS-LC and BoringSSL: a string that leaves none of their suites; AWS-LC reads DEFAULT, HIGH
+    # and FIPS only as the first word
+    ("awslc", "http", "ssl_ciphers", ("+AES128-CCM:!NULL-SHA:FIPS:kDHEPSK",), "SSL_CTX_set_cipher_list("),
+    ("awslc", "server", "ssl_ciphers", ("ECDSA,!ALL,+ECDHE-ECDSA-AES128-CCM,DHE-RSA-AES256-GCM-SHA384",),
+     "SSL_CTX_set_cipher_list("),
+    ("awslc", "server", "ssl_ciphers", ("ECDSA:-ECDSA:HIGH",), "SSL_CTX_set_cipher_list("),
+    ("awslc", "server", "ssl_ciphers", ("HIGH:-HIGH:ECDSA",), None),
+    ("awslc", "server", "ssl_ciphers", ("3DES:ADH-AES256-SHA256:!DHE-RSA-AES256-CCM8",), None),
+    ("boringssl", "server", "ssl_ciphers", ("ECDSA:!ALL:NULL-SHA",), "SSL_CTX_set_cipher_list("),
+    ("boringssl", "server", "ssl_ciphers", ("+AES128-CCM:!NULL-SHA:FIPS:kDHEPSK",), None),
 ]  # fmt: skip
 
 
