@@ -157,6 +157,22 @@ CASES = [
     ("awslc", "server", "ssl_ciphers", ("3DES:ADH-AES256-SHA256:!DHE-RSA-AES256-CCM8",), None),
     ("boringssl", "server", "ssl_ciphers", ("ECDSA:!ALL:NULL-SHA",), "SSL_CTX_set_cipher_list("),
     ("boringssl", "server", "ssl_ciphers", ("+AES128-CCM:!NULL-SHA:FIPS:kDHEPSK",), None),
+    # stream's listen refuses some parameters beside udp, by release; the lists' order decides
+    ("openssl36", "stream_server", "listen", ("9444", "udp", "deferred"),
+     '"listen" directive "deferred" parameter is incompatible with "udp"'),
+    ("openssl36", "stream_server", "listen", ("9444", "udp", "ssl", "fastopen=1"),
+     '"listen" directive "fastopen" parameter is incompatible with "udp"'),
+    ("wheel", "stream_server", "listen", ("9444", "udp", "so_keepalive=on", "multipath"),
+     '"listen" directive "multipath" parameter is incompatible with "udp"'),
+    ("openssl40", "stream_server", "listen", ("9444", "udp", "reuseport"), None),
+    # RecordPadding: atoi before OpenSSL 3.5, from 3.5 one or two numbers split at a comma
+    ("trixie", "http", "ssl_conf_command", ("RecordPadding", "bc"), 'SSL_CONF_cmd("RecordPadding", "bc") failed'),
+    ("openssl40", "server", "ssl_conf_command", ("RecordPadding", "512,x"), 'SSL_CONF_cmd("RecordPadding", "512,x") failed'),
+    ("openssl36", "server", "ssl_conf_command", ("RecordPadding", "5x,512"), None),
+    ("wheel", "server", "ssl_conf_command", ("RecordPadding", "bc"), None),
+    ("bookworm", "server", "ssl_conf_command", ("RecordPadding", "16385"), 'SSL_CONF_cmd("RecordPadding", "16385") failed'),
+    # AWS-LC keeps a 3DES suite no OpenSSL table of the engine names: not judged
+    ("awslc", "http", "ssl_ciphers", ("!MD5:3DES:+RSA-PSK-AES256-GCM-SHA384",), None),
 ]  # fmt: skip
 
 
