@@ -160,7 +160,12 @@ CONF_COMMANDS: tuple[tuple[str, str], ...] = (
     ("SignatureAlgorithms", "ECDSA+SHA256:RSA-PSS+SHA256"), ("SignatureAlgorithms", "ecdsa_secp256r1_sha256"),
     ("SignatureAlgorithms", "BOGUS+SHA256"), ("ClientSignatureAlgorithms", "ECDSA+SHA256"),
     ("VerifyMode", "Request"), ("VerifyMode", "Bogus"), ("ECDHParameters", "prime256v1"),
-    ("ECDHParameters", "auto"), ("RecordPadding", "512"), ("RecordPadding", "abc"),
+    # ssl/ssl_conf.c cmd_ECDHParameters: "automatic" and "+automatic" in any case (file mode, as
+    # nginx sets it), else one group name for SSL_CTX_set1_groups_list, no `:`
+    ("ECDHParameters", "auto"), ("ECDHParameters", "automatic"), ("ECDHParameters", "+automatic"),
+    ("ECDHParameters", "AUTOMATIC"), ("ECDHParameters", "X25519"), ("ECDHParameters", "P-256"),
+    ("ECDHParameters", "prime256v1:secp384r1"), ("ECDHParameters", "nosuchgroup"),
+    ("RecordPadding", "512"), ("RecordPadding", "abc"),
     ("NumTickets", "2"), ("NumTickets", "abc"), ("NumTickets", "-1"),
     ("NumTickets", "0"), ("RecordPadding", "0"), ("RecordPadding", "16384"),
     ("RecordPadding", "16385"),
@@ -186,6 +191,77 @@ CONF_COMMANDS: tuple[tuple[str, str], ...] = (
         "ClientCAStore",
     )),
 )  # fmt: skip
+
+# Signature algorithm lists (`SignatureAlgorithms`, `ClientSignatureAlgorithms`: SSL_CONF_cmd ->
+# tls1_set_sigalgs_list, openssl ssl/t1_lib.c sig_cb). CONF_parse_list splits the value at `:`
+# (spaces around an element dropped, an empty element refused); an element is a scheme name
+# of sigalg_lookup_tbl (or, from OpenSSL 3.4, of a provider's TLS-SIGALG capability) or SIG+HASH
+# in either order, SIG one of get_sigorhash's words and HASH a digest's OBJ short or long name,
+# accepted where the table has that pair. Probed, each alone: every name in four letter cases;
+# every SIG word in four letter cases with SHA256; every HASH word in four letter cases with
+# ECDSA; every SIG+HASH and HASH+SIG pair as written. Every element a library can take is made
+# of these, so NGX504 can call any other element unknown.
+SIGALG_NAMES: dict[str, tuple[str, ...]] = {
+    # the named entries (openssl-3.0.0; the unnamed ones, ecdsa_sha1, dsa_*, are only reachable
+    # as SIG+HASH there), and the brainpool names openssl-3.2.0 added
+    "openssl ssl/t1_lib.c sigalg_lookup_tbl (openssl-3.0.0, openssl-3.2.0)": (
+        "ecdsa_secp256r1_sha256", "ecdsa_secp384r1_sha384", "ecdsa_secp521r1_sha512",
+        "ed25519", "ed448", "rsa_pss_rsae_sha256", "rsa_pss_rsae_sha384", "rsa_pss_rsae_sha512",
+        "rsa_pss_pss_sha256", "rsa_pss_pss_sha384", "rsa_pss_pss_sha512", "rsa_pkcs1_sha256",
+        "rsa_pkcs1_sha384", "rsa_pkcs1_sha512", "rsa_pkcs1_sha224", "rsa_pkcs1_sha1",
+        "ecdsa_sha224", "ecdsa_sha1", "dsa_sha256", "dsa_sha384", "dsa_sha512", "dsa_sha224",
+        "dsa_sha1", "ecdsa_brainpoolP256r1_sha256", "ecdsa_brainpoolP384r1_sha384",
+        "ecdsa_brainpoolP512r1_sha512", "rsa_pkcs1_md5_sha1",
+    ),
+}  # fmt: skip
+# get_sigorhash's SIG words (compared with strcmp, or in any case where the library does), and
+# HASH: the short and long OBJ names of the digests sigalg_lookup_tbl pairs with RSA, RSA-PSS,
+# DSA and ECDSA (sha1, sha224, sha256, sha384, sha512; no other OBJ name has their NIDs), then
+# digests it pairs with none of them
+SIGALG_SIGS = ("RSA", "RSA-PSS", "PSS", "DSA", "ECDSA")
+SIGALG_HASHES = ("SHA1", "sha1", "SHA224", "sha224", "SHA256", "sha256", "SHA384", "sha384",
+                 "SHA512", "sha512", "MD5", "md5", "MD5-SHA1", "SHA3-256", "SM3")  # fmt: skip
+# the partners a SIG or HASH word is probed with (ECDSA+SHA256 is in every OpenSSL's table)
+SIGALG_PARTNERS = {"sig": "SHA256", "hash": "ECDSA"}
+# the list syntax, one example each, of elements every OpenSSL build takes
+SIGALG_LISTS: dict[str, str] = {
+    "plain": "RSA+SHA256:ECDSA+SHA256",
+    "question": "?nosuchsigalg:RSA+SHA256",  # `?` skips an unknown element
+    "duplicate": "RSA+SHA256:RSA+SHA256",
+    "duplicate_spelling": "ecdsa_secp256r1_sha256:ECDSA+SHA256",
+    "empty": "",
+    "empty_entry": "RSA+SHA256::ECDSA+SHA256",
+    "trailing_colon": "RSA+SHA256:",
+    "spaces": "RSA+SHA256 : ECDSA+SHA256",
+    "comma": "RSA+SHA256,ECDSA+SHA256",
+}
+
+
+def listed_sigalgs(build: Build) -> dict[str, list[str]]:
+    """Scheme names the build's own openssl binary lists (`openssl list
+    -tls-signature-algorithms`, OpenSSL >= 3.4: the table's and the providers')."""
+    if build.openssl_argv is None:
+        return {}
+    done = build.openssl("list", "-tls-signature-algorithms")
+    if done.returncode != 0:
+        return {}
+    version = build.openssl("version").stdout.split("(")[0].strip()
+    return {f"openssl list -tls-signature-algorithms ({version})": done.stdout.strip().split(":")}
+
+
+def _four_cases(word: str) -> list[str]:
+    return list(dict.fromkeys((word, word.lower(), word.upper(), word.capitalize())))
+
+
+def sigalg_candidates(origins: dict[str, set[str]]) -> list[str]:
+    """Every element probed (see SIGALG_NAMES)."""
+    return sorted({
+        *(v for name in origins for v in _four_cases(name)),
+        *(f"{v}+{SIGALG_PARTNERS['sig']}" for s in SIGALG_SIGS for v in _four_cases(s)),
+        *(f"{SIGALG_PARTNERS['hash']}+{v}" for h in SIGALG_HASHES for v in _four_cases(h)),
+        *(p for s in SIGALG_SIGS for h in SIGALG_HASHES for p in (f"{s}+{h}", f"{h}+{s}")),
+    })  # fmt: skip
+
 
 # The lines that tell the library apart from an environment problem: a failing probe must name
 # one of them, else the run stops.
@@ -298,7 +374,7 @@ def library_line(build: Build) -> str:
     return match.group(1).strip() if match else build.tls_library
 
 
-def probe_build(build: Build, group_names: list[str]) -> dict[str, object]:
+def probe_build(build: Build, group_names: list[str], sigalgs: list[str]) -> dict[str, object]:
     with tempfile.TemporaryDirectory(prefix="nginxgen-tables-") as tmp:
         probe = Probe(build, Path(tmp))
         groups = {n: probe.refusal("ssl_ecdh_curve", n) is None for n in group_names}
@@ -310,8 +386,24 @@ def probe_build(build: Build, group_names: list[str]) -> dict[str, object]:
         names = {n: probe.refusal("ssl_ciphers", n) for n in cipher_names()}
         strings = {s: probe.refusal("ssl_ciphers", s) for s in CIPHER_STRINGS}
         conf = {f"{c} {v}": probe.refusal("ssl_conf_command", c, v) for c, v in CONF_COMMANDS}
+        refused_all = set(conf.values()) == {"not supported on this platform"}
+        elements = {} if refused_all else {
+            e: probe.refusal("ssl_conf_command", "SignatureAlgorithms", e) is None for e in sigalgs
+        }  # fmt: skip
+        sigalg_lists = {} if refused_all else {
+            f: {"list": text,
+                "accepted": probe.refusal("ssl_conf_command", "SignatureAlgorithms", text) is None}
+            for f, text in SIGALG_LISTS.items()
+        }  # fmt: skip
         print(f"{build.name}: {probe.runs} nginx -t runs", file=sys.stderr)
     reasons = set(conf.values())
+    sigalg_table = {
+        "sig_words": list(SIGALG_SIGS),
+        "hash_words": list(SIGALG_HASHES),
+        "partners": SIGALG_PARTNERS,
+        "elements": elements,
+        "lists": sigalg_lists,
+    }
     return {
         "library": build.tls_library,
         "library_says": library_line(build),
@@ -326,6 +418,8 @@ def probe_build(build: Build, group_names: list[str]) -> dict[str, object]:
         "conf_command": {"refused": reasons.pop()}
         if reasons == {"not supported on this platform"}
         else {"commands": conf},
+        # SignatureAlgorithms elements and list syntax (ClientSignatureAlgorithms parses alike)
+        **({"sigalgs": sigalg_table} if elements else {}),
     }
 
 
@@ -338,27 +432,36 @@ def main() -> None:
     if missing:
         print(f"missing builds (their tables are left as they are): {missing}", file=sys.stderr)
     chosen = sorted(args.build or builds)
-    origins: dict[str, set[str]] = {}
-    for source, names in SOURCE_GROUPS.items():
-        for name in names:
-            origins.setdefault(name, set()).add(source)
     # every build's listing, not only the chosen ones: the candidates must not depend on which
     # builds are regenerated
-    for name in sorted(builds):
-        for command, names in listed_groups(builds[name]).items():
-            for group in names:
-                origins.setdefault(group, set()).add(command)
+    origins = _origins(SOURCE_GROUPS, [listed_groups(builds[n]) for n in sorted(builds)])
     candidates = _case_variants(origins)
+    sigalg_origins = _origins(SIGALG_NAMES, [listed_sigalgs(builds[n]) for n in sorted(builds)])
+    sigalgs = sigalg_candidates(sigalg_origins)
     args.out.mkdir(parents=True, exist_ok=True)
     names_file = {
         "about": "group names probed in every table, each with where it was found; lower and "
-        "upper case of each were probed too",
+        "upper case of each were probed too; signature algorithm scheme names, each probed in "
+        "four letter cases (beside get_sigorhash's SIG and HASH words and their pairs)",
         "names": {n: sorted(o) for n, o in sorted(origins.items())},
+        "sigalg_names": {n: sorted(o) for n, o in sorted(sigalg_origins.items())},
     }
     _write(args.out / "names.json", names_file)
     for name in chosen:
-        table = probe_build(builds[name], candidates)
+        table = probe_build(builds[name], candidates, sigalgs)
         _write(args.out / f"{builds[name].tls_library}.json", table)
+
+
+def _origins(
+    sources: dict[str, tuple[str, ...]], listings: list[dict[str, list[str]]]
+) -> dict[str, set[str]]:
+    """name -> where it was found: the sources copied above, then each build's listings."""
+    origins: dict[str, set[str]] = {}
+    for found in (sources, *listings):
+        for where, names in found.items():
+            for name in names:
+                origins.setdefault(name, set()).add(where)
+    return origins
 
 
 def _write(path: Path, data: object) -> None:

@@ -26,6 +26,8 @@ TARGETS = {
     "wheel": ("1.31.3", "openssl-3.3.7"),
     "awslc": ("1.26.3", "aws-lc-5.12.0"),
     "boringssl": ("1.26.3", "boringssl"),
+    "openssl36": ("1.28.3", "openssl-3.6.3"),
+    "openssl40": ("1.28.3", "openssl-4.0.3"),
 }
 
 # (build, context, directive, arguments, nginx's message or None where it starts)
@@ -101,6 +103,27 @@ CASES = [
     ("awslc", "server", "listen", ("127.0.0.1:9444", "so_keepalive=1k"), 'invalid so_keepalive value: "1k"'),
     ("trixie", "server", "listen", ("127.0.0.1:9444", "so_keepalive=0::0"), 'invalid so_keepalive value: "0::0"'),
     ("trixie", "server", "listen", ("127.0.0.1:9444", "so_keepalive=30m::10"), None),
+    # signature algorithm lists: names and SIG+HASH words as each build took them alone
+    ("openssl40", "stream", "ssl_conf_command", ("ClientSignatureAlgorithms", "onn"),
+     'SSL_CONF_cmd("ClientSignatureAlgorithms", "onn") failed'),
+    ("wheel", "http", "ssl_conf_command", ("SignatureAlgorithms", "MD5R+SA"),
+     'SSL_CONF_cmd("SignatureAlgorithms", "MD5R+SA") failed'),
+    ("trixie", "http", "ssl_conf_command", ("SignatureAlgorithms", "ed225519"),
+     'SSL_CONF_cmd("SignatureAlgorithms", "ed225519") failed'),
+    ("bookworm", "server", "ssl_conf_command", ("SignatureAlgorithms", "Rsa+SHA256"),
+     'SSL_CONF_cmd("SignatureAlgorithms", "Rsa+SHA256") failed'),
+    ("trixie", "server", "ssl_conf_command", ("SignatureAlgorithms", "rsa_pss_rsae_SHA256:Rsa+SHA256"), None),
+    ("openssl40", "server", "ssl_conf_command", ("SignatureAlgorithms", "ECDSA+Sha256"),
+     'SSL_CONF_cmd("SignatureAlgorithms", "ECDSA+Sha256") failed'),
+    ("openssl36", "server", "ssl_conf_command", ("SignatureAlgorithms", "SHA384+ECDSA : MlDsa44"), None),
+    ("bookworm", "server", "ssl_conf_command", ("SignatureAlgorithms", "RSA+SHA256:RSA+SHA256"),
+     'SSL_CONF_cmd("SignatureAlgorithms", "RSA+SHA256:RSA+SHA256") failed'),
+    # ECDHParameters: automatic in any case, else one group
+    ("openssl36", "http", "ssl_conf_command", ("ECDHParameters", "oo"), 'SSL_CONF_cmd("ECDHParameters", "oo") failed'),
+    ("openssl40", "server", "ssl_conf_command", ("ECDHParameters", "+Automatic"), None),
+    ("wheel", "server", "ssl_conf_command", ("ECDHParameters", "X25519:P-256"),
+     'SSL_CONF_cmd("ECDHParameters", "X25519:P-256") failed'),
+    ("trixie", "server", "ssl_conf_command", ("ECDHParameters", "X25519"), None),
 ]  # fmt: skip
 
 

@@ -14,7 +14,7 @@ from functools import cache, lru_cache
 
 from nginxgen.ciphers.model import CipherSuite, load_model
 from nginxgen.knowledge_data import KNOWLEDGE_DIR, toml_file
-from nginxgen.records import record
+from nginxgen.records import field, record
 from nginxgen.version import Version, in_range
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
@@ -141,6 +141,13 @@ class LibraryTable:
     names_measured: bool
     conf_refused: str | None  # why every ssl_conf_command is refused (no SSL_CONF_cmd)
     conf_commands: dict[str, str | None]  # "Name Value" -> None, or the library's reason
+    # `SignatureAlgorithms ELEMENT` -> accepted, for the elements of scripts/build_library_tables.py
+    # SIGALG_NAMES (empty where not measured), get_sigorhash's SIG and HASH words, the partner
+    # each was probed with ({"sig": "SHA256", "hash": "ECDSA"}) and the list syntax features
+    sigalgs: dict[str, bool] = field(default_factory=dict)
+    sigalg_words: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
+    sigalg_partners: dict[str, str] = field(default_factory=dict)
+    sigalg_syntax: dict[str, bool] = field(default_factory=dict)  # list feature -> accepted
 
     def series(self, library: Library) -> bool:
         """Whether this table answers for `library`: the same library and release series
@@ -168,6 +175,7 @@ def library_tables() -> tuple[LibraryTable, ...]:
         kind, version = _split_library(data["library"])
         conf = data["conf_command"]
         lists = data["group_lists"]
+        sigalgs = data.get("sigalgs", {})
         tables.append(
             LibraryTable(
                 library=data["library"],
@@ -183,6 +191,13 @@ def library_tables() -> tuple[LibraryTable, ...]:
                 names_measured="cipher_names" in data,
                 conf_refused=conf.get("refused"),
                 conf_commands=conf.get("commands", {}),
+                sigalgs=sigalgs.get("elements", {}),
+                sigalg_words=(
+                    tuple(sigalgs.get("sig_words", ())),
+                    tuple(sigalgs.get("hash_words", ())),
+                ),
+                sigalg_partners=sigalgs.get("partners", {}),
+                sigalg_syntax={f: v["accepted"] for f, v in sigalgs.get("lists", {}).items()},
             )
         )
     return tuple(tables)

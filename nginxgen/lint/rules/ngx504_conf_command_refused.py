@@ -8,8 +8,10 @@ have (`Option`, `SessionTicket`), an `Options` value it does not know in that ve
 separated by spaces instead of commas, `Ciphersuites` naming no TLS 1.3 suite of the library,
 a `CipherString` that matches no suite (as NGX408 and NGX410 judge ssl_ciphers),
 `MinProtocol TLSv13` or any word not in OpenSSL's `versions` table, a `VerifyMode` or `Protocol`
-word it does not have, a signature algorithm it refuses (`RSA+MD5`). Command names and Options values are case-insensitive, suite names are
-not. What each version takes is measured with nginx -t on the real builds
+word it does not have, a signature algorithm it refuses (`RSA+MD5`, a typo such as `ed225519`,
+`Rsa+SHA256` before OpenSSL 3.5, which compares names exactly), an `ECDHParameters` that is not
+`automatic` or one group the library has. Command names and Options values are
+case-insensitive, suite names are not. What each version takes is measured with nginx -t on the real builds
 (nginxgen/knowledge/tls_tables/); a version no build answers for is not judged. Groups and
 Curves are NGX201/NGX202's; libraries without SSL_CONF_cmd are NGX501's.
 
@@ -36,6 +38,7 @@ from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
 from nginxgen.lint.rules import ngx410_cipher_string_refused as ngx410
 from nginxgen.lint.rules._ciphers import evaluate_text
+from nginxgen.lint.rules._groups import parse_groups, verdict
 from nginxgen.lint.rules._values import tls_servers, upstream_tls
 
 RULE = Rule(
@@ -76,15 +79,95 @@ def refusal(commands: dict[str, str | None], name: str, value: str) -> str | Non
         taken = {v for (c, v), r in pairs.items() if c == command and r is None}
         if taken and value not in taken:
             return f"{name} {value!r} (bad value: not one of {', '.join(sorted(taken))})"
-    if command == "signaturealgorithms":
-        answers = [pairs.get((command, a)) for a in value.split(":")]
-        refused = [a for a, r in zip(value.split(":"), answers, strict=True) if r]
-        if refused:
-            return f"{name} value {refused[0]!r} ({pairs[(command, refused[0])]})"
     if command == "ciphersuites" and value:
         suites = {v for (c, v), r in pairs.items() if c == command and r is None and ":" not in v}
         if not set(value.split(":")) & suites:
             return f"Ciphersuites {value!r} names no TLS 1.3 suite it has (no cipher match)"
+    return None
+
+
+def sigalg_refusal(table: knowledge.LibraryTable, name: str, value: str) -> str | None:
+    """Why the library refuses a `SignatureAlgorithms`/`ClientSignatureAlgorithms` list
+    (tls1_set_sigalgs_list: one parser for both), or None where it takes it or nothing measured
+    says. Each `:` element is a scheme name or SIG+HASH (openssl ssl/t1_lib.c sig_cb), judged
+    from what the build took alone (knowledge/tls_tables `sigalgs`): see _sigalg_taken."""
+    if not table.sigalgs:
+        return None
+    if value.strip() == "":
+        return f"{name} '' (bad value: an empty list)"
+    seen: set[str] = set()
+    for raw in value.split(":"):
+        element = raw.strip(" ")  # CONF_parse_list drops the spaces around an element
+        if not element:
+            return f"{name} {value!r} (bad value: an empty element)"
+        if element.startswith("?") and table.sigalg_syntax.get("question"):
+            continue  # `?` skips what the library does not know
+        if not _sigalg_taken(table, element):
+            return f"{name} value {element!r} (bad value: no signature algorithm of the library)"
+        # the same element twice: OpenSSL 3.0 refuses a repeated algorithm
+        if element in seen and table.sigalg_syntax.get("duplicate") is False:
+            return f"{name} value {element!r} listed twice (bad value)"
+        seen.add(element)
+    return None
+
+
+def _sigalg_taken(table: knowledge.LibraryTable, element: str) -> bool:
+    """Whether the library takes one element. A name (no `+`) as probed, or in another letter
+    case where the library took it in all four cases probed (it compares that name in any
+    case; else strcmp: only the exact names). SIG+HASH, split at the first `+` as sig_cb does:
+    one half a SIG word and the other a HASH word (each exact, or in any case where the
+    library took the word in all four cases with its partner), and that pair, in that order,
+    taken. Nothing else is in any library's table or providers: refused."""
+    measured = table.sigalgs
+    if element in measured:
+        return measured[element]
+    sigs, hashes = table.sigalg_words
+    if "+" not in element:
+        return all(measured.get(v, False) for v in _four_cases(element)[1:])
+    first, second = element.split("+", 1)
+    partner = table.sigalg_partners
+
+    def word(text: str, words: tuple[str, ...], probe: str) -> str | None:
+        for known in words:
+            if text == known:
+                return known
+        for known in words:
+            if text.lower() == known.lower() and all(
+                measured.get(probe.format(v), False) for v in _four_cases(known)
+            ):
+                return known
+        return None
+
+    as_sig = f"{{}}+{partner['sig']}"
+    as_hash = f"{partner['hash']}+{{}}"
+    sig_first, hash_second = word(first, sigs, as_sig), word(second, hashes, as_hash)
+    if sig_first and hash_second:
+        return measured.get(f"{sig_first}+{hash_second}", False)
+    hash_first, sig_second = word(first, hashes, as_hash), word(second, sigs, as_sig)
+    if hash_first and sig_second:
+        return measured.get(f"{hash_first}+{sig_second}", False)
+    return False
+
+
+def _four_cases(word: str) -> list[str]:
+    return [word, word.lower(), word.upper(), word.capitalize()]
+
+
+def ecdh_parameters_refusal(ctx: Context, name: str, value: str) -> str | None:
+    """Why `ECDHParameters VALUE` is refused (ssl/ssl_conf.c cmd_ECDHParameters): in a
+    configuration file (nginx's mode) `automatic` and `+automatic` in any case are taken, a
+    `:` is refused (one group only), anything else is one name for SSL_CTX_set1_groups_list,
+    judged as NGX201 judges a group."""
+    if value.lower() in ("automatic", "+automatic"):
+        return None
+    if ":" in value:
+        return f"{name} {value!r} (bad value: it takes one group)"
+    for entry in parse_groups(value):
+        answer = verdict(ctx.target.library, entry)
+        if answer in ("unknown", "unavailable", "spelling", "refused"):
+            return f"{name} {value!r} (bad value: {ctx.library()} has no group {entry.name!r})"
+        if entry.name.lower() == "auto":  # nginx's word (ssl_ecdh_curve), not the library's
+            return f"{name} {value!r} (bad value: not a group name)"
     return None
 
 
@@ -102,6 +185,10 @@ def check(ctx: Context) -> Iterator[Finding]:
         if name.lower() in ("groups", "curves"):
             continue
         why = refusal(table.conf_commands, name, value)
+        if why is None and name.lower() in ("signaturealgorithms", "clientsignaturealgorithms"):
+            why = sigalg_refusal(table, name, value)
+        if why is None and name.lower() == "ecdhparameters":
+            why = ecdh_parameters_refusal(ctx, name, value)
         if why is None and name.lower() == "cipherstring":
             why = _cipher_string(ctx, value)
         if why:
