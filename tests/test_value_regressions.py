@@ -124,6 +124,11 @@ CASES = [
     ("wheel", "server", "ssl_conf_command", ("ECDHParameters", "X25519:P-256"),
      'SSL_CONF_cmd("ECDHParameters", "X25519:P-256") failed'),
     ("trixie", "server", "ssl_conf_command", ("ECDHParameters", "X25519"), None),
+    # OpenSSL 4.0 dropped the curves RFC 8422 deprecates, in any letter case; 3.6 still has them
+    ("openssl40", "stream", "ssl_ecdh_curve", ("Secp160R1",), 'SSL_CTX_set1_curves_list("Secp160R1") failed'),
+    ("openssl40", "server", "ssl_ecdh_curve", ("X25519:X448:secp384r1:secp256k1",),
+     'SSL_CTX_set1_curves_list("X25519:X448:secp384r1:secp256k1") failed'),
+    ("openssl36", "server", "ssl_ecdh_curve", ("Secp256K1",), None),
 ]  # fmt: skip
 
 
