@@ -1,4 +1,5 @@
-"""The cipher engine against the real `openssl ciphers` of OpenSSL 3.0 (Debian 12) and 3.5 (13).
+"""The cipher engine against the real `openssl ciphers` of OpenSSL 3.0 (Debian 12), 3.5 (13) and
+4.0.3 (built from the openssl-src crate: it reads every word in any letter case).
 
 Element by element: the ordered list, refusals, and the usable subset (`-s`).
 """
@@ -16,7 +17,7 @@ from nginxgen.ciphers import CipherModel, evaluate, evaluate_ciphersuites, load_
 from tests.builds import Build
 from tests.paths import CORPUS, GUIDELINES
 
-MODELS = {"bookworm": "openssl-3.0", "trixie": "openssl-3.5"}
+MODELS = {"bookworm": "openssl-3.0", "trixie": "openssl-3.5", "openssl40": "openssl-4.0"}
 
 FROM_THE_ISSUE = [
     "ALL:!ADH:RC4+RSA:+HIGH:+MEDIUM:+LOW:+SSLv2:+EXP",
@@ -33,6 +34,15 @@ FROM_THE_ISSUE = [
     "ALL:COMPLEMENTOFALL",
     "DEFAULT:!kRSA:@SECLEVEL=3",
     "SUITEB128",
+    "SUITEB128ONLY",
+    # letter case: OpenSSL 4.0 reads these as HIGH, kECDHE, ADH, AECDH and the suite names
+    "high:!anull",
+    "kECDHe:aDH",
+    "aECDH:ecdhe-rsa-aes128-gcm-sha256",
+    "ECDHE-RSA-AES128-SHA256:!AES256-SHA:!kECDHe",
+    "default:!aRSA:@seclevel=3",
+    "Suiteb128only",
+    "HIGH:@strength",
 ]
 
 
@@ -115,6 +125,9 @@ SUITES = [s.name for s in load_model("openssl-3.5").suites]
 word = st.one_of(
     st.sampled_from(WORDS),
     st.sampled_from(SUITES),
+    st.sampled_from(WORDS + SUITES).map(str.lower),
+    st.sampled_from(WORDS + SUITES).map(str.swapcase),
+    st.sampled_from(["aDH", "aECDH", "kECDHe", "kECDHr", "kDHr", "kDHd", "aGOST01"]),
     st.sampled_from(["DEFAULT", "EXP", "EXPORT", "SSLv2", "TLSv1.3", "FOO", "aGOST", "kGOST"]),
     st.sampled_from(["TLS_AES_128_GCM_SHA256", "eNULL", "LOW", "MEDIUM"]),
 )

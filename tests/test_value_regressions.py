@@ -129,6 +129,17 @@ CASES = [
     ("openssl40", "server", "ssl_ecdh_curve", ("X25519:X448:secp384r1:secp256k1",),
      'SSL_CTX_set1_curves_list("X25519:X448:secp384r1:secp256k1") failed'),
     ("openssl36", "server", "ssl_ecdh_curve", ("Secp256K1",), None),
+    # OpenSSL 4.0 reads cipher-string words in any case (aDH is ADH, kECDHe kECDHE) and has no
+    # SSLv3 or FIPS alias; 3.6 reads them exactly
+    ("openssl40", "stream_server", "ssl_ciphers", ("+TLS_AES_256_GCM_SHA384:ECDHE-RSA-AES128-SHA256:!AES256-SHA:!kECDHe",),
+     "SSL_CTX_set_cipher_list("),
+    ("openssl40", "stream", "ssl_ciphers", ("+DHE-PSK-NULL-SHA256:aDH",), None),
+    ("openssl40", "server", "ssl_ciphers", ("high:!anull:@seclevel=2",), None),
+    ("openssl40", "server", "ssl_ciphers", ("SSLv3:FIPS",), "SSL_CTX_set_cipher_list("),
+    ("openssl36", "server", "ssl_ciphers", ("high:!anull",), "SSL_CTX_set_cipher_list("),
+    ("openssl40", "server", "ssl_conf_command", ("Ciphersuites", "Tls_Aes_256_Gcm_Sha384"), None),
+    ("openssl36", "server", "ssl_conf_command", ("Ciphersuites", "Tls_Aes_256_Gcm_Sha384"),
+     'SSL_CONF_cmd("Ciphersuites", "Tls_Aes_256_Gcm_Sha384") failed'),
 ]  # fmt: skip
 
 

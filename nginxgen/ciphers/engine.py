@@ -102,6 +102,8 @@ class _Order:
 
 def _lookup(model: CipherModel, word: str) -> frozenset[str] | None:
     """The suites a single word names; None for a word the library does not know."""
+    if model.any_case:
+        word = model.folded.get(word.lower(), word)
     if word in model.aliases:
         return model.aliases[word]
     suite = model.by_name.get(word)
@@ -192,9 +194,10 @@ def _process(text: str, order: _Order, model: CipherModel, result: CipherList) -
             if not multi:
                 break
         if op == "SPECIAL":
-            if word == "STRENGTH":
+            command = word.upper() if model.any_case else word
+            if command == "STRENGTH":
                 order.strength_sort()
-            elif re.fullmatch(r"SECLEVEL=[0-5]", word):
+            elif re.fullmatch(r"SECLEVEL=[0-5]", command):
                 result.seclevel = int(word[-1])
             else:
                 result.error = f"unknown command @{word}"
@@ -211,13 +214,15 @@ def evaluate(text: str, model: CipherModel) -> CipherList:
     """The TLS <= 1.2 suites `ssl_ciphers TEXT` enables, in the library's order."""
     result = CipherList(model=model, suites=[])
     rule = text.strip()
-    for prefix, replacement in model.suiteb.items():
-        if rule.startswith(prefix):
-            rule = replacement
+    opening = rule.upper() if model.any_case else rule
+    # the longest first, as check_suiteb_cipher_list tries SUITEB128ONLY before SUITEB128
+    for prefix, replacement in sorted(model.suiteb.items(), key=lambda kv: -len(kv[0])):
+        if opening.startswith(prefix):
+            rule = opening = replacement
             break
     order = _default_order(model)
     ok = True
-    if rule.startswith("DEFAULT"):
+    if opening.startswith("DEFAULT"):
         ok = _process(model.default_rule, order, model, result)
         rule = rule[7:].removeprefix(":")
     if ok and rule:
@@ -231,16 +236,19 @@ def evaluate(text: str, model: CipherModel) -> CipherList:
 
 
 def evaluate_ciphersuites(text: str, model: CipherModel) -> CipherList:
-    """A TLS 1.3 `Ciphersuites` list: exact IANA names, unknown ones dropped while one is valid."""
+    """A TLS 1.3 `Ciphersuites` list: exact IANA names (any case in OpenSSL 4.0), unknown ones
+    dropped while one is valid."""
     result = CipherList(model=model, suites=[])
-    known = {s.name: s for s in model.tls13}
+    fold = str.lower if model.any_case else str
+    known = {fold(s.name): s for s in model.tls13}
     for name in text.split(":"):
         if not name:
             continue
-        if name in known:
-            result.suites.append(known[name])  # OpenSSL keeps a repeated name twice
-        else:
+        suite = known.get(fold(name))
+        if suite is None:
             result.unknown.append(name)
+        elif not model.any_case or suite not in result.suites:
+            result.suites.append(suite)  # OpenSSL 3 keeps a repeated name twice, 4.0 once
     if text and not result.suites:
         result.error = "no TLS 1.3 suite in the list"
     return result

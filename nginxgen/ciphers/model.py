@@ -87,6 +87,7 @@ class CipherModel:
     default_order: tuple[tuple[str, str], ...]
     suiteb: dict[str, str]
     standard_names: bool = False  # IANA names accepted as words (and `_` a word character)
+    any_case: bool = False  # every word compared in any letter case (OpenSSL 4.0)
     approximate: str | None = None
 
     @cached_property
@@ -96,6 +97,13 @@ class CipherModel:
     @cached_property
     def by_iana(self) -> dict[str, CipherSuite]:
         return {s.iana: s for s in (*self.suites, *self.tls13)}
+
+    @cached_property
+    def folded(self) -> dict[str, str]:
+        """Where the library reads words in any case: a word in lower case -> the alias, suite
+        name or IANA name it is (the first in the library's order: suites, then aliases)."""
+        words = [*self.by_name, *self.by_iana, *self.aliases]
+        return {w.lower(): w for w in reversed(words)}
 
 
 def _data() -> dict[str, Any]:
@@ -166,7 +174,9 @@ def load_model(name: str, approximate: str | None = None) -> CipherModel:
     universe: dict[str, set[str]] = {
         key: {getattr(s, key) for s in legacy} for key in ("kx", "au", "enc", "mac", "strength")
     }
-    aliases = LazyAliases(data["aliases"], legacy, universe)
+    dropped = set(spec.get("without_aliases", ()))
+    rules = {name: rule for name, rule in data["aliases"].items() if name not in dropped}
+    aliases = LazyAliases(rules, legacy, universe)
     return CipherModel(
         name=name,
         source=table["source"],
@@ -185,6 +195,7 @@ def load_model(name: str, approximate: str | None = None) -> CipherModel:
         default_order=tuple((op, word) for op, word in data["default_order"]["steps"]),
         suiteb=dict(data["suiteb"]),
         standard_names=spec.get("standard_names", False),
+        any_case=spec.get("any_case", False),
         approximate=approximate,
     )
 

@@ -45,7 +45,8 @@ def refusal(library: Library, text: str) -> str | None:
     if text in strings:
         reason = strings[text]
         return f"{text} ({reason})" if reason else None
-    for level in re.findall(r"@SECLEVEL=([^:, ]*)", text):
+    # OpenSSL 4.0 reads `@seclevel=` in any case; elsewhere such a word is NGX408's
+    for level in re.findall(r"@SECLEVEL=([^:, ]*)", text, flags=re.IGNORECASE):
         measured = strings.get(f"DEFAULT:@SECLEVEL={level}")
         if measured:
             return f"@SECLEVEL={level} ({measured})"

@@ -81,7 +81,12 @@ def refusal(commands: dict[str, str | None], name: str, value: str) -> str | Non
             return f"{name} {value!r} (bad value: not one of {', '.join(sorted(taken))})"
     if command == "ciphersuites" and value:
         suites = {v for (c, v), r in pairs.items() if c == command and r is None and ":" not in v}
-        if not set(value.split(":")) & suites:
+        # OpenSSL 4.0 reads suite names in any case: there the lower-case name was taken
+        named = value
+        if pairs.get((command, "tls_aes_128_gcm_sha256"), "") is None:
+            suites = {v.lower() for v in suites}
+            named = value.lower()
+        if not set(named.split(":")) & suites:
             return f"Ciphersuites {value!r} names no TLS 1.3 suite it has (no cipher match)"
     return None
 
