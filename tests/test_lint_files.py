@@ -105,6 +105,27 @@ def test_weak_rsa_key_is_an_error_where_the_library_refuses_it(tmp_path: Path) -
     assert codes(site(strong.fullchain, strong.key), tmp_path) == []
 
 
+def test_seclevel_against_the_certificate(chain: Chain, tmp_path: Path) -> None:
+    """NGX411: a P-256 key gives 128 bits (level 3 takes it, 4 and 5 do not), RSA 2048 112
+    (level 3 refuses it); BoringSSL has no levels (NGX410 refuses the string there)."""
+
+    def ngx411(cert: Path, key: Path, ciphers: str, target: tuple[str, str] = OPENSSL) -> list[str]:
+        conf = tmp_path / "nginx.conf"
+        conf.write_text(site(cert, key, f"ssl_ciphers {ciphers};"))
+        found = lint(load_path(str(conf)), resolve(*target), Selection())
+        return [f.message for f in found if f.code == "NGX411"]
+
+    (message,) = ngx411(chain.fullchain, chain.key, "HIGH:@SECLEVEL=5")
+    assert "256 security bits" in message and "ee key too small" in message
+    assert ngx411(chain.fullchain, chain.key, "HIGH:@SECLEVEL=4")
+    assert ngx411(chain.fullchain, chain.key, "HIGH:@SECLEVEL=3") == []
+    assert ngx411(chain.fullchain, chain.key, "HIGH") == []  # the default level is NGX724's
+    assert ngx411(chain.fullchain, chain.key, "HIGH:@SECLEVEL=5", BORING) == []
+    rsa = CertificateFactory(tmp_path / "rsa", "ecdsa").leaf("r.example", kind="rsa")
+    (message,) = ngx411(rsa.fullchain, rsa.key, "HIGH:@SECLEVEL=3")
+    assert "RSA 2048-bit key of 112 bits" in message
+
+
 @pytest.mark.parametrize(("days", "severity"), [(-2, "error"), (5, "warning"), (30, None)])
 def test_expiry(pki: CertificateFactory, tmp_path: Path, days: int, severity: str | None) -> None:
     leaf = pki.leaf(f"d{days + 10}.example", days=days)

@@ -140,6 +140,13 @@ CASES = [
     ("openssl40", "server", "ssl_conf_command", ("Ciphersuites", "Tls_Aes_256_Gcm_Sha384"), None),
     ("openssl36", "server", "ssl_conf_command", ("Ciphersuites", "Tls_Aes_256_Gcm_Sha384"),
      'SSL_CONF_cmd("Ciphersuites", "Tls_Aes_256_Gcm_Sha384") failed'),
+    # @SECLEVEL against the skeleton's ECDSA P-256 certificate (128 bits): 4 and 5 refuse it
+    ("bookworm", "http", "ssl_ciphers", ("+ECDHE-PSK-CAMELLIA128-SHA256:-ECDHE-RSA-AES128-SHA256:+AESGCM:+ALL:aRSA:@SECLEVEL=5",),
+     "ee key too small"),
+    ("trixie", "server", "ssl_ciphers", ("+CBC:AESCCM8:!aGOST94:PSK-AES128-CCM:+AES128-SHA:@SECLEVEL=5",), "ee key too small"),
+    ("openssl40", "stream", "ssl_ciphers", ("AESCCM:@SECLEVEL=5",), "ee key too small"),
+    ("wheel", "stream_server", "ssl_ciphers", ("HIGH:@SECLEVEL=4",), "ee key too small"),
+    ("openssl36", "server", "ssl_ciphers", ("HIGH:@SECLEVEL=3",), None),
 ]  # fmt: skip
 
 

@@ -1210,6 +1210,25 @@ def key_floor_bits(kind: str) -> int | None:
     return int(value) if isinstance(value, int) else None
 
 
+def key_security_bits(kind: str, bits: int) -> int | None:
+    """The security bits OpenSSL gives a key of this kind and size (key_kind's words); None
+    for a kind no table covers."""
+    table = _toml("libraries")["security_bits"]
+    if kind == "RSA":
+        return next((strength for least, strength in table["RSA"] if bits >= least), 0)
+    if kind == "ECDSA":
+        return bits // 2
+    value = table.get(kind)
+    return int(value) if isinstance(value, int) else None
+
+
+def digest_security_bits(digest: str) -> int | None:
+    """The security bits OpenSSL gives a certificate signature's digest ("sha256"); None where
+    the table does not say."""
+    value = _toml("libraries")["security_bits"]["digest"].get(digest.lower())
+    return int(value) if isinstance(value, int) else None
+
+
 def find_suite(name: str) -> Suite | None:
     table = suites()
     if name in table:

@@ -49,6 +49,7 @@ MODULES = (
     "ngx408_no_cipher_match",
     "ngx409_tls13_disabled",
     "ngx410_cipher_string_refused",
+    "ngx411_seclevel_refuses_certificate",
     "ngx501_conf_command_unsupported",
     "ngx502_stapling_unsupported",
     "ngx503_early_data_ignored",
