@@ -117,6 +117,8 @@ CIPHER_STRINGS: tuple[str, ...] = (
     "TLS_AES_128_GCM_SHA256", "HIGH:NOSUCHWORD", "NOSUCHWORD", "HIGH:+AES", "HIGH:-AES",
     "HIGH:!", "HIGH,MEDIUM", "HIGH MEDIUM", "[ECDHE-ECDSA-AES128-GCM-SHA256|ECDHE-ECDSA-CHACHA20-POLY1305]",
     "PROFILE=SYSTEM",
+    # a word after one that adds nothing: AWS-LC reads DEFAULT, HIGH and FIPS only first
+    "NOSUCHWORD:HIGH", "NOSUCHWORD:FIPS", "NOSUCHWORD:DEFAULT", "NOSUCHWORD:ALL",
 )  # fmt: skip
 
 # openssl/openssl ssl/ssl_conf.c ssl_option_list (openssl-3.5.0), the values of `Options`;

@@ -147,6 +147,16 @@ CASES = [
     ("openssl40", "stream", "ssl_ciphers", ("AESCCM:@SECLEVEL=5",), "ee key too small"),
     ("wheel", "stream_server", "ssl_ciphers", ("HIGH:@SECLEVEL=4",), "ee key too small"),
     ("openssl36", "server", "ssl_ciphers", ("HIGH:@SECLEVEL=3",), None),
+    # AWS-LC and BoringSSL: a string that leaves none of their suites; AWS-LC reads DEFAULT, HIGH
+    # and FIPS only as the first word
+    ("awslc", "http", "ssl_ciphers", ("+AES128-CCM:!NULL-SHA:FIPS:kDHEPSK",), "SSL_CTX_set_cipher_list("),
+    ("awslc", "server", "ssl_ciphers", ("ECDSA,!ALL,+ECDHE-ECDSA-AES128-CCM,DHE-RSA-AES256-GCM-SHA384",),
+     "SSL_CTX_set_cipher_list("),
+    ("awslc", "server", "ssl_ciphers", ("ECDSA:-ECDSA:HIGH",), "SSL_CTX_set_cipher_list("),
+    ("awslc", "server", "ssl_ciphers", ("HIGH:-HIGH:ECDSA",), None),
+    ("awslc", "server", "ssl_ciphers", ("3DES:ADH-AES256-SHA256:!DHE-RSA-AES256-CCM8",), None),
+    ("boringssl", "server", "ssl_ciphers", ("ECDSA:!ALL:NULL-SHA",), "SSL_CTX_set_cipher_list("),
+    ("boringssl", "server", "ssl_ciphers", ("+AES128-CCM:!NULL-SHA:FIPS:kDHEPSK",), None),
 ]  # fmt: skip
 
 

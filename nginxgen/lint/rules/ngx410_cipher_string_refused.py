@@ -8,7 +8,11 @@ OpenSSL refuses `@SECLEVEL=6` and above. BoringSSL and AWS-LC refuse a string th
 suite: DHE, ARIA and CAMELLIA suites are not theirs, and a typo or a name in lower case matches
 nothing. What each library does with each word (every keyword and suite name alone) and command is
 measured with nginx -t on the real builds (nginxgen/knowledge/tls_tables/); a target no build
-answers for is judged by libraries.toml (`security_levels`).
+answers for is judged by libraries.toml (`security_levels`). On BoringSSL and AWS-LC, whose
+suites were measured one by one, a string that OpenSSL's rules (the cipher engine) leave with
+none of their suites is refused too (`ECDSA:!ALL:DHE-RSA-AES256-GCM-SHA384`: they have no DHE);
+AWS-LC reads DEFAULT, HIGH and FIPS only as the first word, so `!NULL-SHA:FIPS` enables nothing
+there.
 
 Fail (BoringSSL, AWS-LC): ssl_ciphers ALL:@SECLEVEL=0;
 Fix:  ssl_ciphers ECDHE+AESGCM:ECDHE+CHACHA20;
@@ -24,6 +28,7 @@ import re
 from collections.abc import Iterator
 
 from nginxgen import knowledge
+from nginxgen.ciphers import evaluate, load_model
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
 from nginxgen.lint.rules._ciphers import evaluate_line
@@ -58,7 +63,44 @@ def refusal(library: Library, text: str) -> str | None:
     if added and all(_matches_nothing(library, strings, w) for w in added):
         reason = next((strings[w] for w in added if strings.get(w)), "NO_CIPHER_MATCH")
         return f"{', '.join(added)} match no suite there ({reason})"
+    if table is not None and table.names_measured and not knowledge.has(library, "security_levels"):
+        return _leaves_nothing(table, text)
     return None
+
+
+def _leaves_nothing(table: knowledge.LibraryTable, text: str) -> str | None:
+    """Where the library's suites are measured one by one (BoringSSL, AWS-LC): whether the
+    string, read with OpenSSL's rules (the cipher engine), leaves none of the suites the build
+    took alone. Each suite's fate depends only on the words that match it, so the engine's list
+    cut down to the library's suites is the library's. Words the library reads only at the
+    start (AWS-LC: DEFAULT, HIGH and FIPS, measured as refused after a word that adds nothing)
+    match nothing anywhere else."""
+    strings = table.cipher_strings
+    leading = {
+        w for w in ("DEFAULT", "HIGH", "FIPS")
+        if strings.get(w, "") is None and strings.get(f"NOSUCHWORD:{w}")
+    }  # fmt: skip
+    parts = re.split(r"([:, ;]+)", text.strip())
+    if leading:
+        parts = [p if i == 0 or p not in leading else "NOSUCHWORD" for i, p in enumerate(parts)]
+    model = load_model("openssl-3.5")
+    result = evaluate("".join(parts), model)
+    if result.error and not result.suites and not result.error.startswith("no cipher match"):
+        return None  # a string OpenSSL refuses for its syntax: not this rule's to judge
+    have = {name for name, reason in strings.items() if reason is None}
+    if any(s.name in have for s in result.suites):
+        return None
+    # a word the library took alone whose suites no OpenSSL table names (3DES: AWS-LC and
+    # BoringSSL keep DES-CBC3-SHA, OpenSSL 3.5's table has none): the cut is blind there
+    for element in parts[::2]:
+        for word in element.lstrip("!-+").split("+"):
+            if (
+                strings.get(word, "") is None
+                and word not in model.by_name
+                and not any(s.name in have for s in evaluate(word, model).suites)
+            ):
+                return None
+    return f"{text} leaves none of the suites the library has (NO_CIPHER_MATCH)"
 
 
 def _matches_nothing(library: Library, strings: dict[str, str | None], word: str) -> bool:
