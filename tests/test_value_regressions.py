@@ -157,6 +157,14 @@ CASES = [
     ("awslc", "server", "ssl_ciphers", ("3DES:ADH-AES256-SHA256:!DHE-RSA-AES256-CCM8",), None),
     ("boringssl", "server", "ssl_ciphers", ("ECDSA:!ALL:NULL-SHA",), "SSL_CTX_set_cipher_list("),
     ("boringssl", "server", "ssl_ciphers", ("+AES128-CCM:!NULL-SHA:FIPS:kDHEPSK",), None),
+    # stream's listen refuses some parameters beside udp, by release; the lists' order decides
+    ("openssl36", "stream_server", "listen", ("9444", "udp", "deferred"),
+     '"listen" directive "deferred" parameter is incompatible with "udp"'),
+    ("openssl36", "stream_server", "listen", ("9444", "udp", "ssl", "fastopen=1"),
+     '"listen" directive "fastopen" parameter is incompatible with "udp"'),
+    ("wheel", "stream_server", "listen", ("9444", "udp", "so_keepalive=on", "multipath"),
+     '"listen" directive "multipath" parameter is incompatible with "udp"'),
+    ("openssl40", "stream_server", "listen", ("9444", "udp", "reuseport"), None),
 ]  # fmt: skip
 
 

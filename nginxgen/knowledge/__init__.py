@@ -668,12 +668,25 @@ class ListenGrammar:
     # http's parameters refused beside `quic`, in nginx's order, from each release on
     quic_refuses: tuple[tuple[str, tuple[str, ...]], ...]
     quic_message: str
+    # stream's parameters refused beside `udp`, likewise
+    udp_refuses: tuple[tuple[str, tuple[str, ...]], ...]
+    udp_message: str
 
     def refused_beside_quic(self, version: Version) -> tuple[str, ...]:
-        known = [p for since, p in self.quic_refuses if version >= Version(since)]
-        return known[-1] if known else ()
+        return _by_release(self.quic_refuses, version)
+
+    def refused_beside_udp(self, version: Version) -> tuple[str, ...]:
+        return _by_release(self.udp_refuses, version)
 
     prefixes: dict[str, ListenPrefix]
+
+
+def _by_release(
+    entries: tuple[tuple[str, tuple[str, ...]], ...], version: Version
+) -> tuple[str, ...]:
+    """The last entry whose release is at most `version` (none before the first)."""
+    known = [p for since, p in entries if version >= Version(since)]
+    return known[-1] if known else ()
 
 
 @record(frozen=True)
@@ -754,6 +767,8 @@ def custom_grammars() -> CustomGrammars:
             listen["host"],
             tuple((q["since"], tuple(q["parameters"])) for q in listen["quic"]),
             listen["quic_message"],
+            tuple((u["since"], tuple(u["parameters"])) for u in listen["udp"]),
+            listen["udp_message"],
             {
                 p: ListenPrefix(v["reads"], v.get("message"), v.get("only_on"))
                 for p, v in listen["prefixes"].items()

@@ -269,11 +269,16 @@ def _listen(
             return known.message.format(
                 value=value, rest=value[len(prefix) - 1 :], tail=value[len(prefix) :]
             )
+    refused: tuple[str, ...] = ()
+    message = ""
     if "quic" in args[1:] and table.module == "ngx_http_core_module":
-        for parameter in grammar.refused_beside_quic(target.nginx):
-            if any(a == parameter or (parameter.endswith("=") and a.startswith(parameter))
-                   for a in args[1:]):  # fmt: skip
-                return grammar.quic_message.format(parameter=parameter.rstrip("="))
+        refused, message = grammar.refused_beside_quic(target.nginx), grammar.quic_message
+    elif "udp" in args[1:] and table.module == "ngx_stream_core_module":
+        refused, message = grammar.refused_beside_udp(target.nginx), grammar.udp_message
+    for parameter in refused:
+        if any(a == parameter or (parameter.endswith("=") and a.startswith(parameter))
+               for a in args[1:]):  # fmt: skip
+            return message.format(parameter=parameter.rstrip("="))
     return None
 
 
