@@ -165,6 +165,12 @@ CASES = [
     ("wheel", "stream_server", "listen", ("9444", "udp", "so_keepalive=on", "multipath"),
      '"listen" directive "multipath" parameter is incompatible with "udp"'),
     ("openssl40", "stream_server", "listen", ("9444", "udp", "reuseport"), None),
+    # RecordPadding: atoi before OpenSSL 3.5, from 3.5 one or two numbers split at a comma
+    ("trixie", "http", "ssl_conf_command", ("RecordPadding", "bc"), 'SSL_CONF_cmd("RecordPadding", "bc") failed'),
+    ("openssl40", "server", "ssl_conf_command", ("RecordPadding", "512,x"), 'SSL_CONF_cmd("RecordPadding", "512,x") failed'),
+    ("openssl36", "server", "ssl_conf_command", ("RecordPadding", "5x,512"), None),
+    ("wheel", "server", "ssl_conf_command", ("RecordPadding", "bc"), None),
+    ("bookworm", "server", "ssl_conf_command", ("RecordPadding", "16385"), 'SSL_CONF_cmd("RecordPadding", "16385") failed'),
 ]  # fmt: skip
 
 

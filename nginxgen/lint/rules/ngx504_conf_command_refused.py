@@ -31,6 +31,7 @@ tests/test_library_tables.py).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from nginxgen import knowledge
@@ -79,6 +80,8 @@ def refusal(commands: dict[str, str | None], name: str, value: str) -> str | Non
         taken = {v for (c, v), r in pairs.items() if c == command and r is None}
         if taken and value not in taken:
             return f"{name} {value!r} (bad value: not one of {', '.join(sorted(taken))})"
+    if command == "recordpadding" and (command, "abc") in pairs:
+        return _record_padding(pairs[(command, "abc")] is not None, name, value)
     if command == "ciphersuites" and value:
         suites = {v for (c, v), r in pairs.items() if c == command and r is None and ":" not in v}
         # OpenSSL 4.0 reads suite names in any case: there the lower-case name was taken
@@ -88,6 +91,21 @@ def refusal(commands: dict[str, str | None], name: str, value: str) -> str | Non
             named = value.lower()
         if not set(named.split(":")) & suites:
             return f"Ciphersuites {value!r} names no TLS 1.3 suite it has (no cipher match)"
+    return None
+
+
+def _record_padding(strict: bool, name: str, value: str) -> str | None:
+    """`RecordPadding`: a block size of 0 to 16384 (SSL_CTX_set_block_padding: at most one
+    record's plain text). OpenSSL before 3.5 reads it with atoi (`abc` is 0, `512,x` is 512);
+    from 3.5 (where the table shows `abc` refused) with strtol, one or two sizes split at a
+    `,`, each of which must open with a number (`5x` is 5)."""
+    for part in value.split(",", 1) if strict else [value]:
+        number = re.match(r"\s*([+-]?\d+)", part)
+        if number is None and strict:
+            return f"{name} {value!r} (bad value: not a number)"
+        size = int(number.group(1)) if number else 0
+        if not 0 <= size <= 16384:
+            return f"{name} {value!r} (bad value: a block size of 0 to 16384)"
     return None
 
 
