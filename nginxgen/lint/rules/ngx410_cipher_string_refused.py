@@ -83,24 +83,33 @@ def _leaves_nothing(table: knowledge.LibraryTable, text: str) -> str | None:
     parts = re.split(r"([:, ;]+)", text.strip())
     if leading:
         parts = [p if i == 0 or p not in leading else "NOSUCHWORD" for i, p in enumerate(parts)]
-    model = load_model("openssl-3.5")
-    result = evaluate("".join(parts), model)
+    result = evaluate("".join(parts), load_model("openssl-3.5"))
     if result.error and not result.suites and not result.error.startswith("no cipher match"):
         return None  # a string OpenSSL refuses for its syntax: not this rule's to judge
     have = {name for name, reason in strings.items() if reason is None}
     if any(s.name in have for s in result.suites):
         return None
-    # a word the library took alone whose suites no OpenSSL table names (3DES: AWS-LC and
-    # BoringSSL keep DES-CBC3-SHA, OpenSSL 3.5's table has none): the cut is blind there
-    for element in parts[::2]:
+    if blind_word(table, "".join(parts)):
+        return None
+    return f"{text} leaves none of the suites the library has (NO_CIPHER_MATCH)"
+
+
+def blind_word(table: knowledge.LibraryTable, text: str) -> str | None:
+    """A word of the string the library took alone whose suites no OpenSSL table names (3DES:
+    AWS-LC and BoringSSL keep DES-CBC3-SHA, OpenSSL 3.5's table has none): what the cipher
+    engine says of such a string is blind to those suites."""
+    model = load_model("openssl-3.5")
+    strings = table.cipher_strings
+    have = {name for name, reason in strings.items() if reason is None}
+    for element in re.split(r"[:, ;]+", text):
         for word in element.lstrip("!-+").split("+"):
             if (
                 strings.get(word, "") is None
                 and word not in model.by_name
                 and not any(s.name in have for s in evaluate(word, model).suites)
             ):
-                return None
-    return f"{text} leaves none of the suites the library has (NO_CIPHER_MATCH)"
+                return word
+    return None
 
 
 def _matches_nothing(library: Library, strings: dict[str, str | None], word: str) -> bool:
