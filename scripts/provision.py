@@ -15,6 +15,8 @@
   from its pinned packages when /usr/bin/chromium is missing (the one thing installed outside
   the cache).
 - ``neovim``: Debian's Neovim, the editor the language server is tested in, the same way.
+- ``strace``: Debian's strace, which watches every file a newcomer's run opens
+  (tests/test_newcomer_trees.py), the same way.
 - ``certbot``: certbot 5.8.0 and its nginx plugin in a venv of their own under the cache, from
   their pinned wheels (nginxgen's edits are tested beside certbot's own).
 
@@ -264,6 +266,7 @@ def main(argv: list[str] | None = None) -> int:
     tooling = {
         "chromium": debian_tool("chromium", "chromium"),
         "neovim": debian_tool("neovim", "nvim"),
+        "strace": debian_tool("strace", "strace"),  # watches a newcomer's run (tests/watch.py)
         "certbot": certbot_tool,
     }
     for name, provide in tooling.items():
