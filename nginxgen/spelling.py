@@ -8,18 +8,23 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
 
+# letters typed for digits they look like: half an edit, so `NGX4O1` is nearer NGX401 than NGX411
+LOOKALIKES = frozenset({("o", "0"), ("0", "o"), ("l", "1"), ("1", "l"), ("i", "1"), ("1", "i")})
+
+
 def _distance(a: str, b: str) -> int:
-    """Edits (insert, delete, substitute, swap two neighbours) from a to b, case ignored:
-    `NGX4O1` is one edit from NGX401 and two from NGX410."""
+    """Edits (insert, delete, substitute, swap two neighbours) from a to b, case ignored, in
+    half edits: a look-alike substitution costs one half, every other edit two."""
     a, b = a.lower(), b.lower()
     previous2: list[int] = []
-    previous = list(range(len(b) + 1))
+    previous = [2 * j for j in range(len(b) + 1)]
     for i, char in enumerate(a, 1):
-        row = [i]
+        row = [2 * i]
         for j, other in enumerate(b, 1):
-            cost = min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (char != other))
+            change = 0 if char == other else 1 if (char, other) in LOOKALIKES else 2
+            cost = min(previous[j] + 2, row[j - 1] + 2, previous[j - 1] + change)
             if i > 1 and j > 1 and char == b[j - 2] and a[i - 2] == other:
-                cost = min(cost, previous2[j - 2] + 1)
+                cost = min(cost, previous2[j - 2] + 2)
             row.append(cost)
         previous2, previous = previous, row
     return previous[-1]
