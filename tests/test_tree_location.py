@@ -136,13 +136,13 @@ def test_a_write_outside_the_folder_is_refused_whole(tmp_path: Path) -> None:
 
 
 def test_a_fix_outside_the_main_files_folder_is_refused(tmp_path: Path) -> None:
-    shared = tmp_path / "shared"
-    shared.mkdir()
-    (shared / "tls.conf").write_text("ssl_protocols TLSv1 TLSv1.2;\n")
+    snippets = tmp_path / "snippets"
+    snippets.mkdir()
+    (snippets / "tls.conf").write_text("ssl_protocols TLSv1 TLSv1.2;\n")
     folder = tmp_path / "site"
     folder.mkdir()
     (folder / "nginx.conf").write_text(
-        f"events {{}}\nhttp {{\n    include {shared}/tls.conf;\n    server {{ listen 443 ssl; }}\n}}\n"
+        f"events {{}}\nhttp {{\n    include {snippets}/tls.conf;\n    server {{ listen 443 ssl; }}\n}}\n"
     )
     before = snapshot(tmp_path)
     for mode in ("--unsafe-fixes", "--diff"):
@@ -151,12 +151,12 @@ def test_a_fix_outside_the_main_files_folder_is_refused(tmp_path: Path) -> None:
             "--nginx-version", "1.26.3", "--tls-library", "openssl-3.5",
         )  # fmt: skip
         assert done.returncode == 2, (mode, done.stdout, done.stderr)
-        assert f"{shared}/tls.conf: outside {folder}, the main file's folder; nothing written" in (
+        assert f"{snippets}/tls.conf: outside {folder}, the main file's folder; nothing written" in (
             done.stderr
         )
         assert snapshot(tmp_path) == before
         # the read outside was named too
-        assert f"read 1 file outside {folder}: {shared}/tls.conf" in done.stderr
+        assert f"read 1 file outside {folder}: {snippets}/tls.conf" in done.stderr
 
 
 def test_a_file_the_root_does_not_include_is_an_error(tmp_path: Path) -> None:
