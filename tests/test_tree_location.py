@@ -151,8 +151,9 @@ def test_a_fix_outside_the_main_files_folder_is_refused(tmp_path: Path) -> None:
             "--nginx-version", "1.26.3", "--tls-library", "openssl-3.5",
         )  # fmt: skip
         assert done.returncode == 2, (mode, done.stdout, done.stderr)
-        assert f"{snippets}/tls.conf: outside {folder}, the main file's folder; nothing written" in (
-            done.stderr
+        assert (
+            f"{snippets}/tls.conf: outside {folder}, the main file's folder; nothing written"
+            in (done.stderr)
         )
         assert snapshot(tmp_path) == before
         # the read outside was named too
