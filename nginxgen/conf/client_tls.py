@@ -1,5 +1,5 @@
 """nginx as a TLS client towards a backend: what it checks and sends, each with the line that
-decides it (None: nginx's default, knowledge upstream_tls.defaults, read by client_tls_defaults).
+decides it (None: nginx's default, knowledge upstream_tls_defaults).
 
 The module asks only for the lines in effect at the level that connects (`lines(directive)`),
 so that the caller does the inheritance of its block: a stream server over stream{}
@@ -53,7 +53,7 @@ def client_tls(
     """The client-side TLS of a level whose lines in effect `lines` gives. `default_name`: the
     name nginx uses without `PREFIX_name`, the host of the pass line (an upstream{} block's
     name where the pass names one); None where the caller cannot tell (a variable)."""
-    defaults = knowledge.client_tls_defaults(target)
+    defaults = knowledge.upstream_tls_defaults()
 
     def answer(suffix: str, value: Callable[[list[Stmt]], object]) -> Answer:
         key = f"{prefix}_{suffix}"
@@ -61,7 +61,7 @@ def client_tls(
         return Answer(key, value(found), found[-1] if found else None)
 
     def protocols(found: list[Stmt]) -> frozenset[str]:
-        return frozenset(found[-1].args if found else defaults.protocols)
+        return frozenset(found[-1].args if found else knowledge.upstream_default_protocols(target))
 
     def text(found: list[Stmt]) -> str | None:
         return found[-1].args[0] if found and found[-1].args else None

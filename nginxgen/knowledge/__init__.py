@@ -1002,33 +1002,6 @@ def stream_virtual_servers(target: Target) -> bool:
     return target.nginx >= Version(nginx_fact("stream")["virtual_servers_since"])
 
 
-@record(frozen=True)
-class ClientTlsDefaults:
-    """What nginx does as a TLS client where no line says otherwise (proxy_ssl_* in http and
-    stream alike)."""
-
-    verify: bool
-    server_name: bool
-    session_reuse: bool
-    ciphers: str
-    protocols: tuple[str, ...]
-    source: str
-
-
-def client_tls_defaults(target: Target) -> ClientTlsDefaults:
-    """The same defaults upstream_tls_defaults reads (one fact: nginx's http and stream proxy
-    modules merge them alike), in the record stream's client side reads."""
-    data = _toml("nginx")["upstream_tls"]["defaults"]
-    return ClientTlsDefaults(
-        verify=data["verify"],
-        server_name=data["server_name"],
-        session_reuse=data["session_reuse"],
-        ciphers=data["ciphers"],
-        protocols=tuple(default_protocols(target)),
-        source=data["source"],
-    )
-
-
 # --- groups --------------------------------------------------------------------------------------
 
 
