@@ -28,5 +28,5 @@ def read(loaded: Loaded, path: str) -> bytes | None:
     except OSError:
         return None
     if full not in loaded.reads:
-        loaded.reads.append(full)  # a read outside the tree is named (conf.tree)
+        loaded.reads[full] = os.path.realpath(full)  # a read outside the tree is named (conf.tree)
     return data

@@ -86,15 +86,19 @@ class Loaded:
     prefix: str = ""  # relative include, certificate and key paths resolve against it
     path_map: PathMap = field(default_factory=list)
     inferred: PathMap = field(default_factory=list)  # the part of path_map inferred (conf.tree)
-    reads: list[str] = field(default_factory=list)  # other files read: certificates, keys
+    # other files read (certificates, keys): as named here -> real path
+    reads: dict[str, str] = field(default_factory=dict)
+    real: dict[str, str] = field(default_factory=dict)  # each config file read -> real path
     texts: dict[str, str] = field(default_factory=dict)  # each file's text as read (not dumps)
     # each file's token spans from its one reading (nginxgen.edit.source builds on them)
     spans: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
 
-    def read_files(self) -> list[str]:
-        """The files on disk this load read: config files and the certificates, keys and other
-        files rules opened (a dump's or stdin's text is not a file read here)."""
-        return [os.path.abspath(f) for f in self.texts if f != STDIN_NAME] + self.reads
+    def read_files(self) -> dict[str, str]:
+        """The files on disk this load read, as named here, with their real paths (resolved once,
+        by the loader): config files and the certificates, keys and other files rules opened
+        (a dump's or stdin's text is not a file read here)."""
+        files = {os.path.abspath(f): self.real[f] for f in self.texts if f in self.real}
+        return {**files, **self.reads}
 
     def here(self, path: str) -> str:
         """Where a path the config names (absolute, or relative to the prefix) is found here."""
@@ -388,6 +392,8 @@ class Loader:
             self._cache[key] = self._parse(key, source, path)
             if self.dump is None:
                 self.loaded.texts[path] = source
+                if path != STDIN_NAME:
+                    self.loaded.real[path] = key
                 if self._cache[key][2]:
                     self.loaded.spans[path] = self._cache[key][2]
             self.loaded.files.append(path)

@@ -146,16 +146,18 @@ def describe_inferred(inferred: PathMap) -> str | None:
     )
 
 
-def notes(inferred: PathMap, read: list[str], folder: str) -> list[str]:
+def notes(inferred: PathMap, read: dict[str, str], folder: str) -> list[str]:
     """What a command says of where it read a tree (one line each, none when nothing is to be
     said): the inferred map, and the files it read outside `folder`."""
     lines = (describe_inferred(inferred), describe_outside(read, folder))
     return [line for line in lines if line]
 
 
-def describe_outside(paths: list[str], folder: str) -> str | None:
-    """The one line that names the files read outside the tree's folder, with their count."""
-    outside = sorted({p for p in paths if not inside(p, folder)})
+def describe_outside(paths: dict[str, str], folder: str) -> str | None:
+    """The one line that names the files read outside the tree's folder, with their count
+    (`paths`: each file as named here -> its real path, which decides)."""
+    real_folder = os.path.realpath(folder)
+    outside = sorted(shown for shown, real in paths.items() if not _nested(real, real_folder))
     if not outside:
         return None
     shown = ", ".join(outside[:5]) + (f" and {len(outside) - 5} more" if len(outside) > 5 else "")

@@ -54,7 +54,7 @@ class IntoPlan:
     main: str
     path_map: PathMap = field(default_factory=list)  # where the tree's named folders are here
     inferred: PathMap = field(default_factory=list)  # the part of path_map conf.tree inferred
-    read: list[str] = field(default_factory=list)  # the files the plan read (conf.tree.notes)
+    read: dict[str, str] = field(default_factory=dict)  # files read -> real paths (conf.tree)
     originals: dict[str, str | None] = field(default_factory=dict)  # None: a new file
     texts: dict[str, str] = field(default_factory=dict)  # file -> its text after the change
     links: dict[str, str] = field(default_factory=dict)  # new symlink -> what it points to
