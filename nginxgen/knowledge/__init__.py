@@ -1381,3 +1381,33 @@ def upstream_keepalive_defaults(target: Target) -> UpstreamKeepaliveDefaults:
         proxy_http11=target.nginx >= Version(data["proxy_http11_since"]),
         since=data["default_since"],
     )
+
+
+# --- Encrypted Client Hello ----------------------------------------------------------------------
+
+
+def ech_fact(key: str) -> dict[str, Any]:
+    """A table of knowledge/ech.toml: directive, rotation, tls13, public_name, key_file, status,
+    dns."""
+    fact: dict[str, Any] = _toml("ech")[key]
+    return fact
+
+
+def directive_first_release(name: str) -> str | None:
+    """The first nginx release that has a directive (nginx_directives.json)."""
+    entries = _json("nginx_directives")["directives"].get(name)
+    if not entries:
+        return None
+    first = min(start for e in entries for start, _ in e["ranges"])
+    return str(_json("nginx_directives")["releases"][first])
+
+
+def ech_refusal(target: Target) -> str | None:
+    """Why the target cannot serve Encrypted Client Hello (None: it can): its nginx lacks
+    ssl_ech_file, or its library lacks OpenSSL's ECH API."""
+    name = ech_fact("directive")["name"]
+    if nginx_directive(target, name) is None:
+        return f"nginx has {name} only from {directive_first_release(name)}"
+    if not has(target.library, "ech"):
+        return capability(target.library, "ech").refusal
+    return None
