@@ -62,6 +62,35 @@ class Keepalive(Strict):
     requests: int = Field(1000, ge=100, le=1_000_000)
 
 
+class EchPolicy(Strict):
+    """Encrypted Client Hello for every site: the default server's key files decide it (so it
+    is a policy, not a site's setting), and each site's names get a DNS HTTPS record."""
+
+    public_name: ServerName = Field(
+        description="the outer name clients show; one of the sites must serve it (retries)"
+    )
+    keys: list[SafePath] = Field(
+        [],
+        description="key files (openssl ech -out): the current one first, then the previous "
+        "ones kept for clients with an old DNS record; none: a new key, ech.pem in --out",
+    )
+    dns_ttl: int = Field(3600, ge=60, le=86400, description="TTL of the HTTPS records, seconds")
+
+    @field_validator("public_name")
+    @classmethod
+    def _plain(cls, value: str) -> str:
+        if value.startswith("*."):
+            raise ValueError("the public name is a host name, not a wildcard")
+        return value.rstrip(".").lower()
+
+    @field_validator("keys")
+    @classmethod
+    def _distinct(cls, value: list[str]) -> list[str]:
+        if len(set(value)) != len(value):
+            raise ValueError("a key file is listed twice")
+        return value
+
+
 class TLSPolicy(Strict):
     protocols: list[Protocol] = Field(min_length=1)
     ciphers: list[str] = []  # TLS 1.2 and older, OpenSSL names, in order
@@ -83,6 +112,7 @@ class TLSPolicy(Strict):
     dhparam: SafePath | None = None
     buffer_size: str | None = None
     keepalive: Keepalive = Keepalive()
+    ech: EchPolicy | None = None  # Encrypted Client Hello (nginx >= 1.29.4 with OpenSSL 4.0)
 
     @field_validator("ciphers", "ciphersuites")
     @classmethod

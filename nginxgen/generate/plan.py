@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from nginxgen import knowledge, rule_codes
 from nginxgen.errors import ValidationError
+from nginxgen.generate.ech import EchPlan, plan_ech
 from nginxgen.generate.models import GeneratorConfig, Site, TLSPolicy
 from nginxgen.report.logformat import (  # into/plan.py imports the path from here
     default_access_log_path as default_access_log_path,
@@ -108,6 +109,7 @@ class Plan:
     redirect_listens: list[ListenLine]
     comments: bool
     access_log: AccessLog | None = None
+    ech: EchPlan | None = None
 
 
 class _Problems:
@@ -663,9 +665,12 @@ def _unique_sockets(sockets: list[str]) -> list[str]:
     return list(seen.values())
 
 
-def make_plan(config: GeneratorConfig, target: Target) -> Plan:
+def make_plan(config: GeneratorConfig, target: Target, kept_ech_key: str | None = None) -> Plan:
+    """The plan, or a ValidationError naming every problem; `kept_ech_key`: the ECH key file
+    already in --out (generate/ech.py)."""
     problems = _Problems(target)
     tls = _plan_tls(config.policy, target, problems)
+    ech = plan_ech(config, target, problems.add, kept_ech_key)
     access_log = _plan_access_log(config.access_log, target, problems, tls.warnings)
     # QUIC sockets get the default server too (two sites on 443/udp would otherwise make the
     # first one the default by order), and reuseport goes on its listen, once per socket.
@@ -695,4 +700,5 @@ def make_plan(config: GeneratorConfig, target: Target) -> Plan:
         redirect_listens=[ListenLine([sock, "default_server"]) for sock in redirect_sockets],
         comments=config.comments,
         access_log=access_log,
+        ech=ech,
     )

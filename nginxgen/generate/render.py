@@ -5,6 +5,7 @@ from __future__ import annotations
 import jinja2
 
 from nginxgen import __version__, knowledge
+from nginxgen.generate.ech import DNS_FILE, NEW_KEY_FILE
 from nginxgen.generate.plan import Plan
 from nginxgen.generate.values import quote
 from nginxgen.resources import data_dir
@@ -66,7 +67,7 @@ def render(plan: Plan) -> dict[str, str]:
     }
     out = {MAIN_FILE: env.get_template("nginx.conf.j2").render(common)}
     out[TLS_FILE] = env.get_template("tls.conf.j2").render(
-        common, tls=plan.tls, access_log=plan.access_log
+        common, tls=plan.tls, access_log=plan.access_log, ech=plan.ech
     )
     out[DEFAULT_FILE] = env.get_template("default-server.conf.j2").render(
         common,
@@ -81,4 +82,14 @@ def render(plan: Plan) -> dict[str, str]:
     template = env.get_template("site.ssl.conf.j2")
     for site in plan.sites:
         out[site_file(site.name)] = template.render(common, site=site)
-    return {name: _comments(text, plan.comments) for name, text in out.items()}
+    texts = {name: _comments(text, plan.comments) for name, text in out.items()}
+    if plan.ech is not None:  # not nginx config: no `#:` comments to turn
+        texts[DNS_FILE] = plan.ech.dns_text
+        if plan.ech.new_key is not None:
+            texts[NEW_KEY_FILE] = plan.ech.new_key
+    return texts
+
+
+def private_files(plan: Plan) -> frozenset[str]:
+    """The rendered files that hold a private key (written readable by their owner only)."""
+    return frozenset([NEW_KEY_FILE] if plan.ech and plan.ech.new_key else [])
