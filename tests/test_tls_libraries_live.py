@@ -334,7 +334,7 @@ COVERED = {
     "refuses_small_keys": "test_small_rsa_keys_as_the_knowledge_says",
     "ticket_keys_made_with_context": "test_ticket_keys_shared_by_the_workers_as_the_knowledge_says",
     "ech": "not testable apart: those builds are nginx 1.26.3, before ssl_ech_file (1.29.4); "
-    "OpenSSL without the ECH API is shown in tests/test_ech_live.py (the wheel's warning)",
+    "OpenSSL without the ECH API is shown in tests/test_lint_ech.py (the wheel's warning)",
 }
 
 
