@@ -1,5 +1,5 @@
 """The Encrypted Client Hello share in `nginxgen report`, on the log nginx 1.30.4 with OpenSSL
-4.0.3 wrote (tests/data/logs/ech-nginx-1.30.4.log, how it was made: tests/data/README.md), and
+4.0.3 wrote (tests/logs/ech-nginx-1.30.4.log, how it was made: tests/logs/README.md), and
 `$ssl_ech_status` in the generated log format only where the target serves ECH."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import pytest
 from nginxgen import knowledge
 from nginxgen.cli import main
 from nginxgen.target import resolve
-from tests.paths import DATA
+from tests.paths import REPO
 
-LOG = DATA / "logs" / "ech-nginx-1.30.4.log"
+LOG = REPO / "tests" / "logs" / "ech-nginx-1.30.4.log"
 
 
 def test_ech_share_per_site_from_a_real_log(capsys: pytest.CaptureFixture[str]) -> None:
