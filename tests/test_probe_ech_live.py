@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 
 from nginxgen import ech
+from nginxgen.probe.check import NameProbe
+from nginxgen.probe.checks import ech as ech_check
 from nginxgen.probe.ech_hello import ACCEPTED, NOT_OFFERED, REJECTED, ask_ech, usable
 from tests.builds import Build, load_builds
 from tests.conftest import require_build
@@ -46,17 +48,18 @@ def _key_file(build: Build, path: Path) -> Path:
     return path
 
 
-def _server(build: Build, folder: Path, *ech_options: str) -> Iterator[int]:
-    """s_server with a certificate for the public name and a second one for the inner name
-    (`-servername`), so the certificate sent shows which hello the server took."""
-    public = make_cert(folder, PUBLIC)
+def _server(build: Build, folder: Path, *options: str, default: str = PUBLIC) -> Iterator[int]:
+    """s_server with a certificate for `default` (the public name unless said) and a second
+    one for the inner name (`-servername`), so the certificate sent shows which hello the
+    server took."""
+    public = make_cert(folder, default)
     inner = make_cert(folder, INNER)
     port = free_port()
     assert build.openssl_argv is not None
     process = subprocess.Popen(
         [*build.openssl_argv, "s_server", "-accept", f"127.0.0.1:{port}", "-www",
          "-cert", str(public.cert), "-key", str(public.key), "-servername", INNER,
-         "-cert2", str(inner.cert), "-key2", str(inner.key), *ech_options],
+         "-cert2", str(inner.cert), "-key2", str(inner.key), *options],
         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )  # fmt: skip
     try:
@@ -146,6 +149,39 @@ def test_not_offered_by_a_server_without_a_key(
     assert "ECH: tried but failed: 0" in said, said
 
 
+@pytest.mark.parametrize("group", ["P-256", "P-384"])
+def test_a_server_without_x25519_needs_no_retry(
+    openssl40: Build, folder: Path, server_key: Path, group: str
+) -> None:
+    """The ECH hellos carry P-256 and P-384 shares too: a server with neither X25519 nor the
+    other curve takes its own at once, and the flight decrypts with that exchange."""
+    for port in _server(openssl40, folder / group, "-ech_key", str(server_key), "-groups", group):
+        answer = ask_ech(("127.0.0.1", port), INNER, _config(server_key), timeout=5)
+        assert (answer.verdict, answer.certificate_names) == (ACCEPTED, (INNER,)), answer
+
+
+def test_a_rejection_whose_certificate_misses_the_public_name_is_a_problem(
+    openssl40: Build, folder: Path, server_key: Path
+) -> None:
+    """The server's default certificate is the inner name's: a client cannot verify the outer
+    handshake for the public name, so the retry configs are useless (RFC 9849 6.1.7)."""
+    other = _key_file(openssl40, folder / "stale-ech.pem")
+    for port in _server(openssl40, folder / "uncovered", "-ech_key", str(server_key),
+                        default=INNER):  # fmt: skip
+        probe = NameProbe(("127.0.0.1", port), INNER, 5, _config(other))
+        probe.found["protocols"] = {"TLSv1.3": True}
+        assert ech_check.runs(probe.found)
+        found = ech_check.observe(probe)["ech"]
+    assert (found["verdict"], found["certificate_names"]) == (REJECTED, [INNER])
+    assert found["retry_public_names"] == [PUBLIC]
+    [problem] = probe.problems
+    assert problem.startswith(f"ECH rejected, and the certificate sent ({INNER}) does not cover")
+    assert ech_check.text({"ech": found})[0].startswith(
+        f"  ECH (config {found['config_id']}, outer name {PUBLIC}): rejected, retry configs for "
+        f"{PUBLIC}: "
+    )
+
+
 def test_the_probe_command_takes_the_record_and_reports_the_verdict(
     server_key: Path, ech_server: int
 ) -> None:
@@ -155,6 +191,7 @@ def test_the_probe_command_takes_the_record_and_reports_the_verdict(
     record = ech.https_record(INNER, configs, alpn=("h2",))
     done = run_cli("probe", f"127.0.0.1:{ech_server}", "--sni", INNER, "--ech-config", record,
                    "--format", "json", "--timeout", "2")  # fmt: skip
+    assert done.stdout, done.stderr
     [named, unnamed] = json.loads(done.stdout)
     assert named["ech"] == {
         "verdict": "accepted",

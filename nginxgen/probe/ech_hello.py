@@ -5,7 +5,8 @@ only, the `encrypted_client_hello` extension of type inner) is encoded (section 
 legacy_session_id left empty, padded as section 6.1.3 says), sealed with HPKE (nginxgen/probe/
 hpke.py; info "tls ech" 0x00 ECHConfig, the AAD the ClientHelloOuter with the payload zeroed)
 and sent inside a ClientHelloOuter that names the config's public name. Both hellos carry the
-same X25519 key share, so whichever the server takes, the probe can run the TLS 1.3 key
+same key shares (X25519, P-256 and P-384, so that a server without X25519 needs no
+HelloRetryRequest), so whichever hello the server takes, the probe can run the TLS 1.3 key
 schedule (RFC 8446 7.1) and read the server's encrypted flight.
 
 The verdict, from the server's answer:
@@ -19,7 +20,8 @@ The verdict, from the server's answer:
 - `not offered`: no confirmation and no retry configs, the server answered the outer hello as
   any TLS 1.3 server without ECH does;
 - `error`: an alert, a close, a TLS 1.2 answer or a HelloRetryRequest (which this probe does not
-  follow: its hellos offer X25519 only, which a server asks again for only when it has none).
+  follow: it comes only from a server with none of the three groups, an ML-KEM-only one, for
+  which this Python's `cryptography` has no key exchange).
 
 Either way the leaf certificate's names are read from the flight: an accepted handshake shows the
 inner name's certificate, a rejected one the public name's. Nothing is sent after the
@@ -46,6 +48,7 @@ from nginxgen.ech import (
 from nginxgen.probe import hpke
 from nginxgen.probe.hello import (
     ALERTS,
+    GROUP_NAMES,
     HRR_RANDOM,
     TLS13_SUITES,
     _extension,
@@ -102,23 +105,57 @@ def _padding(encoded_length: int, inner_name: str, config: EchConfig) -> int:
     return padding + 31 - ((total - 1) % 32)
 
 
-def _x25519() -> tuple[bytes, bytes]:
-    private = os.urandom(32)
-    return private, hpke.public_key(private)
+class KeyShares:
+    """Fresh key pairs for the groups the ECH hellos offer (RFC 8446 4.2.8: X25519 raw, the NIST
+    curves as uncompressed points), kept to finish the key exchange with the one the server
+    picks."""
+
+    GROUPS = ("X25519", "secp256r1", "secp384r1")
+
+    def __init__(self) -> None:
+        from cryptography.hazmat.primitives.asymmetric import ec
+        from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
+
+        self.x25519 = X25519PrivateKey.generate()
+        self.nist = {"secp256r1": ec.generate_private_key(ec.SECP256R1()),
+                     "secp384r1": ec.generate_private_key(ec.SECP384R1())}  # fmt: skip
+
+    def public(self) -> dict[str, bytes]:
+        from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+        shares = {"X25519": self.x25519.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)}
+        for name, key in self.nist.items():
+            point = key.public_key().public_bytes(Encoding.X962, PublicFormat.UncompressedPoint)
+            shares[name] = point
+        return shares
+
+    def shared(self, group: int, server_share: bytes) -> bytes:
+        """The (EC)DHE secret with the server's share of `group` (a code point)."""
+        from cryptography.hazmat.primitives.asymmetric import ec
+        from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PublicKey
+
+        name = GROUP_NAMES.get(group)
+        if name == "X25519":
+            return self.x25519.exchange(X25519PublicKey.from_public_bytes(server_share))
+        if name in self.nist:
+            key = self.nist[name]
+            point = ec.EllipticCurvePublicKey.from_encoded_point(key.curve, server_share)
+            return key.exchange(ec.ECDH(), point)
+        raise _Failed(f"the server chose group {group:#06x}, which was not offered")
 
 
 def build(
-    config: EchConfig, inner_name: str, private: bytes, public: bytes
+    config: EchConfig, inner_name: str, shares: dict[str, bytes]
 ) -> tuple[bytes, bytes, bytes]:
     """(the ClientHelloOuter record, the ClientHelloInner handshake message as the server will
     rebuild it, the ClientHelloOuter handshake message), for one config and the real name, both
-    hellos with the X25519 share `public`."""
+    hellos with the key shares `shares` (by group name)."""
     session_id = os.urandom(32)
-    shares = {"X25519": public}
     suites = list(TLS13_SUITES)
+    groups = list(shares)
 
     def hello(name: str, session: bytes, random: bytes, extra: bytes) -> bytes:
-        return client_hello_body(name, "TLSv1.3", ["X25519"], ["X25519"], suites,
+        return client_hello_body(name, "TLSv1.3", groups, groups, suites,
                                  random=random, session_id=session, share_values=shares,
                                  extra=extra)  # fmt: skip
 
@@ -219,8 +256,8 @@ def ask_ech(
     address: tuple[str, int], inner_name: str, config: EchConfig, timeout: float
 ) -> EchAnswer:
     """Send one ECH ClientHello for `inner_name` with `config` and read the verdict."""
-    private, public = _x25519()
-    hello, inner, outer = build(config, inner_name, private, public)
+    keys = KeyShares()
+    hello, inner, outer = build(config, inner_name, keys.public())
     answer = EchAnswer(ERROR, config.config_id, config.public_name)
 
     def failed(detail: str) -> EchAnswer:
@@ -229,7 +266,7 @@ def ask_ech(
     try:
         with connect(address, timeout) as sock:
             sock.sendall(hello)
-            return _read_answer(sock, answer, private, inner, outer)
+            return _read_answer(sock, answer, keys, inner, outer)
     except _Failed as exc:
         return failed(str(exc))
     except TimeoutError:
@@ -243,7 +280,7 @@ class _Failed(Exception):
 
 
 def _read_answer(
-    sock: socket.socket, answer: EchAnswer, private: bytes, inner: bytes, outer: bytes
+    sock: socket.socket, answer: EchAnswer, shares: KeyShares, inner: bytes, outer: bytes
 ) -> EchAnswer:
     from cryptography.exceptions import InvalidTag
 
@@ -276,7 +313,8 @@ def _read_answer(
             if suite not in SUITES or 51 not in extensions:
                 raise _Failed(f"suite {suite:#06x} or key share not readable")
             share = extensions[51]
-            shared = _shared(private, share[4 : 4 + int.from_bytes(share[2:4], "big")])
+            group = int.from_bytes(share[:2], "big")
+            shared = shares.shared(group, share[4 : 4 + int.from_bytes(share[2:4], "big")])
             confirmed = random[24:] == accept_confirmation(inner, server_hello, suite)
             verdict = ACCEPTED if confirmed else NOT_OFFERED
             first = inner if confirmed else outer
@@ -318,16 +356,6 @@ def _retry_configs(data: bytes) -> EchConfigList | None:
         return parse_config_list(data)
     except EchError as exc:
         raise _Failed(f"retry_configs do not parse: {exc}") from None
-
-
-def _shared(private: bytes, server_share: bytes) -> bytes:
-    from cryptography.hazmat.primitives.asymmetric.x25519 import (
-        X25519PrivateKey,
-        X25519PublicKey,
-    )
-
-    key = X25519PrivateKey.from_private_bytes(private)
-    return key.exchange(X25519PublicKey.from_public_bytes(server_share))
 
 
 def config_from_argument(value: str) -> EchConfig:
