@@ -58,7 +58,14 @@ from nginxgen.probe.hello import (
     connect,
     handshake_record,
 )
-from nginxgen.probe.tls13_flight import SUITES, _Decryptor, _hkdf_expand_label
+from nginxgen.probe.session import certificate_facts
+from nginxgen.probe.tls13_flight import (
+    SUITES,
+    _certificate,
+    _Decryptor,
+    _hkdf_expand_label,
+    _messages,
+)
 from nginxgen.records import record
 
 ACCEPTED, REJECTED, NOT_OFFERED, ERROR = "accepted", "rejected", "not offered", "error"
@@ -237,21 +244,6 @@ def handshake_traffic_secret(shared: bytes, transcript: bytes, suite: int) -> by
     return _hkdf_expand_label(handshake, "s hs traffic", size, name, digest)
 
 
-def _leaf_names(certificate: bytes) -> tuple[str, ...]:
-    """The DNS names of the first certificate of a TLS 1.3 Certificate message body."""
-    from cryptography import x509
-
-    at = 1 + certificate[0]  # certificate_request_context
-    at += 3  # certificate_list length
-    size = int.from_bytes(certificate[at : at + 3], "big")
-    try:
-        leaf = x509.load_der_x509_certificate(certificate[at + 3 : at + 3 + size])
-        names = leaf.extensions.get_extension_for_class(x509.SubjectAlternativeName)
-    except (ValueError, x509.ExtensionNotFound):
-        return ()
-    return tuple(names.value.get_values_for_type(x509.DNSName))
-
-
 def ask_ech(
     address: tuple[str, int], inner_name: str, config: EchConfig, timeout: float
 ) -> EchAnswer:
@@ -330,18 +322,17 @@ def _read_answer(
                 raise _Failed("alert: " + ALERTS.get(plain[1], f"alert {plain[1]}"))
             if inner_kind != 22:
                 continue
-            buffer += plain
-            while len(buffer) >= 4 and len(buffer) >= 4 + int.from_bytes(buffer[1:4], "big"):
-                size = 4 + int.from_bytes(buffer[1:4], "big")
-                message, buffer = buffer[:size], buffer[size:]
-                if message[0] == 8:  # EncryptedExtensions
-                    sent = _extensions(message[6:])
+            messages, buffer = _messages(buffer + plain)
+            for message_kind, message in messages:
+                if message_kind == 8:  # EncryptedExtensions
+                    sent = _extensions(message[2:])
                     if ECH_EXTENSION in sent and verdict != ACCEPTED:
                         verdict, retry = REJECTED, _retry_configs(sent[ECH_EXTENSION])
-                elif message[0] == 11:  # Certificate: the last message read
-                    names = _leaf_names(message[4:])
+                elif message_kind == 11:  # Certificate: the last message read
+                    chain, _ = _certificate(message)
+                    names = tuple(certificate_facts(chain[0], None)["names"]) if chain else ()
                     return _verdict(answer, verdict, retry, names)
-                elif message[0] == 20:  # Finished without a certificate (a PSK: not here)
+                elif message_kind == 20:  # Finished without a certificate (a PSK: not here)
                     return _verdict(answer, verdict, retry, names)
 
 
