@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -213,3 +215,33 @@ def test_an_unreadable_ech_config_is_one_line_and_exit_2(tmp_path: Path) -> None
     assert done.stderr.strip().splitlines() == [
         "nginxgen: error: --ech-config: ECHConfigList: 65 bytes announced, 4 left"
     ], done.stderr
+
+
+@pytest.mark.parametrize(
+    ("behaviour", "detail", "inconclusive"),
+    [("silent", "timeout", True), ("close", "the server closed the connection", False)],
+)
+def test_no_answer_is_an_error_and_a_timeout_is_inconclusive(
+    tmp_path: Path, behaviour: str, detail: str, inconclusive: bool
+) -> None:
+    key_file = tmp_path / "ech.pem"
+    key_file.write_text(ech.new_key_file(PUBLIC))
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        port = listener.getsockname()[1]
+
+        def serve() -> None:
+            connection, _ = listener.accept()
+            with connection:
+                hello = b""  # the whole ClientHello read: a close then sends no reset
+                while len(hello) < 5 or len(hello) < 5 + int.from_bytes(hello[3:5], "big"):
+                    hello += connection.recv(65536)
+                if behaviour == "silent":
+                    time.sleep(1)
+
+        thread = threading.Thread(target=serve)
+        thread.start()
+        answer = ask_ech(("127.0.0.1", port), INNER, _config(key_file), timeout=0.5)
+        thread.join()
+    assert (answer.verdict, answer.detail, answer.inconclusive) == ("error", detail, inconclusive)

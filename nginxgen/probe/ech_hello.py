@@ -83,6 +83,7 @@ class EchAnswer:
     retry_configs: EchConfigList | None = None  # a rejection's retry_configs, as sent
     certificate_names: tuple[str, ...] = ()  # the leaf's DNS names, from the decrypted flight
     detail: str | None = None  # for an error: what happened
+    inconclusive: bool = False  # a timeout or a reset: no verdict either way
 
 
 def usable(configs: EchConfigList) -> tuple[EchConfig | None, str]:
@@ -252,8 +253,9 @@ def ask_ech(
     hello, inner, outer = build(config, inner_name, keys.public())
     answer = EchAnswer(ERROR, config.config_id, config.public_name)
 
-    def failed(detail: str) -> EchAnswer:
-        return EchAnswer(ERROR, config.config_id, config.public_name, detail=detail)
+    def failed(detail: str, inconclusive: bool = False) -> EchAnswer:
+        return EchAnswer(ERROR, config.config_id, config.public_name, detail=detail,
+                         inconclusive=inconclusive)  # fmt: skip
 
     try:
         with connect(address, timeout) as sock:
@@ -262,7 +264,9 @@ def ask_ech(
     except _Failed as exc:
         return failed(str(exc))
     except TimeoutError:
-        return failed("timeout")
+        return failed("timeout", inconclusive=True)
+    except ConnectionResetError:
+        return failed("connection reset", inconclusive=True)
     except OSError as exc:
         return failed(exc.strerror or str(exc))
 

@@ -29,6 +29,8 @@ def observe(probe: NameProbe) -> dict[str, Any]:
     if probe.ech is None or probe.sni is None:
         return dict(KEYS)
     answer = ask_ech(probe.address, probe.sni, probe.ech, probe.timeout)
+    if answer.inconclusive:
+        probe.inconclusive.append(f"ECH: {answer.detail}")
     retry = answer.retry_configs
     names = list(answer.certificate_names)
     if answer.verdict == REJECTED and not covers(names, answer.public_name):
