@@ -323,6 +323,14 @@ def probe(
     tls_library: TlsLibrary = None,
     nginx_bin: NginxBin = None,
     tree_map: TreeMap = None,
+    ech_config: Annotated[
+        str | None,
+        typer.Option(
+            "--ech-config",
+            help="try Encrypted Client Hello per name with this ECHConfigList: base64, an HTTPS"
+            " record's text, or a file (an `openssl ech` key file, or a record)",
+        ),
+    ] = None,
 ) -> None:
     """Ask a live server, per name, what it negotiates (versions, groups, ML-KEM, suite order);
     with --config, every difference from what the config says, and why (exit 1)."""
@@ -338,6 +346,11 @@ def probe(
     if tree_map and config is None:
         raise NginxgenError("--map says where the folders of --config FILE are", where="--map")
     target_of = resolve(nginx_version, tls_library, nginx_bin)  # checked before connecting
+    ech = None
+    if ech_config is not None:
+        from nginxgen.probe.ech_hello import config_from_argument
+
+        ech = config_from_argument(ech_config)
     host, _, port_text = target.rpartition(":") if target.count(":") == 1 else (target, "", "")
     if target.startswith("["):  # [v6]:port
         host, _, port_text = target[1:].partition("]")
@@ -353,7 +366,7 @@ def probe(
     why = unreachable(connect or host, port, timeout)
     if why is not None:
         raise NginxgenError(why, where="probe")
-    results = run_probe(host, port, [*names, None], connect, timeout)
+    results = run_probe(host, port, [*names, None], connect, timeout, ech)
     if not any(any(r["protocols"].values()) for r in results):
         raise NginxgenError(
             f"no TLS answer from {connect or host}:{port} for any version", where="probe"
