@@ -147,3 +147,16 @@ def test_the_key_and_record_reach_the_inner_name_on_openssl_4(
     assert "Loaded 1 ECH key pairs" in loaded, loaded[-800:]
     assert "ECH: success" in said and "subject=CN=a.example" in said, said[-1500:]
     assert "ECH: outer: public.example" in said, said[-1500:]
+
+
+def test_into_an_existing_tree_is_refused_not_dropped(
+    pairs: tuple[CertPair, CertPair], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "nginx.conf").write_text("events {}\nhttp {\n}\n")
+    before = (tree / "nginx.conf").read_text()
+    config = site_file(tmp_path, *pairs)
+    code, err = generate(["--config", str(config), *ECH_TARGET, "--into", str(tree)], capsys)
+    assert code == 2 and "policy.ech" in err and "not added to an existing tree" in err, err
+    assert (tree / "nginx.conf").read_text() == before
