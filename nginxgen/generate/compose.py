@@ -120,21 +120,31 @@ def _finish_sites(
         if hsts_subdomains is not None and site.get("hsts", {}) is not None:
             # the command line wins over the files; `hsts: null` sends none: nothing to include
             site["hsts"] = {**site.get("hsts", {}), "include_subdomains": hsts_subdomains}
-        for pair in site.get("certificates", []):
-            for field in ("cert", "key"):
-                if isinstance(pair.get(field), str):
-                    pair[field] = str(Path(pair[field]).expanduser().absolute())
+        _absolute(site)
     return sites
+
+
+def _absolute(site: dict[str, Any]) -> dict[str, Any]:
+    """A site's certificate paths made absolute (nginx reads relative ones from its prefix)."""
+    for pair in site.get("certificates", []):
+        for field in ("cert", "key"):
+            if isinstance(pair.get(field), str):
+                pair[field] = str(Path(pair[field]).expanduser().absolute())
+    return site
 
 
 def _check_certificate_types(config: GeneratorConfig) -> None:
     """Every pair readable and matching its key; a second pair of the other key type."""
-    for index, site_model in enumerate(config.sites):
-        kinds = [check_pair(c.cert, c.key).key_type for c in site_model.certificates]
+    named = [("sites", s.certificates) for s in config.sites]
+    named += [("streams", s.certificates) for s in config.streams]
+    counts: dict[str, int] = {}
+    for kind, certificates in named:
+        index = counts[kind] = counts.get(kind, -1) + 1
+        kinds = [check_pair(c.cert, c.key).key_type for c in certificates]
         if len(set(kinds)) != len(kinds):
             raise ValidationError(
-                f"sites.{index}.certificates: two {kinds[0]} certificates; a second one must be of "
-                "the other key type (one RSA and one ECDSA)"
+                f"{kind}.{index}.certificates: two {kinds[0]} certificates; a second one must be "
+                "of the other key type (one RSA and one ECDSA)"
             )
 
 
@@ -167,6 +177,7 @@ def compose(
     model_data = {
         "policy": apply_cpu(dict(data.get("policy", {})), cpu),
         "sites": _finish_sites(sites, site_defaults, hsts_subdomains),
+        "streams": [_absolute(dict(s)) for s in data.get("streams", [])],
         "default_server": data.get("default_server", {}),
         "comments": comments and data.get("comments", True),
         "access_log": access_log or data.get("access_log"),

@@ -9,8 +9,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from nginxgen import knowledge, rule_codes
-from nginxgen.errors import ValidationError
+from nginxgen.generate.backends import (
+    ClientCertPlan,
+    StreamPlan,
+    UpstreamPlan,
+    plan_client_certificates,
+    plan_stream,
+    plan_upstream,
+)
 from nginxgen.generate.models import GeneratorConfig, Site, TLSPolicy
+from nginxgen.generate.planning import ListenLine
+from nginxgen.generate.planning import Problems as _Problems
+from nginxgen.generate.planning import directive_ok as _directive_ok
+from nginxgen.generate.planning import switch as _switch
 from nginxgen.report.logformat import (  # into/plan.py imports the path from here
     default_access_log_path as default_access_log_path,
 )
@@ -77,14 +88,6 @@ class AccessLog:
 
 
 @dataclass
-class ListenLine:
-    """A `listen` line the generator writes, as its arguments (the config model's Listen is
-    what a tree's line means; this is what to write)."""
-
-    args: list[str]
-
-
-@dataclass
 class SitePlan:
     name: str
     domains: list[str]
@@ -95,6 +98,8 @@ class SitePlan:
     alt_svc: str | None
     root: str
     suppress: IgnoreComment | None = None  # for the server: a finding the user asked for
+    upstream: UpstreamPlan | None = None  # every request passed to a TLS backend
+    client_certificates: ClientCertPlan | None = None
 
 
 @dataclass
@@ -108,36 +113,8 @@ class Plan:
     redirect_listens: list[ListenLine]
     comments: bool
     access_log: AccessLog | None = None
-
-
-class _Problems:
-    def __init__(self, target: Target) -> None:
-        self.target = target
-        self.items: list[str] = []
-
-    def add(self, path: str, value: object, why: str, instead: str) -> None:
-        self.items.append(
-            f"{path}: {value!r} cannot work on {self.target.describe()}: {why}; {instead}"
-        )
-
-    def raise_if_any(self) -> None:
-        if self.items:
-            raise ValidationError("\n".join(self.items))
-
-
-def _directive_ok(target: Target, name: str, table: str = "directive") -> bool:
-    status = knowledge.directive_status(target, name, table)
-    return status is not None and status.available
-
-
-def _switch(
-    value: str, possible: bool, problems: _Problems, where: str, why: str, instead: str
-) -> bool:
-    """An on/auto/off policy setting on this target: `on` where it cannot work is a problem
-    (`why`, `instead`), `auto` is on where it can."""
-    if value == "on" and not possible:
-        problems.add(where, "on", why, instead)
-    return value != "off" and possible
+    streams: list[StreamPlan] = field(default_factory=list)
+    stream_session_cache: str = "off"  # stream{}'s own zone (http{}'s is another module's)
 
 
 def _plan_protocols(policy: TLSPolicy, target: Target, problems: _Problems) -> None:
@@ -652,6 +629,14 @@ def _plan_site(
         alt_svc=alt_svc,
         root=site.root,
         suppress=None if site.hsts else _no_hsts(),
+        upstream=plan_upstream(site.upstream, site.primary, policy, target, problems)
+        if site.upstream
+        else None,
+        client_certificates=plan_client_certificates(
+            site.client_certificates, policy, target, problems
+        )
+        if site.client_certificates
+        else None,
     )
 
 
@@ -690,6 +675,10 @@ def make_plan(config: GeneratorConfig, target: Target) -> Plan:
     quic_sockets = _unique_sockets([s for site in config.sites if site.http3 for s in site.listen])
     reuseport: set[str] = {normalize_socket(sock) for sock in quic_sockets}
     sites = [_plan_site(site, config.policy, target, reuseport, problems) for site in config.sites]
+    streams = [
+        plan_stream(stream, i, config.policy, target, problems)
+        for i, stream in enumerate(config.streams)
+    ]
     problems.raise_if_any()
     reject = config.default_server.reject_unknown_names and _directive_ok(
         target, "ssl_reject_handshake"
@@ -713,4 +702,14 @@ def make_plan(config: GeneratorConfig, target: Target) -> Plan:
         redirect_listens=[ListenLine([sock, "default_server"]) for sock in redirect_sockets],
         comments=config.comments,
         access_log=access_log,
+        streams=streams,
+        stream_session_cache=_stream_session_cache(config.policy),
     )
+
+
+def _stream_session_cache(policy: TLSPolicy) -> str:
+    """stream{}'s shared session cache: a zone of its own, as large as http{}'s."""
+    session = policy.session
+    if not session.cache_size_mb:
+        return "off"
+    return f"shared:{session.cache_name}_stream:{session.cache_size_mb}m"
