@@ -235,11 +235,11 @@ def plan_client_certificates(
                 "ssl_ocsp needs nginx 1.19.0",
                 "use client_certificates.crl, or upgrade nginx",
             )
-        if not knowledge.has(target.library, "ocsp_stapling"):
+        if not knowledge.has(target.library, "ocsp_client"):
             problems.add(
                 f"{where}.ocsp",
                 certs.ocsp,
-                f"{target.library.display} has no OCSP client nginx can use",
+                knowledge.capability(target.library, "ocsp_client").refusal,
                 "use client_certificates.crl",
             )
         if not policy.resolver:

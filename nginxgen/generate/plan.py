@@ -18,7 +18,7 @@ from nginxgen.generate.backends import (
     plan_upstream,
 )
 from nginxgen.generate.models import GeneratorConfig, Site, TLSPolicy
-from nginxgen.generate.planning import ListenLine
+from nginxgen.generate.planning import ListenLine as ListenLine  # into/plan.py imports it here
 from nginxgen.generate.planning import Problems as _Problems
 from nginxgen.generate.planning import directive_ok as _directive_ok
 from nginxgen.generate.planning import switch as _switch
