@@ -4,14 +4,11 @@ using them all on every real build."""
 
 from __future__ import annotations
 
-import datetime
 from pathlib import Path
 from typing import Any
 
 import pydantic
 import pytest
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
 
 from nginxgen.conf.config import build as build_config
 from nginxgen.conf.load import load_path
@@ -24,7 +21,7 @@ from nginxgen.target import Target, resolve
 from tests.builds import ALL_BUILD_NAMES, Build
 from tests.fuzzing.generate_check import build_target, lint_findings
 from tests.live import nginx_check, prepare_prefix
-from tests.pki import CertificateFactory
+from tests.pki import CertificateFactory, empty_crl
 
 POLICY = {
     "protocols": ["TLSv1.2", "TLSv1.3"],
@@ -219,27 +216,13 @@ def test_the_config_model_reads_back_what_the_generator_meant(tmp_path: Path) ->
 # --- nginx -t on every build -----------------------------------------------------------------
 
 
-def crl(factory: CertificateFactory, path: Path) -> Path:
-    """An empty CRL from the root (ssl_crl must load one)."""
-    now = datetime.datetime.now(datetime.UTC)
-    made = (
-        x509.CertificateRevocationListBuilder()
-        .issuer_name(factory.root.subject)
-        .last_update(now)
-        .next_update(now + datetime.timedelta(days=1))
-        .sign(factory.root_key, hashes.SHA256())
-    )
-    path.write_bytes(made.public_bytes(serialization.Encoding.PEM))
-    return path
-
-
 def full_config(folder: Path, target: Target, streams: bool) -> GeneratorConfig:
     factory = CertificateFactory(folder / "pki", "ecdsa")
     leaf = factory.leaf("example.com", "ecdsa")
     pair = {"cert": str(leaf.fullchain), "key": str(leaf.key)}
     ca = str(leaf.root)
     client: dict[str, Any] = {"ca": ca, "verify": "optional", "depth": 2}
-    client["crl"] = str(crl(factory, folder / "root.crl"))
+    client["crl"] = str(empty_crl(factory, folder / "root.crl"))
     from nginxgen import knowledge
 
     if knowledge.has(target.library, "ocsp_client"):

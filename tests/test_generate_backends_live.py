@@ -139,3 +139,62 @@ def test_generated_upstream_verifies_the_backend_and_sends_its_name(
             assert got == status, (label, got, (conf.parent / "error.log").read_text()[-1500:])
             names = backend.names()
         assert names and set(names) == {BACKEND}, (label, names)
+
+
+def request_with(port: int, ca: Path, client: tuple[Path, Path] | None) -> int:
+    """GET / from the front with SNI example.com, showing a client certificate or none."""
+    context = ssl.create_default_context(cafile=str(ca))
+    if client is not None:
+        context.load_cert_chain(str(client[0]), str(client[1]))
+    with socket.create_connection(("127.0.0.1", port), timeout=15) as raw:
+        tls = context.wrap_socket(raw, server_hostname=FRONT)
+        tls.sendall(f"GET / HTTP/1.1\r\nHost: {FRONT}\r\nConnection: close\r\n\r\n".encode())
+        head = tls.recv(200).decode(errors="replace")
+    found = re.match(r"HTTP/1\.1 (\d{3})", head)
+    assert found, head
+    return int(found.group(1))
+
+
+@pytest.mark.parametrize("build", ["trixie"], indirect=True)
+def test_cloudflare_origin_answers_only_the_client_certificate_of_its_ca(
+    build: Build, tmp_path: Path
+) -> None:
+    """The cloudflare-origin preset's Authenticated Origin Pulls, its CA path pointed at a test
+    CA standing in for Cloudflare's: 400 without a client certificate or with one of another
+    CA, 200 with one the CA issued (directly, as Cloudflare's is: depth 1)."""
+    front = CertificateFactory(tmp_path / "front", "ecdsa").leaf(FRONT, "ecdsa")
+    pulls = CertificateFactory(tmp_path / "pulls", "ecdsa")
+    member = pulls.leaf("origin-pull.example", "ecdsa", client=True)
+    stranger = CertificateFactory(tmp_path / "stranger", "ecdsa").leaf(
+        "x.example", "ecdsa", client=True
+    )
+    www = tmp_path / "www"
+    www.mkdir()
+    (www / "index.html").write_text("hello\n")
+    port = free_port()
+    site = {
+        "domains": [FRONT],
+        "certificates": [{"cert": str(front.fullchain), "key": str(front.key)}],
+        "listen": [f"127.0.0.1:{port}"],
+        "http_listen": [],
+        "redirect": False,
+        "root": str(www),
+    }
+    # the client certificate comes with its intermediate: the CA file holds the root
+    data = {
+        "sites": [site],
+        "access_log": "off",
+        "site": {"client_certificates": {"ca": str(member.root), "depth": 2}},
+    }
+    config = tmp_path / "site.yaml"
+    config.write_text(yaml.safe_dump(data))
+    out = tmp_path / "conf"
+    args = ["generate", "--preset", "cloudflare-origin", "--config", str(config), "--out", str(out)]
+    assert main([*args, *build.target_flags]) == 0
+    assert "ssl_verify_client on;" in (out / f"{FRONT}.ssl.conf").read_text()
+    conf = out / "nginx.conf"
+    prepare_prefix(conf, build, workers=1)
+    with Server(build, conf, [port]):
+        assert request_with(port, front.root, None) == 400
+        assert request_with(port, front.root, (stranger.fullchain, stranger.key)) == 400
+        assert request_with(port, front.root, (member.fullchain, member.key)) == 200

@@ -6,6 +6,7 @@ These only check what can be checked without a target (shapes, ranges, safe char
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from collections.abc import Iterable
 from typing import Annotated, Any, Literal
@@ -188,7 +189,11 @@ def split_backend(address: str) -> tuple[str, int | None]:
 def is_address(host: str) -> bool:
     """An IP address literal: nginx sends no SNI for one (RFC 6066), and no certificate
     name is checked against it."""
-    return host.startswith("[") or bool(re.fullmatch(r"[0-9.]+", host))
+    try:
+        ipaddress.ip_address(host.removeprefix("[").removesuffix("]"))
+    except ValueError:
+        return False
+    return True
 
 
 class BackendTls(Strict):
