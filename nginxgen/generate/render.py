@@ -14,6 +14,10 @@ TLS_FILE = "tls.conf"
 DEFAULT_FILE = "default-server.conf"
 REDIRECT_FILE = "http-redirect.conf"
 MAIN_FILE = "nginx.conf"
+STREAM_TLS_FILE = "stream-tls.conf"
+# stream{} takes these ssl_conf_command lines; KTLS and AntiReplay are http{}'s (sendfile,
+# early data)
+STREAM_COMMANDS = ("Ciphersuites", "PrioritizeChaCha")
 
 
 def _environment() -> jinja2.Environment:
@@ -49,6 +53,10 @@ def site_file(name: str) -> str:
     return f"{name}.ssl.conf"
 
 
+def stream_file(name: str) -> str:
+    return f"{name}.stream.conf"
+
+
 def render(plan: Plan) -> dict[str, str]:
     """File name -> text, in the order a reader should see them."""
     env = _environment()
@@ -57,6 +65,8 @@ def render(plan: Plan) -> dict[str, str]:
         "default": DEFAULT_FILE,
         "redirect": REDIRECT_FILE if plan.redirect_listens else None,
         "sites": [site_file(s.name) for s in plan.sites],
+        "streams": [stream_file(s.name) for s in plan.streams],
+        "stream_tls": STREAM_TLS_FILE,
     }
     common = {
         "version": __version__,
@@ -82,6 +92,21 @@ def render(plan: Plan) -> dict[str, str]:
     template = env.get_template("site.ssl.conf.j2")
     for site in plan.sites:
         out[site_file(site.name)] = template.render(common, site=site)
+    if plan.streams:
+        commands = [
+            c
+            for c in plan.tls.conf_commands
+            if c.name in STREAM_COMMANDS or c.value in STREAM_COMMANDS
+        ]
+        out[STREAM_TLS_FILE] = env.get_template("stream.conf.j2").render(
+            common,
+            tls=plan.tls,
+            stream_commands=commands,
+            session_cache=plan.stream_session_cache,
+        )
+        stream_template = env.get_template("site.stream.conf.j2")
+        for stream in plan.streams:
+            out[stream_file(stream.name)] = stream_template.render(common, stream=stream)
     texts = {name: _comments(text, plan.comments) for name, text in out.items()}
     if plan.ech is not None:  # not nginx config: no `#:` comments to turn
         texts[DNS_FILE] = plan.ech.dns_text

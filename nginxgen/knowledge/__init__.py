@@ -960,6 +960,12 @@ def nginx_fact(key: str) -> dict[str, Any]:
     return data
 
 
+def pki_fact(key: str) -> dict[str, Any]:
+    """A named table of pki.toml (`system_ca_bundle`, `cloudflare_origin_pull`)."""
+    data: dict[str, Any] = _toml("pki")[key]
+    return data
+
+
 def auto_ticket_rotation(target: Target) -> bool:
     return target.nginx >= Version(nginx_fact("ticket_rotation")["since"])
 
