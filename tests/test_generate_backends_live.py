@@ -159,7 +159,7 @@ def request_with(port: int, ca: Path, client: tuple[Path, Path] | None) -> int:
 def test_cloudflare_origin_answers_only_the_client_certificate_of_its_ca(
     build: Build, tmp_path: Path
 ) -> None:
-    """The cloudflare-origin preset's Authenticated Origin Pulls, its CA path pointed at a test
+    """The cloudflare-origin-pull preset's Authenticated Origin Pulls, its CA path pointed at a test
     CA standing in for Cloudflare's: 400 without a client certificate or with one of another
     CA, 200 with one the CA issued (directly, as Cloudflare's is: depth 1)."""
     front = CertificateFactory(tmp_path / "front", "ecdsa").leaf(FRONT, "ecdsa")
@@ -189,7 +189,15 @@ def test_cloudflare_origin_answers_only_the_client_certificate_of_its_ca(
     config = tmp_path / "site.yaml"
     config.write_text(yaml.safe_dump(data))
     out = tmp_path / "conf"
-    args = ["generate", "--preset", "cloudflare-origin", "--config", str(config), "--out", str(out)]
+    args = [
+        "generate",
+        "--preset",
+        "cloudflare-origin-pull",
+        "--config",
+        str(config),
+        "--out",
+        str(out),
+    ]
     assert main([*args, *build.target_flags]) == 0
     assert "ssl_verify_client on;" in (out / f"{FRONT}.ssl.conf").read_text()
     conf = out / "nginx.conf"
