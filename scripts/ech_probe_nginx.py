@@ -18,6 +18,7 @@ import argparse
 import datetime
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -143,7 +144,11 @@ def one(openssl: str, folder: Path, port: int, key: str) -> tuple[str, bool]:
     )  # fmt: skip
     found = json.loads(done.stdout)[0]
     ech = found["ech"] or {}
-    configs = read_config_list(str(folder / f"{key}.pem")).base64()
+    # s_client gets the ECHCONFIG block as openssl wrote it, not as nginxgen reads it
+    block = re.search(r"-----BEGIN ECHCONFIG-----(.*?)-----END",
+                      (folder / f"{key}.pem").read_text(), re.S)  # fmt: skip
+    assert block is not None
+    configs = "".join(block.group(1).split())
     said = subprocess.run(
         [openssl, "s_client", "-connect", f"127.0.0.1:{port}", "-servername", INNER,
          "-CAfile", str(folder / "both.crt"), "-ech_config_list", configs],
