@@ -214,8 +214,12 @@ def test_an_unreadable_ech_config_is_one_line_and_exit_2(tmp_path: Path) -> None
     done = run_cli("probe", "127.0.0.1:9", "--ech-config", str(broken))
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
-        "nginxgen: error: --ech-config: ECHConfigList: 65 bytes announced, 4 left"
+        f"nginxgen: error: {broken}:1: ECHCONFIG: ECHConfigList: 65 bytes announced, 4 left"
     ], done.stderr
+    record = run_cli("probe", "127.0.0.1:9", "--ech-config", '1 . alpn="h2"')
+    assert (record.returncode, record.stderr) == (
+        2, "nginxgen: error: --ech-config: no ech= parameter in the record\n"
+    )  # fmt: skip
 
 
 @pytest.mark.parametrize(
