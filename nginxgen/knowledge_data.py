@@ -20,8 +20,8 @@ if TYPE_CHECKING:
 KNOWLEDGE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "knowledge")
 SNAPSHOT = os.path.join(KNOWLEDGE_DIR, "snapshot.json")
 TOML_FILES = (
-    "cipher_models", "groups", "libraries", "logging", "managers", "nginx", "nginx_values", "pki",
-    "web"
+    "cipher_models", "ech", "groups", "libraries", "logging", "managers", "nginx",
+    "nginx_values", "pki", "web"
 )  # fmt: skip
 
 

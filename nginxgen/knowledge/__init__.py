@@ -960,6 +960,12 @@ def nginx_fact(key: str) -> dict[str, Any]:
     return data
 
 
+def pki_fact(key: str) -> dict[str, Any]:
+    """A named table of pki.toml (`system_ca_bundle`, `cloudflare_origin_pull`)."""
+    data: dict[str, Any] = _toml("pki")[key]
+    return data
+
+
 def auto_ticket_rotation(target: Target) -> bool:
     return target.nginx >= Version(nginx_fact("ticket_rotation")["since"])
 
@@ -1266,17 +1272,25 @@ class LogField:
     variable: str  # the nginx variable, without `$`
     since: str | None
     source: str
+    capability: str | None = None  # a library capability the variable needs to mean anything
 
 
 def log_fields(target: Target | None = None) -> list[LogField]:
-    """The generated TLS log format's fields; with a target, only the variables its nginx has."""
+    """The generated TLS log format's fields; with a target, only the variables its nginx has
+    (and its library gives a value)."""
     fields = [
-        LogField(key=f["key"], variable=f["variable"], since=f.get("since"), source=f["source"])
+        LogField(key=f["key"], variable=f["variable"], since=f.get("since"), source=f["source"],
+                 capability=f.get("capability"))
         for f in _toml("logging")["field"]
-    ]
+    ]  # fmt: skip
     if target is None:
         return fields
-    return [f for f in fields if in_range(target.nginx, f.since, None)]
+    return [
+        f
+        for f in fields
+        if in_range(target.nginx, f.since, None)
+        and (f.capability is None or has(target.library, f.capability))
+    ]
 
 
 @record(frozen=True)
@@ -1381,3 +1395,33 @@ def upstream_keepalive_defaults(target: Target) -> UpstreamKeepaliveDefaults:
         proxy_http11=target.nginx >= Version(data["proxy_http11_since"]),
         since=data["default_since"],
     )
+
+
+# --- Encrypted Client Hello ----------------------------------------------------------------------
+
+
+def ech_fact(key: str) -> dict[str, Any]:
+    """A table of knowledge/ech.toml: directive, rotation, tls13, public_name, key_file, status,
+    dns."""
+    fact: dict[str, Any] = _toml("ech")[key]
+    return fact
+
+
+def directive_first_release(name: str) -> str | None:
+    """The first nginx release that has a directive (nginx_directives.json)."""
+    entries = _json("nginx_directives")["directives"].get(name)
+    if not entries:
+        return None
+    first = min(start for e in entries for start, _ in e["ranges"])
+    return str(_json("nginx_directives")["releases"][first])
+
+
+def ech_refusal(target: Target) -> str | None:
+    """Why the target cannot serve Encrypted Client Hello (None: it can): its nginx lacks
+    ssl_ech_file, or its library lacks OpenSSL's ECH API."""
+    name = ech_fact("directive")["name"]
+    if nginx_directive(target, name) is None:
+        return f"nginx has {name} only from {directive_first_release(name)}"
+    if not has(target.library, "ech"):
+        return capability(target.library, "ech").refusal
+    return None
