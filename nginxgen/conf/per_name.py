@@ -50,6 +50,16 @@ class Answer:
     ignored: tuple[Ignored, ...] = ()
 
 
+@record(frozen=True)
+class EchKeys:
+    """What an ECH client meets: the configs that decrypt, as (config_id, public key), and the
+    retry configs a client with any other config gets (the wire form of the first file's
+    ECHConfigList; None: no ECH, the outer hello is answered as any other)."""
+
+    decrypts: frozenset[tuple[int, bytes]]
+    retry_configs: bytes | None
+
+
 def server_for_name(servers: list[Server], name: str | None) -> Server | None:
     """The server nginx picks for a requested name among a socket's servers (ngx_http_find_
     virtual_server): an exact name; else the longest matching leading wildcard (`*.example.org`,
@@ -194,6 +204,33 @@ class NameModel:
         )
 
     # --- what a client observes --------------------------------------------------------------
+
+    def ech_keys(self) -> Answer:
+        """What the deciding ssl_ech_file lines (ech_files) give an ECH client: every file with
+        its private key decrypts its configs, the first such file's configs are the retry
+        configs (knowledge: ech.rotation), a file with no key decrypts nothing (ech.key_file);
+        nothing where the library lacks OpenSSL's ECH API (capability ech). None where a file
+        cannot be read here."""
+        from nginxgen.ech import EchError, read_key_file
+
+        def meaning(stmts: list[Stmt]) -> EchKeys | None:
+            decrypts: set[tuple[int, bytes]] = set()
+            retry = None
+            if not knowledge.has(self.target.library, "ech"):
+                return EchKeys(frozenset(), None)
+            for stmt in (s for s in stmts if s.args):
+                data = read(self.config.loaded, stmt.args[0])
+                if data is None:
+                    return None
+                try:
+                    keys = read_key_file(data.decode("utf-8", "replace"))
+                except EchError:
+                    continue
+                decrypts |= {(c.config_id, c.public_key) for c in keys.config_list.configs}
+                retry = keys.config_list.raw if retry is None else retry
+            return EchKeys(frozenset(decrypts), retry)
+
+        return self.answer("ssl_ech_file", meaning, "the ECH keys")
 
     def refused(self) -> Answer:
         """Whether the handshake is refused (`ssl_reject_handshake on` in the name's server)."""
