@@ -33,6 +33,7 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "rule_codes",  # the codes the generator names, below both it and the linter
             "pem",  # certificates and keys, read for certs and for the config model alike
             "spelling",  # the nearest known word, for every "did you mean"
+            "console",  # what a command prints beside its result, and how it prints it
         ),
     ),
     ("files", ("diff", "writer", "nginx_check", "certs")),

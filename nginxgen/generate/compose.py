@@ -68,6 +68,7 @@ def apply_cpu(policy: dict[str, Any], mode: CpuMode | None) -> dict[str, Any]:
 def compose(
     preset: str | None,
     config_file: Path | None,
+    *,
     domains: list[str],
     certs: list[str],
     keys: list[str],
