@@ -6,16 +6,15 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import cast
+from typing import cast, get_args
 
 from nginxgen.conf.tree import TreeMapping, parse_map
 from nginxgen.console import note
 from nginxgen.errors import NginxgenError
+from nginxgen.generate.compose import CpuMode, compose
 from nginxgen.generate.models import GeneratorConfig
 from nginxgen.records import record
 from nginxgen.target import Target
-
-CPU_MODES = ("auto", "aes-ni", "no-aes-ni")
 
 
 @record
@@ -56,10 +55,9 @@ def resolve_options(
 ) -> GenerateOptions:
     """The flags as given (each one named after its flag), checked: a flag that needs another,
     or two that exclude each other, is one line naming it (exit 2)."""
-    from nginxgen.generate.compose import CpuMode, compose
     from nginxgen.target import resolve
 
-    if cpu is not None and cpu not in CPU_MODES:
+    if cpu is not None and cpu not in get_args(CpuMode):
         raise NginxgenError(f"unknown value {cpu!r}: use auto, aes-ni or no-aes-ni", where="--cpu")
     if into is not None and out is not None:
         raise NginxgenError("give --out (a new tree) or --into (an existing one)", where="--into")
