@@ -151,7 +151,8 @@ def _name(data: bytes, item: tuple[int, int, int]) -> NameKey:
     rdns = []
     for rdn in _items(data, *_expect(item, _SEQUENCE)):
         attributes = set()
-        for attribute in _items(data, *_expect(rdn, _SET)):
+        members = _items(data, *_expect(rdn, _SET))
+        for attribute in members:
             parts = _items(data, *_expect(attribute, _SEQUENCE))
             if len(parts) != 2 or parts[1][0] not in _STRINGS:
                 raise _Unknown
@@ -161,6 +162,8 @@ def _name(data: bytes, item: tuple[int, int, int]) -> NameKey:
             except UnicodeDecodeError:
                 raise _Unknown from None
             attributes.add((kind, value))
+        if not attributes or len(attributes) != len(members):  # cryptography refuses both
+            raise _Unknown
         rdns.append(frozenset(attributes))
     return tuple(rdns)
 
