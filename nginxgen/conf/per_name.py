@@ -24,7 +24,7 @@ from nginxgen.conf.effective import HSTS, Effective, header_sent, server_label
 from nginxgen.conf.files import read
 from nginxgen.conf.groups import parse_groups
 from nginxgen.conf.load import Stmt
-from nginxgen.pem import key_description, load_chain
+from nginxgen.der import Certificate, load_chain
 from nginxgen.records import record
 
 TYPE_CHECKING = False
@@ -371,7 +371,7 @@ class NameModel:
         return self.answer("ssl_conf_command Ciphersuites", taken, "the TLS 1.3 suites")
 
     @cached_property
-    def _leaves(self) -> dict[str, Any] | None:
+    def _leaves(self) -> dict[str, Certificate] | None:
         """Path -> the first certificate of each of the server's ssl_certificate files (None
         when one cannot be read: a variable in the path, a missing or unreadable file)."""
         leaves = {}
@@ -385,15 +385,9 @@ class NameModel:
 
     def certificates(self) -> Answer:
         """sha256 of each leaf the server may send -> its ssl_certificate path."""
-        from cryptography.hazmat.primitives import hashes
-
         lines = self.server.effective("ssl_certificate")
         leaves = self._leaves
-        value = (
-            None
-            if leaves is None
-            else {leaf.fingerprint(hashes.SHA256()).hex(): p for p, leaf in leaves.items()}
-        )
+        value = None if leaves is None else {leaf.sha256(): p for p, leaf in leaves.items()}
         return Answer("ssl_certificate", value, lines[-1] if lines else None)
 
     def tls12_suites(self) -> Answer:
@@ -409,7 +403,7 @@ class NameModel:
         leaves = self._leaves
         if leaves is None or model.approximate:
             return Answer("ssl_ciphers", None, line)
-        keys = {key_description(cert)[0] for cert in leaves.values()}  # "ECDSA", "RSA", ...
+        keys = {cert.key[0] for cert in leaves.values()}  # "ECDSA", "RSA", ...
         text = " ".join(line.args) if line else knowledge.nginx_fact("defaults")["ssl_ciphers"]
         result = evaluate(text, model)
         if result.error:

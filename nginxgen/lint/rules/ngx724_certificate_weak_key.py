@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from nginxgen import knowledge
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
-from nginxgen.lint.rules._files import certificate_files, key_description
+from nginxgen.lint.rules._files import certificate_files
 
 RULE = Rule(
     code="NGX724",
@@ -27,7 +27,7 @@ RULE = Rule(
 def check(ctx: Context) -> Iterator[Finding]:
     refuses = ctx.has("refuses_small_keys")
     for cert in certificate_files(ctx):
-        kind, bits = key_description(cert.chain[0])
+        kind, bits = cert.chain[0].key
         floor = knowledge.key_floor_bits(kind)
         if floor is None or bits >= floor:
             continue

@@ -31,7 +31,7 @@ def check(ctx: Context) -> Iterator[Finding]:
 
     now = datetime.datetime.now(datetime.UTC)
     for cert in certificates:
-        not_after = cert.chain[0].not_valid_after_utc
+        not_after = cert.chain[0].not_after
         left = not_after - now
         day = not_after.date().isoformat()
         if left <= datetime.timedelta(0):

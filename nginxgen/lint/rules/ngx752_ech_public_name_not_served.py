@@ -63,7 +63,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                 chain = load_chain(data) if data else []
                 if chain:
                     chains.append(chain[0])
-            if chains and not any(covers(leaf, name) for leaf in chains):
+            if chains and not any(covers(leaf.crypto(), name) for leaf in chains):
                 yield ctx.finding(
                     RULE,
                     found.line,
