@@ -218,11 +218,11 @@ def _generate_into(
     in what nginxgen wrote (should be nothing) and, left as is, in the user's own lines."""
     from nginxgen.diff import show
     from nginxgen.into.apply import run_into
-    from nginxgen.lint.findings import Finding, severity_rank
+    from nginxgen.lint.findings import Finding, Severity
     from nginxgen.lint.run import Selection, lint
 
     def failing(findings: list[Finding]) -> list[Finding]:
-        return [f for f in findings if severity_rank(f.severity) >= severity_rank("warning")]
+        return [f for f in findings if f.severity.at_least(Severity.WARNING)]
 
     result = run_into(
         into,

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from nginxgen.conf.load import STDIN_NAME, Loaded
 from nginxgen.edit.edits import Edit, apply
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Applicability, Finding, Severity
 from nginxgen.records import field, record
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
@@ -54,13 +54,15 @@ def _held_back(findings: list[Finding]) -> set[Finding]:
     become `ssl_protocols TLSv1.2 TLSv13 TLSv1.3;`). A line with another error (an unknown group,
     say) is mended by that error's own fix first: another fix built on it now (a tuple around
     the unknown name) would still fail."""
-    refused = {(f.file, f.line) for f in findings if f.severity == "error" and _grammar(f.code)}
-    erring = {(f.file, f.line) for f in findings if f.severity == "error"}
+    refused = {
+        (f.file, f.line) for f in findings if f.severity is Severity.ERROR and _grammar(f.code)
+    }
+    erring = {(f.file, f.line) for f in findings if f.severity is Severity.ERROR}
     return {
         f
         for f in findings
         if ((f.file, f.line) in refused and not (_grammar(f.code) and f.code != "NGX010"))
-        or (f.severity != "error" and (f.file, f.line) in erring)
+        or (f.severity is not Severity.ERROR and (f.file, f.line) in erring)
     }
 
 
@@ -71,7 +73,7 @@ def _grammar(code: str) -> bool:
 def run_fixes(
     load: Callable[[dict[str, str]], Loaded],
     lint: Callable[[Loaded], list[Finding]],
-    classes: frozenset[str],
+    classes: frozenset[Applicability],
     trace: list[tuple[str, bytes, list[Edit], bytes]] | None = None,
     on_change: Callable[[FixOutcome], None] | None = None,
 ) -> FixOutcome:

@@ -8,7 +8,7 @@ from nginxgen.conf.config import Config, Server
 from nginxgen.conf.load import Stmt
 from nginxgen.conf.per_name import NameModel, lines_of
 from nginxgen.lint.context import Context
-from nginxgen.lint.findings import Fix
+from nginxgen.lint.findings import Applicability, Fix
 from nginxgen.lint.rules import _fixes
 from nginxgen.records import record
 from nginxgen.values import same_value
@@ -18,7 +18,7 @@ from nginxgen.values import same_value
 # wanted there; deleting it keeps behaviour and loses that intent (a vhost's post-quantum
 # groups, silently gone). Making it take effect changes what clients get: unsafe.
 MOVE_TO_DEFAULT = (
-    "unsafe",
+    Applicability.UNSAFE,
     "no safe fix: the ignored line is the only record of what was wanted there; with "
     "--unsafe-fixes, moves its value into the default server that decides (for every name on "
     "that address; the line stays where its server also listens on another TLS address, and "

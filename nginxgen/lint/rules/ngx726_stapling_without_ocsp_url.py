@@ -17,14 +17,14 @@ from collections.abc import Iterator
 
 from nginxgen import knowledge
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._files import certificate_files, resolve
 from nginxgen.pem import ocsp_urls  # cryptography itself only once a certificate was read
 
 RULE = Rule(
     code="NGX726",
     name="stapling-without-ocsp-url",
-    severity="info",
+    severity=Severity.INFO,
     fix="ssl_stapling off; (the certificate has no OCSP responder to staple from)",
 )
 
