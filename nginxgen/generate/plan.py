@@ -6,11 +6,10 @@ instead. All version and library facts come from `nginxgen.knowledge`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from nginxgen import knowledge, rule_codes
 from nginxgen.errors import ValidationError
 from nginxgen.generate.models import GeneratorConfig, Site, TLSPolicy
+from nginxgen.records import field, record
 from nginxgen.report.logformat import (  # into/plan.py imports the path from here
     default_access_log_path as default_access_log_path,
 )
@@ -19,14 +18,14 @@ from nginxgen.sockets import normalize_socket
 from nginxgen.target import Target
 
 
-@dataclass
+@record
 class ConfCommand:
     name: str
     value: str
     why: str
 
 
-@dataclass
+@record
 class TLSPlan:
     protocols: list[str]
     ciphers: str | None
@@ -51,7 +50,7 @@ class TLSPlan:
     suppress: dict[str, IgnoreComment] = field(default_factory=dict)  # by directive
 
 
-@dataclass
+@record
 class IgnoreComment:
     """Findings the user asked for, told to the linter as the comment above a line (what the
     linter reads as a suppression with its reason)."""
@@ -67,7 +66,7 @@ class IgnoreComment:
         return f"nginxgen: ignore[{','.join(self.codes)}] {'; '.join(self.reasons)}"
 
 
-@dataclass
+@record
 class AccessLog:
     """The TLS access log: a JSON line per request with what its connection negotiated."""
 
@@ -76,7 +75,7 @@ class AccessLog:
     path: str
 
 
-@dataclass
+@record
 class ListenLine:
     """A `listen` line the generator writes, as its arguments (the config model's Listen is
     what a tree's line means; this is what to write)."""
@@ -84,7 +83,7 @@ class ListenLine:
     args: list[str]
 
 
-@dataclass
+@record
 class SitePlan:
     name: str
     domains: list[str]
@@ -97,7 +96,7 @@ class SitePlan:
     suppress: IgnoreComment | None = None  # for the server: a finding the user asked for
 
 
-@dataclass
+@record
 class Plan:
     target: Target
     tls: TLSPlan

@@ -269,7 +269,7 @@ def _fixable(
     """The findings, with the fixes taken away that `--fixable`/`--unfixable` (or the settings)
     rule out, or that would touch a file outside `files` (with --root, only the files given are
     changed): those are still reported, never applied."""
-    from nginxgen.lint.findings import Finding as Found
+    from nginxgen.records import replace
 
     def inside(edits: tuple[tuple[str, Edit], ...]) -> tuple[tuple[str, Edit], ...]:
         return edits if files is None or {file for file, _ in edits} <= files else ()
@@ -280,9 +280,7 @@ def _fixable(
             allowed = may_fix.wants(f)
             edits = inside(f.edits) if allowed else ()
             if edits != f.edits:
-                f = Found(
-                    f.code, f.name, f.severity, f.file, f.line, f.message, f.fix,
-                    f.autofix if edits else None, edits,
-                )  # fmt: skip
+                # a fix taken away leaves no edits and no files it would touch
+                f = replace(f, autofix=f.autofix if edits else None, edits=edits, touches=())
         out.append(f)
     return out

@@ -19,9 +19,9 @@ import socket
 import struct
 import threading
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
 
 from nginxgen import knowledge
+from nginxgen.records import record, replace
 
 # IANA TLS registries: protocol versions, and suites offered for each version. The groups the
 # probe asks about, as it names them; their code points come from the knowledge base.
@@ -74,7 +74,7 @@ ALERTS = {40: "handshake failure", 70: "protocol version", 71: "insufficient sec
           50: "decode error", 109: "missing extension"}  # fmt: skip
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Answer:
     """The server's first answer to one ClientHello."""
 
@@ -352,7 +352,7 @@ def ask(
     return replace(first, retry=refused) if first is not None else refused
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Flight:
     """What a TLS 1.2 server sends before it waits for the client: its certificates as sent
     (DER, in order), whether an OCSP response was stapled, and any CertificateRequest."""

@@ -13,9 +13,9 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 
 from nginxgen import knowledge
+from nginxgen.records import field, record
 from nginxgen.report.logformat import ROLES, LineParser, LogFormat
 
 TIME, SITE, HOST, PROTOCOL, CIPHER, CURVE, CURVES, REUSED, EARLY, REQUESTS, TLS = range(len(ROLES))
@@ -28,7 +28,7 @@ MAX_SITES = 1000
 OTHER_SITES = "(other sites)"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class GroupView:
     """A logged group value, named: hex code points become names, GREASE is left out."""
 
@@ -52,7 +52,7 @@ def group_view(value: str) -> GroupView:
     return GroupView(value, bool(group and group.pq))
 
 
-@dataclass
+@record
 class Unreadable:
     count: int = 0
     examples: list[tuple[str, int, str]] = field(default_factory=list)  # file, line, text
@@ -64,7 +64,7 @@ class Unreadable:
             self.examples.append((name, number, text[:200]))
 
 
-@dataclass
+@record
 class InputCount:
     """What one input gave: its lines that the format read, and the first it could not."""
 
@@ -75,7 +75,7 @@ class InputCount:
     first_unreadable_text: bytes = b""
 
 
-@dataclass
+@record
 class Tally:
     """The counters of one or more logs read with one format."""
 
