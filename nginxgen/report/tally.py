@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 
 from nginxgen import knowledge
 from nginxgen.records import field, record
-from nginxgen.report.logformat import ROLES, LineParser, LogFormat
+from nginxgen.report.logformat import ROLES, LineParser, LogFormat, Values
 
 TIME, SITE, HOST, PROTOCOL, CIPHER, CURVE, CURVES, REUSED, EARLY, REQUESTS, TLS = range(len(ROLES))
 MONTH_NAMES = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
@@ -134,10 +134,7 @@ class Tally:
                 except ValueError:
                     values = None
                 if values is None:
-                    self.unreadable.add(name, number, line)
-                    if counted.first_unreadable is None:
-                        counted.first_unreadable = number
-                        counted.first_unreadable_text = line
+                    self._unreadable_line(counted, number, line)
                     continue
                 readable += 1
                 site = self._site(values[SITE] or values[HOST] or "-")
@@ -156,36 +153,40 @@ class Tally:
                 if not tls:  # plain HTTP, or a format that cannot tell: no TLS details
                     connections[when, site, tls, None, None, None, False, False, False, False] += 1
                     continue
-                protocol = values[PROTOCOL]
-                curve = values[CURVE]
-                group = None
-                offered = False
-                pq = False
-                if curve is not None and curve not in EMPTY:
-                    view = groups.get(curve)
-                    if view is None:
-                        view = groups[curve] = group_view(curve)
-                    group, pq = view.name, view.pq
-                    curves = values[CURVES]
-                    if not pq and protocol == "TLSv1.3" and curves not in (None, *EMPTY):
-                        offered = self._offered_pq(curves)
-                key = (
-                    when,
-                    site,
-                    True,
-                    protocol,
-                    values[CIPHER],
-                    group,
-                    pq,
-                    offered,
-                    values[REUSED] == "r",
-                    values[EARLY] == "1",
-                )
-                connections[key] += 1
+                connections[self._tls_connection(values, when, site, groups)] += 1
         finally:
             self.lines += number
             counted.readable = readable
             counted.unreadable = self.unreadable.count - unreadable_before
+
+    def _unreadable_line(self, counted: InputCount, number: int, line: bytes) -> None:
+        """A line the format did not read: counted, and kept as an example while few."""
+        self.unreadable.add(counted.name, number, line)
+        if counted.first_unreadable is None:
+            counted.first_unreadable = number
+            counted.first_unreadable_text = line
+
+    def _tls_connection(
+        self, values: Values, when: object, site: str, groups: dict[str, GroupView]
+    ) -> tuple[object, ...]:
+        """The connections key of a TLS connection's first request: its protocol, suite, group
+        (named once per value in `groups`), whether the group is post-quantum or the client
+        offered one, resumption and early data."""
+        protocol = values[PROTOCOL]
+        curve = values[CURVE]
+        group = None
+        offered = False
+        pq = False
+        if curve is not None and curve not in EMPTY:
+            view = groups.get(curve)
+            if view is None:
+                view = groups[curve] = group_view(curve)
+            group, pq = view.name, view.pq
+            curves = values[CURVES]
+            if not pq and protocol == "TLSv1.3" and curves not in (None, *EMPTY):
+                offered = self._offered_pq(curves)
+        reused, early = values[REUSED] == "r", values[EARLY] == "1"
+        return (when, site, True, protocol, values[CIPHER], group, pq, offered, reused, early)
 
 
 def _hour_key(variable: str | None) -> Callable[[str | None], object]:
