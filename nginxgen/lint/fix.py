@@ -91,40 +91,13 @@ def run_fixes(
             raise FixError(
                 f"a fix left {sorted(broken & set(overlay))[0]} unparsable; nothing written"
             )
-        taken: dict[str, list[Edit]] = {}
-        codes: list[str] = []
-        held = _held_back(findings)
-        for finding in findings:
-            if finding in held:
-                continue
-            chosen = finding.edits if finding.autofix in classes else ()
-            if not chosen:
-                continue
-            if {file for file, _ in chosen} & broken:
-                continue  # a file with a syntax error gets no fix
-            if any(_overlaps(e, taken.get(file, [])) for file, e in chosen):
-                continue  # the next pass, against the text this one leaves
-            if any(
-                _overlaps(e, [o for f, o in chosen[:i] if f == file])
-                for i, (file, e) in enumerate(chosen)
-            ):
-                continue  # a fix whose own edits collide is not applied at all
-            for file, edit in chosen:
-                taken.setdefault(file, []).append(edit)
-            codes.append(finding.code)
+        taken, codes = _choose(findings, classes, broken)
         if not taken:
             outcome.findings = findings
             for file in [f for f, text in overlay.items() if text == outcome.originals[f]]:
                 del overlay[file], outcome.originals[file]  # same bytes: not "fixed", not written
             return outcome
-        for file, edits in taken.items():
-            text = loaded.texts[file]
-            outcome.originals.setdefault(file, text)
-            before = text.encode(*ENCODING)
-            after = apply(before, edits)
-            overlay[file] = after.decode(*ENCODING)
-            if trace is not None:
-                trace.append((file, before, edits, after))
+        _apply(outcome, loaded.texts, taken, trace)
         outcome.fixed.extend(codes)
         last_codes = codes
         if on_change is not None:
@@ -133,6 +106,54 @@ def run_fixes(
         f"fixes did not settle after {MAX_PASSES} passes (still changing: "
         f"{', '.join(sorted(set(last_codes)))})"
     )
+
+
+def _choose(
+    findings: list[Finding], classes: frozenset[Applicability], broken: set[str]
+) -> tuple[dict[str, list[Edit]], list[str]]:
+    """One pass's edits by file, and the code of each fix they make: every fix of the allowed
+    classes not held back, on no file with a syntax error, overlapping neither a fix taken
+    before it nor itself."""
+    taken: dict[str, list[Edit]] = {}
+    codes: list[str] = []
+    held = _held_back(findings)
+    for finding in findings:
+        if finding in held:
+            continue
+        chosen = finding.edits if finding.autofix in classes else ()
+        if not chosen:
+            continue
+        if {file for file, _ in chosen} & broken:
+            continue  # a file with a syntax error gets no fix
+        if any(_overlaps(e, taken.get(file, [])) for file, e in chosen):
+            continue  # the next pass, against the text this one leaves
+        if any(
+            _overlaps(e, [o for f, o in chosen[:i] if f == file])
+            for i, (file, e) in enumerate(chosen)
+        ):
+            continue  # a fix whose own edits collide is not applied at all
+        for file, edit in chosen:
+            taken.setdefault(file, []).append(edit)
+        codes.append(finding.code)
+    return taken, codes
+
+
+def _apply(
+    outcome: FixOutcome,
+    texts: dict[str, str],
+    taken: dict[str, list[Edit]],
+    trace: list[tuple[str, bytes, list[Edit], bytes]] | None,
+) -> None:
+    """The pass's edits made on the texts it read, into `outcome.changed` (the overlay the next
+    pass loads), each file's first text kept in `outcome.originals`."""
+    for file, edits in taken.items():
+        text = texts[file]
+        outcome.originals.setdefault(file, text)
+        before = text.encode(*ENCODING)
+        after = apply(before, edits)
+        outcome.changed[file] = after.decode(*ENCODING)
+        if trace is not None:
+            trace.append((file, before, edits, after))
 
 
 def unified_diff(outcome: FixOutcome) -> str:
