@@ -20,7 +20,7 @@ from nginxgen.conf.effective import server_label
 from nginxgen.conf.load import Loaded, Stmt, load_valid, walk
 from nginxgen.conf.tree import PathMap
 from nginxgen.edit import edits
-from nginxgen.edit.source import Source, Statement
+from nginxgen.edit.source import Source, SourceStatement
 from nginxgen.edit.tree import TreeSources
 from nginxgen.errors import NginxgenError
 from nginxgen.generate.models import GeneratorConfig
@@ -75,7 +75,7 @@ class IntoPlan:
 KEYED_BY_FIRST_ARG = ("ssl_conf_command", "log_format", "access_log")
 
 
-def _key(stmt: Stmt | Statement, source: Source | None = None) -> str:
+def _key(stmt: Stmt | SourceStatement, source: Source | None = None) -> str:
     """What makes two lines set the same thing: the name, and its first argument for
     KEYED_BY_FIRST_ARG, spelled as the knowledge base keys default-server-only settings."""
     if isinstance(stmt, Stmt):
@@ -505,7 +505,7 @@ def _last_own(block: Stmt, prefix: str) -> Stmt | None:
     return found[-1] if found else None
 
 
-def _delete_with_comments(source: Source, statement: Statement) -> edits.Edit:
+def _delete_with_comments(source: Source, statement: SourceStatement) -> edits.Edit:
     """The statement's line and the comment lines right above it (they explain it)."""
     edit = edits.delete(source, statement)
     data = source.data

@@ -16,7 +16,7 @@ __all__ = ["Context", "Rule", "server_label"]
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:
-    from nginxgen.edit.source import Source, Statement
+    from nginxgen.edit.source import Source, SourceStatement
     from nginxgen.edit.tree import TreeSources
 
 
@@ -99,7 +99,7 @@ class Context(Effective):
         """The lossless model of a file of the tree (None: stdin or a dump, not editable)."""
         return self._tree().source(file)
 
-    def locate(self, stmt: Stmt) -> tuple[Source, Statement] | None:
+    def locate(self, stmt: Stmt) -> tuple[Source, SourceStatement] | None:
         """The lossless statement behind a loaded one: same file, line, name and arguments."""
         return self._tree().locate(stmt)
 
