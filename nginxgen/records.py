@@ -5,7 +5,10 @@ which brings `inspect`, `ast`, `dis` and `tokenize` along and processes each cla
 Importing those and building ~25 dataclasses was a quarter of a pre-commit run's start-up
 (docs/benchmarks.md). Type checkers see it as a dataclass (PEP 681 `dataclass_transform`).
 
-Every record of nginxgen is one of these; `dataclasses` stays for the tests.
+Every record of nginxgen is one of these; `dataclasses` stays for the tests. The one other kind
+of typed class is the generator's input (generate/models.py, pydantic): it checks what a user
+or a preset file gives (ranges, safe characters, unknown keys) with messages naming the field,
+which a record, holding values already checked, does not do.
 """
 
 from __future__ import annotations
