@@ -158,10 +158,11 @@ def generate(
         _exit(run_generate(options))
         return
     from nginxgen.into.cli import run as run_into
+    from nginxgen.lint.findings import Severity
     from nginxgen.lint.run import Selection, lint
 
     # the linter is joined to the planner here: into sits below lint and does not import it
-    failing = Selection(min_severity="warning")
+    failing = Selection(min_severity=Severity.WARNING)
     _exit(run_into(into, options, lambda loaded: lint(loaded, options.target, failing)))
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import difflib
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Generic, Protocol, TypeVar
 
@@ -23,6 +22,7 @@ from nginxgen.diff import unified as diff_of
 from nginxgen.errors import NginxgenError
 from nginxgen.generate.cli import GenerateOptions
 from nginxgen.into.plan import IntoPlan, plan_into
+from nginxgen.records import field, record
 from nginxgen.writer import Change, put_back, replace_all, replace_read
 
 
@@ -40,7 +40,7 @@ class Located(Protocol):
 Finding = TypeVar("Finding", bound=Located)
 
 
-@dataclass
+@record
 class IntoResult(Generic[Finding]):
     plan: IntoPlan
     diff: str

@@ -23,14 +23,14 @@ from pygls.uris import from_fs_path, to_fs_path
 from nginxgen.conf.load import LoadError
 from nginxgen.edit.edits import Edit
 from nginxgen.errors import NginxgenError
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Applicability, Finding, Severity
 from nginxgen.lsp.positions import Lines
 from nginxgen.lsp.session import Checked, Session, Symbol
 
 SEVERITY = {
-    "error": types.DiagnosticSeverity.Error,
-    "warning": types.DiagnosticSeverity.Warning,
-    "info": types.DiagnosticSeverity.Information,
+    Severity.ERROR: types.DiagnosticSeverity.Error,
+    Severity.WARNING: types.DiagnosticSeverity.Warning,
+    Severity.INFO: types.DiagnosticSeverity.Information,
 }
 
 
@@ -232,7 +232,7 @@ def _quick_fixes(
                     title=f"{finding.code}: {finding.fix} ({finding.autofix})",
                     kind=types.CodeActionKind.QuickFix,
                     edit=_workspace_edit(ls, checked, finding.edits),
-                    is_preferred=finding.autofix == "safe",
+                    is_preferred=finding.autofix is Applicability.SAFE,
                 )
             )
     return actions

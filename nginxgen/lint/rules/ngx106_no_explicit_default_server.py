@@ -21,16 +21,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule, server_label
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Applicability, Finding, Severity
 from nginxgen.lint.rules import _fixes
 
 RULE = Rule(
     code="NGX106",
     name="no-explicit-default-server",
-    severity="warning",
+    severity=Severity.WARNING,
     fix="mark one server's listen with default_server (e.g. a catch-all with ssl_reject_handshake on)",
     autofix=(
-        "safe",
+        Applicability.SAFE,
         "adds default_server to the listen of the server that is already the default by order (nothing changes, but a reordered include can no longer change it)",
     ),
 )

@@ -24,7 +24,7 @@ from collections.abc import Iterator
 
 from nginxgen import knowledge
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._ciphers import evaluate_line, model
 from nginxgen.lint.rules._files import load_chain, read
 from nginxgen.lint.rules._values import tls_servers
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 RULE = Rule(
     code="NGX411",
     name="seclevel-refuses-certificate",
-    severity="error",
+    severity=Severity.ERROR,
     fix="lower @SECLEVEL to what the certificate meets, or issue a stronger certificate",
 )
 

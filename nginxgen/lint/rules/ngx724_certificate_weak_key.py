@@ -12,15 +12,15 @@ from collections.abc import Iterator
 
 from nginxgen import knowledge
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._files import certificate_files
 
 RULE = Rule(
     code="NGX724",
     name="certificate-weak-key",
-    severity="warning",
+    severity=Severity.WARNING,
     fix="issue a new certificate with an ECDSA P-256 key (or RSA 2048 or more)",
-    otherwise=(("error", "the library refuses the key at its default security level"),),
+    otherwise=((Severity.ERROR, "the library refuses the key at its default security level"),),
 )
 
 
@@ -34,4 +34,4 @@ def check(ctx: Context) -> Iterator[Finding]:
         message = f"{cert.stmt.args[0]} has a {kind} {bits}-bit key (below {floor})"
         if refuses:
             message += f": {ctx.library()} refuses it at its default security level"
-        yield ctx.finding(RULE, cert.stmt, message, severity="error" if refuses else None)
+        yield ctx.finding(RULE, cert.stmt, message, severity=Severity.ERROR if refuses else None)

@@ -17,13 +17,13 @@ from collections.abc import Iterator
 
 from nginxgen import knowledge
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._files import certificate_files, resolve
 
 RULE = Rule(
     code="NGX726",
     name="stapling-without-ocsp-url",
-    severity="info",
+    severity=Severity.INFO,
     fix="ssl_stapling off; (the certificate has no OCSP responder to staple from)",
 )
 
