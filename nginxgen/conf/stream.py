@@ -10,7 +10,7 @@ to it (conf/per_name.NameModel over this block's knowledge: `tls`).
 
 from __future__ import annotations
 
-from nginxgen.conf.client_tls import ClientTls, client_tls
+from nginxgen.conf.client_tls import ClientTls, Level, destination, upstream_blocks
 from nginxgen.conf.config import Config, Listen, Server, index_sockets, listen_socket
 from nginxgen.conf.effective import Effective, server_label
 from nginxgen.conf.load import Loaded, Stmt
@@ -41,7 +41,8 @@ def _listen(stmt: Stmt) -> Listen | None:
 def _directives(block: list[Stmt]) -> dict[str, list[Stmt]]:
     out: dict[str, list[Stmt]] = {}
     for stmt in block:
-        if stmt.directive not in ("server", "upstream", "map", "geo", "split_clients"):
+        # upstream{} blocks stay, as in http{}'s model: proxy_pass names them (conf/client_tls)
+        if stmt.directive not in ("server", "map", "geo", "split_clients"):
             out.setdefault(stmt.directive, []).append(stmt)
     return out
 
@@ -137,13 +138,19 @@ class Stream:
         return NameModel(self.effective, socket, sni, self.route(socket, sni).server)
 
     def upstream_tls(self, server: Server) -> ClientTls | None:
-        """The client side of a server's connections to its backend: None without
-        `proxy_ssl on` (the backend is spoken to in the clear)."""
+        """The client side of a server's connections to its backend (conf/client_tls over
+        stream{} -> server): None without `proxy_ssl on` (the backend is spoken to in the
+        clear)."""
         if _flag_on(server, "proxy_ssl") is None:
             return None
         passes = server.effective("proxy_pass")
         target = passes[-1].args[0] if passes and passes[-1].args else ""
-        return client_tls("proxy_ssl", server.effective, self.target, _pass_host(target))
+        levels: list[Level] = [
+            ("stream", self.config.http_stmt, self.config.http),
+            ("server", server.stmt, server.directives),
+        ]
+        where = destination(target, upstream_blocks(self.config.http))
+        return ClientTls(self.target, "proxy", levels, where)
 
     def preread_sockets(self) -> list[str]:
         """The plain sockets whose default server routes by the ClientHello's name."""
@@ -153,13 +160,3 @@ class Stream:
             if not self.config.tls_socket(socket)
             and _flag_on(self.config.default_server(socket), "ssl_preread")
         ]
-
-
-def _pass_host(target: str) -> str | None:
-    """The name nginx checks and sends without proxy_ssl_name: proxy_pass's host (an upstream{}
-    block's name where it names one); None for a variable or a unix socket."""
-    if not target or "$" in target or target.startswith("unix:"):
-        return None
-    if target.startswith("["):  # [::1]:443
-        return target[1 : target.index("]")] if "]" in target else None
-    return target.rsplit(":", 1)[0] if ":" in target else target
