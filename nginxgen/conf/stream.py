@@ -10,6 +10,8 @@ to it (conf/per_name.NameModel over this block's knowledge: `tls`).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from nginxgen.conf.client_tls import ClientTls, Level, destination, upstream_blocks
 from nginxgen.conf.config import Config, Listen, Server, index_sockets, listen_socket
 from nginxgen.conf.effective import Effective, server_label
@@ -151,6 +153,25 @@ class Stream:
         ]
         where = destination(target, upstream_blocks(self.config.http))
         return ClientTls(self.target, "proxy", levels, where)
+
+    def shared_sockets(self) -> Iterator[tuple[str, Server, list[Server], str]]:
+        """(socket, its default server, the other servers, what the default decides) for each
+        stream address:port where a name selects among several servers (from nginx 1.25.5;
+        before, one address:port takes one stream server): one nginx ends TLS on, whose default
+        server decides the settings only it decides (knowledge: default_server_only), and a
+        plain one where a server has `ssl_preread on`, whose default server decides whether
+        the name is read at all (`route`)."""
+        if not by_name(self.effective):
+            return
+        for socket, servers in self.config.sockets.items():
+            if len(servers) < 2:
+                continue
+            default = self.config.default_server(socket)
+            others = [s for s in servers if s is not default]
+            if self.config.tls_socket(socket):
+                yield socket, default, others, "the shared TLS settings"
+            elif any(_flag_on(s, "ssl_preread") for s in servers):
+                yield socket, default, others, "whether the server name is read (ssl_preread)"
 
     def preread_sockets(self) -> list[str]:
         """The plain sockets whose default server routes by the ClientHello's name."""
