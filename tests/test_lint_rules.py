@@ -148,6 +148,18 @@ CASES: list[tuple[str, tuple[str, str], str, str]] = [
         ),
     ),
     ("NGX107", MID, http(DEFAULT, DEFAULT), http(DEFAULT)),
+    (  # a vhost without a certificate: the default server's answers its names
+        "NGX715",
+        MID,
+        http(DEFAULT.replace("ssl_reject_handshake on;", "ssl_certificate a; ssl_certificate_key a;"), SITE.format(body=HSTS).replace("ssl_certificate c; ssl_certificate_key k;", "")),
+        http(DEFAULT.replace("ssl_reject_handshake on;", "ssl_certificate a; ssl_certificate_key a;"), SITE.format(body=HSTS)),
+    ),
+    (  # a default server without one: nginx -t refuses (stream: certificates per server)
+        "NGX715",
+        NEW,
+        "events {}\nstream { server { listen 8443 ssl; proxy_pass 127.0.0.1:1; } }\n",
+        "events {}\nstream { server { listen 8443 ssl; ssl_certificate c; ssl_certificate_key k; proxy_pass 127.0.0.1:1; } }\n",
+    ),
     (
         "NGX201",
         OLD,
