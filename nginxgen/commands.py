@@ -307,6 +307,12 @@ def probe(
     tls_library: TlsLibrary = None,
     nginx_bin: NginxBin = None,
     tree_map: TreeMap = None,
+    stream: Annotated[
+        bool,
+        typer.Option(
+            "--stream", help="with --config: probe each stream{} TLS listener of it on HOST"
+        ),
+    ] = False,
 ) -> None:
     """Ask a live server, per name, what it negotiates (versions, groups, ML-KEM, suite order);
     with --config, every difference from what the config says, and why (exit 1)."""
@@ -334,14 +340,17 @@ def probe(
         names: list[str | None] = list(sni or [])
     except ValueError:
         names = list(sni or [host])
-    why = unreachable(connect or host, port, timeout)
-    if why is not None:
-        raise NginxgenError(why, where="probe")
-    results = run_probe(host, port, [*names, None], connect, timeout)
-    if not any(any(r["protocols"].values()) for r in results):
-        raise NginxgenError(
-            f"no TLS answer from {connect or host}:{port} for any version", where="probe"
-        )
+    if stream and config is None:
+        raise NginxgenError("--stream probes the stream{} listeners of --config", where="--stream")
+    if not stream:
+        why = unreachable(connect or host, port, timeout)
+        if why is not None:
+            raise NginxgenError(why, where="probe")
+        results = run_probe(host, port, [*names, None], connect, timeout)
+        if not any(any(r["protocols"].values()) for r in results):
+            raise NginxgenError(
+                f"no TLS answer from {connect or host}:{port} for any version", where="probe"
+            )
     found = 0
     if config is not None:
         from nginxgen.conf.config import build
@@ -358,16 +367,25 @@ def probe(
         if root is not None and os.path.realpath(config) not in map(os.path.realpath, loaded.files):
             raise NginxgenError(f"{root} does not include {config}", where="--root")
         model = build(loaded)
-        for result in results:
-            result["mismatches"], result["config"] = compare(model, target_of, port, result)
-            found += len(result["mismatches"])
+        if stream:  # each stream{} TLS listener, each name, with the stream model's answers
+            from nginxgen.probe.stream import probe_stream
+
+            results = probe_stream(model, target_of, host, connect, timeout)
+            if not results:
+                raise NginxgenError(
+                    f"{config} has no stream{{}} listener that ends TLS", where="--stream"
+                )
+        else:
+            for result in results:
+                result["mismatches"], result["config"] = compare(model, target_of, port, result)
+        found = sum(len(r["mismatches"]) for r in results)
         for line in notes(
             loaded.inferred, loaded.read_files(), os.path.dirname(os.path.abspath(main))
         ):
             _err(line)
     _show(output, results, text_report)
     total = sum(r["connections"] for r in results)
-    where = f"{connect or host}:{port}"
+    where = f"{connect or host}" + ("" if stream else f":{port}")
     _err(f"probe: {len(results)} names (no SNI included), {total} connections to {where}")
     if found or any(r["inconclusive"] or r["problems"] for r in results):
         raise typer.Exit(1)
