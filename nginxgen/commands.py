@@ -222,6 +222,12 @@ def probe(
             " record's text, or a file (an `openssl ech` key file, or a record)",
         ),
     ] = None,
+    stream: Annotated[
+        bool,
+        typer.Option(
+            "--stream", help="with --config: probe each stream{} TLS listener of it on HOST"
+        ),
+    ] = False,
 ) -> None:
     """Ask a live server, per name, what it negotiates (versions, groups, ML-KEM, suite order);
     with --config, every difference from what the config says, and why (exit 1)."""
@@ -241,6 +247,7 @@ def probe(
         nginx_bin=nginx_bin,
         tree_map=tree_map,
         ech_config=ech_config,
+        stream=stream,
     )
     _exit(run_probe(options))
 

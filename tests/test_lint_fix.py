@@ -337,16 +337,16 @@ def test_two_equal_statements_on_one_line_are_told_apart(
     conf = tmp_path / "nginx.conf"
     text = (
         "events {}\nhttp {\nserver { listen 443 ssl default_server; ssl_reject_handshake on; }\n"
-        "server { listen 443 ssl; server_name b.example; ssl_session_cache shared:X:10m; "
-        "ssl_session_cache shared:X:10m; }\n}\n"
-    )
+        "server { listen 443 ssl; server_name b.example; ssl_certificate c; ssl_certificate_key k; "
+        "ssl_session_cache shared:X:10m; ssl_session_cache shared:X:10m; }\n}\n"
+    )  # the vhost has a certificate: nginx -t refuses one without beside a rejecting default
     conf.write_text(text)
     _, out, err = run(capsys, "--unsafe-fixes", str(conf))
     assert "internal error" not in err
     assert conf.read_text() == (
         "events {}\nhttp {\nserver { listen 443 ssl default_server; ssl_reject_handshake on; }\n"
         "    ssl_session_cache shared:X:10m;\n"
-        "server { listen 443 ssl; server_name b.example; }\n}\n"
+        "server { listen 443 ssl; server_name b.example; ssl_certificate c; ssl_certificate_key k; }\n}\n"
     )  # both lines gone from the vhost, the cache once at http{} level (NGX102's fix)
     assert "NGX006" not in out and "NGX102" not in out and "2 fixed" in out
 

@@ -69,7 +69,7 @@ def _stream(ctx: Context) -> Iterator[Finding]:
         client = stream.upstream_tls(server)
         if client is None or not client.unverified:
             continue
-        line = client.verify.line or server.effective("proxy_ssl")[-1]
+        line = client.verify().line or server.effective("proxy_ssl")[-1]
         yield ctx.finding(
             RULE,
             line,
