@@ -1371,6 +1371,8 @@ class UpstreamKeepaliveDefaults:
     connections: int  # cached per worker by a block without a keepalive line (0: none)
     proxy_http11: bool  # proxy_http_version 1.1 and no Connection header by default
     since: str  # the release that changed both
+    closing_option: str  # the Connection option that ends the connection after the request
+    http10_keeping_option: str  # the option an HTTP/1.0 request needs for it to be kept
 
 
 def upstream_keepalive_defaults(target: Target) -> UpstreamKeepaliveDefaults:
@@ -1380,4 +1382,6 @@ def upstream_keepalive_defaults(target: Target) -> UpstreamKeepaliveDefaults:
         connections=data["default_connections"] if on else 0,
         proxy_http11=target.nginx >= Version(data["proxy_http11_since"]),
         since=data["default_since"],
+        closing_option=data["closing_option"],
+        http10_keeping_option=data["http10_keeping_option"],
     )
