@@ -71,7 +71,14 @@ TLS_LINES = {
     "proxy_ssl_verify": ("on", "off"),
     "proxy_ssl_trusted_certificate": ("{ca}", "{stranger}", "{self}"),
     "proxy_ssl_verify_depth": ("0", "1", "2"),
-    "proxy_ssl_name": ("backend.test", "alt.test", "other.test", "$proxy_host", "nomatch.test"),
+    "proxy_ssl_name": (
+        "backend.test",
+        "alt.test",
+        "other.test",
+        "$proxy_host",
+        "nomatch.test",
+        "backend.test:8443",
+    ),  # nginx strips the port
     "proxy_ssl_server_name": ("on", "off"),
     "proxy_ssl_protocols": ("TLSv1.2", "TLSv1.3", "TLSv1.2 TLSv1.3", "TLSv1.1 TLSv1.2"),
     "proxy_ssl_session_reuse": ("on", "off"),
