@@ -458,7 +458,7 @@ def main() -> int:
     finally:  # every backend pool's nginx is stopped by its pid, also on Ctrl-C or SIGTERM
         for pool in pools.values():
             pool.__exit__()
-        if pools:
+        if args.target == "backends":
             import shutil
 
             shutil.rmtree(pool_folder, ignore_errors=True)

@@ -1373,6 +1373,8 @@ class UpstreamKeepaliveDefaults:
     since: str  # the release that changed both
     closing_option: str  # the Connection option that ends the connection after the request
     http10_keeping_option: str  # the option an HTTP/1.0 request needs for it to be kept
+    local_since: str  # the release with `keepalive N local` (connections kept per location)
+    default_local: bool  # whether a block without a keepalive line keeps them per location
 
 
 def upstream_keepalive_defaults(target: Target) -> UpstreamKeepaliveDefaults:
@@ -1384,4 +1386,6 @@ def upstream_keepalive_defaults(target: Target) -> UpstreamKeepaliveDefaults:
         since=data["default_since"],
         closing_option=data["closing_option"],
         http10_keeping_option=data["http10_keeping_option"],
+        local_since=data["local_since"],
+        default_local=data["default_local"],
     )
