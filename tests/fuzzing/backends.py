@@ -485,6 +485,10 @@ def _backend_checks(
                         path, "shared_pool", f"served on {kept.opener}'s connection",
                         pooled and pooled.differ, text))  # fmt: skip
             compare(path, "status", 200 if kept is not None else said.status, status)
+            if kept is None and own.resumed and spec.block:
+                # nginx saves the session as the handshake makes it, before it checks the
+                # certificate: a 502 for verification leaves one for the peer too
+                savers[spec.block].add(path)
             if status != 200 or (kept is None and said.status != 200):
                 idle[peer] = None
                 continue
@@ -499,8 +503,6 @@ def _backend_checks(
                 # a new connection after one of this location's: its session, if reused
                 compare(path, "resumed", own.resumed, echo.resumed)
             last[peer] = echo.connection
-            if kept is None and own.resumed and spec.block:
-                savers[spec.block].add(path)
             if own.kept is None:
                 out.unpredicted["kept"] += 1
                 return  # what follows on this peer is not known
