@@ -480,7 +480,8 @@ def _backend_checks(
                 # another location's connection: the model must know the block is shared
                 pooled = shared.get(id(backend.destination.upstream))
                 out.observations["shared_pool"] += 1
-                if pooled is None or (said != own and not pooled.differ):
+                made = (said.status, said.sni, said.protocol) != (own.status, own.sni, own.protocol)
+                if pooled is None or (made and not pooled.differ):
                     out.disagreements.append(Disagreement(
                         path, "shared_pool", f"served on {kept.opener}'s connection",
                         pooled and pooled.differ, text))  # fmt: skip
