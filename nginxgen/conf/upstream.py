@@ -80,8 +80,8 @@ class BackendTls(ClientTls):
 
     def keepalive(self) -> Keepalive:
         """Whether the connection is kept for the next request (knowledge: upstream_keepalive):
-        only through an upstream{} block with connections to keep, and for proxy_pass only with
-        HTTP/1.1 and no `Connection: close`."""
+        only through an upstream{} block with connections to keep, and for proxy_pass only where
+        the request asks the backend to keep it (`_persistent`)."""
         defaults = knowledge.upstream_keepalive_defaults(self.target)
         block = self.destination.upstream
         inside = block.block or [] if block is not None else []
@@ -107,10 +107,8 @@ class BackendTls(ClientTls):
             kept = False
         elif version is None or connection is None:
             kept = True  # grpc: HTTP/2, kept whenever the block keeps connections
-        elif version.value != "1.1" or connection.value == "close":
-            kept = False
         else:
-            kept = True if connection.value == "" else None
+            kept = _persistent(version.value, connection.value, defaults)
         return Keepalive(block, line, connections, version, connection, kept)
 
     def _connection(self, http11_default: bool) -> Text:
@@ -121,6 +119,21 @@ class BackendTls(ClientTls):
             if len(line.args) >= 2 and line.args[0].lower() == "connection":
                 return Text(line.args[1], line, headers.level)
         return Text("" if http11_default else "close", None, "default")
+
+
+def _persistent(
+    version: str | None, connection: str | None, facts: knowledge.UpstreamKeepaliveDefaults
+) -> bool | None:
+    """Whether an HTTP/1.1 backend keeps the connection after a request of HTTP `version`
+    with the Connection header `connection` ("": none), so that nginx keeps it: HTTP/1.1 unless
+    the header has `close`, HTTP/1.0 only with `keep-alive` (knowledge: upstream_keepalive).
+    None: a variable decides the header per request."""
+    if connection is None or "$" in connection:
+        return None
+    options = {option.strip().lower() for option in connection.split(",")}
+    if facts.closing_option in options:
+        return False
+    return version == "1.1" or facts.http10_keeping_option in options
 
 
 def backend_tls(
