@@ -13,6 +13,7 @@ from nginxgen.console import note
 from nginxgen.errors import NginxgenError
 from nginxgen.generate.compose import CpuMode, compose
 from nginxgen.generate.models import GeneratorConfig
+from nginxgen.generate.presets import KeyLines, key_lines
 from nginxgen.records import record
 from nginxgen.target import Target
 
@@ -21,6 +22,7 @@ from nginxgen.target import Target
 class GenerateOptions:
     target: Target
     model: GeneratorConfig  # the sites, composed from the preset, --config and the flags
+    lines: KeyLines | None  # where each key of --config is, for messages naming one
     out: Path | None  # the folder the files are written into (None: stdout)
     into: Path | None  # the existing tree the sites are added to
     root: Path | None  # with --into: its main file, if not DIR/nginx.conf
@@ -84,6 +86,7 @@ def resolve_options(
     return GenerateOptions(
         target=target,
         model=model,
+        lines=key_lines(config) if config is not None else None,
         out=out,
         into=into,
         root=root,
@@ -105,7 +108,8 @@ def run(options: GenerateOptions) -> int:
     from nginxgen.writer import plan_changes, write
 
     note(f"target: {options.target.describe()}")
-    plan = make_plan(options.model, options.target, _kept_ech_key(options.out, options.model))
+    kept = _kept_ech_key(options.out, options.model)
+    plan = make_plan(options.model, options.target, kept, options.lines)
     files = render(plan)
     if options.out is None:
         for name, text in files.items():
