@@ -95,16 +95,25 @@ def test_tls13_off_and_an_unserved_public_name_are_refused(
     assert "policy.ech.public_name: 'outer.example'" in err and "no site serves it" in err
 
 
+@pytest.mark.parametrize("binary", [False, True], ids=["an-ec-key", "binary"])
 def test_a_key_file_that_is_not_one_is_refused(
-    pairs: tuple[CertPair, CertPair], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    binary: bool,
+    pairs: tuple[CertPair, CertPair],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     bad = tmp_path / "bad.pem"
-    bad.write_text(pairs[0].key.read_text())  # an EC key, no ECHCONFIG
+    if binary:
+        bad.write_bytes(b"\x30\x82\xff\xfe" + bytes(range(256)))  # DER-like, not UTF-8
+    else:
+        bad.write_text(pairs[0].key.read_text())  # an EC key, no ECHCONFIG
     config = site_file(tmp_path, *pairs, keys=[str(bad)])
     code, err = generate(["--config", str(config), *ECH_TARGET], capsys)
     at = 1 + config.read_text().splitlines().index("    keys:") + 1  # the list's first item
-    assert code == 2 and f"{config}:{at}: policy.ech.keys[0]: '{bad}'" in err, err
-    assert "not an ECH key file" in err
+    errors = [x for x in err.splitlines() if "error" in x]
+    assert code == 2 and len(errors) == 1, err
+    assert errors[0].startswith(f"nginxgen: error: {config}:{at}: policy.ech.keys[0]: '{bad}'")
+    assert "not an ECH key file" in errors[0]
 
 
 def _config_list(record_text: str) -> str:
