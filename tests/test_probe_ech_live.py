@@ -220,12 +220,26 @@ def test_an_unreadable_ech_config_is_one_line_and_exit_2(tmp_path: Path) -> None
     done = run_cli("probe", "127.0.0.1:9", "--ech-config", str(broken))
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
-        f"nginxgen: error: {broken}:1: ECHCONFIG: ECHConfigList: 65 bytes announced, 4 left"
+        f"nginxgen: error: {broken}:1: ECHCONFIG: not an ECHConfigList (ECHConfigList: 65 bytes "
+        "announced, 4 left)"
     ], done.stderr
     record = run_cli("probe", "127.0.0.1:9", "--ech-config", '1 . alpn="h2"')
     assert (record.returncode, record.stderr) == (
         2, "nginxgen: error: --ech-config: no ech= parameter in the record\n"
     )  # fmt: skip
+    # a file: its name and the line of the record's value
+    zone = tmp_path / "ech-dns.txt"
+    zone.write_text("; ech= in a comment\na. 300 IN HTTPS 1 . ech=AAAA\n")
+    done = run_cli("probe", "127.0.0.1:9", "--ech-config", str(zone))
+    assert (done.returncode, done.stderr) == (
+        2, f"nginxgen: error: {zone}:2: ech=: not an ECHConfigList (1 byte after the "
+        "ECHConfigList)\n"
+    )  # fmt: skip
+    for value, said in [("/nonexistent/ech.pem", "/nonexistent/ech.pem: no such file"),
+                        (str(tmp_path), f"{tmp_path} is a directory"), ("", "empty")]:  # fmt: skip
+        done = run_cli("probe", "127.0.0.1:9", "--ech-config", value)
+        assert done.returncode == 2, done.stderr
+        assert done.stderr.startswith(f"nginxgen: error: --ech-config: {said}"), done.stderr
 
 
 @pytest.mark.parametrize(
