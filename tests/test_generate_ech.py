@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from nginxgen import ech
 from nginxgen.cli import main
 from tests.builds import Build
 from tests.conftest import require_build
@@ -114,6 +115,31 @@ def test_a_key_file_that_is_not_one_is_refused(
     assert code == 2 and len(errors) == 1, err
     assert errors[0].startswith(f"nginxgen: error: {config}:{at}: policy.ech.keys[0]: '{bad}'")
     assert "not an ECH key file" in errors[0]
+
+
+def test_without_out_the_new_key_is_said_on_stderr(
+    pairs: tuple[CertPair, CertPair], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """On stdout the key is a new one each run (nothing keeps it), and so is its record: one
+    warning line says so; a key file of the user's own draws none."""
+    config = site_file(tmp_path, *pairs)
+    records = []
+    for _ in range(2):
+        assert main(["generate", "--config", str(config), *ECH_TARGET]) == 0
+        said = capsys.readouterr()
+        assert "# ==> ech.pem <==\n-----BEGIN PRIVATE KEY-----" in said.out
+        records.append(_config_list(said.out))
+        warnings = [x for x in said.err.splitlines() if "warning" in x]
+        assert warnings == [
+            "nginxgen: warning: ech.pem below is a new ECH private key, and its DNS record "
+            "changes with every run: use --out DIR to keep the key (later runs reuse it)"
+        ], said.err
+    assert records[0] != records[1]
+    own = tmp_path / "own.pem"
+    own.write_text(ech.new_key_file("public.example"))
+    config = site_file(tmp_path, *pairs, keys=[str(own)])
+    assert main(["generate", "--config", str(config), *ECH_TARGET]) == 0
+    assert "warning" not in capsys.readouterr().err
 
 
 def _config_list(record_text: str) -> str:

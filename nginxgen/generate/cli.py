@@ -102,6 +102,7 @@ def run(options: GenerateOptions) -> int:
     (a line on stderr per file), or with --diff the diff against --out (exit 1 when it differs).
     The exit code."""
     from nginxgen.diff import show
+    from nginxgen.generate.ech import NEW_KEY_FILE
     from nginxgen.generate.plan import make_plan
     from nginxgen.generate.render import private_files, render
     from nginxgen.writer import diff as diff_of
@@ -112,6 +113,12 @@ def run(options: GenerateOptions) -> int:
     plan = make_plan(options.model, options.target, kept, options.lines)
     files = render(plan)
     if options.out is None:
+        if plan.ech is not None and plan.ech.new_key is not None:
+            # the key (and its DNS record) is made afresh each run: only --out keeps it
+            note(
+                f"warning: {NEW_KEY_FILE} below is a new ECH private key, and its DNS record "
+                "changes with every run: use --out DIR to keep the key (later runs reuse it)"
+            )
         for name, text in files.items():
             print(f"# ==> {name} <==")
             print(text)
