@@ -18,22 +18,12 @@ class ListenLine:
     args: list[str]
 
 
-def key_loc(path: str) -> Loc:
-    """A model path as messages write it (`sites[0].upstream.url`, `policy.groups[2]`; pydantic's
-    `sites.0.domains` too) as the site file's key path: ("sites", 0, "upstream", "url")."""
-    loc: list[int | str] = []
-    for part in path.split("."):
-        name, *indexes = part.replace("]", "").split("[")
-        if name:
-            loc.append(int(name) if name.isdigit() else name)
-        loc.extend(int(index) for index in indexes if index.isdigit())
-    return tuple(loc)
-
-
 class Problems:
-    """Every reason a model cannot work on its target, raised together. Each one names the
-    model path it is about; with the site file's `lines`, it starts with the file and the line
-    of that key, where the file has it (a site's key set under `site:` is found there)."""
+    """Every reason a model cannot work on its target, raised together."""
+
+    # Each one names the model path it is about; with the site file's `lines`, it starts with
+    # the file and the line of that key, where the file has it (a site's key set under `site:`
+    # is found there).
 
     def __init__(self, target: Target, lines: KeyLines | None = None) -> None:
         self.target = target
@@ -86,3 +76,15 @@ def switch(
     if value == "on" and not possible:
         problems.add(where, "on", why, instead)
     return value != "off" and possible
+
+
+def key_loc(path: str) -> Loc:
+    """A model path as messages write it (`sites[0].upstream.url`, `policy.groups[2]`; pydantic's
+    `sites.0.domains` too) as the site file's key path: ("sites", 0, "upstream", "url")."""
+    loc: list[int | str] = []
+    for part in path.split("."):
+        name, *indexes = part.replace("]", "").split("[")
+        if name:
+            loc.append(int(name) if name.isdigit() else name)
+        loc.extend(int(index) for index in indexes if index.isdigit())
+    return tuple(loc)
