@@ -169,6 +169,49 @@ def test_a_listener_that_speaks_no_tls_is_no_tls_answer() -> None:
     ]
 
 
+def test_a_server_that_refuses_the_name_is_said_with_its_alert(
+    provisioned: tuple[dict[str, Build], dict[str, str]], client: Build, tmp_path: Path
+) -> None:
+    """A default server with `ssl_reject_handshake on` answers a name it does not serve with an
+    alert, which is not "no TLS answer": the line names the alerts per version (exit 2, nothing
+    answered); beside a name it serves, the refused name's report line shows them. The alert is
+    checked against OpenSSL's s_client."""
+    from tests.conftest import require_build
+    from tests.live import free_port, s_client
+    from tests.pki import CertificateFactory
+    from tests.test_stream_live import _main
+
+    build = require_build(provisioned, "trixie")
+    chain = CertificateFactory(tmp_path / "pki").leaf("a.example", sans=("a.example",))
+    port = free_port()
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "temp").mkdir()
+    conf = tmp_path / "nginx.conf"
+    conf.write_text(_main(f"""http {{ access_log off; {" ".join(build.temp_path_directives)}
+    server {{ listen 127.0.0.1:{port} ssl default_server; ssl_reject_handshake on; }}
+    server {{ listen 127.0.0.1:{port} ssl; server_name a.example; return 200;
+              ssl_certificate {chain.fullchain}; ssl_certificate_key {chain.key}; }}
+}}
+"""))  # fmt: skip
+    with Server(build, conf, [port]):
+        oracle = s_client(client, port, "nobody.example", path=None)
+        refused = _probe_cli(f"127.0.0.1:{port}", "--sni", "nobody.example")
+        both = _probe_cli(f"127.0.0.1:{port}", "--sni", "nobody.example", "--sni", "a.example")
+    assert not oracle.ok and "SSL alert number 112" in oracle.output, oracle.output[-600:]
+    assert refused.returncode == 2, refused.stderr
+    assert refused.stderr.strip().splitlines() == [
+        f"nginxgen: error: probe: 127.0.0.1:{port} refused every handshake for nobody.example "
+        "and without SNI: alert 70 (protocol_version) to TLSv1 and TLSv1.1; alert 112 "
+        "(unrecognized_name) to TLSv1.2 and TLSv1.3 (unrecognized_name: no server there serves "
+        "the name, e.g. a default server with ssl_reject_handshake on)"
+    ], refused.stderr
+    assert both.returncode == 0, both.stderr
+    assert (
+        "nobody.example:\n  protocols: none (refused: alert 70 (protocol_version) to TLSv1 and "
+        "TLSv1.1; alert 112 (unrecognized_name) to TLSv1.2 and TLSv1.3)\n"
+    ) in both.stdout, both.stdout
+
+
 def test_config_explains_the_ignored_vhost_line(
     provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
 ) -> None:

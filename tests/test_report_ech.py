@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -44,6 +45,25 @@ def test_a_format_without_the_variable_has_no_ech_row(
     report = json.loads(capsys.readouterr().out)
     assert report["overall"]["ech"] is None and report["overall"]["connections"] == 8
     assert main(["report", "--log-format", fmt, str(LOG)]) == 0
+    assert "Encrypted Client Hello" not in capsys.readouterr().out
+
+
+def test_a_log_written_without_ech_has_no_ech_row(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The log of a target without ECH (the generated format leaves `ech` out, below) read with
+    the default format, which has it: the lines decide, so no ECH figure and no variable."""
+    lines = [json.loads(line) for line in LOG.read_text().splitlines()]
+    log = tmp_path / "tls.log"
+    log.write_text("".join(json.dumps({k: v for k, v in x.items() if k != "ech"}) + "\n"
+                           for x in lines))  # fmt: skip
+    assert main(["report", "--format", "json", str(log)]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["variables"]["ech"] is None, report["variables"]
+    assert report["overall"]["ech"] is None and report["overall"]["connections"] == 8
+    assert all(site["ech"] is None for site in report["sites"].values())
+    assert report["variables"]["protocol"] == "ssl_protocol"  # the fields the lines have stay
+    assert main(["report", str(log)]) == 0
     assert "Encrypted Client Hello" not in capsys.readouterr().out
 
 

@@ -21,6 +21,7 @@ from nginxgen.generate.planning import ListenLine as ListenLine  # into/plan.py 
 from nginxgen.generate.planning import Problems as _Problems
 from nginxgen.generate.planning import directive_ok as _directive_ok
 from nginxgen.generate.planning import switch as _switch
+from nginxgen.generate.presets import KeyLines
 from nginxgen.records import field, record
 from nginxgen.report.logformat import (  # into/plan.py imports the path from here
     default_access_log_path as default_access_log_path,
@@ -569,8 +570,14 @@ def _plan_access_log(
 
 
 def _plan_site(
-    site: Site, policy: TLSPolicy, target: Target, reuseport_done: set[str], problems: _Problems
+    site: Site,
+    index: int,
+    policy: TLSPolicy,
+    target: Target,
+    reuseport_done: set[str],
+    problems: _Problems,
 ) -> SitePlan:
+    where = f"sites[{index}]"
     http2_directive = _directive_ok(target, "http2")
     listens: list[ListenLine] = []
     for sock in site.listen:
@@ -584,7 +591,7 @@ def _plan_site(
         if status is None or not status.available:
             since = status.since if status else "?"
             problems.add(
-                "site.http3",
+                f"{where}.http3",
                 True,
                 f"HTTP/3 needs nginx {since} built with --with-http_v3_module",
                 "set http3: false",
@@ -592,7 +599,7 @@ def _plan_site(
         needed = knowledge.listen_param_needs_protocol("quic")
         if needed and needed not in policy.protocols:
             problems.add(
-                "site.http3",
+                f"{where}.http3",
                 True,
                 "QUIC is TLS 1.3 only and nginx refuses a quic listen without TLSv1.3",
                 "add TLSv1.3 to policy.protocols or set http3: false",
@@ -608,7 +615,7 @@ def _plan_site(
     if len(site.certificates) > 1 and not knowledge.has(target.library, "multiple_certificates"):
         capability = knowledge.capability(target.library, "multiple_certificates")
         problems.add(
-            "site.certificates",
+            f"{where}.certificates",
             f"{len(site.certificates)} pairs",
             capability.refusal,
             "give one certificate (ECDSA P-256 serves every current client)",
@@ -667,18 +674,27 @@ def _unique_sockets(sockets: list[str]) -> list[str]:
     return list(seen.values())
 
 
-def make_plan(config: GeneratorConfig, target: Target, kept_ech_key: str | None = None) -> Plan:
-    """The plan, or a ValidationError naming every problem; `kept_ech_key`: the ECH key file
-    already in --out (generate/ech.py)."""
-    problems = _Problems(target)
+def make_plan(
+    config: GeneratorConfig,
+    target: Target,
+    kept_ech_key: str | None = None,
+    lines: KeyLines | None = None,
+) -> Plan:
+    """The plan, or a ValidationError naming every problem (with its file:line where `lines`,
+    the --config file's, has the key); `kept_ech_key`: the ECH key file already in --out
+    (generate/ech.py)."""
+    problems = _Problems(target, lines)
     tls = _plan_tls(config.policy, target, problems)
-    ech = plan_ech(config, target, problems.add, kept_ech_key)
+    ech = plan_ech(config, target, problems, kept_ech_key)
     access_log = _plan_access_log(config.access_log, target, problems, tls.warnings)
     # QUIC sockets get the default server too (two sites on 443/udp would otherwise make the
     # first one the default by order), and reuseport goes on its listen, once per socket.
     quic_sockets = _unique_sockets([s for site in config.sites if site.http3 for s in site.listen])
     reuseport: set[str] = {normalize_socket(sock) for sock in quic_sockets}
-    sites = [_plan_site(site, config.policy, target, reuseport, problems) for site in config.sites]
+    sites = [
+        _plan_site(site, i, config.policy, target, reuseport, problems)
+        for i, site in enumerate(config.sites)
+    ]
     streams = [
         plan_stream(stream, i, config.policy, target, problems)
         for i, stream in enumerate(config.streams)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from nginxgen import knowledge
 from nginxgen.errors import ValidationError
+from nginxgen.generate.presets import KeyLines, Loc
 from nginxgen.records import record
 from nginxgen.target import Target
 
@@ -20,14 +21,33 @@ class ListenLine:
 class Problems:
     """Every reason a model cannot work on its target, raised together."""
 
-    def __init__(self, target: Target) -> None:
+    # Each one names the model path it is about; with the site file's `lines`, it starts with
+    # the file and the line of that key, where the file has it (a site's key set under `site:`
+    # is found there).
+
+    def __init__(self, target: Target, lines: KeyLines | None = None) -> None:
         self.target = target
+        self.lines = lines
         self.items: list[str] = []
 
     def add(self, path: str, value: object, why: str, instead: str) -> None:
-        self.items.append(
-            f"{path}: {value!r} cannot work on {self.target.describe()}: {why}; {instead}"
-        )
+        """`value` at `path` cannot work on the target: `why`, and what to use `instead`."""
+        self.refuse(path, f"{value!r} cannot work on {self.target.describe()}: {why}; {instead}")
+
+    def refuse(self, path: str, message: str) -> None:
+        """A problem with the key at `path`, said in full by `message`."""
+        where = self.locate(path)
+        self.items.append(f"{where}: {path}: {message}" if where else f"{path}: {message}")
+
+    def locate(self, path: str) -> str | None:
+        """`file:line` of the key at `path` in the site file, or None where it has none."""
+        if self.lines is None:
+            return None
+        loc = key_loc(path)
+        found = self.lines.where(loc)
+        if found is None and loc[:1] == ("sites",) and len(loc) > 2:
+            found = self.lines.where(("site", *loc[2:]))  # the defaults every site takes
+        return found
 
     def raise_if_any(self) -> None:
         if self.items:
@@ -56,3 +76,15 @@ def switch(
     if value == "on" and not possible:
         problems.add(where, "on", why, instead)
     return value != "off" and possible
+
+
+def key_loc(path: str) -> Loc:
+    """A model path as messages write it (`sites[0].upstream.url`, `policy.groups[2]`; pydantic's
+    `sites.0.domains` too) as the site file's key path: ("sites", 0, "upstream", "url")."""
+    loc: list[int | str] = []
+    for part in path.split("."):
+        name, *indexes = part.replace("]", "").split("[")
+        if name:
+            loc.append(int(name) if name.isdigit() else name)
+        loc.extend(int(index) for index in indexes if index.isdigit())
+    return tuple(loc)

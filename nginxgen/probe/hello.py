@@ -84,6 +84,7 @@ class HelloReply:
     group: str | None = None  # the key-share group of a TLS 1.3 ServerHello or HRR
     hrr: bool = False
     alert: str | None = None
+    alert_code: int | None = None  # the AlertDescription, where the server sent an alert
     inconclusive: bool = False  # a timeout or a reset: neither accepted nor refused
     cookie: bytes | None = None  # a HelloRetryRequest's cookie, echoed in the second hello
     retry: HelloReply | None = None  # with follow_retry: the answer to the second ClientHello
@@ -299,7 +300,17 @@ def parse_server_hello(body: bytes) -> HelloReply:
 
 
 class _Alert(Exception):
-    """The server answered with an alert."""
+    """The server answered with an alert: its description, and its code."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__(ALERTS.get(code, f"alert {code}"))
+        self.code = code
+
+
+def alert_text(code: int) -> str:
+    """An alert as RFC 8446 section 6 names it: `alert 112 (unrecognized_name)`."""
+    name = ALERTS.get(code)
+    return f"alert {code} ({name.replace(' ', '_')})" if name else f"alert {code}"
 
 
 def _messages(sock: socket.socket) -> Iterator[tuple[int, bytes]]:
@@ -312,7 +323,7 @@ def _messages(sock: socket.socket) -> Iterator[tuple[int, bytes]]:
             return
         kind, body = record
         if kind == 21 and len(body) >= 2:
-            raise _Alert(ALERTS.get(body[1], f"alert {body[1]}"))
+            raise _Alert(body[1])
         if kind != 22:
             continue
         buffer += body
@@ -372,7 +383,7 @@ def ask(
             closed = HelloReply(accepted=False, alert="connection closed")
             return replace(first, retry=closed) if first is not None else closed
     except _Alert as alert:
-        refused = HelloReply(accepted=False, alert=str(alert))
+        refused = HelloReply(accepted=False, alert=str(alert), alert_code=alert.code)
     except TimeoutError:
         refused = HelloReply(accepted=False, alert="timeout", inconclusive=True)
     except ConnectionResetError:

@@ -4,8 +4,9 @@ serves no Encrypted Client Hello. A DNS record that publishes the key then makes
 ECH against a server that never accepts it.
 
 Fail (nginx 1.31.3 with OpenSSL 3.3): ssl_ech_file ech.pem;
-Fix: build nginx against OpenSSL 4.0 (scripts/build_ech_nginx.py), or remove the line and the
-DNS record's ech= parameter.
+Fix: build nginx 1.29.4 or newer against OpenSSL 4.0 (nginx CHANGES 1.29.4;
+https://nginx.org/en/docs/http/ngx_http_ssl_module.html#ssl_ech_file), or remove the line and
+the DNS record's ech= parameter.
 
 Sources: nginx src/event/ngx_event_openssl.c ngx_ssl_ech_files() (#ifdef SSL_OP_ECH_GREASE);
 `nginx -t` of nginx 1.31.3 with OpenSSL 3.3.7 (tests/test_lint_ech.py).
