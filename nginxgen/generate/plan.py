@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from nginxgen import knowledge, rule_codes
 from nginxgen.errors import ValidationError
 from nginxgen.generate.models import GeneratorConfig, Site, TLSPolicy
+from nginxgen.knowledge import cipher_suites
 from nginxgen.report.logformat import (  # into/plan.py imports the path from here
     default_access_log_path as default_access_log_path,
 )
@@ -182,7 +183,7 @@ def _plan_ciphers(policy: TLSPolicy, target: Target, problems: _Problems) -> str
     has_dhe = False
     for i, name in enumerate(policy.ciphers):
         where = f"policy.ciphers[{i}]"
-        suite = knowledge.find_suite(name)
+        suite = cipher_suites.find_suite(name)
         if suite is None:
             problems.add(
                 where,
@@ -199,11 +200,11 @@ def _plan_ciphers(policy: TLSPolicy, target: Target, problems: _Problems) -> str
                 "put it in policy.ciphersuites",
             )
             continue
-        weakness = knowledge.suite_weakness(suite)
+        weakness = cipher_suites.suite_weakness(suite)
         if weakness:
             problems.add(where, name, f"it is insecure: {weakness}", "remove it")
             continue
-        if knowledge.suite_is_cbc_sha1(suite) and not legacy:
+        if cipher_suites.suite_is_cbc_sha1(suite) and not legacy:
             problems.add(
                 where,
                 name,
@@ -256,7 +257,7 @@ def _plan_ciphersuites(
         return None
     lib = target.library
     for i, name in enumerate(policy.ciphersuites):
-        suite = knowledge.find_suite(name)
+        suite = cipher_suites.find_suite(name)
         if suite is None or not suite.tls13:
             problems.add(
                 f"policy.ciphersuites[{i}]",

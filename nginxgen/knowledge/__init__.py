@@ -12,8 +12,7 @@ import json
 import os
 from functools import cache, lru_cache
 
-from nginxgen.ciphers.model import CipherSuite, load_model
-from nginxgen.knowledge_data import KNOWLEDGE_DIR, toml_file
+from nginxgen.knowledge.data import KNOWLEDGE_DIR, json_file, toml_file
 from nginxgen.records import field, record
 from nginxgen.version import Version, in_range
 
@@ -23,8 +22,6 @@ if TYPE_CHECKING:
 
     from nginxgen.target import Library, Target
 
-# The package is always unpacked on disk (a wheel, or a checkout); plain file reads keep
-# importlib.resources and zipfile off the pre-commit path.
 LIBRARY_KINDS = ("openssl", "quictls", "boringssl", "aws-lc", "libressl")
 
 
@@ -32,11 +29,8 @@ def _toml(name: str) -> dict[str, Any]:
     return toml_file(name)
 
 
-@cache
 def _json(name: str) -> dict[str, Any]:
-    with open(os.path.join(KNOWLEDGE_DIR, f"{name}.json"), encoding="utf-8") as handle:
-        data: dict[str, Any] = json.load(handle)
-    return data
+    return json_file(name)
 
 
 # --- libraries -----------------------------------------------------------------------------------
@@ -1173,27 +1167,6 @@ def group_accepts_spelling(group: Group, name: str, library: Library) -> bool:
     return name in spellings
 
 
-# --- cipher suites -------------------------------------------------------------------------------
-
-
-Suite = CipherSuite  # the generator and linter read the engine's tables (nginxgen.ciphers)
-
-
-def suites() -> dict[str, Suite]:
-    """The suite table of the newest OpenSSL model by OpenSSL name (TLS 1.3: IANA names)."""
-    return load_model("openssl-3.5").by_name
-
-
-def is_weak_cipher_word(word: str) -> bool:
-    """A cipher-string word that asks for a broken suite family, known to the table or not."""
-    data = _toml("libraries")["weak_cipher_families"]
-    return (
-        word in data["words"]
-        or any(s in word for s in data["substrings"])
-        or word.startswith(tuple(data["prefixes"]))
-    )
-
-
 def key_floor_bits(kind: str) -> int | None:
     """Smallest key size of 112-bit strength for RSA, ECDSA or DH (None: no floor known)."""
     value = _toml("libraries")["key_floor_bits"].get(kind)
@@ -1217,44 +1190,6 @@ def digest_security_bits(digest: str) -> int | None:
     the table does not say."""
     value = _toml("libraries")["security_bits"]["digest"].get(digest.lower())
     return int(value) if isinstance(value, int) else None
-
-
-def find_suite(name: str) -> Suite | None:
-    table = suites()
-    if name in table:
-        return table[name]
-    for suite in table.values():
-        if suite.iana == name:
-            return suite
-    return None
-
-
-def suite_weakness(suite: Suite) -> str | None:
-    """Why a suite is unsafe to offer, or None. Order matters: the worst reason first."""
-    enc, mac = suite.enc.upper(), suite.mac.upper()
-    if enc.startswith("NONE"):
-        return "no encryption (NULL)"
-    if suite.au == "None":
-        return "no authentication (anonymous)"
-    if "EXP" in suite.name or (suite.bits and suite.bits < 64):
-        return "export-grade"
-    if enc.startswith("RC4"):
-        return "RC4"
-    if enc.startswith("3DES"):
-        return "3DES (Sweet32)"
-    if enc.startswith("DES"):
-        return "single DES"
-    if mac == "MD5":
-        return "MD5 MAC"
-    if suite.kx == "RSA":
-        return "static RSA key exchange (no forward secrecy)"
-    if suite.psk_or_srp:
-        return "PSK/SRP suite (not for web servers)"
-    return None
-
-
-def suite_is_cbc_sha1(suite: Suite) -> bool:
-    return suite.mac == "SHA1" and "GCM" not in suite.enc and "CHACHA" not in suite.enc
 
 
 # --- access logs ---------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from nginxgen import knowledge
 from nginxgen.ciphers import CipherList, CipherModel, evaluate, model_for
 from nginxgen.conf.load import Stmt
+from nginxgen.knowledge import cipher_suites
 from nginxgen.lint.context import Context
 from nginxgen.records import record
 
@@ -24,7 +25,7 @@ class Evaluation:
     asked_for_weak: list[str]  # broken families this library lacks but the string asks for
 
     @property
-    def suites(self) -> list[knowledge.Suite]:
+    def suites(self) -> list[cipher_suites.Suite]:
         return self.result.suites
 
 
@@ -55,7 +56,7 @@ def _evaluate(text: str, cipher_model: CipherModel) -> Evaluation:
     return Evaluation(
         result=result,
         tls13_names=sorted(words & tls13),
-        asked_for_weak=[w for w in result.unknown_added if knowledge.is_weak_cipher_word(w)],
+        asked_for_weak=[w for w in result.unknown_added if cipher_suites.is_weak_cipher_word(w)],
     )
 
 
