@@ -17,6 +17,7 @@ import pytest
 
 from nginxgen import knowledge
 from nginxgen.generate.presets import list_presets, load_preset
+from nginxgen.knowledge import libraries
 from tests.builds import Build
 from tests.live import Server
 from tests.test_live_presets import NAME, Served, generate, promised_groups
@@ -41,7 +42,7 @@ def expected_pq(tls_conf: str, build: Build) -> str:
     if "/" in curve.group(1):
         return "enforced"
     prefer = re.search(r"^ssl_prefer_server_ciphers on;", tls_conf, re.M) is not None
-    server_order = knowledge.has(build.library, "server_group_preference") and prefer
+    server_order = libraries.has(build.library, "server_group_preference") and prefer
     first_is_pq = names[0] in pq
     return "enforced" if server_order and first_is_pq else "supported"
 
@@ -394,7 +395,7 @@ def test_early_data_is_read_from_the_tickets(build: Build, tmp_path: Path) -> No
     assert done.returncode == 0, done.stdout + done.stderr
     named = json.loads(done.stdout)[0]
     assert named["protocols"]["TLSv1.2"] is False  # TLS 1.3 only: no clear-text chain
-    size = knowledge.max_early_data(build.library)  # 16384 from nginx; BoringSSL's own 14336
+    size = libraries.max_early_data(build.library)  # 16384 from nginx; BoringSSL's own 14336
     assert named["early_data"] == {"offered": True, "max_early_data": size}
     cert = named["certificate"]
     assert cert["chain_from"] == "TLSv1.3" and cert["chain_length"] == 2 and cert["leaf_first"]

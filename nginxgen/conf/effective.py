@@ -11,6 +11,7 @@ from nginxgen import knowledge
 from nginxgen.conf.config import Config, Location, Server
 from nginxgen.conf.load import Stmt, walk
 from nginxgen.conf.upstream import BackendTls, backends
+from nginxgen.knowledge import libraries
 from nginxgen.records import record
 from nginxgen.target import Target
 
@@ -177,7 +178,7 @@ class Effective:
         return self.memo("backends", lambda: list(backends(self.config, self.target)))
 
     def has(self, capability: str) -> bool:
-        return knowledge.has(self.target.library, capability)
+        return libraries.has(self.target.library, capability)
 
     def library(self) -> str:
         return self.target.library.display

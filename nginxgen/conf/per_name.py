@@ -24,6 +24,7 @@ from nginxgen.conf.effective import HSTS, Effective, header_sent, server_label
 from nginxgen.conf.files import read
 from nginxgen.conf.groups import parse_groups
 from nginxgen.conf.load import Stmt
+from nginxgen.knowledge import libraries
 from nginxgen.pem import key_description, load_chain
 from nginxgen.records import record
 
@@ -279,7 +280,7 @@ class NameModel:
             self.default.effective("ssl_session_cache"), self.effective.single_worker()
         )
         keys = self.effective.ticket_keys_shared(self.default)
-        stateful = knowledge.has(self.target.library, "tls13_stateful_resumption")
+        stateful = libraries.has(self.target.library, "tls13_stateful_resumption")
 
         def resumes(stmts: list[Stmt]) -> bool | None:
             if _tickets_on(stmts):
@@ -315,7 +316,7 @@ class NameModel:
 
         def taken(stmts: list[Stmt]) -> frozenset[str] | None:
             if not self.effective.has("tls13_suites_via_conf_command"):
-                fixed = knowledge.tls13_fixed_suites(self.target.library)
+                fixed = libraries.tls13_fixed_suites(self.target.library)
                 return None if fixed is None else frozenset(fixed)
             model = model_for(self.target.library)
             if not stmts:

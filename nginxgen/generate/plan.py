@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from nginxgen import knowledge, rule_codes
 from nginxgen.errors import ValidationError
 from nginxgen.generate.models import GeneratorConfig, Site, TLSPolicy
-from nginxgen.knowledge import cipher_suites
+from nginxgen.knowledge import cipher_suites, libraries
 from nginxgen.report.logformat import (  # into/plan.py imports the path from here
     default_access_log_path as default_access_log_path,
 )
@@ -152,22 +152,22 @@ def _plan_protocols(policy: TLSPolicy, target: Target, problems: _Problems) -> N
                 f"nginx accepts TLSv1.3 only from {status.since}",
                 "upgrade nginx or use the compat preset",
             )
-        if not knowledge.has(lib, "tls13"):
+        if not libraries.has(lib, "tls13"):
             problems.add(
                 "policy.protocols",
                 "TLSv1.3",
-                knowledge.capability(lib, "tls13").refusal,
+                libraries.capability(lib, "tls13").refusal,
                 "use OpenSSL 1.1.1 or newer",
             )
     legacy = [p for p in policy.protocols if p in knowledge.legacy_protocols()]
-    if legacy and not knowledge.has(lib, "legacy_protocols"):
+    if legacy and not libraries.has(lib, "legacy_protocols"):
         problems.add(
             "policy.protocols",
             " ".join(legacy),
-            knowledge.capability(lib, "legacy_protocols").refusal,
+            libraries.capability(lib, "legacy_protocols").refusal,
             "drop them (this library cannot offer them through nginx)",
         )
-    elif legacy and knowledge.has(lib, "legacy_protocols_need_seclevel0") and policy.seclevel != 0:
+    elif legacy and libraries.has(lib, "legacy_protocols_need_seclevel0") and policy.seclevel != 0:
         problems.add(
             "policy.protocols",
             " ".join(legacy),
@@ -229,7 +229,7 @@ def _plan_ciphers(policy: TLSPolicy, target: Target, problems: _Problems) -> str
             "drop policy.dhparam",
         )
     if (
-        knowledge.has(target.library, "tls13_suites_via_ssl_ciphers")
+        libraries.has(target.library, "tls13_suites_via_ssl_ciphers")
         and "TLSv1.3" in policy.protocols
     ):
         names.extend(policy.ciphersuites)
@@ -244,7 +244,7 @@ def _plan_ciphers(policy: TLSPolicy, target: Target, problems: _Problems) -> str
                 "list suites or drop TLS 1.2",
             )
         return None
-    if policy.seclevel is not None and knowledge.has(target.library, "security_levels"):
+    if policy.seclevel is not None and libraries.has(target.library, "security_levels"):
         # only OpenSSL knows security levels; elsewhere the cipher string would be refused
         names.append(f"@SECLEVEL={policy.seclevel}")
     return ":".join(names)
@@ -266,10 +266,10 @@ def _plan_ciphersuites(
                 "use TLS_AES_128_GCM_SHA256, TLS_AES_256_GCM_SHA384 or "
                 "TLS_CHACHA20_POLY1305_SHA256",
             )
-    if knowledge.has(lib, "tls13_suites_via_ssl_ciphers"):
+    if libraries.has(lib, "tls13_suites_via_ssl_ciphers"):
         return None  # they go into ssl_ciphers
-    fixed = knowledge.tls13_fixed_suites(lib)
-    if knowledge.has(lib, "tls13_suites_via_conf_command") and _directive_ok(
+    fixed = libraries.tls13_fixed_suites(lib)
+    if libraries.has(lib, "tls13_suites_via_conf_command") and _directive_ok(
         target, "ssl_conf_command"
     ):
         return ConfCommand(
@@ -282,8 +282,8 @@ def _plan_ciphersuites(
     problems.add(
         "policy.ciphersuites",
         ":".join(policy.ciphersuites),
-        knowledge.capability(lib, "tls13_suites_via_conf_command").refusal
-        if not knowledge.has(lib, "tls13_suites_via_conf_command")
+        libraries.capability(lib, "tls13_suites_via_conf_command").refusal
+        if not libraries.has(lib, "tls13_suites_via_conf_command")
         else "ssl_conf_command needs nginx 1.19.4",
         "drop policy.ciphersuites (take the library's TLS 1.3 suites) or use OpenSSL",
     )
@@ -348,8 +348,8 @@ def _plan_groups(policy: TLSPolicy, target: Target, problems: _Problems) -> tupl
     lead = 0
     while lead < len(resolved) and resolved[lead].pq:
         lead += 1
-    tuples = knowledge.has(lib, "group_tuples")
-    server_pref = knowledge.has(lib, "server_group_preference")
+    tuples = libraries.has(lib, "group_tuples")
+    server_pref = libraries.has(lib, "server_group_preference")
     can_enforce = lead > 0 and (tuples or server_pref)
     if policy.pq_enforce == "on" and not can_enforce and not problems.items:
         why = (
@@ -429,12 +429,12 @@ def _plan_options(
     """The ssl_conf_command lines (TLS 1.3 suites, PrioritizeChaCha, KTLS, AntiReplay), and
     whether kernel TLS is on; all refused together where the library has no SSL_CONF."""
     lib = target.library
-    conf_ok = knowledge.has(lib, "ssl_conf_command") and _directive_ok(target, "ssl_conf_command")
+    conf_ok = libraries.has(lib, "ssl_conf_command") and _directive_ok(target, "ssl_conf_command")
     commands: list[ConfCommand] = []
     suites = _plan_ciphersuites(policy, target, problems)
     if suites:
         commands.append(suites)
-    chacha_possible = conf_ok and knowledge.has(lib, "prioritize_chacha") and prefer
+    chacha_possible = conf_ok and libraries.has(lib, "prioritize_chacha") and prefer
     if _switch(policy.prioritize_chacha, chacha_possible, problems, "policy.prioritize_chacha",
                "PrioritizeChaCha needs ssl_conf_command and server preference",
                "set server_preference: true on an OpenSSL target, or use auto"):  # fmt: skip
@@ -442,12 +442,12 @@ def _plan_options(
         commands.append(ConfCommand("Options", "PrioritizeChaCha", why))
     ktls_possible = (
         conf_ok
-        and knowledge.has(lib, "ktls")
+        and libraries.has(lib, "ktls")
         and knowledge.feature_available(target, "ssl_sendfile")
     )
     no_ktls = (
-        knowledge.capability(lib, "ktls").refusal
-        if not knowledge.has(lib, "ktls")
+        libraries.capability(lib, "ktls").refusal
+        if not libraries.has(lib, "ktls")
         else f"nginx uses kernel TLS only from {knowledge.feature_since('ssl_sendfile')}"
     )
     ktls = _switch(policy.ktls, ktls_possible, problems, "policy.ktls", no_ktls,
@@ -463,7 +463,7 @@ def _plan_options(
             problems.add(
                 "policy",
                 f"ssl_conf_command {command.name} {command.value}",
-                knowledge.capability(lib, "ssl_conf_command").refusal,
+                libraries.capability(lib, "ssl_conf_command").refusal,
                 "drop the setting that needs it",
             )
         commands = []
@@ -474,8 +474,8 @@ def _early_data_possible(target: Target, conf_ok: bool, problems: _Problems) -> 
     """0-RTT where the library and nginx have it, with OpenSSL's replay protection."""
     lib = target.library
     status = knowledge.directive_status(target, "ssl_early_data")
-    if not knowledge.has(lib, "early_data") or (status and not status.available):
-        refusal = knowledge.capability(lib, "early_data").refusal
+    if not libraries.has(lib, "early_data") or (status and not status.available):
+        refusal = libraries.capability(lib, "early_data").refusal
         problems.add("policy.early_data", True, refusal, "set early_data: false")
         return False
     if not conf_ok:
@@ -494,8 +494,8 @@ def _check_stapling(policy: TLSPolicy, target: Target, problems: _Problems) -> N
     if not policy.ocsp_stapling:
         return
     lib = target.library
-    if not knowledge.has(lib, "ocsp_stapling"):
-        refusal = knowledge.capability(lib, "ocsp_stapling").refusal
+    if not libraries.has(lib, "ocsp_stapling"):
+        refusal = libraries.capability(lib, "ocsp_stapling").refusal
         problems.add("policy.ocsp_stapling", True, refusal, "set ocsp_stapling: false")
     if not policy.resolver:
         problems.add(
@@ -610,8 +610,8 @@ def _plan_site(
             listens.append(ListenLine(args))
         port = normalize_socket(site.listen[0]).rsplit(":", 1)[1]
         alt_svc = f'h3=":{port}"; ma=86400'
-    if len(site.certificates) > 1 and not knowledge.has(target.library, "multiple_certificates"):
-        capability = knowledge.capability(target.library, "multiple_certificates")
+    if len(site.certificates) > 1 and not libraries.has(target.library, "multiple_certificates"):
+        capability = libraries.capability(target.library, "multiple_certificates")
         problems.add(
             "site.certificates",
             f"{len(site.certificates)} pairs",

@@ -13,6 +13,12 @@ import os
 from functools import cache, lru_cache
 
 from nginxgen.knowledge.data import KNOWLEDGE_DIR, json_file, toml_file
+from nginxgen.knowledge.libraries import (
+    LIBRARY_KINDS,
+    behaves_as,
+    library_display,
+    supports,
+)
 from nginxgen.records import field, record
 from nginxgen.version import Version, in_range
 
@@ -21,8 +27,6 @@ if TYPE_CHECKING:
     from typing import Any
 
     from nginxgen.target import Library, Target
-
-LIBRARY_KINDS = ("openssl", "quictls", "boringssl", "aws-lc", "libressl")
 
 
 def _toml(name: str) -> dict[str, Any]:
@@ -33,69 +37,6 @@ def _json(name: str) -> dict[str, Any]:
     return json_file(name)
 
 
-# --- libraries -----------------------------------------------------------------------------------
-
-
-def library_info(kind: str) -> dict[str, Any]:
-    info: dict[str, Any] = _toml("libraries")["library"][kind]
-    return info
-
-
-def library_display(kind: str) -> str:
-    return str(library_info(kind)["display"])
-
-
-def current_library_version(kind: str) -> str | None:
-    current = library_info(kind).get("current")
-    return str(current) if current else None
-
-
-def _behaves_as(library: Library) -> str:
-    """QuicTLS answers as the OpenSSL version it is based on."""
-    return str(library_info(library.kind).get("like", library.kind))
-
-
-def _check(entry: Any, library: Library) -> bool:
-    """Evaluate a `{since, until}` table or a boolean for one library."""
-    if entry is None or entry is False:
-        return False
-    if entry is True:
-        return True
-    return in_range(library.version, entry.get("since"), entry.get("until"))
-
-
-@record(frozen=True)
-class Capability:
-    name: str
-    summary: str
-    available: bool
-    refusal: str
-    source: str
-
-
-def capability(library: Library, name: str) -> Capability:
-    data = _toml("libraries")["capability"][name]
-    available = _check(data.get(_behaves_as(library)), library)
-    return Capability(
-        name=name,
-        summary=data["summary"],
-        available=available,
-        refusal=data.get("refusal", f"{library_display(library.kind)} lacks {data['summary']}"),
-        source=data["source"],
-    )
-
-
-def max_early_data(library: Library) -> int | None:
-    """The max_early_data_size nginx's TLS 1.3 tickets carry with ssl_early_data on."""
-    sizes = _toml("libraries")["capability"]["early_data"]["max_early_data"]
-    size = sizes.get(_behaves_as(library))
-    return int(size) if size is not None else None
-
-
-def has(library: Library, name: str) -> bool:
-    return capability(library, name).available
-
-
 def group_syntax(library: Library, feature: str) -> bool:
     """Whether `SSL_CTX_set1_curves_list` of this library accepts a syntax feature: as a build
     of its release series answered (tls_tables), else as libraries.toml says."""
@@ -104,7 +45,7 @@ def group_syntax(library: Library, feature: str) -> bool:
     if measured is not None:
         return measured
     data = _toml("libraries")["syntax"][feature]
-    return _check(data.get(_behaves_as(library)), library)
+    return supports(data, library)
 
 
 # --- what each library accepts, measured (scripts/build_library_tables.py) -----------------------
@@ -942,12 +883,6 @@ def feature_since(name: str) -> str:
     return str(_toml("nginx")["feature"][name]["since"])
 
 
-def tls13_fixed_suites(library: Library) -> list[str] | None:
-    """The TLS 1.3 suites a library always offers when nginx cannot choose them, if known."""
-    fixed: list[str] | None = _toml("libraries")["tls13_fixed_suites"].get(library.kind)
-    return fixed
-
-
 def nginx_fact(key: str) -> dict[str, Any]:
     """A named table of nginx facts (`defaults`, `ticket_rotation`, ...)."""
     data: dict[str, Any] = _toml("nginx")[key]
@@ -971,7 +906,7 @@ def default_server_only(target: Target, block: str = "http") -> dict[str, Defaul
     http{} or in stream{} servers (an entry holds in stream where it names its stream
     evidence)."""
     result: dict[str, DefaultServerOnly] = {}
-    kind = _behaves_as(target.library)
+    kind = behaves_as(target.library)
     for key, data in _toml("nginx")["default_server_only"].items():
         blocks = data.get("blocks") or ["http", *(["stream"] if "stream" in data else [])]
         if block not in blocks:
@@ -1014,11 +949,11 @@ class Group:
     not_recommended: NotRecommended | None = None  # why a usable group is still a warning
 
     def available(self, library: Library) -> bool:
-        return _check(self.data.get(_behaves_as(library)), library)
+        return supports(self.data, library)
 
     def spellings(self, library: Library) -> list[str]:
         """Names this library accepts for the group (preferred first), honouring name_since."""
-        kind = _behaves_as(library)
+        kind = behaves_as(library)
         late = self.data.get("name_since", {}).get(kind, {})
         return [
             n
@@ -1038,7 +973,7 @@ class Group:
     def requirement(self, library: Library) -> str:
         """Which versions of this library have the group, in words."""
         name = library_display(library.kind)
-        entry = self.data.get(_behaves_as(library))
+        entry = self.data.get(behaves_as(library))
         if not entry:
             return f"{name} does not have {self.display}"
         since, until = entry.get("since"), entry.get("until")
@@ -1120,7 +1055,7 @@ def default_groups(library: Library) -> frozenset[str] | None:
     if library.version is None:
         return None
     for entry in _toml("groups")["default_groups"]:
-        if entry["library"] == _behaves_as(library) and in_range(
+        if entry["library"] == behaves_as(library) and in_range(
             library.version, entry.get("since"), entry.get("until")
         ):
             # every name is one of the groups above: a misspelt one fails here, not quietly
@@ -1165,31 +1100,6 @@ def group_accepts_spelling(group: Group, name: str, library: Library) -> bool:
     if group_syntax(library, "case_insensitive"):
         return name.lower() in {s.lower() for s in spellings}
     return name in spellings
-
-
-def key_floor_bits(kind: str) -> int | None:
-    """Smallest key size of 112-bit strength for RSA, ECDSA or DH (None: no floor known)."""
-    value = _toml("libraries")["key_floor_bits"].get(kind)
-    return int(value) if isinstance(value, int) else None
-
-
-def key_security_bits(kind: str, bits: int) -> int | None:
-    """The security bits OpenSSL gives a key of this kind and size (key_kind's words); None
-    for a kind no table covers."""
-    table = _toml("libraries")["security_bits"]
-    if kind == "RSA":
-        return next((strength for least, strength in table["RSA"] if bits >= least), 0)
-    if kind == "ECDSA":
-        return bits // 2
-    value = table.get(kind)
-    return int(value) if isinstance(value, int) else None
-
-
-def digest_security_bits(digest: str) -> int | None:
-    """The security bits OpenSSL gives a certificate signature's digest ("sha256"); None where
-    the table does not say."""
-    value = _toml("libraries")["security_bits"]["digest"].get(digest.lower())
-    return int(value) if isinstance(value, int) else None
 
 
 # --- access logs ---------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 
 from nginxgen import knowledge
 from nginxgen.conf.load import Stmt
+from nginxgen.knowledge import libraries
 from nginxgen.records import record
 from nginxgen.target import Target
 from nginxgen.values import parse_size, parse_time
@@ -382,7 +383,7 @@ def merge_refusals(statements: list[Stmt], target: Target) -> Iterator[tuple[Stm
             ):
                 continue
             if check.capability is not None:
-                if not knowledge.has(target.library, check.capability):
+                if not libraries.has(target.library, check.capability):
                     yield switch[-1], check.message, f"remove {check.switch}: the library lacks it"
             elif not any(server.settings.get(n) for n in check.needs):
                 fix = f"set {' or '.join(check.needs)} where {check.switch} applies, or turn it off"

@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from nginxgen import knowledge
 from nginxgen.conf.config import Server
 from nginxgen.conf.load import Stmt
+from nginxgen.knowledge import libraries
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
 from nginxgen.lint.rules import _fixes
@@ -44,9 +45,9 @@ RULE = Rule(
 
 def check(ctx: Context) -> Iterator[Finding]:
     library = ctx.target.library
-    if knowledge.has(library, "server_group_preference"):
+    if libraries.has(library, "server_group_preference"):
         yield from _server_order(ctx)
-    if not knowledge.has(library, "group_tuples"):
+    if not libraries.has(library, "group_tuples"):
         return
     for stmt, text in group_statements(ctx):
         if "/" in text:

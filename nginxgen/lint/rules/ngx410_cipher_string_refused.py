@@ -29,6 +29,7 @@ from collections.abc import Iterator
 
 from nginxgen import knowledge
 from nginxgen.ciphers import evaluate, load_model
+from nginxgen.knowledge import libraries
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
 from nginxgen.lint.rules._ciphers import evaluate_line
@@ -55,15 +56,15 @@ def refusal(library: Library, text: str) -> str | None:
         measured = strings.get(f"DEFAULT:@SECLEVEL={level}")
         if measured:
             return f"@SECLEVEL={level} ({measured})"
-        if table is None and not knowledge.has(library, "security_levels"):
-            return f"@SECLEVEL={level} ({knowledge.capability(library, 'security_levels').refusal})"
+        if table is None and not libraries.has(library, "security_levels"):
+            return f"@SECLEVEL={level} ({libraries.capability(library, 'security_levels').refusal})"
     # words that add suites; `!`/`-` remove them, `+` moves them, `@` commands order them
     # (the separators of OpenSSL's and BoringSSL's ITEM_SEP: `:` `,` space and `;`)
     added = [w for w in re.split(r"[:, ;]+", text) if w and w[0] not in "!-+@"]
     if added and all(_matches_nothing(library, strings, w) for w in added):
         reason = next((strings[w] for w in added if strings.get(w)), "NO_CIPHER_MATCH")
         return f"{', '.join(added)} match no suite there ({reason})"
-    if table is not None and table.names_measured and not knowledge.has(library, "security_levels"):
+    if table is not None and table.names_measured and not libraries.has(library, "security_levels"):
         return _leaves_nothing(table, text)
     return None
 
@@ -126,7 +127,7 @@ def _matches_nothing(library: Library, strings: dict[str, str | None], word: str
         plain
         and table is not None
         and table.names_measured
-        and not knowledge.has(library, "security_levels")
+        and not libraries.has(library, "security_levels")
     )
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen import knowledge
+from nginxgen.knowledge import libraries
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
 
@@ -29,7 +30,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         if ktls is None or id(ktls) in seen:
             continue
         seen.add(id(ktls))
-        if not knowledge.has(ctx.target.library, "ktls"):
+        if not libraries.has(ctx.target.library, "ktls"):
             yield ctx.finding(
                 RULE, ktls, f"{ctx.library()} has no kTLS path in nginx", "remove the KTLS option"
             )
