@@ -15,7 +15,7 @@ from typing import Any
 from nginxgen import knowledge
 from nginxgen.generate.compose import cpu_has_aes
 from nginxgen.generate.examples import preset_plans
-from nginxgen.knowledge import libraries
+from nginxgen.knowledge import libraries, tls_groups
 from nginxgen.target import Target
 
 MODULES = ("http_v2", "http_v3", "stream_ssl")
@@ -68,7 +68,7 @@ def ktls(proc: Path, target: Target, interval: float) -> dict[str, Any]:
 def diagnose(target: Target, nginx_bin: str, proc: Path, interval: float) -> dict[str, Any]:
     available = [
         g
-        for g in sorted(knowledge.all_groups(), key=lambda g: g.id.lower())
+        for g in sorted(tls_groups.all_groups(), key=lambda g: g.id.lower())
         if g.available(target.library)
     ]
     groups = [g.id for g in available]

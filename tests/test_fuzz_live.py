@@ -14,8 +14,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from nginxgen import knowledge
-from nginxgen.knowledge import libraries
+from nginxgen.knowledge import libraries, tls_groups
 from tests.builds import ALL_BUILD_NAMES, BUILD_NAMES, SOURCE_BUILD_NAMES, Build
 from tests.conftest import require_build
 from tests.fuzzing.live import (
@@ -306,7 +305,7 @@ def test_the_librarys_default_groups_where_no_server_names_any(
     )
     outcome = check_live(tree, build, tmp_path)
     assert outcome.kind == "agreed"
-    known = knowledge.default_groups(build.library) is not None
+    known = tls_groups.default_groups(build.library) is not None
     assert known == (build.library.kind != "boringssl")
     assert (outcome.unpredicted["groups"] == 0) == known, outcome.unpredicted
 

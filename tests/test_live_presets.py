@@ -11,9 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from nginxgen import knowledge
 from nginxgen.generate.presets import list_presets, load_preset
-from nginxgen.knowledge import libraries
+from nginxgen.knowledge import libraries, tls_groups
 from tests.builds import ALL_BUILD_NAMES, SOURCE_BUILD_NAMES, Build
 from tests.helpers import needs_mlkem
 from tests.live import Handshake, Server, free_port, nginx_check, prepare_prefix, s_client
@@ -101,7 +100,7 @@ def promised_groups(tls_conf: Path) -> set[str]:
 
     found = re.search(r"^ssl_ecdh_curve (\S+);", tls_conf.read_text(), re.M)
     assert found, "the generated tls.conf names its groups"
-    groups = [knowledge.find_group(e.name) for e in parse_groups(found.group(1))]
+    groups = [tls_groups.find_group(e.name) for e in parse_groups(found.group(1))]
     return {g.id for g in groups if g is not None}
 
 
@@ -141,7 +140,7 @@ def test_preset_live(build: Build, preset: str, client: Build, tmp_path: Path) -
         assert tls13.ok and tls13.protocol == "TLSv1.3", tls13.output
         assert "Verify return code: 0 (ok)" in tls13.output  # full chain served
         promised = promised_groups(served.conf.parent / "tls.conf")
-        negotiated = knowledge.find_group(tls13.group or "")
+        negotiated = tls_groups.find_group(tls13.group or "")
         assert negotiated is not None and negotiated.id in promised, (tls13.group, promised)
 
         tls12 = hello(version="1.2")

@@ -15,9 +15,8 @@ from typing import Any
 
 import pytest
 
-from nginxgen import knowledge
 from nginxgen.generate.presets import list_presets, load_preset
-from nginxgen.knowledge import libraries
+from nginxgen.knowledge import libraries, tls_groups
 from tests.builds import Build
 from tests.live import Server
 from tests.test_live_presets import NAME, Served, generate, promised_groups
@@ -36,7 +35,7 @@ def expected_pq(tls_conf: str, build: Build) -> str:
     curve = re.search(r"^ssl_ecdh_curve (\S+);", tls_conf, re.M)
     assert curve is not None
     names = curve.group(1).replace("/", ":").split(":")
-    pq = [n for n in names if (g := knowledge.find_group(n)) is not None and g.pq]
+    pq = [n for n in names if (g := tls_groups.find_group(n)) is not None and g.pq]
     if not pq:
         return "none"
     if "/" in curve.group(1):
@@ -78,7 +77,7 @@ def test_probe_reports_what_the_config_says(build: Build, preset: str, tmp_path:
     assert {v for v, ok in named["protocols"].items() if ok} == listed
     promised = promised_groups(served.conf.parent / "tls.conf")
     for group, accepted in named["groups"].items():
-        known = knowledge.find_group(group)
+        known = tls_groups.find_group(group)
         assert accepted == (known is not None and known.id in promised), group
     assert named["pq"] == expected_pq(tls_conf, build)
     # the probe's ML-KEM key share is taken wherever the config lists X25519MLKEM768

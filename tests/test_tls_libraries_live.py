@@ -12,8 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from nginxgen import knowledge
-from nginxgen.knowledge import libraries
+from nginxgen.knowledge import libraries, tls_groups
 from nginxgen.target import parse_library
 from tests.builds import ALL_BUILD_NAMES, SOURCE_BUILD_NAMES, Build
 from tests.conftest import require_build
@@ -99,9 +98,9 @@ def test_group_spellings_as_the_knowledge_says(
     library_build: Build, tmp_path: Path, spelling: str
 ) -> None:
     library = build_target(library_build).library
-    group = knowledge.find_group(spelling)
-    bounds = group.data.get(library.kind) if group is not None else None
-    if library.version is None and isinstance(bounds, dict) and "until" in bounds:
+    group = tls_groups.find_group(spelling)
+    bounds = group.support.get(library.kind) if group is not None else None
+    if library.version is None and bounds is not None and bounds.until is not None:
         # BoringSSL has no version in nginx -V, so a group it removed on a known date (the
         # Kyber draft, removed 0.20260813.0) cannot be judged for this build: it still has it
         assert spelling == "X25519Kyber768Draft00", bounds
@@ -109,7 +108,7 @@ def test_group_spellings_as_the_knowledge_says(
     expected = (
         group is not None
         and group.available(library)
-        and knowledge.group_accepts_spelling(group, spelling, library)
+        and tls_groups.group_accepts_spelling(group, spelling, library)
     )
     done = nginx_t(library_build, tmp_path, f"ssl_ecdh_curve {spelling};")
     assert (done.returncode == 0) == expected, done.stderr
@@ -245,7 +244,7 @@ SYNTAX_SAMPLES = {  # a group list that needs exactly this syntax feature
 def test_group_list_syntax(library_build: Build, tmp_path: Path, feature: str) -> None:
     library = build_target(library_build).library
     done = nginx_t(library_build, tmp_path, f"ssl_ecdh_curve {SYNTAX_SAMPLES[feature]};")
-    assert (done.returncode == 0) == knowledge.group_syntax(library, feature), done.stderr
+    assert (done.returncode == 0) == tls_groups.group_syntax(library, feature), done.stderr
 
 
 def test_tls13_suites_fixed_whatever_ssl_ciphers_says(

@@ -24,7 +24,7 @@ from nginxgen.conf.effective import HSTS, Effective, header_sent, server_label
 from nginxgen.conf.files import read
 from nginxgen.conf.groups import parse_groups
 from nginxgen.conf.load import Stmt
-from nginxgen.knowledge import libraries
+from nginxgen.knowledge import libraries, tls_groups
 from nginxgen.pem import key_description, load_chain
 from nginxgen.records import record
 
@@ -209,9 +209,9 @@ class NameModel:
 
         def listed(stmts: list[Stmt]) -> frozenset[str] | None:
             if not stmts or not stmts[-1].args or stmts[-1].args[0] == "auto":
-                return knowledge.default_groups(self.target.library)
+                return tls_groups.default_groups(self.target.library)
             entries = parse_groups(stmts[-1].args[0])
-            return frozenset(g.id for e in entries if (g := knowledge.find_group(e.name)))
+            return frozenset(g.id for e in entries if (g := tls_groups.find_group(e.name)))
 
         return self.answer("ssl_ecdh_curve", listed, "the groups")
 
@@ -296,7 +296,7 @@ class NameModel:
                 if self.target.library.kind not in fact["libraries"]:
                     return resumes(self.server.effective("ssl_session_tickets"))
                 groups = self.groups().value  # the deciding server's
-                share = knowledge.find_group(fact["unless_retry_from_key_share"])
+                share = tls_groups.find_group(fact["unless_retry_from_key_share"])
                 if groups is not None and share is not None and share.id not in groups:
                     return None  # a retried handshake: depends on the client's share
                 return bool(fact["tls13_resumes"])

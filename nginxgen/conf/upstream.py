@@ -24,7 +24,7 @@ from nginxgen import knowledge
 from nginxgen.conf.config import Config, Location, Server
 from nginxgen.conf.groups import parse_groups
 from nginxgen.conf.load import Stmt
-from nginxgen.knowledge import PassModule
+from nginxgen.knowledge import PassModule, tls_groups
 from nginxgen.records import record
 from nginxgen.target import Target
 
@@ -285,9 +285,9 @@ class BackendTls:
         if chosen:
             line = max(chosen, key=lambda s: commands.lines.index(s))
             entries = parse_groups(line.args[1]) if len(line.args) > 1 else []
-            ids = frozenset(g.id for e in entries if (g := knowledge.find_group(e.name)))
+            ids = frozenset(g.id for e in entries if (g := tls_groups.find_group(e.name)))
             return ids, line
-        return knowledge.default_groups(self.target.library), None
+        return tls_groups.default_groups(self.target.library), None
 
     def session_reuse(self) -> Flag:
         return self._flag("session_reuse", knowledge.upstream_tls_defaults().session_reuse)

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from nginxgen import knowledge, rule_codes
 from nginxgen.errors import ValidationError
 from nginxgen.generate.models import GeneratorConfig, Site, TLSPolicy
-from nginxgen.knowledge import cipher_suites, libraries
+from nginxgen.knowledge import cipher_suites, libraries, tls_groups
 from nginxgen.report.logformat import (  # into/plan.py imports the path from here
     default_access_log_path as default_access_log_path,
 )
@@ -293,10 +293,10 @@ def _plan_ciphersuites(
 def _plan_groups(policy: TLSPolicy, target: Target, problems: _Problems) -> tuple[str, str, bool]:
     """ssl_ecdh_curve value, the comment explaining it, and whether server preference is needed."""
     lib = target.library
-    resolved: list[knowledge.Group] = []
+    resolved: list[tls_groups.Group] = []
     for i, entry in enumerate(policy.groups):
         optional, name = entry.startswith("?"), entry.removeprefix("?")
-        group = knowledge.find_group(name)
+        group = tls_groups.find_group(name)
         where = f"policy.groups[{i}]"
         if group is None:
             problems.add(
@@ -318,7 +318,7 @@ def _plan_groups(policy: TLSPolicy, target: Target, problems: _Problems) -> tupl
         if not group.available(lib):
             if optional:
                 continue
-            others = knowledge.groups_instead(lib, group)
+            others = tls_groups.groups_instead(lib, group)
             instead = (
                 f"use {group.replacement}"
                 if group.replacement
@@ -383,7 +383,9 @@ def _plan_groups(policy: TLSPolicy, target: Target, problems: _Problems) -> tupl
     else:
         why = (
             "no post-quantum group on this target"
-            if any((g := knowledge.find_group(n.removeprefix("?"))) and g.pq for n in policy.groups)
+            if any(
+                (g := tls_groups.find_group(n.removeprefix("?"))) and g.pq for n in policy.groups
+            )
             else "classical groups"
         )
     return value, why, False
@@ -644,11 +646,11 @@ def _no_hsts() -> IgnoreComment:
     )
 
 
-def _policy_weak_groups(curve: str) -> list[knowledge.Group]:
+def _policy_weak_groups(curve: str) -> list[tls_groups.Group]:
     """The groups of the generated ssl_ecdh_curve that NGX204 would warn about."""
     from nginxgen.conf.groups import parse_groups
 
-    found = (knowledge.find_group(e.name) for e in parse_groups(curve) if "-" not in e.prefixes)
+    found = (tls_groups.find_group(e.name) for e in parse_groups(curve) if "-" not in e.prefixes)
     return [g for g in found if g is not None and g.not_recommended is not None]
 
 

@@ -29,6 +29,9 @@ class Support:
         return self.present and in_range(version, self.since, self.until)
 
 
+NO_SUPPORT = Support(False)
+
+
 def support(entry: bool | dict[str, str] | None) -> Support:
     """A table's `library = true | false | {since, until}` as a record."""
     if entry is None or isinstance(entry, bool):

@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from nginxgen import knowledge
+from nginxgen.knowledge import tls_groups
 from nginxgen.report.logformat import ROLES, LineParser, LogFormat
 
 TIME, SITE, HOST, PROTOCOL, CIPHER, CURVE, CURVES, REUSED, EARLY, REQUESTS, TLS = range(len(ROLES))
@@ -46,9 +46,9 @@ def group_view(value: str) -> GroupView:
         code = int(value, 16)
         if _is_grease(code):
             return GroupView(None, False)
-        group = knowledge.group_by_codepoint(code)
+        group = tls_groups.group_by_codepoint(code)
         return GroupView(group.id if group else value.lower(), bool(group and group.pq))
-    group = knowledge.find_group(value)
+    group = tls_groups.find_group(value)
     return GroupView(value, bool(group and group.pq))
 
 

@@ -27,9 +27,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from nginxgen import knowledge
 from nginxgen.ciphers import evaluate, load_model
-from nginxgen.knowledge import libraries
+from nginxgen.knowledge import libraries, library_tables
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
 from nginxgen.lint.rules._ciphers import evaluate_line
@@ -46,7 +45,7 @@ RULE = Rule(
 def refusal(library: Library, text: str) -> str | None:
     """Why the library refuses this ssl_ciphers string, or None where it takes it (or nothing
     measured says otherwise)."""
-    table = knowledge.library_table(library)
+    table = library_tables.library_table(library)
     strings = table.cipher_strings if table is not None else {}
     if text in strings:
         reason = strings[text]
@@ -69,7 +68,7 @@ def refusal(library: Library, text: str) -> str | None:
     return None
 
 
-def _leaves_nothing(table: knowledge.LibraryTable, text: str) -> str | None:
+def _leaves_nothing(table: library_tables.LibraryTable, text: str) -> str | None:
     """Where the library's suites are measured one by one (BoringSSL, AWS-LC): whether the
     string, read with OpenSSL's rules (the cipher engine), leaves none of the suites the build
     took alone. Each suite's fate depends only on the words that match it, so the engine's list
@@ -95,7 +94,7 @@ def _leaves_nothing(table: knowledge.LibraryTable, text: str) -> str | None:
     return f"{text} leaves none of the suites the library has (NO_CIPHER_MATCH)"
 
 
-def blind_word(table: knowledge.LibraryTable, text: str) -> str | None:
+def blind_word(table: library_tables.LibraryTable, text: str) -> str | None:
     """A word of the string the library took alone whose suites no OpenSSL table names (3DES:
     AWS-LC and BoringSSL keep DES-CBC3-SHA, OpenSSL 3.5's table has none): what the cipher
     engine says of such a string is blind to those suites."""
@@ -121,7 +120,7 @@ def _matches_nothing(library: Library, strings: dict[str, str | None], word: str
     the libraries compare names exactly and skip unknown words)."""
     if word in strings:
         return strings[word] is not None
-    table = knowledge.library_table(library)
+    table = library_tables.library_table(library)
     plain = re.fullmatch(r"[A-Za-z0-9_.-]+", word) is not None  # no `+` compound, no [a|b]
     return (
         plain
