@@ -15,7 +15,7 @@ from typing import Any
 from nginxgen import knowledge
 from nginxgen.generate.compose import cpu_has_aes
 from nginxgen.generate.examples import preset_plans
-from nginxgen.knowledge import libraries, tls_groups
+from nginxgen.knowledge import advisories, libraries, tls_groups
 from nginxgen.target import Target
 
 MODULES = ("http_v2", "http_v3", "stream_ssl")
@@ -93,7 +93,7 @@ def diagnose(target: Target, nginx_bin: str, proc: Path, interval: float) -> dic
         },
         "advisories": [
             {"cve": a.cve, "name": a.name, "severity": a.severity, "fixed": list(a.fixed)}
-            for a in knowledge.advisories(target.nginx)
+            for a in advisories.advisories(target.nginx)
         ],
         "presets": {
             "fit": fit,

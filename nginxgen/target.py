@@ -13,7 +13,7 @@ import sys
 
 from nginxgen import knowledge
 from nginxgen.errors import TargetError
-from nginxgen.knowledge import libraries
+from nginxgen.knowledge import libraries, releases
 from nginxgen.records import field, record
 from nginxgen.version import Version
 
@@ -191,7 +191,7 @@ def check_release(
     is refused, naming the nearest release. Plausible: a higher patch in a branch that still
     gets releases, or a new branch of the newest major within `minors_ahead` (releases.json).
     `branch_ok`: a known branch alone (openssl-3.0) stands for that branch."""
-    known = knowledge.releases(product)
+    known = releases.releases(product)
     name = libraries.library_display(product) if product != "nginx" else "nginx"
     if known is None:
         raise TargetError(f"{name} has no release numbers: give {product} alone", where=where)
@@ -230,7 +230,7 @@ def _newer(name: str, version: Version, known: str) -> str:
     )
 
 
-def _nearest(parts: tuple[int, ...], known: knowledge.Releases) -> str:
+def _nearest(parts: tuple[int, ...], known: releases.Releases) -> str:
     """The release closest to `parts`: the newest when past it, else in the nearest branch."""
     if parts > max((*b, span[1]) for b, span in known.branches.items()):
         return str(known.newest())

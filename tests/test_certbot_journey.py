@@ -19,8 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from nginxgen import knowledge
-from nginxgen.knowledge import tls_groups
+from nginxgen.knowledge import managers, tls_groups
 from tests.builds import MANIFEST, Build
 from tests.conftest import require_build
 from tests.helpers import missing_real_part
@@ -96,9 +95,9 @@ class Journey:
 
     def assert_options_released(self) -> None:
         data = self.options.read_bytes()
-        manager = knowledge.manager_of(str(self.options), data.decode())
+        manager = managers.manager_of(str(self.options), data.decode())
         assert manager is not None and manager.key == "certbot"
-        assert knowledge.manager_of("/elsewhere.conf", data.decode()) is not None, (
+        assert managers.manager_of("/elsewhere.conf", data.decode()) is not None, (
             f"sha256 {hashlib.sha256(data).hexdigest()} is no certbot release: certbot stops "
             "updating the file"
         )

@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 
 from nginxgen import knowledge
 from nginxgen.conf.load import _parse_text
+from nginxgen.knowledge.data import json_file
 from tests.builds import ALL_BUILD_NAMES, BUILD_NAMES, NEWEST_BUILD_NAMES, Build
 from tests.conftest import require_build
 from tests.directive_probe import CONTEXTS, nginx_t, probe
@@ -36,7 +37,7 @@ def test_directive_table_is_what_the_build_answers(
     name: str, provisioned: tuple[dict[str, Build], dict[str, str]]
 ) -> None:
     build = require_build(provisioned, name)
-    data = knowledge._json("directives")
+    data = json_file("directives")
     checks = [(n, ctx, "block") for n, ctx in data["block"].items()]
     checks += [(n, ctx, "simple") for n, ctx in data["simple"].items()]
     for n, by_parent in data["mixed"].items():

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from nginxgen import knowledge, rule_codes
 from nginxgen.errors import ValidationError
 from nginxgen.generate.models import GeneratorConfig, Site, TLSPolicy
-from nginxgen.knowledge import cipher_suites, libraries, tls_groups
+from nginxgen.knowledge import cipher_suites, libraries, logs, tls_groups, web
 from nginxgen.report.logformat import (  # into/plan.py imports the path from here
     default_access_log_path as default_access_log_path,
 )
@@ -159,7 +159,7 @@ def _plan_protocols(policy: TLSPolicy, target: Target, problems: _Problems) -> N
                 libraries.capability(lib, "tls13").refusal,
                 "use OpenSSL 1.1.1 or newer",
             )
-    legacy = [p for p in policy.protocols if p in knowledge.legacy_protocols()]
+    legacy = [p for p in policy.protocols if p in web.legacy_protocols()]
     if legacy and not libraries.has(lib, "legacy_protocols"):
         problems.add(
             "policy.protocols",
@@ -178,7 +178,7 @@ def _plan_protocols(policy: TLSPolicy, target: Target, problems: _Problems) -> N
 
 def _plan_ciphers(policy: TLSPolicy, target: Target, problems: _Problems) -> str | None:
     tls12 = any(p != "TLSv1.3" for p in policy.protocols)
-    legacy = any(p in knowledge.legacy_protocols() for p in policy.protocols)
+    legacy = any(p in web.legacy_protocols() for p in policy.protocols)
     names: list[str] = []
     has_dhe = False
     for i, name in enumerate(policy.ciphers):
@@ -532,7 +532,7 @@ def _chosen_findings(policy: TLSPolicy, curve: str) -> tuple[list[str], dict[str
     linter as suppressions with the reason, so the output never draws its own warnings."""
     warnings = []
     suppress: dict[str, IgnoreComment] = {}
-    if any(p in knowledge.legacy_protocols() for p in policy.protocols):
+    if any(p in web.legacy_protocols() for p in policy.protocols):
         warnings.append(
             "TLS 1.0 and 1.1 are on for legacy clients: they have no AEAD suites, "
             "rely on SHA-1, need security level 0 and fail PCI DSS and NIST SP 800-52r2."
@@ -561,7 +561,7 @@ def _plan_access_log(
     """The generated log format with the variables this nginx has, and the log it writes."""
     if wanted == "off":
         return None
-    fmt = knowledge.log_fact("log_format")
+    fmt = logs.generated_log()
     if not knowledge.feature_available(target, "log_escape_json"):
         since = knowledge.feature_since("log_escape_json")
         why = f"log_format escape=json (one JSON object per line) needs nginx {since}"
@@ -570,9 +570,9 @@ def _plan_access_log(
         else:
             problems.add("access_log", wanted, why, "use --access-log off")
         return None
-    fields = [(f.key, f.variable) for f in knowledge.log_fields(target)]
+    fields = [(f.key, f.variable) for f in logs.log_fields(target)]
     strings = generated_format_strings(fields)
-    return AccessLog(fmt["name"], strings, wanted or default_access_log_path())
+    return AccessLog(fmt.format_name, strings, wanted or default_access_log_path())
 
 
 def _plan_site(

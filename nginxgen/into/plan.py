@@ -28,6 +28,7 @@ from nginxgen.generate.models import GeneratorConfig
 from nginxgen.generate.plan import ListenLine, Plan, SitePlan, default_access_log_path, make_plan
 from nginxgen.generate.render import DEFAULT_FILE, TLS_FILE, render, site_file
 from nginxgen.into.layout import Place, find_place
+from nginxgen.knowledge import managers
 from nginxgen.target import Target
 from nginxgen.values import same_value
 
@@ -166,7 +167,7 @@ class _Planner:
         snippet included by the default server of several sockets), or when the line is in a
         file another tool manages (certbot's options file): that file is never written, and
         the report says who owns it and where a change belongs."""
-        manager = knowledge.manager_of(stmt.file, self.loaded.texts.get(stmt.file))
+        manager = managers.manager_of(stmt.file, self.loaded.texts.get(stmt.file))
         if manager is not None and manager.never_write:
             wanted = "removed" if make == "delete" else " ".join(args or [])
             step = Step(

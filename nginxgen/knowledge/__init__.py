@@ -8,7 +8,6 @@ generator's validation and the linter's rules both ask here and nowhere else.
 
 from __future__ import annotations
 
-import os
 from functools import cache, lru_cache
 
 from nginxgen.knowledge.data import json_file, toml_file
@@ -32,37 +31,6 @@ def _json(name: str) -> dict[str, Any]:
 
 
 # --- releases ------------------------------------------------------------------------------------
-
-
-@record(frozen=True)
-class Releases:
-    """The known releases of nginx or of one TLS library (releases.json, with its sources)."""
-
-    display: str
-    branches: dict[tuple[int, int], tuple[int, int]]  # (major, minor) -> (first, newest patch)
-    maintained: int | None  # how many of the newest branches still get releases; None: all
-    minors_ahead: int | None  # how far past the newest minor a new release may be; None: any
-
-    def newest(self) -> Version:
-        branch = max(self.branches)
-        return Version(f"{branch[0]}.{branch[1]}.{self.branches[branch][1]}")
-
-    def has(self, parts: tuple[int, ...]) -> bool:
-        span = self.branches.get(parts[:2]) if len(parts) == 3 else None
-        return span is not None and span[0] <= parts[2] <= span[1]
-
-
-@cache
-def releases(product: str) -> Releases | None:
-    """nginx's releases, or a library kind's; None for a library without release numbers."""
-    entry = _json("releases").get(product)
-    if entry is None:
-        return None
-    branches = {}
-    for name, span in entry["branches"].items():
-        major, minor = (int(p) for p in name.split("."))
-        branches[(major, minor)] = (span[0], span[1]) if isinstance(span, list) else (0, span)
-    return Releases(entry["display"], branches, entry.get("maintained"), entry.get("minors_ahead"))
 
 
 # --- nginx ---------------------------------------------------------------------------------------
@@ -113,154 +81,6 @@ def directive_status(target: Target, name: str, table: str = "directive") -> Dir
         source=data["source"],
         module=module,
     )
-
-
-@record(frozen=True)
-class CertificateAuthority:
-    display: str
-    no_ocsp_url_since: str | None
-    source: str
-
-
-def authority_by_path(path: str) -> CertificateAuthority | None:
-    """The CA whose certificates are kept under this path by convention (certbot's
-    /etc/letsencrypt/), if any."""
-    for data in _toml("pki")["ca"].values():
-        if path.startswith(tuple(data["path_prefixes"])):
-            return CertificateAuthority(
-                data["display"], data.get("no_ocsp_url_since"), data["source"]
-            )
-    return None
-
-
-@record(frozen=True)
-class Manager:
-    """A tool that manages nginx files besides the user (managers.toml)."""
-
-    key: str
-    display: str
-    never_write: bool  # it regenerates or hash-checks the file: nginxgen leaves it alone
-    override: str  # where a user's change belongs instead
-    source: str
-
-
-@record(frozen=True)
-class FolderEvidence:
-    """Files that show a folder is a tool's own (managers.toml `folder.evidence`): one of `files`
-    (globs relative to the folder) opens with `opens_with`."""
-
-    files: tuple[str, ...]
-    opens_with: str  # a regular expression, matched at the file's start
-
-
-@record(frozen=True)
-class ManagedFolder:
-    """Files a tool replaces inside a folder of its own (managers.toml `folder`)."""
-
-    names: tuple[str, ...]  # globs of the file names it replaces there
-    levels: int  # how far above the file its folder may lie
-    evidence: tuple[FolderEvidence, ...]
-
-
-@record(frozen=True)
-class _Recognition:
-    """How a manager's files are told (managers.toml): see the table's header."""
-
-    paths: tuple[str, ...]
-    headers: tuple[str, ...]
-    sha256: frozenset[str]
-    folder: ManagedFolder | None
-
-
-@cache
-def _managers() -> tuple[tuple[Manager, _Recognition], ...]:
-    out = []
-    for key, data in _toml("managers")["manager"].items():
-        folder = data.get("folder")
-        out.append(
-            (
-                Manager(
-                    key, data["display"], data["never_write"], data["override"], data["source"]
-                ),
-                _Recognition(
-                    tuple(data["paths"]),
-                    tuple(data["headers"]),
-                    frozenset(data["sha256"]),
-                    None
-                    if folder is None
-                    else ManagedFolder(
-                        tuple(folder["names"]),
-                        int(folder["levels"]),
-                        tuple(
-                            FolderEvidence(tuple(e["files"]), e["opens_with"])
-                            for e in folder["evidence"]
-                        ),
-                    ),
-                ),
-            )
-        )
-    return tuple(out)
-
-
-def _read_head(path: str, size: int) -> str | None:
-    try:
-        with open(path, "rb") as handle:
-            return handle.read(size).decode("utf-8", "surrogateescape")
-    except OSError:
-        return None
-
-
-def _folder_is_managed(real: str, folder: ManagedFolder) -> bool:
-    """Whether the file lies in a folder (its own, or up to `levels` above) that shows the tool's
-    evidence: a suffix alone is no evidence, the folder must hold the tool's own files."""
-    import fnmatch
-    import glob
-    import re
-
-    if not any(fnmatch.fnmatchcase(os.path.basename(real), name) for name in folder.names):
-        return False
-    here = os.path.dirname(real)
-    for _ in range(folder.levels + 1):
-        for evidence in folder.evidence:
-            opening = re.compile(evidence.opens_with)
-            for pattern in evidence.files:
-                # a handful is enough: the evidence is in every one of the tool's files
-                for candidate in sorted(glob.glob(os.path.join(glob.escape(here), pattern)))[:8]:
-                    head = _read_head(candidate, 512)
-                    if head is not None and opening.match(head):
-                        return True
-        here = os.path.dirname(here)
-    return False
-
-
-def manager_of(path: str, text: str | None = None) -> Manager | None:
-    """The tool that manages this file, on evidence only (managers.toml): where the tool writes
-    it (and, for a tool that keeps only its released bytes, with those bytes), its first lines,
-    its exact bytes (certbot's released options file wherever it was copied), or a name the tool
-    replaces inside a folder that holds the tool's own files (SWAG's `.conf.sample` files);
-    None: the user's. `text` is the file as read; None reads it from disk where it exists."""
-    import fnmatch
-    import hashlib
-
-    real = os.path.realpath(path)
-    if text is None:
-        text = _read_head(real, 1 << 20)
-    head = text[:2048] if text is not None else ""
-    digest = None
-    if text is not None:
-        digest = hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
-    for manager, known in _managers():
-        # where the tool keeps only bytes it released, other bytes there are the user's edit
-        released = not known.sha256 or text is None or digest in known.sha256
-        if released and any(fnmatch.fnmatchcase(real, pattern) for pattern in known.paths):
-            return manager
-        if head and any(marker in head for marker in known.headers):
-            return manager
-        if digest is not None and digest in known.sha256:
-            return manager
-        if known.folder is not None and _folder_is_managed(real, known.folder):
-            return manager
-    return None
 
 
 @record(frozen=True)
@@ -624,51 +444,6 @@ def _post_check(data: dict[str, Any]) -> PostCheck:
 
 
 @record(frozen=True)
-class Advisory:
-    """A security advisory of nginx.org (nginx_advisories.json)."""
-
-    name: str
-    severity: str
-    cve: str | None
-    advisory: str | None
-    fixed: tuple[str, ...]  # the first fixed release of each branch
-
-
-def _branch(version: Version) -> tuple[int, ...]:
-    return (*version.parts, 0, 0)[:2]  # 1.30 of 1.30.4 (1.30.0 is stored as 1.30)
-
-
-def advisories(version: Version) -> list[Advisory]:
-    """The advisories whose vulnerable ranges hold this upstream release and whose fix its
-    branch does not have (a distribution's package may carry the fix under the same version)."""
-    out = []
-    branch = _branch(version)
-    for data in _json("nginx_advisories")["advisories"]:
-        vulnerable = False
-        for span in data["vulnerable"]:
-            low, _, high = span.partition("-")
-            vulnerable |= Version(low) <= version <= Version(high or low)
-        fixes = [Version(f) for f in data["fixed"]]
-        fixed = any(version >= f and (_branch(f) == branch or f == max(fixes)) for f in fixes)
-        if vulnerable and not fixed:
-            fields = {k: data[k] for k in ("name", "severity", "cve", "advisory")}
-            out.append(Advisory(**fields, fixed=tuple(data["fixed"])))
-    return out
-
-
-def hsts_fact(key: str) -> int:
-    """An HSTS lifetime in seconds: min_max_age, recommended_max_age, preload_min_max_age."""
-    value: int = _toml("web")["hsts"][key]
-    return value
-
-
-@cache
-def legacy_protocols() -> frozenset[str]:
-    """Protocol versions below TLS 1.2 (RFC 8996)."""
-    return frozenset(_toml("web")["protocols"]["legacy"])
-
-
-@record(frozen=True)
 class DirectiveShapes:
     """Which directives take a block, as real nginx builds answered (directives.json)."""
 
@@ -794,54 +569,6 @@ def stream_virtual_servers(target: Target) -> bool:
 
 
 # --- access logs ---------------------------------------------------------------------------------
-
-
-@record(frozen=True)
-class LogField:
-    key: str  # the key in the generated JSON line
-    variable: str  # the nginx variable, without `$`
-    since: str | None
-    source: str
-
-
-def log_fields(target: Target | None = None) -> list[LogField]:
-    """The generated TLS log format's fields; with a target, only the variables its nginx has."""
-    fields = [
-        LogField(key=f["key"], variable=f["variable"], since=f.get("since"), source=f["source"])
-        for f in _toml("logging")["field"]
-    ]
-    if target is None:
-        return fields
-    return [f for f in fields if in_range(target.nginx, f.since, None)]
-
-
-@record(frozen=True)
-class TlsMarker:
-    """A log variable that tells a request over TLS from a plain HTTP one."""
-
-    variable: str  # without `$`
-    tls_value: str | None  # its value on TLS; None: any non-empty value
-    protocol: bool  # it also names the TLS version
-    source: str
-
-
-def tls_markers() -> list[TlsMarker]:
-    """The variables that tell TLS from plain HTTP, in the report's order of preference."""
-    return [
-        TlsMarker(
-            variable=m["variable"],
-            tls_value=None if m["tls_value"] == "any" else m["tls_value"],
-            protocol=m["protocol"],
-            source=m["source"],
-        )
-        for m in _toml("logging")["tls_marker"]
-    ]
-
-
-def log_fact(key: str) -> dict[str, Any]:
-    """A table of knowledge/logging.toml: log_format, log_folder, curve_names."""
-    fact: dict[str, Any] = _toml("logging")[key]
-    return fact
 
 
 @record(frozen=True)

@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from nginxgen import knowledge
+from nginxgen.knowledge import logs
 
 # What the report needs, and the variables that can supply each (first present wins).
 ROLES: dict[str, tuple[str, ...]] = {
@@ -33,7 +33,7 @@ ROLES: dict[str, tuple[str, ...]] = {
     "early_data": ("ssl_early_data",),
     "requests": ("connection_requests",),
     # what tells TLS from plain HTTP: $ssl_protocol, else $ssl_cipher, ..., $https, $scheme
-    "tls": tuple(m.variable for m in knowledge.tls_markers()),
+    "tls": tuple(m.variable for m in logs.tls_markers()),
 }
 Values = tuple[str | None, ...]  # one per role, in ROLES order
 LineParser = Callable[[bytes], Values | None]
@@ -71,10 +71,10 @@ class LogFormat:
             for role, candidates in ROLES.items()
         }
 
-    def tls_marker(self) -> knowledge.TlsMarker | None:
+    def tls_marker(self) -> logs.TlsMarker | None:
         """The variable that tells TLS from plain HTTP in this format (None: it cannot)."""
         variable = self.role_variables()["tls"]
-        return next((m for m in knowledge.tls_markers() if m.variable == variable), None)
+        return next((m for m in logs.tls_markers() if m.variable == variable), None)
 
     def json_keys(self) -> dict[str, str] | None:
         """Variable -> key when the format is a flat JSON object of one variable per value."""
@@ -175,8 +175,8 @@ def generated_format_strings(fields: list[tuple[str, str]]) -> list[str]:
 def _generated_strings() -> tuple[str, list[str]]:
     """The generated format's name and strings, with every field the knowledge base lists (the
     newest nginx has them all; generate leaves out those an older target lacks)."""
-    strings = generated_format_strings([(f.key, f.variable) for f in knowledge.log_fields()])
-    return str(knowledge.log_fact("log_format")["name"]), strings
+    strings = generated_format_strings([(f.key, f.variable) for f in logs.log_fields()])
+    return logs.generated_log().format_name, strings
 
 
 def generated_format() -> LogFormat:
@@ -187,8 +187,8 @@ def generated_format() -> LogFormat:
 
 def default_access_log_path(folder: str | None = None) -> str:
     """Our TLS log in `folder`, or in the distributions' usual log folder."""
-    where = knowledge.log_fact("log_folder")
-    return posixpath.join(folder or where["default"], where["file"])
+    log = logs.generated_log()
+    return posixpath.join(folder or log.folder, log.file)
 
 
 def generated_log_directives() -> list[str]:
