@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from nginxgen import knowledge
+from nginxgen.knowledge import directives
 from nginxgen.knowledge.data import json_file
 from tests.builds import ALL_BUILD_NAMES, Build
 from tests.conftest import require_build
@@ -82,7 +83,7 @@ def test_the_directive_table_names_what_each_build_knows(
         if directive in knowledge.nginx_fact("backported"):
             undecided.add(directive)  # in some packages before its release: the rule warns
             continue
-        entries = knowledge.nginx_directive(target, directive)
+        entries = directives.nginx_directive(target, directive)
         if not entries:
             continue
         if all(loadable(e.module, dynamic) for e in entries):
@@ -104,7 +105,7 @@ def test_the_directive_table_says_where_each_is_allowed(
     build = require_build(provisioned, name)
     target = build_target(build)
     names = sorted(n for n in json_file("nginx_directives")["directives"]
-                   if knowledge.nginx_directive(target, n))  # fmt: skip
+                   if directives.nginx_directive(target, n))  # fmt: skip
     sample = random.Random(27).sample(names, 40)
     dynamic = dynamic_modules(build)
     outer = {
@@ -115,7 +116,7 @@ def test_the_directive_table_says_where_each_is_allowed(
     for directive in sample:
         entries = [
             e
-            for e in knowledge.nginx_directive(target, directive) or ()
+            for e in directives.nginx_directive(target, directive) or ()
             if not loadable(e.module, dynamic)
         ]
         for context in CONTEXTS if entries else ():
