@@ -12,10 +12,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from nginxgen import knowledge
 from nginxgen.generate.compose import cpu_has_aes
 from nginxgen.generate.examples import preset_plans
-from nginxgen.knowledge import advisories, libraries, tls_groups
+from nginxgen.knowledge import advisories, libraries, nginx, tls_groups
 from nginxgen.target import Target
 
 MODULES = ("http_v2", "http_v3", "stream_ssl")
@@ -52,7 +51,7 @@ def ktls(proc: Path, target: Target, interval: float) -> dict[str, Any]:
     moving = None
     if before is not None and after is not None:
         moving = any(after.get(k, 0) != v for k, v in before.items())
-    nginx_path = libraries.has(target.library, "ktls") and knowledge.feature_available(
+    nginx_path = libraries.has(target.library, "ktls") and nginx.feature_available(
         target, "ssl_sendfile"
     )
     module = _tls_module(proc)

@@ -11,9 +11,8 @@ import os
 import re
 import sys
 
-from nginxgen import knowledge
 from nginxgen.errors import TargetError
-from nginxgen.knowledge import libraries, releases
+from nginxgen.knowledge import libraries, nginx, releases
 from nginxgen.records import field, record
 from nginxgen.version import Version
 
@@ -274,7 +273,7 @@ def resolve(
             _warn(newer)
             assumed.append(newer)
     else:
-        version = knowledge.current_nginx()
+        version = nginx.current_nginx()
         assumed.append(f"nginx {version}, the current stable")
     if tls_library:
         library = parse_library(tls_library)

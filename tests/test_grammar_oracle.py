@@ -12,8 +12,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from nginxgen import knowledge
-from nginxgen.knowledge import directives
+from nginxgen.knowledge import directives, nginx
 from nginxgen.knowledge.data import json_file
 from tests.builds import ALL_BUILD_NAMES, Build
 from tests.conftest import require_build
@@ -80,7 +79,7 @@ def test_the_directive_table_names_what_each_build_knows(
     expected = set()
     undecided = set()
     for directive in table["directives"]:
-        if directive in knowledge.nginx_fact("backported"):
+        if directive in nginx.backports():
             undecided.add(directive)  # in some packages before its release: the rule warns
             continue
         entries = directives.nginx_directive(target, directive)

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from nginxgen import knowledge
 from nginxgen.conf.load import Stmt
 from nginxgen.conf.per_name import Answer
+from nginxgen.knowledge.upstream import upstream_default_protocols, upstream_tls_defaults
 from nginxgen.records import record
 from nginxgen.target import Target
 
@@ -53,7 +53,7 @@ def client_tls(
     """The client-side TLS of a level whose lines in effect `lines` gives. `default_name`: the
     name nginx uses without `PREFIX_name`, the host of the pass line (an upstream{} block's
     name where the pass names one); None where the caller cannot tell (a variable)."""
-    defaults = knowledge.upstream_tls_defaults()
+    defaults = upstream_tls_defaults()
 
     def answer(suffix: str, value: Callable[[list[Stmt]], object]) -> Answer:
         key = f"{prefix}_{suffix}"
@@ -61,7 +61,7 @@ def client_tls(
         return Answer(key, value(found), found[-1] if found else None)
 
     def protocols(found: list[Stmt]) -> frozenset[str]:
-        return frozenset(found[-1].args if found else knowledge.upstream_default_protocols(target))
+        return frozenset(found[-1].args if found else upstream_default_protocols(target))
 
     def text(found: list[Stmt]) -> str | None:
         return found[-1].args[0] if found and found[-1].args else None

@@ -16,7 +16,6 @@ import re
 from collections.abc import Callable
 from functools import cached_property
 
-from nginxgen import knowledge
 from nginxgen.conf.client_certs import ClientCertificates, ca_names, client_certificates
 from nginxgen.conf.client_certs import request_outcome as _request_outcome
 from nginxgen.conf.config import Config, Server
@@ -24,7 +23,7 @@ from nginxgen.conf.effective import HSTS, Effective, header_sent, server_label
 from nginxgen.conf.files import read
 from nginxgen.conf.groups import parse_groups
 from nginxgen.conf.load import Stmt
-from nginxgen.knowledge import libraries, tls_groups
+from nginxgen.knowledge import libraries, nginx, tls_groups
 from nginxgen.pem import key_description, load_chain
 from nginxgen.records import record
 
@@ -91,7 +90,7 @@ def server_for_name(servers: list[Server], name: str | None) -> Server | None:
 def by_name(effective: Effective) -> bool:
     """Whether a name selects a server among those of an address:port: always in http{}; in
     stream{} from nginx 1.25.5 (before, one address:port takes one stream server)."""
-    return effective.config.block != "stream" or knowledge.stream_virtual_servers(effective.target)
+    return effective.config.block != "stream" or nginx.stream_virtual_servers(effective.target)
 
 
 def tls_socket_for_port(config: Config, port: int) -> str | None:
@@ -150,9 +149,7 @@ class NameModel:
         )
         self.server = found or self.default
         target, block = self.target, self.config.block  # once per model, not once per name
-        self.decided = effective.memo(
-            "decided", lambda: knowledge.default_server_only(target, block)
-        )
+        self.decided = effective.memo("decided", lambda: nginx.default_server_only(target, block))
 
     def decider(self, key: str) -> Server:
         """The server whose lines decide `key` for this name."""
@@ -198,7 +195,7 @@ class NameModel:
         legacy = self.effective.legacy_protocols_negotiable()
 
         def allowed(stmts: list[Stmt]) -> frozenset[str]:
-            listed = stmts[-1].args if stmts else knowledge.default_protocols(self.target)
+            listed = stmts[-1].args if stmts else nginx.default_protocols(self.target)
             return frozenset(p for p in listed if p in ("TLSv1.2", "TLSv1.3") or legacy)
 
         return self.answer("ssl_protocols", allowed, "the protocols")
@@ -217,7 +214,7 @@ class NameModel:
 
     def session_id_resumption(self) -> Answer:
         """Whether a TLS 1.2 session ID resumes (a cache that stores sessions)."""
-        fact = knowledge.nginx_fact("vhost_session_cache_off")
+        fact = nginx.vhost_session_cache_off()
         one_worker = self.effective.single_worker()
 
         def stores(stmts: list[Stmt]) -> bool | None:
@@ -226,7 +223,7 @@ class NameModel:
         def predicted(stmts: list[Stmt]) -> bool | None:
             own = self.server.effective("ssl_session_cache")
             off_here = self.server is not self.default and own and own[-1].args == ["off"]
-            if off_here and not fact["session_id_resumption_predicted"]:
+            if off_here and not fact.session_id_resumption_predicted:
                 return None
             return stores(stmts)
 
@@ -250,8 +247,8 @@ class NameModel:
             vhost = self.server.effective("ssl_session_tickets")
             if self._tickets_differ(stmts):
                 fact = self._tickets_fact(vhost)
-                if self.target.library.kind in fact["libraries"]:
-                    return bool(fact["tls12_ticket_resumes"])
+                if self.target.library.kind in fact.libraries:
+                    return fact.tls12_ticket_resumes
                 return resumes(vhost)
             return resumes(stmts)
 
@@ -267,10 +264,10 @@ class NameModel:
             and vhost_on != _tickets_on(decided)
         )
 
-    def _tickets_fact(self, vhost: list[Stmt]) -> dict[str, Any]:
-        return knowledge.nginx_fact(
-            "tickets_on_under_off" if _tickets_on(vhost) else "tickets_off_under_on"
-        )
+    def _tickets_fact(self, vhost: list[Stmt]) -> nginx.TicketsAgainstDefault:
+        if _tickets_on(vhost):
+            return nginx.tickets_on_under_off()
+        return nginx.tickets_off_under_on()
 
     def tls13_resumption(self) -> Answer:
         """Whether a TLS 1.3 session resumes: by tickets when they are on and every worker
@@ -293,13 +290,13 @@ class NameModel:
             tickets_off_under_on); libraries it does not name follow the name's own value."""
             if self._tickets_differ(stmts):
                 fact = self._tickets_fact(self.server.effective("ssl_session_tickets"))
-                if self.target.library.kind not in fact["libraries"]:
+                if self.target.library.kind not in fact.libraries:
                     return resumes(self.server.effective("ssl_session_tickets"))
                 groups = self.groups().value  # the deciding server's
-                share = tls_groups.find_group(fact["unless_retry_from_key_share"])
+                share = tls_groups.find_group(fact.unless_retry_from_key_share)
                 if groups is not None and share is not None and share.id not in groups:
                     return None  # a retried handshake: depends on the client's share
-                return bool(fact["tls13_resumes"])
+                return fact.tls13_resumes
             return resumes(stmts)
 
         return self.answer("ssl_session_tickets", resumes, "TLS 1.3 resumption", predict=predicted)
@@ -366,7 +363,7 @@ class NameModel:
         if leaves is None or model.approximate:
             return Answer("ssl_ciphers", None, line)
         keys = {key_description(cert)[0] for cert in leaves.values()}  # "ECDSA", "RSA", ...
-        text = " ".join(line.args) if line else knowledge.nginx_fact("defaults")["ssl_ciphers"]
+        text = " ".join(line.args) if line else nginx.defaults().ssl_ciphers
         result = evaluate(text, model)
         if result.error:
             return Answer("ssl_ciphers", None, line)

@@ -20,11 +20,17 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Iterator
 
-from nginxgen import knowledge
 from nginxgen.conf.config import Config, Location, Server
 from nginxgen.conf.groups import parse_groups
 from nginxgen.conf.load import Stmt
-from nginxgen.knowledge import PassModule, tls_groups
+from nginxgen.knowledge import tls_groups
+from nginxgen.knowledge.upstream import (
+    PassModule,
+    pass_modules,
+    upstream_default_protocols,
+    upstream_keepalive_defaults,
+    upstream_tls_defaults,
+)
 from nginxgen.records import record
 from nginxgen.target import Target
 
@@ -230,7 +236,7 @@ class BackendTls:
 
     def verify(self) -> Flag:
         """Whether the backend's certificate is verified (default off)."""
-        return self._flag("verify", knowledge.upstream_tls_defaults().verify)
+        return self._flag("verify", upstream_tls_defaults().verify)
 
     def trusted_certificate(self) -> Text:
         """The CA file verification trusts (none by default: nginx -t refuses verify on without
@@ -238,7 +244,7 @@ class BackendTls:
         return self._text("trusted_certificate")
 
     def verify_depth(self) -> Text:
-        return self._text("verify_depth", str(knowledge.upstream_tls_defaults().verify_depth))
+        return self._text("verify_depth", str(upstream_tls_defaults().verify_depth))
 
     def crl(self) -> Text:
         return self._text("crl")
@@ -254,7 +260,7 @@ class BackendTls:
 
     def server_name(self) -> Flag:
         """Whether SNI is sent (default off)."""
-        return self._flag("server_name", knowledge.upstream_tls_defaults().server_name)
+        return self._flag("server_name", upstream_tls_defaults().server_name)
 
     def sni(self) -> str | None:
         """The SNI the backend sees: the name, where server_name is on and it is a host name;
@@ -267,10 +273,10 @@ class BackendTls:
         line, level = self.deciding(self.directive("protocols"))
         if line is not None:
             return Words(tuple(line.args), line, level)
-        return Words(knowledge.upstream_default_protocols(self.target), None, level)
+        return Words(upstream_default_protocols(self.target), None, level)
 
     def ciphers(self) -> Text:
-        return self._text("ciphers", knowledge.upstream_tls_defaults().ciphers)
+        return self._text("ciphers", upstream_tls_defaults().ciphers)
 
     def conf_commands(self) -> Lines:
         """The `*_ssl_conf_command` lines in effect (those of the innermost level that has any)."""
@@ -290,7 +296,7 @@ class BackendTls:
         return tls_groups.default_groups(self.target.library), None
 
     def session_reuse(self) -> Flag:
-        return self._flag("session_reuse", knowledge.upstream_tls_defaults().session_reuse)
+        return self._flag("session_reuse", upstream_tls_defaults().session_reuse)
 
     def certificate(self) -> Text:
         """The client certificate presented to the backend (mutual TLS); None: none."""
@@ -303,7 +309,7 @@ class BackendTls:
         """Whether the connection is kept for the next request (knowledge: upstream_keepalive):
         only through an upstream{} block with connections to keep, and for proxy_pass only with
         HTTP/1.1 and no `Connection: close`."""
-        defaults = knowledge.upstream_keepalive_defaults(self.target)
+        defaults = upstream_keepalive_defaults(self.target)
         block = self.destination.upstream
         inside = block.block or [] if block is not None else []
         line = next((s for s in inside if s.directive == "keepalive"), None)
@@ -348,7 +354,7 @@ def backend_tls(
     config: Config, target: Target, server: Server, locations: tuple[Location, ...]
 ) -> BackendTls | None:
     """The TLS backend the innermost of `locations` passes to, if it passes to one."""
-    modules = knowledge.pass_modules()
+    modules = pass_modules()
     for directive, lines in locations[-1].directives.items():
         module = modules.get(directive)
         if module and lines and lines[-1].args and _tls_scheme(module, lines[-1].args[0]):

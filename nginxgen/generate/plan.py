@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from nginxgen import knowledge, rule_codes
+from nginxgen import rule_codes
 from nginxgen.errors import ValidationError
 from nginxgen.generate.models import GeneratorConfig, Site, TLSPolicy
-from nginxgen.knowledge import cipher_suites, libraries, logs, tls_groups, web
+from nginxgen.knowledge import cipher_suites, libraries, logs, nginx, tls_groups, web
 from nginxgen.report.logformat import (  # into/plan.py imports the path from here
     default_access_log_path as default_access_log_path,
 )
@@ -127,7 +127,7 @@ class _Problems:
 
 
 def _directive_ok(target: Target, name: str, table: str = "directive") -> bool:
-    status = knowledge.directive_status(target, name, table)
+    status = nginx.directive_status(target, name, table)
     return status is not None and status.available
 
 
@@ -144,7 +144,7 @@ def _switch(
 def _plan_protocols(policy: TLSPolicy, target: Target, problems: _Problems) -> None:
     lib = target.library
     if "TLSv1.3" in policy.protocols:
-        status = knowledge.directive_status(target, "TLSv1.3", "protocol_param")
+        status = nginx.directive_status(target, "TLSv1.3", "protocol_param")
         if status and not status.available:
             problems.add(
                 "policy.protocols",
@@ -337,11 +337,11 @@ def _plan_groups(policy: TLSPolicy, target: Target, problems: _Problems) -> tupl
                 "add X25519 or prime256v1",
             )
         return "auto", "", False
-    if len(resolved) > 1 and not knowledge.feature_available(target, "ecdh_curve_list"):
+    if len(resolved) > 1 and not nginx.feature_available(target, "ecdh_curve_list"):
         problems.add(
             "policy.groups",
             policy.groups,
-            f"nginx takes a list of groups only from {knowledge.feature_since('ecdh_curve_list')}",
+            f"nginx takes a list of groups only from {nginx.feature_since('ecdh_curve_list')}",
             "list one group",
         )
     spelled = [g.spell(lib) for g in resolved]
@@ -443,14 +443,12 @@ def _plan_options(
         why = "ChaCha20 first for clients that prefer it (no AES-NI)"
         commands.append(ConfCommand("Options", "PrioritizeChaCha", why))
     ktls_possible = (
-        conf_ok
-        and libraries.has(lib, "ktls")
-        and knowledge.feature_available(target, "ssl_sendfile")
+        conf_ok and libraries.has(lib, "ktls") and nginx.feature_available(target, "ssl_sendfile")
     )
     no_ktls = (
         libraries.capability(lib, "ktls").refusal
         if not libraries.has(lib, "ktls")
-        else f"nginx uses kernel TLS only from {knowledge.feature_since('ssl_sendfile')}"
+        else f"nginx uses kernel TLS only from {nginx.feature_since('ssl_sendfile')}"
     )
     ktls = _switch(policy.ktls, ktls_possible, problems, "policy.ktls", no_ktls,
                    "use ktls: auto or off")  # fmt: skip
@@ -475,7 +473,7 @@ def _plan_options(
 def _early_data_possible(target: Target, conf_ok: bool, problems: _Problems) -> bool:
     """0-RTT where the library and nginx have it, with OpenSSL's replay protection."""
     lib = target.library
-    status = knowledge.directive_status(target, "ssl_early_data")
+    status = nginx.directive_status(target, "ssl_early_data")
     if not libraries.has(lib, "early_data") or (status and not status.available):
         refusal = libraries.capability(lib, "early_data").refusal
         problems.add("policy.early_data", True, refusal, "set early_data: false")
@@ -514,8 +512,8 @@ def _plan_session(policy: TLSPolicy, target: Target, problems: _Problems) -> tup
     cache = (
         f"shared:{session.cache_name}:{session.cache_size_mb}m" if session.cache_size_mb else "off"
     )
-    rotates = knowledge.auto_ticket_rotation(target) and session.cache_size_mb is not None
-    since = knowledge.nginx_fact("ticket_rotation")["since"]
+    rotates = nginx.auto_ticket_rotation(target) and session.cache_size_mb is not None
+    since = nginx.ticket_rotation().since
     tickets = _switch(session.tickets, rotates, problems, "policy.session.tickets",
                       "ticket keys would never rotate (nginx rotates them itself only from "
                       f"{since} and with a shared cache)", "use tickets: auto or off")  # fmt: skip
@@ -562,8 +560,8 @@ def _plan_access_log(
     if wanted == "off":
         return None
     fmt = logs.generated_log()
-    if not knowledge.feature_available(target, "log_escape_json"):
-        since = knowledge.feature_since("log_escape_json")
+    if not nginx.feature_available(target, "log_escape_json"):
+        since = nginx.feature_since("log_escape_json")
         why = f"log_format escape=json (one JSON object per line) needs nginx {since}"
         if wanted is None:
             warnings.append(f"no TLS access log: {why}")
@@ -587,7 +585,7 @@ def _plan_site(
         listens.append(ListenLine(args))
     alt_svc = None
     if site.http3:
-        status = knowledge.directive_status(target, "quic", "listen_param")
+        status = nginx.directive_status(target, "quic", "listen_param")
         if status is None or not status.available:
             since = status.since if status else "?"
             problems.add(
@@ -596,7 +594,7 @@ def _plan_site(
                 f"HTTP/3 needs nginx {since} built with --with-http_v3_module",
                 "set http3: false",
             )
-        needed = knowledge.listen_param_needs_protocol("quic")
+        needed = nginx.listen_param_needs_protocol("quic")
         if needed and needed not in policy.protocols:
             problems.add(
                 "site.http3",

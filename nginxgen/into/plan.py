@@ -15,7 +15,6 @@ import difflib
 import os
 from dataclasses import dataclass, field, replace
 
-from nginxgen import knowledge
 from nginxgen.conf.config import Config, Server, build, listen_socket
 from nginxgen.conf.effective import server_label
 from nginxgen.conf.load import Loaded, Stmt, load_valid, walk
@@ -28,7 +27,7 @@ from nginxgen.generate.models import GeneratorConfig
 from nginxgen.generate.plan import ListenLine, Plan, SitePlan, default_access_log_path, make_plan
 from nginxgen.generate.render import DEFAULT_FILE, TLS_FILE, render, site_file
 from nginxgen.into.layout import Place, find_place
-from nginxgen.knowledge import managers
+from nginxgen.knowledge import managers, nginx
 from nginxgen.target import Target
 from nginxgen.values import same_value
 
@@ -263,7 +262,7 @@ class _Planner:
         """For each socket of the new sites: keep the tree's default server (made explicit when
         it was only first in include order) and put the shared settings it decides where they
         take effect; sockets with no server get ours (the listens returned)."""
-        decided = knowledge.default_server_only(self.target)
+        decided = nginx.default_server_only(self.target)
         missing: list[ListenLine] = []
         for listen in self.generator.default_listens:
             socket = listen_socket(listen.args)
@@ -495,7 +494,7 @@ def _at(stmt: Stmt) -> str:
 
 
 def _bitmask(directive: str) -> bool:
-    return directive in knowledge.nginx_fact("duplicate")["merged"]
+    return directive in nginx.duplicates().merged
 
 
 def _last_own(block: Stmt, prefix: str) -> Stmt | None:

@@ -31,8 +31,7 @@ from pathlib import Path
 
 from hypothesis import strategies as st
 
-from nginxgen import knowledge
-from nginxgen.knowledge import libraries
+from nginxgen.knowledge import libraries, nginx
 from nginxgen.target import Target
 from nginxgen.version import Version
 from tests.builds import Build
@@ -196,7 +195,7 @@ def _adapted(line: str, build: Build) -> str:
 @functools.cache
 def _has_add_header_inherit(build: Build) -> bool:
     target = Target(Version(build.nginx_version), build.library)
-    status = knowledge.directive_status(target, "add_header_inherit")
+    status = nginx.directive_status(target, "add_header_inherit")
     return status is not None and status.available
 
 

@@ -16,9 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen import knowledge
 from nginxgen.conf.load import Stmt
-from nginxgen.knowledge import directives
+from nginxgen.knowledge import directives, nginx
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
 from nginxgen.lint.rules._values import merge_refusals, refusal, unmet_requirements
@@ -97,16 +96,16 @@ def _one(ctx: Context, stmt: Stmt, context: str | None) -> Verdict | None:
         return None  # NGINX Plus has directives of its own that no source describes
     entries = directives.nginx_directive(ctx.target, name)
     if not entries:
-        if knowledge.known_names("directive") and name in knowledge.known_names("directive"):
+        if nginx.known_names("directive") and name in nginx.known_names("directive"):
             return None  # NGX301 says why this release lacks it
         third = directives.third_party_directive(name)  # read only when nginx's own tables fail
         if third:
             return _third_party(stmt, third)
-        backport = knowledge.nginx_fact("backported").get(name)
+        backport = nginx.backports().get(name)
         if backport is not None:
             message = (
-                f'unknown directive "{name}" before nginx {backport["since"]}, unless the '
-                f"package backports it ({backport['packages']})"
+                f'unknown directive "{name}" before nginx {backport.since}, unless the '
+                f"package backports it ({backport.packages})"
             )
             return Verdict(stmt, "NGX007", message, "warning")
         return Verdict(stmt, "NGX007", f'unknown directive "{name}"', "error")

@@ -17,8 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen import knowledge
-from nginxgen.knowledge import web
+from nginxgen.knowledge import nginx, web
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
 
@@ -32,7 +31,7 @@ RULE = Rule(
 
 
 def check(ctx: Context) -> Iterator[Finding]:
-    default = knowledge.default_protocols(ctx.target)
+    default = nginx.default_protocols(ctx.target)
     problems = []
     if "TLSv1.3" not in default:
         problems.append("no TLS 1.3")

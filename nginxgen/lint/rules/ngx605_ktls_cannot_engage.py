@@ -15,8 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen import knowledge
-from nginxgen.knowledge import libraries
+from nginxgen.knowledge import libraries, nginx
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
 
@@ -34,11 +33,11 @@ def check(ctx: Context) -> Iterator[Finding]:
             yield ctx.finding(
                 RULE, ktls, f"{ctx.library()} has no kTLS path in nginx", "remove the KTLS option"
             )
-        elif not knowledge.feature_available(ctx.target, "ssl_sendfile"):
+        elif not nginx.feature_available(ctx.target, "ssl_sendfile"):
             yield ctx.finding(
                 RULE,
                 ktls,
-                f"nginx uses kTLS only from {knowledge.feature_since('ssl_sendfile')}",
+                f"nginx uses kTLS only from {nginx.feature_since('ssl_sendfile')}",
                 "upgrade nginx",
             )
         elif (server.value("sendfile") or ["off"])[0] != "on":
