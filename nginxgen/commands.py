@@ -159,7 +159,7 @@ def generate(
     from nginxgen.diff import show
     from nginxgen.generate.compose import CpuMode, compose
     from nginxgen.generate.plan import make_plan
-    from nginxgen.generate.render import render
+    from nginxgen.generate.render import private_files, render
     from nginxgen.target import resolve
     from nginxgen.writer import diff as diff_of
     from nginxgen.writer import plan_changes, write
@@ -193,7 +193,8 @@ def generate(
     if into is not None:
         _generate_into(into, root, model, target, diff, nginx_bin, _mapping(tree_map, target))
         return
-    files = render(make_plan(model, target))
+    plan = make_plan(model, target, _kept_ech_key(out, model))
+    files = render(plan)
     if out is None:
         for name, text in files.items():
             print(f"# ==> {name} <==")
@@ -201,8 +202,23 @@ def generate(
         return
     if diff:
         raise typer.Exit(show(diff_of(plan_changes(out, files))))
-    for line in write(out, files, force):
+    for line in write(out, files, force, private_files(plan)):
         _err(line)
+
+
+def _kept_ech_key(out: Path | None, model: GeneratorConfig) -> str | None:
+    """The ECH key made by an earlier run into --out: kept, as its DNS record is published."""
+    from nginxgen.generate.ech import NEW_KEY_FILE
+
+    if out is None or model.policy.ech is None or model.policy.ech.keys:
+        return None
+    try:
+        return (out / NEW_KEY_FILE).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        where = str(out / NEW_KEY_FILE)
+        raise NginxgenError(f"cannot read it: {exc.strerror}", where=where) from None
 
 
 def _generate_into(
@@ -307,6 +323,14 @@ def probe(
     tls_library: TlsLibrary = None,
     nginx_bin: NginxBin = None,
     tree_map: TreeMap = None,
+    ech_config: Annotated[
+        str | None,
+        typer.Option(
+            "--ech-config",
+            help="try Encrypted Client Hello per name with this ECHConfigList: base64, an HTTPS"
+            " record's text, or a file (an `openssl ech` key file, or a record)",
+        ),
+    ] = None,
 ) -> None:
     """Ask a live server, per name, what it negotiates (versions, groups, ML-KEM, suite order);
     with --config, every difference from what the config says, and why (exit 1)."""
@@ -322,6 +346,11 @@ def probe(
     if tree_map and config is None:
         raise NginxgenError("--map says where the folders of --config FILE are", where="--map")
     target_of = resolve(nginx_version, tls_library, nginx_bin)  # checked before connecting
+    ech = None
+    if ech_config is not None:
+        from nginxgen.probe.ech_hello import config_from_argument
+
+        ech = config_from_argument(ech_config)
     host, _, port_text = target.rpartition(":") if target.count(":") == 1 else (target, "", "")
     if target.startswith("["):  # [v6]:port
         host, _, port_text = target[1:].partition("]")
@@ -337,7 +366,7 @@ def probe(
     why = unreachable(connect or host, port, timeout)
     if why is not None:
         raise NginxgenError(why, where="probe")
-    results = run_probe(host, port, [*names, None], connect, timeout)
+    results = run_probe(host, port, [*names, None], connect, timeout, ech)
     if not any(any(r["protocols"].values()) for r in results):
         raise NginxgenError(
             f"no TLS answer from {connect or host}:{port} for any version", where="probe"

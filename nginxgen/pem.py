@@ -66,6 +66,28 @@ def ocsp_urls(cert: Certificate) -> tuple[str, ...]:
     )
 
 
+def covers(cert: Certificate, name: str) -> bool:
+    """Whether a certificate is valid for a host name: a DNS name of its subjectAltName, a
+    `*.` wildcard standing for exactly one label (RFC 6125 6.4.3); without a subjectAltName,
+    its common name."""
+    from cryptography import x509
+    from cryptography.x509.oid import NameOID
+
+    try:
+        names = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+        listed = [str(n) for n in names.get_values_for_type(x509.DNSName)]
+    except x509.ExtensionNotFound:
+        listed = [str(a.value) for a in cert.subject.get_attributes_for_oid(NameOID.COMMON_NAME)]
+    name = name.lower().rstrip(".")
+    for entry in (e.lower().rstrip(".") for e in listed):
+        if entry == name:
+            return True
+        head, _, rest = name.partition(".")
+        if entry.startswith("*.") and head and rest == entry[2:]:
+            return True
+    return False
+
+
 def public_bytes(key: PublicKeyTypes) -> bytes:
     """A public key as DER SubjectPublicKeyInfo: equal bytes, same key."""
     from cryptography.hazmat.primitives import serialization

@@ -55,12 +55,18 @@ def _read_existing(path: Path) -> tuple[str | None, tuple[int, int] | None, int 
         raise NginxgenError(f"cannot read the existing file: {reason}", where=str(path)) from None
 
 
-def plan_changes(out: Path, files: dict[str, str]) -> list[Change]:
+def plan_changes(
+    out: Path, files: dict[str, str], private: frozenset[str] = frozenset()
+) -> list[Change]:
+    """The change of each file; a new file named in `private` (a private key) is created
+    readable by its owner only."""
     out = out.absolute()
     changes = []
     for name, text in files.items():
         path = _inside(out, name)
         old, stat, mode = _read_existing(path)
+        if mode is None and name in private:
+            mode = 0o600
         changes.append(Change(name, path, old, text, stat, mode))
     return changes
 
@@ -341,7 +347,9 @@ def _read_only(change: Change) -> bool:
     return change.mode is not None and not change.mode & 0o200
 
 
-def write(out: Path, files: dict[str, str], force: bool) -> list[str]:
+def write(
+    out: Path, files: dict[str, str], force: bool, private: frozenset[str] = frozenset()
+) -> list[str]:
     """Write the files; return the lines to report (one per file)."""
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -349,7 +357,7 @@ def write(out: Path, files: dict[str, str], force: bool) -> list[str]:
         raise NginxgenError(
             f"cannot create the output folder: {exc.strerror}", where=str(out)
         ) from None
-    return apply(plan_changes(out, files), force)
+    return apply(plan_changes(out, files, private), force)
 
 
 def apply(changes: list[Change], force: bool) -> list[str]:

@@ -168,3 +168,17 @@ class CertificateFactory:
             )
         )
         return Chain(fullchain=fullchain, leaf=leaf, key=key_path, root=self.root_path)
+
+
+def empty_crl(factory: CertificateFactory, path: Path) -> Path:
+    """An empty CRL from the root (ssl_crl must load one)."""
+    now = datetime.datetime.now(datetime.UTC)
+    made = (
+        x509.CertificateRevocationListBuilder()
+        .issuer_name(factory.root.subject)
+        .last_update(now)
+        .next_update(now + datetime.timedelta(days=1))
+        .sign(factory.root_key, hashes.SHA256())
+    )
+    path.write_bytes(made.public_bytes(serialization.Encoding.PEM))
+    return path

@@ -32,6 +32,7 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "rule_codes",  # the codes the generator names, below both it and the linter
             "pem",  # certificates and keys, read for certs and for the config model alike
             "spelling",  # the nearest known word, for every "did you mean"
+            "ech",  # ECH config lists, key files and DNS records: generator, linter and probe
         ),
     ),
     ("files", ("diff", "writer", "nginx_check", "certs")),

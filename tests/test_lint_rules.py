@@ -16,6 +16,7 @@ from nginxgen.target import resolve
 OLD = ("1.22.1", "openssl-3.0")
 MID = ("1.26.3", "openssl-3.5.7")
 NEW = ("1.31.3", "openssl-3.3.7")
+ECH = ("1.30.4", "openssl-4.0.3")  # Encrypted Client Hello: nginx >= 1.29.4 with OpenSSL 4.0
 
 DEFAULT = "server { listen 443 ssl default_server; ssl_reject_handshake on; }\n"
 SITE = "server {{ listen 443 ssl; server_name b.example; ssl_certificate c; ssl_certificate_key k; {body} }}\n"
@@ -512,6 +513,29 @@ CASES: list[tuple[str, tuple[str, str], str, str]] = [
             top="ssl_preread on;",
         ),
     ),
+    # Encrypted Client Hello (issue 39); the key file rules NGX751/NGX752 in test_lint_ech
+    (
+        "NGX110",
+        ECH,
+        http(DEFAULT, SITE.format(body=f"ssl_ech_file ech.pem; {HSTS}")),
+        http(DEFAULT, SITE.format(body=HSTS),
+             top="ssl_session_cache shared:S:1m; ssl_protocols TLSv1.3; ssl_ech_file ech.pem;"),
+    ),
+    (
+        "NGX412",
+        ECH,
+        http(DEFAULT, SITE.format(body=HSTS),
+             top="ssl_session_cache shared:S:1m; ssl_protocols TLSv1.2; ssl_ech_file ech.pem;"),
+        http(DEFAULT, SITE.format(body=HSTS),
+             top="ssl_session_cache shared:S:1m; ssl_protocols TLSv1.3; ssl_ech_file ech.pem;"),
+    ),
+    (
+        "NGX505",
+        NEW,
+        http(DEFAULT, SITE.format(body=HSTS),
+             top="ssl_session_cache shared:S:1m; ssl_protocols TLSv1.3; ssl_ech_file ech.pem;"),
+        http(DEFAULT, SITE.format(body=HSTS), top="ssl_session_cache shared:S:1m;"),
+    ),
     (
         "NGX801",
         NEW,
@@ -679,6 +703,7 @@ def test_every_rule_has_a_case() -> None:
     # ^ in test_lint_files
     file_rules |= {"NGX742"}  # in test_client_certs (CA files)
     file_rules |= {"NGX411"}  # in test_lint_files and, on the builds, test_value_regressions
+    file_rules |= {"NGX751", "NGX752"}  # in test_lint_ech (ECH key files)
     tested = {c[0] for c in CASES} | in_inputs | file_rules
     assert set(catalog()) == tested
 

@@ -272,8 +272,12 @@ def test_generated_format_is_the_template_one(tmp_path: Path, ecdsa_pair: CertPa
         s for s in walk(load_path(str(out / "tls.conf")).statements) if s.directive == "log_format"
     ]
     assert len(written) == 1
-    fmt = generated_format()
+    fmt = generated_format(everywhere=True)
     assert parse_log_format_args(written[0].args[0], written[0].args[1:]) == fmt
+    # the report's default reads it: the same fields, and $ssl_ech_status where nginx has it
+    at = fmt.variables.index("ssl_early_data") + 1
+    assert generated_format().variables == [*fmt.variables[:at], "ssl_ech_status",
+                                            *fmt.variables[at:]]  # fmt: skip
     assert fmt.json_keys() is not None
     parse = make_parser(fmt)
     assert parse(MIX[0].encode()) is not None

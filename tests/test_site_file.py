@@ -115,6 +115,13 @@ def test_the_readme_example_generates(tmp_path: Path, capsys: pytest.CaptureFixt
     site = (out / "example.com.ssl.conf").read_text()
     assert "listen 8443 ssl" in api and "Strict-Transport-Security" not in api
     assert "max-age=63072000; includeSubDomains" in site and "/var/www/example.com" in site
+    assert "proxy_ssl_verify on;" in api and "proxy_ssl_name api-backend.example.net;" in api
+    assert "if ($ssl_client_verify != SUCCESS)" in api
+    assert (
+        "proxy_ssl_name db.internal.example.net;"
+        in (out / "db.example.com.stream.conf").read_text()
+    )
+    assert "include db.example.com.stream.conf;" in (out / "nginx.conf").read_text()
 
 
 SITE = """extends: modern

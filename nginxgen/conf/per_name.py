@@ -183,6 +183,14 @@ class NameModel:
         """The line in effect for a directive, as written (value: its arguments)."""
         return self.answer(key, lambda s: s[-1].args if s else None, key)
 
+    def ech_files(self) -> Answer:
+        """The ECH key files that decrypt for this name, in order (the first one's configs are
+        the retry configs): the default server's lines, where only it decides (knowledge:
+        default_server_only.ssl_ech_file)."""
+        return self.answer(
+            "ssl_ech_file", lambda s: tuple(x.args[0] for x in s if x.args), "the ECH keys"
+        )
+
     # --- what a client observes --------------------------------------------------------------
 
     def refused(self) -> Answer:

@@ -65,6 +65,89 @@ def apply_cpu(policy: dict[str, Any], mode: CpuMode | None) -> dict[str, Any]:
     return out
 
 
+def _load(preset: str | None, config_file: Path | None) -> dict[str, Any]:
+    """The preset's data with the site file's merged over it."""
+    if preset is None and config_file is None:
+        raise NginxgenError(
+            "give --preset NAME or --config FILE.yaml (see `nginxgen presets`)", where="generate"
+        )
+    data: dict[str, Any] = load_preset(preset) if preset else {}
+    if config_file is not None:
+        data = merge(data, load_config(config_file))
+    return data
+
+
+def _command_line_site(
+    domains: list[str],
+    certs: list[str],
+    keys: list[str],
+    listen: list[str] | None,
+    http_listen: list[str] | None,
+) -> dict[str, Any] | None:
+    """The site `--domain/--cert/--key` describe, if any."""
+    if len(certs) != len(keys):
+        raise NginxgenError(
+            f"{len(certs)} --cert but {len(keys)} --key: give one key per certificate",
+            where="--key",
+        )
+    if not domains:
+        if certs:
+            raise NginxgenError("--cert given without --domain", where="--domain")
+        return None
+    if not certs:
+        raise NginxgenError(
+            "each site needs a certificate: add --cert PATH --key PATH", where="--cert"
+        )
+    site: dict[str, Any] = {
+        "domains": domains,
+        "certificates": [{"cert": c, "key": k} for c, k in zip(certs, keys, strict=True)],
+    }
+    if listen:
+        site["listen"] = listen
+    if http_listen is not None:
+        site["http_listen"] = [] if http_listen == ["none"] else http_listen
+        site["redirect"] = http_listen != ["none"]
+    return site
+
+
+def _finish_sites(
+    sites: list[dict[str, Any]], defaults: dict[str, Any], hsts_subdomains: bool | None
+) -> list[dict[str, Any]]:
+    """Each site over the file's `site:` defaults, the command line's HSTS choice, and its
+    files' paths made absolute."""
+    sites = [merge(defaults, s) for s in sites]
+    for site in sites:
+        if hsts_subdomains is not None and site.get("hsts", {}) is not None:
+            # the command line wins over the files; `hsts: null` sends none: nothing to include
+            site["hsts"] = {**site.get("hsts", {}), "include_subdomains": hsts_subdomains}
+        _absolute(site)
+    return sites
+
+
+def _absolute(site: dict[str, Any]) -> dict[str, Any]:
+    """A site's certificate paths made absolute (nginx reads relative ones from its prefix)."""
+    for pair in site.get("certificates", []):
+        for field in ("cert", "key"):
+            if isinstance(pair.get(field), str):
+                pair[field] = str(Path(pair[field]).expanduser().absolute())
+    return site
+
+
+def _check_certificate_types(config: GeneratorConfig) -> None:
+    """Every pair readable and matching its key; a second pair of the other key type."""
+    named = [("sites", s.certificates) for s in config.sites]
+    named += [("streams", s.certificates) for s in config.streams]
+    counts: dict[str, int] = {}
+    for kind, certificates in named:
+        index = counts[kind] = counts.get(kind, -1) + 1
+        kinds = [check_pair(c.cert, c.key).key_type for c in certificates]
+        if len(set(kinds)) != len(kinds):
+            raise ValidationError(
+                f"{kind}.{index}.certificates: two {kinds[0]} certificates; a second one must be "
+                "of the other key type (one RSA and one ECDSA)"
+            )
+
+
 def compose(
     preset: str | None,
     config_file: Path | None,
@@ -80,55 +163,21 @@ def compose(
     hsts_subdomains: bool | None = None,
 ) -> GeneratorConfig:
     """One validated model; `check_certificates=False` only for examples with placeholder paths."""
-    if preset is None and config_file is None:
-        raise NginxgenError(
-            "give --preset NAME or --config FILE.yaml (see `nginxgen presets`)", where="generate"
-        )
-    data: dict[str, Any] = load_preset(preset) if preset else {}
-    if config_file is not None:
-        data = merge(data, load_config(config_file))
-    if len(certs) != len(keys):
-        raise NginxgenError(
-            f"{len(certs)} --cert but {len(keys)} --key: give one key per certificate",
-            where="--key",
-        )
+    data = _load(preset, config_file)
     sites: list[dict[str, Any]] = list(data.get("sites", []))
-    site_defaults = {k: v for k, v in data.get("site", {}).items() if k in SITE_DEFAULT_KEYS}
-    if domains:
-        if not certs:
-            raise NginxgenError(
-                "each site needs a certificate: add --cert PATH --key PATH", where="--cert"
-            )
-        site: dict[str, Any] = {
-            "domains": domains,
-            "certificates": [{"cert": c, "key": k} for c, k in zip(certs, keys, strict=True)],
-        }
-        if listen:
-            site["listen"] = listen
-        if http_listen is not None:
-            site["http_listen"] = [] if http_listen == ["none"] else http_listen
-            site["redirect"] = http_listen != ["none"]
-        sites.append(site)
-    elif certs:
-        raise NginxgenError("--cert given without --domain", where="--domain")
+    extra = _command_line_site(domains, certs, keys, listen, http_listen)
+    if extra is not None:
+        sites.append(extra)
     if not sites:
         raise NginxgenError(
             "no site: give --domain D --cert PATH --key PATH (or sites: in --config)",
             where="--domain",
         )
-    sites = [merge(site_defaults, s) for s in sites]
-    if hsts_subdomains is not None:  # the command line wins over the files
-        for site in sites:
-            if site.get("hsts", {}) is not None:  # `hsts: null` sends none: nothing to include
-                site["hsts"] = {**site.get("hsts", {}), "include_subdomains": hsts_subdomains}
-    for site in sites:
-        for pair in site.get("certificates", []):
-            for field in ("cert", "key"):
-                if isinstance(pair.get(field), str):
-                    pair[field] = str(Path(pair[field]).expanduser().absolute())
+    site_defaults = {k: v for k, v in data.get("site", {}).items() if k in SITE_DEFAULT_KEYS}
     model_data = {
         "policy": apply_cpu(dict(data.get("policy", {})), cpu),
-        "sites": sites,
+        "sites": _finish_sites(sites, site_defaults, hsts_subdomains),
+        "streams": [_absolute(dict(s)) for s in data.get("streams", [])],
         "default_server": data.get("default_server", {}),
         "comments": comments and data.get("comments", True),
         "access_log": access_log or data.get("access_log"),
@@ -137,13 +186,6 @@ def compose(
         config = GeneratorConfig.model_validate(model_data)
     except pydantic.ValidationError as err:
         raise ValidationError(pydantic_problems(err)) from None
-    if not check_certificates:
-        return config
-    for index, site_model in enumerate(config.sites):
-        kinds = [check_pair(c.cert, c.key).key_type for c in site_model.certificates]
-        if len(set(kinds)) != len(kinds):
-            raise ValidationError(
-                f"sites.{index}.certificates: two {kinds[0]} certificates; a second one must be of "
-                "the other key type (one RSA and one ECDSA)"
-            )
+    if check_certificates:
+        _check_certificate_types(config)
     return config

@@ -6,6 +6,7 @@ These only check what can be checked without a target (shapes, ranges, safe char
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from collections.abc import Iterable
 from typing import Annotated, Any, Literal
@@ -62,6 +63,35 @@ class Keepalive(Strict):
     requests: int = Field(1000, ge=100, le=1_000_000)
 
 
+class EchPolicy(Strict):
+    """Encrypted Client Hello for every site: the default server's key files decide it (so it
+    is a policy, not a site's setting), and each site's names get a DNS HTTPS record."""
+
+    public_name: ServerName = Field(
+        description="the outer name clients show; one of the sites must serve it (retries)"
+    )
+    keys: list[SafePath] = Field(
+        [],
+        description="key files (openssl ech -out): the current one first, then the previous "
+        "ones kept for clients with an old DNS record; none: a new key, ech.pem in --out",
+    )
+    dns_ttl: int = Field(3600, ge=60, le=86400, description="TTL of the HTTPS records, seconds")
+
+    @field_validator("public_name")
+    @classmethod
+    def _plain(cls, value: str) -> str:
+        if value.startswith("*."):
+            raise ValueError("the public name is a host name, not a wildcard")
+        return value.rstrip(".").lower()
+
+    @field_validator("keys")
+    @classmethod
+    def _distinct(cls, value: list[str]) -> list[str]:
+        if len(set(value)) != len(value):
+            raise ValueError("a key file is listed twice")
+        return value
+
+
 class TLSPolicy(Strict):
     protocols: list[Protocol] = Field(min_length=1)
     ciphers: list[str] = []  # TLS 1.2 and older, OpenSSL names, in order
@@ -83,6 +113,7 @@ class TLSPolicy(Strict):
     dhparam: SafePath | None = None
     buffer_size: str | None = None
     keepalive: Keepalive = Keepalive()
+    ech: EchPolicy | None = None  # Encrypted Client Hello (nginx >= 1.29.4 with OpenSSL 4.0)
 
     @field_validator("ciphers", "ciphersuites")
     @classmethod
@@ -159,6 +190,127 @@ def _socket(text: str) -> str:
 Socket = Annotated[str, AfterValidator(_socket)]
 
 
+BackendSwitch = Literal["auto", "on", "off"]
+
+
+def _url_host(host: str) -> str:
+    """A backend's host as a URL writes it: a host name, an IPv4 address or [IPv6]."""
+    if host.startswith("["):
+        if not re.fullmatch(r"\[[0-9A-Fa-f:.]+\]", host):
+            raise ValueError(f"{host!r} is not an IPv6 address in brackets")
+        return host
+    return check_server_name(host)
+
+
+def split_backend(address: str) -> tuple[str, int | None]:
+    """`host:port` (or `[v6]:port`, `host`) -> (host, port)."""
+    if address.startswith("["):
+        host, _, rest = address.partition("]")
+        host += "]"
+        port = rest.removeprefix(":") if rest else None
+    else:
+        host, sep, port_text = address.partition(":")
+        port = port_text if sep else None
+    if port is not None and not (port.isdigit() and 0 < int(port) < 65536):
+        raise ValueError(f"{address!r}: {port!r} is not a port")
+    return _url_host(host), int(port) if port is not None else None
+
+
+def is_address(host: str) -> bool:
+    """An IP address literal: nginx sends no SNI for one (RFC 6066), and no certificate
+    name is checked against it."""
+    try:
+        ipaddress.ip_address(host.removeprefix("[").removesuffix("]"))
+    except ValueError:
+        return False
+    return True
+
+
+class BackendTls(Strict):
+    """How nginx, as a TLS client, checks and greets a backend: always verified."""
+
+    trusted_certificate: Literal["system"] | SafePath = Field(
+        "system",
+        description="CA file the backend's certificate must chain to; system: the OS bundle",
+    )
+    name: ServerName | None = Field(
+        None, description="the name verified and sent as SNI; default: the backend's host"
+    )
+    verify_depth: int = Field(1, ge=0, le=32, description="CA certificates above the backend's")
+    post_quantum: BackendSwitch = Field(
+        "auto", description="offer X25519MLKEM768 to the backend (OpenSSL >= 3.5)"
+    )
+    session_reuse: bool = True
+
+
+_URL = re.compile(r"^(?P<scheme>https|grpcs)://(?P<hostport>[^/?#]+)(?P<path>/[^?#]*)?$")
+
+
+class Upstream(BackendTls):
+    """A site that passes every request to a TLS backend."""
+
+    url: str = Field(description="https://host[:port][/path] or grpcs://host[:port]")
+    keepalive: int = Field(
+        16, ge=0, le=1024, description="idle backend connections kept per worker; 0: none"
+    )
+
+    @field_validator("url")
+    @classmethod
+    def _url(cls, value: str) -> str:
+        found = _URL.match(value)
+        if not found:
+            raise ValueError(
+                f"{value!r} is not an https:// or grpcs:// URL (https://api.example.com:8443/)"
+            )
+        split_backend(found["hostport"])
+        if found["path"]:
+            check_path(found["path"])
+            if found["scheme"] == "grpcs" and found["path"] != "/":
+                raise ValueError(f"{value!r}: a grpcs:// URL takes no path")
+        return value
+
+    @property
+    def scheme(self) -> str:
+        return self.url.split("://", 1)[0]
+
+    @property
+    def backend(self) -> tuple[str, int | None]:
+        match = _URL.match(self.url)
+        assert match is not None  # checked by the validator
+        return split_backend(match["hostport"])
+
+    @property
+    def path(self) -> str:
+        match = _URL.match(self.url)
+        assert match is not None
+        return match["path"] or ""
+
+    @model_validator(mode="after")
+    def _named(self) -> Upstream:
+        host, _ = self.backend
+        if self.name is None and is_address(host):
+            raise ValueError(
+                f"upstream.url names the address {host}: give upstream.name, the name on the "
+                "backend's certificate (nginx sends no SNI for an address)"
+            )
+        return self
+
+
+class ClientCertificates(Strict):
+    """Ask clients for a certificate issued by `ca` (ssl_verify_client)."""
+
+    ca: SafePath = Field(description="CA certificates client certificates must chain to")
+    verify: Literal["required", "optional"] = Field(
+        "required",
+        description="required: 400 without a valid one; optional: a 403 check is written",
+    )
+    depth: int = Field(1, ge=0, le=32, description="CA certificates above the client's")
+    crl: SafePath | None = Field(None, description="revocation list (PEM)")
+    ocsp: Literal["off", "on", "leaf"] = Field(
+        "off", description="check revocation by OCSP (nginx >= 1.19.0, needs policy.resolver)"
+    )
+
+
 class Site(Strict):
     domains: list[ServerName] = Field(min_length=1)
     listen: list[Socket] = ["443", "[::]:443"]
@@ -169,6 +321,8 @@ class Site(Strict):
     hsts: Hsts | None = Hsts()
     redirect: bool = True
     root: SafePath = "/var/www/html"
+    upstream: Upstream | None = None  # pass every request to a TLS backend instead of `root`
+    client_certificates: ClientCertificates | None = None
 
     @property
     def primary(self) -> str:
@@ -191,9 +345,51 @@ class DefaultServer(Strict):
     reject_unknown_names: bool = True
 
 
+class StreamSite(Strict):
+    """TLS terminated for TCP in stream{}: the connection goes on to `backend`, over TLS with
+    `backend_tls`, else in the clear. One stream site per address:port."""
+
+    name: ServerName = Field(description="names the site's file (<name>.stream.conf)")
+    listen: list[Socket] = Field(min_length=1)
+    certificates: list[Certificate] = Field(min_length=1, max_length=2)
+    backend: str = Field(description="host:port or unix:/path the connection is passed to")
+    backend_tls: BackendTls | None = None
+
+    @field_validator("backend")
+    @classmethod
+    def _backend(cls, value: str) -> str:
+        if value.startswith("unix:"):
+            check_path(value)
+            return value
+        if split_backend(value)[1] is None:
+            raise ValueError(f"backend {value!r} needs a port (host:port)")
+        return value
+
+    @model_validator(mode="after")
+    def _named(self) -> StreamSite:
+        sockets = [normalize_socket(s) for s in self.listen]
+        if len(set(sockets)) != len(sockets):
+            raise ValueError("listen lists the same address twice")
+        if self.backend_tls and self.backend_tls.name is None:
+            host = self.backend_host
+            if host is None or is_address(host):
+                raise ValueError(
+                    "backend_tls.name is needed: the backend is an address or socket, not the "
+                    "name on its certificate"
+                )
+        return self
+
+    @property
+    def backend_host(self) -> str | None:
+        if self.backend.startswith("unix:"):
+            return None
+        return split_backend(self.backend)[0]
+
+
 class GeneratorConfig(Strict):
     policy: TLSPolicy
     sites: list[Site] = Field(min_length=1)
+    streams: list[StreamSite] = []
     default_server: DefaultServer = DefaultServer()
     comments: bool = True
     # the TLS access log's path, "off", or None: the distribution's log folder
@@ -213,7 +409,21 @@ class GeneratorConfig(Strict):
             # One address:port is one socket for nginx: it cannot be HTTPS for one site and
             # plain HTTP for another (nginx refuses the two default servers).
             raise ValueError(f"{', '.join(both)} is HTTPS for one site and HTTP for another")
+        self._streams_apart(https | plain)
         return self
+
+    def _streams_apart(self, http_sockets: set[str]) -> None:
+        """A stream site's address:port is its own: another stream site or an http{} site
+        there would be a second listener on the same socket."""
+        seen: set[str] = set()
+        for stream in self.streams:
+            for sock in map(normalize_socket, stream.listen):
+                if sock in seen or sock in http_sockets:
+                    raise ValueError(f"{sock} is taken twice: a stream site needs its own address")
+                seen.add(sock)
+        names = [s.name for s in self.streams]
+        if len(set(names)) != len(names):
+            raise ValueError("two stream sites have the same name (it names the site's file)")
 
 
 # --- the site file (generate --config, and the presets) ------------------------------------------
@@ -235,7 +445,16 @@ def _overrides(model: type[BaseModel], names: Iterable[str], name: str, doc: str
 
 
 # What `site:` may set for every site of the file (the rest is each site's own).
-SITE_DEFAULT_KEYS = ("http2", "http3", "hsts", "redirect", "root", "listen", "http_listen")
+SITE_DEFAULT_KEYS = (
+    "http2",
+    "http3",
+    "hsts",
+    "redirect",
+    "root",
+    "listen",
+    "http_listen",
+    "client_certificates",
+)
 PolicyOverrides = _overrides(
     TLSPolicy, TLSPolicy.model_fields, "PolicyOverrides", "The TLS policy: merged key by key."
 )
@@ -253,6 +472,7 @@ class SiteFile(Strict):
     policy: PolicyOverrides | None = None  # type: ignore[valid-type]
     site: SiteDefaults | None = None  # type: ignore[valid-type]
     sites: list[Site] | None = None
+    streams: list[StreamSite] | None = None
     default_server: DefaultServer | None = None
     comments: bool | None = None
     access_log: SafePath | None = Field(None, description="TLS access log path, or off")

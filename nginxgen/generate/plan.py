@@ -9,8 +9,20 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from nginxgen import rule_codes
-from nginxgen.errors import ValidationError
+from nginxgen.generate.backends import (
+    ClientCertPlan,
+    StreamPlan,
+    UpstreamPlan,
+    plan_client_certificates,
+    plan_stream,
+    plan_upstream,
+)
+from nginxgen.generate.ech import EchPlan, plan_ech
 from nginxgen.generate.models import GeneratorConfig, Site, TLSPolicy
+from nginxgen.generate.planning import ListenLine as ListenLine  # into/plan.py imports it here
+from nginxgen.generate.planning import Problems as _Problems
+from nginxgen.generate.planning import directive_ok as _directive_ok
+from nginxgen.generate.planning import switch as _switch
 from nginxgen.knowledge import cipher_suites, libraries, logs, nginx, tls_groups, web
 from nginxgen.report.logformat import (  # into/plan.py imports the path from here
     default_access_log_path as default_access_log_path,
@@ -78,14 +90,6 @@ class AccessLog:
 
 
 @dataclass
-class ListenLine:
-    """A `listen` line the generator writes, as its arguments (the config model's Listen is
-    what a tree's line means; this is what to write)."""
-
-    args: list[str]
-
-
-@dataclass
 class SitePlan:
     name: str
     domains: list[str]
@@ -96,6 +100,8 @@ class SitePlan:
     alt_svc: str | None
     root: str
     suppress: IgnoreComment | None = None  # for the server: a finding the user asked for
+    upstream: UpstreamPlan | None = None  # every request passed to a TLS backend
+    client_certificates: ClientCertPlan | None = None
 
 
 @dataclass
@@ -109,36 +115,9 @@ class Plan:
     redirect_listens: list[ListenLine]
     comments: bool
     access_log: AccessLog | None = None
-
-
-class _Problems:
-    def __init__(self, target: Target) -> None:
-        self.target = target
-        self.items: list[str] = []
-
-    def add(self, path: str, value: object, why: str, instead: str) -> None:
-        self.items.append(
-            f"{path}: {value!r} cannot work on {self.target.describe()}: {why}; {instead}"
-        )
-
-    def raise_if_any(self) -> None:
-        if self.items:
-            raise ValidationError("\n".join(self.items))
-
-
-def _directive_ok(target: Target, name: str, table: str = "directive") -> bool:
-    status = nginx.directive_status(target, name, table)
-    return status is not None and status.available
-
-
-def _switch(
-    value: str, possible: bool, problems: _Problems, where: str, why: str, instead: str
-) -> bool:
-    """An on/auto/off policy setting on this target: `on` where it cannot work is a problem
-    (`why`, `instead`), `auto` is on where it can."""
-    if value == "on" and not possible:
-        problems.add(where, "on", why, instead)
-    return value != "off" and possible
+    ech: EchPlan | None = None
+    streams: list[StreamPlan] = field(default_factory=list)
+    stream_session_cache: str = "off"  # stream{}'s own zone (http{}'s is another module's)
 
 
 def _plan_protocols(policy: TLSPolicy, target: Target, problems: _Problems) -> None:
@@ -176,11 +155,11 @@ def _plan_protocols(policy: TLSPolicy, target: Target, problems: _Problems) -> N
         )
 
 
-def _plan_ciphers(policy: TLSPolicy, target: Target, problems: _Problems) -> str | None:
-    tls12 = any(p != "TLSv1.3" for p in policy.protocols)
+def _policy_suites(policy: TLSPolicy, problems: _Problems) -> list[cipher_suites.Suite]:
+    """The policy's TLS 1.2-and-older suites that can go into ssl_ciphers, each other one a
+    problem (unknown, TLS 1.3, insecure, or CBC-SHA1 without the legacy protocols needing it)."""
     legacy = any(p in web.legacy_protocols() for p in policy.protocols)
-    names: list[str] = []
-    has_dhe = False
+    suites: list[cipher_suites.Suite] = []
     for i, name in enumerate(policy.ciphers):
         where = f"policy.ciphers[{i}]"
         suite = cipher_suites.find_suite(name)
@@ -191,29 +170,32 @@ def _plan_ciphers(policy: TLSPolicy, target: Target, problems: _Problems) -> str
                 "no TLS library knows this suite name",
                 "use OpenSSL names such as ECDHE-ECDSA-AES128-GCM-SHA256",
             )
-            continue
-        if suite.tls13:
+        elif suite.tls13:
             problems.add(
                 where,
                 name,
                 "TLS 1.3 suites in ssl_ciphers make nginx refuse the config (no cipher match)",
                 "put it in policy.ciphersuites",
             )
-            continue
-        weakness = cipher_suites.suite_weakness(suite)
-        if weakness:
+        elif weakness := cipher_suites.suite_weakness(suite):
             problems.add(where, name, f"it is insecure: {weakness}", "remove it")
-            continue
-        if cipher_suites.suite_is_cbc_sha1(suite) and not legacy:
+        elif cipher_suites.suite_is_cbc_sha1(suite) and not legacy:
             problems.add(
                 where,
                 name,
                 "CBC with SHA-1 is only needed for TLS 1.0/1.1 clients",
                 "use an AES-GCM or ChaCha20 suite",
             )
-            continue
-        has_dhe = has_dhe or suite.kx == "DH"
-        names.append(suite.name)
+        else:
+            suites.append(suite)
+    return suites
+
+
+def _check_dhparam(
+    policy: TLSPolicy, suites: list[cipher_suites.Suite], problems: _Problems
+) -> None:
+    """DHE suites and ssl_dhparam go together: nginx disables DHE without the parameters."""
+    has_dhe = any(suite.kx == "DH" for suite in suites)
     if has_dhe and not policy.dhparam:
         problems.add(
             "policy.ciphers",
@@ -228,15 +210,20 @@ def _plan_ciphers(policy: TLSPolicy, target: Target, problems: _Problems) -> str
             "no DHE suite is listed, so it is unused",
             "drop policy.dhparam",
         )
+
+
+def _plan_ciphers(policy: TLSPolicy, target: Target, problems: _Problems) -> str | None:
+    tls12 = any(p != "TLSv1.3" for p in policy.protocols)
+    suites = _policy_suites(policy, problems)
+    _check_dhparam(policy, suites, problems)
+    names = [suite.name for suite in suites]
     if (
         libraries.has(target.library, "tls13_suites_via_ssl_ciphers")
         and "TLSv1.3" in policy.protocols
     ):
         names.extend(policy.ciphersuites)
     if not names:
-        if tls12 and policy.ciphers:
-            return None
-        if tls12:
+        if tls12 and not policy.ciphers:
             problems.add(
                 "policy.ciphers",
                 [],
@@ -290,8 +277,11 @@ def _plan_ciphersuites(
     return None
 
 
-def _plan_groups(policy: TLSPolicy, target: Target, problems: _Problems) -> tuple[str, str, bool]:
-    """ssl_ecdh_curve value, the comment explaining it, and whether server preference is needed."""
+def _resolve_groups(
+    policy: TLSPolicy, target: Target, problems: _Problems
+) -> list[tls_groups.Group]:
+    """The policy's groups this target has, in order; `?name` dropped where missing, every
+    other missing, unknown or repeated group a problem."""
     lib = target.library
     resolved: list[tls_groups.Group] = []
     for i, entry in enumerate(policy.groups):
@@ -305,19 +295,16 @@ def _plan_groups(policy: TLSPolicy, target: Target, problems: _Problems) -> tupl
                 "no TLS library knows this group",
                 "use X25519, prime256v1, secp384r1 or X25519MLKEM768",
             )
-            continue
-        twin = next((g for g in resolved if g.id == group.id), None)
-        if twin is not None:
+        elif any(g.id == group.id for g in resolved):
             problems.add(
                 where,
                 name,
                 f"it is {group.id} again, already listed (libraries refuse a group twice)",
                 "list each group once",
             )
-            continue
-        if not group.available(lib):
-            if optional:
-                continue
+        elif group.available(lib):
+            resolved.append(group)
+        elif not optional:
             others = tls_groups.groups_instead(lib, group)
             instead = (
                 f"use {group.replacement}"
@@ -326,17 +313,13 @@ def _plan_groups(policy: TLSPolicy, target: Target, problems: _Problems) -> tupl
                 + f"write '?{name}' to drop it where missing"
             )
             problems.add(where, name, group.requirement(lib), instead)
-            continue
-        resolved.append(group)
-    if not resolved:
-        if not problems.items:
-            problems.add(
-                "policy.groups",
-                policy.groups,
-                "none of these groups exists here",
-                "add X25519 or prime256v1",
-            )
-        return "auto", "", False
+    if not resolved and not problems.items:
+        problems.add(
+            "policy.groups",
+            policy.groups,
+            "none of these groups exists here",
+            "add X25519 or prime256v1",
+        )
     if len(resolved) > 1 and not nginx.feature_available(target, "ecdh_curve_list"):
         problems.add(
             "policy.groups",
@@ -344,13 +327,17 @@ def _plan_groups(policy: TLSPolicy, target: Target, problems: _Problems) -> tupl
             f"nginx takes a list of groups only from {nginx.feature_since('ecdh_curve_list')}",
             "list one group",
         )
-    spelled = [g.spell(lib) for g in resolved]
-    lead = 0
-    while lead < len(resolved) and resolved[lead].pq:
-        lead += 1
+    return resolved
+
+
+def _pq_enforce(
+    policy: TLSPolicy, target: Target, lead: int, problems: _Problems
+) -> tuple[bool, bool]:
+    """Whether ML-KEM is enforced (the `lead` post-quantum groups listed first), and whether
+    by a tuple (else by the server's group order)."""
+    lib = target.library
     tuples = libraries.has(lib, "group_tuples")
-    server_pref = libraries.has(lib, "server_group_preference")
-    can_enforce = lead > 0 and (tuples or server_pref)
+    can_enforce = lead > 0 and (tuples or libraries.has(lib, "server_group_preference"))
     if policy.pq_enforce == "on" and not can_enforce and not problems.items:
         why = (
             "no post-quantum group is listed first"
@@ -363,7 +350,19 @@ def _plan_groups(policy: TLSPolicy, target: Target, problems: _Problems) -> tupl
             why,
             "use OpenSSL >= 3.5, BoringSSL, AWS-LC or LibreSSL >= 4.3 with X25519MLKEM768 first",
         )
-    enforce = policy.pq_enforce != "off" and can_enforce
+    return policy.pq_enforce != "off" and can_enforce, tuples
+
+
+def _plan_groups(policy: TLSPolicy, target: Target, problems: _Problems) -> tuple[str, str, bool]:
+    """ssl_ecdh_curve value, the comment explaining it, and whether server preference is needed."""
+    resolved = _resolve_groups(policy, target, problems)
+    if not resolved:
+        return "auto", "", False
+    spelled = [g.spell(target.library) for g in resolved]
+    lead = 0
+    while lead < len(resolved) and resolved[lead].pq:
+        lead += 1
+    enforce, tuples = _pq_enforce(policy, target, lead, problems)
     if enforce and tuples and lead < len(spelled):
         value = ":".join(spelled[:lead]) + "/" + ":".join(spelled[lead:])
         why = (
@@ -635,6 +634,14 @@ def _plan_site(
         alt_svc=alt_svc,
         root=site.root,
         suppress=None if site.hsts else _no_hsts(),
+        upstream=plan_upstream(site.upstream, site.primary, policy, target, problems)
+        if site.upstream
+        else None,
+        client_certificates=plan_client_certificates(
+            site.client_certificates, policy, target, problems
+        )
+        if site.client_certificates
+        else None,
     )
 
 
@@ -664,15 +671,22 @@ def _unique_sockets(sockets: list[str]) -> list[str]:
     return list(seen.values())
 
 
-def make_plan(config: GeneratorConfig, target: Target) -> Plan:
+def make_plan(config: GeneratorConfig, target: Target, kept_ech_key: str | None = None) -> Plan:
+    """The plan, or a ValidationError naming every problem; `kept_ech_key`: the ECH key file
+    already in --out (generate/ech.py)."""
     problems = _Problems(target)
     tls = _plan_tls(config.policy, target, problems)
+    ech = plan_ech(config, target, problems.add, kept_ech_key)
     access_log = _plan_access_log(config.access_log, target, problems, tls.warnings)
     # QUIC sockets get the default server too (two sites on 443/udp would otherwise make the
     # first one the default by order), and reuseport goes on its listen, once per socket.
     quic_sockets = _unique_sockets([s for site in config.sites if site.http3 for s in site.listen])
     reuseport: set[str] = {normalize_socket(sock) for sock in quic_sockets}
     sites = [_plan_site(site, config.policy, target, reuseport, problems) for site in config.sites]
+    streams = [
+        plan_stream(stream, i, config.policy, target, problems)
+        for i, stream in enumerate(config.streams)
+    ]
     problems.raise_if_any()
     reject = config.default_server.reject_unknown_names and _directive_ok(
         target, "ssl_reject_handshake"
@@ -696,4 +710,15 @@ def make_plan(config: GeneratorConfig, target: Target) -> Plan:
         redirect_listens=[ListenLine([sock, "default_server"]) for sock in redirect_sockets],
         comments=config.comments,
         access_log=access_log,
+        ech=ech,
+        streams=streams,
+        stream_session_cache=_stream_session_cache(config.policy),
     )
+
+
+def _stream_session_cache(policy: TLSPolicy) -> str:
+    """stream{}'s shared session cache: a zone of its own, as large as http{}'s."""
+    session = policy.session
+    if not session.cache_size_mb:
+        return "off"
+    return f"shared:{session.cache_name}_stream:{session.cache_size_mb}m"

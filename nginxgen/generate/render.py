@@ -5,6 +5,7 @@ from __future__ import annotations
 import jinja2
 
 from nginxgen import __version__
+from nginxgen.generate.ech import DNS_FILE, NEW_KEY_FILE
 from nginxgen.generate.plan import Plan
 from nginxgen.generate.values import quote
 from nginxgen.knowledge import nginx
@@ -14,6 +15,10 @@ TLS_FILE = "tls.conf"
 DEFAULT_FILE = "default-server.conf"
 REDIRECT_FILE = "http-redirect.conf"
 MAIN_FILE = "nginx.conf"
+STREAM_TLS_FILE = "stream-tls.conf"
+# stream{} takes these ssl_conf_command lines; KTLS and AntiReplay are http{}'s (sendfile,
+# early data)
+STREAM_COMMANDS = ("Ciphersuites", "PrioritizeChaCha")
 
 
 def _environment() -> jinja2.Environment:
@@ -49,6 +54,10 @@ def site_file(name: str) -> str:
     return f"{name}.ssl.conf"
 
 
+def stream_file(name: str) -> str:
+    return f"{name}.stream.conf"
+
+
 def render(plan: Plan) -> dict[str, str]:
     """File name -> text, in the order a reader should see them."""
     env = _environment()
@@ -57,6 +66,8 @@ def render(plan: Plan) -> dict[str, str]:
         "default": DEFAULT_FILE,
         "redirect": REDIRECT_FILE if plan.redirect_listens else None,
         "sites": [site_file(s.name) for s in plan.sites],
+        "streams": [stream_file(s.name) for s in plan.streams],
+        "stream_tls": STREAM_TLS_FILE,
     }
     common = {
         "version": __version__,
@@ -67,7 +78,7 @@ def render(plan: Plan) -> dict[str, str]:
     }
     out = {MAIN_FILE: env.get_template("nginx.conf.j2").render(common)}
     out[TLS_FILE] = env.get_template("tls.conf.j2").render(
-        common, tls=plan.tls, access_log=plan.access_log
+        common, tls=plan.tls, access_log=plan.access_log, ech=plan.ech
     )
     out[DEFAULT_FILE] = env.get_template("default-server.conf.j2").render(
         common,
@@ -82,4 +93,29 @@ def render(plan: Plan) -> dict[str, str]:
     template = env.get_template("site.ssl.conf.j2")
     for site in plan.sites:
         out[site_file(site.name)] = template.render(common, site=site)
-    return {name: _comments(text, plan.comments) for name, text in out.items()}
+    if plan.streams:
+        commands = [
+            c
+            for c in plan.tls.conf_commands
+            if c.name in STREAM_COMMANDS or c.value in STREAM_COMMANDS
+        ]
+        out[STREAM_TLS_FILE] = env.get_template("stream.conf.j2").render(
+            common,
+            tls=plan.tls,
+            stream_commands=commands,
+            session_cache=plan.stream_session_cache,
+        )
+        stream_template = env.get_template("site.stream.conf.j2")
+        for stream in plan.streams:
+            out[stream_file(stream.name)] = stream_template.render(common, stream=stream)
+    texts = {name: _comments(text, plan.comments) for name, text in out.items()}
+    if plan.ech is not None:  # not nginx config: no `#:` comments to turn
+        texts[DNS_FILE] = plan.ech.dns_text
+        if plan.ech.new_key is not None:
+            texts[NEW_KEY_FILE] = plan.ech.new_key
+    return texts
+
+
+def private_files(plan: Plan) -> frozenset[str]:
+    """The rendered files that hold a private key (written readable by their owner only)."""
+    return frozenset([NEW_KEY_FILE] if plan.ech and plan.ech.new_key else [])

@@ -118,6 +118,15 @@ class _Planner:
             if folder is not None:
                 path = default_access_log_path(folder)
                 model = model.model_copy(update={"access_log": path})
+        if model.policy.ech is not None:
+            # the tree's own default servers decide ECH (knowledge: default_server_only):
+            # placing the keys there is not planned yet, and leaving them out would be silent
+            raise NginxgenError(
+                "Encrypted Client Hello is not added to an existing tree yet: generate with "
+                "--out, then put its ssl_ech_file lines where the tree's default servers "
+                "inherit them (http{} level)",
+                where="policy.ech",
+            )
         self.generator: Plan = make_plan(model, target)
         self.place: Place = find_place(self.config, self.main)
         self.rendered = render(self.generator)

@@ -16,6 +16,7 @@ package runs nothing, so a command pays only for the topics it reads.
 - `tls_groups`: groups, their spellings and defaults per library (groups.toml);
 - `cipher_suites`: the suite table and why a suite is weak (ciphers/, libraries.toml);
 - `releases`, `advisories`: nginx's and the libraries' releases, nginx's security advisories;
+- `ech`: Encrypted Client Hello in nginx: its directive, log variables, who can serve it;
 - `logs`: the generated TLS access log (logging.toml); `web`: HSTS, legacy protocols (web.toml);
 - `managers`: tools that manage nginx files (managers.toml); `pki`: CAs (pki.toml);
 - `data`: the files themselves, read only by the modules above.

@@ -23,8 +23,8 @@ if TYPE_CHECKING:
 KNOWLEDGE_DIR = os.path.dirname(os.path.abspath(__file__))
 SNAPSHOT = os.path.join(KNOWLEDGE_DIR, "snapshot.json")
 TOML_FILES = (
-    "cipher_models", "groups", "libraries", "logging", "managers", "nginx", "nginx_values", "pki",
-    "web"
+    "cipher_models", "ech", "groups", "libraries", "logging", "managers", "nginx",
+    "nginx_values", "pki", "web"
 )  # fmt: skip
 
 

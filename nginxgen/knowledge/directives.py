@@ -86,6 +86,15 @@ def nginx_directive(target: Target, name: str) -> tuple[DirectiveEntry, ...] | N
     return tuple(e for e in entries if module_built(target, e.module) is not False)
 
 
+def directive_first_release(name: str) -> str | None:
+    """The first nginx release that has a directive (nginx_directives.json)."""
+    entries = json_file("nginx_directives")["directives"].get(name)
+    if not entries:
+        return None
+    first = min(start for e in entries for start, _ in e["ranges"])
+    return str(json_file("nginx_directives")["releases"][first])
+
+
 def module_built(target: Target, module: str) -> bool | None:
     """Whether the target's nginx has one of its own modules: from `nginx -V` when the target
     came from a binary (None: not known; modules without a configure option are always in)."""

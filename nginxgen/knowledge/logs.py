@@ -6,6 +6,7 @@ from __future__ import annotations
 from functools import cache
 
 from nginxgen.knowledge.data import toml_file
+from nginxgen.knowledge.libraries import has
 from nginxgen.records import record
 from nginxgen.version import in_range
 
@@ -42,17 +43,25 @@ class LogField:
     variable: str  # the nginx variable, without `$`
     since: str | None
     source: str
+    capability: str | None = None  # a library capability the variable needs to mean anything
 
 
 def log_fields(target: Target | None = None) -> list[LogField]:
-    """The generated TLS log format's fields; with a target, only the variables its nginx has."""
+    """The generated TLS log format's fields; with a target, only the variables its nginx has
+    (and its library gives a value)."""
     fields = [
-        LogField(key=f["key"], variable=f["variable"], since=f.get("since"), source=f["source"])
+        LogField(key=f["key"], variable=f["variable"], since=f.get("since"), source=f["source"],
+                 capability=f.get("capability"))
         for f in toml_file("logging")["field"]
-    ]
+    ]  # fmt: skip
     if target is None:
         return fields
-    return [f for f in fields if in_range(target.nginx, f.since, None)]
+    return [
+        f
+        for f in fields
+        if in_range(target.nginx, f.since, None)
+        and (f.capability is None or has(target.library, f.capability))
+    ]
 
 
 @record(frozen=True)

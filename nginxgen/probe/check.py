@@ -22,6 +22,7 @@ from functools import cached_property
 from typing import Any, Protocol
 
 from nginxgen.conf.per_name import Answer, Ignored, NameModel
+from nginxgen.ech import EchConfig
 from nginxgen.probe.hello import Answer as Hello
 from nginxgen.probe.hello import Flight, ask, tls12_flight
 from nginxgen.probe.session import client_context, connect_tls
@@ -83,10 +84,17 @@ class NameProbe:
     """One name being probed: where, what the checks so far found, what was inconclusive or
     broken for clients, and the full handshakes several checks read (each made once)."""
 
-    def __init__(self, address: tuple[str, int], sni: str | None, timeout: float) -> None:
+    def __init__(
+        self,
+        address: tuple[str, int],
+        sni: str | None,
+        timeout: float,
+        ech: EchConfig | None = None,
+    ) -> None:
         self.address = address
         self.sni = sni
         self.timeout = timeout
+        self.ech = ech  # the ECH config to try (`--ech-config`), None when none was given
         self.found: dict[str, Any] = {"sni": sni}
         self.inconclusive: list[str] = []
         self.problems: list[str] = []  # what breaks clients, whatever the config says

@@ -18,7 +18,7 @@ import secrets
 import socket
 import struct
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from nginxgen.knowledge import tls_groups
@@ -177,6 +177,35 @@ def client_hello(
     """A ClientHello record offering exactly one protocol version. For TLS 1.3: `groups` in
     supported_groups, a key share for each of `shares` (RETRY_SHARES). The second hello after a
     HelloRetryRequest repeats the first one's random and session id and echoes the cookie."""
+    body = client_hello_body(sni, version, groups, shares, suites, alpn, random, session_id,
+                             cookie)  # fmt: skip
+    return handshake_record(1, body)
+
+
+def handshake_record(kind: int, body: bytes) -> bytes:
+    """One handshake message of `kind` in one record (legacy version 0x0301, as ClientHellos
+    are sent)."""
+    handshake = bytes([kind]) + len(body).to_bytes(3, "big") + body
+    return b"\x16" + (0x0301).to_bytes(2, "big") + _vector(handshake, 2)
+
+
+def client_hello_body(
+    sni: str | None,
+    version: str,
+    groups: Sequence[str],
+    shares: Sequence[str] = (),
+    suites: Sequence[int] | None = None,
+    alpn: Sequence[str] = (),
+    random: bytes | None = None,
+    session_id: bytes | None = None,
+    cookie: bytes | None = None,
+    share_values: Mapping[str, bytes] | None = None,
+    extra: bytes = b"",
+) -> bytes:
+    """The ClientHello message's body (client_hello above); `share_values` gives the key share
+    of a group instead of a fresh one (a caller that finishes the key exchange keeps the private
+    key), `extra` is appended to the extensions (ECH's, which is last), and an empty
+    `session_id` is sent empty."""
     tls13 = version == "TLSv1.3"
     if suites is None:
         suites = list(TLS13_SUITES) if tls13 else list(TLS12_SUITES)
@@ -198,22 +227,23 @@ def client_hello(
         extensions += _extension(43, _vector(b"\x03\x04", 1))  # supported_versions
         entries = b""
         for group in shares:
-            entries += GROUPS[group].to_bytes(2, "big") + _vector(_key_share(group), 2)
+            value = (share_values or {}).get(group) or _key_share(group)
+            entries += GROUPS[group].to_bytes(2, "big") + _vector(value, 2)
         extensions += _extension(51, _vector(entries, 2))  # key_share
         extensions += _extension(45, b"\x01\x01")  # psk_key_exchange_modes: psk_dhe_ke
         if cookie is not None:
             extensions += _extension(44, _vector(cookie, 2))
+    extensions += extra
     legacy = 0x0303 if tls13 else VERSIONS[version]
-    body = (
+    session = os.urandom(32) if session_id is None else session_id  # middlebox compatibility
+    return (
         legacy.to_bytes(2, "big")
         + (random or os.urandom(32))
-        + _vector(session_id or os.urandom(32), 1)  # legacy_session_id (middlebox compatibility)
+        + _vector(session, 1)
         + _vector(b"".join(s.to_bytes(2, "big") for s in suites), 2)
         + b"\x01\x00"  # compression: null
         + _vector(extensions, 2)
     )
-    handshake = b"\x01" + len(body).to_bytes(3, "big") + body
-    return b"\x16" + (0x0301).to_bytes(2, "big") + _vector(handshake, 2)
 
 
 def _read_record(sock: socket.socket) -> tuple[int, bytes] | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from nginxgen.ech import EchConfig
 from nginxgen.probe import checks
 from nginxgen.probe.check import HANDSHAKE_ERRORS, NameProbe
 from nginxgen.probe.hello import connections_made
@@ -18,11 +19,13 @@ from nginxgen.probe.hello import connections_made
 CONCURRENT = 16  # names probed at once
 
 
-def probe_name(address: tuple[str, int], sni: str | None, timeout: float) -> dict[str, Any]:
+def probe_name(
+    address: tuple[str, int], sni: str | None, timeout: float, ech: EchConfig | None = None
+) -> dict[str, Any]:
     """Every check that applies to the name, in order (nginxgen/probe/checks/); where a full
     handshake fails, the checks after it keep their values for "not run"."""
     connections_made()  # count this name's connections from here
-    probe = NameProbe(address, sni, timeout)
+    probe = NameProbe(address, sni, timeout, ech)
     failed = False
     for check in checks.CHECKS:
         if failed or not check.runs(probe.found):
@@ -65,7 +68,12 @@ def unreachable(host: str, port: int, timeout: float) -> str | None:
 
 
 def probe(
-    host: str, port: int, names: list[str | None], connect: str | None, timeout: float
+    host: str,
+    port: int,
+    names: list[str | None],
+    connect: str | None,
+    timeout: float,
+    ech: EchConfig | None = None,
 ) -> list[dict[str, Any]]:
     """Each name probed in a thread of its own, at most CONCURRENT at a time, in the given
     order. Threads, not asyncio: every check is a short blocking exchange, and the full
@@ -74,7 +82,7 @@ def probe(
 
     address = (connect or host, port)
     with ThreadPoolExecutor(max_workers=max(1, min(CONCURRENT, len(names)))) as pool:
-        return list(pool.map(lambda name: probe_name(address, name, timeout), names))
+        return list(pool.map(lambda name: probe_name(address, name, timeout, ech), names))
 
 
 def text_report(results: list[dict[str, Any]]) -> str:

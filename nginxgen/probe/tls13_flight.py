@@ -43,12 +43,16 @@ class Tls13Flight:
     certificate_request: bytes | None = None  # the CertificateRequest's body, if one was sent
 
 
-def _hkdf_expand_label(secret: bytes, label: str, length: int, hash_name: str) -> bytes:
+def _hkdf_expand_label(
+    secret: bytes, label: str, length: int, hash_name: str, context: bytes = b""
+) -> bytes:
+    """HKDF-Expand-Label (RFC 8446 7.1)."""
     from cryptography.hazmat.primitives import hashes
     from cryptography.hazmat.primitives.kdf.hkdf import HKDFExpand
 
     full = b"tls13 " + label.encode()
-    info = length.to_bytes(2, "big") + bytes([len(full)]) + full + b"\x00"
+    info = length.to_bytes(2, "big") + bytes([len(full)]) + full
+    info += bytes([len(context)]) + context
     algorithm = hashes.SHA384() if hash_name == "sha384" else hashes.SHA256()
     return HKDFExpand(algorithm, length, info).derive(secret)
 

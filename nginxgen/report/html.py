@@ -75,6 +75,8 @@ def _cards(part: dict[str, Any], unit: str) -> str:
         ("resumed", _share(part["resumed"], "/overall/resumed")),
         ("0-RTT", _share(part["early_data"], "/overall/early_data")),
     ]
+    if part["ech"] is not None:  # a log with $ssl_ech_status
+        cards.append(("Encrypted Client Hello", _share(part["ech"], "/overall/ech")))
     if part["requests_per_connection"] is not None:
         cards.append(
             (

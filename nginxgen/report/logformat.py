@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from nginxgen.knowledge import logs
+from nginxgen.knowledge import ech, logs
 
 # What the report needs, and the variables that can supply each (first present wins).
 ROLES: dict[str, tuple[str, ...]] = {
@@ -34,6 +34,7 @@ ROLES: dict[str, tuple[str, ...]] = {
     "requests": ("connection_requests",),
     # what tells TLS from plain HTTP: $ssl_protocol, else $ssl_cipher, ..., $https, $scheme
     "tls": tuple(m.variable for m in logs.tls_markers()),
+    "ech": (ech.status().variable,),  # Encrypted Client Hello
 }
 Values = tuple[str | None, ...]  # one per role, in ROLES order
 LineParser = Callable[[bytes], Values | None]
@@ -172,16 +173,20 @@ def generated_format_strings(fields: list[tuple[str, str]]) -> list[str]:
     ]
 
 
-def _generated_strings() -> tuple[str, list[str]]:
+def _generated_strings(everywhere: bool = False) -> tuple[str, list[str]]:
     """The generated format's name and strings, with every field the knowledge base lists (the
-    newest nginx has them all; generate leaves out those an older target lacks)."""
-    strings = generated_format_strings([(f.key, f.variable) for f in logs.log_fields()])
+    newest nginx has them all; generate leaves out those an older target lacks); `everywhere`
+    leaves out the fields only some TLS libraries fill ($ssl_ech_status: a line to paste into
+    any nginx)."""
+    fields = [f for f in logs.log_fields() if not (everywhere and f.capability)]
+    strings = generated_format_strings([(f.key, f.variable) for f in fields])
     return logs.generated_log().format_name, strings
 
 
-def generated_format() -> LogFormat:
-    """`nginxgen_tls` as the newest nginx writes it."""
-    name, strings = _generated_strings()
+def generated_format(everywhere: bool = False) -> LogFormat:
+    """`nginxgen_tls` as the newest nginx writes it (where its library serves ECH); with
+    `everywhere`, as generate writes it for any current nginx."""
+    name, strings = _generated_strings(everywhere)
     return LogFormat(name=name, text="".join(s.strip("'") for s in strings), escape="json")
 
 
@@ -194,7 +199,7 @@ def default_access_log_path(folder: str | None = None) -> str:
 def generated_log_directives() -> list[str]:
     """The http{}-level lines `nginxgen generate` writes for its log (templates/tls.conf.j2),
     shown to a user whose log records no TLS fields."""
-    name, strings = _generated_strings()
+    name, strings = _generated_strings(everywhere=True)
     return [
         f"log_format {name} escape=json",
         *(f"    {s}" for s in strings[:-1]),

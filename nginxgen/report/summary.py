@@ -31,9 +31,10 @@ class _Sum:
         self.offered_pq = 0
         self.reused = 0
         self.early = 0
+        self.ech = 0
 
     def add(self, key: tuple[Any, ...], count: int) -> None:
-        _, _, tls, protocol, cipher, group, pq, offered, reused, early = key
+        _, _, tls, protocol, cipher, group, pq, offered, reused, early, ech = key
         if tls is None:
             self.unknown += count
             return
@@ -51,6 +52,7 @@ class _Sum:
         self.offered_pq += count if offered else 0
         self.reused += count if reused else 0
         self.early += count if early else 0
+        self.ech += count if ech else 0
 
     def as_dict(self, tally: Tally) -> dict[str, Any]:
         roles = tally.roles
@@ -83,6 +85,8 @@ class _Sum:
             ),
             "resumed": share(self.reused) if roles["reused"] else None,
             "early_data": share(self.early) if roles["early_data"] else None,
+            # connections whose ClientHello nginx decrypted ($ssl_ech_status SUCCESS)
+            "ech": share(self.ech) if roles["ech"] else None,
         }
 
 

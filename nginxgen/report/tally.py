@@ -15,10 +15,13 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from nginxgen.knowledge import tls_groups
+from nginxgen.knowledge import ech, tls_groups
 from nginxgen.report.logformat import ROLES, LineParser, LogFormat
 
-TIME, SITE, HOST, PROTOCOL, CIPHER, CURVE, CURVES, REUSED, EARLY, REQUESTS, TLS = range(len(ROLES))
+TIME, SITE, HOST, PROTOCOL, CIPHER, CURVE, CURVES, REUSED, EARLY, REQUESTS, TLS, ECH = range(
+    len(ROLES)
+)
+ECH_ACCEPTED = ech.status().accepted  # $ssl_ech_status on success
 MONTH_NAMES = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 _MONTHS = {name: number for number, name in enumerate(MONTH_NAMES, 1)}
 _HEX = re.compile(r"0x[0-9a-fA-F]{1,4}\Z")
@@ -81,7 +84,8 @@ class Tally:
 
     fmt: LogFormat
     roles: dict[str, str | None]
-    # (hour, site, tls, protocol, cipher, group, pq, offered_pq, reused, early) -> connections,
+    # (hour, site, tls, protocol, cipher, group, pq, offered_pq, reused, early, ech) ->
+    # connections,
     # tls being True, False (plain HTTP) or None (the format cannot tell)
     connections: Counter[tuple[object, ...]] = field(default_factory=Counter)
     # (hour, site, tls) -> requests
@@ -154,7 +158,9 @@ class Tally:
                 if values[REQUESTS] not in (None, "1"):
                     continue
                 if not tls:  # plain HTTP, or a format that cannot tell: no TLS details
-                    connections[when, site, tls, None, None, None, False, False, False, False] += 1
+                    connections[
+                        when, site, tls, None, None, None, False, False, False, False, False
+                    ] += 1
                     continue
                 protocol = values[PROTOCOL]
                 curve = values[CURVE]
@@ -180,6 +186,7 @@ class Tally:
                     offered,
                     values[REUSED] == "r",
                     values[EARLY] == "1",
+                    values[ECH] == ECH_ACCEPTED,
                 )
                 connections[key] += 1
         finally:

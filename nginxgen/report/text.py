@@ -56,6 +56,8 @@ def _slice(title: str, part: dict[str, Any], unit: str) -> list[str]:
         ("0-RTT", _percent(part["early_data"]) if part["early_data"] else MISSING),
         ("suites", _shares(part["ciphers"])),
     ]
+    if part["ech"] is not None:  # a log with $ssl_ech_status (nginx >= 1.29.4, OpenSSL 4.0)
+        rows.insert(-1, ("Encrypted Client Hello", _percent(part["ech"])))
     width = max(len(name) for name, _ in rows)
     return [head, *(f"  {name:<{width}}  {value}" for name, value in rows)]
 

@@ -27,7 +27,7 @@ from nginxgen.lint.run import Selection, lint
 from nginxgen.target import Target, parse_nginx_v, resolve
 from tests.builds import Build
 from tests.live import nginx_check, prepare_prefix
-from tests.pki import CertificateFactory
+from tests.pki import CertificateFactory, empty_crl
 
 GeneratorCase = tuple[dict[str, Any], tuple[str, str]]
 Directives = dict[str, list[list[str]]]
@@ -46,6 +46,8 @@ class RealFiles:
     certificates: list[dict[str, str]]
     chain: str  # intermediate and root, for ssl_trusted_certificate
     dhparam: str
+    root: str  # the CA alone: client certificates' CA (any depth reaches it)
+    crl: str  # an empty CRL of the root
 
 
 @functools.cache
@@ -54,7 +56,8 @@ def real_files() -> RealFiles:
     atexit.register(shutil.rmtree, folder, True)
     pairs = []
     for kind in ("ecdsa", "rsa"):
-        chain = CertificateFactory(folder / kind, kind).leaf("example.com", kind)
+        factory = CertificateFactory(folder / kind, kind)
+        chain = factory.leaf("example.com", kind)
         pairs.append({"cert": str(chain.fullchain), "key": str(chain.key)})
     trusted = folder / "trusted.pem"
     trusted.write_bytes(chain.fullchain.read_bytes() + chain.root.read_bytes())
@@ -64,7 +67,8 @@ def real_files() -> RealFiles:
         stdout=dhparam.open("wb"),
         check=True,
     )
-    return RealFiles(pairs, str(trusted), str(dhparam))
+    crl = empty_crl(factory, folder / "root.crl")
+    return RealFiles(pairs, str(trusted), str(dhparam), str(chain.root), str(crl))
 
 
 @functools.cache
@@ -83,11 +87,39 @@ def with_real_files(data: dict[str, Any]) -> dict[str, Any]:
         else None,
     )
     sites = [
-        dict(s, certificates=files.certificates[: len(s["certificates"])], root="/tmp")
+        dict(
+            s,
+            certificates=files.certificates[: len(s["certificates"])],
+            root="/tmp",
+            **_real_backend_files(s, files),
+        )
         for s in data["sites"]
     ]
+    streams = [
+        dict(
+            s,
+            certificates=files.certificates[: len(s["certificates"])],
+            **_real_backend_files(s, files),
+        )
+        for s in data.get("streams", [])
+    ]
     # a log nginx can open on any test machine (the default folder is /var/log/nginx)
-    return dict(data, policy=policy, sites=sites, access_log="/dev/null")
+    return dict(data, policy=policy, sites=sites, streams=streams, access_log="/dev/null")
+
+
+def _real_backend_files(site: dict[str, Any], files: RealFiles) -> dict[str, Any]:
+    """A site's CA, CRL and backend CA files as files nginx -t can load."""
+    out: dict[str, Any] = {}
+    for key in ("upstream", "backend_tls"):
+        tls = site.get(key)
+        if isinstance(tls, dict) and tls.get("trusted_certificate") not in (None, "system"):
+            out[key] = dict(tls, trusted_certificate=files.chain)
+    certs = site.get("client_certificates")
+    if isinstance(certs, dict):
+        out["client_certificates"] = dict(
+            certs, ca=files.root, crl=files.crl if certs.get("crl") else None
+        )
+    return out
 
 
 def parse(text: str, folder: Path, name: str) -> list[dict[str, Any]]:
@@ -166,6 +198,10 @@ def check_generate(case: GeneratorCase, build: Build | None = None) -> GenerateO
     """Check one case; with a build of its target, also run nginx -t on the result."""
     started = time.monotonic()
     data, (nginx_version, tls_library) = case
+    if build is not None and not build.stream_tls:
+        # Debian's builds have stream as a dynamic module provisioning does not unpack
+        # (test_generate_backends checks that); AWS-LC's and BoringSSL's refuse streams
+        data = {k: v for k, v in data.items() if k != "streams"}
     try:
         model = GeneratorConfig.model_validate(data)
         if build is not None:  # the same model with files nginx -t can open

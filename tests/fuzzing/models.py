@@ -159,7 +159,79 @@ def _site(draw: st.DrawFn) -> dict[str, Any]:
         sockets = draw(st.lists(_socket, min_size=1, max_size=4, unique_by=normalize_socket))
         cut = draw(st.integers(1, len(sockets)))
         site["listen"], site["http_listen"] = sockets[:cut], sockets[cut:]
+    if draw(st.integers(0, 2)) == 2:
+        site["upstream"] = draw(_upstream())
+    if draw(st.integers(0, 2)) == 2:
+        site["client_certificates"] = draw(_client_certificates)
     return site
+
+
+_backend_port = st.integers(1, 65535)
+# hosts nginx -t can resolve (it resolves a backend's name when it reads the config), and
+# addresses, which need a name to verify
+_backend = st.one_of(
+    _backend_port.map(lambda p: ("localhost", f"localhost:{p}")),
+    _backend_port.map(lambda p: ("127.0.0.1", f"127.0.0.1:{p}")),
+    _backend_port.map(lambda p: ("[::1]", f"[::1]:{p}")),
+    st.just(("localhost", "localhost")),
+)
+
+
+@st.composite
+def _backend_tls(draw: st.DrawFn, address: bool) -> dict[str, Any]:
+    tls: dict[str, Any] = {
+        "trusted_certificate": draw(st.sampled_from(("system", "system")) | _path),
+        "verify_depth": draw(st.integers(0, 33)),
+        # `on` is refused off OpenSSL >= 3.5: drawn less, so that more cases render
+        "post_quantum": draw(st.sampled_from(("auto", "auto", "auto", "off", "on"))),
+        "session_reuse": draw(st.booleans()),
+    }
+    if address or draw(st.booleans()):
+        tls["name"] = draw(_host)
+    return tls
+
+
+@st.composite
+def _upstream(draw: st.DrawFn) -> dict[str, Any]:
+    host, hostport = draw(_backend)
+    scheme = draw(st.sampled_from(("https", "https", "grpcs")))
+    path = draw(st.sampled_from(("", "/", "/app/"))) if scheme == "https" else ""
+    upstream = draw(_backend_tls(address=host != "localhost"))
+    upstream["url"] = f"{scheme}://{hostport}{path}"
+    upstream["keepalive"] = draw(st.integers(0, 20))
+    return upstream
+
+
+_client_certificates = st.fixed_dictionaries(
+    {
+        "ca": _path,
+        "verify": st.sampled_from(("required", "optional")),
+        "depth": st.integers(0, 33),
+        "crl": _maybe(_path),
+        "ocsp": st.sampled_from(("off", "off", "off", "off", "on", "leaf")),
+    }
+)
+
+
+@st.composite
+def _stream(draw: st.DrawFn) -> dict[str, Any]:
+    host, hostport = draw(_backend)
+    unix = draw(st.integers(0, 5)) == 5
+    stream: dict[str, Any] = {
+        "name": draw(_host),
+        "listen": [f"127.0.0.1:{draw(st.integers(1, 65535))}"],
+        "certificates": draw(
+            st.lists(st.fixed_dictionaries({"cert": _path, "key": _path}), min_size=1, max_size=2)
+        ),
+        "backend": "unix:/run/backend.sock"
+        if unix
+        else f"{hostport}:5432"
+        if ":" not in hostport.removeprefix("[::1]")
+        else hostport,
+    }
+    if draw(st.booleans()):
+        stream["backend_tls"] = draw(_backend_tls(address=unix or host != "localhost"))
+    return stream
 
 
 def _corrupt(draw: st.DrawFn, data: dict[str, Any]) -> None:
@@ -185,6 +257,7 @@ def generator_case(draw: st.DrawFn) -> tuple[dict[str, Any], tuple[str, str]]:
         "sites": draw(
             st.lists(_site(), min_size=1, max_size=3, unique_by=lambda s: s["domains"][0])
         ),
+        "streams": draw(st.lists(_stream(), max_size=2, unique_by=lambda s: s["name"])),
         "default_server": {"reject_unknown_names": draw(st.booleans())},
         "comments": draw(st.booleans()),
     }

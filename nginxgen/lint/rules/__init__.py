@@ -31,6 +31,7 @@ MODULES = (
     "ngx107_duplicate_default_server",
     "ngx108_reject_handshake_without_return",
     "ngx109_preread_outside_default_server",
+    "ngx110_ech_file_outside_default_server",
     "ngx201_group_unavailable",
     "ngx202_group_syntax_unsupported",
     "ngx203_pq_not_enforced",
@@ -50,10 +51,12 @@ MODULES = (
     "ngx409_tls13_disabled",
     "ngx410_cipher_string_refused",
     "ngx411_seclevel_refuses_certificate",
+    "ngx412_ech_without_tls13",
     "ngx501_conf_command_unsupported",
     "ngx502_stapling_unsupported",
     "ngx503_early_data_ignored",
     "ngx504_conf_command_refused",
+    "ngx505_ech_unsupported",
     "ngx601_no_session_cache",
     "ngx602_tickets_without_rotation",
     "ngx603_keepalive_off",
@@ -88,6 +91,8 @@ MODULES = (
     "ngx742_verify_depth_too_low",
     "ngx743_client_verify_misdirected",
     "ngx744_client_revocation_unchecked",
+    "ngx751_ech_key_file_invalid",
+    "ngx752_ech_public_name_not_served",
 )
 
 

@@ -1,0 +1,307 @@
+"""Plan what nginx does beyond terminating TLS for a site: speak TLS to a backend (a site's
+`upstream:`, a stream site's `backend_tls:`), ask clients for certificates
+(`client_certificates:`), and terminate TLS for TCP in stream{} (`streams:`).
+
+Every refusal names the field, the value, why it cannot work on this target and what to use
+instead; the facts come from `nginxgen.knowledge`. The backend side is always verified: the
+generator never writes a TLS backend that anyone on the path could stand in for (NGX801).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from nginxgen.generate.models import (
+    BackendTls,
+    ClientCertificates,
+    StreamSite,
+    TLSPolicy,
+    Upstream,
+    is_address,
+)
+from nginxgen.generate.planning import ListenLine, Problems, directive_in
+from nginxgen.knowledge import directives, libraries, nginx, pki, tls_groups
+from nginxgen.knowledge.upstream import upstream_keepalive_defaults
+from nginxgen.target import Target
+from nginxgen.version import Version
+
+# the groups offered to a backend: ML-KEM first, then the policy's classical ones
+PQ_GROUP = "X25519MLKEM768"
+# what nginx speaks to a backend: never the legacy protocols (NGX805)
+BACKEND_PROTOCOLS = ("TLSv1.2", "TLSv1.3")
+VERIFY_CHECK_STATUS = 403  # optional client certificates: what the written check answers
+
+
+@dataclass
+class BackendTlsPlan:
+    """The `<prefix>_ssl_*` lines towards one backend."""
+
+    prefix: str  # proxy (http and stream) or grpc
+    trusted_certificate: str
+    verify_depth: int
+    name: str  # verified, and sent as SNI
+    session_reuse: bool
+    protocols: list[str]
+    groups: str | None  # `<prefix>_ssl_conf_command Groups` value; None: the library's
+    groups_why: str
+
+
+@dataclass
+class UpstreamPlan:
+    """A site's pass to a TLS backend through an upstream{} block of its own."""
+
+    block: str  # the upstream{} block's name
+    server: str  # its one `server` line's address
+    keepalive: int | None  # the block's keepalive line; None: no line
+    pass_directive: str  # proxy_pass or grpc_pass
+    url: str  # the pass line's URL
+    http11: bool  # proxy_http_version 1.1 and an empty Connection header (kept connections)
+    host: str | None  # proxy_set_header Host: the backend's name, as the URL would send it
+    tls: BackendTlsPlan
+
+
+@dataclass
+class ClientCertPlan:
+    """ssl_verify_client and what goes with it, in one server."""
+
+    verify: str  # on or optional
+    ca: str
+    depth: int
+    crl: str | None
+    ocsp: str | None  # on or leaf
+    resolver: list[str]  # for the OCSP responder
+    check_status: int | None  # optional: the status of the written $ssl_client_verify check
+
+
+@dataclass
+class StreamPlan:
+    """One stream{} server: TLS terminated, the connection passed on."""
+
+    name: str
+    listens: list[ListenLine]
+    certificates: list[tuple[str, str]]
+    backend: str
+    tls: BackendTlsPlan | None  # proxy_ssl on towards the backend; None: in the clear
+
+
+def _trusted(value: str) -> str:
+    if value == "system":
+        return pki.system_ca_bundle().path
+    return value
+
+
+def _backend_protocols(target: Target) -> list[str]:
+    status = nginx.directive_status(target, "TLSv1.3", "protocol_param")
+    tls13 = libraries.has(target.library, "tls13") and (status is None or status.available)
+    return [p for p in BACKEND_PROTOCOLS if p != "TLSv1.3" or tls13]
+
+
+def _backend_groups(
+    tls: BackendTls,
+    policy: TLSPolicy,
+    target: Target,
+    directive: str,
+    context: str,
+    where: str,
+    problems: Problems,
+) -> tuple[str | None, str]:
+    """The Groups offered to the backend, and why: nginx has no `*_ssl_ecdh_curve`, so only a
+    `*_ssl_conf_command Groups` line (a library with SSL_CONF_cmd, nginx >= 1.19.4) chooses
+    them; ML-KEM only where the library has it."""
+    lib = target.library
+    mlkem = tls_groups.find_group(PQ_GROUP)
+    assert mlkem is not None  # a group knowledge always has
+    if not libraries.has(lib, "ssl_conf_command"):
+        why = libraries.capability(lib, "ssl_conf_command").refusal
+    elif not directive_in(target, directive, context):
+        why = f"this nginx has no {directive} (nginx 1.19.4 added it)"
+    elif not mlkem.available(lib):
+        why = mlkem.requirement(lib)
+    else:
+        why = ""
+    if tls.post_quantum == "on" and why:
+        problems.add(
+            f"{where}.post_quantum",
+            "on",
+            why,
+            "use post_quantum: auto (ML-KEM to the backend where the library has it) or off",
+        )
+    if tls.post_quantum == "off" or why:
+        return None, "the library's default groups"
+    classical = [
+        group.spell(lib)
+        for entry in policy.groups
+        if (group := tls_groups.find_group(entry.removeprefix("?")))
+        and not group.pq
+        and group.available(lib)
+    ]
+    spelled = [mlkem.spell(lib), *(classical or ["X25519"])]
+    return ":".join(spelled), "post-quantum key exchange to the backend where it has ML-KEM"
+
+
+def plan_backend_tls(
+    tls: BackendTls,
+    prefix: str,
+    host: str,
+    policy: TLSPolicy,
+    target: Target,
+    context: str,
+    where: str,
+    problems: Problems,
+) -> BackendTlsPlan:
+    """Verified TLS to a backend whose host is `host` (the name checked unless `tls.name`)."""
+    groups, why = _backend_groups(
+        tls, policy, target, f"{prefix}_ssl_conf_command", context, where, problems
+    )
+    name = tls.name or host
+    assert not is_address(name)  # the models ask for a name where the host is an address
+    return BackendTlsPlan(
+        prefix=prefix,
+        trusted_certificate=_trusted(tls.trusted_certificate),
+        verify_depth=tls.verify_depth,
+        name=name,
+        session_reuse=tls.session_reuse,
+        protocols=_backend_protocols(target),
+        groups=groups,
+        groups_why=why,
+    )
+
+
+def _block_name(site_name: str) -> str:
+    return "nginxgen_" + "".join(c if c.isalnum() else "_" for c in site_name.lower())
+
+
+def plan_upstream(
+    upstream: Upstream, site_name: str, policy: TLSPolicy, target: Target, problems: Problems
+) -> UpstreamPlan:
+    """A pass through an upstream{} block of the site's own (only a block keeps connections),
+    with the backend's name written out: without `proxy_ssl_name` nginx would verify and send
+    the block's name (NGX803)."""
+    grpc = upstream.scheme == "grpcs"
+    pass_directive = "grpc_pass" if grpc else "proxy_pass"
+    if not directive_in(target, pass_directive, "location"):
+        problems.add(
+            "site.upstream.url",
+            upstream.url,
+            f"this nginx has no {pass_directive} (its module is not built)",
+            "use an nginx with the module, or https://",
+        )
+    host, port = upstream.backend
+    block = _block_name(site_name)
+    keepalive = _keepalive_line(upstream.keepalive, target)
+    tls = plan_backend_tls(
+        upstream,
+        "grpc" if grpc else "proxy",
+        host,
+        policy,
+        target,
+        "location",
+        "site.upstream",
+        problems,
+    )
+    return UpstreamPlan(
+        block=block,
+        server=f"{host}:{port or 443}",
+        keepalive=keepalive,
+        pass_directive=pass_directive,
+        url=f"{upstream.scheme}://{block}{upstream.path}",
+        http11=not grpc and upstream.keepalive > 0,
+        host=None if grpc else host if port is None else f"{host}:{port}",
+        tls=tls,
+    )
+
+
+def _keepalive_line(connections: int, target: Target) -> int | None:
+    """`keepalive N` where connections are kept; `keepalive 0` only where nginx keeps them by
+    default (1.29.7), since older releases refuse 0 and keep none without the line."""
+    if connections > 0:
+        return connections
+    defaults = upstream_keepalive_defaults(target)
+    return 0 if target.nginx >= Version(defaults.since) else None
+
+
+def plan_client_certificates(
+    certs: ClientCertificates, policy: TLSPolicy, target: Target, problems: Problems
+) -> ClientCertPlan:
+    """ssl_verify_client with its CA list; `optional` with the check that refuses what did
+    not verify (NGX741), revocation by CRL and/or OCSP."""
+    where = "site.client_certificates"
+    ocsp = None if certs.ocsp == "off" else certs.ocsp
+    if ocsp is not None:
+        if not directive_in(target, "ssl_ocsp", "server"):
+            problems.add(
+                f"{where}.ocsp",
+                certs.ocsp,
+                "ssl_ocsp needs nginx 1.19.0",
+                "use client_certificates.crl, or upgrade nginx",
+            )
+        if not libraries.has(target.library, "ocsp_client"):
+            problems.add(
+                f"{where}.ocsp",
+                certs.ocsp,
+                libraries.capability(target.library, "ocsp_client").refusal,
+                "use client_certificates.crl",
+            )
+        if not policy.resolver:
+            problems.add(
+                "policy.resolver",
+                [],
+                "OCSP checks of client certificates need a resolver for the responder host",
+                "set policy.resolver (e.g. [127.0.0.53])",
+            )
+    return ClientCertPlan(
+        verify="on" if certs.verify == "required" else "optional",
+        ca=certs.ca,
+        depth=certs.depth,
+        crl=certs.crl,
+        ocsp=ocsp,
+        resolver=list(policy.resolver) if ocsp else [],
+        check_status=VERIFY_CHECK_STATUS if certs.verify == "optional" else None,
+    )
+
+
+def plan_stream(
+    stream: StreamSite, index: int, policy: TLSPolicy, target: Target, problems: Problems
+) -> StreamPlan:
+    """A stream{} server of its own address:port (so it is that address's default server)."""
+    where = f"streams[{index}]"
+    lacking = [
+        module
+        for module in ("ngx_stream_ssl_module", "ngx_stream_proxy_module")
+        if directives.module_built(target, module) is False
+    ]
+    if lacking:
+        problems.add(
+            where,
+            stream.name,
+            f"this nginx is built without {' and '.join(lacking)} (configure --with-stream "
+            "--with-stream_ssl_module)",
+            "use an nginx built with stream TLS, or drop streams:",
+        )
+    if len(stream.certificates) > 1 and not libraries.has(target.library, "multiple_certificates"):
+        problems.add(
+            f"{where}.certificates",
+            f"{len(stream.certificates)} pairs",
+            libraries.capability(target.library, "multiple_certificates").refusal,
+            "give one certificate",
+        )
+    tls = None
+    if stream.backend_tls is not None:
+        host = stream.backend_host or ""
+        tls = plan_backend_tls(
+            stream.backend_tls,
+            "proxy",
+            host,
+            policy,
+            target,
+            "stream_server",
+            f"{where}.backend_tls",
+            problems,
+        )
+    return StreamPlan(
+        name=stream.name,
+        listens=[ListenLine([sock, "ssl"]) for sock in stream.listen],
+        certificates=[(c.cert, c.key) for c in stream.certificates],
+        backend=stream.backend,
+        tls=tls,
+    )

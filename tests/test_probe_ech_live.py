@@ -1,0 +1,247 @@
+"""The probe's Encrypted Client Hello against OpenSSL 4.0.3's `s_server -ech_key` on loopback:
+accepted with the server's own config, rejected with a config made from another key (the retry
+configs the server's), not offered by a server without a key. Each verdict is checked against
+OpenSSL 4.0.3's own client, `s_client -ech_config_list`, which shares no code with the probe."""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from nginxgen import ech
+from nginxgen.probe.check import NameProbe
+from nginxgen.probe.checks import ech as ech_check
+from nginxgen.probe.ech_hello import ACCEPTED, NOT_OFFERED, REJECTED, ask_ech, usable
+from tests.builds import Build, load_builds
+from tests.conftest import require_build
+from tests.helpers import make_cert
+from tests.live import free_port
+
+INNER, PUBLIC = "a.example", "public.example"
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "nginxgen", *args], capture_output=True,
+                          text=True, timeout=120, check=False)  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def openssl40() -> Build:
+    return require_build(load_builds(), "openssl40")
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("ech")
+
+
+def _key_file(build: Build, path: Path) -> Path:
+    done = build.openssl("ech", "-public_name", PUBLIC, "-out", str(path))
+    assert done.returncode == 0, done.stderr
+    return path
+
+
+def _server(build: Build, folder: Path, *options: str, default: str = PUBLIC) -> Iterator[int]:
+    """s_server with a certificate for `default` (the public name unless said) and a second
+    one for the inner name (`-servername`), so the certificate sent shows which hello the
+    server took."""
+    public = make_cert(folder, default)
+    inner = make_cert(folder, INNER)
+    port = free_port()
+    assert build.openssl_argv is not None
+    process = subprocess.Popen(
+        [*build.openssl_argv, "s_server", "-accept", f"127.0.0.1:{port}", "-www",
+         "-cert", str(public.cert), "-key", str(public.key), "-servername", INNER,
+         "-cert2", str(inner.cert), "-key2", str(inner.key), *options],
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    try:
+        assert process.stdout is not None
+        said = ""
+        deadline = time.monotonic() + 10
+        while "ACCEPT" not in said and time.monotonic() < deadline:
+            line = process.stdout.readline()
+            if not line:
+                break
+            said += line
+        assert "ACCEPT" in said, said
+        yield port
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def server_key(openssl40: Build, folder: Path) -> Path:
+    return _key_file(openssl40, folder / "server-ech.pem")
+
+
+@pytest.fixture(scope="module")
+def ech_server(openssl40: Build, folder: Path, server_key: Path) -> Iterator[int]:
+    yield from _server(openssl40, folder, "-ech_key", str(server_key))
+
+
+@pytest.fixture(scope="module")
+def plain_server(openssl40: Build, folder: Path) -> Iterator[int]:
+    yield from _server(openssl40, folder)
+
+
+def _config(path: Path) -> ech.EchConfig:
+    config, why = usable(ech.read_config_list(str(path)))
+    assert config is not None, why
+    return config
+
+
+def _oracle(build: Build, port: int, configs: str, ca: Path) -> str:
+    """What OpenSSL 4.0.3's s_client says of ECH (its `ECH:` lines)."""
+    done = build.openssl("s_client", "-connect", f"127.0.0.1:{port}", "-servername", INNER,
+                         "-CAfile", str(ca), "-ech_config_list", configs)  # fmt: skip
+    return "\n".join(line for line in (done.stdout + done.stderr).splitlines()
+                     if line.startswith("ECH:"))  # fmt: skip
+
+
+def test_accepted_with_the_servers_config(
+    openssl40: Build, folder: Path, server_key: Path, ech_server: int
+) -> None:
+    config = _config(server_key)
+    answer = ask_ech(("127.0.0.1", ech_server), INNER, config, timeout=5)
+    assert answer.verdict == ACCEPTED, answer
+    assert answer.certificate_names == (INNER,)  # the handshake went on with the inner name
+    assert answer.retry_configs is None
+    said = _oracle(openssl40, ech_server, ech.read_config_list(str(server_key)).base64(),
+                   folder / f"{INNER}.ecdsa.crt")  # fmt: skip
+    assert "ECH: success: 1" in said and f"ECH: inner: {INNER}" in said, said
+
+
+def test_rejected_with_another_keys_config_and_the_servers_retry_config(
+    openssl40: Build, folder: Path, server_key: Path, ech_server: int
+) -> None:
+    other = _key_file(openssl40, folder / "other-ech.pem")
+    answer = ask_ech(("127.0.0.1", ech_server), INNER, _config(other), timeout=5)
+    assert answer.verdict == REJECTED, answer
+    assert answer.certificate_names == (PUBLIC,)  # the outer hello's name
+    served = ech.read_key_file(server_key.read_text()).config_list
+    assert answer.retry_configs is not None and answer.retry_configs.raw == served.raw
+    said = _oracle(openssl40, ech_server, ech.read_config_list(str(other)).base64(),
+                   folder / f"{PUBLIC}.ecdsa.crt")  # fmt: skip
+    assert "ECH: failed+retry-configs" in said, said
+    # s_client prints each retry config as [version,config_id,public_name,[suite],key,...]
+    [(config_id, key)] = re.findall(r"\[fe0d,(\w+),public\.example,\[[^]]*\],(\w+),", said)
+    [retry] = answer.retry_configs.configs
+    assert (int(config_id, 16), key) == (retry.config_id, retry.public_key.hex())
+
+
+def test_not_offered_by_a_server_without_a_key(
+    openssl40: Build, folder: Path, server_key: Path, plain_server: int
+) -> None:
+    answer = ask_ech(("127.0.0.1", plain_server), INNER, _config(server_key), timeout=5)
+    assert answer.verdict == NOT_OFFERED, answer
+    assert answer.certificate_names == (PUBLIC,) and answer.retry_configs is None
+    said = _oracle(openssl40, plain_server, ech.read_config_list(str(server_key)).base64(),
+                   folder / f"{PUBLIC}.ecdsa.crt")  # fmt: skip
+    assert "ECH: tried but failed: 0" in said, said
+
+
+@pytest.mark.parametrize("group", ["P-256", "P-384"])
+def test_a_server_without_x25519_needs_no_retry(
+    openssl40: Build, folder: Path, server_key: Path, group: str
+) -> None:
+    """The ECH hellos carry P-256 and P-384 shares too: a server with neither X25519 nor the
+    other curve takes its own at once, and the flight decrypts with that exchange."""
+    for port in _server(openssl40, folder / group, "-ech_key", str(server_key), "-groups", group):
+        answer = ask_ech(("127.0.0.1", port), INNER, _config(server_key), timeout=5)
+        assert (answer.verdict, answer.certificate_names) == (ACCEPTED, (INNER,)), answer
+
+
+def test_a_rejection_whose_certificate_misses_the_public_name_is_a_problem(
+    openssl40: Build, folder: Path, server_key: Path
+) -> None:
+    """The server's default certificate is the inner name's: a client cannot verify the outer
+    handshake for the public name, so the retry configs are useless (RFC 9849 6.1.7)."""
+    other = _key_file(openssl40, folder / "stale-ech.pem")
+    for port in _server(openssl40, folder / "uncovered", "-ech_key", str(server_key),
+                        default=INNER):  # fmt: skip
+        probe = NameProbe(("127.0.0.1", port), INNER, 5, _config(other))
+        probe.found["protocols"] = {"TLSv1.3": True}
+        assert ech_check.runs(probe.found)
+        found = ech_check.observe(probe)["ech"]
+    assert (found["verdict"], found["certificate_names"]) == (REJECTED, [INNER])
+    assert found["retry_public_names"] == [PUBLIC]
+    [problem] = probe.problems
+    assert problem.startswith(f"ECH rejected, and the certificate sent ({INNER}) does not cover")
+    assert ech_check.text({"ech": found})[0].startswith(
+        f"  ECH (config {found['config_id']}, outer name {PUBLIC}): rejected, retry configs for "
+        f"{PUBLIC}: "
+    )
+
+
+def test_the_probe_command_takes_the_record_and_reports_the_verdict(
+    server_key: Path, ech_server: int
+) -> None:
+    """The whole probe (every check, s_server answering one connection at a time) with the
+    HTTPS record's text as `--ech-config`; the JSON key `ech` as docs/probe.md describes it."""
+    configs = ech.read_config_list(str(server_key))
+    record = ech.https_record(INNER, configs, alpn=("h2",))
+    done = run_cli("probe", f"127.0.0.1:{ech_server}", "--sni", INNER, "--ech-config", record,
+                   "--format", "json", "--timeout", "2")  # fmt: skip
+    assert done.stdout, done.stderr
+    [named, unnamed] = json.loads(done.stdout)
+    assert named["ech"] == {
+        "verdict": "accepted",
+        "config_id": configs.configs[0].config_id,
+        "public_name": PUBLIC,
+        "retry_configs": None,
+        "retry_public_names": [],
+        "certificate_names": [INNER],
+        "detail": None,
+    }
+    assert unnamed["ech"] is None  # no name, nothing to hide
+
+
+def test_an_unreadable_ech_config_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    broken = tmp_path / "ech.pem"
+    broken.write_text("-----BEGIN ECHCONFIG-----\nAEH+DQA9\n-----END ECHCONFIG-----\n")
+    done = run_cli("probe", "127.0.0.1:9", "--ech-config", str(broken))
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "nginxgen: error: --ech-config: ECHConfigList: 65 bytes announced, 4 left"
+    ], done.stderr
+
+
+@pytest.mark.parametrize(
+    ("behaviour", "detail", "inconclusive"),
+    [("silent", "timeout", True), ("close", "the server closed the connection", False)],
+)
+def test_no_answer_is_an_error_and_a_timeout_is_inconclusive(
+    tmp_path: Path, behaviour: str, detail: str, inconclusive: bool
+) -> None:
+    key_file = tmp_path / "ech.pem"
+    key_file.write_text(ech.new_key_file(PUBLIC))
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        port = listener.getsockname()[1]
+
+        def serve() -> None:
+            connection, _ = listener.accept()
+            with connection:
+                hello = b""  # the whole ClientHello read: a close then sends no reset
+                while len(hello) < 5 or len(hello) < 5 + int.from_bytes(hello[3:5], "big"):
+                    hello += connection.recv(65536)
+                if behaviour == "silent":
+                    time.sleep(1)
+
+        thread = threading.Thread(target=serve)
+        thread.start()
+        answer = ask_ech(("127.0.0.1", port), INNER, _config(key_file), timeout=0.5)
+        thread.join()
+    assert (answer.verdict, answer.detail, answer.inconclusive) == ("error", detail, inconclusive)
