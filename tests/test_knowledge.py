@@ -239,3 +239,18 @@ def test_the_package_runs_nothing_on_import() -> None:
     assert all(isinstance(n, ast.Expr) for n in tree.body), (
         "knowledge/__init__.py: only a docstring"
     )
+
+
+def test_only_the_topics_read_the_files() -> None:
+    """Outside the package no module reads the knowledge files themselves (their tables are
+    untyped): callers get typed records from a topic module. The cipher engine reads its own
+    models' file (cipher_models.toml) into its own records."""
+    readers = []
+    for path in sorted((REPO / "nginxgen").rglob("*.py")):
+        if path.parent.name == "knowledge":
+            continue
+        tree = ast.parse(path.read_text(), str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module == "nginxgen.knowledge.data":
+                readers.append(str(path.relative_to(REPO)))
+    assert readers == ["nginxgen/ciphers/model.py"]
