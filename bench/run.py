@@ -2,10 +2,13 @@
 
     python bench/run.py [--gixy PATH] [--runs 5] [--sizes 2000,10000] [--out bench/results.json]
 
+(`--sizes ""`: the small files only; `--before DIR`: DIR's nginxgen lints them too, alternating.)
+
 Each case runs once to warm up, then the tools alternate, `--runs` times each; the median wall
 time and the peak RSS (os.wait4) are kept. Inputs are generated into a temporary folder: N TLS
 vhosts (listen ssl, http2, names, certificate, HSTS, three locations with proxy_pass/root/return),
-as one file and as one include per vhost.
+as one file and as one include per vhost; and one small file with one TLS server, alone and
+with its certificate and key (made by the openssl command line) for the lint to read.
 """
 
 from __future__ import annotations
@@ -50,6 +53,20 @@ http {{
 {body}}}
 """
 PARSE = "import sys, crossplane; crossplane.parse(sys.argv[1])"
+# one TLS server whose certificate and key files exist: the lint reads them (issue 37)
+WITH_CERTIFICATE = """events {{}}
+http {{
+    ssl_session_cache shared:SSL:10m;
+    server {{
+        listen 443 ssl;
+        server_name www.example.com;
+        ssl_certificate {folder}/fullchain.pem;
+        ssl_certificate_key {folder}/privkey.pem;
+        ssl_stapling on;
+        add_header Strict-Transport-Security "max-age=63072000" always;
+    }}
+}}
+"""
 
 
 def write_tree(folder: Path, count: int, split: bool, vhost: str = VHOST, head: str = HEAD) -> Path:
@@ -67,29 +84,65 @@ def write_tree(folder: Path, count: int, split: bool, vhost: str = VHOST, head: 
     return main
 
 
-def measure(argv: list[str]) -> tuple[float, int]:
-    """Wall seconds and peak RSS in MiB of one run."""
+def write_certificate_tree(folder: Path) -> Path:
+    """nginx.conf with one server and its files, as a CA issues them: an ECDSA P-256 leaf with
+    an OCSP responder, its intermediate (ECDSA P-384) in fullchain.pem, the key in PKCS#8. Made
+    by the openssl command line."""
+    folder.mkdir(parents=True)
+
+    def openssl(command: str, *more: str) -> None:
+        argv = ["openssl", *command.split(), *more]
+        subprocess.run(argv, cwd=folder, check=True, capture_output=True)
+
+    openssl("genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-384 -out ca.key")
+    openssl("req -x509 -new -key ca.key -days 30 -out ca.pem -subj", "/O=Bench/CN=Bench CA")
+    openssl("genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out privkey.pem")
+    openssl("req -new -key privkey.pem -subj /CN=www.example.com -out leaf.csr")
+    (folder / "leaf.ext").write_text(
+        "subjectAltName=DNS:www.example.com\nauthorityInfoAccess=OCSP;URI:http://ocsp.example.com\n"
+    )
+    openssl(
+        "x509 -req -in leaf.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 30"
+        " -extfile leaf.ext -out leaf.pem"
+    )
+    chain = (folder / "leaf.pem").read_bytes() + (folder / "ca.pem").read_bytes()
+    (folder / "fullchain.pem").write_bytes(chain)
+    main = folder / "nginx.conf"
+    main.write_text(WITH_CERTIFICATE.format(folder=folder))
+    return main
+
+
+def measure(argv: list[str]) -> tuple[float, int, float]:
+    """Wall seconds, peak RSS in MiB and CPU seconds (user and system) of one run."""
     start = time.perf_counter()
     process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, status, usage = os.wait4(process.pid, 0)
     elapsed = time.perf_counter() - start
     if os.waitstatus_to_exitcode(status) not in (0, 1):
         raise SystemExit(f"{argv[0]} failed: exit {os.waitstatus_to_exitcode(status)}")
-    return elapsed, usage.ru_maxrss // 1024
+    return elapsed, usage.ru_maxrss // 1024, usage.ru_utime + usage.ru_stime
 
 
 def compare(tools: dict[str, list[str]], runs: int) -> dict[str, dict[str, float]]:
+    """Each tool's median wall and CPU time and its peak RSS. CPU time is the steadier figure
+    on a machine that others share: waiting for a core is not counted in it."""
     for argv in tools.values():
         measure(argv)  # warm-up: page cache, .pyc files
     times: dict[str, list[float]] = {name: [] for name in tools}
+    cpu: dict[str, list[float]] = {name: [] for name in tools}
     memory: dict[str, int] = dict.fromkeys(tools, 0)
     for _ in range(runs):
         for name, argv in tools.items():  # alternating, so drift hits every tool alike
-            seconds, rss = measure(argv)
+            seconds, rss, cpu_seconds = measure(argv)
             times[name].append(seconds)
+            cpu[name].append(cpu_seconds)
             memory[name] = max(memory[name], rss)
     return {
-        name: {"median_s": round(statistics.median(t), 3), "peak_mib": memory[name]}
+        name: {
+            "median_s": round(statistics.median(t), 3),
+            "median_cpu_s": round(statistics.median(cpu[name]), 3),
+            "peak_mib": memory[name],
+        }
         for name, t in times.items()
     }
 
@@ -100,6 +153,11 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--sizes", default="2000,10000")
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results.json")
+    parser.add_argument(
+        "--before",
+        type=Path,
+        help="another checkout of nginxgen: its lint runs beside this one's on the small files",
+    )
     args = parser.parse_args()
     python = sys.executable
     # The console script, as pre-commit and a shell run it (python -m adds runpy's start-up).
@@ -111,6 +169,9 @@ def main() -> None:
         "--tls-library",
         "openssl-3.5",
     ]
+    # with --before, each lint is told which checkout to import (PYTHONPATH), this one too
+    here = ["env", f"PYTHONPATH={Path(__file__).parent.parent}"] if args.before else []
+    before = ["env", f"PYTHONPATH={args.before}"] if args.before else []
     results: dict[str, object] = {
         "machine": (
             f"{platform.node()} {platform.machine()} {os.cpu_count()} cpus, "
@@ -122,7 +183,7 @@ def main() -> None:
     }
     cases: dict[str, object] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for size in (int(s) for s in args.sizes.split(",")):
+        for size in (int(s) for s in args.sizes.split(",") if s):
             for split in (False, True):
                 label = f"{size} vhosts, {'one include per vhost' if split else 'one file'}"
                 main_file = write_tree(Path(tmp) / f"{size}-{split}", size, split)
@@ -134,15 +195,22 @@ def main() -> None:
                     tools["gixy-ng"] = [args.gixy, str(main_file)]
                 cases[label] = compare(tools, args.runs)
                 print(label, cases[label], flush=True)
-        small = write_tree(Path(tmp) / "one", 1, False)
-        cases["pre-commit: one small file"] = compare(
-            {
-                "nginxgen lint": [*lint, str(small)],
+        small_files = {
+            "pre-commit: one small file": write_tree(Path(tmp) / "one", 1, False),
+            "pre-commit: one small file that reads its certificate": write_certificate_tree(
+                Path(tmp) / "certificate"
+            ),
+        }
+        for label, small in small_files.items():
+            tools = {
+                "nginxgen lint": [*here, *lint, str(small)],
                 "crossplane parse": [python, "-c", PARSE, str(small)],
-            },
-            max(args.runs, 40),  # a few milliseconds each: more runs for a stable median
-        )
-        print("pre-commit", cases["pre-commit: one small file"])
+            }
+            if args.before:
+                tools["nginxgen lint, before"] = [*before, *lint, str(small)]
+            # a few milliseconds each: more runs for a stable median
+            cases[label] = compare(tools, max(args.runs, 40))
+            print(label, cases[label], flush=True)
     results["cases"] = cases
     args.out.write_text(json.dumps(results, indent=2) + "\n")
     print(f"wrote {args.out}")

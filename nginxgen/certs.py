@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import datetime
-from dataclasses import dataclass
 from pathlib import Path
 
 from nginxgen.errors import NginxgenError
 from nginxgen.pem import key_kind, load_chain, load_key, ocsp_urls, public_bytes
+from nginxgen.records import record
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:
     from cryptography.x509 import Certificate
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CertInfo:
     path: str
     key_type: str  # "RSA", "ECDSA", "Ed25519", ...

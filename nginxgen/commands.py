@@ -3,22 +3,16 @@
 from __future__ import annotations
 
 import os
-import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Optional, cast
+from typing import Annotated, Optional
 
 # Plain one-line usage errors (no boxes): set before typer reads it at import.
 os.environ.setdefault("TYPER_USE_RICH", "0")
 
 import typer
 
+from nginxgen.console import note
 from nginxgen.errors import NginxgenError
-
-if TYPE_CHECKING:
-    from nginxgen.conf.tree import TreeMapping
-    from nginxgen.generate.models import GeneratorConfig
-    from nginxgen.target import Target
 
 app = typer.Typer(
     help="Generate nginx TLS configuration for your nginx and TLS library; lint configs.",
@@ -68,31 +62,10 @@ TreeMap = Annotated[
 TextOrJson = Annotated[str, typer.Option("--format", help="text or json")]
 
 
-def _check_format(output: str) -> None:
-    """--format of the commands that print text or JSON."""
-    if output not in ("text", "json"):
-        raise NginxgenError(f"unknown format {output!r}: use text or json", where="--format")
-
-
-def _show(output: str, data: object, render: Callable[[Any], str]) -> None:
-    """A command's result on stdout: indented JSON, or its text rendering."""
-    import json
-
-    if output == "json":
-        print(json.dumps(data, indent=2))
-    else:
-        print(render(data), end="")
-
-
-def _err(message: str) -> None:
-    print(f"nginxgen: {message}", file=sys.stderr)
-
-
-def _mapping(entries: list[str] | None, target: Target) -> TreeMapping:
-    """Where a tree's folders are (nginxgen.conf.tree): --map, else the binary's --conf-path."""
-    from nginxgen.conf.tree import TreeMapping, parse_map
-
-    return TreeMapping(parse_map(entries or [], os.getcwd()), target.conf_path)
+def _exit(code: int) -> None:
+    """A package's exit code, as the command's."""
+    if code:
+        raise typer.Exit(code)
 
 
 @app.command()
@@ -156,124 +129,41 @@ def generate(
     tree_map: TreeMap = None,
 ) -> None:
     """Render ssl.conf files for a preset and your sites."""
-    from nginxgen.diff import show
-    from nginxgen.generate.compose import CpuMode, compose
-    from nginxgen.generate.plan import make_plan
-    from nginxgen.generate.render import private_files, render
-    from nginxgen.target import resolve
-    from nginxgen.writer import diff as diff_of
-    from nginxgen.writer import plan_changes, write
+    from nginxgen.generate.cli import resolve_options
+    from nginxgen.generate.cli import run as run_generate
 
-    if cpu not in (None, "auto", "aes-ni", "no-aes-ni"):
-        raise NginxgenError(f"unknown value {cpu!r}: use auto, aes-ni or no-aes-ni", where="--cpu")
-    if into is not None and out is not None:
-        raise NginxgenError("give --out (a new tree) or --into (an existing one)", where="--into")
-    if root is not None and into is None:
-        raise NginxgenError("--root names the main file of --into DIR", where="--root")
-    if tree_map and into is None:
-        raise NginxgenError("--map says where the folders of --into DIR are", where="--map")
-    if diff and out is None and into is None:
-        raise NginxgenError("--diff compares against --out DIR or --into DIR", where="--diff")
-    target = resolve(nginx_version, tls_library, nginx_bin)
-    cpu_mode = cast("CpuMode | None", cpu)
-    model = compose(
-        preset,
-        config,
-        domain or [],
-        cert or [],
-        key or [],
-        listen,
-        http_listen,
-        cpu_mode,
-        comments,
+    options = resolve_options(
+        preset=preset,
+        config=config,
+        nginx_version=nginx_version,
+        tls_library=tls_library,
+        nginx_bin=nginx_bin,
+        domain=domain,
+        cert=cert,
+        key=key,
+        listen=listen,
+        http_listen=http_listen,
+        cpu=cpu,
+        out=out,
+        into=into,
+        root=root,
+        force=force,
+        diff=diff,
+        comments=comments,
         access_log=access_log,
         hsts_subdomains=hsts_subdomains,
+        tree_map=tree_map,
     )
-    _err(f"target: {target.describe()}")
-    if into is not None:
-        _generate_into(into, root, model, target, diff, nginx_bin, _mapping(tree_map, target))
+    if into is None:
+        _exit(run_generate(options))
         return
-    plan = make_plan(model, target, _kept_ech_key(out, model))
-    files = render(plan)
-    if out is None:
-        for name, text in files.items():
-            print(f"# ==> {name} <==")
-            print(text)
-        return
-    if diff:
-        raise typer.Exit(show(diff_of(plan_changes(out, files))))
-    for line in write(out, files, force, private_files(plan)):
-        _err(line)
-
-
-def _kept_ech_key(out: Path | None, model: GeneratorConfig) -> str | None:
-    """The ECH key made by an earlier run into --out: kept, as its DNS record is published."""
-    from nginxgen.generate.ech import NEW_KEY_FILE
-
-    if out is None or model.policy.ech is None or model.policy.ech.keys:
-        return None
-    try:
-        return (out / NEW_KEY_FILE).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        where = str(out / NEW_KEY_FILE)
-        raise NginxgenError(f"cannot read it: {exc.strerror}", where=where) from None
-
-
-def _generate_into(
-    into: Path,
-    root: Path | None,
-    model: GeneratorConfig,
-    target: Target,
-    diff: bool,
-    nginx_bin: str | None,
-    mapping: TreeMapping,
-) -> None:
-    """Print each change (file: what (why)), the diff with --diff, then what lint still finds:
-    in what nginxgen wrote (should be nothing) and, left as is, in the user's own lines."""
-    from nginxgen.diff import show
-    from nginxgen.into.apply import run_into
-    from nginxgen.lint.findings import Finding, severity_rank
+    from nginxgen.into.cli import run as run_into
+    from nginxgen.lint.findings import Severity
     from nginxgen.lint.run import Selection, lint
 
-    def failing(findings: list[Finding]) -> list[Finding]:
-        return [f for f in findings if severity_rank(f.severity) >= severity_rank("warning")]
-
-    result = run_into(
-        into,
-        root,
-        model,
-        target,
-        diff,
-        nginx_bin,
-        lambda loaded: lint(loaded, target, Selection()),
-        mapping,
-    )
-    for line in result.notes:
-        _err(line)
-
-    def say(line: str) -> None:
-        # with --diff, stdout holds the diff alone (what patch and git apply read)
-        print(line, file=sys.stderr if diff else sys.stdout)
-
-    steps = result.plan.steps
-    for step in steps:
-        (_err if diff else print)(str(step))
-    if not steps:
-        _err("nothing to change: the tree already has these sites as planned")
-    for line in result.written:
-        _err(line)
-    for finding in failing(result.ours):
-        _err(f"warning: in what nginxgen wrote: {finding.file}:{finding.line}: {finding.code} "
-             f"{finding.message}")  # fmt: skip
-    left = failing(result.left)
-    if left:
-        say(f"left as is ({len(left)}, in your own lines; `nginxgen lint --fix` mends some):")
-        for finding in left:
-            say(f"  {finding.file}:{finding.line}: {finding.code} {finding.message}")
-    if diff:
-        raise typer.Exit(show(result.diff))
+    # the linter is joined to the planner here: into sits below lint and does not import it
+    failing = Selection(min_severity=Severity.WARNING)
+    _exit(run_into(into, options, lambda loaded: lint(loaded, options.target, failing)))
 
 
 @app.command()
@@ -288,9 +178,10 @@ def ciphers(
     """Evaluate a cipher string the way the TLS library does: its suites, in its order."""
     from nginxgen.ciphers import evaluate, evaluate_ciphersuites, model_for
     from nginxgen.ciphers.report import json_report, text_report
+    from nginxgen.console import check_format
     from nginxgen.target import resolve
 
-    _check_format(output)
+    check_format(output)
     # No --tls-library: the same default library every other command assumes.
     model = model_for(resolve(tls_library=tls_library).library)
     result = (evaluate_ciphersuites if tls13 else evaluate)(string, model)
@@ -331,75 +222,34 @@ def probe(
             " record's text, or a file (an `openssl ech` key file, or a record)",
         ),
     ] = None,
+    stream: Annotated[
+        bool,
+        typer.Option(
+            "--stream", help="with --config: probe each stream{} TLS listener of it on HOST"
+        ),
+    ] = False,
 ) -> None:
     """Ask a live server, per name, what it negotiates (versions, groups, ML-KEM, suite order);
     with --config, every difference from what the config says, and why (exit 1)."""
-    import ipaddress
+    from nginxgen.probe.cli import resolve_options
+    from nginxgen.probe.cli import run as run_probe
 
-    from nginxgen.probe.run import probe as run_probe
-    from nginxgen.probe.run import text_report, unreachable
-    from nginxgen.target import resolve
-
-    _check_format(output)
-    if root is not None and config is None:
-        raise NginxgenError("--root names the main file of --config FILE", where="--root")
-    if tree_map and config is None:
-        raise NginxgenError("--map says where the folders of --config FILE are", where="--map")
-    target_of = resolve(nginx_version, tls_library, nginx_bin)  # checked before connecting
-    ech = None
-    if ech_config is not None:
-        from nginxgen.probe.ech_hello import config_from_argument
-
-        ech = config_from_argument(ech_config)
-    host, _, port_text = target.rpartition(":") if target.count(":") == 1 else (target, "", "")
-    if target.startswith("["):  # [v6]:port
-        host, _, port_text = target[1:].partition("]")
-        port_text = port_text.lstrip(":")
-    if not port_text.isdigit() and port_text:
-        raise NginxgenError(f"{target!r}: expected HOST or HOST:PORT", where="probe")
-    port = int(port_text or 443)
-    try:
-        ipaddress.ip_address(host)
-        names: list[str | None] = list(sni or [])
-    except ValueError:
-        names = list(sni or [host])
-    why = unreachable(connect or host, port, timeout)
-    if why is not None:
-        raise NginxgenError(why, where="probe")
-    results = run_probe(host, port, [*names, None], connect, timeout, ech)
-    if not any(any(r["protocols"].values()) for r in results):
-        raise NginxgenError(
-            f"no TLS answer from {connect or host}:{port} for any version", where="probe"
-        )
-    found = 0
-    if config is not None:
-        from nginxgen.conf.config import build
-        from nginxgen.conf.load import LoadError, load_path
-        from nginxgen.conf.tree import notes
-        from nginxgen.probe.predict import compare
-
-        main = str(root or config)
-        try:
-            path_map, infer = _mapping(tree_map, target_of).for_main(main)
-            loaded = load_path(main, path_map=path_map, infer=infer)
-        except LoadError as exc:
-            raise NginxgenError(str(exc), where="--root" if root else "--config") from None
-        if root is not None and os.path.realpath(config) not in map(os.path.realpath, loaded.files):
-            raise NginxgenError(f"{root} does not include {config}", where="--root")
-        model = build(loaded)
-        for result in results:
-            result["mismatches"], result["config"] = compare(model, target_of, port, result)
-            found += len(result["mismatches"])
-        for line in notes(
-            loaded.inferred, loaded.read_files(), os.path.dirname(os.path.abspath(main))
-        ):
-            _err(line)
-    _show(output, results, text_report)
-    total = sum(r["connections"] for r in results)
-    where = f"{connect or host}:{port}"
-    _err(f"probe: {len(results)} names (no SNI included), {total} connections to {where}")
-    if found or any(r["inconclusive"] or r["problems"] for r in results):
-        raise typer.Exit(1)
+    options = resolve_options(
+        address=target,
+        sni=sni,
+        connect=connect,
+        output=output,
+        timeout=timeout,
+        config=config,
+        root=root,
+        nginx_version=nginx_version,
+        tls_library=tls_library,
+        nginx_bin=nginx_bin,
+        tree_map=tree_map,
+        ech_config=ech_config,
+        stream=stream,
+    )
+    _exit(run_probe(options))
 
 
 @app.command()
@@ -424,37 +274,13 @@ def report(
 ) -> None:
     """Read TLS access logs: protocol, suite and key-exchange shares, post-quantum share,
     clients that offered ML-KEM but got a classical group, resumption and 0-RTT."""
+    from nginxgen.report.cli import resolve_options
+    from nginxgen.report.cli import run as run_report
 
-    from nginxgen.report.formats import resolve_format
-    from nginxgen.report.run import nothing_readable, read_logs, unreadable_inputs
-    from nginxgen.report.summary import BY_CHOICES, summarize
-    from nginxgen.report.text import text_report
-
-    _check_format(output)
-    if by is not None and by not in BY_CHOICES:
-        raise NginxgenError(f"unknown period {by!r}: use hour or day", where="--by")
-    if html is not None and not html.parent.is_dir():  # before reading a long log, not after
-        raise NginxgenError("its folder does not exist", where=str(html))
-    fmt = resolve_format(log_format, str(config) if config else None, logs)
-    tally, problems = read_logs(logs, fmt)
-    if nothing_readable(tally):  # a report of nothing would hide that the format is wrong
-        for problem in unreadable_inputs(tally, problems):
-            _err(f"error: {problem}")
-        raise typer.Exit(2)
-    result = summarize(tally, by)
-    if html is not None:
-        from nginxgen.report.html import html_report
-        from nginxgen.writer import write_named_file
-
-        # the page always charts over time: by hour unless --by day
-        write_named_file(html, html_report(result if by else summarize(tally, "hour")))
-    # every input unreadable: the error lines alone, no empty report
-    if len(problems) < len(logs) or tally.lines:
-        _show(output, result, text_report)
-    for problem in problems:
-        _err(f"error: {problem}")
-    if problems:
-        raise typer.Exit(2)
+    options = resolve_options(
+        logs=logs, log_format=log_format, config=config, by=by, output=output, html=html
+    )
+    _exit(run_report(options))
 
 
 @app.command()
@@ -474,13 +300,14 @@ def doctor(
     modules, ML-KEM, kTLS, AES instructions), and which presets fit it."""
     import shutil
 
+    from nginxgen.console import check_format, show
     from nginxgen.doctor import diagnose, text_report
     from nginxgen.target import detect as read_target
 
-    _check_format(output)
+    check_format(output)
     binary = nginx_bin or shutil.which("nginx") or "/usr/sbin/nginx"
     found = diagnose(read_target(binary), binary, proc, interval)
-    _show(output, found, text_report)
+    show(output, found, text_report)
 
 
 @app.command()
@@ -585,13 +412,13 @@ def run(args: list[str], debug: bool = False) -> int:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
     except NginxgenError as exc:
         for line in str(exc).splitlines():
-            _err(f"error: {line}")
+            note(f"error: {line}")
         return exc.exit_code
     except (KeyboardInterrupt, BrokenPipeError):
         return 130
     except Exception as exc:
         if debug:
             raise
-        _err(f"internal error: {type(exc).__name__}: {exc} (run with --debug for the traceback)")
+        note(f"internal error: {type(exc).__name__}: {exc} (run with --debug for the traceback)")
         return 3
     return 0

@@ -363,19 +363,38 @@ def _ech_from_wire(tokens: list[str]) -> EchConfigList:
 
 def read_config_list(value: str) -> EchConfigList:
     """What `--ech-config` may be: a file (a key file, or a record or base64 in it), a DNS
-    record's text, or the base64 ECHConfigList itself."""
-    text = value
-    if os.path.isfile(value):
-        with open(value, encoding="utf-8", errors="replace") as handle:
-            text = handle.read()
-        if "-----BEGIN ECHCONFIG-----" in text:
-            match = _PEM.search(text[text.index("-----BEGIN ECHCONFIG-----") :])
-            if match is None:
-                raise EchError("the ECHCONFIG block has no END line")
+    record's text, or the base64 ECHConfigList itself. A file's errors name no content of it
+    (it may be a key) and carry the line of its ECHCONFIG block."""
+    if not os.path.isfile(value):
+        if _RECORD.search(value):
+            return ech_from_record(value)
+        return decode_base64(value)
+    with open(value, encoding="utf-8", errors="replace") as handle:
+        text = handle.read()
+    begin = text.find("-----BEGIN ECHCONFIG-----")
+    if begin >= 0:
+        line = text.count("\n", 0, begin) + 1
+        match = _PEM.search(text, begin)
+        if match is None:
+            raise EchError("the ECHCONFIG block has no END line", line)
+        try:
             return decode_base64(match.group(2))
-    if re.search(r"(^|\s)(ech|key5)=|\\#", text, re.IGNORECASE):
+        except EchError as exc:
+            raise EchError(f"ECHCONFIG: {exc}", line) from None
+    if _RECORD.search(text):
         return ech_from_record(text)
-    return decode_base64(text)
+    try:
+        return decode_base64(text)
+    except EchError:
+        raise EchError(
+            "neither an ECH key file (no ECHCONFIG block), an HTTPS record (no ech=) nor a "
+            "base64 ECHConfigList"
+        ) from None
+
+
+# a record's text: a `key=value` parameter (RFC 9460 2.1: keys are lower-case, a value follows;
+# base64's `=` is padding at the end) or the generic `\#` form (RFC 3597)
+_RECORD = re.compile(r"(^|\s)[a-z][a-z0-9-]*=[^\s=]|\\#")
 
 
 def _short(text: str) -> str:

@@ -1,9 +1,14 @@
-"""`@record`: the part of dataclasses the lint path uses (an `__init__` from the annotated
-fields, defaults and default factories, repr, value equality, hashing when frozen, `__slots__`),
-without importing `dataclasses`, which brings `inspect`, `ast`, `dis` and `tokenize` along and
-processes each class slowly. Importing those and building ~25 dataclasses was a quarter of a
-pre-commit run's start-up (docs/benchmarks.md). Type checkers see it as a dataclass
-(PEP 681 `dataclass_transform`).
+"""`@record`: the house's record system, the part of dataclasses nginxgen uses (an `__init__` from
+the annotated fields, defaults and default factories, fields left out of equality, repr, value
+equality, hashing when frozen, `__slots__`, and `replace`), without importing `dataclasses`,
+which brings `inspect`, `ast`, `dis` and `tokenize` along and processes each class slowly.
+Importing those and building ~25 dataclasses was a quarter of a pre-commit run's start-up
+(docs/benchmarks.md). Type checkers see it as a dataclass (PEP 681 `dataclass_transform`).
+
+Every record of nginxgen is one of these; `dataclasses` stays for the tests. The one other kind
+of typed class is the generator's input (generate/models.py, pydantic): it checks what a user
+or a preset file gives (ranges, safe characters, unknown keys) with messages naming the field,
+which a record, holding values already checked, does not do.
 """
 
 from __future__ import annotations
@@ -24,16 +29,36 @@ else:  # what the decorators do at run time that matters here: nothing
 _MISSING: Any = object()
 
 
-class _Factory:
-    __slots__ = ("make",)
+class _Field:
+    """A field declared with `field()`: its default or default factory, and whether it counts
+    for equality and hashing."""
 
-    def __init__(self, make: Callable[[], Any]) -> None:
+    __slots__ = ("compare", "default", "make")
+
+    def __init__(self, default: Any, make: Callable[[], Any] | None, compare: bool) -> None:
+        self.default = default
         self.make = make
+        self.compare = compare
 
 
-def field(*, default: Any = _MISSING, default_factory: Callable[[], Any] | None = None) -> Any:
-    """A field's default, or a factory called for each new instance."""
-    return _Factory(default_factory) if default_factory is not None else default
+def field(
+    *,
+    default: Any = _MISSING,
+    default_factory: Callable[[], Any] | None = None,
+    compare: bool = True,
+) -> Any:
+    """A field's default, or a factory called for each new instance; `compare=False` leaves the
+    field out of equality and hashing (as dataclasses' field does)."""
+    return _Field(default, default_factory, compare)
+
+
+def replace(obj: T, /, **changes: Any) -> T:
+    """A copy of the record `obj` with the fields named in `changes` set to new values."""
+    names: tuple[str, ...] = type(obj).__record_fields__  # type: ignore[attr-defined]
+    unknown = set(changes) - set(names)
+    if unknown:
+        raise TypeError(f"{type(obj).__qualname__} has no field {sorted(unknown)[0]!r}")
+    return type(obj)(**{n: changes[n] if n in changes else getattr(obj, n) for n in names})
 
 
 def _fields(cls: type) -> list[str]:
@@ -47,66 +72,85 @@ def _fields(cls: type) -> list[str]:
     return names
 
 
-def _build(cls: type, frozen: bool, eq: bool, slots: bool) -> type:
-    names = _fields(cls)
-    defaults = {n: cls.__dict__[n] for n in names if n in cls.__dict__}
+def _init(names: list[str], declared: dict[str, _Field], frozen: bool) -> Callable[..., None]:
+    """The `__init__` that takes the fields in order, each with its default or factory."""
     scope: dict[str, Any] = {"_MISSING": _MISSING, "_setattr": object.__setattr__}
     params, body = [], []
     for name in names:
-        if name in defaults:
-            scope[f"_d_{name}"] = defaults[name]
-            if isinstance(defaults[name], _Factory):
-                scope[f"_f_{name}"] = defaults[name].make
-                params.append(f"{name}=_MISSING")
-                value = f"_f_{name}() if {name} is _MISSING else {name}"
-            else:
-                params.append(f"{name}=_d_{name}")
-                value = name
+        value = name
+        spec = declared.get(name)
+        if spec is not None and spec.make is not None:
+            scope[f"_f_{name}"] = spec.make
+            params.append(f"{name}=_MISSING")
+            value = f"_f_{name}() if {name} is _MISSING else {name}"
+        elif spec is not None and spec.default is not _MISSING:
+            scope[f"_d_{name}"] = spec.default
+            params.append(f"{name}=_d_{name}")
         else:
             params.append(name)
-            value = name
         body.append(f"_setattr(self, {name!r}, {value})" if frozen else f"self.{name} = {value}")
     source = f"def __init__(self, {', '.join(params)}):\n    " + "\n    ".join(body or ["pass"])
     exec(source, scope)  # the same technique dataclasses uses, without its introspection
-    namespace = dict(cls.__dict__)
-    for name in defaults:
-        if slots or isinstance(defaults[name], _Factory):
-            namespace.pop(name, None)
-    namespace.pop("__dict__", None)
-    namespace.pop("__weakref__", None)
-    namespace["__init__"] = scope["__init__"]
-    if slots:
-        namespace["__slots__"] = tuple(names)
-    fields = tuple(names)
+    init: Callable[..., None] = scope["__init__"]
+    return init
+
+
+def _methods(
+    names: tuple[str, ...], compared: tuple[str, ...], eq: bool, frozen: bool
+) -> dict[str, Any]:
+    """repr always; value equality (and a hash when frozen) with `eq`; no assignment when
+    frozen."""
 
     def __repr__(self: Any) -> str:
-        inner = ", ".join(f"{n}={getattr(self, n)!r}" for n in fields)
+        inner = ", ".join(f"{n}={getattr(self, n)!r}" for n in names)
         return f"{type(self).__qualname__}({inner})"
 
-    namespace["__repr__"] = __repr__
+    def __eq__(self: Any, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return all(getattr(self, n) == getattr(other, n) for n in compared)
+
+    def __hash__(self: Any) -> int:
+        return hash(tuple(getattr(self, n) for n in compared))
+
+    def __setattr__(self: Any, name: str, value: Any = None) -> None:
+        raise AttributeError(f"cannot assign to field {name!r} of a frozen record")
+
+    methods: dict[str, Any] = {"__repr__": __repr__}
     if eq:
-
-        def __eq__(self: Any, other: object) -> bool:
-            if other.__class__ is not self.__class__:
-                return NotImplemented
-            return all(getattr(self, n) == getattr(other, n) for n in fields)
-
-        namespace["__eq__"] = __eq__
-        if frozen:
-
-            def __hash__(self: Any) -> int:
-                return hash(tuple(getattr(self, n) for n in fields))
-
-            namespace["__hash__"] = __hash__
-        else:
-            namespace["__hash__"] = None
+        methods.update(__eq__=__eq__, __hash__=__hash__ if frozen else None)
     if frozen:
+        methods.update(__setattr__=__setattr__, __delattr__=__setattr__)
+    return methods
 
-        def __setattr__(self: Any, name: str, value: Any) -> None:
-            raise AttributeError(f"cannot assign to field {name!r} of a frozen record")
 
-        namespace["__setattr__"] = __setattr__
-        namespace["__delattr__"] = __setattr__
+def _declared(cls: type, names: list[str]) -> dict[str, _Field]:
+    """The fields the class body gives a default, `field()` or not, each as a `_Field`."""
+    out = {}
+    for name in names:
+        if name in cls.__dict__:
+            value = cls.__dict__[name]
+            out[name] = value if isinstance(value, _Field) else _Field(value, None, True)
+    return out
+
+
+def _build(cls: type, frozen: bool, eq: bool, slots: bool) -> type:
+    names = _fields(cls)
+    declared = _declared(cls, names)
+    namespace = dict(cls.__dict__)
+    for name, spec in declared.items():
+        # a plain default stays a class attribute, as in dataclasses (slots take its place)
+        namespace.pop(name, None)
+        if not slots and spec.make is None and spec.default is not _MISSING:
+            namespace[name] = spec.default
+    namespace.pop("__dict__", None)
+    namespace.pop("__weakref__", None)
+    if slots:
+        namespace["__slots__"] = tuple(names)
+    compared = tuple(n for n in names if n not in declared or declared[n].compare)
+    namespace.update(_methods(tuple(names), compared, eq, frozen))
+    namespace["__init__"] = _init(names, declared, frozen)
+    namespace["__record_fields__"] = tuple(names)
     built = type(cls)(cls.__name__, cls.__bases__, namespace)
     built.__qualname__ = cls.__qualname__
     return built

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import os
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 
 from nginxgen.errors import NginxgenError
+from nginxgen.records import record
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Change:
     name: str
     path: Path

@@ -7,9 +7,10 @@ NGINX is nginx >= 1.29.4 built against OpenSSL 4.0 (scripts/build_ech_nginx.py m
 a release tag; CI has none, so this is a script, not a test), OPENSSL_4_0 the `openssl` program of
 the same library (provision's `.cache/builds/openssl40/ssl/bin/openssl`). Each scenario starts
 one nginx on loopback with two servers, public.example (the default server) and a.example,
-keys made by `openssl ech -public_name public.example`, probes a.example and asks s_client;
-it prints one line per scenario and exits 1 when a verdict differs from s_client's. The output
-is recorded in docs/probe.md.
+keys made by `openssl ech -public_name public.example`, probes a.example with `--config` (the
+model's verdict, from the same nginx.conf) and asks s_client; it prints one line per scenario
+and exits 1 when the probe's verdict differs from s_client's or from the model's. The output is
+recorded in docs/probe.md.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import argparse
 import datetime
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -123,7 +125,7 @@ def main() -> int:
                             str(folder / "error.log")], check=True)  # fmt: skip
             try:
                 time.sleep(0.3)
-                line, ok = one(args.openssl, folder, port, key)
+                line, ok = one(args.nginx, args.openssl, folder, port, key)
             finally:
                 pid = int((folder / "nginx.pid").read_text())
                 os.kill(pid, 15)
@@ -133,17 +135,22 @@ def main() -> int:
     return 1 if failures else 0
 
 
-def one(openssl: str, folder: Path, port: int, key: str) -> tuple[str, bool]:
+def one(nginx: str, openssl: str, folder: Path, port: int, key: str) -> tuple[str, bool]:
     from nginxgen.ech import read_config_list
 
     done = subprocess.run(
         [sys.executable, "-m", "nginxgen", "probe", f"127.0.0.1:{port}", "--sni", INNER,
-         "--ech-config", str(folder / f"{key}.pem"), "--format", "json", "--timeout", "2"],
+         "--ech-config", str(folder / f"{key}.pem"), "--format", "json", "--timeout", "2",
+         "--config", str(folder / "nginx.conf"), "--nginx-bin", nginx],
         capture_output=True, text=True, check=False,
     )  # fmt: skip
     found = json.loads(done.stdout)[0]
     ech = found["ech"] or {}
-    configs = read_config_list(str(folder / f"{key}.pem")).base64()
+    # s_client gets the ECHCONFIG block as openssl wrote it, not as nginxgen reads it
+    block = re.search(r"-----BEGIN ECHCONFIG-----(.*?)-----END",
+                      (folder / f"{key}.pem").read_text(), re.S)  # fmt: skip
+    assert block is not None
+    configs = "".join(block.group(1).split())
     said = subprocess.run(
         [openssl, "s_client", "-connect", f"127.0.0.1:{port}", "-servername", INNER,
          "-CAfile", str(folder / "both.crt"), "-ech_config_list", configs],
@@ -155,10 +162,18 @@ def one(openssl: str, folder: Path, port: int, key: str) -> tuple[str, bool]:
     retry = [k for k in ("k1", "k2", "k3") if ech.get("retry_configs") and
              read_config_list(str(folder / f"{k}.pem")).base64() == ech["retry_configs"]]  # fmt: skip
     verdict = ech.get("verdict")
+    # what --config's model said of ECH: a mismatch means it disagrees with this nginx
+    model = [m for m in found.get("config", []) if m["key"] == "ech.verdict"]
+    predicted = model[0]["value"] if model else None
+    # a mismatch with `because` is a line that does not apply (explained); one without says the
+    # model and the server disagree
+    mismatches = [m for m in found.get("mismatches", []) if m["key"].startswith("ech.")]
+    ignored = [f"{Path(m['file']).name}:{m['line']}" for m in mismatches if "because" in m]
     line = (f"probe={verdict} cert={','.join(ech.get('certificate_names', []))} "
-            f"retry={retry or '-'} problems={len(found['problems'])} exit={done.returncode} "
-            f"| s_client: {status.strip()}")  # fmt: skip
-    return line, verdict == oracle
+            f"retry={retry or '-'} problems={len(found['problems'])} model={predicted} "
+            f"ignored={','.join(ignored) or '-'} | s_client: {status.strip()}")  # fmt: skip
+    agreed = len(ignored) == len(mismatches)
+    return line, verdict == oracle and predicted == verdict and agreed
 
 
 if __name__ == "__main__":

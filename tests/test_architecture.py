@@ -31,8 +31,10 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "sockets",
             "rule_codes",  # the codes the generator names, below both it and the linter
             "pem",  # certificates and keys, read for certs and for the config model alike
+            "der",  # what the config model asks of certificates and keys, without cryptography
             "spelling",  # the nearest known word, for every "did you mean"
             "ech",  # ECH config lists, key files and DNS records: generator, linter and probe
+            "console",  # what a command prints beside its result, and how it prints it
         ),
     ),
     ("files", ("diff", "writer", "nginx_check", "certs")),
@@ -203,7 +205,7 @@ def test_the_linter_and_its_siblings_stay_apart() -> None:
 
 def test_reading_certificates_loads_cryptography_only_once_there_is_a_file() -> None:
     code = (
-        "import sys; import nginxgen.certs, nginxgen.conf.files, nginxgen.pem; "
+        "import sys; import nginxgen.certs, nginxgen.conf.files, nginxgen.pem, nginxgen.der; "
         "print(sorted(m for m in sys.modules if m.split('.')[0] == 'cryptography'))"
     )
     # from the repository, so that its nginxgen is the one imported (python -c puts "" first)

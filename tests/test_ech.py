@@ -133,6 +133,21 @@ def test_the_ech_config_argument_takes_a_file_a_record_or_base64(tmp_path: Path)
     assert ech.read_config_list(str(record_file)).raw == configs.raw
     with pytest.raises(ech.EchError, match="is not base64"):
         ech.read_config_list("not base64!")
+    # base64's padding is no record parameter; a key=value without ech= is a record without it
+    with pytest.raises(ech.EchError, match="4 bytes announced"):
+        ech.read_config_list("AAQ=")
+    with pytest.raises(ech.EchError, match="no ech= parameter"):
+        ech.read_config_list("1 . alpn=h2")
+    # a file that is none of them: its content is not repeated (it may be a key)
+    other = tmp_path / "secret.txt"
+    other.write_text("password=hunter2 and more\n")
+    with pytest.raises(ech.EchError) as caught:
+        ech.read_config_list(str(other))
+    assert "hunter2" not in str(caught.value)
+    other.write_text("hunter2\n")
+    with pytest.raises(ech.EchError, match=r"^neither an ECH key file") as caught:
+        ech.read_config_list(str(other))
+    assert "hunter2" not in str(caught.value)
 
 
 def test_a_key_file_without_its_config_is_refused_with_the_reason() -> None:

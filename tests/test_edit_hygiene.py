@@ -17,7 +17,7 @@ from nginxgen.cli import main
 from nginxgen.conf.load import load_path
 from nginxgen.edit.edits import Edit
 from nginxgen.knowledge import managers
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Applicability, Finding, Severity, fix_classes
 from nginxgen.lint.fix import run_fixes
 from tests.builds import Build
 from tests.conftest import require_build
@@ -139,10 +139,14 @@ def test_a_fix_that_leaves_the_same_bytes_writes_nothing(tmp_path: Path) -> None
         calls.append(1)
         if len(calls) > 1:
             return []
-        return [Finding("NGX000", "t", "info", str(conf), 2, "m", "f", "safe", (same,))]
+        return [
+            Finding(
+                "NGX000", "t", Severity.INFO, str(conf), 2, "m", "f", Applicability.SAFE, (same,)
+            )
+        ]
 
     outcome = run_fixes(
-        lambda overlay: load_path(str(conf), overlay=overlay), lint_pass, frozenset({"safe"})
+        lambda overlay: load_path(str(conf), overlay=overlay), lint_pass, fix_classes(unsafe=False)
     )
     assert outcome.changed == {} and outcome.originals == {}
     assert outcome.fixed == ["NGX000"]

@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 
 from nginxgen.edit.edits import OverlappingEdits, apply, delete, insert, replace_args
-from nginxgen.edit.source import Source, Statement
+from nginxgen.edit.source import Source, SourceStatement
 
 TABS = b"http {\n\t# keep me\n\tssl_protocols TLSv1 TLSv1.2;\t# legacy\n\n\tserver {\n\t\tlisten 443 ssl;\n\t}\n}\n"
 CRLF = b"http {\r\n    ssl_ecdh_curve X25519;\r\n    server { listen 443 ssl; ssl_ecdh_curve secp384r1; }\r\n}"
 
 
-def find(statements: list[Statement] | None, source: Source, name: str) -> Statement:
+def find(statements: list[SourceStatement] | None, source: Source, name: str) -> SourceStatement:
     for stmt in statements or []:
         if source.value(stmt.name) == name:
             return stmt

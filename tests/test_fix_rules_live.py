@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 
 from nginxgen.conf.load import Loaded, load_path
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, fix_classes
 from nginxgen.lint.fix import run_fixes
 from nginxgen.lint.rules import catalog
 from nginxgen.lint.run import Selection, lint
@@ -22,7 +22,7 @@ from tests.fuzzing.generate_check import build_target
 from tests.fuzzing.structure import point_files
 from tests.test_lint_fix import fixable_cases
 
-CLASSES = frozenset({"safe", "unsafe"})
+CLASSES = fix_classes(unsafe=True)
 # Fixable rules that no build of the tests can show: why, and what would.
 NOT_ON_THESE_BUILDS: dict[str, str] = {}
 

@@ -307,8 +307,17 @@ def _planned(out: Path, preset: str, ecdsa_pair: CertPair) -> list[output.Change
     from nginxgen.generate.render import render
     from nginxgen.target import resolve
 
-    pair = [str(ecdsa_pair.cert)], [str(ecdsa_pair.key)]
-    model = compose(preset, None, ["example.com"], *pair, None, None, None, True)
+    model = compose(
+        preset,
+        None,
+        domains=["example.com"],
+        certs=[str(ecdsa_pair.cert)],
+        keys=[str(ecdsa_pair.key)],
+        listen=None,
+        http_listen=None,
+        cpu=None,
+        comments=True,
+    )
     return output.plan_changes(out, render(make_plan(model, resolve("1.26.3", "openssl-3.5.7"))))
 
 

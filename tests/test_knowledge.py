@@ -115,6 +115,7 @@ def test_every_accessor_reads_keys_that_exist() -> None:
         "ech.status",
         "ech.ech_refusal",
         "pki.system_ca_bundle",
+        "nginx.listen_certificate",
     ):
         assert name in called, name
 

@@ -337,16 +337,16 @@ def test_two_equal_statements_on_one_line_are_told_apart(
     conf = tmp_path / "nginx.conf"
     text = (
         "events {}\nhttp {\nserver { listen 443 ssl default_server; ssl_reject_handshake on; }\n"
-        "server { listen 443 ssl; server_name b.example; ssl_session_cache shared:X:10m; "
-        "ssl_session_cache shared:X:10m; }\n}\n"
-    )
+        "server { listen 443 ssl; server_name b.example; ssl_certificate c; ssl_certificate_key k; "
+        "ssl_session_cache shared:X:10m; ssl_session_cache shared:X:10m; }\n}\n"
+    )  # the vhost has a certificate: nginx -t refuses one without beside a rejecting default
     conf.write_text(text)
     _, out, err = run(capsys, "--unsafe-fixes", str(conf))
     assert "internal error" not in err
     assert conf.read_text() == (
         "events {}\nhttp {\nserver { listen 443 ssl default_server; ssl_reject_handshake on; }\n"
         "    ssl_session_cache shared:X:10m;\n"
-        "server { listen 443 ssl; server_name b.example; }\n}\n"
+        "server { listen 443 ssl; server_name b.example; ssl_certificate c; ssl_certificate_key k; }\n}\n"
     )  # both lines gone from the vhost, the cache once at http{} level (NGX102's fix)
     assert "NGX006" not in out and "NGX102" not in out and "2 fixed" in out
 
@@ -427,3 +427,34 @@ def test_vhosts_that_disagree_get_no_move(
         found = json.loads(out)["findings"]
         assert len(found) == 2
         assert all((f["autofix"] == "unsafe") == moved for f in found), found
+
+
+def test_a_move_keeps_lines_meant_for_another_tls_address(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The move of NGX101 (and its siblings) on a vhost or default server that also listens on
+    another TLS address: a vhost's line stays (it decides on the address where the vhost is the
+    default server) while its value is copied; a default server's own line is never overwritten
+    (it speaks for its other address too), so nothing is moved into it."""
+    site = "ssl_certificate c; ssl_certificate_key k; ssl_ecdh_curve secp384r1;"
+    conf = tmp_path / "nginx.conf"
+    conf.write_text(
+        "events {}\nhttp {\n"
+        "server { listen 443 ssl default_server; ssl_reject_handshake on; }\n"
+        f"server {{ listen 443 ssl; listen 8443 ssl; server_name a.example; {site} }}\n"
+        "}\n"
+    )
+    run(capsys, "--unsafe-fixes", "--select", "NGX101", str(conf))
+    assert conf.read_text().count("ssl_ecdh_curve secp384r1;") == 2  # copied, and kept
+    _, out, _ = run(capsys, "--format", "json", "--select", "NGX101", str(conf))
+    assert json.loads(out)["findings"] == []
+    conf.write_text(
+        "events {}\nhttp {\n"
+        "server { listen 443 ssl default_server; listen 8443 ssl; ssl_certificate c; "
+        "ssl_certificate_key k; ssl_ecdh_curve prime256v1; }\n"
+        f"server {{ listen 443 ssl; server_name a.example; {site} }}\n"
+        "}\n"
+    )
+    _, out, _ = run(capsys, "--format", "json", "--select", "NGX101", str(conf))
+    found = json.loads(out)["findings"]
+    assert len(found) == 1 and found[0]["autofix"] is None, found

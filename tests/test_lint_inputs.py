@@ -155,11 +155,11 @@ def test_runaway_include_expansion_stops(
     (tmp_path / "l10.conf").write_text("map_hash_bucket_size 64;\n" * 1000)
     main_conf = tmp_path / "nginx.conf"
     main_conf.write_text(GOOD.replace("http {\n", "http {\n include l0.conf;\n"))
-    start = time.monotonic()
+    start = time.process_time()  # CPU time: a loaded machine stretches wall time, not this
     code, out, err = lint([str(main_conf)], capsys)
     assert code == 1 and "Traceback" not in err
     assert "NGX005 warning includes expand to more than 500,000 directives" in out
-    assert time.monotonic() - start < 60
+    assert time.process_time() - start < 60
 
 
 def test_symlink_loop(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -187,11 +187,14 @@ def test_20mb_config_in_seconds(tmp_path: Path, capsys: pytest.CaptureFixture[st
     path = tmp_path / "big.conf"
     path.write_text(GOOD.replace("}\n}\n", "}\n" + body + "}\n"))
     assert path.stat().st_size > 20_000_000
-    start = time.monotonic()
+    start = time.process_time()
     code, _, err = lint([str(path)], capsys)
-    elapsed = time.monotonic() - start
+    elapsed = time.process_time() - start
     assert code == 0, err
-    assert elapsed < 120  # a sanity bound against quadratic blow-ups; speed lives in bench/
+    # a sanity bound against quadratic blow-ups (speed lives in bench/), in this process's CPU
+    # time: wall time also counts every other process on a loaded machine (310 s seen at a
+    # load of 14 on 2 cores)
+    assert elapsed < 120
 
 
 def test_stdin(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:

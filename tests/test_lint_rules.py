@@ -130,7 +130,37 @@ CASES: list[tuple[str, tuple[str, str], str, str]] = [
             SITE.format(body=HSTS).replace("b.example", "c.example"),
         ),
     ),
+    (  # stream virtual servers (nginx 1.25.5+) on a TLS address
+        "NGX106",
+        MID,
+        stream(SSITE.format(body=""), SSITE.format(body="").replace("b.example", "c.example")),
+        stream(SDEFAULT, SSITE.format(body=""), SSITE.format(body="").replace("b.example", "c.example")),
+    ),
+    (  # and on a plain one whose servers read the ClientHello's name
+        "NGX106",
+        NEW,
+        stream(
+            "server { listen 9443; ssl_preread on; proxy_pass 127.0.0.1:1; }\n",
+            "server { listen 9443; server_name q.example; proxy_pass 127.0.0.1:2; }\n",
+        ),
+        stream(
+            "server { listen 9443 default_server; ssl_preread on; proxy_pass 127.0.0.1:1; }\n",
+            "server { listen 9443; server_name q.example; proxy_pass 127.0.0.1:2; }\n",
+        ),
+    ),
     ("NGX107", MID, http(DEFAULT, DEFAULT), http(DEFAULT)),
+    (  # a vhost without a certificate: the default server's answers its names
+        "NGX715",
+        MID,
+        http(DEFAULT.replace("ssl_reject_handshake on;", "ssl_certificate a; ssl_certificate_key a;"), SITE.format(body=HSTS).replace("ssl_certificate c; ssl_certificate_key k;", "")),
+        http(DEFAULT.replace("ssl_reject_handshake on;", "ssl_certificate a; ssl_certificate_key a;"), SITE.format(body=HSTS)),
+    ),
+    (  # a default server without one: nginx -t refuses (stream: certificates per server)
+        "NGX715",
+        NEW,
+        "events {}\nstream { server { listen 8443 ssl; proxy_pass 127.0.0.1:1; } }\n",
+        "events {}\nstream { server { listen 8443 ssl; ssl_certificate c; ssl_certificate_key k; proxy_pass 127.0.0.1:1; } }\n",
+    ),
     (
         "NGX201",
         OLD,
@@ -733,6 +763,14 @@ def test_where_hsts_is_dropped(
     lines = config.splitlines()
     dropped = [f for f in findings_of(config, target, tmp_path) if f.code == "NGX704"]
     assert [lines[f.line - 1].strip() for f in dropped] == where
+
+
+def test_no_stream_default_server_question_before_1_25_5(tmp_path: Path) -> None:
+    """Before stream virtual servers one stream address:port takes one server: no name picks
+    another, so NGX106 has nothing to say (and `default_server` is no stream listen parameter)."""
+    plain = stream(SSITE.format(body=""), SSITE.format(body="").replace("b.example", "c.example"))
+    assert "NGX106" in codes(plain, MID, tmp_path)
+    assert "NGX106" not in codes(plain, ("1.24.0", "openssl-3.0"), tmp_path)
 
 
 def test_protocols_in_vhost_is_honoured_from_1_29_2(tmp_path: Path) -> None:

@@ -81,13 +81,13 @@ def test_intermediate_matches_mozilla_6_0_for_nginx_1_26_3_openssl_3_5(tmp_path:
     model = compose(
         "intermediate",
         None,
-        ["example.com"],
-        ["/c.pem"],
-        ["/k.pem"],
-        None,
-        None,
-        None,
-        True,
+        domains=["example.com"],
+        certs=["/c.pem"],
+        keys=["/k.pem"],
+        listen=None,
+        http_listen=None,
+        cpu=None,
+        comments=True,
         check_certificates=False,
     )
     ours = _directives(

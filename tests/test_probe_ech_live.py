@@ -5,6 +5,7 @@ OpenSSL 4.0.3's own client, `s_client -ech_config_list`, which shares no code wi
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import socket
@@ -14,10 +15,12 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from nginxgen import ech
+from nginxgen.conf.per_name import NameModel
 from nginxgen.probe.check import NameProbe
 from nginxgen.probe.checks import ech as ech_check
 from nginxgen.probe.ech_hello import ACCEPTED, NOT_OFFERED, REJECTED, ask_ech, usable
@@ -101,8 +104,12 @@ def _config(path: Path) -> ech.EchConfig:
     return config
 
 
-def _oracle(build: Build, port: int, configs: str, ca: Path) -> str:
-    """What OpenSSL 4.0.3's s_client says of ECH (its `ECH:` lines)."""
+def _oracle(build: Build, port: int, key_file: Path, ca: Path) -> str:
+    """What OpenSSL 4.0.3's s_client says of ECH (its `ECH:` lines), given the ECHCONFIG block
+    of the key file as written (not as nginxgen reads it)."""
+    block = re.search(r"-----BEGIN ECHCONFIG-----(.*?)-----END", key_file.read_text(), re.S)
+    assert block is not None
+    configs = "".join(block.group(1).split())
     done = build.openssl("s_client", "-connect", f"127.0.0.1:{port}", "-servername", INNER,
                          "-CAfile", str(ca), "-ech_config_list", configs)  # fmt: skip
     return "\n".join(line for line in (done.stdout + done.stderr).splitlines()
@@ -117,8 +124,7 @@ def test_accepted_with_the_servers_config(
     assert answer.verdict == ACCEPTED, answer
     assert answer.certificate_names == (INNER,)  # the handshake went on with the inner name
     assert answer.retry_configs is None
-    said = _oracle(openssl40, ech_server, ech.read_config_list(str(server_key)).base64(),
-                   folder / f"{INNER}.ecdsa.crt")  # fmt: skip
+    said = _oracle(openssl40, ech_server, server_key, folder / f"{INNER}.ecdsa.crt")
     assert "ECH: success: 1" in said and f"ECH: inner: {INNER}" in said, said
 
 
@@ -131,8 +137,7 @@ def test_rejected_with_another_keys_config_and_the_servers_retry_config(
     assert answer.certificate_names == (PUBLIC,)  # the outer hello's name
     served = ech.read_key_file(server_key.read_text()).config_list
     assert answer.retry_configs is not None and answer.retry_configs.raw == served.raw
-    said = _oracle(openssl40, ech_server, ech.read_config_list(str(other)).base64(),
-                   folder / f"{PUBLIC}.ecdsa.crt")  # fmt: skip
+    said = _oracle(openssl40, ech_server, other, folder / f"{PUBLIC}.ecdsa.crt")
     assert "ECH: failed+retry-configs" in said, said
     # s_client prints each retry config as [version,config_id,public_name,[suite],key,...]
     [(config_id, key)] = re.findall(r"\[fe0d,(\w+),public\.example,\[[^]]*\],(\w+),", said)
@@ -146,8 +151,7 @@ def test_not_offered_by_a_server_without_a_key(
     answer = ask_ech(("127.0.0.1", plain_server), INNER, _config(server_key), timeout=5)
     assert answer.verdict == NOT_OFFERED, answer
     assert answer.certificate_names == (PUBLIC,) and answer.retry_configs is None
-    said = _oracle(openssl40, plain_server, ech.read_config_list(str(server_key)).base64(),
-                   folder / f"{PUBLIC}.ecdsa.crt")  # fmt: skip
+    said = _oracle(openssl40, plain_server, server_key, folder / f"{PUBLIC}.ecdsa.crt")
     assert "ECH: tried but failed: 0" in said, said
 
 
@@ -185,20 +189,23 @@ def test_a_rejection_whose_certificate_misses_the_public_name_is_a_problem(
 
 
 def test_the_probe_command_takes_the_record_and_reports_the_verdict(
-    server_key: Path, ech_server: int
+    openssl40: Build, folder: Path, server_key: Path
 ) -> None:
-    """The whole probe (every check, s_server answering one connection at a time) with the
-    HTTPS record's text as `--ech-config`; the JSON key `ech` as docs/probe.md describes it."""
+    """The whole probe (every check, s_server answering one connection at a time, its own
+    server: the probe's timeouts leave s_server busy a while) with the HTTPS record's text as
+    `--ech-config`; the JSON key `ech` as docs/probe.md describes it."""
     configs = ech.read_config_list(str(server_key))
     record = ech.https_record(INNER, configs, alpn=("h2",))
-    done = run_cli("probe", f"127.0.0.1:{ech_server}", "--sni", INNER, "--ech-config", record,
-                   "--format", "json", "--timeout", "2")  # fmt: skip
+    for port in _server(openssl40, folder / "cli", "-ech_key", str(server_key)):
+        done = run_cli("probe", f"127.0.0.1:{port}", "--sni", INNER, "--ech-config", record,
+                       "--format", "json", "--timeout", "2")  # fmt: skip
     assert done.stdout, done.stderr
     [named, unnamed] = json.loads(done.stdout)
     assert named["ech"] == {
         "verdict": "accepted",
         "config_id": configs.configs[0].config_id,
         "public_name": PUBLIC,
+        "public_key": configs.configs[0].public_key.hex(),
         "retry_configs": None,
         "retry_public_names": [],
         "certificate_names": [INNER],
@@ -213,8 +220,12 @@ def test_an_unreadable_ech_config_is_one_line_and_exit_2(tmp_path: Path) -> None
     done = run_cli("probe", "127.0.0.1:9", "--ech-config", str(broken))
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
-        "nginxgen: error: --ech-config: ECHConfigList: 65 bytes announced, 4 left"
+        f"nginxgen: error: {broken}:1: ECHCONFIG: ECHConfigList: 65 bytes announced, 4 left"
     ], done.stderr
+    record = run_cli("probe", "127.0.0.1:9", "--ech-config", '1 . alpn="h2"')
+    assert (record.returncode, record.stderr) == (
+        2, "nginxgen: error: --ech-config: no ech= parameter in the record\n"
+    )  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -245,3 +256,76 @@ def test_no_answer_is_an_error_and_a_timeout_is_inconclusive(
         answer = ask_ech(("127.0.0.1", port), INNER, _config(key_file), timeout=0.5)
         thread.join()
     assert (answer.verdict, answer.detail, answer.inconclusive) == ("error", detail, inconclusive)
+
+
+_CONFIGS = itertools.count()
+
+
+def _model(
+    folder: Path, port: int, default_lines: str, inner_lines: str, library: str
+) -> NameModel:
+    """The config model's answers for a.example in an nginx.conf naming the test's files (the
+    config is read, never run: the server answering is s_server)."""
+    from nginxgen.conf.config import build
+    from nginxgen.conf.load import load_path
+    from nginxgen.probe.predict import model_for
+    from nginxgen.target import resolve
+
+    conf = folder / f"nginx-{next(_CONFIGS)}.conf"
+    conf.write_text(
+        "events {}\nhttp {\n"
+        f"  server {{ listen 127.0.0.1:{port} ssl default_server; server_name {PUBLIC};\n"
+        f"    ssl_certificate {folder}/{PUBLIC}.ecdsa.crt;\n"
+        f"    ssl_certificate_key {folder}/{PUBLIC}.ecdsa.key; {default_lines} }}\n"
+        f"  server {{ listen 127.0.0.1:{port} ssl; server_name {INNER};\n"
+        f"    ssl_certificate {folder}/{INNER}.ecdsa.crt;\n"
+        f"    ssl_certificate_key {folder}/{INNER}.ecdsa.key; {inner_lines} }}\n}}\n"
+    )
+    target = resolve("1.30.4", library, None)
+    model = model_for(build(load_path(str(conf))), target, port, INNER)
+    assert model is not None
+    return model
+
+
+def test_the_model_predicts_each_verdict_and_the_retry_configs(
+    openssl40: Build, folder: Path, server_key: Path, ech_server: int
+) -> None:
+    """`probe --config`'s comparison for ECH: the verdict the deciding ssl_ech_file lines give
+    the config sent, beside the one observed; for a rejection, the retry configs too."""
+    stale = _key_file(openssl40, folder / "stale-for-model.pem")
+    probe = NameProbe(("127.0.0.1", ech_server), INNER, 5, _config(server_key))
+    probe.found["protocols"] = {"TLSv1.3": True}
+    accepted = {"sni": INNER, **ech_check.observe(probe)}
+    probe = NameProbe(("127.0.0.1", ech_server), INNER, 5, _config(stale))
+    probe.found["protocols"] = {"TLSv1.3": True}
+    rejected = {"sni": INNER, **ech_check.observe(probe)}
+    assert (accepted["ech"]["verdict"], rejected["ech"]["verdict"]) == (ACCEPTED, REJECTED), (
+        accepted["ech"]["detail"],
+        rejected["ech"]["detail"],
+    )
+
+    def said(found: dict[str, Any], default: str, inner: str = "", library: str = "openssl-4.0.3"
+             ) -> list[tuple[str, Any, Any]]:  # fmt: skip
+        model = _model(folder, ech_server, default, inner, library)
+        return [(p.key, p.value, p.seen) for p in ech_check.predict(model, found)]
+
+    served = ech.read_key_file(server_key.read_text()).config_list.base64()
+    # the file the server has: what it did is what the config says
+    here = f"ssl_ech_file {server_key};"
+    assert said(accepted, here) == [("ech.verdict", ACCEPTED, ACCEPTED)]
+    assert said(rejected, here) == [("ech.verdict", REJECTED, REJECTED),
+                                    ("ech.retry_configs", served, served)]  # fmt: skip
+    # a config naming the stale key first: it would accept that one, retry with its configs
+    other = ech.read_key_file(stale.read_text()).config_list.base64()
+    rotation = f"ssl_ech_file {stale}; ssl_ech_file {server_key};"
+    assert said(rejected, rotation) == [("ech.verdict", ACCEPTED, REJECTED),
+                                        ("ech.retry_configs", other, served)]  # fmt: skip
+    assert said(accepted, rotation) == [("ech.verdict", ACCEPTED, ACCEPTED)]
+    # no file in the default server: a.example's own line is ignored, and says what it meant
+    model = _model(folder, ech_server, "", here, "openssl-4.0.3")
+    [prediction] = ech_check.predict(model, accepted)
+    assert (prediction.value, prediction.seen) == (NOT_OFFERED, ACCEPTED)
+    [(ignored, meant)] = prediction.ignored
+    assert meant == ACCEPTED and "default server" in ignored.why
+    # a library without OpenSSL's ECH API: nginx serves no ECH whatever the files
+    assert said(accepted, here, library="openssl-3.5.4") == [("ech.verdict", NOT_OFFERED, ACCEPTED)]

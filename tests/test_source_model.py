@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nginxgen.conf.load import _parse_text
-from nginxgen.edit.source import Source, Statement, from_spans
+from nginxgen.edit.source import Source, SourceStatement, from_spans
 from tests.fuzzing.configs import mutated, token_stream
 from tests.paths import example_and_corpus_files
 
@@ -62,7 +62,7 @@ def if_args(args: list[str]) -> list[str]:
     return [a for a in args if a]
 
 
-def shape(source: Source, statements: list[Statement]) -> list[object]:
+def shape(source: Source, statements: list[SourceStatement]) -> list[object]:
     out: list[object] = []
     for s in statements:
         name = source.value(s.name)

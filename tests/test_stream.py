@@ -133,15 +133,44 @@ def test_upstream_tls(tmp_path: Path) -> None:
     default, vhost = stream.config.sockets["127.0.0.1:8443"]
     plain = stream.upstream_tls(default)
     assert plain is not None and plain.unverified
-    assert (plain.server_name.value, plain.session_reuse.value, plain.name.value) == (
+    assert (plain.server_name().value, plain.session_reuse().value, plain.name().value) == (
         False, True, "backend.example",
     )  # fmt: skip
-    assert plain.verify.line is None and plain.protocols.value == {"TLSv1.2", "TLSv1.3"}
+    assert plain.verify().line is None and plain.protocols().value == ("TLSv1.2", "TLSv1.3")
     strict = stream.upstream_tls(vhost)
     assert strict is not None and not strict.unverified
-    assert strict.verify.line is not None and strict.verify.line.args == ["on"]
-    assert (strict.name.value, strict.server_name.value, strict.session_reuse.value) == (
+    verify = strict.verify().line
+    assert verify is not None and verify.args == ["on"]
+    assert (strict.name().value, strict.server_name().value, strict.session_reuse().value) == (
         "api.example", True, False,
     )  # fmt: skip
-    assert strict.trusted_certificate.value == "ca.pem"
+    assert strict.trusted_certificate().value == "ca.pem"
     assert stream.upstream_tls(stream.config.servers[3]) is None  # no proxy_ssl: clear text
+    assert (strict.sni(), plain.sni()) == ("api.example", None)
+    assert strict.verify().level == "server" and plain.verify().level == "default"
+
+
+def test_upstream_tls_is_http_backends_model(tmp_path: Path) -> None:
+    """stream's proxy_ssl and an http location's proxy_pass https:// are one model (conf/
+    client_tls) over their own levels: the same lines give the same answers; an upstream{}
+    block's name is the default name in both, stream{}-level lines are inherited."""
+    lines = "proxy_ssl_server_name on; proxy_ssl_protocols TLSv1.3; proxy_ssl_conf_command Groups X25519;"
+    path = tmp_path / "nginx.conf"
+    path.write_text(
+        "events {}\n"
+        "http { upstream Api { server 127.0.0.1:1; } "
+        f"server {{ listen 80; {lines} location / {{ proxy_pass https://api; }} }} }}\n"
+        "stream { upstream Api { server 127.0.0.1:1; } "
+        f"{lines} server {{ listen 9000; proxy_pass api; proxy_ssl on; }} }}\n"
+    )
+    effective = Effective(build(load_path(str(path))), resolve(*NEW))
+    (http,) = effective.backends()
+    tcp = Stream(effective).upstream_tls(Stream(effective).config.servers[0])
+    assert tcp is not None
+    assert (tcp.verify().level, http.verify().level) == ("default", "default")
+    assert tcp.protocols().level == "stream" and http.protocols().level == "server"
+    for client in (http, tcp):
+        name = client.name()
+        assert (name.value, client.sni(), client.protocols().value) == ("api", "api", ("TLSv1.3",))
+        assert name.upstream is not None and name.upstream.args == ["Api"]
+        assert client.groups()[0] == frozenset({"x25519"})

@@ -241,15 +241,15 @@ def test_proxy_ssl_client_side(build: Build, tmp_path: Path) -> None:
             assert model is not None
             answers = [_plain(port) for _ in range(2)]
             if name == "wrong_ca":  # verification on, a CA that did not issue it: no connection
-                assert model.verify.value is True and answers == ["", ""], answers
+                assert model.verify().value is True and answers == ["", ""], answers
                 continue
             assert all(answers), (name, answers)
             sni, protocol, _ = answers[0].strip("[]\n").split("|")
-            sent = model.name.value if model.server_name.value else ""
+            sent = model.sni() or ""
             assert sni == sent, (name, answers)
-            assert protocol in model.protocols.value, (name, answers)
+            assert protocol in model.protocols().value, (name, answers)
             reused = answers[1].strip("[]\n").split("|")[2] == "r"
-            assert reused == model.session_reuse.value, (name, answers)
+            assert reused == model.session_reuse().value, (name, answers)
     plain = stream.upstream_tls(by_port[f"127.0.0.1:{fronts['plain']}"])
     assert plain is not None and plain.unverified  # nginx's default: the backend is not checked
 

@@ -162,7 +162,7 @@ def ca_names(config: Config, settings: ClientCertificates) -> tuple[str, ...] | 
     subjects of the certificates in `ssl_client_certificate` (SSL_load_client_CA_file); none
     without that file (`ssl_trusted_certificate` is trusted but not named). None: the file
     cannot be read here."""
-    from nginxgen.pem import load_chain
+    from nginxgen.der import load_chain
 
     path = settings.client_certificate.value
     if not settings.asks or path is None:
@@ -170,7 +170,7 @@ def ca_names(config: Config, settings: ClientCertificates) -> tuple[str, ...] | 
     data = read(config.loaded, path)
     if data is None:
         return None
-    names = [cert.subject.rfc4514_string() for cert in load_chain(data)]
+    names = [cert.subject_text for cert in load_chain(data)]
     return tuple(dict.fromkeys(names))
 
 
@@ -187,7 +187,7 @@ def depth_needed(config: Config, settings: ClientCertificates) -> Depth | None:
     anchor itself not counted: a leaf issued by a root needs depth 0, by an intermediate under
     the root 1 (nginx's default), by an intermediate two below the root 2. None: the files
     cannot be read, or hold no CA chain that reaches a self-signed root."""
-    from nginxgen.pem import load_chain
+    from nginxgen.der import load_chain
 
     certs = []
     for setting in (settings.client_certificate, settings.trusted_certificate):
@@ -209,7 +209,7 @@ def depth_needed(config: Config, settings: ClientCertificates) -> Depth | None:
         if at.issuer != at.subject:  # no root above it in the files: nothing verifies
             continue
         if best is None or level > best.needed:
-            best = Depth(level, cert.subject.rfc4514_string())
+            best = Depth(level, cert.subject_text)
     return best
 
 

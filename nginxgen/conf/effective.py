@@ -87,6 +87,22 @@ class Effective:
                 seen.add(id(stmts[-1]))
                 yield socket, default, stmts[-1]
 
+    def uncertified(self) -> Iterator[Uncertified]:
+        """Each server of a TLS address that has no certificate for it: no ssl_certificate in
+        effect and no `ssl_reject_handshake on` (knowledge: listen_certificate). nginx -t
+        refuses the tree where it is the address's default server, or any server where the
+        default rejects handshakes; otherwise its names are answered with the default server's
+        certificate. A server whose certificate lines may come from an include that could not
+        be read is left out."""
+        for socket, default, others in self.tls_sockets():
+            if _certified(default) is None:
+                continue
+            rejects = _certified(default) == "reject"
+            for server in (default, *others):
+                if _certified(server) == "":
+                    refused = server is default or rejects
+                    yield Uncertified(socket, server, default, refused)
+
     def protocols(self, server: Server) -> list[str]:
         """The protocols a server allows: its ssl_protocols, else this nginx's default."""
         return server.value("ssl_protocols") or list(nginx.default_protocols(self.target))
@@ -189,6 +205,29 @@ class Effective:
     def _flat(self) -> list[Stmt]:
         # Several rules scan every statement: flatten the tree once per lint.
         return walk(self.config.loaded.statements)
+
+
+@record(frozen=True, eq=False)
+class Uncertified:
+    """A server of a TLS address without a certificate for it (Effective.uncertified)."""
+
+    socket: str
+    server: Server
+    default: Server  # the address's default server
+    refused: bool  # nginx -t refuses the tree; else the default server's certificate answers
+
+
+def _certified(server: Server) -> str | None:
+    """ "certificate", "reject" (ssl_reject_handshake on, no certificate), "" (neither), or None
+    where an unread include may set them."""
+    if server.effective("ssl_certificate"):
+        return "certificate"
+    reject = server.effective("ssl_reject_handshake")
+    if reject and [a.lower() for a in reject[-1].args] == ["on"]:
+        return "reject"
+    if server.unknown("ssl_certificate") or server.unknown("ssl_reject_handshake"):
+        return None
+    return ""
 
 
 def server_label(server: Server) -> str:

@@ -109,19 +109,6 @@ def _scan(
     token_start = 0  # where the word being read began
     keep = spans is not None
     placed: list[tuple[int, int]] = spans if spans is not None else []
-
-    def emit(value: str, at: int, quoted: bool) -> NgxParserSyntaxError | None:
-        nonlocal depth
-        if not quoted:
-            if value == "}":
-                depth -= 1
-                if depth < 0:
-                    return NgxParserSyntaxError('unexpected "}"', filename, at)
-            elif value == "{":
-                depth += 1
-        out.append((value, at, quoted))
-        return None
-
     while pos < end:
         match = _NEXT.match(text, pos)
         assert match is not None  # the alternatives cover every character
@@ -152,45 +139,28 @@ def _scan(
                 if keep:
                     placed.append((token_start, match.start()))
                 token = ""
-            error = emit(piece, line, False)
-            if error is not None:
-                return out, error
+            depth += 1 if piece == "{" else -1 if piece == "}" else 0
+            if depth < 0:
+                return out, NgxParserSyntaxError('unexpected "}"', filename, line)
+            out.append((piece, line, False))
             if keep:
                 placed.append((match.start(), pos))
+        elif token and (kind == "hash" or kind == "quote"):
+            token += piece  # inside a word, `#` and quotes are ordinary characters
         elif kind == "hash":
-            if token:
-                token += "#"
-                continue
-            comment = _COMMENT.match(text, pos - 1)
-            assert comment is not None
-            out.append((comment.group(), line, False))
+            stop, after, lines = _comment(text, pos - 1)
+            out.append((text[pos - 1 : stop], line, False))
             if keep:
-                placed.append((pos - 1, comment.end()))
-            pos = comment.end()
-            if text.startswith("\\\n", pos):
-                pos += 2
-                line += 1
-            elif text.startswith("\n", pos):
-                pos += 1
-                line += 1
-            elif pos < end:  # a lone backslash at the very end: dropped, and so is the rest
-                return _finish(out, depth, filename)
+                placed.append((pos - 1, stop))
+            pos, line = after, line + lines
         elif kind == "quote":
-            if token:
-                token += piece
-                continue
-            quoted = _QUOTED[piece].match(text, pos)
-            if quoted is None:
-                reason = f'unexpected end of file, expecting "{piece}"'
-                return out, NgxParserSyntaxError(reason, filename, line)
-            body = quoted.group(1)
-            out.append((_unescape_quote(body, piece), line, True))
+            value, pos, after, error = _quoted(text, pos, line, filename, strict)
+            if error is not None:
+                return out, error
+            out.append((value, line, True))
             if keep:
-                placed.append((match.start(), quoted.end()))
-            line += body.count("\n")
-            pos = quoted.end()
-            if strict is not None and pos < end and text[pos] not in _AFTER_QUOTE:
-                strict.append((f'unexpected "{text[pos]}"', line))
+                placed.append((match.start(), pos))
+            line = after
         elif kind == "esc":
             if piece.endswith("\n"):
                 line += 1
@@ -205,6 +175,39 @@ def _scan(
         if keep:
             placed.append((token_start, pos))
     return _finish(out, depth, filename)
+
+
+def _comment(text: str, start: int) -> tuple[int, int, int]:
+    """The comment from the `#` at `start` to the end of its line: where it ends, where lexing
+    goes on (past the newline, or past a backslash-newline; a lone backslash at the very end is
+    dropped as crossplane drops it) and the lines passed."""
+    comment = _COMMENT.match(text, start)
+    assert comment is not None
+    stop = comment.end()
+    if text.startswith("\\\n", stop):
+        return stop, stop + 2, 1
+    if text.startswith("\n", stop):
+        return stop, stop + 1, 1
+    return stop, len(text), 0
+
+
+def _quoted(
+    text: str, pos: int, line: int, filename: str | None, strict: list[tuple[str, int]] | None
+) -> tuple[str, int, int, NgxParserSyntaxError | None]:
+    """The quoted string whose quote is at pos - 1: its value (the quote unescaped), where it
+    ends, the line there, and the error when the file ends first. What nginx refuses after the
+    closing quote goes to `strict`."""
+    quote = text[pos - 1]
+    quoted = _QUOTED[quote].match(text, pos)
+    if quoted is None:
+        reason = f'unexpected end of file, expecting "{quote}"'
+        return "", pos, line, NgxParserSyntaxError(reason, filename, line)
+    body = quoted.group(1)
+    line += body.count("\n")
+    pos = quoted.end()
+    if strict is not None and pos < len(text) and text[pos] not in _AFTER_QUOTE:
+        strict.append((f'unexpected "{text[pos]}"', line))
+    return _unescape_quote(body, quote), pos, line, None
 
 
 def _finish(

@@ -23,8 +23,8 @@ from nginxgen.conf.effective import HSTS, Effective, header_sent, server_label
 from nginxgen.conf.files import read
 from nginxgen.conf.groups import parse_groups
 from nginxgen.conf.load import Stmt
+from nginxgen.der import Certificate, load_chain
 from nginxgen.knowledge import libraries, nginx, tls_groups
-from nginxgen.pem import key_description, load_chain
 from nginxgen.records import record
 
 TYPE_CHECKING = False
@@ -48,6 +48,16 @@ class Answer:
     value: Any  # in effect for this name; None: not predicted
     line: Stmt | None  # the deciding line; None: nginx's or the library's default
     ignored: tuple[Ignored, ...] = ()
+
+
+@record(frozen=True)
+class EchKeys:
+    """What an ECH client meets: the configs that decrypt, as (config_id, public key), and the
+    retry configs a client with any other config gets (the wire form of the first file's
+    ECHConfigList; None: no ECH, the outer hello is answered as any other)."""
+
+    decrypts: frozenset[tuple[int, bytes]]
+    retry_configs: bytes | None
 
 
 def server_for_name(servers: list[Server], name: str | None) -> Server | None:
@@ -193,6 +203,33 @@ class NameModel:
 
     # --- what a client observes --------------------------------------------------------------
 
+    def ech_keys(self) -> Answer:
+        """What the deciding ssl_ech_file lines (ech_files) give an ECH client: every file with
+        its private key decrypts its configs, the first such file's configs are the retry
+        configs (knowledge: ech.rotation), a file with no key decrypts nothing (ech.key_file);
+        nothing where the library lacks OpenSSL's ECH API (capability ech). None where a file
+        cannot be read here."""
+        from nginxgen.ech import EchError, read_key_file
+
+        def meaning(stmts: list[Stmt]) -> EchKeys | None:
+            decrypts: set[tuple[int, bytes]] = set()
+            retry = None
+            if not libraries.has(self.target.library, "ech"):
+                return EchKeys(frozenset(), None)
+            for stmt in (s for s in stmts if s.args):
+                data = read(self.config.loaded, stmt.args[0])
+                if data is None:
+                    return None
+                try:
+                    keys = read_key_file(data.decode("utf-8", "replace"))
+                except EchError:
+                    continue
+                decrypts |= {(c.config_id, c.public_key) for c in keys.config_list.configs}
+                retry = keys.config_list.raw if retry is None else retry
+            return EchKeys(frozenset(decrypts), retry)
+
+        return self.answer("ssl_ech_file", meaning, "the ECH keys")
+
     def refused(self) -> Answer:
         """Whether the handshake is refused (`ssl_reject_handshake on` in the name's server)."""
         return self.answer("ssl_reject_handshake", lambda s: bool(s) and s[-1].args == ["on"], "")
@@ -332,7 +369,7 @@ class NameModel:
         return self.answer("ssl_conf_command Ciphersuites", taken, "the TLS 1.3 suites")
 
     @cached_property
-    def _leaves(self) -> dict[str, Any] | None:
+    def _leaves(self) -> dict[str, Certificate] | None:
         """Path -> the first certificate of each of the server's ssl_certificate files (None
         when one cannot be read: a variable in the path, a missing or unreadable file)."""
         leaves = {}
@@ -346,15 +383,9 @@ class NameModel:
 
     def certificates(self) -> Answer:
         """sha256 of each leaf the server may send -> its ssl_certificate path."""
-        from cryptography.hazmat.primitives import hashes
-
         lines = self.server.effective("ssl_certificate")
         leaves = self._leaves
-        value = (
-            None
-            if leaves is None
-            else {leaf.fingerprint(hashes.SHA256()).hex(): p for p, leaf in leaves.items()}
-        )
+        value = None if leaves is None else {leaf.sha256(): p for p, leaf in leaves.items()}
         return Answer("ssl_certificate", value, lines[-1] if lines else None)
 
     def tls12_suites(self) -> Answer:
@@ -370,7 +401,7 @@ class NameModel:
         leaves = self._leaves
         if leaves is None or model.approximate:
             return Answer("ssl_ciphers", None, line)
-        keys = {key_description(cert)[0] for cert in leaves.values()}  # "ECDSA", "RSA", ...
+        keys = {cert.key[0] for cert in leaves.values()}  # "ECDSA", "RSA", ...
         text = " ".join(line.args) if line else nginx.defaults().ssl_ciphers
         result = evaluate(text, model)
         if result.error:

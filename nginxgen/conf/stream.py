@@ -10,7 +10,9 @@ to it (conf/per_name.NameModel over this block's knowledge: `tls`).
 
 from __future__ import annotations
 
-from nginxgen.conf.client_tls import ClientTls, client_tls
+from collections.abc import Iterator
+
+from nginxgen.conf.client_tls import ClientTls, Level, destination, upstream_blocks
 from nginxgen.conf.config import Config, Listen, Server, index_sockets, listen_socket
 from nginxgen.conf.effective import Effective, server_label
 from nginxgen.conf.load import Loaded, Stmt
@@ -41,7 +43,8 @@ def _listen(stmt: Stmt) -> Listen | None:
 def _directives(block: list[Stmt]) -> dict[str, list[Stmt]]:
     out: dict[str, list[Stmt]] = {}
     for stmt in block:
-        if stmt.directive not in ("server", "upstream", "map", "geo", "split_clients"):
+        # upstream{} blocks stay, as in http{}'s model: proxy_pass names them (conf/client_tls)
+        if stmt.directive not in ("server", "map", "geo", "split_clients"):
             out.setdefault(stmt.directive, []).append(stmt)
     return out
 
@@ -137,13 +140,38 @@ class Stream:
         return NameModel(self.effective, socket, sni, self.route(socket, sni).server)
 
     def upstream_tls(self, server: Server) -> ClientTls | None:
-        """The client side of a server's connections to its backend: None without
-        `proxy_ssl on` (the backend is spoken to in the clear)."""
+        """The client side of a server's connections to its backend (conf/client_tls over
+        stream{} -> server): None without `proxy_ssl on` (the backend is spoken to in the
+        clear)."""
         if _flag_on(server, "proxy_ssl") is None:
             return None
         passes = server.effective("proxy_pass")
         target = passes[-1].args[0] if passes and passes[-1].args else ""
-        return client_tls("proxy_ssl", server.effective, self.target, _pass_host(target))
+        levels: list[Level] = [
+            ("stream", self.config.http_stmt, self.config.http),
+            ("server", server.stmt, server.directives),
+        ]
+        where = destination(target, upstream_blocks(self.config.http))
+        return ClientTls(self.target, "proxy", levels, where)
+
+    def shared_sockets(self) -> Iterator[tuple[str, Server, list[Server], str]]:
+        """(socket, its default server, the other servers, what the default decides) for each
+        stream address:port where a name selects among several servers (from nginx 1.25.5;
+        before, one address:port takes one stream server): one nginx ends TLS on, whose default
+        server decides the settings only it decides (knowledge: default_server_only), and a
+        plain one where a server has `ssl_preread on`, whose default server decides whether
+        the name is read at all (`route`)."""
+        if not by_name(self.effective):
+            return
+        for socket, servers in self.config.sockets.items():
+            if len(servers) < 2:
+                continue
+            default = self.config.default_server(socket)
+            others = [s for s in servers if s is not default]
+            if self.config.tls_socket(socket):
+                yield socket, default, others, "the shared TLS settings"
+            elif any(_flag_on(s, "ssl_preread") for s in servers):
+                yield socket, default, others, "whether the server name is read (ssl_preread)"
 
     def preread_sockets(self) -> list[str]:
         """The plain sockets whose default server routes by the ClientHello's name."""
@@ -153,13 +181,3 @@ class Stream:
             if not self.config.tls_socket(socket)
             and _flag_on(self.config.default_server(socket), "ssl_preread")
         ]
-
-
-def _pass_host(target: str) -> str | None:
-    """The name nginx checks and sends without proxy_ssl_name: proxy_pass's host (an upstream{}
-    block's name where it names one); None for a variable or a unix socket."""
-    if not target or "$" in target or target.startswith("unix:"):
-        return None
-    if target.startswith("["):  # [::1]:443
-        return target[1 : target.index("]")] if "]" in target else None
-    return target.rsplit(":", 1)[0] if ":" in target else target

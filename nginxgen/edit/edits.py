@@ -10,7 +10,7 @@ from __future__ import annotations
 from itertools import pairwise
 
 from nginxgen.conf.words import word
-from nginxgen.edit.source import Source, Statement
+from nginxgen.edit.source import Source, SourceStatement
 from nginxgen.records import record
 
 
@@ -29,7 +29,7 @@ def _encode(text: str) -> bytes:
     return text.encode("utf-8", errors="surrogateescape")
 
 
-def replace_args(source: Source, stmt: Statement, args: list[str]) -> Edit:
+def replace_args(source: Source, stmt: SourceStatement, args: list[str]) -> Edit:
     """The statement's arguments become `args`; its name, `;` and everything around stay, and
     an argument that stays where it was keeps its own spelling (quotes included)."""
     pieces = []
@@ -44,7 +44,7 @@ def replace_args(source: Source, stmt: Statement, args: list[str]) -> Edit:
     return Edit(stmt.name.end, stmt.name.end, b" " + new if new else b"")
 
 
-def delete(source: Source, stmt: Statement) -> Edit:
+def delete(source: Source, stmt: SourceStatement) -> Edit:
     """Remove the statement; when it stands alone on its line(s), the whole line(s) with it (and
     a comment trailing it there), so no blank line is left. Comments on other lines stay."""
     data = source.data
@@ -62,7 +62,7 @@ def delete(source: Source, stmt: Statement) -> Edit:
     return Edit(stmt.start, stop, b"")
 
 
-def _child_indent(source: Source, owner: Statement | None) -> bytes:
+def _child_indent(source: Source, owner: SourceStatement | None) -> bytes:
     siblings = owner.block if owner is not None else source.statements
     for sibling in siblings or []:
         if sibling.indent is not None:
@@ -83,9 +83,9 @@ def _line_end(source: Source, position: int) -> int:
 
 def insert(
     source: Source,
-    owner: Statement | None,
+    owner: SourceStatement | None,
     line: str,
-    after: Statement | None = None,
+    after: SourceStatement | None = None,
     first: bool = False,
 ) -> Edit:
     """A new line `line` (a whole directive, `;` included) in `owner`'s block (None: the file's

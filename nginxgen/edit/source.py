@@ -61,8 +61,10 @@ class Token:
         return f"Token({self.kind}, {self.start}:{self.end}, line {self.line})"
 
 
-class Statement:
-    """A directive with its arguments, ended by `;`, by a block, or cut off by the file's end."""
+class SourceStatement:
+    """A directive of the lossless model, as tokens with their byte spans, ended by `;`, by a
+    block, or cut off by the file's end. (A directive as the config model reads it, its words
+    unquoted, is conf/load's Stmt; Context.locate finds one from the other.)"""
 
     __slots__ = ("args", "block", "close", "end_token", "indent", "name", "open", "trailing")
 
@@ -71,7 +73,7 @@ class Statement:
         self.args: list[Token] = []
         self.end_token: Token | None = None  # the `;`, or the block's `}`
         self.open: Token | None = None  # the block's `{`
-        self.block: list[Statement] | None = None
+        self.block: list[SourceStatement] | None = None
         self.close: Token | None = None
         self.indent: bytes | None = None  # whitespace before it on its line (None: shares it)
         self.trailing: Token | None = None  # a comment after it on the same line
@@ -171,19 +173,19 @@ def from_spans(text: str, data: bytes, spans: list[tuple[int, int]]) -> list[Tok
     return tokens
 
 
-def _statements(tokens: list[Token]) -> tuple[list[Statement], list[Token]]:
+def _statements(tokens: list[Token]) -> tuple[list[SourceStatement], list[Token]]:
     """Statements nested as blocks; `strays` are `;`, `{` and `}` that belong to none."""
-    top: list[Statement] = []
+    top: list[SourceStatement] = []
     strays: list[Token] = []
-    stack: list[tuple[Statement | None, list[Statement]]] = [(None, top)]
-    current: Statement | None = None
+    stack: list[tuple[SourceStatement | None, list[SourceStatement]]] = [(None, top)]
+    current: SourceStatement | None = None
     for token in tokens:
         if token.kind not in SIGNIFICANT:
             continue
         owner, body = stack[-1]
         if token.kind in ("word", "quoted"):
             if current is None:
-                current = Statement(token)
+                current = SourceStatement(token)
                 body.append(current)
             else:
                 current.args.append(token)

@@ -4,7 +4,7 @@ statements the loader found."""
 
 from __future__ import annotations
 
-from nginxgen.edit.source import Source, Statement, from_spans
+from nginxgen.edit.source import Source, SourceStatement, from_spans
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -18,8 +18,8 @@ class TreeSources:
         self.texts = texts  # file -> text as the loader read it (not for stdin or dumps)
         self.spans = spans or {}  # file -> the loader's token spans of that text
         self._sources: dict[str, Source | None] = {}
-        self._by_start: dict[str, dict[int, Statement] | None] = {}
-        self._indexes: dict[str, dict[tuple[int, str], list[Statement]]] = {}
+        self._by_start: dict[str, dict[int, SourceStatement] | None] = {}
+        self._indexes: dict[str, dict[tuple[int, str], list[SourceStatement]]] = {}
 
     def source(self, file: str) -> Source | None:
         """The lossless model of a file (None: stdin or a dump, not editable), made from the
@@ -37,7 +37,7 @@ class TreeSources:
                 self._by_start[file] = {} if tokens is not None else None
         return self._sources[file]
 
-    def locate(self, stmt: Stmt) -> tuple[Source, Statement] | None:
+    def locate(self, stmt: Stmt) -> tuple[Source, SourceStatement] | None:
         """The lossless statement behind a loaded one: the one whose name starts where the
         loader read it; else (a file tokenized again) same file, line, name and arguments."""
         source = self.source(stmt.file)
@@ -67,9 +67,9 @@ class TreeSources:
         return (source, found_all[0]) if len(found_all) == 1 else None
 
 
-def _every(statements: list[Statement]) -> list[Statement]:
+def _every(statements: list[SourceStatement]) -> list[SourceStatement]:
     """Every statement, blocks' contents included (a stack: blocks may nest thousands deep)."""
-    out: list[Statement] = []
+    out: list[SourceStatement] = []
     pending = list(statements)
     while pending:
         candidate = pending.pop()

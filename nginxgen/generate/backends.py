@@ -9,8 +9,6 @@ generator never writes a TLS backend that anyone on the path could stand in for 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from nginxgen.generate.models import (
     BackendTls,
     ClientCertificates,
@@ -22,6 +20,7 @@ from nginxgen.generate.models import (
 from nginxgen.generate.planning import ListenLine, Problems, directive_in
 from nginxgen.knowledge import directives, libraries, nginx, pki, tls_groups
 from nginxgen.knowledge.upstream import upstream_keepalive_defaults
+from nginxgen.records import record
 from nginxgen.target import Target
 from nginxgen.version import Version
 
@@ -32,7 +31,7 @@ BACKEND_PROTOCOLS = ("TLSv1.2", "TLSv1.3")
 VERIFY_CHECK_STATUS = 403  # optional client certificates: what the written check answers
 
 
-@dataclass
+@record
 class BackendTlsPlan:
     """The `<prefix>_ssl_*` lines towards one backend."""
 
@@ -46,7 +45,7 @@ class BackendTlsPlan:
     groups_why: str
 
 
-@dataclass
+@record
 class UpstreamPlan:
     """A site's pass to a TLS backend through an upstream{} block of its own."""
 
@@ -60,7 +59,7 @@ class UpstreamPlan:
     tls: BackendTlsPlan
 
 
-@dataclass
+@record
 class ClientCertPlan:
     """ssl_verify_client and what goes with it, in one server."""
 
@@ -73,7 +72,7 @@ class ClientCertPlan:
     check_status: int | None  # optional: the status of the written $ssl_client_verify check
 
 
-@dataclass
+@record
 class StreamPlan:
     """One stream{} server: TLS terminated, the connection passed on."""
 

@@ -151,6 +151,7 @@ def _check_certificate_types(config: GeneratorConfig) -> None:
 def compose(
     preset: str | None,
     config_file: Path | None,
+    *,
     domains: list[str],
     certs: list[str],
     keys: list[str],

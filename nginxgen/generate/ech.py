@@ -12,12 +12,12 @@ certificate that covers it: the public name must be one of the sites' names.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from nginxgen import ech
 from nginxgen.generate.models import EchPolicy, GeneratorConfig, Site
 from nginxgen.knowledge.ech import ech_refusal
+from nginxgen.records import record
 from nginxgen.sockets import normalize_socket
 from nginxgen.target import Target
 
@@ -28,7 +28,7 @@ _AS_NEEDED = "use nginx 1.29.4 or newer built against OpenSSL 4.0 (scripts/build
 Problem = Callable[[str, object, str, str], None]  # (field, value, why, instead)
 
 
-@dataclass
+@record
 class EchPlan:
     public_name: str
     files: list[str]  # ssl_ech_file arguments, the current key first

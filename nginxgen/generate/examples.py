@@ -35,13 +35,13 @@ def preset_plans(target: Target) -> dict[str, Plan | str]:
         model = compose(
             preset.name,
             None,
-            [DOMAIN, f"www.{DOMAIN}"],
-            [CERT],
-            [KEY],
-            None,
-            None,
-            None,
-            True,
+            domains=[DOMAIN, f"www.{DOMAIN}"],
+            certs=[CERT],
+            keys=[KEY],
+            listen=None,
+            http_listen=None,
+            cpu=None,
+            comments=True,
             check_certificates=False,
         )
         try:

@@ -6,8 +6,6 @@ instead. All version and library facts come from `nginxgen.knowledge`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from nginxgen import rule_codes
 from nginxgen.generate.backends import (
     ClientCertPlan,
@@ -24,6 +22,7 @@ from nginxgen.generate.planning import Problems as _Problems
 from nginxgen.generate.planning import directive_ok as _directive_ok
 from nginxgen.generate.planning import switch as _switch
 from nginxgen.knowledge import cipher_suites, libraries, logs, nginx, tls_groups, web
+from nginxgen.records import field, record
 from nginxgen.report.logformat import (  # into/plan.py imports the path from here
     default_access_log_path as default_access_log_path,
 )
@@ -32,14 +31,14 @@ from nginxgen.sockets import normalize_socket
 from nginxgen.target import Target
 
 
-@dataclass
+@record
 class ConfCommand:
     name: str
     value: str
     why: str
 
 
-@dataclass
+@record
 class TLSPlan:
     protocols: list[str]
     ciphers: str | None
@@ -64,7 +63,7 @@ class TLSPlan:
     suppress: dict[str, IgnoreComment] = field(default_factory=dict)  # by directive
 
 
-@dataclass
+@record
 class IgnoreComment:
     """Findings the user asked for, told to the linter as the comment above a line (what the
     linter reads as a suppression with its reason)."""
@@ -80,7 +79,7 @@ class IgnoreComment:
         return f"nginxgen: ignore[{','.join(self.codes)}] {'; '.join(self.reasons)}"
 
 
-@dataclass
+@record
 class AccessLog:
     """The TLS access log: a JSON line per request with what its connection negotiated."""
 
@@ -89,7 +88,7 @@ class AccessLog:
     path: str
 
 
-@dataclass
+@record
 class SitePlan:
     name: str
     domains: list[str]
@@ -104,7 +103,7 @@ class SitePlan:
     client_certificates: ClientCertPlan | None = None
 
 
-@dataclass
+@record
 class Plan:
     target: Target
     tls: TLSPlan

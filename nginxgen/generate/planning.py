@@ -3,14 +3,13 @@ a directive."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from nginxgen.errors import ValidationError
 from nginxgen.knowledge import directives, nginx
+from nginxgen.records import record
 from nginxgen.target import Target
 
 
-@dataclass
+@record
 class ListenLine:
     """A `listen` line the generator writes, as its arguments (the config model's Listen is
     what a tree's line means; this is what to write)."""

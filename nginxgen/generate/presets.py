@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -11,10 +10,11 @@ import yaml
 
 from nginxgen.errors import NginxgenError
 from nginxgen.generate.models import PRESET_KEYS, SiteFile
+from nginxgen.records import record
 from nginxgen.resources import data_dir
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class PresetInfo:
     name: str
     summary: str

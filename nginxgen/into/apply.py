@@ -12,18 +12,17 @@ from __future__ import annotations
 import difflib
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Generic, Protocol, TypeVar
 
 from nginxgen.conf.load import Loaded, load_path
-from nginxgen.conf.tree import TreeMapping, notes, refuse_outside
+from nginxgen.conf.tree import notes, refuse_outside
 from nginxgen.diff import FileDiff
 from nginxgen.diff import unified as diff_of
 from nginxgen.errors import NginxgenError
-from nginxgen.generate.models import GeneratorConfig
+from nginxgen.generate.cli import GenerateOptions
 from nginxgen.into.plan import IntoPlan, plan_into
-from nginxgen.target import Target
+from nginxgen.records import field, record
 from nginxgen.writer import Change, put_back, replace_all, replace_read
 
 
@@ -41,7 +40,7 @@ class Located(Protocol):
 Finding = TypeVar("Finding", bound=Located)
 
 
-@dataclass
+@record
 class IntoResult(Generic[Finding]):
     plan: IntoPlan
     diff: str
@@ -103,29 +102,23 @@ def _changes(plan: IntoPlan) -> list[Change]:
 
 
 def run_into(
-    into: Path,
-    root: Path | None,
-    model: GeneratorConfig,
-    target: Target,
-    show_diff: bool,
-    nginx_bin: str | None,
-    check: Callable[[Loaded], list[Finding]],
-    mapping: TreeMapping,
+    into: Path, options: GenerateOptions, check: Callable[[Loaded], list[Finding]]
 ) -> IntoResult[Finding]:
-    """Plan the sites into the tree, judge the result with `check` (the command passes lint:
-    the planner sits below the linter and does not import it), write it all or nothing, and
-    never outside `into`: a plan that would is refused whole (exit 2), --diff or not."""
+    """Plan the sites into the tree in `into`, judge the result with `check` (the
+    command passes lint: the planner sits below the linter and does not import it), write it all
+    or nothing (not with --diff), and never outside the folder: a plan that would is refused
+    whole (exit 2), --diff or not."""
     from nginxgen.nginx_check import write_checked
 
-    main = main_file(into, root)
-    plan = plan_into(main, model, target, *mapping.for_main(main))
+    main = main_file(into, options.root)
+    plan = plan_into(main, options.model, options.target, *options.mapping.for_main(main))
     folder = str(into.absolute())
     writes = [*(f for f in plan.texts if plan.originals[f] != plan.texts[f]), *plan.links]
     refuse_outside(writes, [folder], "the folder given", plan.path_map)
     result: IntoResult[Finding] = IntoResult(plan, unified(plan))
     result.notes = notes(plan.inferred, plan.read, folder)
     result.ours, result.left = _lint_after(plan, check)
-    if show_diff or not result.diff:
+    if options.diff or not result.diff:
         return result
     changes = _changes(plan)
     folders = sorted({c.path.parent for c in changes if not c.path.parent.exists()})
@@ -144,7 +137,7 @@ def run_into(
         put_back(changes)
         _remove_empty(folders)
 
-    result.written = write_checked(nginx_bin, [main], write, undo)
+    result.written = write_checked(options.nginx_bin, [main], write, undo)
     return result
 
 

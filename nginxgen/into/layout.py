@@ -13,15 +13,15 @@ from __future__ import annotations
 import fnmatch
 import glob
 import os
-from dataclasses import dataclass
 
 from nginxgen.conf.config import Config
 from nginxgen.conf.load import Stmt
+from nginxgen.records import record
 
 OWN_FOLDER = "nginxgen.d"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Place:
     folder: str  # where the files go (absolute)
     pattern: str  # the glob's file pattern

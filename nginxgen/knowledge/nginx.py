@@ -369,3 +369,27 @@ def default_server_only(target: Target, block: str = "http") -> dict[str, Defaul
 def stream_virtual_servers(target: Target) -> bool:
     """Whether stream{} servers share an address:port by name (server_name, since 1.25.5)."""
     return target.nginx >= Version(_table("stream")["virtual_servers_since"])
+
+
+@record(frozen=True)
+class ListenCertificate:
+    """A `listen ... ssl` (or quic) address needs certificates where nginx sets TLS up for it:
+    its default server one in effect, or ssl_reject_handshake on; nginx -t refuses it with
+    `message` (`{kind}`: ssl or quic) otherwise. stream{} checks so from
+    `stream_default_server_since`, before that each server with `listen ... ssl`."""
+
+    message: str
+    stream_default_server_since: str
+    seen: str
+    source: str
+
+
+@cache
+def listen_certificate() -> ListenCertificate:
+    data = _table("listen_certificate")
+    return ListenCertificate(
+        message=data["message"],
+        stream_default_server_since=data["stream_default_server_since"],
+        seen=data["seen"],
+        source=data["source"],
+    )

@@ -8,7 +8,7 @@ import os
 import sys
 
 from nginxgen.errors import NginxgenError
-from nginxgen.lint.findings import severity_rank
+from nginxgen.lint.findings import Applicability, fix_classes
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:
@@ -131,7 +131,7 @@ def _report(args: Arguments, options: LintOptions, trees: _Trees) -> int:
 
 
 def _exit_code(findings: list[Finding], options: LintOptions) -> int:
-    failing = any(severity_rank(f.severity) >= severity_rank(options.fail_on) for f in findings)
+    failing = any(f.severity.at_least(options.fail_on) for f in findings)
     return EXIT_FINDINGS if failing else EXIT_CLEAN
 
 
@@ -140,7 +140,7 @@ def _fix(args: Arguments, options: LintOptions, trees: _Trees) -> int:
     from nginxgen.conf.load import PassCache
     from nginxgen.lint.fix import FixError, WriteAhead, run_fixes
 
-    classes = frozenset({"safe", "unsafe"} if args.unsafe_fixes else {"safe"})
+    classes = fix_classes(args.unsafe_fixes)
     units = _fix_units(args, options)
     # One tree's fixes are staged on disk while the last pass checks them; several paths are
     # merged first (merge), so they are staged when written.
@@ -255,7 +255,7 @@ def _report_fixes(
     files = sorted({f.file for f in remaining})
     out = sys.stderr if "-" in args.paths else sys.stdout
     out.write(report.render(args.format, remaining, options.target, files))
-    more = sum(1 for f in remaining if f.autofix == "unsafe")
+    more = sum(1 for f in remaining if f.autofix is Applicability.UNSAFE)
     hint = f" ({more} more fixable with --unsafe-fixes)" if more and not args.unsafe_fixes else ""
     # json, sarif and github output is one document a tool reads: the summary goes beside it
     summary = out if args.format == "text" else sys.stderr
@@ -269,7 +269,7 @@ def _fixable(
     """The findings, with the fixes taken away that `--fixable`/`--unfixable` (or the settings)
     rule out, or that would touch a file outside `files` (with --root, only the files given are
     changed): those are still reported, never applied."""
-    from nginxgen.lint.findings import Finding as Found
+    from nginxgen.records import replace
 
     def inside(edits: tuple[tuple[str, Edit], ...]) -> tuple[tuple[str, Edit], ...]:
         return edits if files is None or {file for file, _ in edits} <= files else ()
@@ -280,9 +280,7 @@ def _fixable(
             allowed = may_fix.wants(f)
             edits = inside(f.edits) if allowed else ()
             if edits != f.edits:
-                f = Found(
-                    f.code, f.name, f.severity, f.file, f.line, f.message, f.fix,
-                    f.autofix if edits else None, edits,
-                )  # fmt: skip
+                # a fix taken away leaves no edits and no files it would touch
+                f = replace(f, autofix=f.autofix if edits else None, edits=edits, touches=())
         out.append(f)
     return out

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from nginxgen.conf.config import Config
 from nginxgen.conf.effective import Effective, server_label
 from nginxgen.conf.load import Stmt
-from nginxgen.lint.findings import SEVERITIES, Finding, Fix
+from nginxgen.lint.findings import SEVERITIES, Applicability, Finding, Fix, Severity
 from nginxgen.records import record
 from nginxgen.target import Target
 
@@ -16,7 +16,7 @@ __all__ = ["Context", "Rule", "server_label"]
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:
-    from nginxgen.edit.source import Source, Statement
+    from nginxgen.edit.source import Source, SourceStatement
     from nginxgen.edit.tree import TreeSources
 
 
@@ -24,17 +24,16 @@ if TYPE_CHECKING:
 class Rule:
     code: str
     name: str
-    severity: str  # error: nginx refuses it or a security setting silently does not apply;
-    # warning: insecure or silently ignored; info: speed or hygiene
+    severity: Severity
     fix: str
     # what `--fix` does for it, if anything: (class, what it changes)
-    autofix: tuple[str, str] | None = None
+    autofix: tuple[Applicability, str] | None = None
     # the other severities a finding of it takes, each with when: (severity, when); the catalog
     # (`nginxgen rules`, docs/rules/) says them, and a finding of any other severity is refused
-    otherwise: tuple[tuple[str, str], ...] = ()
+    otherwise: tuple[tuple[Severity, str], ...] = ()
 
     @property
-    def severities(self) -> tuple[str, ...]:
+    def severities(self) -> tuple[Severity, ...]:
         """Every severity its findings take, lowest first."""
         taken = {self.severity, *(severity for severity, _ in self.otherwise)}
         return tuple(s for s in SEVERITIES if s in taken)
@@ -61,14 +60,14 @@ class Context(Effective):
         stmt: Stmt,
         message: str,
         fix: str | None = None,
-        severity: str | None = None,
-        autofix: str | None = None,
+        severity: Severity | None = None,
+        autofix: Applicability | None = None,
         edits: Fix | None = None,
     ) -> Finding:
         """A finding; with `edits` (a fix on the lossless model) it carries an automatic fix, of
-        the class the rule declares ("safe": nothing but the defect changes; "unsafe": clients
-        may notice) unless `autofix` names another for this finding."""
-        applicability = autofix or (rule.autofix[0] if rule.autofix else "unsafe")
+        the class the rule declares (or UNSAFE when it declares none) unless `autofix` names
+        another for this finding."""
+        applicability = autofix or (rule.autofix[0] if rule.autofix else Applicability.UNSAFE)
         built = None
         touches: tuple[str, ...] = ()  # files of a fix declared but not built
         if edits is None:
@@ -100,7 +99,7 @@ class Context(Effective):
         """The lossless model of a file of the tree (None: stdin or a dump, not editable)."""
         return self._tree().source(file)
 
-    def locate(self, stmt: Stmt) -> tuple[Source, Statement] | None:
+    def locate(self, stmt: Stmt) -> tuple[Source, SourceStatement] | None:
         """The lossless statement behind a loaded one: same file, line, name and arguments."""
         return self._tree().locate(stmt)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from enum import StrEnum  # imported anyway: re, which the loader needs, imports enum
+
 from nginxgen.records import record
 
 TYPE_CHECKING = False
@@ -13,11 +15,34 @@ if TYPE_CHECKING:
     FileEdits = list[tuple[str, Edit]]
 
 
-SEVERITIES = ("info", "warning", "error")
+class Severity(StrEnum):
+    """How much a finding matters. The members are in rank order, lowest first: `--min-severity`
+    and `--fail-on` take a severity and everything above it. Each is its word (`str()`, JSON,
+    SARIF and text output print the value)."""
+
+    INFO = "info"  # speed or hygiene
+    WARNING = "warning"  # insecure, or silently ignored
+    ERROR = "error"  # nginx refuses the config, or a security setting silently does not apply
+
+    def at_least(self, floor: Severity) -> bool:
+        return _RANK[self] >= _RANK[floor]
 
 
-def severity_rank(severity: str) -> int:
-    return SEVERITIES.index(severity)
+SEVERITIES: tuple[Severity, ...] = tuple(Severity)
+_RANK = {severity: rank for rank, severity in enumerate(SEVERITIES)}
+
+
+class Applicability(StrEnum):
+    """How sure an automatic fix is: SAFE changes nothing but the defect (`--fix`); UNSAFE may be
+    noticed by clients (`--unsafe-fixes`)."""
+
+    SAFE = "safe"
+    UNSAFE = "unsafe"
+
+
+def fix_classes(unsafe: bool) -> frozenset[Applicability]:
+    """The fixes `--fix` applies (SAFE), or `--unsafe-fixes` (both)."""
+    return frozenset(Applicability) if unsafe else frozenset({Applicability.SAFE})
 
 
 class Fix:
@@ -46,12 +71,12 @@ class Fix:
 class Finding:
     code: str
     name: str
-    severity: str
+    severity: Severity
     file: str
     line: int
     message: str
     fix: str
-    autofix: str | None = None  # "safe" | "unsafe" | None: how sure the automatic fix is
+    autofix: Applicability | None = None  # how sure the automatic fix is; None: no fix
     edits: tuple[tuple[str, Edit], ...] = ()  # (file, byte-span edit) that make the fix
     # files a fix that was declared but not built would touch (a plain lint builds no edits)
     touches: tuple[str, ...] = ()

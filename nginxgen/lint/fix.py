@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from nginxgen.conf.load import STDIN_NAME, Loaded
 from nginxgen.edit.edits import Edit, apply
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Applicability, Finding, Severity
 from nginxgen.records import field, record
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
@@ -54,13 +54,15 @@ def _held_back(findings: list[Finding]) -> set[Finding]:
     become `ssl_protocols TLSv1.2 TLSv13 TLSv1.3;`). A line with another error (an unknown group,
     say) is mended by that error's own fix first: another fix built on it now (a tuple around
     the unknown name) would still fail."""
-    refused = {(f.file, f.line) for f in findings if f.severity == "error" and _grammar(f.code)}
-    erring = {(f.file, f.line) for f in findings if f.severity == "error"}
+    refused = {
+        (f.file, f.line) for f in findings if f.severity is Severity.ERROR and _grammar(f.code)
+    }
+    erring = {(f.file, f.line) for f in findings if f.severity is Severity.ERROR}
     return {
         f
         for f in findings
         if ((f.file, f.line) in refused and not (_grammar(f.code) and f.code != "NGX010"))
-        or (f.severity != "error" and (f.file, f.line) in erring)
+        or (f.severity is not Severity.ERROR and (f.file, f.line) in erring)
     }
 
 
@@ -71,7 +73,7 @@ def _grammar(code: str) -> bool:
 def run_fixes(
     load: Callable[[dict[str, str]], Loaded],
     lint: Callable[[Loaded], list[Finding]],
-    classes: frozenset[str],
+    classes: frozenset[Applicability],
     trace: list[tuple[str, bytes, list[Edit], bytes]] | None = None,
     on_change: Callable[[FixOutcome], None] | None = None,
 ) -> FixOutcome:
@@ -89,40 +91,13 @@ def run_fixes(
             raise FixError(
                 f"a fix left {sorted(broken & set(overlay))[0]} unparsable; nothing written"
             )
-        taken: dict[str, list[Edit]] = {}
-        codes: list[str] = []
-        held = _held_back(findings)
-        for finding in findings:
-            if finding in held:
-                continue
-            chosen = finding.edits if finding.autofix in classes else ()
-            if not chosen:
-                continue
-            if {file for file, _ in chosen} & broken:
-                continue  # a file with a syntax error gets no fix
-            if any(_overlaps(e, taken.get(file, [])) for file, e in chosen):
-                continue  # the next pass, against the text this one leaves
-            if any(
-                _overlaps(e, [o for f, o in chosen[:i] if f == file])
-                for i, (file, e) in enumerate(chosen)
-            ):
-                continue  # a fix whose own edits collide is not applied at all
-            for file, edit in chosen:
-                taken.setdefault(file, []).append(edit)
-            codes.append(finding.code)
+        taken, codes = _choose(findings, classes, broken)
         if not taken:
             outcome.findings = findings
             for file in [f for f, text in overlay.items() if text == outcome.originals[f]]:
                 del overlay[file], outcome.originals[file]  # same bytes: not "fixed", not written
             return outcome
-        for file, edits in taken.items():
-            text = loaded.texts[file]
-            outcome.originals.setdefault(file, text)
-            before = text.encode(*ENCODING)
-            after = apply(before, edits)
-            overlay[file] = after.decode(*ENCODING)
-            if trace is not None:
-                trace.append((file, before, edits, after))
+        _apply(outcome, loaded.texts, taken, trace)
         outcome.fixed.extend(codes)
         last_codes = codes
         if on_change is not None:
@@ -131,6 +106,54 @@ def run_fixes(
         f"fixes did not settle after {MAX_PASSES} passes (still changing: "
         f"{', '.join(sorted(set(last_codes)))})"
     )
+
+
+def _choose(
+    findings: list[Finding], classes: frozenset[Applicability], broken: set[str]
+) -> tuple[dict[str, list[Edit]], list[str]]:
+    """One pass's edits by file, and the code of each fix they make: every fix of the allowed
+    classes not held back, on no file with a syntax error, overlapping neither a fix taken
+    before it nor itself."""
+    taken: dict[str, list[Edit]] = {}
+    codes: list[str] = []
+    held = _held_back(findings)
+    for finding in findings:
+        if finding in held:
+            continue
+        chosen = finding.edits if finding.autofix in classes else ()
+        if not chosen:
+            continue
+        if {file for file, _ in chosen} & broken:
+            continue  # a file with a syntax error gets no fix
+        if any(_overlaps(e, taken.get(file, [])) for file, e in chosen):
+            continue  # the next pass, against the text this one leaves
+        if any(
+            _overlaps(e, [o for f, o in chosen[:i] if f == file])
+            for i, (file, e) in enumerate(chosen)
+        ):
+            continue  # a fix whose own edits collide is not applied at all
+        for file, edit in chosen:
+            taken.setdefault(file, []).append(edit)
+        codes.append(finding.code)
+    return taken, codes
+
+
+def _apply(
+    outcome: FixOutcome,
+    texts: dict[str, str],
+    taken: dict[str, list[Edit]],
+    trace: list[tuple[str, bytes, list[Edit], bytes]] | None,
+) -> None:
+    """The pass's edits made on the texts it read, into `outcome.changed` (the overlay the next
+    pass loads), each file's first text kept in `outcome.originals`."""
+    for file, edits in taken.items():
+        text = texts[file]
+        outcome.originals.setdefault(file, text)
+        before = text.encode(*ENCODING)
+        after = apply(before, edits)
+        outcome.changed[file] = after.decode(*ENCODING)
+        if trace is not None:
+            trace.append((file, before, edits, after))
 
 
 def unified_diff(outcome: FixOutcome) -> str:

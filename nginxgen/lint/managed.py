@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from nginxgen.knowledge import managers
 from nginxgen.lint.findings import Finding
+from nginxgen.records import replace
 
 
 def leave_managed(findings: list[Finding], texts: dict[str, str]) -> list[Finding]:
@@ -29,9 +30,6 @@ def leave_managed(findings: list[Finding], texts: dict[str, str]) -> list[Findin
                 f" (not fixed automatically: {file} is managed by {manager.display}, which "
                 f"nginxgen never writes; instead: {manager.override})"
             )
-            f = Finding(
-                f.code, f.name, f.severity, f.file, f.line, f.message + note, f.fix,
-                None, (),
-            )  # fmt: skip
+            f = replace(f, message=f.message + note, autofix=None, edits=(), touches=())
         out.append(f)
     return out

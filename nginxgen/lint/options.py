@@ -9,6 +9,7 @@ import os
 
 from nginxgen.conf.tree import TreeMapping, parse_map
 from nginxgen.errors import NginxgenError, TargetError
+from nginxgen.lint.findings import Severity
 from nginxgen.lint.run import Selection
 from nginxgen.records import record
 
@@ -26,7 +27,7 @@ class LintOptions:
     nginx_bin: str | None  # a binary whose `nginx -t` runs before and after a fix is written
     selection: Selection  # the findings reported
     may_fix: Selection  # the findings whose fixes may be applied
-    fail_on: str  # the lowest severity that makes the exit code 1
+    fail_on: Severity  # the lowest severity that makes the exit code 1
     root: str | None  # the main file whose tree includes the files given
     prefix: str | None  # the folder relative includes resolve against
     mapping: TreeMapping  # where the tree's folders are (nginxgen.conf.tree)
@@ -66,7 +67,7 @@ def resolve_options(args: Arguments, cwd: str) -> LintOptions:
     selection = Selection(
         select=codes("select"),
         ignore=codes("ignore"),
-        min_severity=args.min_severity or conf.get("min-severity", "info"),
+        min_severity=Severity(args.min_severity or conf.get("min-severity", Severity.INFO)),
     )
     # checked with or without --fix: a typo in the settings is found on the first plain lint
     may_fix = Selection(select=codes("fixable"), ignore=codes("unfixable"))
@@ -77,7 +78,7 @@ def resolve_options(args: Arguments, cwd: str) -> LintOptions:
         nginx_bin=nginx_bin,
         selection=selection,
         may_fix=may_fix,
-        fail_on=args.fail_on or conf.get("fail-on", "warning"),
+        fail_on=Severity(args.fail_on or conf.get("fail-on", Severity.WARNING)),
         root=args.root or conf.get("root"),
         prefix=args.prefix or conf.get("prefix"),
         mapping=mapping,

@@ -7,12 +7,12 @@ import os
 import sys
 
 from nginxgen import __version__
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import SEVERITIES, Finding, Severity
 from nginxgen.lint.rules import catalog
 from nginxgen.target import Target
 
 FORMATS = ("text", "json", "sarif", "github")
-_COLOURS = {"error": "\033[31m", "warning": "\033[33m", "info": "\033[36m"}
+_COLOURS = {Severity.ERROR: "\033[31m", Severity.WARNING: "\033[33m", Severity.INFO: "\033[36m"}
 
 
 def text(findings: list[Finding], target: Target, files: list[str], colour: bool) -> str:
@@ -21,7 +21,7 @@ def text(findings: list[Finding], target: Target, files: list[str], colour: bool
         severity = f"{_COLOURS[f.severity]}{f.severity}\033[0m" if colour else f.severity
         lines.append(f"{f.file}:{f.line}: {f.code} {severity} {f.message}")
         lines.append(f"    fix: {f.fix}")
-    counts = {s: sum(1 for f in findings if f.severity == s) for s in ("error", "warning", "info")}
+    counts = {s: sum(1 for f in findings if f.severity is s) for s in reversed(SEVERITIES)}
     summary = ", ".join(f"{n} {s}{'s' if n != 1 else ''}" for s, n in counts.items())
     lines.append(f"# {len(files)} file(s), {summary}")
     return "\n".join(lines) + "\n"
@@ -43,7 +43,7 @@ def as_json(findings: list[Finding], target: Target, files: list[str]) -> str:
 
 def sarif(findings: list[Finding], target: Target, files: list[str]) -> str:
     rules = catalog()
-    level = {"error": "error", "warning": "warning", "info": "note"}
+    level = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
     doc = {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
@@ -113,7 +113,7 @@ def _sarif_fix(finding: Finding) -> dict[str, object]:
 
 
 def github(findings: list[Finding]) -> str:
-    kind = {"error": "error", "warning": "warning", "info": "notice"}
+    kind = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 
     def esc(value: str) -> str:
         return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")

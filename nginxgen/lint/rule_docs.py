@@ -6,12 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from nginxgen.lint.context import Rule
+from nginxgen.lint.findings import Applicability, Severity
 from nginxgen.lint.rules import RuleEntry, catalog
 
 SEVERITY_MEANING = {
-    "error": "nginx refuses the config, or a security setting silently does not apply",
-    "warning": "insecure, or silently ignored",
-    "info": "speed or hygiene",
+    Severity.ERROR: "nginx refuses the config, or a security setting silently does not apply",
+    Severity.WARNING: "insecure, or silently ignored",
+    Severity.INFO: "speed or hygiene",
 }
 
 
@@ -37,11 +38,11 @@ def _severity(rule: Rule) -> str:
     return line + ("" if not rule.otherwise else ".")
 
 
-def _autofix(autofix: tuple[str, str] | None) -> str:
+def _autofix(autofix: tuple[Applicability, str] | None) -> str:
     if autofix is None:
         return "none (the right value is one only you know, or the fix is not automatic yet)."
     kind, what = autofix
-    flag = "--fix" if kind == "safe" else "--unsafe-fixes"
+    flag = "--fix" if kind is Applicability.SAFE else "--unsafe-fixes"
     return f"**{kind}**, with `{flag}`: {what}."
 
 

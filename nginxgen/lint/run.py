@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from nginxgen.conf.config import build
 from nginxgen.conf.load import Loaded
 from nginxgen.lint.context import Context
-from nginxgen.lint.findings import Finding, severity_rank
+from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules import catalog
 from nginxgen.records import field, record
 from nginxgen.target import Target
@@ -17,7 +17,7 @@ from nginxgen.target import Target
 class Selection:
     select: set[str] = field(default_factory=set)  # codes or prefixes; empty: all
     ignore: set[str] = field(default_factory=set)
-    min_severity: str = "info"
+    min_severity: Severity = Severity.INFO
 
     def wants(self, finding: Finding) -> bool:
         code = finding.code
@@ -25,7 +25,7 @@ class Selection:
             return False
         if any(code.startswith(i) or finding.name == i for i in self.ignore):
             return False
-        return severity_rank(finding.severity) >= severity_rank(self.min_severity)
+        return finding.severity.at_least(self.min_severity)
 
 
 def _suppressed(finding: Finding, loaded: Loaded) -> bool:

@@ -23,14 +23,14 @@ from pygls.uris import from_fs_path, to_fs_path
 from nginxgen.conf.load import LoadError
 from nginxgen.edit.edits import Edit
 from nginxgen.errors import NginxgenError
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Applicability, Finding, Severity
 from nginxgen.lsp.positions import Lines
 from nginxgen.lsp.session import Checked, Session, Symbol
 
 SEVERITY = {
-    "error": types.DiagnosticSeverity.Error,
-    "warning": types.DiagnosticSeverity.Warning,
-    "info": types.DiagnosticSeverity.Information,
+    Severity.ERROR: types.DiagnosticSeverity.Error,
+    Severity.WARNING: types.DiagnosticSeverity.Warning,
+    Severity.INFO: types.DiagnosticSeverity.Information,
 }
 
 
@@ -168,111 +168,140 @@ def _symbol(symbol: Symbol) -> types.DocumentSymbol:
     )
 
 
-def create() -> NginxgenServer:
-    server = NginxgenServer()
-
-    @server.feature(types.INITIALIZED)
-    async def initialized(ls: NginxgenServer, params: types.InitializedParams) -> None:
-        caps = ls.client_capabilities.workspace
-        if caps is not None and caps.configuration:
-            try:
-                found = await ls.workspace_configuration_async(
-                    types.ConfigurationParams([types.ConfigurationItem(section="nginxgen")])
-                )
-            except Exception:  # a client that says it answers and does not: keep the options
-                found = []
-            if found and isinstance(found[0], dict):
-                ls.session.configure(found[0])
-                for path in list(ls.session.open):
-                    ls.publish(path)
-
-    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
-    def configuration(ls: NginxgenServer, params: types.DidChangeConfigurationParams) -> None:
-        ls.session.configure(params.settings)
+async def _initialized(ls: NginxgenServer, params: types.InitializedParams) -> None:
+    """The client's `nginxgen` settings, asked for once it is ready, when it answers such asks."""
+    caps = ls.client_capabilities.workspace
+    if caps is None or not caps.configuration:
+        return
+    try:
+        found = await ls.workspace_configuration_async(
+            types.ConfigurationParams([types.ConfigurationItem(section="nginxgen")])
+        )
+    except Exception:  # a client that says it answers and does not: keep the options
+        found = []
+    if found and isinstance(found[0], dict):
+        ls.session.configure(found[0])
         for path in list(ls.session.open):
             ls.publish(path)
 
-    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
-    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
-    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
-    def changed(ls: NginxgenServer, params: object) -> None:
-        uri = params.text_document.uri  # type: ignore[attr-defined]
-        path = ls.path(uri)
-        ls.session.open[path] = ls.workspace.get_text_document(uri).source
+
+def _configuration(ls: NginxgenServer, params: types.DidChangeConfigurationParams) -> None:
+    ls.session.configure(params.settings)
+    for path in list(ls.session.open):
         ls.publish(path)
 
-    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
-    def closed(ls: NginxgenServer, params: types.DidCloseTextDocumentParams) -> None:
-        path = ls.path(params.text_document.uri)
-        ls.session.open.pop(path, None)
-        ls.published.discard(path)
-        ls.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(uri=params.text_document.uri, diagnostics=[])
-        )
 
-    @server.feature(
+def _changed(ls: NginxgenServer, params: object) -> None:
+    """didOpen, didChange, didSave: the file's text as the editor holds it, and diagnostics."""
+    uri = params.text_document.uri  # type: ignore[attr-defined]
+    path = ls.path(uri)
+    ls.session.open[path] = ls.workspace.get_text_document(uri).source
+    ls.publish(path)
+
+
+def _closed(ls: NginxgenServer, params: types.DidCloseTextDocumentParams) -> None:
+    path = ls.path(params.text_document.uri)
+    ls.session.open.pop(path, None)
+    ls.published.discard(path)
+    ls.text_document_publish_diagnostics(
+        types.PublishDiagnosticsParams(uri=params.text_document.uri, diagnostics=[])
+    )
+
+
+def _code_action(ls: NginxgenServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+    """The fix of each finding on the lines asked for, then fix-all as `lint --fix` and
+    `lint --unsafe-fixes` would apply it."""
+    path = ls.path(params.text_document.uri)
+    checked = ls.check(path)
+    if checked is None:
+        return []
+    first, last = params.range.start.line + 1, params.range.end.line + 1
+    return [*_quick_fixes(ls, checked, path, first, last), *_fix_all(ls, path)]
+
+
+def _quick_fixes(
+    ls: NginxgenServer, checked: Checked, path: str, first: int, last: int
+) -> list[types.CodeAction]:
+    actions = []
+    for finding in checked.findings:
+        if os.path.abspath(finding.file) != path or not first <= finding.line <= last:
+            continue
+        if finding.edits and finding.autofix:
+            actions.append(
+                types.CodeAction(
+                    title=f"{finding.code}: {finding.fix} ({finding.autofix})",
+                    kind=types.CodeActionKind.QuickFix,
+                    edit=_workspace_edit(ls, checked, finding.edits),
+                    is_preferred=finding.autofix is Applicability.SAFE,
+                )
+            )
+    return actions
+
+
+def _fix_all(ls: NginxgenServer, path: str) -> list[types.CodeAction]:
+    actions = []
+    for unsafe in (False, True):
+        changed = ls.session.fix_all(path, unsafe)
+        if changed:
+            label = "with --unsafe-fixes" if unsafe else "safe fixes, as lint --fix"
+            actions.append(
+                types.CodeAction(
+                    title=f"nginxgen: fix all ({label})",
+                    kind=types.CodeActionKind.SourceFixAll,
+                    edit=_whole_files(changed),
+                )
+            )
+    return actions
+
+
+def _hover(ls: NginxgenServer, params: types.HoverParams) -> types.Hover | None:
+    path = ls.path(params.text_document.uri)
+    checked = ls.check(path)
+    text = ls.session.hover(checked, path, params.position.line + 1) if checked else None
+    if text is None:
+        return None
+    return types.Hover(types.MarkupContent(types.MarkupKind.Markdown, text))
+
+
+def _definition(ls: NginxgenServer, params: types.DefinitionParams) -> list[types.Location]:
+    path = ls.path(params.text_document.uri)
+    checked = ls.check(path)
+    files = ls.session.definition(checked, path, params.position.line + 1) if checked else []
+    start = _range((0, 0), (0, 0))
+    return [types.Location(from_fs_path(f) or f, start) for f in files]
+
+
+def _symbols(ls: NginxgenServer, params: types.DocumentSymbolParams) -> list[types.DocumentSymbol]:
+    path = ls.path(params.text_document.uri)
+    checked = ls.check(path)
+    return [_symbol(s) for s in ls.session.symbols(checked, path)] if checked else []
+
+
+# Each LSP method the server answers: its handler, and the options it announces.
+FEATURES: tuple[tuple[str, Any, Callable[..., Any]], ...] = (
+    (types.INITIALIZED, None, _initialized),
+    (types.WORKSPACE_DID_CHANGE_CONFIGURATION, None, _configuration),
+    (types.TEXT_DOCUMENT_DID_OPEN, None, _changed),
+    (types.TEXT_DOCUMENT_DID_CHANGE, None, _changed),
+    (types.TEXT_DOCUMENT_DID_SAVE, None, _changed),
+    (types.TEXT_DOCUMENT_DID_CLOSE, None, _closed),
+    (
         types.TEXT_DOCUMENT_CODE_ACTION,
         types.CodeActionOptions(
             code_action_kinds=[types.CodeActionKind.QuickFix, types.CodeActionKind.SourceFixAll]
         ),
-    )
-    def code_action(ls: NginxgenServer, params: types.CodeActionParams) -> list[types.CodeAction]:
-        path = ls.path(params.text_document.uri)
-        checked = ls.check(path)
-        if checked is None:
-            return []
-        first, last = params.range.start.line + 1, params.range.end.line + 1
-        actions = []
-        for finding in checked.findings:
-            if os.path.abspath(finding.file) != path or not first <= finding.line <= last:
-                continue
-            if finding.edits and finding.autofix:
-                actions.append(
-                    types.CodeAction(
-                        title=f"{finding.code}: {finding.fix} ({finding.autofix})",
-                        kind=types.CodeActionKind.QuickFix,
-                        edit=_workspace_edit(ls, checked, finding.edits),
-                        is_preferred=finding.autofix == "safe",
-                    )
-                )
-        for unsafe in (False, True):
-            changed = ls.session.fix_all(path, unsafe)
-            if changed:
-                label = "with --unsafe-fixes" if unsafe else "safe fixes, as lint --fix"
-                actions.append(
-                    types.CodeAction(
-                        title=f"nginxgen: fix all ({label})",
-                        kind=types.CodeActionKind.SourceFixAll,
-                        edit=_whole_files(changed),
-                    )
-                )
-        return actions
+        _code_action,
+    ),
+    (types.TEXT_DOCUMENT_HOVER, None, _hover),
+    (types.TEXT_DOCUMENT_DEFINITION, None, _definition),
+    (types.TEXT_DOCUMENT_DOCUMENT_SYMBOL, None, _symbols),
+)
 
-    @server.feature(types.TEXT_DOCUMENT_HOVER)
-    def hover(ls: NginxgenServer, params: types.HoverParams) -> types.Hover | None:
-        path = ls.path(params.text_document.uri)
-        checked = ls.check(path)
-        text = ls.session.hover(checked, path, params.position.line + 1) if checked else None
-        if text is None:
-            return None
-        return types.Hover(types.MarkupContent(types.MarkupKind.Markdown, text))
 
-    @server.feature(types.TEXT_DOCUMENT_DEFINITION)
-    def definition(ls: NginxgenServer, params: types.DefinitionParams) -> list[types.Location]:
-        path = ls.path(params.text_document.uri)
-        checked = ls.check(path)
-        files = ls.session.definition(checked, path, params.position.line + 1) if checked else []
-        start = _range((0, 0), (0, 0))
-        return [types.Location(from_fs_path(f) or f, start) for f in files]
-
-    @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
-    def symbols(
-        ls: NginxgenServer, params: types.DocumentSymbolParams
-    ) -> list[types.DocumentSymbol]:
-        path = ls.path(params.text_document.uri)
-        checked = ls.check(path)
-        return [_symbol(s) for s in ls.session.symbols(checked, path)] if checked else []
-
+def create() -> NginxgenServer:
+    server = NginxgenServer()
+    for method, options, handler in FEATURES:
+        server.feature(method, options)(handler)
     return server
 
 

@@ -15,7 +15,7 @@ from nginxgen.conf.tree import notes, sorted_map
 from nginxgen.errors import NginxgenError
 from nginxgen.knowledge import nginx
 from nginxgen.lint.context import server_label
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, fix_classes
 from nginxgen.lint.fix import run_fixes
 from nginxgen.lint.managed import leave_managed
 from nginxgen.lint.rules import catalog
@@ -127,7 +127,7 @@ class Session:
         """Every fix `lint --fix` (or `--unsafe-fixes`) would apply to the tree: file -> (text
         now, text after)."""
         root = self.root_for(path)
-        classes = frozenset({"safe", "unsafe"} if unsafe else {"safe"})
+        classes = fix_classes(unsafe)
         outcome = run_fixes(
             lambda fixed: self._load(root, {**self.open, **fixed}),
             lambda loaded: leave_managed(lint(loaded, self.target, Selection()), loaded.texts),

@@ -23,8 +23,7 @@ from typing import Any, Protocol
 
 from nginxgen.conf.per_name import Answer, Ignored, NameModel
 from nginxgen.ech import EchConfig
-from nginxgen.probe.hello import Answer as Hello
-from nginxgen.probe.hello import Flight, ask, tls12_flight
+from nginxgen.probe.hello import Flight, HelloReply, ask, tls12_flight
 from nginxgen.probe.session import client_context, connect_tls
 from nginxgen.probe.tls13_flight import Tls13Flight, tls13_flight
 from nginxgen.records import record
@@ -101,11 +100,11 @@ class NameProbe:
 
     def hello(
         self, version: str, groups: Sequence[str], shares: Sequence[str] = (), **kw: Any
-    ) -> Hello:
+    ) -> HelloReply:
         """The server's first answer to one ClientHello of the probe's own."""
         return ask(self.address, self.sni, version, groups, shares, timeout=self.timeout, **kw)
 
-    def verdict(self, check: str, answer: Hello, ok: bool) -> bool | None:
+    def verdict(self, check: str, answer: HelloReply, ok: bool) -> bool | None:
         """A timeout or a reset is neither yes nor no: None, and listed."""
         if answer.inconclusive:
             self.inconclusive.append(f"{check}: {answer.alert}")

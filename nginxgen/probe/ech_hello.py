@@ -363,7 +363,8 @@ def config_from_argument(value: str) -> EchConfig:
     try:
         configs = read_config_list(value)
     except EchError as exc:
-        where = f"{value}:{exc.line}" if exc.line is not None else "--ech-config"
+        where = value if os.path.isfile(value) else "--ech-config"
+        where += f":{exc.line}" if exc.line is not None else ""
         raise NginxgenError(str(exc), where=where) from None
     except OSError as exc:
         raise NginxgenError(f"{value}: {exc.strerror or exc}", where="--ech-config") from None

@@ -19,9 +19,9 @@ import socket
 import struct
 import threading
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
 
 from nginxgen.knowledge import tls_groups
+from nginxgen.records import record, replace
 
 # IANA TLS registries: protocol versions, and suites offered for each version. The groups the
 # probe asks about, as it names them; their code points come from the knowledge base.
@@ -74,8 +74,8 @@ ALERTS = {40: "handshake failure", 70: "protocol version", 71: "insufficient sec
           50: "decode error", 109: "missing extension"}  # fmt: skip
 
 
-@dataclass(frozen=True)
-class Answer:
+@record(frozen=True)
+class HelloReply:
     """The server's first answer to one ClientHello."""
 
     accepted: bool  # a ServerHello (or HelloRetryRequest) came, not an alert or a close
@@ -86,7 +86,7 @@ class Answer:
     alert: str | None = None
     inconclusive: bool = False  # a timeout or a reset: neither accepted nor refused
     cookie: bytes | None = None  # a HelloRetryRequest's cookie, echoed in the second hello
-    retry: Answer | None = None  # with follow_retry: the answer to the second ClientHello
+    retry: HelloReply | None = None  # with follow_retry: the answer to the second ClientHello
 
 
 _opened = threading.local()  # connections made by this thread (one probed name per thread)
@@ -265,7 +265,7 @@ def _read_exact(sock: socket.socket, size: int) -> bytes | None:
     return data
 
 
-def parse_server_hello(body: bytes) -> Answer:
+def parse_server_hello(body: bytes) -> HelloReply:
     """A ServerHello handshake message (type 2), HelloRetryRequest included."""
     legacy = int.from_bytes(body[4:6], "big")
     random = body[6:38]
@@ -288,7 +288,7 @@ def parse_server_hello(body: bytes) -> Answer:
                 cookie = data[2 : 2 + int.from_bytes(data[:2], "big")]
             at += 4 + size
     names = {code: name for name, code in VERSIONS.items()}
-    return Answer(
+    return HelloReply(
         accepted=True,
         version=names.get(version, hex(version)),
         cipher=TLS13_SUITES.get(suite) or TLS12_SUITES.get(suite) or hex(suite),
@@ -332,16 +332,16 @@ def ask(
     timeout: float = 5.0,
     key_exchange: bool = False,
     follow_retry: bool = False,
-) -> Answer:
+) -> HelloReply:
     """Send one ClientHello and read the server's first answer; with `key_exchange`, a TLS 1.2
     answer is read on to its ServerKeyExchange, whose ECDHE parameters name the group (the
     TLS 1.2 first flight travels unencrypted, RFC 8422 5.4). With `follow_retry`, a
     HelloRetryRequest for a group the probe can make a key share for is answered with the
-    second ClientHello (RFC 8446 4.1.2), and the server's answer to it is the Answer's `retry`:
-    a server may take another suite there, which clients refuse (RFC 8446 4.1.4)."""
+    second ClientHello (RFC 8446 4.1.2), and the server's answer to it is the reply's `retry`: a
+    server may take another suite there, which clients refuse (RFC 8446 4.1.4)."""
     random, session_id = os.urandom(32), os.urandom(32)
     hello = client_hello(sni, version, groups, shares, suites, random=random, session_id=session_id)
-    first: Answer | None = None
+    first: HelloReply | None = None
     try:
         with connect(address, timeout) as sock:
             sock.sendall(hello)
@@ -369,20 +369,20 @@ def ask(
                     return replace(answer, group=group)
                 elif kind == 14 and answer is not None:  # ServerHelloDone: no ECDHE
                     return answer
-            closed = Answer(accepted=False, alert="connection closed")
+            closed = HelloReply(accepted=False, alert="connection closed")
             return replace(first, retry=closed) if first is not None else closed
     except _Alert as alert:
-        refused = Answer(accepted=False, alert=str(alert))
+        refused = HelloReply(accepted=False, alert=str(alert))
     except TimeoutError:
-        refused = Answer(accepted=False, alert="timeout", inconclusive=True)
+        refused = HelloReply(accepted=False, alert="timeout", inconclusive=True)
     except ConnectionResetError:
-        refused = Answer(accepted=False, alert="connection reset", inconclusive=True)
+        refused = HelloReply(accepted=False, alert="connection reset", inconclusive=True)
     except OSError as exc:
-        refused = Answer(accepted=False, alert=exc.strerror or str(exc))
+        refused = HelloReply(accepted=False, alert=exc.strerror or str(exc))
     return replace(first, retry=refused) if first is not None else refused
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Flight:
     """What a TLS 1.2 server sends before it waits for the client: its certificates as sent
     (DER, in order), whether an OCSP response was stapled, and any CertificateRequest."""

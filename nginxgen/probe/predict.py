@@ -11,6 +11,7 @@ means the server is not running this config (not reloaded, another file, another
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from nginxgen.conf.config import Config
@@ -18,7 +19,7 @@ from nginxgen.conf.effective import Effective
 from nginxgen.conf.load import Stmt
 from nginxgen.conf.per_name import NameModel, tls_socket_for_port
 from nginxgen.probe import checks
-from nginxgen.probe.check import Prediction, expect
+from nginxgen.probe.check import Check, Prediction, expect
 from nginxgen.target import Target
 
 NOT_RUNNING = "the server does not do what this config says (not reloaded?)"
@@ -29,14 +30,16 @@ def model_for(config: Config, target: Target, port: int, sni: str | None) -> Nam
     return None if socket is None else NameModel(Effective(config, target), socket, sni)
 
 
-def predictions(model: NameModel, found: dict[str, Any]) -> list[Prediction]:
+def predictions(
+    model: NameModel, found: dict[str, Any], run: Sequence[Check] | None = None
+) -> list[Prediction]:
     """The model's answer for every setting the probe observed for this name: whether the
-    handshake is refused, then each check's (nginxgen/probe/checks/) where it is not."""
+    handshake is refused, then each check's of `run` (nginxgen/probe/checks/) where it is not."""
     refused = model.refused()
     out = [expect(refused, not any(found["protocols"].values()), "refused")]
     if refused.value:
         return out
-    for check in checks.CHECKS:
+    for check in checks.CHECKS if run is None else run:
         out.extend(check.predict(model, found))
     return out
 
@@ -57,8 +60,16 @@ def compare(
             "why": "the config has no TLS listen on this port",
         }
         return [listen], []
+    return compare_model(model, observed)
+
+
+def compare_model(
+    model: NameModel, observed: dict[str, Any], run: Sequence[Check] | None = None
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(the mismatches, the model's value of every observed setting) for one probed name whose
+    model is `model` (an http{} socket's, or a stream{} one's: probe/stream.py)."""
     found, said = [], []
-    for p in predictions(model, observed):
+    for p in predictions(model, observed, run):
         line = p.answer.line
         said.append(
             {

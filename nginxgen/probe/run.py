@@ -9,25 +9,31 @@ handshake or a request use this Python's TLS library (nginxgen/probe/session.py)
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from nginxgen.ech import EchConfig
 from nginxgen.probe import checks
-from nginxgen.probe.check import HANDSHAKE_ERRORS, NameProbe
+from nginxgen.probe.check import HANDSHAKE_ERRORS, Check, NameProbe
 from nginxgen.probe.hello import connections_made
 
 CONCURRENT = 16  # names probed at once
 
 
 def probe_name(
-    address: tuple[str, int], sni: str | None, timeout: float, ech: EchConfig | None = None
+    address: tuple[str, int],
+    sni: str | None,
+    timeout: float,
+    ech: EchConfig | None = None,
+    run: Sequence[Check] | None = None,
 ) -> dict[str, Any]:
-    """Every check that applies to the name, in order (nginxgen/probe/checks/); where a full
-    handshake fails, the checks after it keep their values for "not run"."""
+    """Every check of `run` (default: all of them) that applies to the name, in order
+    (nginxgen/probe/checks/); where a full handshake fails, the checks after it keep their
+    values for "not run"."""
     connections_made()  # count this name's connections from here
     probe = NameProbe(address, sni, timeout, ech)
     failed = False
-    for check in checks.CHECKS:
+    for check in checks.CHECKS if run is None else run:
         if failed or not check.runs(probe.found):
             probe.found.update(check.KEYS)
             continue
@@ -88,9 +94,11 @@ def probe(
 def text_report(results: list[dict[str, Any]]) -> str:
     lines = []
     for result in results:
-        lines.append(f"{result['sni'] or '(no SNI)'}:")
+        where = f" on port {result['port']}" if "port" in result else ""
+        lines.append(f"{result['sni'] or '(no SNI)'}{where}:")
         for check in checks.CHECKS:
-            lines.extend(check.text(result))
+            if all(key in result for key in check.KEYS):  # a check that ran for this name
+                lines.extend(check.text(result))
         if result.get("error"):
             lines.append(f"  {result['error']}")
         for check in result["inconclusive"]:

@@ -22,9 +22,9 @@ from __future__ import annotations
 import os
 import ssl
 import tempfile
-from dataclasses import dataclass
 
 from nginxgen.probe.hello import connect
+from nginxgen.records import record
 
 # TLS 1.3 suites: (AEAD, key length, hash)
 SUITES = {
@@ -35,7 +35,7 @@ SUITES = {
 }
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Tls13Flight:
     chain: list[bytes]  # DER, as sent, leaf first when the server is right
     stapled: bool

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import os
-from dataclasses import replace
 
 from nginxgen.errors import NginxgenError
+from nginxgen.records import replace
 from nginxgen.report.logformat import (
     COMBINED,
     LogFormat,

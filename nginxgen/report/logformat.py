@@ -16,9 +16,9 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from nginxgen.knowledge import ech, logs
+from nginxgen.records import field, record
 
 # What the report needs, and the variables that can supply each (first present wins).
 ROLES: dict[str, tuple[str, ...]] = {
@@ -48,7 +48,7 @@ _VARIABLE = re.compile(r"\$(?:\{(\w+)\}|(\w+))")
 _JSON_PAIR = re.compile(r'"([^"\\]+)"\s*:\s*"?\$(?:\{(\w+)\}|(\w+))"?\s*(?=[,}])')
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class LogFormat:
     name: str  # as the user knows it: a log_format name, or "given" for --log-format TEXT
     text: str  # the format with its strings joined, as nginx joins them

@@ -7,7 +7,6 @@ out. Shares are of TLS connections (or requests, when the log cannot tell connec
 from __future__ import annotations
 
 from collections import Counter
-from functools import cache
 from typing import Any
 
 from nginxgen.report.logformat import generated_log_directives
@@ -90,33 +89,39 @@ class _Sum:
         }
 
 
-def summarize(tally: Tally, by: str | None) -> dict[str, Any]:
-    """The report as data: `overall`, `sites`, and with `by` the `periods` in time order."""
-    time_variable = tally.roles["time"]
+class _Slices:
+    """The sums counters go into: overall, per site, and with `by` per period (hour or day), the
+    whole period and each site in it."""
 
-    @cache
-    def period(key: object) -> str | None:
-        label = hour_label(time_variable, key)
-        if label is None or by is None:
-            return None
-        return label[:10] if by == "day" else label
+    def __init__(self, time_variable: str | None, by: str | None) -> None:
+        self.time_variable, self.by = time_variable, by
+        self.overall, self.sites = _Sum(), dict[str, _Sum]()
+        self.periods: dict[str | None, tuple[_Sum, dict[str, _Sum]]] = {}
+        self._labels: dict[object, str | None] = {}  # hour key -> period: one label per hour
 
-    overall, sites = _Sum(), dict[str, _Sum]()
-    periods: dict[str | None, tuple[_Sum, dict[str, _Sum]]] = {}
-
-    def slices(hour: object, site: str) -> list[_Sum]:
+    def of(self, hour: object, site: str) -> list[_Sum]:
         """The sums a counter of this hour and site goes into."""
-        out = [overall, sites.setdefault(site, _Sum())]
-        if by is not None:
-            whole, per_site = periods.setdefault(period(hour), (_Sum(), {}))
+        out = [self.overall, self.sites.setdefault(site, _Sum())]
+        if self.by is not None:
+            whole, per_site = self.periods.setdefault(self._period(hour), (_Sum(), {}))
             out += [whole, per_site.setdefault(site, _Sum())]
         return out
 
+    def _period(self, key: object) -> str | None:
+        if key not in self._labels:
+            label = hour_label(self.time_variable, key)
+            self._labels[key] = label[:10] if label and self.by == "day" else label
+        return self._labels[key]
+
+
+def summarize(tally: Tally, by: str | None) -> dict[str, Any]:
+    """The report as data: `overall`, `sites`, and with `by` the `periods` in time order."""
+    slices = _Slices(tally.roles["time"], by)
     for key, count in tally.connections.items():
-        for part in slices(key[0], str(key[1])):
+        for part in slices.of(key[0], str(key[1])):
             part.add(key, count)
     for (hour, site, tls), count in tally.requests.items():
-        for part in slices(hour, str(site)):
+        for part in slices.of(hour, str(site)):
             part.tls_requests += count if tls else 0
     report: dict[str, Any] = {
         "format": tally.fmt.name,
@@ -126,29 +131,40 @@ def summarize(tally: Tally, by: str | None) -> dict[str, Any]:
         "protocol_known": tally.roles["protocol"] is not None,
         # the lines to add to http{} for a log that says what TLS was negotiated
         "tls_hint": None if tally.roles["protocol"] else generated_log_directives(),
-        "lines": {
-            "read": tally.lines,
-            "unreadable": tally.unreadable.count,
-            "unreadable_examples": [
-                {"file": f, "line": n, "text": text} for f, n, text in tally.unreadable.examples
-            ],
-        },
-        "overall": overall.as_dict(tally),
+        "lines": _lines(tally),
+        "overall": slices.overall.as_dict(tally),
         "sites": {
             name: part.as_dict(tally)
-            for name, part in sorted(sites.items(), key=lambda item: -item[1].connections)
+            for name, part in sorted(slices.sites.items(), key=lambda item: -item[1].connections)
         },
         "by": by,
     }
     if by is not None:
-        report["periods"] = [
-            {
-                "period": label if label is not None else "unknown",
-                "overall": whole.as_dict(tally),
-                "sites": {name: part.as_dict(tally) for name, part in sorted(per_site.items())},
-            }
-            for label, (whole, per_site) in sorted(
-                periods.items(), key=lambda item: (item[0] is None, item[0] or "")
-            )
-        ]
+        report["periods"] = _periods(slices, tally)
     return report
+
+
+def _lines(tally: Tally) -> dict[str, Any]:
+    """The lines read, and the first unreadable ones."""
+    return {
+        "read": tally.lines,
+        "unreadable": tally.unreadable.count,
+        "unreadable_examples": [
+            {"file": f, "line": n, "text": text} for f, n, text in tally.unreadable.examples
+        ],
+    }
+
+
+def _periods(slices: _Slices, tally: Tally) -> list[dict[str, Any]]:
+    """Each period in time order (a line whose time could not be read last, as "unknown"):
+    its overall sums and its sites'."""
+    return [
+        {
+            "period": label if label is not None else "unknown",
+            "overall": whole.as_dict(tally),
+            "sites": {name: part.as_dict(tally) for name, part in sorted(per_site.items())},
+        }
+        for label, (whole, per_site) in sorted(
+            slices.periods.items(), key=lambda item: (item[0] is None, item[0] or "")
+        )
+    ]

@@ -13,10 +13,10 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 
 from nginxgen.knowledge import ech, tls_groups
-from nginxgen.report.logformat import ROLES, LineParser, LogFormat
+from nginxgen.records import field, record
+from nginxgen.report.logformat import ROLES, LineParser, LogFormat, Values
 
 TIME, SITE, HOST, PROTOCOL, CIPHER, CURVE, CURVES, REUSED, EARLY, REQUESTS, TLS, ECH = range(
     len(ROLES)
@@ -31,7 +31,7 @@ MAX_SITES = 1000
 OTHER_SITES = "(other sites)"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class GroupView:
     """A logged group value, named: hex code points become names, GREASE is left out."""
 
@@ -55,7 +55,7 @@ def group_view(value: str) -> GroupView:
     return GroupView(value, bool(group and group.pq))
 
 
-@dataclass
+@record
 class Unreadable:
     count: int = 0
     examples: list[tuple[str, int, str]] = field(default_factory=list)  # file, line, text
@@ -67,7 +67,7 @@ class Unreadable:
             self.examples.append((name, number, text[:200]))
 
 
-@dataclass
+@record
 class InputCount:
     """What one input gave: its lines that the format read, and the first it could not."""
 
@@ -78,7 +78,7 @@ class InputCount:
     first_unreadable_text: bytes = b""
 
 
-@dataclass
+@record
 class Tally:
     """The counters of one or more logs read with one format."""
 
@@ -138,10 +138,7 @@ class Tally:
                 except ValueError:
                     values = None
                 if values is None:
-                    self.unreadable.add(name, number, line)
-                    if counted.first_unreadable is None:
-                        counted.first_unreadable = number
-                        counted.first_unreadable_text = line
+                    self._unreadable_line(counted, number, line)
                     continue
                 readable += 1
                 site = self._site(values[SITE] or values[HOST] or "-")
@@ -162,37 +159,41 @@ class Tally:
                         when, site, tls, None, None, None, False, False, False, False, False
                     ] += 1
                     continue
-                protocol = values[PROTOCOL]
-                curve = values[CURVE]
-                group = None
-                offered = False
-                pq = False
-                if curve is not None and curve not in EMPTY:
-                    view = groups.get(curve)
-                    if view is None:
-                        view = groups[curve] = group_view(curve)
-                    group, pq = view.name, view.pq
-                    curves = values[CURVES]
-                    if not pq and protocol == "TLSv1.3" and curves not in (None, *EMPTY):
-                        offered = self._offered_pq(curves)
-                key = (
-                    when,
-                    site,
-                    True,
-                    protocol,
-                    values[CIPHER],
-                    group,
-                    pq,
-                    offered,
-                    values[REUSED] == "r",
-                    values[EARLY] == "1",
-                    values[ECH] == ECH_ACCEPTED,
-                )
-                connections[key] += 1
+                connections[self._tls_connection(values, when, site, groups)] += 1
         finally:
             self.lines += number
             counted.readable = readable
             counted.unreadable = self.unreadable.count - unreadable_before
+
+    def _unreadable_line(self, counted: InputCount, number: int, line: bytes) -> None:
+        """A line the format did not read: counted, and kept as an example while few."""
+        self.unreadable.add(counted.name, number, line)
+        if counted.first_unreadable is None:
+            counted.first_unreadable = number
+            counted.first_unreadable_text = line
+
+    def _tls_connection(
+        self, values: Values, when: object, site: str, groups: dict[str, GroupView]
+    ) -> tuple[object, ...]:
+        """The connections key of a TLS connection's first request: its protocol, suite, group
+        (named once per value in `groups`), whether the group is post-quantum or the client
+        offered one, resumption, early data and an accepted ECH."""
+        protocol = values[PROTOCOL]
+        curve = values[CURVE]
+        group = None
+        offered = False
+        pq = False
+        if curve is not None and curve not in EMPTY:
+            view = groups.get(curve)
+            if view is None:
+                view = groups[curve] = group_view(curve)
+            group, pq = view.name, view.pq
+            curves = values[CURVES]
+            if not pq and protocol == "TLSv1.3" and curves not in (None, *EMPTY):
+                offered = self._offered_pq(curves)
+        reused, early = values[REUSED] == "r", values[EARLY] == "1"
+        ech = values[ECH] == ECH_ACCEPTED
+        return (when, site, True, protocol, values[CIPHER], group, pq, offered, reused, early, ech)
 
 
 def _hour_key(variable: str | None) -> Callable[[str | None], object]:

@@ -20,7 +20,7 @@ from pathlib import Path
 from hypothesis import strategies as st
 
 from nginxgen.conf.load import load_path
-from nginxgen.edit.source import Source, Statement
+from nginxgen.edit.source import Source, SourceStatement
 from nginxgen.knowledge import directives
 from nginxgen.lint.run import Selection, lint
 from tests.builds import Build
@@ -39,7 +39,7 @@ VALUE_MESSAGE = re.compile(r'^"([^"]+)" directive invalid (?:value|number)$')
 EMERG_LINE = re.compile(r"\[emerg\] (.*?) in (\S+):(\d+)$", re.M)
 
 
-def _statements(source: Source) -> list[Statement]:
+def _statements(source: Source) -> list[SourceStatement]:
     flat, stack = [], list(source.statements)
     while stack:
         stmt = stack.pop()

@@ -71,6 +71,7 @@ MODULES = (
     "ngx712_stapling_verify_without_trusted",
     "ngx713_early_data_replay",
     "ngx714_certificate_key_pairs",
+    "ngx715_listen_ssl_without_certificate",
     "ngx721_certificate_key_mismatch",
     "ngx722_certificate_chain_incomplete",
     "ngx723_certificate_chain_order",

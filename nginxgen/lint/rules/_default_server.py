@@ -8,7 +8,7 @@ from nginxgen.conf.config import Config, Server
 from nginxgen.conf.load import Stmt
 from nginxgen.conf.per_name import NameModel, lines_of
 from nginxgen.lint.context import Context
-from nginxgen.lint.findings import Fix
+from nginxgen.lint.findings import Applicability, Fix
 from nginxgen.lint.rules import _fixes
 from nginxgen.records import record
 from nginxgen.values import same_value
@@ -18,7 +18,7 @@ from nginxgen.values import same_value
 # wanted there; deleting it keeps behaviour and loses that intent (a vhost's post-quantum
 # groups, silently gone). Making it take effect changes what clients get: unsafe.
 MOVE_TO_DEFAULT = (
-    "unsafe",
+    Applicability.UNSAFE,
     "no safe fix: the ignored line is the only record of what was wanted there; with "
     "--unsafe-fixes, moves its value into the default server that decides (for every name on "
     "that address; the line stays where its server also listens on another TLS address, and "
@@ -85,15 +85,11 @@ def _on_another_tls_socket(config: Config, server: Server, socket: str) -> bool:
 
 
 def move_to_default(ctx: Context, m: Misplaced) -> Fix | None:
-    """The unsafe fix: make the vhost's value the default server's (which decides for every
-    name on the address:port) and drop the vhost's line; none where the vhosts of the address
-    disagree among themselves, and none where the default server also listens on another TLS
-    address: its own line says what it wants there too (it may decide there, or be ignored
-    there with an intent of its own), and overwriting it would lose that. Where the vhost
-    also listens on another TLS address, its line stays: there it may decide (the vhost is
-    that address's default server), or say what was wanted where no fix applies, and dropping
-    it would change that address or lose the intent (a later pass would then move another
-    vhost's value over it). Each case was found by scripts/fuzz.py live-fix."""
+    """The unsafe fix: the default server, which decides for every name on the address:port,
+    takes the vhost's value, and the vhost's line goes. A line that also speaks for another TLS
+    address is never dropped or overwritten: the vhost's stays when the vhost listens there too,
+    and nothing moves into a default server that does. No fix where the address's vhosts want
+    different values (one default server cannot give both) or for ssl_conf_command."""
     if m.key.startswith("ssl_conf_command "):
         return None  # several lines of one directive: not automatic yet
     if _on_another_tls_socket(m.config, m.default, m.socket):

@@ -1,5 +1,5 @@
 """Shared by the rules that read the files a config names (certificates, keys, DH parameters,
-ticket keys), through nginxgen.conf.files and nginxgen.pem: a file that cannot be read is
+ticket keys), through nginxgen.conf.files and nginxgen.der: a file that cannot be read is
 skipped, these rules only speak about what they could see."""
 
 from __future__ import annotations
@@ -9,15 +9,11 @@ from collections.abc import Iterator
 from nginxgen.conf import files
 from nginxgen.conf.config import Server
 from nginxgen.conf.load import Stmt
+from nginxgen.der import Certificate, key_index, load_chain
 from nginxgen.lint.context import Context
-from nginxgen.pem import key_description, load_chain, load_key, public_bytes
 from nginxgen.records import record
 
-__all__ = ["certificate_files", "key_description", "load_chain", "read", "resolve"]
-
-TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
-if TYPE_CHECKING:
-    from typing import Any
+__all__ = ["certificate_files", "load_chain", "read", "resolve"]
 
 
 def resolve(ctx: Context, path: str) -> str | None:
@@ -35,29 +31,15 @@ class CertificateFile:
     server: Server
     stmt: Stmt
     key_stmt: Stmt | None
-    chain: list[Any]  # cryptography x509 certificates, leaf first as written
+    chain: list[Certificate]  # leaf first, as written
     key_match: int | None  # index in chain of the certificate the key belongs to; None: unknown
-
-
-def _key_match(data: bytes | None, chain: list[Any]) -> int | None:
-    if data is None:
-        return None
-    try:
-        key = load_key(data)
-    except (TypeError, ValueError, NotImplementedError):
-        return None  # encrypted (ssl_password_file) or not PEM: nothing to say
-    mine = public_bytes(key.public_key())
-    for index, cert in enumerate(chain):
-        if public_bytes(cert.public_key()) == mine:
-            return index
-    return -1
 
 
 def _certificate_files(ctx: Context) -> list[CertificateFile]:
     out: list[CertificateFile] = []
     seen: set[tuple[int, int | None]] = set()
     # Fleets name one chain and key in thousands of vhosts: read and match each pair once.
-    chains: dict[str, list[Any]] = {}
+    chains: dict[str, list[Certificate]] = {}
     matches: dict[tuple[str, str | None], int | None] = {}
     for server in ctx.tls_servers():
         certs = server.effective("ssl_certificate")
@@ -78,7 +60,7 @@ def _certificate_files(ctx: Context) -> list[CertificateFile]:
             key_path = key_stmt.args[0] if key_stmt and key_stmt.args else None
             if (cert_path, key_path) not in matches:
                 key_data = read(ctx, key_path) if key_path else None
-                matches[cert_path, key_path] = _key_match(key_data, chain)
+                matches[cert_path, key_path] = key_index(key_data, chain) if key_data else None
             out.append(CertificateFile(server, stmt, key_stmt, chain, matches[cert_path, key_path]))
     return out
 

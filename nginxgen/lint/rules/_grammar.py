@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from nginxgen.conf.load import Stmt
 from nginxgen.knowledge import directives, nginx
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._values import merge_refusals, refusal, unmet_requirements
 from nginxgen.records import record
 
@@ -40,7 +40,7 @@ class Verdict:
     stmt: Stmt
     code: str  # NGX007 unknown, NGX008 not allowed here, NGX009 argument count, NGX010 value
     message: str
-    severity: str
+    severity: Severity
     fix: str | None = None
 
 
@@ -82,11 +82,11 @@ def _judge(ctx: Context) -> list[Verdict]:
             if (stmt.file, stmt.line) not in met:
                 met.add((stmt.file, stmt.line))
                 fix = "set the trusted certificates, or turn the verification off"
-                out.append(Verdict(stmt, "NGX010", message, "error", fix))
+                out.append(Verdict(stmt, "NGX010", message, Severity.ERROR, fix))
         for stmt, message, fix in merge_refusals(loaded.statements, ctx.target):
             if (stmt.file, stmt.line) not in met:
                 met.add((stmt.file, stmt.line))
-                out.append(Verdict(stmt, "NGX010", message, "error", fix))
+                out.append(Verdict(stmt, "NGX010", message, Severity.ERROR, fix))
     return out
 
 
@@ -107,15 +107,17 @@ def _one(ctx: Context, stmt: Stmt, context: str | None) -> Verdict | None:
                 f'unknown directive "{name}" before nginx {backport.since}, unless the '
                 f"package backports it ({backport.packages})"
             )
-            return Verdict(stmt, "NGX007", message, "warning")
-        return Verdict(stmt, "NGX007", f'unknown directive "{name}"', "error")
+            return Verdict(stmt, "NGX007", message, Severity.WARNING)
+        return Verdict(stmt, "NGX007", f'unknown directive "{name}"', Severity.ERROR)
     if context is not None:
         here = [e for e in entries if e.allows(context)]
         if not here:
             third = directives.third_party_directive(name)
             if any(e.allows(context) for e in third):
                 return _third_party(stmt, third)
-            return Verdict(stmt, "NGX008", f'"{name}" directive is not allowed here', "error")
+            return Verdict(
+                stmt, "NGX008", f'"{name}" directive is not allowed here', Severity.ERROR
+            )
     else:
         here = list(entries)
     shaped = [e for e in here if e.block == (stmt.block is not None)]
@@ -125,7 +127,7 @@ def _one(ctx: Context, stmt: Stmt, context: str | None) -> Verdict | None:
     taking = [e for e in shaped if e.takes(count)]
     if not taking:
         message = f'invalid number of arguments in "{name}" directive'
-        return Verdict(stmt, "NGX009", message, "error")
+        return Verdict(stmt, "NGX009", message, Severity.ERROR)
     return _value(ctx, stmt, taking)
 
 
@@ -135,7 +137,7 @@ def _value(ctx: Context, stmt: Stmt, taking: list[directives.DirectiveEntry]) ->
     if refused is None:
         return None
     fix = f'nginx does not read "{refused.value}": write a value "{stmt.directive}" takes'
-    return Verdict(stmt, "NGX010", refused.message, "error", fix)
+    return Verdict(stmt, "NGX010", refused.message, Severity.ERROR, fix)
 
 
 def _third_party(stmt: Stmt, third: tuple[directives.DirectiveEntry, ...]) -> Verdict:
@@ -145,6 +147,6 @@ def _third_party(stmt: Stmt, third: tuple[directives.DirectiveEntry, ...]) -> Ve
         "NGX007",
         f'"{stmt.directive}" is a directive of the third-party module {third[0].module} '
         f"({repo}): nginx -t fails unless this nginx has that module",
-        "info",
+        Severity.INFO,
         f"build or load {third[0].module} ({repo}), or remove the line",
     )

@@ -26,9 +26,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 
-RULE = Rule(code="NGX001", name="syntax-error", severity="error", fix="fix the syntax at this line")
+RULE = Rule(
+    code="NGX001", name="syntax-error", severity=Severity.ERROR, fix="fix the syntax at this line"
+)
 KIND = "syntax"
 
 

@@ -9,10 +9,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 
 RULE = Rule(
-    code="NGX002", name="missing-include", severity="error", fix="create the file or fix the path"
+    code="NGX002",
+    name="missing-include",
+    severity=Severity.ERROR,
+    fix="create the file or fix the path",
 )
 
 

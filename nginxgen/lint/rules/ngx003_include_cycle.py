@@ -8,9 +8,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 
-RULE = Rule(code="NGX003", name="include-cycle", severity="error", fix="break the include cycle")
+RULE = Rule(
+    code="NGX003", name="include-cycle", severity=Severity.ERROR, fix="break the include cycle"
+)
 
 
 def check(ctx: Context) -> Iterator[Finding]:

@@ -14,12 +14,12 @@ from collections.abc import Iterator
 
 from nginxgen.conf.load import Stmt
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 
 RULE = Rule(
     code="NGX004",
     name="suppression-without-reason",
-    severity="warning",
+    severity=Severity.WARNING,
     fix="write why after the ]",
 )
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 
 RULE = Rule(
     code="NGX005",
     name="runaway-include",
-    severity="warning",
+    severity=Severity.WARNING,
     fix="include each snippet once per block; do not include a file from several levels",
 )
 

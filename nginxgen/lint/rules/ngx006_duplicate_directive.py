@@ -26,19 +26,22 @@ from nginxgen.conf.config import Location
 from nginxgen.conf.load import Stmt
 from nginxgen.knowledge import nginx
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding, Fix
+from nginxgen.lint.findings import Applicability, Finding, Fix, Severity
 from nginxgen.lint.rules import _fixes
 
 RULE = Rule(
     code="NGX006",
     name="duplicate-directive",
-    severity="error",
+    severity=Severity.ERROR,
     fix="keep one line of it in this block",
     otherwise=(
-        ("warning", "nginx combines the repeated lines (ssl_protocols) instead of refusing them"),
+        (
+            Severity.WARNING,
+            "nginx combines the repeated lines (ssl_protocols) instead of refusing them",
+        ),
     ),
     autofix=(
-        "safe",
+        Applicability.SAFE,
         "deletes a second line that repeats the first exactly; with --unsafe-fixes, a merged "
         "directive (ssl_protocols) gets the second line's value on the first line instead",
     ),
@@ -88,9 +91,9 @@ def check(ctx: Context) -> Iterator[Finding]:
                     f"{name} again in the same block ({first.file}:{first.line} has "
                     f"{' '.join(first.args)}): nginx combines both lines instead of using this one",
                     fix=f"change the first {name} line and drop this one",
-                    severity="warning",
+                    severity=Severity.WARNING,
                     # unsafe: the merged protocols (TLS 1.0/1.1 from Debian's line) go away
-                    autofix="unsafe",
+                    autofix=Applicability.UNSAFE,
                     edits=edits,
                 )
 

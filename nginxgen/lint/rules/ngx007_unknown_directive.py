@@ -19,17 +19,20 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._grammar import findings
 
 RULE = Rule(
     code="NGX007",
     name="unknown-directive",
-    severity="error",
+    severity=Severity.ERROR,
     fix="check the spelling, or load the module that has it",
     otherwise=(
-        ("warning", "a later nginx release has it and a package may have backported it"),
-        ("info", "a third-party module has it (nginx -t fails unless this nginx has that module)"),
+        (Severity.WARNING, "a later nginx release has it and a package may have backported it"),
+        (
+            Severity.INFO,
+            "a third-party module has it (nginx -t fails unless this nginx has that module)",
+        ),
     ),
 )
 

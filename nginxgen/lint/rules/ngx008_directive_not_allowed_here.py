@@ -18,13 +18,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._grammar import findings
 
 RULE = Rule(
     code="NGX008",
     name="directive-not-allowed-here",
-    severity="error",
+    severity=Severity.ERROR,
     fix="move it into a block that takes it (nginx's documentation gives each directive's Context)",
 )
 

@@ -17,13 +17,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._grammar import findings
 
 RULE = Rule(
     code="NGX009",
     name="invalid-argument-count",
-    severity="error",
+    severity=Severity.ERROR,
     fix="give it the number of arguments its syntax takes (nginx's documentation gives the Syntax)",
 )
 

@@ -48,14 +48,14 @@ from collections.abc import Iterator
 
 from nginxgen.knowledge import nginx
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._client_certs import verifying
 from nginxgen.lint.rules._grammar import findings
 
 RULE = Rule(
     code="NGX010",
     name="invalid-value",
-    severity="error",
+    severity=Severity.ERROR,
     fix="write a value nginx reads: on or off, a size like 16k or 1m, a time like 10m or 1d, a "
     "name of the directive's table (TLSv1.3)",
 )

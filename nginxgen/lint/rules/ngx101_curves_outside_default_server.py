@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule, server_label
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._default_server import (
     MOVE_TO_DEFAULT,
     block_fix,
@@ -36,7 +36,7 @@ from nginxgen.lint.rules._default_server import (
 RULE = Rule(
     code="NGX101",
     name="curves-outside-default-server",
-    severity="warning",
+    severity=Severity.WARNING,
     fix="move ssl_ecdh_curve (or ssl_conf_command Groups) to http{} level, "
     "or make it the same in the default server",
     autofix=MOVE_TO_DEFAULT,

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule, server_label
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._default_server import (
     MOVE_TO_DEFAULT,
     block_fix,
@@ -36,7 +36,7 @@ from nginxgen.lint.rules._default_server import (
 RULE = Rule(
     code="NGX102",
     name="session-outside-default-server",
-    severity="warning",
+    severity=Severity.WARNING,
     fix="move ssl_session_cache, ssl_session_timeout and ssl_session_ticket_key to http{} level",
     autofix=MOVE_TO_DEFAULT,
 )

@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule, server_label
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._default_server import (
     MOVE_TO_DEFAULT,
     block_fix,
@@ -42,7 +42,7 @@ from nginxgen.lint.rules._default_server import (
 RULE = Rule(
     code="NGX103",
     name="protocols-outside-default-server",
-    severity="warning",
+    severity=Severity.WARNING,
     fix="set ssl_protocols (and ssl_conf_command Ciphersuites) at http{} level, or use nginx >= 1.29.2",
     autofix=MOVE_TO_DEFAULT,
 )

@@ -21,13 +21,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule, server_label
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._default_server import MOVE_TO_DEFAULT, misplaced, move_to_default
 
 RULE = Rule(
     code="NGX104",
     name="early-data-outside-default-server",
-    severity="warning",
+    severity=Severity.WARNING,
     fix="set ssl_early_data at http{} level or in the default server",
     autofix=MOVE_TO_DEFAULT,
 )

@@ -28,7 +28,7 @@ from collections.abc import Iterator
 
 from nginxgen.conf.per_name import NameModel
 from nginxgen.lint.context import Context, Rule, server_label
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._default_server import (
     MOVE_TO_DEFAULT,
     Misplaced,
@@ -40,7 +40,7 @@ from nginxgen.lint.rules._default_server import (
 RULE = Rule(
     code="NGX105",
     name="tickets-on-in-vhost",
-    severity="info",
+    severity=Severity.INFO,
     fix="set ssl_session_tickets at http{} level",
     autofix=MOVE_TO_DEFAULT,
 )

@@ -21,12 +21,12 @@ from collections.abc import Iterator
 
 from nginxgen.conf.config import Config
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 
 RULE = Rule(
     code="NGX107",
     name="duplicate-default-server",
-    severity="error",
+    severity=Severity.ERROR,
     fix="keep default_server on one listen per address:port",
 )
 

@@ -29,12 +29,12 @@ from collections.abc import Iterator
 
 from nginxgen.conf.config import Location, Server
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 
 RULE = Rule(
     code="NGX108",
     name="reject-handshake-without-return",
-    severity="warning",
+    severity=Severity.WARNING,
     fix="add return 421; (or return 444;) to the default server",
 )
 

@@ -30,12 +30,12 @@ from collections.abc import Iterator
 
 from nginxgen.conf.stream import Stream
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 
 RULE = Rule(
     code="NGX109",
     name="preread-outside-default-server",
-    severity="warning",
+    severity=Severity.WARNING,
     fix="set ssl_preread on at stream{} level or in the default server of the address",
 )
 

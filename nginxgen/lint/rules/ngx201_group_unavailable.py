@@ -37,17 +37,17 @@ from collections.abc import Iterator
 
 from nginxgen.knowledge import tls_groups
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Applicability, Finding, Severity
 from nginxgen.lint.rules._groups import group_statements, parse_groups, renamed, verdict
 from nginxgen.target import Library
 
 RULE = Rule(
     code="NGX201",
     name="group-unavailable",
-    severity="error",
+    severity=Severity.ERROR,
     fix="use a group the library has (X25519, prime256v1 or secp384r1, where it has them) or upgrade the library",
     autofix=(
-        "safe",
+        Applicability.SAFE,
         "respells a group the library knows under another name; with --unsafe-fixes, a draft "
         "name becomes its standard successor where the target has it",
     ),
@@ -85,7 +85,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                     stmt,
                     f"{group.requirement(library)} ({ctx.target.describe()}): nginx -t fails",
                     fix,
-                    autofix="unsafe",  # another code point: clients that only speak the draft
+                    autofix=Applicability.UNSAFE,  # another code point: clients that only speak the draft
                     edits=renamed(ctx, stmt, entry, successor.spell(library))
                     if successor is not None and successor.available(library)
                     else None,

@@ -20,13 +20,13 @@ from collections.abc import Iterator
 
 from nginxgen.knowledge import tls_groups
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._groups import group_statements, parse_groups
 
 RULE = Rule(
     code="NGX202",
     name="group-syntax-unsupported",
-    severity="error",
+    severity=Severity.ERROR,
     fix="write a plain colon-separated list of group names",
 )
 

@@ -26,17 +26,17 @@ from nginxgen.conf.config import Server
 from nginxgen.conf.load import Stmt
 from nginxgen.knowledge import libraries, tls_groups
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Applicability, Finding, Severity
 from nginxgen.lint.rules import _fixes
 from nginxgen.lint.rules._groups import group_statements, parse_groups
 
 RULE = Rule(
     code="NGX203",
     name="pq-not-enforced",
-    severity="info",
+    severity=Severity.INFO,
     fix="end the post-quantum groups with / (X25519MLKEM768/X25519:...), or use auto",
     autofix=(
-        "unsafe",
+        Applicability.UNSAFE,
         "rewrites the colon list as the tuple PQ/classical (X25519MLKEM768/X25519): clients that send a classical key share first pay one extra round trip",
     ),
 )

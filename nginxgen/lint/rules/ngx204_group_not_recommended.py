@@ -29,16 +29,16 @@ from collections.abc import Iterator
 from nginxgen import rule_codes
 from nginxgen.knowledge import tls_groups
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Applicability, Finding, Severity
 from nginxgen.lint.rules._groups import group_statements, parse_groups, renamed, verdict
 
 RULE = Rule(
     code=rule_codes.GROUP_NOT_RECOMMENDED,  # the generator names it too
     name="group-not-recommended",
-    severity="warning",
+    severity=Severity.WARNING,
     fix="drop the group (X25519, prime256v1 and secp384r1 cover every client)",
     autofix=(
-        "unsafe",
+        Applicability.UNSAFE,
         "with --unsafe-fixes, drops the group from the list, or turns a draft name into its "
         "standard successor where the target has it",
     ),

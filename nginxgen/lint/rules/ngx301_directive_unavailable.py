@@ -17,13 +17,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._directives import versioned
 
 RULE = Rule(
     code="NGX301",
     name="directive-unavailable",
-    severity="error",
+    severity=Severity.ERROR,
     fix="use what this nginx version has instead",
 )
 

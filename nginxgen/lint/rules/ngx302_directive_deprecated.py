@@ -20,17 +20,17 @@ from nginxgen.conf.config import Server
 from nginxgen.conf.load import Stmt
 from nginxgen.knowledge import nginx
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding, Fix
+from nginxgen.lint.findings import Applicability, Finding, Fix, Severity
 from nginxgen.lint.rules import _fixes
 from nginxgen.lint.rules._directives import versioned
 
 RULE = Rule(
     code="NGX302",
     name="directive-deprecated",
-    severity="warning",
+    severity=Severity.WARNING,
     fix="use the replacement before an upgrade refuses it",
     autofix=(
-        "unsafe",
+        Applicability.UNSAFE,
         "`listen ... http2` becomes the listen without it plus `http2 on;` in its server (safe "
         "when every listen of that server has the parameter and no other server shares its "
         "addresses; otherwise unsafe: the parameter turned HTTP/2 on for every server of the "
@@ -93,11 +93,11 @@ def check(ctx: Context) -> Iterator[Finding]:
                 and http2_directive.available
             )
             if stmt.directive == "ssl":
-                autofix, edits = "safe", _ssl_on(ctx, stmt)
+                autofix, edits = Applicability.SAFE, _ssl_on(ctx, stmt)
             else:
                 server = _server_of(ctx, stmt) if fixable else None
                 alone = server is not None and _http2_alone(ctx, server)
-                autofix = "safe" if alone else "unsafe"
+                autofix = Applicability.SAFE if alone else Applicability.UNSAFE
                 edits = _http2_on(ctx, stmt) if fixable else None
             yield ctx.finding(
                 RULE,

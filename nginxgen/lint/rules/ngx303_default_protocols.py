@@ -19,14 +19,16 @@ from collections.abc import Iterator
 
 from nginxgen.knowledge import nginx, web
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 
 RULE = Rule(
     code="NGX303",
     name="default-protocols",
-    severity="warning",
+    severity=Severity.WARNING,
     fix="set ssl_protocols TLSv1.2 TLSv1.3; at http{} level",
-    otherwise=(("info", "the default's only fault is TLS 1.0/1.1 the library cannot negotiate"),),
+    otherwise=(
+        (Severity.INFO, "the default's only fault is TLS 1.0/1.1 the library cannot negotiate"),
+    ),
 )
 
 
@@ -41,7 +43,7 @@ def check(ctx: Context) -> Iterator[Finding]:
             problems.append("TLS 1.0 and 1.1 on")
         elif not problems:
             problems.append(f"TLS 1.0 and 1.1 on, though {ctx.library()} cannot negotiate them")
-            severity = "info"
+            severity = Severity.INFO
     if not problems:
         return
     reported: set[int] = set()

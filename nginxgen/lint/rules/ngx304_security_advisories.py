@@ -19,13 +19,13 @@ from collections.abc import Iterator
 from nginxgen.conf.load import Stmt
 from nginxgen.knowledge import advisories
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 from nginxgen.version import Version
 
 RULE = Rule(
     code="NGX304",
     name="security-advisories",
-    severity="info",
+    severity=Severity.INFO,
     fix="upgrade nginx to a release that fixes them, or check that the package backports the fixes",
 )
 ORDER = {"major": 0, "high": 0, "medium": 1, "low": 2}

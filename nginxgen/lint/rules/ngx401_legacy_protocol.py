@@ -29,17 +29,19 @@ from collections.abc import Iterator
 from nginxgen import rule_codes
 from nginxgen.knowledge import web
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Applicability, Finding, Severity
 from nginxgen.lint.rules import _fixes
 
 RULE = Rule(
     code=rule_codes.LEGACY_PROTOCOL,  # the generator names it too
     name="legacy-protocol",
-    severity="warning",
+    severity=Severity.WARNING,
     fix="ssl_protocols TLSv1.2 TLSv1.3;",
-    otherwise=(("info", "the library cannot negotiate the protocols anyway (dead configuration)"),),
+    otherwise=(
+        (Severity.INFO, "the library cannot negotiate the protocols anyway (dead configuration)"),
+    ),
     autofix=(
-        "unsafe",
+        Applicability.UNSAFE,
         "removes SSLv2/SSLv3/TLSv1/TLSv1.1 from ssl_protocols (clients that only speak them lose access)",
     ),
 )
@@ -53,7 +55,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         if not legacy:
             continue
         message = f"{' '.join(legacy)} enabled: deprecated protocols (RFC 8996)"
-        severity: str | None = None
+        severity: Severity | None = None
         if not ctx.legacy_protocols_negotiable():
             why = (
                 "without @SECLEVEL=0"
@@ -64,7 +66,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                 f"; {ctx.library()} cannot negotiate them {why}, so this is dead configuration "
                 "(clients get an alert)"
             )
-            severity = "info"
+            severity = Severity.INFO
         kept = [p for p in stmt.args if p not in legacy] or ["TLSv1.2", "TLSv1.3"]
         # unsafe: clients that only speak the old protocols can no longer connect
         yield ctx.finding(

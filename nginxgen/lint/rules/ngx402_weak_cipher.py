@@ -18,13 +18,13 @@ from collections.abc import Iterator
 
 from nginxgen.knowledge import cipher_suites
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._ciphers import cipher_lines
 
 RULE = Rule(
     code="NGX402",
     name="weak-cipher",
-    severity="warning",
+    severity=Severity.WARNING,
     fix="list forward-secret AEAD suites only (the intermediate preset's list)",
 )
 

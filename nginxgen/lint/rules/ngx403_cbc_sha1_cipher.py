@@ -17,13 +17,13 @@ from collections.abc import Iterator
 from nginxgen import rule_codes
 from nginxgen.knowledge import cipher_suites
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._ciphers import cipher_lines
 
 RULE = Rule(
     code=rule_codes.CBC_SHA1_CIPHER,  # the generator names it too
     name="cbc-sha1-cipher",
-    severity="warning",
+    severity=Severity.WARNING,
     fix="drop the CBC SHA-1 suites; keep AES-GCM and ChaCha20-Poly1305",
 )
 

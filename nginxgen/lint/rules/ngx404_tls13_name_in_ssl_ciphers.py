@@ -18,17 +18,22 @@ import re
 from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Applicability, Finding, Severity
 from nginxgen.lint.rules import _fixes
 from nginxgen.lint.rules._ciphers import evaluate_line
 
 RULE = Rule(
     code="NGX404",
     name="tls13-name-in-ssl-ciphers",
-    severity="warning",
+    severity=Severity.WARNING,
     fix="set TLS 1.3 suites with ssl_conf_command Ciphersuites",
-    otherwise=(("error", "ssl_ciphers has only TLS 1.3 names: no cipher matches, nginx -t fails"),),
-    autofix=("safe", "takes the TLS 1.3 names out of ssl_ciphers (the library ignores them there)"),
+    otherwise=(
+        (Severity.ERROR, "ssl_ciphers has only TLS 1.3 names: no cipher matches, nginx -t fails"),
+    ),
+    autofix=(
+        Applicability.SAFE,
+        "takes the TLS 1.3 names out of ssl_ciphers (the library ignores them there)",
+    ),
 )
 
 
@@ -46,7 +51,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                 RULE,
                 stmt,
                 "only TLS 1.3 names: no cipher match, nginx refuses the config",
-                severity="error",
+                severity=Severity.ERROR,
             )
         else:
             # Safe fix: drop the names the library ignores here; nothing negotiated changes.

@@ -20,13 +20,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._ciphers import evaluate_line, model
 
 RULE = Rule(
     code="NGX405",
     name="tls13-suites-from-ssl-ciphers",
-    severity="info",
+    severity=Severity.INFO,
     fix="state the TLS 1.3 suites with ssl_conf_command Ciphersuites",
 )
 

@@ -15,16 +15,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Applicability, Finding, Severity
 from nginxgen.lint.rules import _fixes
 
 RULE = Rule(
     code="NGX406",
     name="prioritize-chacha-without-preference",
-    severity="warning",
+    severity=Severity.WARNING,
     fix="ssl_prefer_server_ciphers on;",
     autofix=(
-        "unsafe",
+        Applicability.UNSAFE,
         "turns ssl_prefer_server_ciphers on where the option applies (the server order then decides)",
     ),
 )

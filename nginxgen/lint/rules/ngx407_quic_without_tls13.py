@@ -14,15 +14,15 @@ from collections.abc import Iterator
 
 from nginxgen.knowledge import nginx
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Applicability, Finding, Severity
 from nginxgen.lint.rules import _fixes
 
 RULE = Rule(
     code="NGX407",
     name="quic-without-tls13",
-    severity="error",
+    severity=Severity.ERROR,
     fix="add TLSv1.3 to ssl_protocols (QUIC is TLS 1.3 only), or drop the quic listen",
-    autofix=("unsafe", "adds TLSv1.3 to the ssl_protocols line in effect"),
+    autofix=(Applicability.UNSAFE, "adds TLSv1.3 to the ssl_protocols line in effect"),
 )
 
 

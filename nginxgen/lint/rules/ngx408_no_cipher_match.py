@@ -21,14 +21,14 @@ from collections.abc import Iterator
 from nginxgen.conf.load import Stmt
 from nginxgen.knowledge import library_tables
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules import ngx410_cipher_string_refused as ngx410
 from nginxgen.lint.rules._ciphers import evaluate_line
 
 RULE = Rule(
     code="NGX408",
     name="no-cipher-match",
-    severity="error",
+    severity=Severity.ERROR,
     fix="list suites the library has (nginxgen ciphers -- 'STRING' shows what a string enables)",
 )
 

@@ -18,15 +18,15 @@ from collections.abc import Iterator
 from nginxgen import rule_codes
 from nginxgen.knowledge import nginx
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Applicability, Finding, Severity
 from nginxgen.lint.rules import _fixes
 
 RULE = Rule(
     code=rule_codes.TLS13_DISABLED,  # the generator names it too
     name="tls13-disabled",
-    severity="warning",
+    severity=Severity.WARNING,
     fix="add TLSv1.3 to ssl_protocols",
-    autofix=("unsafe", "adds TLSv1.3 to ssl_protocols"),
+    autofix=(Applicability.UNSAFE, "adds TLSv1.3 to ssl_protocols"),
 )
 
 

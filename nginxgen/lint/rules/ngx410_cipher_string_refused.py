@@ -30,14 +30,14 @@ from collections.abc import Iterator
 from nginxgen.ciphers import evaluate, load_model
 from nginxgen.knowledge import libraries, library_tables
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._ciphers import evaluate_line
 from nginxgen.target import Library
 
 RULE = Rule(
     code="NGX410",
     name="cipher-string-refused",
-    severity="error",
+    severity=Severity.ERROR,
     fix="write a string the library takes (no @SECLEVEL on BoringSSL and AWS-LC; suites it has)",
 )
 

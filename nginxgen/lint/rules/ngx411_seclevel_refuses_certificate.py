@@ -24,19 +24,19 @@ from collections.abc import Iterator
 
 from nginxgen.knowledge import libraries
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._ciphers import evaluate_line, model
-from nginxgen.lint.rules._files import key_description, load_chain, read
+from nginxgen.lint.rules._files import load_chain, read
 from nginxgen.lint.rules._values import tls_servers
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:
-    from typing import Any
+    from nginxgen.der import Certificate
 
 RULE = Rule(
     code="NGX411",
     name="seclevel-refuses-certificate",
-    severity="error",
+    severity=Severity.ERROR,
     fix="lower @SECLEVEL to what the certificate meets, or issue a stronger certificate",
 )
 
@@ -45,7 +45,7 @@ def check(ctx: Context) -> Iterator[Finding]:
     if not libraries.has(ctx.target.library, "security_levels"):
         return  # @SECLEVEL is then NGX410's: the library refuses the string itself
     said: set[int] = set()
-    chains: dict[str, list[Any]] = {}
+    chains: dict[str, list[Certificate]] = {}
     # http and stream servers alike: each loads its certificates under its own cipher string
     for server in tls_servers(ctx.config.loaded.statements, ctx.target):
         ciphers = server.settings.get("ssl_ciphers")
@@ -72,18 +72,18 @@ def check(ctx: Context) -> Iterator[Finding]:
                 break
 
 
-def _shortfall(chain: list[Any], needs: int) -> str | None:
+def _shortfall(chain: list[Certificate], needs: int) -> str | None:
     """What in a certificate file gives fewer than `needs` bits, in OpenSSL's words."""
     for index, x509 in enumerate(chain):
-        kind, size = key_description(x509)
+        kind, size = x509.key
         bits = libraries.key_security_bits(kind, size)
         if bits is not None and bits < needs:
             which = "ee key too small" if index == 0 else "ca key too small"
             return f"has a {kind} {size}-bit key of {bits} bits ({which})"
         if x509.issuer == x509.subject:
             continue  # a self-signed certificate's digest is not checked
-        digest = x509.signature_hash_algorithm
-        digest_bits = libraries.digest_security_bits(digest.name) if digest else None
-        if digest_bits is not None and digest_bits < needs:
-            return f"is signed with {digest.name.upper()} ({digest_bits} bits: ca md too weak)"
+        digest = x509.signature_digest
+        digest_bits = libraries.digest_security_bits(digest) if digest else None
+        if digest and digest_bits is not None and digest_bits < needs:
+            return f"is signed with {digest.upper()} ({digest_bits} bits: ca md too weak)"
     return None

@@ -18,13 +18,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule, server_label
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._ech import ech_sockets
 
 RULE = Rule(
     code="NGX412",
     name="ech-without-tls13",
-    severity="error",
+    severity=Severity.ERROR,
     fix="add TLSv1.3 to ssl_protocols (in the default server, or at http{} level)",
 )
 

@@ -16,12 +16,12 @@ from collections.abc import Iterator
 
 from nginxgen.knowledge import libraries
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 
 RULE = Rule(
     code="NGX501",
     name="conf-command-unsupported",
-    severity="error",
+    severity=Severity.ERROR,
     fix="remove ssl_conf_command (use ssl_ecdh_curve for groups)",
 )
 

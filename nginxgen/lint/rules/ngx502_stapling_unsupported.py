@@ -13,15 +13,15 @@ from collections.abc import Iterator
 
 from nginxgen.knowledge import libraries
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Applicability, Finding, Severity
 from nginxgen.lint.rules import _fixes
 
 RULE = Rule(
     code="NGX502",
     name="stapling-unsupported",
-    severity="warning",
+    severity=Severity.WARNING,
     fix="remove ssl_stapling",
-    autofix=("safe", "deletes the ssl_stapling line the library ignores"),
+    autofix=(Applicability.SAFE, "deletes the ssl_stapling line the library ignores"),
 )
 
 

@@ -15,10 +15,10 @@ from collections.abc import Iterator
 
 from nginxgen.knowledge import libraries
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 
 RULE = Rule(
-    code="NGX503", name="early-data-ignored", severity="warning", fix="remove ssl_early_data"
+    code="NGX503", name="early-data-ignored", severity=Severity.WARNING, fix="remove ssl_early_data"
 )
 
 

@@ -36,7 +36,7 @@ from collections.abc import Iterator
 
 from nginxgen.knowledge import library_tables
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules import ngx410_cipher_string_refused as ngx410
 from nginxgen.lint.rules._ciphers import evaluate_text
 from nginxgen.lint.rules._groups import parse_groups, verdict
@@ -45,7 +45,7 @@ from nginxgen.lint.rules._values import tls_servers, upstream_tls
 RULE = Rule(
     code="NGX504",
     name="conf-command-refused",
-    severity="error",
+    severity=Severity.ERROR,
     fix="use a command and value the library has (SSL_CONF_cmd(3) of its version)",
 )
 UNKNOWN = "unknown cmd name"

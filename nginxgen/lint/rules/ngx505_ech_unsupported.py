@@ -17,12 +17,12 @@ from collections.abc import Iterator
 
 from nginxgen.knowledge import directives, ech, libraries
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 
 RULE = Rule(
     code="NGX505",
     name="ech-unsupported",
-    severity="warning",
+    severity=Severity.WARNING,
     fix="build nginx against OpenSSL 4.0, or remove ssl_ech_file",
 )
 

@@ -18,12 +18,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 
 RULE = Rule(
     code="NGX601",
     name="no-session-cache",
-    severity="info",
+    severity=Severity.INFO,
     fix="ssl_session_cache shared:SSL:10m; at http{} level",
 )
 

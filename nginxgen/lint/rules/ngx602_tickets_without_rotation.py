@@ -19,12 +19,12 @@ from collections.abc import Iterator
 
 from nginxgen.knowledge import nginx
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 
 RULE = Rule(
     code="NGX602",
     name="tickets-without-rotation",
-    severity="warning",
+    severity=Severity.WARNING,
     fix="ssl_session_tickets off; (or rotate ssl_session_ticket_key files, or use nginx >= 1.23.2 with a shared cache)",
 )
 

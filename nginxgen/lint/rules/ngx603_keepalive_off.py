@@ -11,15 +11,18 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Applicability, Finding, Severity
 from nginxgen.lint.rules import _fixes
 
 RULE = Rule(
     code="NGX603",
     name="keepalive-off",
-    severity="info",
+    severity=Severity.INFO,
     fix="keepalive_timeout 75s;",
-    autofix=("unsafe", "deletes the keepalive_timeout 0 line, back to nginx's default (75s)"),
+    autofix=(
+        Applicability.UNSAFE,
+        "deletes the keepalive_timeout 0 line, back to nginx's default (75s)",
+    ),
 )
 
 

@@ -15,15 +15,15 @@ from collections.abc import Iterator
 
 from nginxgen.knowledge import nginx
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Applicability, Finding, Severity
 from nginxgen.lint.rules import _fixes
 
 RULE = Rule(
     code="NGX604",
     name="low-keepalive-requests",
-    severity="info",
+    severity=Severity.INFO,
     fix="keepalive_requests 1000;",
-    autofix=("unsafe", "sets keepalive_requests to nginx's default (1000)"),
+    autofix=(Applicability.UNSAFE, "sets keepalive_requests to nginx's default (1000)"),
 )
 
 

@@ -17,9 +17,9 @@ from collections.abc import Iterator
 
 from nginxgen.knowledge import libraries, nginx
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 
-RULE = Rule(code="NGX605", name="ktls-cannot-engage", severity="info", fix="sendfile on;")
+RULE = Rule(code="NGX605", name="ktls-cannot-engage", severity=Severity.INFO, fix="sendfile on;")
 
 
 def check(ctx: Context) -> Iterator[Finding]:

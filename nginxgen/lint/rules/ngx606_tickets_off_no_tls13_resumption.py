@@ -22,12 +22,12 @@ from nginxgen.conf.config import Server
 from nginxgen.conf.load import Stmt
 from nginxgen.knowledge import libraries
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 
 RULE = Rule(
     code="NGX606",
     name="tickets-off-no-tls13-resumption",
-    severity="info",
+    severity=Severity.INFO,
     fix="ssl_session_tickets on; (with rotated keys: nginx >= 1.23.2 and a shared cache, or "
     "ssl_session_ticket_key files)",
 )

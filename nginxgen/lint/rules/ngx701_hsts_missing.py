@@ -24,13 +24,13 @@ from collections.abc import Iterator
 from nginxgen import rule_codes
 from nginxgen.conf.effective import HSTS
 from nginxgen.lint.context import Context, Rule, server_label
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._hsts import content_servers, other_hsts, responses
 
 RULE = Rule(
     code=rule_codes.HSTS_MISSING,  # the generator names it too
     name="hsts-missing",
-    severity="warning",
+    severity=Severity.WARNING,
     fix='add_header Strict-Transport-Security "max-age=63072000; includeSubDomains" always;',
 )
 

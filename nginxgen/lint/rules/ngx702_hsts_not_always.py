@@ -14,16 +14,19 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Applicability, Finding, Severity
 from nginxgen.lint.rules import _fixes
 from nginxgen.lint.rules._hsts import is_hsts
 
 RULE = Rule(
     code="NGX702",
     name="hsts-not-always",
-    severity="info",
+    severity=Severity.INFO,
     fix="end the add_header line with always",
-    autofix=("unsafe", "adds always to the add_header line (error responses start to carry HSTS)"),
+    autofix=(
+        Applicability.UNSAFE,
+        "adds always to the add_header line (error responses start to carry HSTS)",
+    ),
 )
 
 

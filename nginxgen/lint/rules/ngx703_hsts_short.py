@@ -17,16 +17,19 @@ from collections.abc import Iterator
 
 from nginxgen.knowledge import web
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Applicability, Finding, Severity
 from nginxgen.lint.rules import _fixes
 from nginxgen.lint.rules._hsts import is_hsts
 
 RULE = Rule(
     code="NGX703",
     name="hsts-short",
-    severity="warning",
+    severity=Severity.WARNING,
     fix="max-age=63072000",
-    autofix=("unsafe", "sets max-age=63072000 (two years), keeping the other parameters"),
+    autofix=(
+        Applicability.UNSAFE,
+        "sets max-age=63072000 (two years), keeping the other parameters",
+    ),
 )
 
 

@@ -29,13 +29,13 @@ from collections.abc import Iterator
 
 from nginxgen.conf.effective import HSTS
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._hsts import content_servers, responses
 
 RULE = Rule(
     code="NGX704",
     name="hsts-dropped-in-location",
-    severity="warning",
+    severity=Severity.WARNING,
     fix="repeat the Strict-Transport-Security line in this location, or add_header_inherit merge; (nginx >= 1.29.3)",
 )
 

@@ -20,12 +20,12 @@ from collections.abc import Iterator
 
 from nginxgen.conf.config import Server
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 
 RULE = Rule(
     code="NGX711",
     name="stapling-without-resolver",
-    severity="warning",
+    severity=Severity.WARNING,
     fix="add a resolver, or remove ssl_stapling",
 )
 

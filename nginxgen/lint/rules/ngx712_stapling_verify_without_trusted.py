@@ -14,12 +14,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 
 RULE = Rule(
     code="NGX712",
     name="stapling-verify-without-trusted-certificate",
-    severity="warning",
+    severity=Severity.WARNING,
     fix="ssl_trusted_certificate /path/to/chain.pem;",
 )
 

@@ -13,15 +13,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Applicability, Finding, Severity
 from nginxgen.lint.rules import _fixes
 
 RULE = Rule(
     code="NGX713",
     name="early-data-replay",
-    severity="warning",
+    severity=Severity.WARNING,
     fix="proxy_set_header Early-Data $ssl_early_data; (or ssl_conf_command Options AntiReplay;)",
-    autofix=("unsafe", "turns ssl_early_data off"),
+    autofix=(Applicability.UNSAFE, "turns ssl_early_data off"),
 )
 
 

@@ -13,13 +13,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._values import tls_servers
 
 RULE = Rule(
     code="NGX714",
     name="certificate-key-pairs",
-    severity="error",
+    severity=Severity.ERROR,
     fix="give each ssl_certificate its ssl_certificate_key, in the same order",
 )
 

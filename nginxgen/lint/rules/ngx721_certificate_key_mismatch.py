@@ -15,13 +15,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._files import certificate_files
 
 RULE = Rule(
     code="NGX721",
     name="certificate-key-mismatch",
-    severity="error",
+    severity=Severity.ERROR,
     fix="put the leaf certificate first in the file, then its intermediates; pair it with its key",
 )
 

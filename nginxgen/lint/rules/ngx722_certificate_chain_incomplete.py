@@ -11,13 +11,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._files import certificate_files
 
 RULE = Rule(
     code="NGX722",
     name="certificate-chain-incomplete",
-    severity="warning",
+    severity=Severity.WARNING,
     fix="use the full chain file (Let's Encrypt: fullchain.pem), leaf first then intermediates",
 )
 

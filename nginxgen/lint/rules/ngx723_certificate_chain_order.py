@@ -11,13 +11,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._files import certificate_files
 
 RULE = Rule(
     code="NGX723",
     name="certificate-chain-order",
-    severity="warning",
+    severity=Severity.WARNING,
     fix="order the file leaf, its issuer, that one's issuer, ... (as fullchain.pem is)",
 )
 

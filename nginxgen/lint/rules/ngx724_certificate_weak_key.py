@@ -12,26 +12,26 @@ from collections.abc import Iterator
 
 from nginxgen.knowledge import libraries
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
-from nginxgen.lint.rules._files import certificate_files, key_description
+from nginxgen.lint.findings import Finding, Severity
+from nginxgen.lint.rules._files import certificate_files
 
 RULE = Rule(
     code="NGX724",
     name="certificate-weak-key",
-    severity="warning",
+    severity=Severity.WARNING,
     fix="issue a new certificate with an ECDSA P-256 key (or RSA 2048 or more)",
-    otherwise=(("error", "the library refuses the key at its default security level"),),
+    otherwise=((Severity.ERROR, "the library refuses the key at its default security level"),),
 )
 
 
 def check(ctx: Context) -> Iterator[Finding]:
     refuses = ctx.has("refuses_small_keys")
     for cert in certificate_files(ctx):
-        kind, bits = key_description(cert.chain[0])
+        kind, bits = cert.chain[0].key
         floor = libraries.key_floor_bits(kind)
         if floor is None or bits >= floor:
             continue
         message = f"{cert.stmt.args[0]} has a {kind} {bits}-bit key (below {floor})"
         if refuses:
             message += f": {ctx.library()} refuses it at its default security level"
-        yield ctx.finding(RULE, cert.stmt, message, severity="error" if refuses else None)
+        yield ctx.finding(RULE, cert.stmt, message, severity=Severity.ERROR if refuses else None)

@@ -10,15 +10,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._files import certificate_files
 
 RULE = Rule(
     code="NGX725",
     name="certificate-expiry",
-    severity="warning",
+    severity=Severity.WARNING,
     fix="renew the certificate (and check why automatic renewal did not)",
-    otherwise=(("error", "the certificate has expired"),),
+    otherwise=((Severity.ERROR, "the certificate has expired"),),
 )
 WARN_DAYS = 14
 
@@ -31,12 +31,12 @@ def check(ctx: Context) -> Iterator[Finding]:
 
     now = datetime.datetime.now(datetime.UTC)
     for cert in certificates:
-        not_after = cert.chain[0].not_valid_after_utc
+        not_after = cert.chain[0].not_after
         left = not_after - now
         day = not_after.date().isoformat()
         if left <= datetime.timedelta(0):
             yield ctx.finding(
-                RULE, cert.stmt, f"{cert.stmt.args[0]} expired on {day}", severity="error"
+                RULE, cert.stmt, f"{cert.stmt.args[0]} expired on {day}", severity=Severity.ERROR
             )
         elif left < datetime.timedelta(days=WARN_DAYS):
             yield ctx.finding(

@@ -17,14 +17,13 @@ from collections.abc import Iterator
 
 from nginxgen.knowledge import pki
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._files import certificate_files, resolve
-from nginxgen.pem import ocsp_urls  # cryptography itself only once a certificate was read
 
 RULE = Rule(
     code="NGX726",
     name="stapling-without-ocsp-url",
-    severity="info",
+    severity=Severity.INFO,
     fix="ssl_stapling off; (the certificate has no OCSP responder to staple from)",
 )
 
@@ -34,7 +33,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         stapling = cert.server.effective("ssl_stapling")
         if not stapling or stapling[-1].args[:1] != ["on"]:
             continue
-        if not ocsp_urls(cert.chain[0]):
+        if not cert.chain[0].ocsp_urls:
             yield ctx.finding(
                 RULE,
                 stapling[-1],

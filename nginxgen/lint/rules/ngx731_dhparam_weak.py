@@ -13,17 +13,17 @@ from collections.abc import Iterator
 
 from nginxgen.knowledge import libraries
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._dhe import dhparam_lines
 from nginxgen.lint.rules._files import read
 
 RULE = Rule(
     code="NGX731",
     name="dhparam-weak",
-    severity="warning",
+    severity=Severity.WARNING,
     fix="use ffdhe2048 or larger (RFC 7919): openssl genpkey -genparam -algorithm DH "
     "-pkeyopt group:ffdhe2048 -out dhparam.pem",
-    otherwise=(("error", "the library refuses the parameters (nginx -t fails)"),),
+    otherwise=((Severity.ERROR, "the library refuses the parameters (nginx -t fails)"),),
 )
 
 
@@ -52,4 +52,4 @@ def check(ctx: Context) -> Iterator[Finding]:
         message = f"{stmt.args[0]} holds {bits}-bit DH parameters (below {floor})"
         if refuses:
             message += f": {ctx.library()} refuses them, nginx -t fails"
-        yield ctx.finding(RULE, stmt, message, severity="error" if refuses else None)
+        yield ctx.finding(RULE, stmt, message, severity=Severity.ERROR if refuses else None)

@@ -9,13 +9,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._dhe import dhe_suites, dhparam_lines
 
 RULE = Rule(
     code="NGX732",
     name="dhe-without-dhparam",
-    severity="info",
+    severity=Severity.INFO,
     fix="ssl_dhparam /etc/nginx/ffdhe2048.pem; (RFC 7919 group), or drop the DHE suites",
 )
 

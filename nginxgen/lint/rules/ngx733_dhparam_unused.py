@@ -9,14 +9,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._ciphers import LEGACY
 from nginxgen.lint.rules._dhe import dhe_suites, dhparam_lines
 
 RULE = Rule(
     code="NGX733",
     name="dhparam-unused",
-    severity="info",
+    severity=Severity.INFO,
     fix="drop ssl_dhparam (and the file), or list DHE suites if old clients need them",
 )
 

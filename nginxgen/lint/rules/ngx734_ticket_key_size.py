@@ -11,13 +11,13 @@ import os
 from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._files import resolve
 
 RULE = Rule(
     code="NGX734",
     name="ticket-key-size",
-    severity="error",
+    severity=Severity.ERROR,
     fix="openssl rand 80 > ticket.key (and rotate it, keeping the previous key as a second line)",
 )
 SIZES = (48, 80)

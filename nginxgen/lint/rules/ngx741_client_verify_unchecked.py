@@ -24,13 +24,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._client_certs import once, verifying
 
 RULE = Rule(
     code="NGX741",
     name="client-verify-unchecked",
-    severity="warning",
+    severity=Severity.WARNING,
     fix="if ($ssl_client_verify != SUCCESS) { return 403; }  (or ssl_verify_client on;)",
 )
 

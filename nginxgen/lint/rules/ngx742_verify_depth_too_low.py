@@ -18,13 +18,13 @@ from collections.abc import Iterator
 
 from nginxgen.conf.client_certs import depth_needed
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._client_certs import verifying
 
 RULE = Rule(
     code="NGX742",
     name="verify-depth-too-low",
-    severity="warning",
+    severity=Severity.WARNING,
     fix="ssl_verify_depth N; (the number of CA certificates between a client's and the root)",
 )
 

@@ -30,13 +30,13 @@ from collections.abc import Iterator
 
 from nginxgen.conf.per_name import NameModel
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._client_certs import verifying
 
 RULE = Rule(
     code="NGX743",
     name="client-verify-misdirected",
-    severity="info",
+    severity=Severity.INFO,
     fix="give the verifying server an address (or a certificate) of its own",
 )
 

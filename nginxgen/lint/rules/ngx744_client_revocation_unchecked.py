@@ -21,13 +21,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._client_certs import once, verifying
 
 RULE = Rule(
     code="NGX744",
     name="client-revocation-unchecked",
-    severity="info",
+    severity=Severity.INFO,
     fix="ssl_crl /path/to/ca.crl; (or ssl_ocsp on; with a resolver)",
 )
 

@@ -16,13 +16,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._ech import key_file
 
 RULE = Rule(
     code="NGX751",
     name="ech-key-file-invalid",
-    severity="error",
+    severity=Severity.ERROR,
     fix="make the file with `openssl ech -public_name NAME -out FILE` (or nginxgen generate)",
 )
 

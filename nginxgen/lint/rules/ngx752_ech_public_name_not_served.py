@@ -23,7 +23,7 @@ from collections.abc import Iterator
 
 from nginxgen.conf.per_name import NameModel
 from nginxgen.lint.context import Context, Rule, server_label
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._ech import ech_sockets, key_file
 from nginxgen.lint.rules._files import load_chain, read
 from nginxgen.pem import covers
@@ -31,7 +31,7 @@ from nginxgen.pem import covers
 RULE = Rule(
     code="NGX752",
     name="ech-public-name-not-served",
-    severity="warning",
+    severity=Severity.WARNING,
     fix="serve the public name on this address with a certificate that covers it",
 )
 
@@ -63,7 +63,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                 chain = load_chain(data) if data else []
                 if chain:
                     chains.append(chain[0])
-            if chains and not any(covers(leaf, name) for leaf in chains):
+            if chains and not any(covers(leaf.crypto(), name) for leaf in chains):
                 yield ctx.finding(
                     RULE,
                     found.line,

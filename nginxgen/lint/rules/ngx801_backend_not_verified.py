@@ -29,13 +29,13 @@ from collections.abc import Iterator
 
 from nginxgen.conf.stream import Stream
 from nginxgen.lint.context import Context, Rule, server_label
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._backends import decided, passes
 
 RULE = Rule(
     code="NGX801",
     name="backend-not-verified",
-    severity="warning",
+    severity=Severity.WARNING,
     fix="proxy_ssl_verify on; proxy_ssl_trusted_certificate /path/to/backend-ca.pem;",
 )
 CHOOSE = "(the CA that issued the backend's certificate: choose it, nginxgen cannot)"
@@ -69,7 +69,7 @@ def _stream(ctx: Context) -> Iterator[Finding]:
         client = stream.upstream_tls(server)
         if client is None or not client.unverified:
             continue
-        line = client.verify.line or server.effective("proxy_ssl")[-1]
+        line = client.verify().line or server.effective("proxy_ssl")[-1]
         yield ctx.finding(
             RULE,
             line,

@@ -27,16 +27,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Applicability, Finding, Severity
 from nginxgen.lint.rules import _fixes
 from nginxgen.lint.rules._backends import decided, passes
 
 RULE = Rule(
     code="NGX802",
     name="backend-no-sni",
-    severity="warning",
+    severity=Severity.WARNING,
     fix="proxy_ssl_server_name on;",
-    autofix=("safe", "adds proxy_ssl_server_name on; to the location that passes"),
+    autofix=(Applicability.SAFE, "adds proxy_ssl_server_name on; to the location that passes"),
 )
 
 

@@ -35,13 +35,13 @@ from collections.abc import Iterator
 
 from nginxgen.conf.upstream import is_hostname, strip_port
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._backends import passes, where
 
 RULE = Rule(
     code="NGX803",
     name="backend-name-is-upstream-block",
-    severity="warning",
+    severity=Severity.WARNING,
     fix="proxy_ssl_name NAME-ON-THE-BACKEND-CERTIFICATE;",
 )
 

@@ -30,13 +30,13 @@ from collections.abc import Iterator
 
 from nginxgen.conf.upstream import is_hostname
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._backends import passes, where
 
 RULE = Rule(
     code="NGX804",
     name="backend-no-keepalive",
-    severity="info",
+    severity=Severity.INFO,
     fix='keepalive 16; (in the upstream block) proxy_http_version 1.1; proxy_set_header Connection "";',
 )
 

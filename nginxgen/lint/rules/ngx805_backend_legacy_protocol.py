@@ -22,21 +22,21 @@ from collections.abc import Iterator
 from nginxgen.conf.upstream import BackendTls
 from nginxgen.knowledge import web
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Applicability, Finding, Severity
 from nginxgen.lint.rules import _fixes
 from nginxgen.lint.rules._backends import passes
 
 RULE = Rule(
     code="NGX805",
     name="backend-legacy-protocol",
-    severity="warning",
+    severity=Severity.WARNING,
     fix="proxy_ssl_protocols TLSv1.2 TLSv1.3;",
     otherwise=(
-        ("error", "SSLv2 or SSLv3 is allowed"),
-        ("info", "the library cannot negotiate them anyway (dead configuration)"),
+        (Severity.ERROR, "SSLv2 or SSLv3 is allowed"),
+        (Severity.INFO, "the library cannot negotiate them anyway (dead configuration)"),
     ),
     autofix=(
-        "unsafe",
+        Applicability.UNSAFE,
         "removes SSLv2/SSLv3/TLSv1/TLSv1.1 from the line (a backend that only speaks them is lost)",
     ),
 )
@@ -61,11 +61,11 @@ def check(ctx: Context) -> Iterator[Finding]:
         legacy = [p for p in line.args if p in web.legacy_protocols()]
         if not legacy:
             continue
-        severity = "error" if any(p.startswith("SSL") for p in legacy) else None
+        severity = Severity.ERROR if any(p.startswith("SSL") for p in legacy) else None
         message = f"{' '.join(legacy)} allowed towards the backend ({passes(backend)})"
         if not _negotiable(ctx, backend):
             message += f"; {ctx.library()} cannot negotiate them, so this is dead configuration"
-            severity = severity or "info"
+            severity = severity or Severity.INFO
         kept = [p for p in line.args if p not in legacy] or ["TLSv1.2", "TLSv1.3"]
         yield ctx.finding(
             RULE,

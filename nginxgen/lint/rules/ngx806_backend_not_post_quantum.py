@@ -31,13 +31,13 @@ from nginxgen.conf.config import Server
 from nginxgen.conf.groups import parse_groups
 from nginxgen.knowledge import tls_groups
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding
+from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._backends import passes
 
 RULE = Rule(
     code="NGX806",
     name="backend-not-post-quantum",
-    severity="info",
+    severity=Severity.INFO,
     fix="proxy_ssl_conf_command Groups X25519MLKEM768:X25519:prime256v1;",
 )
 

@@ -5,17 +5,20 @@ for the probe without SNI: there is no name to hide.
 
 A rejection is only useful to a client when the certificate it then gets covers the public name
 (section 6.1.7: the client verifies it for the public name before taking the retry configs);
-when it does not, that is a problem. The model has no ECH settings yet, so nothing is predicted.
+when it does not, that is a problem. The model (`NameModel.ech_keys`: the deciding
+ssl_ech_file lines and what their files hold) predicts the verdict for the config sent, and for
+a rejection the retry configs.
 """
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Mapping
 from typing import Any
 
-from nginxgen.conf.per_name import NameModel
-from nginxgen.probe.check import Found, NameProbe, Prediction
-from nginxgen.probe.ech_hello import REJECTED, ask_ech
+from nginxgen.conf.per_name import EchKeys, NameModel
+from nginxgen.probe.check import Found, NameProbe, Prediction, expect
+from nginxgen.probe.ech_hello import ACCEPTED, NOT_OFFERED, REJECTED, ask_ech
 from nginxgen.probe.session import covers
 
 KEYS: Mapping[str, Any] = {"ech": None}
@@ -44,6 +47,7 @@ def observe(probe: NameProbe) -> dict[str, Any]:
             "verdict": answer.verdict,
             "config_id": answer.config_id,
             "public_name": answer.public_name,
+            "public_key": probe.ech.public_key.hex(),
             "retry_configs": retry.base64() if retry is not None else None,
             "retry_public_names": [c.public_name for c in retry.configs] if retry else [],
             "certificate_names": names,
@@ -53,7 +57,25 @@ def observe(probe: NameProbe) -> dict[str, Any]:
 
 
 def predict(model: NameModel, found: Found) -> list[Prediction]:
-    return []
+    ech = found.get("ech")
+    if ech is None or ech["verdict"] not in (ACCEPTED, REJECTED, NOT_OFFERED):
+        return []
+    sent = (ech["config_id"], bytes.fromhex(ech["public_key"]))
+
+    def verdict(keys: EchKeys) -> str:
+        if sent in keys.decrypts:
+            return ACCEPTED
+        return REJECTED if keys.retry_configs is not None else NOT_OFFERED
+
+    def retry(keys: EchKeys) -> str | None:
+        raw = keys.retry_configs
+        return base64.b64encode(raw).decode("ascii") if raw is not None else None
+
+    answer = model.ech_keys()
+    out = [expect(answer, ech["verdict"], "ech.verdict", verdict)]
+    if ech["verdict"] == REJECTED:
+        out.append(expect(answer, ech["retry_configs"], "ech.retry_configs", retry))
+    return out
 
 
 def text(found: Found) -> list[str]:

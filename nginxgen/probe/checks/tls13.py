@@ -22,7 +22,7 @@ from typing import Any
 from nginxgen.conf.per_name import NameModel
 from nginxgen.probe.check import Found, NameProbe, Prediction, expect_suites
 from nginxgen.probe.checks.protocols import CLASSICAL
-from nginxgen.probe.hello import TLS13_SUITES, Answer
+from nginxgen.probe.hello import TLS13_SUITES, HelloReply
 
 KEYS: Mapping[str, Any] = {"tls13": None, "pq": "none"}
 PQ_HYBRIDS = ["X25519MLKEM768", "SecP256r1MLKEM768", "SecP384r1MLKEM1024"]
@@ -70,7 +70,7 @@ def observe(probe: NameProbe) -> dict[str, Any]:
     return found
 
 
-def _retry_failures(retried: list[tuple[str, Answer]], probe: NameProbe) -> list[str]:
+def _retry_failures(retried: list[tuple[str, HelloReply]], probe: NameProbe) -> list[str]:
     """Hellos with only an X25519 key share that the server answered with a HelloRetryRequest,
     followed by the second hello: a server must then keep its suite and group (RFC 8446 4.1.4),
     else the client aborts. nginx before 1.29.2 breaks that for a name whose server sets its

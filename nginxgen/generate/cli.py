@@ -1,0 +1,134 @@
+"""`nginxgen generate`: its flags resolved once into the record the command reads (every value
+checked, the target resolved, the sites composed), and the run that renders them to stdout or
+writes them into `--out` (`--into`, the sites planned into an existing tree, is nginxgen.into's)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import cast, get_args
+
+from nginxgen.conf.tree import TreeMapping, parse_map
+from nginxgen.console import note
+from nginxgen.errors import NginxgenError
+from nginxgen.generate.compose import CpuMode, compose
+from nginxgen.generate.models import GeneratorConfig
+from nginxgen.records import record
+from nginxgen.target import Target
+
+
+@record
+class GenerateOptions:
+    target: Target
+    model: GeneratorConfig  # the sites, composed from the preset, --config and the flags
+    out: Path | None  # the folder the files are written into (None: stdout)
+    into: Path | None  # the existing tree the sites are added to
+    root: Path | None  # with --into: its main file, if not DIR/nginx.conf
+    mapping: TreeMapping  # with --into: where the tree's folders are (nginxgen.conf.tree)
+    nginx_bin: str | None  # with --into: the binary whose `nginx -t` runs before and after
+    force: bool  # replace differing files
+    diff: bool  # show the diff against --out or --into, write nothing
+
+
+def resolve_options(
+    *,
+    preset: str | None,
+    config: Path | None,
+    nginx_version: str | None,
+    tls_library: str | None,
+    nginx_bin: str | None,
+    domain: list[str] | None,
+    cert: list[str] | None,
+    key: list[str] | None,
+    listen: list[str] | None,
+    http_listen: list[str] | None,
+    cpu: str | None,
+    out: Path | None,
+    into: Path | None,
+    root: Path | None,
+    force: bool,
+    diff: bool,
+    comments: bool,
+    access_log: str | None,
+    hsts_subdomains: bool | None,
+    tree_map: list[str] | None,
+) -> GenerateOptions:
+    """The flags as given (each one named after its flag), checked: a flag that needs another,
+    or two that exclude each other, is one line naming it (exit 2)."""
+    from nginxgen.target import resolve
+
+    if cpu is not None and cpu not in get_args(CpuMode):
+        raise NginxgenError(f"unknown value {cpu!r}: use auto, aes-ni or no-aes-ni", where="--cpu")
+    if into is not None and out is not None:
+        raise NginxgenError("give --out (a new tree) or --into (an existing one)", where="--into")
+    if root is not None and into is None:
+        raise NginxgenError("--root names the main file of --into DIR", where="--root")
+    if tree_map and into is None:
+        raise NginxgenError("--map says where the folders of --into DIR are", where="--map")
+    if diff and out is None and into is None:
+        raise NginxgenError("--diff compares against --out DIR or --into DIR", where="--diff")
+    target = resolve(nginx_version, tls_library, nginx_bin)
+    model = compose(
+        preset,
+        config,
+        domains=domain or [],
+        certs=cert or [],
+        keys=key or [],
+        listen=listen,
+        http_listen=http_listen,
+        cpu=cast("CpuMode | None", cpu),
+        comments=comments,
+        access_log=access_log,
+        hsts_subdomains=hsts_subdomains,
+    )
+    return GenerateOptions(
+        target=target,
+        model=model,
+        out=out,
+        into=into,
+        root=root,
+        mapping=TreeMapping(parse_map(tree_map or [], os.getcwd()), target.conf_path),
+        nginx_bin=nginx_bin,
+        force=force,
+        diff=diff,
+    )
+
+
+def run(options: GenerateOptions) -> int:
+    """The rendered files: on stdout (each after a `# ==> NAME <==` line), written into --out
+    (a line on stderr per file), or with --diff the diff against --out (exit 1 when it differs).
+    The exit code."""
+    from nginxgen.diff import show
+    from nginxgen.generate.plan import make_plan
+    from nginxgen.generate.render import private_files, render
+    from nginxgen.writer import diff as diff_of
+    from nginxgen.writer import plan_changes, write
+
+    note(f"target: {options.target.describe()}")
+    plan = make_plan(options.model, options.target, _kept_ech_key(options.out, options.model))
+    files = render(plan)
+    if options.out is None:
+        for name, text in files.items():
+            print(f"# ==> {name} <==")
+            print(text)
+        return 0
+    if options.diff:
+        return show(diff_of(plan_changes(options.out, files)))
+    for line in write(options.out, files, options.force, private_files(plan)):
+        note(line)
+    return 0
+
+
+def _kept_ech_key(out: Path | None, model: GeneratorConfig) -> str | None:
+    """The ECH key made by an earlier run into --out: kept, as its DNS record is published."""
+    from nginxgen.generate.ech import NEW_KEY_FILE
+
+    if out is None or model.policy.ech is None or model.policy.ech.keys:
+        return None
+    try:
+        return (out / NEW_KEY_FILE).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        where = str(out / NEW_KEY_FILE)
+        raise NginxgenError(f"cannot read it: {exc.strerror}", where=where) from None

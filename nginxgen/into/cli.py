@@ -1,0 +1,64 @@
+"""`nginxgen generate --into DIR`: the sites planned into an existing tree, and what the command
+says of it. Each change (`file:line: what (why)`), the diff with --diff, then what lint still
+finds at warning and above: in what nginxgen wrote (there should be nothing) and, left as is, in
+the user's own lines. With --diff, stdout holds the diff alone (what patch and git apply read)
+and every other line goes to stderr."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Protocol, TypeVar
+
+from nginxgen.conf.load import Loaded
+from nginxgen.console import note
+from nginxgen.generate.cli import GenerateOptions
+from nginxgen.into.apply import Located
+
+
+class Reported(Located, Protocol):
+    """What the command says of a finding (the linter's; this package sits below it)."""
+
+    @property
+    def code(self) -> str: ...
+
+    @property
+    def message(self) -> str: ...
+
+
+Finding = TypeVar("Finding", bound=Reported)
+
+
+def run(into: Path, options: GenerateOptions, check: Callable[[Loaded], list[Finding]]) -> int:
+    """Plan, write (not with --diff) and report; `check` is the lint of the tree as it will
+    be, its findings at warning and above. The exit code: with --diff, 1 when it would change
+    something."""
+    from nginxgen.diff import show
+    from nginxgen.into.apply import run_into
+
+    note(f"target: {options.target.describe()}")
+    result = run_into(into, options, check)
+    for line in result.notes:
+        note(line)
+    diff = options.diff
+
+    def say(line: str) -> None:
+        print(line, file=sys.stderr if diff else sys.stdout)
+
+    steps = result.plan.steps
+    for step in steps:
+        (note if diff else print)(str(step))
+    if not steps:
+        note("nothing to change: the tree already has these sites as planned")
+    for line in result.written:
+        note(line)
+    for finding in result.ours:
+        note(f"warning: in what nginxgen wrote: {finding.file}:{finding.line}: {finding.code} "
+             f"{finding.message}")  # fmt: skip
+    left = result.left
+    if left:
+        say(f"left as is ({len(left)}, in your own lines; `nginxgen lint --fix` mends some):")
+        for finding in left:
+            say(f"  {finding.file}:{finding.line}: {finding.code} {finding.message}")
+    return show(result.diff) if diff else 0

@@ -1,0 +1,82 @@
+"""A server on a `listen ... ssl` address with no certificate for it.
+
+nginx sets TLS up per address once the configuration is read (ngx_http_ssl_init, and in stream
+ngx_stream_ssl_init from 1.25.5): the address's default server must have an `ssl_certificate`
+in effect (its own, or the http{} or stream{} level's) or `ssl_reject_handshake on`, else
+`nginx -t` refuses with `no "ssl_certificate" is defined for the "listen ... ssl" directive`;
+where the default server rejects handshakes, every server of the address needs one or the
+other. A non-default server with neither passes `nginx -t` and fails at run time instead: it
+gets no TLS context of its own, so its names are answered with the default server's certificate
+(and its content), which a client that checks the name refuses. The same on every nginx from
+1.22.1 to 1.31.3; before 1.25.5 stream checked each server with `listen ... ssl` when merging
+it, one server per address then. QUIC addresses (`listen ... quic`) likewise.
+
+Fail:
+    server { listen 443 ssl default_server; ssl_certificate a.pem; ssl_certificate_key a.key; }
+    server { listen 443 ssl; server_name b.example; }
+Fix:
+    server { listen 443 ssl; server_name b.example;
+             ssl_certificate b.pem; ssl_certificate_key b.key; }
+
+No automatic fix: the certificate is the admin's (or, for a server that must not answer TLS,
+`ssl_reject_handshake on`).
+
+Sources: nginx src/http/modules/ngx_http_ssl_module.c (ngx_http_ssl_init) and
+src/stream/ngx_stream_ssl_module.c (ngx_stream_ssl_init; ngx_stream_ssl_merge_srv_conf before
+1.25.5); seen with nginx -t and openssl s_client on nginx 1.22.1, 1.26.3, 1.28.3 and 1.31.3
+(tests/test_listen_certificate_live.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from nginxgen.knowledge import nginx
+from nginxgen.lint.context import Context, Rule, server_label
+from nginxgen.lint.findings import Finding, Severity
+
+RULE = Rule(
+    code="NGX715",
+    name="listen-ssl-without-certificate",
+    severity=Severity.WARNING,
+    fix="give the server its ssl_certificate and ssl_certificate_key (or ssl_reject_handshake on)",
+    otherwise=(
+        (
+            Severity.ERROR,
+            "nginx -t refuses it: the address's default server, or any server where the default rejects handshakes",
+        ),
+    ),
+)
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    if ctx.config.loaded.http_level_top:  # a snippet: its certificates may be http{}'s, elsewhere
+        return
+    message = nginx.listen_certificate().message
+    for block in (ctx, ctx.stream):
+        for gap in block.uncertified():
+            server, default = gap.server, gap.default
+            listen = next(lst for lst in server.listens if lst.socket == gap.socket)
+            kind = "quic" if listen.quic else "ssl"
+            if gap.refused:
+                why = (
+                    "it is the default server"
+                    if server is default
+                    else f"{server_label(default)}, the default server, rejects handshakes"
+                )
+                yield ctx.finding(
+                    RULE,
+                    server.stmt,  # where nginx -t points: the server's line
+                    f"{server_label(server)} has no ssl_certificate for {gap.socket} and {why}: "
+                    f"nginx -t refuses it ({message.format(kind=kind)})",
+                    severity=Severity.ERROR,
+                )
+                continue
+            yield ctx.finding(
+                RULE,
+                server.stmt,
+                f"{server_label(server)} has no ssl_certificate for {gap.socket}: nginx -t "
+                f"accepts it, and its names are answered with the certificate of "
+                f"{server_label(default)}, the default server, which clients checking the name "
+                "refuse",
+            )

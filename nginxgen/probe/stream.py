@@ -1,0 +1,78 @@
+"""`nginxgen probe HOST --config nginx.conf --stream`: every stream{} listener of the config that
+ends TLS, probed on HOST, and per name the protocols, groups and certificate compared with the
+stream model's answers (nginxgen/conf/stream.py).
+
+A stream listener is probed without SNI and, where stream has virtual servers (nginx 1.25.5+),
+with each literal server_name of its servers: the name selects the server whose certificate is
+sent, while the default server of the address decides the groups and, before nginx 1.29.2, the
+protocols (knowledge: default_server_only, `stream` entries). Only the checks that speak TLS
+alone run: a stream server answers with whatever its proxy_pass or return sends, not HTTP.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from nginxgen.conf.config import Config
+from nginxgen.conf.effective import Effective
+from nginxgen.conf.per_name import by_name
+from nginxgen.conf.stream import Stream
+from nginxgen.probe.check import Check
+from nginxgen.probe.checks import certificate, groups, protocols
+from nginxgen.probe.predict import compare_model
+from nginxgen.probe.run import CONCURRENT, probe_name
+from nginxgen.records import record
+from nginxgen.target import Target
+
+CHECKS: tuple[Check, ...] = (protocols, groups, certificate)
+
+
+@record(frozen=True)
+class Listener:
+    """One stream address:port nginx ends TLS on, and the names to ask it for."""
+
+    socket: str
+    port: int
+    names: tuple[str | None, ...]  # None: no SNI
+
+
+def listeners(stream: Stream) -> list[Listener]:
+    """The stream TLS listeners of the config with their names: no SNI, and each literal
+    server_name (no wildcard, no regular expression) where a name selects a server."""
+    out = []
+    for socket, servers in stream.config.sockets.items():
+        if not stream.config.tls_socket(socket):
+            continue
+        names: list[str | None] = []
+        if by_name(stream.effective):
+            literal = (
+                n for s in servers for n in s.names if n and not n.startswith(("~", "*", "."))
+            )
+            names = list(dict.fromkeys(n for n in literal if not n.endswith(".*") and n != "_"))
+        out.append(Listener(socket, int(socket.rsplit(":", 1)[1]), (*names, None)))
+    return out
+
+
+def probe_stream(
+    config: Config, target: Target, host: str, connect: str | None, timeout: float
+) -> list[dict[str, Any]]:
+    """Each stream TLS listener of `config`, each of its names, probed on `connect` or `host`
+    and compared with the stream model: every result has `port`, `mismatches` and `config`
+    (the model's value of each observed setting), as `probe --config` gives them."""
+    stream = Stream(Effective(config, target))
+    asked = [(listener, name) for listener in listeners(stream) for name in listener.names]
+
+    def one(item: tuple[Listener, str | None]) -> dict[str, Any]:
+        listener, name = item
+        found = probe_name((connect or host, listener.port), name, timeout, run=CHECKS)
+        found["port"] = listener.port
+        found["mismatches"], found["config"] = compare_model(
+            stream.tls(listener.socket, name), found, CHECKS
+        )
+        return found
+
+    if not asked:
+        return []
+    with ThreadPoolExecutor(max_workers=max(1, min(CONCURRENT, len(asked)))) as pool:
+        return list(pool.map(one, asked))
