@@ -223,9 +223,9 @@ def full_config(folder: Path, target: Target, streams: bool) -> GeneratorConfig:
     ca = str(leaf.root)
     client: dict[str, Any] = {"ca": ca, "verify": "optional", "depth": 2}
     client["crl"] = str(empty_crl(factory, folder / "root.crl"))
-    from nginxgen import knowledge
+    from nginxgen.knowledge import libraries
 
-    if knowledge.has(target.library, "ocsp_client"):
+    if libraries.has(target.library, "ocsp_client"):
         client["ocsp"] = "leaf"
     sites = [
         {

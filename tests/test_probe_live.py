@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from nginxgen import knowledge
 from nginxgen.generate.presets import list_presets, load_preset
+from nginxgen.knowledge import libraries, tls_groups
 from tests.builds import Build
 from tests.live import Server
 from tests.test_live_presets import NAME, Served, generate, promised_groups
@@ -35,13 +35,13 @@ def expected_pq(tls_conf: str, build: Build) -> str:
     curve = re.search(r"^ssl_ecdh_curve (\S+);", tls_conf, re.M)
     assert curve is not None
     names = curve.group(1).replace("/", ":").split(":")
-    pq = [n for n in names if (g := knowledge.find_group(n)) is not None and g.pq]
+    pq = [n for n in names if (g := tls_groups.find_group(n)) is not None and g.pq]
     if not pq:
         return "none"
     if "/" in curve.group(1):
         return "enforced"
     prefer = re.search(r"^ssl_prefer_server_ciphers on;", tls_conf, re.M) is not None
-    server_order = knowledge.has(build.library, "server_group_preference") and prefer
+    server_order = libraries.has(build.library, "server_group_preference") and prefer
     first_is_pq = names[0] in pq
     return "enforced" if server_order and first_is_pq else "supported"
 
@@ -77,7 +77,7 @@ def test_probe_reports_what_the_config_says(build: Build, preset: str, tmp_path:
     assert {v for v, ok in named["protocols"].items() if ok} == listed
     promised = promised_groups(served.conf.parent / "tls.conf")
     for group, accepted in named["groups"].items():
-        known = knowledge.find_group(group)
+        known = tls_groups.find_group(group)
         assert accepted == (known is not None and known.id in promised), group
     assert named["pq"] == expected_pq(tls_conf, build)
     # the probe's ML-KEM key share is taken wherever the config lists X25519MLKEM768
@@ -437,7 +437,7 @@ def test_early_data_is_read_from_the_tickets(build: Build, tmp_path: Path) -> No
     assert done.returncode == 0, done.stdout + done.stderr
     named = json.loads(done.stdout)[0]
     assert named["protocols"]["TLSv1.2"] is False  # TLS 1.3 only: no clear-text chain
-    size = knowledge.max_early_data(build.library)  # 16384 from nginx; BoringSSL's own 14336
+    size = libraries.max_early_data(build.library)  # 16384 from nginx; BoringSSL's own 14336
     assert named["early_data"] == {"offered": True, "max_early_data": size}
     cert = named["certificate"]
     assert cert["chain_from"] == "TLSv1.3" and cert["chain_length"] == 2 and cert["leaf_first"]

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from nginxgen import knowledge
 from nginxgen.cli import main
+from nginxgen.knowledge import logs
 from nginxgen.target import resolve
 from tests.paths import REPO
 
@@ -75,5 +75,5 @@ def test_a_log_written_without_ech_has_no_ech_row(
 def test_the_generated_format_logs_ech_where_the_target_serves_it(
     nginx: str, library: str, logged: bool
 ) -> None:
-    variables = {f.variable for f in knowledge.log_fields(resolve(nginx, library))}
+    variables = {f.variable for f in logs.log_fields(resolve(nginx, library))}
     assert ("ssl_ech_status" in variables) == logged

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from nginxgen import knowledge
 from nginxgen.conf.load import Stmt
 from nginxgen.conf.upstream import BackendTls
+from nginxgen.knowledge.upstream import upstream_keepalive_defaults
 from nginxgen.records import record
 
 # What a connection's handshake fixed, per setting: the key a finding names (the directive
@@ -59,7 +59,7 @@ def local(backend: BackendTls) -> bool:
     """Whether the block keeps its connections per location: `keepalive N local`, or no
     keepalive line where the release's default is local (knowledge: upstream_keepalive)."""
     keepalive = backend.keepalive()
-    facts = knowledge.upstream_keepalive_defaults(backend.target)
+    facts = upstream_keepalive_defaults(backend.target)
     if keepalive.line is None:
         return keepalive.connections > 0 and facts.default_local
     return "local" in keepalive.line.args[1:]

@@ -32,25 +32,25 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from nginxgen import knowledge
 from nginxgen.conf.config import Config, Server
 from nginxgen.conf.files import read
 from nginxgen.conf.load import Stmt, walk
+from nginxgen.knowledge import nginx
 from nginxgen.records import record
 
 MODES = ("off", "on", "optional", "optional_no_ca")
-FACTS = knowledge.nginx_fact("client_certificates")  # statuses, default depth: with sources
+FACTS = nginx.client_certificates()  # statuses, default depth: with sources
 DEFAULTS = {
     "ssl_verify_client": "off",
-    "ssl_verify_depth": str(FACTS["default_depth"]),
+    "ssl_verify_depth": str(FACTS.default_depth),
     "ssl_ocsp": "off",
 }
 VARIABLE = "ssl_client_verify"
 # directives that hand a value to the backend, which may judge it (the model cannot see it)
 PASSING = ("proxy_set_header", "grpc_set_header", "fastcgi_param", "uwsgi_param", "scgi_param")
-NO_CERTIFICATE: int = FACTS["no_certificate_status"]  # NGX_HTTPS_NO_CERT (496) answered as 400
-MISDIRECTED: int = FACTS["misdirected_status"]
-CERTIFICATE_ERROR: int = FACTS["certificate_error_status"]  # NGX_HTTPS_CERT_ERROR (495) as 400
+NO_CERTIFICATE = FACTS.no_certificate_status  # NGX_HTTPS_NO_CERT (496) answered as 400
+MISDIRECTED = FACTS.misdirected_status
+CERTIFICATE_ERROR = FACTS.certificate_error_status  # NGX_HTTPS_CERT_ERROR (495) as 400
 
 
 @record(frozen=True)

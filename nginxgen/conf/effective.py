@@ -7,10 +7,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from functools import cached_property
 
-from nginxgen import knowledge
 from nginxgen.conf.config import Config, Location, Server
 from nginxgen.conf.load import Stmt, walk
 from nginxgen.conf.upstream import BackendTls, backends
+from nginxgen.knowledge import libraries, nginx
 from nginxgen.records import record
 from nginxgen.target import Target
 
@@ -105,7 +105,7 @@ class Effective:
 
     def protocols(self, server: Server) -> list[str]:
         """The protocols a server allows: its ssl_protocols, else this nginx's default."""
-        return server.value("ssl_protocols") or list(knowledge.default_protocols(self.target))
+        return server.value("ssl_protocols") or list(nginx.default_protocols(self.target))
 
     def ticket_keys_managed(self, server: Server) -> bool:
         """Whether this (default) server's ticket keys are the admin's or rotated by nginx:
@@ -115,7 +115,7 @@ class Effective:
             return True
         cache = server.value("ssl_session_cache") or []
         shared = any(v.startswith("shared:") for v in cache)
-        return shared and knowledge.auto_ticket_rotation(self.target)
+        return shared and nginx.auto_ticket_rotation(self.target)
 
     def ticket_keys_shared(self, server: Server) -> bool:
         """Whether every worker encrypts this (default) server's tickets with the same keys, so
@@ -158,7 +158,7 @@ class Effective:
     @cached_property
     def add_header_inherit(self) -> bool:
         """Whether this nginx has add_header_inherit (knowledge: since 1.29.3)."""
-        status = knowledge.directive_status(self.target, "add_header_inherit")
+        status = nginx.directive_status(self.target, "add_header_inherit")
         return status is not None and status.available
 
     def headers_in(self, server: Server, locations: Sequence[Location]) -> Headers:
@@ -193,7 +193,7 @@ class Effective:
         return self.memo("backends", lambda: list(backends(self.config, self.target)))
 
     def has(self, capability: str) -> bool:
-        return knowledge.has(self.target.library, capability)
+        return libraries.has(self.target.library, capability)
 
     def library(self) -> str:
         return self.target.library.display
@@ -329,8 +329,7 @@ def header_sent(line: Stmt, status: int) -> bool:
         return False
     if "always" in line.args[2:]:
         return True
-    statuses: list[int] = knowledge.nginx_fact("add_header")["statuses_without_always"]
-    return status in statuses
+    return status in nginx.add_header().statuses_without_always
 
 
 def _where(stmt: Stmt) -> str:

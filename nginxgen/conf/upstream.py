@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen import knowledge
 from nginxgen.conf.client_tls import ClientTls, Level, Text, destination, upstream_blocks
 from nginxgen.conf.client_tls import Destination as Destination
 from nginxgen.conf.client_tls import Flag as Flag
@@ -26,7 +25,12 @@ from nginxgen.conf.client_tls import is_hostname as is_hostname
 from nginxgen.conf.client_tls import strip_port as strip_port
 from nginxgen.conf.config import Config, Location, Server
 from nginxgen.conf.load import Stmt
-from nginxgen.knowledge import PassModule
+from nginxgen.knowledge.upstream import (
+    PassModule,
+    UpstreamKeepaliveDefaults,
+    pass_modules,
+    upstream_keepalive_defaults,
+)
 from nginxgen.records import record
 from nginxgen.target import Target
 
@@ -82,7 +86,7 @@ class BackendTls(ClientTls):
         """Whether the connection is kept for the next request (knowledge: upstream_keepalive):
         only through an upstream{} block with connections to keep, and for proxy_pass only where
         the request asks the backend to keep it (`_persistent`)."""
-        defaults = knowledge.upstream_keepalive_defaults(self.target)
+        defaults = upstream_keepalive_defaults(self.target)
         block = self.destination.upstream
         inside = block.block or [] if block is not None else []
         line = next((s for s in inside if s.directive == "keepalive"), None)
@@ -122,7 +126,7 @@ class BackendTls(ClientTls):
 
 
 def _persistent(
-    version: str | None, connection: str | None, facts: knowledge.UpstreamKeepaliveDefaults
+    version: str | None, connection: str | None, facts: UpstreamKeepaliveDefaults
 ) -> bool | None:
     """Whether an HTTP/1.1 backend keeps the connection after a request of HTTP `version`
     with the Connection header `connection` ("": none), so that nginx keeps it: HTTP/1.1 unless
@@ -140,7 +144,7 @@ def backend_tls(
     config: Config, target: Target, server: Server, locations: tuple[Location, ...]
 ) -> BackendTls | None:
     """The TLS backend the innermost of `locations` passes to, if it passes to one."""
-    modules = knowledge.pass_modules()
+    modules = pass_modules()
     for directive, lines in locations[-1].directives.items():
         module = modules.get(directive)
         if module and lines and lines[-1].args and _tls_scheme(module, lines[-1].args[0]):

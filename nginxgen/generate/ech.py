@@ -13,9 +13,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from nginxgen import ech, knowledge
+from nginxgen import ech
 from nginxgen.generate.models import EchPolicy, GeneratorConfig, Site
 from nginxgen.generate.planning import Problems
+from nginxgen.knowledge.directives import directive_first_release
+from nginxgen.knowledge.ech import directive as ech_directive
+from nginxgen.knowledge.ech import ech_refusal
 from nginxgen.records import record
 from nginxgen.sockets import normalize_socket
 from nginxgen.target import Target
@@ -88,10 +91,10 @@ def _owner(name: str, site: Site) -> tuple[str, str]:
 
 def _as_needed() -> str:
     """What serves ECH, with the public sources that say so."""
-    directive = knowledge.ech_fact("directive")
-    first = knowledge.directive_first_release(directive["name"])
+    directive = ech_directive()
+    first = directive_first_release(directive.name)
     return (
-        f"use nginx {first} or newer built against OpenSSL 4.0 ({directive['docs']}; nginx "
+        f"use nginx {first} or newer built against OpenSSL 4.0 ({directive.docs}; nginx "
         f"CHANGES {first}; OpenSSL 4.0's ECH API), or drop policy.ech"
     )
 
@@ -104,7 +107,7 @@ def plan_ech(
     wanted = config.policy.ech
     if wanted is None:
         return None
-    refusal = knowledge.ech_refusal(target)
+    refusal = ech_refusal(target)
     if refusal:
         problems.refuse(
             "policy.ech",

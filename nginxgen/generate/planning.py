@@ -3,9 +3,9 @@ a directive."""
 
 from __future__ import annotations
 
-from nginxgen import knowledge
 from nginxgen.errors import ValidationError
 from nginxgen.generate.presets import KeyLines, Loc
+from nginxgen.knowledge import directives, nginx
 from nginxgen.records import record
 from nginxgen.target import Target
 
@@ -56,7 +56,7 @@ class Problems:
 
 def directive_ok(target: Target, name: str, table: str = "directive") -> bool:
     """Whether the target's nginx takes a directive nginx.toml has a release range for."""
-    status = knowledge.directive_status(target, name, table)
+    status = nginx.directive_status(target, name, table)
     return status is not None and status.available
 
 
@@ -64,7 +64,7 @@ def directive_in(target: Target, name: str, context: str) -> bool:
     """Whether the target's nginx release has `name` in `context` (server, location,
     stream_server ...), by the per-release directive tables; modules the target is known to
     lack left out."""
-    entries = knowledge.nginx_directive(target, name) or ()
+    entries = directives.nginx_directive(target, name) or ()
     return any(context in entry.contexts for entry in entries)
 
 

@@ -20,7 +20,7 @@ import struct
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 
-from nginxgen import knowledge
+from nginxgen.knowledge import tls_groups
 from nginxgen.records import record, replace
 
 # IANA TLS registries: protocol versions, and suites offered for each version. The groups the
@@ -31,7 +31,7 @@ PROBED_GROUPS = ("X25519", "secp256r1", "secp384r1", "secp521r1", "X448", "ffdhe
 
 
 def _codepoint(name: str) -> int:
-    group = knowledge.find_group(name)
+    group = tls_groups.find_group(name)
     assert group is not None and group.codepoint is not None, name
     return group.codepoint
 

@@ -14,14 +14,14 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 
-from nginxgen import knowledge
+from nginxgen.knowledge import ech, tls_groups
 from nginxgen.records import field, record
 from nginxgen.report.logformat import ROLES, LineParser, LogFormat, Values
 
 TIME, SITE, HOST, PROTOCOL, CIPHER, CURVE, CURVES, REUSED, EARLY, REQUESTS, TLS, ECH = range(
     len(ROLES)
 )
-ECH_ACCEPTED = str(knowledge.ech_fact("status")["accepted"])  # $ssl_ech_status on success
+ECH_ACCEPTED = ech.status().accepted  # $ssl_ech_status on success
 MONTH_NAMES = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 _MONTHS = {name: number for number, name in enumerate(MONTH_NAMES, 1)}
 _HEX = re.compile(r"0x[0-9a-fA-F]{1,4}\Z")
@@ -49,9 +49,9 @@ def group_view(value: str) -> GroupView:
         code = int(value, 16)
         if _is_grease(code):
             return GroupView(None, False)
-        group = knowledge.group_by_codepoint(code)
+        group = tls_groups.group_by_codepoint(code)
         return GroupView(group.id if group else value.lower(), bool(group and group.pq))
-    group = knowledge.find_group(value)
+    group = tls_groups.find_group(value)
     return GroupView(value, bool(group and group.pq))
 
 

@@ -52,7 +52,7 @@ from nginxgen.conf.config import build as build_config
 from nginxgen.conf.effective import Effective
 from nginxgen.conf.load import load_path
 from nginxgen.conf.upstream import BackendTls
-from nginxgen.knowledge import upstream_keepalive_defaults
+from nginxgen.knowledge.upstream import upstream_keepalive_defaults
 from nginxgen.lint.run import Selection, lint
 from nginxgen.target import resolve
 from nginxgen.version import Version

@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from nginxgen import knowledge
 from nginxgen.conf.groups import GroupEntry, parse_groups
 from nginxgen.conf.load import Stmt
+from nginxgen.knowledge import tls_groups
 from nginxgen.lint.context import Context
 from nginxgen.lint.findings import Fix
 from nginxgen.lint.rules import _fixes
@@ -42,17 +42,17 @@ def verdict(library: Library, entry: GroupEntry) -> str:
     did."""
     if entry.name.lower() in KEYWORDS or not entry.name:
         return "keyword"
-    measured = knowledge.group_name_accepted(library, entry.name)
+    measured = tls_groups.group_name_accepted(library, entry.name)
     if measured:
         return "accepted"
-    if "?" in entry.prefixes and knowledge.group_syntax(library, "question"):
+    if "?" in entry.prefixes and tls_groups.group_syntax(library, "question"):
         return "skipped"
-    group = knowledge.find_group(entry.name)
+    group = tls_groups.find_group(entry.name)
     if group is None:
         return "unknown"
     if not group.available(library):
         return "unavailable"
-    if not knowledge.group_accepts_spelling(group, entry.name, library):
+    if not tls_groups.group_accepts_spelling(group, entry.name, library):
         return "spelling"
     return "refused" if measured is False else "accepted"
 

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen import knowledge
+from nginxgen.knowledge import tls_groups
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Applicability, Finding, Severity
 from nginxgen.lint.rules._groups import group_statements, parse_groups, renamed, verdict
@@ -59,7 +59,7 @@ def check(ctx: Context) -> Iterator[Finding]:
     for stmt, text in group_statements(ctx):
         for entry in parse_groups(text):
             answer = verdict(library, entry)
-            group = knowledge.find_group(entry.name)
+            group = tls_groups.find_group(entry.name)
             if stmt.directive == "ssl_conf_command" and entry.name.lower() == "auto":
                 # nginx reads `auto` itself in ssl_ecdh_curve; SSL_CONF_cmd gets it as a name
                 yield ctx.finding(
@@ -79,7 +79,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                 )
             elif answer == "unavailable" and group is not None:
                 fix = f"use {group.replacement}" if group.replacement else _instead(library, group)
-                successor = knowledge.find_group(group.replacement) if group.replacement else None
+                successor = tls_groups.find_group(group.replacement) if group.replacement else None
                 yield ctx.finding(
                     RULE,
                     stmt,
@@ -94,7 +94,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                 spelled = group.spell(library)
                 case = (
                     " (group names are case-sensitive there)"
-                    if knowledge.spelling_differs_in_case_only(group, entry.name, library)
+                    if tls_groups.spelling_differs_in_case_only(group, entry.name, library)
                     else ""
                 )
                 yield ctx.finding(
@@ -107,9 +107,9 @@ def check(ctx: Context) -> Iterator[Finding]:
                 )
 
 
-def _instead(library: Library, lacking: knowledge.Group) -> str:
+def _instead(library: Library, lacking: tls_groups.Group) -> str:
     """What to use instead: groups the library has (never the lacking one), else an upgrade."""
-    instead = knowledge.groups_instead(library, lacking)
+    instead = tls_groups.groups_instead(library, lacking)
     if not instead:
         return "upgrade the library"
     return f"use one of {', '.join(instead)} instead, or upgrade the library"

@@ -26,7 +26,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen import knowledge, rule_codes
+from nginxgen import rule_codes
+from nginxgen.knowledge import tls_groups
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Applicability, Finding, Severity
 from nginxgen.lint.rules._groups import group_statements, parse_groups, renamed, verdict
@@ -48,7 +49,7 @@ def check(ctx: Context) -> Iterator[Finding]:
     library = ctx.target.library
     for stmt, text in group_statements(ctx):
         for entry in parse_groups(text):
-            group = knowledge.find_group(entry.name)
+            group = tls_groups.find_group(entry.name)
             if (
                 group is None
                 or group.not_recommended is None
@@ -63,7 +64,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                 if reason.recommended_by
                 else ""
             )
-            successor = knowledge.find_group(group.replacement) if group.replacement else None
+            successor = tls_groups.find_group(group.replacement) if group.replacement else None
             usable = successor is not None and successor.available(library)
             yield ctx.finding(
                 RULE,

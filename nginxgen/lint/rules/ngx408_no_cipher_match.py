@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen import knowledge
 from nginxgen.conf.load import Stmt
+from nginxgen.knowledge import library_tables
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules import ngx410_cipher_string_refused as ngx410
@@ -51,5 +51,5 @@ def check(ctx: Context) -> Iterator[Finding]:
 
 
 def _blind(ctx: Context, stmt: Stmt) -> bool:
-    table = knowledge.library_table(ctx.target.library)
+    table = library_tables.library_table(ctx.target.library)
     return table is not None and ngx410.blind_word(table, " ".join(stmt.args)) is not None

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen import knowledge
+from nginxgen.knowledge import directives, ech, libraries
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
 
@@ -29,10 +29,10 @@ RULE = Rule(
 
 
 def check(ctx: Context) -> Iterator[Finding]:
-    name = knowledge.ech_fact("directive")["name"]
-    if knowledge.nginx_directive(ctx.target, name) is None or ctx.has("ech"):
+    name = ech.directive().name
+    if directives.nginx_directive(ctx.target, name) is None or ctx.has("ech"):
         return  # an nginx without the directive: NGX007 says so
-    refusal = knowledge.capability(ctx.target.library, "ech").refusal
+    refusal = libraries.capability(ctx.target.library, "ech").refusal
     for stmt in ctx.all_statements():
         if stmt.directive == name:
             yield ctx.finding(RULE, stmt, f"{ctx.library()}: {refusal}")

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen import knowledge
+from nginxgen.knowledge import nginx
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
 
@@ -44,7 +44,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         stmts = default.effective("ssl_session_tickets")
         why = (
             f"nginx {ctx.target.nginx} never rotates ticket keys"
-            if not knowledge.auto_ticket_rotation(ctx.target)
+            if not nginx.auto_ticket_rotation(ctx.target)
             else "without a shared: session cache nginx does not rotate ticket keys"
         )
         yield ctx.finding(
