@@ -79,6 +79,21 @@ def test_ocsp_stapling_as_the_knowledge_says(library_build: Build, tmp_path: Pat
     assert ignored == (not libraries.has(library, "ocsp_stapling")), done.stderr
 
 
+def test_ocsp_for_client_certificates_as_the_knowledge_says(
+    library_build: Build, tmp_path: Path
+) -> None:
+    library = build_target(library_build).library
+    done = nginx_t(library_build, tmp_path, "ssl_ocsp on;")
+    refused = '"ssl_ocsp" is not supported on this platform' in done.stderr
+    assert refused == (done.returncode == 1), done.stderr
+    assert refused == (not libraries.has(library, "ocsp_client")), done.stderr
+    if refused:  # the knowledge says it as nginx does
+        assert (
+            "is not supported on this platform"
+            in libraries.capability(library, "ocsp_client").refusal
+        )
+
+
 def _spellings() -> list[str]:
     """Every group name the knowledge base knows, for any library, plus an unknown one."""
     import tomllib
@@ -319,6 +334,7 @@ COVERED = {
     "ktls": "not testable apart: nginx turns kTLS on through ssl_conf_command, refused above",
     "prioritize_chacha": "not testable apart: it is an ssl_conf_command option, refused above",
     "ocsp_stapling": "test_ocsp_stapling_as_the_knowledge_says",
+    "ocsp_client": "test_ocsp_for_client_certificates_as_the_knowledge_says",
     "early_data": "test_early_data_accepted",
     "tls13": "tests/test_live_presets.py (TLS 1.3 handshake of every preset on both builds)",
     "tls13_suites_via_conf_command": "test_tls13_suites_fixed_whatever_ssl_ciphers_says",
