@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from nginxgen.conf.config import Config, Server
 from nginxgen.conf.load import Stmt
 from nginxgen.conf.per_name import NameModel, lines_of
-from nginxgen.lint.context import Context
-from nginxgen.lint.findings import Applicability, Fix
+from nginxgen.lint.context import Context, Rule
+from nginxgen.lint.findings import Applicability, Finding, Fix
 from nginxgen.lint.rules import _fixes
 from nginxgen.records import record
 from nginxgen.values import same_value
@@ -74,7 +74,15 @@ def misplaced(ctx: Context, keys: tuple[str, ...]) -> Iterator[Misplaced]:
                         )  # fmt: skip
 
 
-def block_fix(fix: str, m: Misplaced) -> str:
+def finding(ctx: Context, rule: Rule, m: Misplaced, message: str) -> Finding:
+    """A default-server rule's finding on an ignored line: the rule's fix text for the block of
+    the line, and the unsafe move into the default server as its edit (MOVE_TO_DEFAULT)."""
+    return ctx.finding(
+        rule, m.stmt, message, edits=_move_to_default(ctx, m), fix=_block_fix(rule.fix, m)
+    )
+
+
+def _block_fix(fix: str, m: Misplaced) -> str:
     """A rule's fix text for the block of the finding: a stream{} server's lines go to
     stream{} level."""
     return fix.replace("http{}", "stream{}") if m.config.block == "stream" else fix
@@ -84,7 +92,7 @@ def _on_another_tls_socket(config: Config, server: Server, socket: str) -> bool:
     return any(lst.socket != socket and config.tls_socket(lst.socket) for lst in server.listens)
 
 
-def move_to_default(ctx: Context, m: Misplaced) -> Fix | None:
+def _move_to_default(ctx: Context, m: Misplaced) -> Fix | None:
     """The unsafe fix: the default server, which decides for every name on the address:port,
     takes the vhost's value, and the vhost's line goes. A line that also speaks for another TLS
     address is never dropped or overwritten: the vhost's stays when the vhost listens there too,

@@ -29,13 +29,7 @@ from collections.abc import Iterator
 from nginxgen.conf.per_name import NameModel
 from nginxgen.lint.context import Context, Rule, server_label
 from nginxgen.lint.findings import Finding, Severity
-from nginxgen.lint.rules._default_server import (
-    MOVE_TO_DEFAULT,
-    Misplaced,
-    block_fix,
-    misplaced,
-    move_to_default,
-)
+from nginxgen.lint.rules._default_server import MOVE_TO_DEFAULT, Misplaced, finding, misplaced
 
 RULE = Rule(
     code="NGX105",
@@ -48,13 +42,12 @@ RULE = Rule(
 
 def check(ctx: Context) -> Iterator[Finding]:
     for m in misplaced(ctx, ("ssl_session_tickets",)):
-        yield ctx.finding(
+        yield finding(
+            ctx,
             RULE,
-            m.stmt,
+            m,
             f"tickets are off in {server_label(m.default)}, the default server of {m.socket}, "
             "so turning them on here has no effect before nginx 1.29.2",
-            edits=move_to_default(ctx, m),
-            fix=block_fix(RULE.fix, m),
         )
     yield from _off_under_on(ctx)
 
@@ -77,14 +70,13 @@ def _off_under_on(ctx: Context) -> Iterator[Finding]:
                         socket, "ssl_session_tickets", ignored.line, model.default,
                         model.decided["ssl_session_tickets"].why, "on", server, block.config,
                     )  # fmt: skip
-                    yield ctx.finding(
+                    yield finding(
+                        ctx,
                         RULE,
-                        ignored.line,
+                        m,
                         f"tickets are on in {server_label(model.default)}, the default server "
                         f"of {socket}: turning them off here leaves this server's names without "
                         "TLS 1.3 resumption before nginx 1.29.2 (on "
                         f"{ctx.target.library.display}: the session cache does not resume "
                         "their TLS 1.3 sessions either)",
-                        edits=move_to_default(ctx, m),
-                        fix=block_fix(RULE.fix, m),
                     )
