@@ -51,6 +51,15 @@ class Effective:
                 default = self.config.default_server(socket)
                 yield socket, default, [s for s in servers if s is not default]
 
+    def default_servers(self) -> Iterator[tuple[str, Server]]:
+        """(socket, its default server) for each server that is the default of a TLS address,
+        once, at the first such address."""
+        seen: set[int] = set()
+        for socket, default, _ in self.tls_sockets():
+            if default.index not in seen:
+                seen.add(default.index)
+                yield socket, default
+
     def tls_servers(self) -> Iterator[Server]:
         return (s for s in self.config.servers if s.tls)
 
