@@ -78,6 +78,16 @@ class Effective:
                 seen.add(id(stmts[-1]))
                 yield server, stmts[-1]
 
+    def options_on(self, option: str) -> Iterator[tuple[Server, Stmt]]:
+        """Each `ssl_conf_command Options` line that turns `option` on in a TLS server, once,
+        with the first server it applies to."""
+        seen: set[int] = set()
+        for server in self.tls_servers():
+            stmt = server.conf_option(option)
+            if stmt is not None and id(stmt) not in seen:
+                seen.add(id(stmt))
+                yield server, stmt
+
     def default_lines(
         self, directive: str, wanted: Callable[[Server, Stmt], bool]
     ) -> Iterator[tuple[str, Server, Stmt]]:
