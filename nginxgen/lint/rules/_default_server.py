@@ -45,33 +45,37 @@ def _text(stmt: Stmt | None, key: str) -> str:
     return " ".join(args)
 
 
-def misplaced(ctx: Context, keys: tuple[str, ...]) -> Iterator[Misplaced]:
-    """Settings a non-default server makes that the target ignores there: the ignored lines of
-    the config model's answer for that server's names (nginxgen/conf/per_name.py), in http{}
-    servers and in stream{} ones (with stream's knowledge of what the default server decides)."""
+def vhost_models(ctx: Context) -> Iterator[tuple[str, Server, NameModel, Config]]:
+    """(socket, server, the config model of its names there, the model of its block) for each
+    server that is not the default of a TLS address it listens on, in http{} servers and in
+    stream{} ones (with stream's knowledge of what the default server decides)."""
     for block in (ctx, ctx.stream):
         for socket, default, others in block.tls_sockets():
             for server in others:
-                model = NameModel(block, socket, None, server, default)
-                for key in keys:
-                    if key not in model.decided:
-                        continue
-                    entry = model.decided[key]
-                    answer = model.setting(key)
-                    in_effect = answer.line
-                    for ignored in answer.ignored:
-                        stmt = ignored.line
-                        value = _text(stmt, key)
-                        if in_effect is not None and same_value(
-                            stmt.directive, stmt.args, in_effect.args
-                        ):
-                            continue  # the same setting, however it is spelled (1440m and 1d)
-                        if entry.only_value and value != entry.only_value:
-                            continue
-                        yield Misplaced(
-                            socket, key, stmt, model.default, entry.why,
-                            _text(in_effect, key), server, block.config,
-                        )  # fmt: skip
+                yield socket, server, NameModel(block, socket, None, server, default), block.config
+
+
+def misplaced(ctx: Context, keys: tuple[str, ...]) -> Iterator[Misplaced]:
+    """Settings a non-default server makes that the target ignores there: the ignored lines of
+    the config model's answer for that server's names (nginxgen/conf/per_name.py)."""
+    for socket, server, model, config in vhost_models(ctx):
+        for key in keys:
+            if key not in model.decided:
+                continue
+            entry = model.decided[key]
+            answer = model.setting(key)
+            in_effect = answer.line
+            for ignored in answer.ignored:
+                stmt = ignored.line
+                value = _text(stmt, key)
+                if in_effect is not None and same_value(stmt.directive, stmt.args, in_effect.args):
+                    continue  # the same setting, however it is spelled (1440m and 1d)
+                if entry.only_value and value != entry.only_value:
+                    continue
+                yield Misplaced(
+                    socket, key, stmt, model.default, entry.why, _text(in_effect, key), server,
+                    config,
+                )  # fmt: skip
 
 
 def finding(ctx: Context, rule: Rule, m: Misplaced, message: str) -> Finding:
