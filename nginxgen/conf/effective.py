@@ -51,6 +51,15 @@ class Effective:
                 default = self.config.default_server(socket)
                 yield socket, default, [s for s in servers if s is not default]
 
+    def default_servers(self) -> Iterator[tuple[str, Server]]:
+        """(socket, its default server) for each server that is the default of a TLS address,
+        once, at the first such address."""
+        seen: set[int] = set()
+        for socket, default, _ in self.tls_sockets():
+            if default.index not in seen:
+                seen.add(default.index)
+                yield socket, default
+
     def tls_servers(self) -> Iterator[Server]:
         return (s for s in self.config.servers if s.tls)
 
@@ -68,6 +77,16 @@ class Effective:
             if stmts and stmts[-1].args[:1] == ["on"] and id(stmts[-1]) not in seen:
                 seen.add(id(stmts[-1]))
                 yield server, stmts[-1]
+
+    def options_on(self, option: str) -> Iterator[tuple[Server, Stmt]]:
+        """Each `ssl_conf_command Options` line that turns `option` on in a TLS server, once,
+        with the first server it applies to."""
+        seen: set[int] = set()
+        for server in self.tls_servers():
+            stmt = server.conf_option(option)
+            if stmt is not None and id(stmt) not in seen:
+                seen.add(id(stmt))
+                yield server, stmt
 
     def default_lines(
         self, directive: str, wanted: Callable[[Server, Stmt], bool]

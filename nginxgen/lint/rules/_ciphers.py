@@ -85,3 +85,11 @@ def cipher_lines(ctx: Context) -> Iterator[tuple[Stmt, Evaluation]]:
             continue
         seen.add(id(stmts[-1]))
         yield stmts[-1], evaluate_line(ctx, stmts[-1])
+
+
+def all_cipher_lines(ctx: Context) -> Iterator[tuple[Stmt, Evaluation]]:
+    """Every ssl_ciphers line with a value, as written (a snippet's too: the string is checked
+    wherever a TLS server inherits it), evaluated."""
+    for stmt in ctx.all_statements():
+        if stmt.directive == "ssl_ciphers" and stmt.args:
+            yield stmt, evaluate_line(ctx, stmt)

@@ -14,7 +14,15 @@ from nginxgen.lint.findings import Fix
 from nginxgen.lint.rules import _fixes
 from nginxgen.target import Library
 
-__all__ = ["GroupEntry", "group_statements", "parse_groups", "renamed", "verdict"]
+__all__ = [
+    "GroupEntry",
+    "group_entries",
+    "group_statements",
+    "parse_groups",
+    "renamed",
+    "successor",
+    "verdict",
+]
 
 KEYWORDS = {"auto", "default"}
 
@@ -30,6 +38,13 @@ def group_statements(ctx: Context) -> Iterator[tuple[Stmt, str]]:
             and stmt.args[0].lower() in ("groups", "curves")
         ):
             yield stmt, stmt.args[1]
+
+
+def group_entries(ctx: Context) -> Iterator[tuple[Stmt, GroupEntry]]:
+    """Every entry of every group list, with its statement."""
+    for stmt, text in group_statements(ctx):
+        for entry in parse_groups(text):
+            yield stmt, entry
 
 
 def verdict(library: Library, entry: GroupEntry) -> str:
@@ -55,6 +70,13 @@ def verdict(library: Library, entry: GroupEntry) -> str:
     if not tls_groups.group_accepts_spelling(group, entry.name, library):
         return "spelling"
     return "refused" if measured is False else "accepted"
+
+
+def successor(library: Library, group: tls_groups.Group) -> str | None:
+    """The standard name a draft group becomes, spelled for the library, where the library has
+    it (None: no successor, or one the library lacks)."""
+    found = tls_groups.find_group(group.replacement) if group.replacement else None
+    return found.spell(library) if found is not None and found.available(library) else None
 
 
 def renamed(ctx: Context, stmt: Stmt, entry: GroupEntry, name: str | None) -> Fix | None:

@@ -46,11 +46,7 @@ def check(ctx: Context) -> Iterator[Finding]:
             severity = Severity.INFO
     if not problems:
         return
-    reported: set[int] = set()
-    for _socket, default_server, _ in ctx.tls_sockets():
-        if default_server.index in reported:
-            continue
-        reported.add(default_server.index)
+    for _socket, default_server in ctx.default_servers():
         if default_server.value("ssl_protocols") is None:
             yield ctx.finding(
                 RULE,

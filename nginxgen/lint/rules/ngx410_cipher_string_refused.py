@@ -31,7 +31,7 @@ from nginxgen.ciphers import evaluate, load_model
 from nginxgen.knowledge import libraries, library_tables
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
-from nginxgen.lint.rules._ciphers import evaluate_line
+from nginxgen.lint.rules._ciphers import all_cipher_lines
 from nginxgen.target import Library
 
 RULE = Rule(
@@ -132,12 +132,9 @@ def _matches_nothing(library: Library, strings: dict[str, str | None], word: str
 
 def check(ctx: Context) -> Iterator[Finding]:
     library = ctx.target.library
-    for stmt in ctx.all_statements():
-        if stmt.directive != "ssl_ciphers" or not stmt.args:
-            continue
-        text = " ".join(stmt.args)
-        why = refusal(library, text)
-        result = evaluate_line(ctx, stmt).result
+    for stmt, ev in all_cipher_lines(ctx):
+        why = refusal(library, " ".join(stmt.args))
+        result = ev.result
         if why is None or (result.error and not result.suites):
             continue  # accepted, or NGX408 already says nothing matches
         yield ctx.finding(RULE, stmt, f"{ctx.library()} refuses {why}: nginx -t fails")

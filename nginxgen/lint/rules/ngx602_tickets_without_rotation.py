@@ -30,17 +30,13 @@ RULE = Rule(
 
 
 def check(ctx: Context) -> Iterator[Finding]:
-    reported: set[int] = set()
-    for socket, default, _ in ctx.tls_sockets():
-        if default.index in reported:
-            continue
+    for socket, default in ctx.default_servers():
         settings = ("ssl_session_tickets", "ssl_session_ticket_key", "ssl_session_cache")
         if any(default.unknown(name) is not None for name in settings):
             continue  # a missing include may turn tickets off or rotate them (NGX002 says so)
         tickets = default.value("ssl_session_tickets") or ["on"]
         if tickets[0] != "on" or ctx.ticket_keys_managed(default):
             continue  # off, or keys that change (the admin's files, or nginx's rotation)
-        reported.add(default.index)
         stmts = default.effective("ssl_session_tickets")
         why = (
             f"nginx {ctx.target.nginx} never rotates ticket keys"

@@ -23,12 +23,7 @@ RULE = Rule(code="NGX605", name="ktls-cannot-engage", severity=Severity.INFO, fi
 
 
 def check(ctx: Context) -> Iterator[Finding]:
-    seen: set[int] = set()
-    for server in ctx.tls_servers():
-        ktls = server.conf_option("KTLS")
-        if ktls is None or id(ktls) in seen:
-            continue
-        seen.add(id(ktls))
+    for server, ktls in ctx.options_on("KTLS"):
         if not libraries.has(ctx.target.library, "ktls"):
             yield ctx.finding(
                 RULE, ktls, f"{ctx.library()} has no kTLS path in nginx", "remove the KTLS option"
