@@ -17,7 +17,8 @@ import pytest
 
 import nginxgen.knowledge
 from nginxgen.knowledge import libraries, nginx, tls_groups
-from nginxgen.knowledge.data import toml_file
+from nginxgen.knowledge.data import from_table, toml_file
+from nginxgen.records import record
 from nginxgen.target import Library, Target
 from nginxgen.version import Version
 from tests.paths import REPO
@@ -147,6 +148,31 @@ def test_every_record_with_a_source_names_one() -> None:
     for name in libraries.capability_names():
         assert libraries.capability(LIBRARIES[0], name).source.strip(), name
     assert found > 50
+
+
+@record(frozen=True)
+class _Sample:
+    name: str
+    words: frozenset[str]
+    order: tuple[str, ...] | None
+    listed: list[str]
+    note: str | None = None
+
+
+def test_a_record_from_a_table_reads_each_field_by_its_name() -> None:
+    table = {"name": "a", "words": ["x", "y"], "order": ["2", "1"], "listed": ["z"], "more": 1}
+    made = from_table(_Sample, table)
+    # arrays become the declared collection; a field with a default may be absent
+    assert made == _Sample("a", frozenset({"x", "y"}), ("2", "1"), ["z"], None)
+    assert from_table(_Sample, {**table, "order": None}, name="b").name == "b"
+    assert from_table(_Sample, {**table, "order": None}).order is None
+    assert from_table(_Sample, {**table, "note": "n"}).note == "n"
+
+
+def test_a_record_from_a_table_without_a_key_fails() -> None:
+    """The accessors above raise then: a key missing from a file fails this module's tests."""
+    with pytest.raises(KeyError, match="words"):
+        from_table(_Sample, {"name": "a", "order": None, "listed": []})
 
 
 # --- keys named in the callers' source -----------------------------------------------------------

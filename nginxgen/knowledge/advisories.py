@@ -3,7 +3,7 @@ by scripts/build_advisories.py): which releases each one concerns."""
 
 from __future__ import annotations
 
-from nginxgen.knowledge.data import json_file
+from nginxgen.knowledge.data import from_table, json_file
 from nginxgen.records import record
 from nginxgen.version import Version
 
@@ -36,6 +36,5 @@ def advisories(version: Version) -> list[Advisory]:
         fixes = [Version(f) for f in data["fixed"]]
         fixed = any(version >= f and (_branch(f) == branch or f == max(fixes)) for f in fixes)
         if vulnerable and not fixed:
-            fields = {k: data[k] for k in ("name", "severity", "cve", "advisory")}
-            out.append(Advisory(**fields, fixed=tuple(data["fixed"])))
+            out.append(from_table(Advisory, data))
     return out

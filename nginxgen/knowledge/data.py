@@ -18,7 +18,10 @@ from functools import cache
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:
-    from typing import Any
+    from collections.abc import Callable, Mapping
+    from typing import Any, TypeVar
+
+    R = TypeVar("R")
 
 KNOWLEDGE_DIR = os.path.dirname(os.path.abspath(__file__))
 SNAPSHOT = os.path.join(KNOWLEDGE_DIR, "snapshot.json")
@@ -58,3 +61,36 @@ def json_file(name: str) -> dict[str, Any]:
     with open(os.path.join(KNOWLEDGE_DIR, f"{name}.json"), encoding="utf-8") as handle:
         data: dict[str, Any] = json.load(handle)
     return data
+
+
+def from_table(kind: type[R], table: Mapping[str, Any], **given: Any) -> R:
+    """The record `kind` with each field read from the table's key of the same name, unless
+    `given` holds it: a key the table lacks raises KeyError, unless the record gives the field a
+    default (then the default). An array becomes the field's declared tuple or frozenset."""
+    names: tuple[str, ...] = kind.__record_fields__  # type: ignore[attr-defined]
+    declared: dict[str, object] = kind.__record_declared__  # type: ignore[attr-defined]
+    collections = _collections(kind)  # type: ignore[arg-type]  # a class is hashable
+    values = dict(given)
+    for name in names:
+        if name in values or (name in declared and name not in table):
+            continue
+        value = table[name]
+        make = collections.get(name)
+        values[name] = make(value) if make is not None and isinstance(value, list) else value
+    return kind(**values)
+
+
+@cache
+def _collections(kind: type) -> dict[str, Callable[[list[Any]], object]]:
+    """The fields declared as a tuple or frozenset (a union's first member counts), each with
+    the constructor that makes one from a list."""
+    declared: dict[str, object] = {}
+    for klass in reversed(kind.__mro__):
+        declared.update(klass.__dict__.get("__annotations__", {}))  # noqa: RUF063
+    makers = {"tuple": tuple, "frozenset": frozenset}
+    out: dict[str, Callable[[list[Any]], object]] = {}
+    for name, annotation in declared.items():
+        make = makers.get(str(annotation).split("[", 1)[0].strip())
+        if make is not None:
+            out[name] = make
+    return out

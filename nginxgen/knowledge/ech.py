@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from nginxgen.knowledge.data import toml_file
+from nginxgen.knowledge.data import from_table, toml_file
 from nginxgen.knowledge.directives import directive_first_release, nginx_directive
 from nginxgen.knowledge.libraries import capability
 from nginxgen.records import record
@@ -27,8 +27,7 @@ class EchDirective:
 
 @cache
 def directive() -> EchDirective:
-    data = toml_file("ech")["directive"]
-    return EchDirective(data["name"], data["docs"], data["source"])
+    return from_table(EchDirective, toml_file("ech")["directive"])
 
 
 @record(frozen=True)
@@ -45,14 +44,7 @@ class EchStatus:
 
 @cache
 def status() -> EchStatus:
-    data = toml_file("ech")["status"]
-    return EchStatus(
-        variable=data["variable"],
-        outer_variable=data["outer_variable"],
-        accepted=data["accepted"],
-        values=tuple(data["values"]),
-        source=data["source"],
-    )
+    return from_table(EchStatus, toml_file("ech")["status"])
 
 
 def ech_refusal(target: Target) -> str | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from nginxgen.knowledge.data import toml_file
+from nginxgen.knowledge.data import from_table, toml_file
 from nginxgen.knowledge.libraries import has
 from nginxgen.records import record
 from nginxgen.version import in_range
@@ -49,11 +49,7 @@ class LogField:
 def log_fields(target: Target | None = None) -> list[LogField]:
     """The generated TLS log format's fields; with a target, only the variables its nginx has
     (and its library gives a value)."""
-    fields = [
-        LogField(key=f["key"], variable=f["variable"], since=f.get("since"), source=f["source"],
-                 capability=f.get("capability"))
-        for f in toml_file("logging")["field"]
-    ]  # fmt: skip
+    fields = [from_table(LogField, f, since=f.get("since")) for f in toml_file("logging")["field"]]
     if target is None:
         return fields
     return [
@@ -77,11 +73,6 @@ class TlsMarker:
 def tls_markers() -> list[TlsMarker]:
     """The variables that tell TLS from plain HTTP, in the report's order of preference."""
     return [
-        TlsMarker(
-            variable=m["variable"],
-            tls_value=None if m["tls_value"] == "any" else m["tls_value"],
-            protocol=m["protocol"],
-            source=m["source"],
-        )
+        from_table(TlsMarker, m, tls_value=None if m["tls_value"] == "any" else m["tls_value"])
         for m in toml_file("logging")["tls_marker"]
     ]

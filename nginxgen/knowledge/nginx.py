@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from nginxgen.knowledge.data import toml_file
+from nginxgen.knowledge.data import from_table, toml_file
 from nginxgen.knowledge.libraries import behaves_as
 from nginxgen.records import record
 from nginxgen.version import Version, in_range
@@ -118,16 +118,7 @@ class Defaults:
 
 @cache
 def defaults() -> Defaults:
-    data = _table("defaults")
-    return Defaults(
-        ssl_ciphers=data["ssl_ciphers"],
-        ssl_session_timeout=data["ssl_session_timeout"],
-        ssl_buffer_size=data["ssl_buffer_size"],
-        keepalive_timeout=data["keepalive_timeout"],
-        keepalive_requests=data["keepalive_requests"],
-        sendfile=data["sendfile"],
-        source=data["source"],
-    )
+    return from_table(Defaults, _table("defaults"))
 
 
 @record(frozen=True)
@@ -143,12 +134,7 @@ class KeepaliveRequestsDefault:
 @cache
 def keepalive_requests_default() -> KeepaliveRequestsDefault:
     data = _table("keepalive_requests_default")
-    return KeepaliveRequestsDefault(
-        value=data["value"],
-        before=data["before_1_19_10"],
-        since=data["since"],
-        source=data["source"],
-    )
+    return from_table(KeepaliveRequestsDefault, data, before=data["before_1_19_10"])
 
 
 @record(frozen=True)
@@ -162,8 +148,7 @@ class TicketRotation:
 
 @cache
 def ticket_rotation() -> TicketRotation:
-    data = _table("ticket_rotation")
-    return TicketRotation(since=data["since"], source=data["source"])
+    return from_table(TicketRotation, _table("ticket_rotation"))
 
 
 def auto_ticket_rotation(target: Target) -> bool:
@@ -182,10 +167,7 @@ class Duplicates:
 
 @cache
 def duplicates() -> Duplicates:
-    data = _table("duplicate")
-    return Duplicates(
-        fatal=frozenset(data["fatal"]), merged=frozenset(data["merged"]), source=data["source"]
-    )
+    return from_table(Duplicates, _table("duplicate"))
 
 
 @record(frozen=True)
@@ -204,15 +186,7 @@ class ValueTypes:
 
 @cache
 def value_types() -> ValueTypes:
-    data = _table("value_types")
-    return ValueTypes(
-        time=frozenset(data["time"]),
-        size=frozenset(data["size"]),
-        flag=frozenset(data["flag"]),
-        bitmask=frozenset(data["bitmask"]),
-        session_cache=frozenset(data["session_cache"]),
-        source=data["source"],
-    )
+    return from_table(ValueTypes, _table("value_types"))
 
 
 @record(frozen=True)
@@ -228,8 +202,7 @@ class Backport:
 @cache
 def backports() -> dict[str, Backport]:
     return {
-        name: Backport(name, data["since"], data["packages"], data["source"])
-        for name, data in _table("backported").items()
+        name: from_table(Backport, data, name=name) for name, data in _table("backported").items()
     }
 
 
@@ -243,8 +216,7 @@ class AddHeader:
 
 @cache
 def add_header() -> AddHeader:
-    data = _table("add_header")
-    return AddHeader(frozenset(data["statuses_without_always"]), data["source"])
+    return from_table(AddHeader, _table("add_header"))
 
 
 @record(frozen=True)
@@ -262,14 +234,7 @@ class TicketsAgainstDefault:
 
 
 def _tickets(key: str) -> TicketsAgainstDefault:
-    data = _table(key)
-    return TicketsAgainstDefault(
-        tls13_resumes=data["tls13_resumes"],
-        tls12_ticket_resumes=data["tls12_ticket_resumes"],
-        unless_retry_from_key_share=data["unless_retry_from_key_share"],
-        libraries=frozenset(data["libraries"]),
-        source=data["source"],
-    )
+    return from_table(TicketsAgainstDefault, _table(key))
 
 
 @cache
@@ -296,10 +261,7 @@ class VhostSessionCacheOff:
 
 @cache
 def vhost_session_cache_off() -> VhostSessionCacheOff:
-    data = _table("vhost_session_cache_off")
-    return VhostSessionCacheOff(
-        data["session_id_resumption_predicted"], data["seen"], data["source"]
-    )
+    return from_table(VhostSessionCacheOff, _table("vhost_session_cache_off"))
 
 
 @record(frozen=True)
@@ -321,20 +283,7 @@ class ClientCertificates:
 
 @cache
 def client_certificates() -> ClientCertificates:
-    data = _table("client_certificates")
-    return ClientCertificates(
-        handshake_from=data["handshake_from"],
-        misdirected_status=data["misdirected_status"],
-        no_certificate_status=data["no_certificate_status"],
-        no_certificate_page=data["no_certificate_page"],
-        certificate_error_status=data["certificate_error_status"],
-        certificate_error_page=data["certificate_error_page"],
-        default_depth=data["default_depth"],
-        ca_names_from=data["ca_names_from"],
-        ocsp_refused_with=data["ocsp_refused_with"],
-        ocsp_message=data["ocsp_message"],
-        source=data["source"],
-    )
+    return from_table(ClientCertificates, _table("client_certificates"))
 
 
 @record(frozen=True)
@@ -390,10 +339,4 @@ class ListenCertificate:
 
 @cache
 def listen_certificate() -> ListenCertificate:
-    data = _table("listen_certificate")
-    return ListenCertificate(
-        message=data["message"],
-        stream_default_server_since=data["stream_default_server_since"],
-        seen=data["seen"],
-        source=data["source"],
-    )
+    return from_table(ListenCertificate, _table("listen_certificate"))

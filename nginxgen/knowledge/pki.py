@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from nginxgen.knowledge.data import toml_file
+from nginxgen.knowledge.data import from_table, toml_file
 from nginxgen.records import record
 
 
@@ -21,9 +21,8 @@ def authority_by_path(path: str) -> CertificateAuthority | None:
     /etc/letsencrypt/), if any."""
     for data in toml_file("pki")["ca"].values():
         if path.startswith(tuple(data["path_prefixes"])):
-            return CertificateAuthority(
-                data["display"], data.get("no_ocsp_url_since"), data["source"]
-            )
+            since = data.get("no_ocsp_url_since")
+            return from_table(CertificateAuthority, data, no_ocsp_url_since=since)
     return None
 
 
@@ -37,5 +36,4 @@ class SystemCaBundle:
 
 @cache
 def system_ca_bundle() -> SystemCaBundle:
-    data = toml_file("pki")["system_ca_bundle"]
-    return SystemCaBundle(data["path"], data["source"])
+    return from_table(SystemCaBundle, toml_file("pki")["system_ca_bundle"])

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from nginxgen.knowledge.data import toml_file
+from nginxgen.knowledge.data import from_table, toml_file
 from nginxgen.knowledge.nginx import default_protocols
 from nginxgen.records import record
 from nginxgen.version import Version
@@ -29,12 +29,7 @@ class PassModule:
 def pass_modules() -> dict[str, PassModule]:
     """The pass directives that may lead to a TLS backend, by directive name."""
     return {
-        name: PassModule(
-            directive=name,
-            prefix=data["prefix"],
-            schemes=tuple(data["schemes"]),
-            keeps_connections=data["keeps_connections"],
-        )
+        name: from_table(PassModule, data, directive=name)
         for name, data in toml_file("nginx")["upstream_tls"]["pass"].items()
     }
 
@@ -53,15 +48,7 @@ class UpstreamTlsDefaults:
 
 @cache
 def upstream_tls_defaults() -> UpstreamTlsDefaults:
-    data = toml_file("nginx")["upstream_tls"]["defaults"]
-    return UpstreamTlsDefaults(
-        verify=data["verify"],
-        server_name=data["server_name"],
-        session_reuse=data["session_reuse"],
-        verify_depth=data["verify_depth"],
-        ciphers=data["ciphers"],
-        name=data["name"],
-    )
+    return from_table(UpstreamTlsDefaults, toml_file("nginx")["upstream_tls"]["defaults"])
 
 
 def upstream_default_protocols(target: Target) -> tuple[str, ...]:

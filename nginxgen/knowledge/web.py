@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from nginxgen.knowledge.data import toml_file
+from nginxgen.knowledge.data import from_table, toml_file
 from nginxgen.records import record
 
 
@@ -21,13 +21,7 @@ class Hsts:
 
 @cache
 def hsts() -> Hsts:
-    data = toml_file("web")["hsts"]
-    return Hsts(
-        min_max_age=data["min_max_age"],
-        recommended_max_age=data["recommended_max_age"],
-        preload_min_max_age=data["preload_min_max_age"],
-        source=data["source"],
-    )
+    return from_table(Hsts, toml_file("web")["hsts"])
 
 
 @cache
