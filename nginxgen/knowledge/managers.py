@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from functools import cache
 
-from nginxgen.knowledge.data import toml_file
+from nginxgen.knowledge.data import from_table, toml_file
 from nginxgen.records import record
 
 
@@ -53,29 +53,12 @@ class _Recognition:
 def _managers() -> tuple[tuple[Manager, _Recognition], ...]:
     out = []
     for key, data in toml_file("managers")["manager"].items():
-        folder = data.get("folder")
-        out.append(
-            (
-                Manager(
-                    key, data["display"], data["never_write"], data["override"], data["source"]
-                ),
-                _Recognition(
-                    tuple(data["paths"]),
-                    tuple(data["headers"]),
-                    frozenset(data["sha256"]),
-                    None
-                    if folder is None
-                    else ManagedFolder(
-                        tuple(folder["names"]),
-                        int(folder["levels"]),
-                        tuple(
-                            FolderEvidence(tuple(e["files"]), e["opens_with"])
-                            for e in folder["evidence"]
-                        ),
-                    ),
-                ),
-            )
-        )
+        folder = None
+        if "folder" in data:
+            evidence = tuple(from_table(FolderEvidence, e) for e in data["folder"]["evidence"])
+            folder = from_table(ManagedFolder, data["folder"], evidence=evidence)
+        known = from_table(_Recognition, data, folder=folder)
+        out.append((from_table(Manager, data, key=key), known))
     return tuple(out)
 
 

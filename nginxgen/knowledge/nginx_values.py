@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from functools import cache, lru_cache
 
-from nginxgen.knowledge.data import json_file, toml_file
+from nginxgen.knowledge.data import from_table, json_file, toml_file
 from nginxgen.records import record
 from nginxgen.version import Version
 
@@ -198,13 +198,7 @@ def custom_grammars() -> CustomGrammars:
     listen = data["listen"]
     return CustomGrammars(
         caches={
-            name: SharedCacheGrammar(
-                frozenset(c["words"]),
-                c["builtin"],
-                c["min_shared_size"],
-                c["invalid"],
-                c["too_small"],
-            )
+            name: from_table(SharedCacheGrammar, c)
             for c in data["shared_caches"]
             for name in c["directives"]
         },
@@ -217,12 +211,12 @@ def custom_grammars() -> CustomGrammars:
             tuple((u["since"], tuple(u["parameters"])) for u in listen["udp"]),
             listen["udp_message"],
             {
-                p: ListenPrefix(v["reads"], v.get("message"), v.get("only_on"))
+                p: from_table(ListenPrefix, v, message=v.get("message"))
                 for p, v in listen["prefixes"].items()
             },
         ),
         arguments={
-            name: ArgumentsGrammar(tuple(a["reads"]), a["message"])
+            name: from_table(ArgumentsGrammar, a)
             for a in data["arguments"]
             for name in a["directives"]
         },
@@ -244,24 +238,15 @@ def custom_grammars() -> CustomGrammars:
             for name in p["directives"]
         },
         last_word={
-            name: LastWordGrammar(w["position"], frozenset(w["words"]), w["message"])
+            name: from_table(LastWordGrammar, w)
             for w in data["last_word"]
             for name in w["directives"]
         },
         requires=tuple(
-            Requirement(r["switch"], r["needs"], r["pass"], tuple(r["schemes"]), r["message"])
-            for r in data["requires"]
+            from_table(Requirement, r, pass_directive=r["pass"]) for r in data["requires"]
         ),
         server_checks=tuple(
-            ServerCheck(
-                c["switch"],
-                frozenset(c["values"]),
-                c["message"],
-                tuple(c.get("needs", ())),
-                c.get("capability"),
-                c.get("since"),
-                c.get("until"),
-            )
+            from_table(ServerCheck, c)
             for c in (*data["server_requires"], *data["server_unsupported"])
         ),
         stream_by_certificate_since=data["tls_servers"]["stream_by_certificate_since"],

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from nginxgen.knowledge.data import toml_file
+from nginxgen.knowledge.data import from_table, toml_file
 from nginxgen.knowledge.libraries import (
     LIBRARY_KINDS,
     NO_SUPPORT,
@@ -86,18 +86,13 @@ class NotRecommended:
     key: str
     why: str
     source: str
-    recommended_by: tuple[str, ...]
+    recommended_by: tuple[str, ...] = ()
 
 
 @cache
 def _not_recommended() -> dict[str, NotRecommended]:
     return {
-        key: NotRecommended(
-            key=key,
-            why=data["why"],
-            source=data["source"],
-            recommended_by=tuple(data.get("recommended_by", ())),
-        )
+        key: from_table(NotRecommended, data, key=key)
         for key, data in toml_file("groups")["not_recommended"].items()
     }
 
