@@ -67,30 +67,26 @@ def from_table(kind: type[R], table: Mapping[str, Any], **given: Any) -> R:
     """The record `kind` with each field read from the table's key of the same name, unless
     `given` holds it: a key the table lacks raises KeyError, unless the record gives the field a
     default (then the default). An array becomes the field's declared tuple or frozenset."""
-    names: tuple[str, ...] = kind.__record_fields__  # type: ignore[attr-defined]
     declared: dict[str, object] = kind.__record_declared__  # type: ignore[attr-defined]
-    collections = _collections(kind)  # type: ignore[arg-type]  # a class is hashable
-    values = dict(given)
-    for name in names:
-        if name in values or (name in declared and name not in table):
+    for name in kind.__record_fields__:  # type: ignore[attr-defined]
+        if name in given or (name in declared and name not in table):
             continue
         value = table[name]
-        make = collections.get(name)
-        values[name] = make(value) if make is not None and isinstance(value, list) else value
-    return kind(**values)
+        if value.__class__ is list:
+            make = _collection(kind, name)  # type: ignore[arg-type]  # a class is hashable
+            if make is not None:
+                value = make(value)
+        given[name] = value
+    return kind(**given)
 
 
 @cache
-def _collections(kind: type) -> dict[str, Callable[[list[Any]], object]]:
-    """The fields declared as a tuple or frozenset (a union's first member counts), each with
-    the constructor that makes one from a list."""
-    declared: dict[str, object] = {}
-    for klass in reversed(kind.__mro__):
-        declared.update(klass.__dict__.get("__annotations__", {}))  # noqa: RUF063
-    makers = {"tuple": tuple, "frozenset": frozenset}
-    out: dict[str, Callable[[list[Any]], object]] = {}
-    for name, annotation in declared.items():
-        make = makers.get(str(annotation).split("[", 1)[0].strip())
-        if make is not None:
-            out[name] = make
-    return out
+def _collection(kind: type, name: str) -> Callable[[list[Any]], object] | None:
+    """The constructor of the field's declared type where that is a tuple or a frozenset (of a
+    union, its first member); None: the list stays a list."""
+    for klass in kind.__mro__:
+        annotation = klass.__dict__.get("__annotations__", {}).get(name)  # noqa: RUF063
+        if annotation is not None:
+            head = str(annotation).split("[", 1)[0].strip()
+            return {"tuple": tuple, "frozenset": frozenset}.get(head)
+    return None
