@@ -235,7 +235,11 @@ def test_the_probe_command_takes_the_record_and_reports_the_verdict(
                        "--format", "json", "--timeout", "2")  # fmt: skip
     assert done.stdout, done.stderr
     [named, unnamed] = json.loads(done.stdout)
-    assert done.returncode == 0 and named["problems"] == [], done.stdout  # accepted: all well
+    assert named["problems"] == [], done.stdout  # accepted: no ECH problem
+    # s_server answers one connection at a time, so other checks may time out (inconclusive):
+    # the exit code says so, and only so
+    unsure = any(r["inconclusive"] or r["problems"] for r in (named, unnamed))
+    assert done.returncode == (1 if unsure else 0), done.stderr
     assert named["ech"] == {
         "verdict": "accepted",
         "config_id": configs.configs[0].config_id,
