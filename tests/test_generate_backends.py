@@ -159,6 +159,38 @@ def test_ocsp_for_client_certificates_where_nginx_and_the_library_have_it() -> N
     )
 
 
+@pytest.mark.parametrize("comments", [True, False])
+@pytest.mark.parametrize(
+    ("domains", "client", "marked"),
+    [
+        (["example.com", "www.example.com"], CLIENT, {"NGX743", "NGX744"}),
+        (["example.com"], CLIENT, {"NGX744"}),  # the reject-handshake default shares nothing
+        (["example.com"], {**CLIENT, "crl": "/etc/nginx/client-ca.crl"}, set()),
+    ],
+)
+def test_client_certificate_findings_the_user_chose_are_marked_with_the_reason(
+    tmp_path: Path, comments: bool, domains: list[str], client: dict[str, Any], marked: set[str]
+) -> None:
+    """The linter reads the mark on the ssl_verify_client line or the line above, so it sits
+    right above it, with the why comments on and off; the output lints clean either way."""
+    data = model(client_certificates=client).model_dump()
+    data["sites"][0]["domains"] = domains
+    config = GeneratorConfig.model_validate({**data, "comments": comments})
+    target = resolve("1.26.3", "openssl-3.5.7")
+    text = render(make_plan(config, target))[site_file("example.com")]
+    lines = text.splitlines()
+    above = lines[lines.index("    ssl_verify_client on;") - 1]
+    if marked:
+        assert above.startswith(
+            f"    # nginxgen: ignore[{','.join(sorted(marked, reverse=True))}] "
+        )
+        assert ("crl nor ocsp" in above) == ("NGX744" in marked)
+    else:
+        assert "nginxgen: ignore" not in text
+    conf = write(make_plan(config, target), tmp_path / "conf")
+    assert [f.code for f in lint_findings(conf, target) if f.code.startswith("NGX74")] == []
+
+
 STREAM = {
     "name": "db.example.com",
     "listen": ["5433"],

@@ -631,6 +631,17 @@ CASES: list[tuple[str, tuple[str, str], str, str]] = [
             SITE.format(body=f"ssl_verify_client on; {CA} {HSTS} {CRL}"),
         ),
     ),
+    (  # the reject-handshake default server shares no connection; the site's second name does
+        "NGX743",
+        MID,
+        http(
+            DEFAULT,
+            SITE.format(body=f"http2 on; ssl_verify_client on; {CA} {HSTS} {CRL}").replace(
+                "server_name b.example", "server_name b.example www.b.example"
+            ),
+        ),
+        http(DEFAULT, SITE.format(body=f"http2 on; ssl_verify_client on; {CA} {HSTS} {CRL}")),
+    ),
     (
         "NGX744",
         MID,

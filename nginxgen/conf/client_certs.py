@@ -213,6 +213,20 @@ def depth_needed(config: Config, settings: ClientCertificates) -> Depth | None:
     return best
 
 
+def refuses_handshakes(server: Server) -> bool:
+    """Whether nginx refuses every handshake for the server (`ssl_reject_handshake on` in
+    effect, ngx_http_ssl_servername): no connection is ever made for its names, so none can be
+    reused for another name on its address."""
+    lines = server.effective("ssl_reject_handshake")
+    return bool(lines) and [a.lower() for a in lines[-1].args] == ["on"]
+
+
+def sharing(config: Config, socket: str, server: Server) -> list[Server]:
+    """The other servers of `socket` a connection can be made for (their handshake completes):
+    a request for `server` may arrive on such a connection (RFC 9113 9.1.1 reuse)."""
+    return [s for s in config.sockets[socket] if s is not server and not refuses_handshakes(s)]
+
+
 @record(frozen=True)
 class Outcome:
     """What nginx does with one request on a connection made for `sni`."""

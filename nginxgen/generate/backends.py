@@ -9,7 +9,7 @@ generator never writes a TLS backend that anyone on the path could stand in for 
 
 from __future__ import annotations
 
-from nginxgen import knowledge
+from nginxgen import knowledge, rule_codes
 from nginxgen.generate.models import (
     BackendTls,
     ClientCertificates,
@@ -18,8 +18,8 @@ from nginxgen.generate.models import (
     Upstream,
     is_address,
 )
-from nginxgen.generate.planning import ListenLine, Problems, directive_in
-from nginxgen.records import record
+from nginxgen.generate.planning import IgnoreComment, ListenLine, Problems, directive_in
+from nginxgen.records import field, record
 from nginxgen.target import Target
 from nginxgen.version import Version
 
@@ -69,6 +69,8 @@ class ClientCertPlan:
     ocsp: str | None  # on or leaf
     resolver: list[str]  # for the OCSP responder
     check_status: int | None  # optional: the status of the written $ssl_client_verify check
+    # findings the user's choices cause, on the ssl_verify_client line
+    suppress: IgnoreComment = field(default_factory=lambda: IgnoreComment([], []))
 
 
 @record
@@ -248,7 +250,14 @@ def plan_client_certificates(
                 "OCSP checks of client certificates need a resolver for the responder host",
                 "set policy.resolver (e.g. [127.0.0.53])",
             )
+    suppress = IgnoreComment([], [])
+    if certs.crl is None and ocsp is None:
+        suppress.add(
+            rule_codes.CLIENT_REVOCATION_UNCHECKED,
+            "client_certificates sets neither crl nor ocsp",
+        )
     return ClientCertPlan(
+        suppress=suppress,
         verify="on" if certs.verify == "required" else "optional",
         ca=certs.ca,
         depth=certs.depth,

@@ -17,6 +17,7 @@ from nginxgen.generate.backends import (
 )
 from nginxgen.generate.ech import EchPlan, plan_ech
 from nginxgen.generate.models import GeneratorConfig, Site, TLSPolicy
+from nginxgen.generate.planning import IgnoreComment as IgnoreComment  # templates read it
 from nginxgen.generate.planning import ListenLine as ListenLine  # into/plan.py imports it here
 from nginxgen.generate.planning import Problems as _Problems
 from nginxgen.generate.planning import directive_ok as _directive_ok
@@ -60,22 +61,6 @@ class TLSPlan:
     keepalive_requests: int
     warnings: list[str] = field(default_factory=list)  # printed loudly at the top of the file
     suppress: dict[str, IgnoreComment] = field(default_factory=dict)  # by directive
-
-
-@record
-class IgnoreComment:
-    """Findings the user asked for, told to the linter as the comment above a line (what the
-    linter reads as a suppression with its reason)."""
-
-    codes: list[str]
-    reasons: list[str]
-
-    def add(self, code: str, reason: str) -> None:
-        self.codes.append(code)
-        self.reasons.append(reason)
-
-    def __str__(self) -> str:
-        return f"nginxgen: ignore[{','.join(self.codes)}] {'; '.join(self.reasons)}"
 
 
 @record
@@ -692,6 +677,13 @@ def make_plan(config: GeneratorConfig, target: Target, kept_ech_key: str | None 
         ListenLine([sock, "ssl", *(["http2"] if old_http2 else []), "default_server"])
         for sock in _unique_sockets([s for site in config.sites for s in site.listen])
     ] + [ListenLine([sock, "quic", "default_server", "reuseport"]) for sock in quic_sockets]
+    for site, planned in zip(config.sites, sites, strict=True):
+        if planned.client_certificates is not None:
+            reason = _misdirected(site, config.sites, reject, old_http2)
+            if reason:
+                planned.client_certificates.suppress.add(
+                    rule_codes.CLIENT_VERIFY_MISDIRECTED, reason
+                )
     redirect_sockets = _unique_sockets(
         [s for site in config.sites if site.redirect for s in site.http_listen]
     )
@@ -709,6 +701,31 @@ def make_plan(config: GeneratorConfig, target: Target, kept_ech_key: str | None 
         ech=ech,
         streams=streams,
         stream_session_cache=_stream_session_cache(config.policy),
+    )
+
+
+def _misdirected(site: Site, sites: list[Site], reject: bool, old_http2: bool) -> str | None:
+    """Why a request for a site asking for client certificates can come on a connection made
+    for another name over HTTP/2 and be answered 421 (NGX743), as the user's choices make it:
+    the site's own second name, another site on its address, or a default server that
+    completes handshakes (no ssl_reject_handshake); None: no such connection."""
+    mine = {normalize_socket(s) for s in site.listen}
+    beside = [o for o in sites if o is not site and mine & {normalize_socket(s) for s in o.listen}]
+    # before `http2 on` (nginx 1.25.1) the listen parameter turns HTTP/2 on for the whole address
+    http2 = site.http2 or (old_http2 and any(o.http2 for o in beside))
+    if not http2:
+        return None
+    if len(site.domains) > 1:
+        because = f"site.domains has {len(site.domains)} names"
+    elif beside:
+        because = f"{', '.join(o.primary for o in beside)} share its address"
+    elif not reject:
+        because = "the default server completes handshakes (no ssl_reject_handshake here)"
+    else:
+        return None
+    return (
+        f"{because} and client_certificates is set with HTTP/2: a request for one name on a "
+        "connection made for another is answered 421, which clients may retry on a new one"
     )
 
 

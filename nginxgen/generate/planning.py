@@ -1,5 +1,5 @@
-"""What every part of planning shares: the list of refusals, and whether the target's nginx has
-a directive."""
+"""What every part of planning shares: the list of refusals, the suppression comment for findings
+the user chose, and whether the target's nginx has a directive."""
 
 from __future__ import annotations
 
@@ -15,6 +15,22 @@ class ListenLine:
     what a tree's line means; this is what to write)."""
 
     args: list[str]
+
+
+@record
+class IgnoreComment:
+    """Findings the user asked for, told to the linter as the comment above a line (what the
+    linter reads as a suppression with its reason)."""
+
+    codes: list[str]
+    reasons: list[str]
+
+    def add(self, code: str, reason: str) -> None:
+        self.codes.append(code)
+        self.reasons.append(reason)
+
+    def __str__(self) -> str:
+        return f"nginxgen: ignore[{','.join(self.codes)}] {'; '.join(self.reasons)}"
 
 
 class Problems:
