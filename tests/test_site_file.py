@@ -164,6 +164,27 @@ def test_a_bad_key_in_a_site_file_is_one_line_with_file_and_line(
     assert message in err
 
 
+def test_unquoted_on_and_off_are_the_switches_yaml_read_as_booleans(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """YAML 1.1 reads `on`/`off` as true/false: the on/off/auto fields take them as written,
+    and the schema editors check against says so."""
+    pair = make_cert(tmp_path, "example.com")
+    extra = "policy:\n  session: {tickets: on}\n  resolver: [127.0.0.53]\n  ktls: off\n"
+    site = (
+        "    upstream: {url: 'https://api.example.net/', post_quantum: off}\n"
+        "    client_certificates: {ca: /etc/nginx/ca.pem, ocsp: on}\n"
+    )
+    text = extra + SITE.format(cert=pair.cert, key=pair.key) + site
+    schema = site_file_schema()
+    assert schema_problems(yaml.safe_load(text), schema, schema) == []
+    (tmp_path / "site.yaml").write_text(text)
+    code, out, err = run(["generate", "--config", str(tmp_path / "site.yaml"), *TARGET], capsys)
+    assert code == 0, err
+    assert "ssl_session_tickets on;" in out and "ssl_ocsp on;" in out
+    assert "proxy_ssl_verify on;" in out and "proxy_ssl_conf_command" not in out
+
+
 @pytest.mark.parametrize(("flag", "header"), [
     ([], '"max-age=63072000; includeSubDomains"'),
     (["--hsts-subdomains"], '"max-age=63072000; includeSubDomains"'),

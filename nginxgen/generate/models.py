@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     create_model,
@@ -26,7 +27,21 @@ from nginxgen.generate.values import check_path, check_server_name, check_token
 from nginxgen.sockets import normalize_socket
 
 Protocol = Literal["TLSv1", "TLSv1.1", "TLSv1.2", "TLSv1.3"]
-Switch = Literal["auto", "on", "off"]  # auto: on where the target can, off elsewhere
+
+
+def _yaml_switch(value: object) -> object:
+    """YAML 1.1 reads an unquoted on/off (and yes/no, true/false) as a boolean: take it as the
+    on/off the user wrote."""
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return value
+
+
+# auto: on where the target can, off elsewhere
+Switch = Annotated[
+    Literal["auto", "on", "off"],
+    BeforeValidator(_yaml_switch, json_schema_input_type=Literal["auto", "on", "off"] | bool),
+]
 ServerName = Annotated[str, AfterValidator(check_server_name)]
 SafePath = Annotated[str, AfterValidator(check_path)]
 _SIZE = re.compile(r"^\d+[kKmM]?$")
@@ -190,9 +205,6 @@ def _socket(text: str) -> str:
 Socket = Annotated[str, AfterValidator(_socket)]
 
 
-BackendSwitch = Literal["auto", "on", "off"]
-
-
 def _url_host(host: str) -> str:
     """A backend's host as a URL writes it: a host name, an IPv4 address or [IPv6]."""
     if host.startswith("["):
@@ -237,7 +249,7 @@ class BackendTls(Strict):
         None, description="the name verified and sent as SNI; default: the backend's host"
     )
     verify_depth: int = Field(1, ge=0, le=32, description="CA certificates above the backend's")
-    post_quantum: BackendSwitch = Field(
+    post_quantum: Switch = Field(
         "auto", description="offer X25519MLKEM768 to the backend (OpenSSL >= 3.5)"
     )
     session_reuse: bool = True
@@ -306,7 +318,10 @@ class ClientCertificates(Strict):
     )
     depth: int = Field(1, ge=0, le=32, description="CA certificates above the client's")
     crl: SafePath | None = Field(None, description="revocation list (PEM)")
-    ocsp: Literal["off", "on", "leaf"] = Field(
+    ocsp: Annotated[
+        Literal["off", "on", "leaf"],
+        BeforeValidator(_yaml_switch, json_schema_input_type=Literal["off", "on", "leaf"] | bool),
+    ] = Field(
         "off", description="check revocation by OCSP (nginx >= 1.19.0, needs policy.resolver)"
     )
 
