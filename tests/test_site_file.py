@@ -253,3 +253,43 @@ def test_every_command_refuses_a_version_that_is_no_release_in_one_line(
     assert code == 2 and out == ""
     assert len(err.splitlines()) == 1, err
     assert err.startswith(f"nginxgen: error: {option}: ") and "is not a release" in err
+
+
+def test_ca_files_are_checked_where_they_are_and_named_where_they_are_not(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A CA file that is here is read like a certificate (garbage: one line, exit 2); one that
+    is not here is a warning naming the file, the field and where it comes from, not a refusal
+    (the config may be generated away from the server)."""
+    pair = make_cert(tmp_path, "example.com")
+    base = "extends: cloudflare-origin-pull\n" + SITE.split("\n", 1)[1].format(
+        cert=pair.cert, key=pair.key
+    )
+    (tmp_path / "site.yaml").write_text(base)
+    args = ["generate", "--config", str(tmp_path / "site.yaml"), *TARGET]
+    code, out, err = run(args, capsys)
+    assert code == 0 and "ssl_client_certificate /etc/ssl/cloudflare/origin-pull-ca.pem;" in out
+    (warning,) = [line for line in err.splitlines() if "warning" in line]
+    assert warning.startswith(
+        "nginxgen: warning: sites.0.client_certificates.ca: /etc/ssl/cloudflare/origin-pull-ca.pem"
+        " is not on this machine; put Cloudflare's Authenticated Origin Pulls CA (https://"
+    ), warning
+    garbage = tmp_path / "garbage.pem"
+    garbage.write_text("<html>404</html>\n")
+    missing = tmp_path / "backend-ca.pem"
+    cases = [
+        (f"    client_certificates: {{ca: {garbage}}}\n", 2,
+         f"nginxgen: error: {garbage}: holds no PEM certificate (sites.0.client_certificates.ca "
+         "names it)"),
+        (f"    upstream: {{url: 'https://b.example/', trusted_certificate: {missing}}}\n", 0,
+         f"nginxgen: warning: sites.0.upstream.trusted_certificate: {missing} is not on this "
+         "machine; put the CA that issues the backend's certificates there"),
+        (f"    client_certificates: {{ca: {pair.cert}}}\n", 0, None),
+    ]  # fmt: skip
+    plain = base.replace("cloudflare-origin-pull", "cloudflare-origin")  # no client certificates
+    for extra, status, said in cases:
+        (tmp_path / "site.yaml").write_text(plain + extra)
+        code, _, err = run(args, capsys)
+        assert code == status, err
+        told = [line for line in err.splitlines() if "warning" in line or "error" in line]
+        assert [line[: len(said)] for line in told] == ([said] if said else []), err

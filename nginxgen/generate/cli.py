@@ -11,7 +11,7 @@ from typing import cast, get_args
 from nginxgen.conf.tree import TreeMapping, parse_map
 from nginxgen.console import note
 from nginxgen.errors import NginxgenError
-from nginxgen.generate.compose import CpuMode, compose
+from nginxgen.generate.compose import CpuMode, check_ca_files, compose
 from nginxgen.generate.models import GeneratorConfig
 from nginxgen.records import record
 from nginxgen.target import Target
@@ -28,6 +28,7 @@ class GenerateOptions:
     nginx_bin: str | None  # with --into: the binary whose `nginx -t` runs before and after
     force: bool  # replace differing files
     diff: bool  # show the diff against --out or --into, write nothing
+    notes: list[str]  # lines to say before anything is written (CA files not on this machine)
 
 
 def resolve_options(
@@ -91,6 +92,7 @@ def resolve_options(
         nginx_bin=nginx_bin,
         force=force,
         diff=diff,
+        notes=check_ca_files(model),
     )
 
 

@@ -7,7 +7,8 @@ from typing import Any, Literal
 
 import pydantic
 
-from nginxgen.certs import check_pair
+from nginxgen import knowledge
+from nginxgen.certs import ca_file_here, check_pair
 from nginxgen.errors import NginxgenError, ValidationError
 from nginxgen.generate.models import SITE_DEFAULT_KEYS, GeneratorConfig
 from nginxgen.generate.presets import load_config, load_preset, merge
@@ -146,6 +147,47 @@ def _check_certificate_types(config: GeneratorConfig) -> None:
                 f"{kind}.{index}.certificates: two {kinds[0]} certificates; a second one must be "
                 "of the other key type (one RSA and one ECDSA)"
             )
+
+
+def _ca_files(config: GeneratorConfig) -> list[tuple[str, str, str]]:
+    """(field, path, whose certificates it checks) of every CA file the config has nginx
+    trust."""
+    found = []
+    for i, site in enumerate(config.sites):
+        if site.client_certificates is not None:
+            found.append((f"sites.{i}.client_certificates.ca", site.client_certificates.ca,
+                          "the clients'"))  # fmt: skip
+        if site.upstream is not None:
+            found.append((f"sites.{i}.upstream.trusted_certificate",
+                          site.upstream.trusted_certificate, "the backend's"))  # fmt: skip
+    for i, stream in enumerate(config.streams):
+        if stream.backend_tls is not None:
+            found.append((f"streams.{i}.backend_tls.trusted_certificate",
+                          stream.backend_tls.trusted_certificate, "the backend's"))  # fmt: skip
+    return found
+
+
+def check_ca_files(config: GeneratorConfig) -> list[str]:
+    """Refuse a CA file that is here but holds no certificate; a warning line for each one not
+    on this machine, naming where it comes from: nginx -t fails without it on the server."""
+    warnings = []
+    system = knowledge.pki_fact("system_ca_bundle")["path"]
+    cloudflare = knowledge.pki_fact("cloudflare_origin_pull")
+    for where, value, whose in _ca_files(config):
+        path = system if value == "system" else value
+        if ca_file_here(path, where):
+            continue
+        if path == system:
+            source = "the OS's CA bundle (Debian and Ubuntu: the ca-certificates package)"
+        elif path == cloudflare["path"]:
+            source = f"{cloudflare['display']} ({cloudflare['download']})"
+        else:
+            source = f"the CA that issues {whose} certificates"
+        warnings.append(
+            f"warning: {where}: {path} is not on this machine; put {source} there on the "
+            "server before reloading nginx (nginx -t fails without it)"
+        )
+    return warnings
 
 
 def compose(
