@@ -297,6 +297,34 @@ def write(plan: Plan, folder: Path) -> Path:
     return folder / MAIN_FILE
 
 
+@pytest.mark.parametrize("build", ["bookworm", "trixie"], indirect=True)
+def test_a_dynamic_stream_module_is_loaded_first(build: Build, tmp_path: Path) -> None:
+    """Debian builds stream as a module of its own (`--with-stream=dynamic`): the generated
+    nginx.conf loads it from the binary's --modules-path before stream{}, and nginx -t reads
+    that line first. Provisioning unpacks no libnginx-mod-stream: where its file is not in the
+    build's root nginx -t fails on loading exactly that file (not on an unknown `stream`); where
+    it is, the config passes."""
+    target = build_target(build)
+    assert target.dynamic is not None and "stream" in target.dynamic, target
+    config = full_config(tmp_path, target, streams=True)
+    conf = write(make_plan(config, target), tmp_path / "conf")
+    module = f"{target.modules_path}/ngx_stream_module.so"
+    first = [line for line in conf.read_text().splitlines() if line and line[0] not in "# "]
+    assert first[0] == f"load_module {module};", first[:2]
+    shipped = Path(build.root or "/nonexistent") / module.lstrip("/")
+    if shipped.exists():
+        conf.write_text(conf.read_text().replace(module, str(shipped)))
+    prepare_prefix(conf, build)
+    checked = nginx_check(build, conf)
+    if shipped.exists():
+        assert checked.returncode == 0, checked.stderr
+    else:
+        assert checked.returncode != 0 and f'dlopen() "{module}" failed' in checked.stderr
+    without = conf.read_text().replace("load_module", "# load_module")
+    conf.write_text(without)
+    assert 'unknown directive "stream"' in nginx_check(build, conf).stderr
+
+
 @pytest.mark.parametrize("build", ALL_BUILD_NAMES, indirect=True)
 def test_upstream_client_certificates_and_streams_pass_nginx_t(
     build: Build, tmp_path: Path

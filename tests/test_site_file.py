@@ -170,7 +170,10 @@ def test_unquoted_on_and_off_are_the_switches_yaml_read_as_booleans(
     """YAML 1.1 reads `on`/`off` as true/false: the on/off/auto fields take them as written,
     and the schema editors check against says so."""
     pair = make_cert(tmp_path, "example.com")
-    extra = "policy:\n  session: {tickets: on}\n  resolver: [127.0.0.53]\n  ktls: off\n"
+    extra = (
+        "policy:\n  session: {tickets: on}\n  resolver: [127.0.0.53]\n  ktls: off\n"
+        "access_log: off\n"
+    )
     site = (
         "    upstream: {url: 'https://api.example.net/', post_quantum: off}\n"
         "    client_certificates: {ca: /etc/nginx/ca.pem, ocsp: on}\n"
@@ -183,6 +186,7 @@ def test_unquoted_on_and_off_are_the_switches_yaml_read_as_booleans(
     assert code == 0, err
     assert "ssl_session_tickets on;" in out and "ssl_ocsp on;" in out
     assert "proxy_ssl_verify on;" in out and "proxy_ssl_conf_command" not in out
+    assert "access_log" not in out
 
 
 @pytest.mark.parametrize(("flag", "header"), [

@@ -268,6 +268,16 @@ def plan_client_certificates(
     )
 
 
+def stream_module(target: Target) -> str | None:
+    """The file `load_module` loads before stream{} where the target's nginx has stream as a
+    module of its own (`--with-stream=dynamic`, as Debian builds it); None where it is built in
+    (or not known: a target not read from a binary)."""
+    if target.dynamic is None or "stream" not in target.dynamic or target.modules_path is None:
+        return None
+    name: str = knowledge.nginx_fact("dynamic_module")["stream"]["file"]
+    return f"{target.modules_path.rstrip('/')}/{name}"
+
+
 def plan_stream(
     stream: StreamSite, index: int, policy: TLSPolicy, target: Target, problems: Problems
 ) -> StreamPlan:

@@ -92,8 +92,25 @@ def resolve_options(
         nginx_bin=nginx_bin,
         force=force,
         diff=diff,
-        notes=check_ca_files(model),
+        notes=check_ca_files(model) + _module_notes(model, target),
     )
+
+
+def _module_notes(model: GeneratorConfig, target: Target) -> list[str]:
+    """A warning when the module file stream{} needs is not on this machine (the binary read
+    with --nginx-bin is: its modules should be too, unless generated for another server)."""
+    from nginxgen import knowledge
+    from nginxgen.generate.backends import stream_module
+
+    module = stream_module(target) if model.streams else None
+    if module is None or os.path.exists(module):
+        return []
+    package = knowledge.nginx_fact("dynamic_module")["stream"]["debian_package"]
+    return [
+        f"warning: streams: this nginx has stream{{}} as a module of its own, loaded from "
+        f"{module}, which is not on this machine; install it on the server (Debian: "
+        f"{package}) before reloading nginx (nginx -t fails without it)"
+    ]
 
 
 def run(options: GenerateOptions) -> int:

@@ -48,6 +48,17 @@ _SIZE = re.compile(r"^\d+[kKmM]?$")
 _DURATION = re.compile(r"^\d+(ms|s|m|h|d|w|M|y)?$")
 
 
+def _yaml_off(value: object) -> object:
+    """`access_log: off` unquoted is YAML 1.1's false: the off the user wrote."""
+    return "off" if value is False else value
+
+
+# the TLS access log's path, or "off"
+LogPath = Annotated[
+    SafePath, BeforeValidator(_yaml_off, json_schema_input_type=str | Literal[False])
+]
+
+
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -408,7 +419,7 @@ class GeneratorConfig(Strict):
     default_server: DefaultServer = DefaultServer()
     comments: bool = True
     # the TLS access log's path, "off", or None: the distribution's log folder
-    access_log: SafePath | None = None
+    access_log: LogPath | None = None
 
     @model_validator(mode="after")
     def _distinct(self) -> GeneratorConfig:
@@ -490,7 +501,7 @@ class SiteFile(Strict):
     streams: list[StreamSite] | None = None
     default_server: DefaultServer | None = None
     comments: bool | None = None
-    access_log: SafePath | None = Field(None, description="TLS access log path, or off")
+    access_log: LogPath | None = Field(None, description="TLS access log path, or off")
 
 
 # A preset holds a policy and site defaults, never sites of its own.

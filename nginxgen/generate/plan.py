@@ -14,6 +14,7 @@ from nginxgen.generate.backends import (
     plan_client_certificates,
     plan_stream,
     plan_upstream,
+    stream_module,
 )
 from nginxgen.generate.ech import EchPlan, plan_ech
 from nginxgen.generate.models import GeneratorConfig, Site, TLSPolicy
@@ -101,6 +102,7 @@ class Plan:
     ech: EchPlan | None = None
     streams: list[StreamPlan] = field(default_factory=list)
     stream_session_cache: str = "off"  # stream{}'s own zone (http{}'s is another module's)
+    load_modules: list[str] = field(default_factory=list)  # module files nginx.conf loads first
 
 
 def _plan_protocols(policy: TLSPolicy, target: Target, problems: _Problems) -> None:
@@ -701,6 +703,7 @@ def make_plan(config: GeneratorConfig, target: Target, kept_ech_key: str | None 
         ech=ech,
         streams=streams,
         stream_session_cache=_stream_session_cache(config.policy),
+        load_modules=[m for m in [stream_module(target)] if m and streams],
     )
 
 
