@@ -154,8 +154,10 @@ def test_ocsp_for_client_certificates_where_nginx_and_the_library_have_it() -> N
         model(client_certificates=ocsp, policy=with_resolver), resolve("1.26.3", "boringssl")
     )
     assert '"ssl_ocsp" is not supported on this platform' in boring
-    assert "policy.resolver" in refusal(
-        model(client_certificates=ocsp), resolve("1.26.3", "openssl-3.0")
+    assert refusal(model(client_certificates=ocsp), resolve("1.26.3", "openssl-3.0")) == (
+        "site.client_certificates.ocsp: 'on' needs a resolver for the host of the OCSP responder "
+        "each client certificate names, and policy.resolver is empty; set policy.resolver (e.g. "
+        "[127.0.0.53]), or use client_certificates.crl"
     )
 
 
@@ -220,8 +222,14 @@ def test_stream_sites_are_refused_where_nginx_lacks_stream_tls() -> None:
     [
         ([{**STREAM, "backend_tls": {}}], "backend_tls.name is needed"),
         ([{**STREAM, "backend": "db.internal"}], "needs a port"),
-        ([STREAM, {**STREAM, "name": "other"}], "is taken twice"),
-        ([{**STREAM, "listen": ["443"]}], "is taken twice"),  # the http site's address
+        (
+            [STREAM, {**STREAM, "name": "other"}],
+            "*:5433 is taken twice, by stream site db.example.com and stream site other",
+        ),
+        (
+            [{**STREAM, "listen": ["443"]}],  # the http site's address
+            "*:443 is taken twice, by site example.com and stream site db.example.com",
+        ),
     ],
 )
 def test_bad_stream_sites_are_refused_by_the_model(

@@ -297,3 +297,61 @@ def test_ca_files_are_checked_where_they_are_and_named_where_they_are_not(
         assert code == status, err
         told = [line for line in err.splitlines() if "warning" in line or "error" in line]
         assert [line[: len(said)] for line in told] == ([said] if said else []), err
+
+
+SITE_ENTRY = "sites:\n  - domains: [example.com]\n    certificates: [{cert: CERT, key: KEY}]\n"
+NEW_33 = ["--nginx-version", "1.31.3", "--tls-library", "openssl-3.3.7"]
+
+
+@pytest.mark.parametrize(
+    ("text", "target", "message"),
+    [
+        # a key of one site under site: says where it goes
+        ("extends: intermediate\nsite:\n  upstream: {url: 'https://b.example/'}\n" + SITE_ENTRY,
+         TARGET, ":3: site.upstream: 'upstream' is set per site, not for every site under site:; "
+         "put it in each entry of sites:"),
+        # the value once
+        ("extends: intermediate\n" + SITE_ENTRY + "    upstream: {url: 'http://b.example/'}\n",
+         TARGET, ":5: sites.0.upstream.url: 'http://b.example/' is not an https:// or grpcs:// "
+         "URL (e.g. https://api.example.com:8443/)\n"),
+        # the preset's groups, not the user's: which preset, and how to keep it
+        ("extends: cloudflare-origin\n" + SITE_ENTRY, NEW_33,
+         "policy.groups[0]: the cloudflare-origin preset's 'X25519MLKEM768' cannot work on nginx "
+         "1.31.3 with OpenSSL 3.3.7: OpenSSL has X25519MLKEM768 only from 3.5.0; keep "
+         "cloudflare-origin with a --config file (extends: cloudflare-origin) that sets "
+         "policy.groups: use one of X25519, prime256v1, secp384r1 instead, or write "
+         "'?X25519MLKEM768' to drop it where missing; or choose another preset (nginxgen "
+         "presets)\n"),
+        ("extends: cloudflare-origin-pull\n" + SITE_ENTRY, NEW_33,
+         "the cloudflare-origin preset's 'X25519MLKEM768' cannot work on nginx 1.31.3 with "
+         "OpenSSL 3.3.7: OpenSSL has X25519MLKEM768 only from 3.5.0; keep cloudflare-origin-pull "
+         "with a --config file (extends: cloudflare-origin-pull) that sets policy.groups: "),
+        # groups the user wrote: the user's
+        ("extends: cloudflare-origin\npolicy: {groups: [X25519MLKEM768, X25519]}\n" + SITE_ENTRY,
+         NEW_33, "policy.groups[0]: 'X25519MLKEM768' cannot work on nginx 1.31.3 with OpenSSL "
+         "3.3.7: OpenSSL has X25519MLKEM768 only from 3.5.0; use one of X25519"),
+        # the sites sharing an address are named
+        ("extends: intermediate\n" + SITE_ENTRY + "    listen: ['127.0.0.1:28443']\n"
+         "streams:\n  - {name: db.example.com, listen: ['127.0.0.1:28443'], backend: 'db:5432', "
+         "certificates: [{cert: CERT, key: KEY}]}\n", TARGET,
+         "127.0.0.1:28443 is taken twice, by site example.com and stream site db.example.com"),
+        # the switch that needs the resolver is named, not the empty resolver
+        ("extends: intermediate\n" + SITE_ENTRY + "    client_certificates: {ca: CERT, ocsp: on}\n",
+         TARGET, "site.client_certificates.ocsp: 'on' needs a resolver"),
+        ("extends: intermediate\npolicy: {ocsp_stapling: true}\n" + SITE_ENTRY, TARGET,
+         "policy.ocsp_stapling: True needs a resolver"),
+    ],
+)  # fmt: skip
+def test_what_a_refusal_says(
+    text: str, target: list[str], message: str, tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    pair = make_cert(tmp_path, "example.com")
+    text = text.replace("CERT", str(pair.cert)).replace("KEY", str(pair.key))
+    (tmp_path / "site.yaml").write_text(text)
+    code, out, err = run(["generate", "--config", str(tmp_path / "site.yaml"), *target], capsys)
+    error = [line for line in err.splitlines() if "error" in line]
+    assert code == 2 and out == "" and len(error) == 1, err
+    assert message.rstrip("\n") in error[0], error[0]
+    if message.endswith("\n"):
+        assert error[0].endswith(message.rstrip("\n")), error[0]

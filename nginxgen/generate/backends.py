@@ -244,11 +244,12 @@ def plan_client_certificates(
                 "use client_certificates.crl",
             )
         if not policy.resolver:
-            problems.add(
-                "policy.resolver",
-                [],
-                "OCSP checks of client certificates need a resolver for the responder host",
-                "set policy.resolver (e.g. [127.0.0.53])",
+            problems.lacks(
+                f"{where}.ocsp",
+                certs.ocsp,
+                "a resolver for the host of the OCSP responder each client certificate names, "
+                "and policy.resolver is empty",
+                "set policy.resolver (e.g. [127.0.0.53]), or use client_certificates.crl",
             )
     suppress = IgnoreComment([], [])
     if certs.crl is None and ocsp is None:

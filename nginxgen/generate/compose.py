@@ -11,7 +11,14 @@ from nginxgen import knowledge
 from nginxgen.certs import ca_file_here, check_pair
 from nginxgen.errors import NginxgenError, ValidationError
 from nginxgen.generate.models import SITE_DEFAULT_KEYS, GeneratorConfig
-from nginxgen.generate.presets import load_config, load_preset, merge
+from nginxgen.generate.presets import (
+    load_config,
+    load_preset,
+    merge,
+    policy_origins,
+    preset_chain,
+    read_yaml,
+)
 
 CpuMode = Literal["auto", "aes-ni", "no-aes-ni"]
 
@@ -25,9 +32,8 @@ def pydantic_problems(err: pydantic.ValidationError) -> str:
     for item in err.errors():
         message = str(item["msg"]).removeprefix("Value error, ")
         value = item.get("input")
-        shown = (
-            f" (got {value!r})" if item["type"] != "missing" and not isinstance(value, dict) else ""
-        )
+        said = item["type"] == "missing" or isinstance(value, dict) or repr(value) in message
+        shown = "" if said else f" (got {value!r})"  # once: a message may quote it already
         lines.append(f"{_loc(item['loc'])}: {message}{shown}")
     return "\n".join(lines)
 
@@ -217,6 +223,8 @@ def compose(
             where="--domain",
         )
     site_defaults = {k: v for k, v in data.get("site", {}).items() if k in SITE_DEFAULT_KEYS}
+    own = read_yaml(config_file) if config_file is not None else {}
+    chosen = str(own["extends"]) if own.get("extends") is not None else preset
     model_data = {
         "policy": apply_cpu(dict(data.get("policy", {})), cpu),
         "sites": _finish_sites(sites, site_defaults, hsts_subdomains),
@@ -224,6 +232,8 @@ def compose(
         "default_server": data.get("default_server", {}),
         "comments": comments and data.get("comments", True),
         "access_log": access_log or data.get("access_log"),
+        "presets": [name for name, _ in preset_chain(chosen)] if chosen else [],
+        "policy_from": policy_origins(chosen, own.get("policy") or {}) if chosen else {},
     }
     try:
         config = GeneratorConfig.model_validate(model_data)

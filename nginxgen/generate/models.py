@@ -283,7 +283,7 @@ class Upstream(BackendTls):
         found = _URL.match(value)
         if not found:
             raise ValueError(
-                f"{value!r} is not an https:// or grpcs:// URL (https://api.example.com:8443/)"
+                f"{value!r} is not an https:// or grpcs:// URL (e.g. https://api.example.com:8443/)"
             )
         split_backend(found["hostport"])
         if found["path"]:
@@ -412,6 +412,10 @@ class StreamSite(Strict):
         return split_backend(self.backend)[0]
 
 
+def _sockets(listen: list[str]) -> set[str]:
+    return {normalize_socket(s) for s in listen}
+
+
 class GeneratorConfig(Strict):
     policy: TLSPolicy
     sites: list[Site] = Field(min_length=1)
@@ -420,6 +424,10 @@ class GeneratorConfig(Strict):
     comments: bool = True
     # the TLS access log's path, "off", or None: the distribution's log folder
     access_log: LogPath | None = None
+    # the preset the config starts from, then those it extends (none without a preset), and
+    # which of them set each policy key the user did not set: a refusal names the preset
+    presets: list[str] = []
+    policy_from: dict[str, str] = {}
 
     @model_validator(mode="after")
     def _distinct(self) -> GeneratorConfig:
@@ -434,19 +442,32 @@ class GeneratorConfig(Strict):
         if both:
             # One address:port is one socket for nginx: it cannot be HTTPS for one site and
             # plain HTTP for another (nginx refuses the two default servers).
-            raise ValueError(f"{', '.join(both)} is HTTPS for one site and HTTP for another")
-        self._streams_apart(https | plain)
+            users = [s.primary for s in self.sites if both[0] in _sockets(s.listen)]
+            users += [
+                s.primary for s in self.sites if s.redirect and both[0] in _sockets(s.http_listen)
+            ]
+            raise ValueError(
+                f"{both[0]} is HTTPS for {users[0]} (listen) and HTTP for {users[-1]} "
+                "(http_listen): one address:port is one or the other"
+            )
+        self._streams_apart()
         return self
 
-    def _streams_apart(self, http_sockets: set[str]) -> None:
+    def _streams_apart(self) -> None:
         """A stream site's address:port is its own: another stream site or an http{} site
         there would be a second listener on the same socket."""
-        seen: set[str] = set()
+        taken: dict[str, str] = {}  # socket -> what listens there
+        for site in self.sites:
+            for sock in _sockets([*site.listen, *(site.http_listen if site.redirect else [])]):
+                taken.setdefault(sock, f"site {site.primary}")
         for stream in self.streams:
-            for sock in map(normalize_socket, stream.listen):
-                if sock in seen or sock in http_sockets:
-                    raise ValueError(f"{sock} is taken twice: a stream site needs its own address")
-                seen.add(sock)
+            for sock in _sockets(stream.listen):
+                if sock in taken:
+                    raise ValueError(
+                        f"{sock} is taken twice, by {taken[sock]} and stream site "
+                        f"{stream.name}: a stream site needs an address:port of its own"
+                    )
+                taken[sock] = f"stream site {stream.name}"
         names = [s.name for s in self.streams]
         if len(set(names)) != len(names):
             raise ValueError("two stream sites have the same name (it names the site's file)")

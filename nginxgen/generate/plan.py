@@ -480,11 +480,11 @@ def _check_stapling(policy: TLSPolicy, target: Target, problems: _Problems) -> N
         refusal = knowledge.capability(lib, "ocsp_stapling").refusal
         problems.add("policy.ocsp_stapling", True, refusal, "set ocsp_stapling: false")
     if not policy.resolver:
-        problems.add(
-            "policy.resolver",
-            [],
-            "OCSP stapling needs a resolver for the responder host",
-            "set policy.resolver (e.g. [127.0.0.53])",
+        problems.lacks(
+            "policy.ocsp_stapling",
+            True,
+            "a resolver for the OCSP responder's host, and policy.resolver is empty",
+            "set policy.resolver (e.g. [127.0.0.53]) or ocsp_stapling: false",
         )
 
 
@@ -657,7 +657,7 @@ def _unique_sockets(sockets: list[str]) -> list[str]:
 def make_plan(config: GeneratorConfig, target: Target, kept_ech_key: str | None = None) -> Plan:
     """The plan, or a ValidationError naming every problem; `kept_ech_key`: the ECH key file
     already in --out (generate/ech.py)."""
-    problems = _Problems(target)
+    problems = _Problems(target, config.presets, config.policy_from)
     tls = _plan_tls(config.policy, target, problems)
     ech = plan_ech(config, target, problems.add, kept_ech_key)
     access_log = _plan_access_log(config.access_log, target, problems, tls.warnings)

@@ -3,6 +3,8 @@ the user chose, and whether the target's nginx has a directive."""
 
 from __future__ import annotations
 
+import re
+
 from nginxgen import knowledge
 from nginxgen.errors import ValidationError
 from nginxgen.records import record
@@ -34,15 +36,45 @@ class IgnoreComment:
 
 
 class Problems:
-    """Every reason a model cannot work on its target, raised together."""
+    """Every reason a model cannot work on its target, raised together. A policy value a preset
+    set (`policy_from`: key -> preset; `presets`: the one chosen, then those it extends) is
+    the preset's, not the user's: its refusal says which preset and how to keep it."""
 
-    def __init__(self, target: Target) -> None:
+    def __init__(
+        self,
+        target: Target,
+        presets: list[str] | None = None,
+        policy_from: dict[str, str] | None = None,
+    ) -> None:
         self.target = target
+        self.presets = presets or []
+        self.policy_from = policy_from or {}
         self.items: list[str] = []
 
     def add(self, path: str, value: object, why: str, instead: str) -> None:
+        key = re.match(r"policy\.(\w+)", path)
+        setter = self.policy_from.get(key[1]) if key else None
+        if key is None or setter is None or not self.presets:
+            self.items.append(
+                f"{path}: {value!r} cannot work on {self.target.describe()}: {why}; {instead}"
+            )
+            return
         self.items.append(
-            f"{path}: {value!r} cannot work on {self.target.describe()}: {why}; {instead}"
+            f"{path}: the {setter} preset's {value!r} cannot work on {self.target.describe()}: "
+            f"{why}; {self._keep(setter, f'policy.{key[1]}', instead)}"
+        )
+
+    def lacks(self, path: str, value: object, needs: str, instead: str) -> None:
+        """A value that needs another field set, on any target."""
+        self.items.append(f"{path}: {value!r} needs {needs}; {instead}")
+
+    def _keep(self, setter: str, field: str, instead: str) -> str:
+        """How to keep the chosen preset on this target: a --config file that extends it and
+        sets the field (another preset may have the same value: `nginxgen presets` shows them)."""
+        chosen = self.presets[0]
+        return (
+            f"keep {chosen} with a --config file (extends: {chosen}) that sets {field}: "
+            f"{instead}; or choose another preset (nginxgen presets)"
         )
 
     def raise_if_any(self) -> None:
