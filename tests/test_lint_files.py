@@ -64,6 +64,26 @@ def test_leaf_only_chain(chain: Chain, tmp_path: Path) -> None:
     assert codes(site(chain.leaf, chain.key), tmp_path) == ["NGX722"]
 
 
+def test_a_leaf_issued_by_a_root_is_a_complete_chain(
+    pki: CertificateFactory, chain: Chain, tmp_path: Path
+) -> None:
+    """A private CA without intermediates: the leaf alone is complete where its issuer is found
+    to be a root (beside it, or in a CA file the config names); an intermediate found beside it
+    is named; an issuer found nowhere is still reported."""
+    by_root = pki.leaf("root-issued.example", issuer=(pki.root, pki.root_key))
+    assert codes(site(by_root.leaf, by_root.key), tmp_path) == []  # pki/root.crt beside it
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    leaf = alone / "leaf.crt"
+    leaf.write_bytes(by_root.leaf.read_bytes())
+    assert codes(site(leaf, by_root.key), tmp_path) == ["NGX722"]  # the root is nowhere here
+    trusted = f"ssl_trusted_certificate {pki.root_path};"
+    assert codes(site(leaf, by_root.key, trusted), tmp_path) == []  # the config names the root
+    (found,) = findings(site(chain.leaf, chain.key), tmp_path)
+    assert found.code == "NGX722"
+    assert "(CN=nginxgen test intermediate is in " in found.message  # a fullchain beside it
+
+
 def test_leaf_not_first_is_a_key_mismatch(
     pki: CertificateFactory, chain: Chain, tmp_path: Path
 ) -> None:
