@@ -73,7 +73,9 @@ def test_post_quantum_to_the_backend_only_where_the_library_has_it() -> None:
         assert "ssl_conf_command" not in site_text(model(UPSTREAM), target)  # auto: none
         on = model({**UPSTREAM, "post_quantum": "on"})
         message = refusal(on, target)
-        assert message.startswith("site.upstream.post_quantum: 'on' cannot work") and why in message
+        assert (
+            message.startswith("sites.0.upstream.post_quantum: 'on' cannot work") and why in message
+        )
     # nginx before 1.19.4 has no proxy_ssl_conf_command at all
     old = refusal(model({**UPSTREAM, "post_quantum": "on"}), resolve("1.18.0", "openssl-3.5.7"))
     assert "proxy_ssl_conf_command" in old
@@ -155,7 +157,7 @@ def test_ocsp_for_client_certificates_where_nginx_and_the_library_have_it() -> N
     )
     assert '"ssl_ocsp" is not supported on this platform' in boring
     assert refusal(model(client_certificates=ocsp), resolve("1.26.3", "openssl-3.0")) == (
-        "site.client_certificates.ocsp: 'on' needs a resolver for the host of the OCSP responder "
+        "sites.0.client_certificates.ocsp: 'on' needs a resolver for the host of the OCSP responder "
         "each client certificate names, and policy.resolver is empty; set policy.resolver (e.g. "
         "[127.0.0.53]), or use client_certificates.crl"
     )

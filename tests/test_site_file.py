@@ -337,7 +337,7 @@ NEW_33 = ["--nginx-version", "1.31.3", "--tls-library", "openssl-3.3.7"]
          "127.0.0.1:28443 is taken twice, by site example.com and stream site db.example.com"),
         # the switch that needs the resolver is named, not the empty resolver
         ("extends: intermediate\n" + SITE_ENTRY + "    client_certificates: {ca: CERT, ocsp: on}\n",
-         TARGET, "site.client_certificates.ocsp: 'on' needs a resolver"),
+         TARGET, "sites.0.client_certificates.ocsp: 'on' needs a resolver"),
         ("extends: intermediate\npolicy: {ocsp_stapling: true}\n" + SITE_ENTRY, TARGET,
          "policy.ocsp_stapling: True needs a resolver"),
     ],

@@ -173,7 +173,12 @@ def _block_name(site_name: str) -> str:
 
 
 def plan_upstream(
-    upstream: Upstream, site_name: str, policy: TLSPolicy, target: Target, problems: Problems
+    upstream: Upstream,
+    site_name: str,
+    where: str,
+    policy: TLSPolicy,
+    target: Target,
+    problems: Problems,
 ) -> UpstreamPlan:
     """A pass through an upstream{} block of the site's own (only a block keeps connections),
     with the backend's name written out: without `proxy_ssl_name` nginx would verify and send
@@ -182,7 +187,7 @@ def plan_upstream(
     pass_directive = "grpc_pass" if grpc else "proxy_pass"
     if not directive_in(target, pass_directive, "location"):
         problems.add(
-            "site.upstream.url",
+            f"{where}.url",
             upstream.url,
             f"this nginx has no {pass_directive} (its module is not built)",
             "use an nginx with the module, or https://",
@@ -197,7 +202,7 @@ def plan_upstream(
         policy,
         target,
         "location",
-        "site.upstream",
+        where,
         problems,
     )
     return UpstreamPlan(
@@ -222,11 +227,10 @@ def _keepalive_line(connections: int, target: Target) -> int | None:
 
 
 def plan_client_certificates(
-    certs: ClientCertificates, policy: TLSPolicy, target: Target, problems: Problems
+    certs: ClientCertificates, where: str, policy: TLSPolicy, target: Target, problems: Problems
 ) -> ClientCertPlan:
     """ssl_verify_client with its CA list; `optional` with the check that refuses what did
     not verify (NGX741), revocation by CRL and/or OCSP."""
-    where = "site.client_certificates"
     ocsp = None if certs.ocsp == "off" else certs.ocsp
     if ocsp is not None:
         if not directive_in(target, "ssl_ocsp", "server"):
@@ -283,7 +287,7 @@ def plan_stream(
     stream: StreamSite, index: int, policy: TLSPolicy, target: Target, problems: Problems
 ) -> StreamPlan:
     """A stream{} server of its own address:port (so it is that address's default server)."""
-    where = f"streams[{index}]"
+    where = f"streams.{index}"
     lacking = [
         module
         for module in ("ngx_stream_ssl_module", "ngx_stream_proxy_module")

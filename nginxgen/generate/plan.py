@@ -556,8 +556,14 @@ def _plan_access_log(
 
 
 def _plan_site(
-    site: Site, policy: TLSPolicy, target: Target, reuseport_done: set[str], problems: _Problems
+    site: Site,
+    where: str,
+    policy: TLSPolicy,
+    target: Target,
+    reuseport_done: set[str],
+    problems: _Problems,
 ) -> SitePlan:
+    """One site's server; `where`: its place in the model (sites.N), for refusals."""
     http2_directive = _directive_ok(target, "http2")
     listens: list[ListenLine] = []
     for sock in site.listen:
@@ -571,7 +577,7 @@ def _plan_site(
         if status is None or not status.available:
             since = status.since if status else "?"
             problems.add(
-                "site.http3",
+                f"{where}.http3",
                 True,
                 f"HTTP/3 needs nginx {since} built with --with-http_v3_module",
                 "set http3: false",
@@ -579,7 +585,7 @@ def _plan_site(
         needed = knowledge.listen_param_needs_protocol("quic")
         if needed and needed not in policy.protocols:
             problems.add(
-                "site.http3",
+                f"{where}.http3",
                 True,
                 "QUIC is TLS 1.3 only and nginx refuses a quic listen without TLSv1.3",
                 "add TLSv1.3 to policy.protocols or set http3: false",
@@ -595,7 +601,7 @@ def _plan_site(
     if len(site.certificates) > 1 and not knowledge.has(target.library, "multiple_certificates"):
         capability = knowledge.capability(target.library, "multiple_certificates")
         problems.add(
-            "site.certificates",
+            f"{where}.certificates",
             f"{len(site.certificates)} pairs",
             capability.refusal,
             "give one certificate (ECDSA P-256 serves every current client)",
@@ -617,11 +623,13 @@ def _plan_site(
         alt_svc=alt_svc,
         root=site.root,
         suppress=None if site.hsts else _no_hsts(),
-        upstream=plan_upstream(site.upstream, site.primary, policy, target, problems)
+        upstream=plan_upstream(
+            site.upstream, site.primary, f"{where}.upstream", policy, target, problems
+        )
         if site.upstream
         else None,
         client_certificates=plan_client_certificates(
-            site.client_certificates, policy, target, problems
+            site.client_certificates, f"{where}.client_certificates", policy, target, problems
         )
         if site.client_certificates
         else None,
@@ -665,7 +673,10 @@ def make_plan(config: GeneratorConfig, target: Target, kept_ech_key: str | None 
     # first one the default by order), and reuseport goes on its listen, once per socket.
     quic_sockets = _unique_sockets([s for site in config.sites if site.http3 for s in site.listen])
     reuseport: set[str] = {normalize_socket(sock) for sock in quic_sockets}
-    sites = [_plan_site(site, config.policy, target, reuseport, problems) for site in config.sites]
+    sites = [
+        _plan_site(site, f"sites.{i}", config.policy, target, reuseport, problems)
+        for i, site in enumerate(config.sites)
+    ]
     streams = [
         plan_stream(stream, i, config.policy, target, problems)
         for i, stream in enumerate(config.streams)
@@ -719,7 +730,7 @@ def _misdirected(site: Site, sites: list[Site], reject: bool, old_http2: bool) -
     if not http2:
         return None
     if len(site.domains) > 1:
-        because = f"site.domains has {len(site.domains)} names"
+        because = f"the site has {len(site.domains)} names ({' '.join(site.domains)})"
     elif beside:
         because = f"{', '.join(o.primary for o in beside)} share its address"
     elif not reject:
