@@ -251,11 +251,11 @@ class Certificate:
             self._fields = _read_certificate(self.der)
         return self._fields
 
-    def _field(self, name: str) -> Any:
+    def _field(self, name: str, otherwise: Callable[[Any], Any]) -> Any:
+        """The field as read here, else `otherwise` of the certificate as cryptography reads
+        it (a field this reader leaves to cryptography)."""
         fields = self._read()
-        if name not in fields:
-            raise _Unknown
-        return fields[name]
+        return fields[name] if name in fields else otherwise(self.crypto())
 
     def crypto(self) -> Any:
         """The certificate as cryptography reads it."""
@@ -267,17 +267,11 @@ class Certificate:
 
     @property
     def subject(self) -> NameKey:
-        try:
-            return self._field("subject")  # type: ignore[no-any-return]
-        except _Unknown:
-            return _name_key(self.crypto().subject)
+        return self._field("subject", lambda c: _name_key(c.subject))  # type: ignore[no-any-return]
 
     @property
     def issuer(self) -> NameKey:
-        try:
-            return self._field("issuer")  # type: ignore[no-any-return]
-        except _Unknown:
-            return _name_key(self.crypto().issuer)
+        return self._field("issuer", lambda c: _name_key(c.issuer))  # type: ignore[no-any-return]
 
     @property
     def subject_text(self) -> str:
@@ -287,39 +281,22 @@ class Certificate:
     @property
     def not_after(self) -> datetime.datetime:
         """The end of the validity period, in UTC."""
-        try:
-            return self._field("not_after")  # type: ignore[no-any-return]
-        except _Unknown:
-            return self.crypto().not_valid_after_utc  # type: ignore[no-any-return]
+        return self._field("not_after", lambda c: c.not_valid_after_utc)  # type: ignore[no-any-return]
 
     @property
     def key(self) -> tuple[str, int]:
         """The kind and size of the certificate's key: ("RSA", 2048), ("ECDSA", 256), ..."""
-        try:
-            return self._field("key")  # type: ignore[no-any-return]
-        except _Unknown:
-            from nginxgen.pem import key_description
-
-            return key_description(self.crypto())
+        return self._field("key", _key_description)  # type: ignore[no-any-return]
 
     @property
     def signature_digest(self) -> str | None:
         """The digest the issuer signed with ("sha256", ...; None for Ed25519 and Ed448)."""
-        try:
-            return self._field("signature_digest")  # type: ignore[no-any-return]
-        except _Unknown:
-            digest = self.crypto().signature_hash_algorithm
-            return None if digest is None else str(digest.name)
+        return self._field("signature_digest", _digest_name)  # type: ignore[no-any-return]
 
     @property
     def ocsp_urls(self) -> tuple[str, ...]:
         """The OCSP responders the certificate names (none: nothing to staple)."""
-        try:
-            return self._field("ocsp_urls")  # type: ignore[no-any-return]
-        except _Unknown:
-            from nginxgen.pem import ocsp_urls
-
-            return ocsp_urls(self.crypto())
+        return self._field("ocsp_urls", _ocsp_urls_of)  # type: ignore[no-any-return]
 
     def sha256(self) -> str:
         """The certificate's SHA-256 fingerprint, in hex."""
@@ -328,10 +305,25 @@ class Certificate:
         return hashlib.sha256(self.der).hexdigest()
 
     def _public_key_id(self) -> tuple[Any, ...] | None:
-        try:
-            return self._field("public_key_id")  # type: ignore[no-any-return]
-        except _Unknown:
-            return None
+        return self._read().get("public_key_id")  # None: key_index asks cryptography
+
+
+# cryptography's answers for the fields this reader leaves to it (nginxgen.pem imported only then)
+def _digest_name(crypto: Any) -> str | None:
+    digest = crypto.signature_hash_algorithm
+    return None if digest is None else str(digest.name)
+
+
+def _key_description(crypto: Any) -> tuple[str, int]:
+    from nginxgen.pem import key_description
+
+    return key_description(crypto)
+
+
+def _ocsp_urls_of(crypto: Any) -> tuple[str, ...]:
+    from nginxgen.pem import ocsp_urls
+
+    return ocsp_urls(crypto)
 
 
 def _name_key(name: Any) -> NameKey:

@@ -12,9 +12,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from nginxgen import knowledge
 from nginxgen.generate.compose import cpu_has_aes
 from nginxgen.generate.examples import preset_plans
+from nginxgen.knowledge import advisories, libraries, nginx, tls_groups
 from nginxgen.target import Target
 
 MODULES = ("http_v2", "http_v3", "stream_ssl")
@@ -51,7 +51,7 @@ def ktls(proc: Path, target: Target, interval: float) -> dict[str, Any]:
     moving = None
     if before is not None and after is not None:
         moving = any(after.get(k, 0) != v for k, v in before.items())
-    nginx_path = knowledge.has(target.library, "ktls") and knowledge.feature_available(
+    nginx_path = libraries.has(target.library, "ktls") and nginx.feature_available(
         target, "ssl_sendfile"
     )
     module = _tls_module(proc)
@@ -67,7 +67,7 @@ def ktls(proc: Path, target: Target, interval: float) -> dict[str, Any]:
 def diagnose(target: Target, nginx_bin: str, proc: Path, interval: float) -> dict[str, Any]:
     available = [
         g
-        for g in sorted(knowledge.all_groups(), key=lambda g: g.id.lower())
+        for g in sorted(tls_groups.all_groups(), key=lambda g: g.id.lower())
         if g.available(target.library)
     ]
     groups = [g.id for g in available]
@@ -92,7 +92,7 @@ def diagnose(target: Target, nginx_bin: str, proc: Path, interval: float) -> dic
         },
         "advisories": [
             {"cve": a.cve, "name": a.name, "severity": a.severity, "fixed": list(a.fixed)}
-            for a in knowledge.advisories(target.nginx)
+            for a in advisories.advisories(target.nginx)
         ],
         "presets": {
             "fit": fit,

@@ -166,7 +166,7 @@ def parse_config(raw: bytes) -> EchConfig:
         kind = extensions_reader.integer(2, "extension type")
         extensions.append((kind, extensions_reader.vector(2, f"extension {kind:#06x}")))
     if body.left() or outer.left():
-        raise EchError(f"{body.left() + outer.left()} bytes after the ECHConfig's last field")
+        raise EchError(f"{_bytes(body.left() + outer.left())} after the ECHConfig's last field")
     return EchConfig(config_id, kem_id, public_key, suites, maximum_name_length, public_name,
                      tuple(extensions), raw)  # fmt: skip
 
@@ -176,7 +176,7 @@ def parse_config_list(data: bytes) -> EchConfigList:
     reader = _Reader(data)
     body = _Reader(reader.vector(2, "ECHConfigList"))
     if reader.left():
-        raise EchError(f"{reader.left()} bytes after the ECHConfigList")
+        raise EchError(f"{_bytes(reader.left())} after the ECHConfigList")
     if not body.left():
         raise EchError("the ECHConfigList is empty")
     configs, others = [], []
@@ -231,11 +231,21 @@ def _vector(data: bytes, width: int) -> bytes:
 def decode_base64(text: str) -> EchConfigList:
     """An ECHConfigList from its base64 form (whitespace between the characters allowed)."""
     compact = "".join(text.split())
+    if not compact:
+        raise EchError("empty: an ECHConfigList in base64 was expected")
     try:
         data = base64.b64decode(compact, validate=True)
     except (binascii.Error, ValueError):
-        raise EchError(f"{_short(compact)!r} is not base64") from None
-    return parse_config_list(data)
+        raise EchError(f"{_short(text.strip())!r} is not base64") from None
+    return _config_list(data)
+
+
+def _config_list(data: bytes) -> EchConfigList:
+    """parse_config_list for bytes that were meant to be one: its errors say so."""
+    try:
+        return parse_config_list(data)
+    except EchError as exc:
+        raise EchError(f"not an ECHConfigList ({exc})") from None
 
 
 _PEM = re.compile(r"-----BEGIN ([A-Z0-9 ]+)-----\s*(.*?)-----END \1-----", re.DOTALL)
@@ -324,24 +334,98 @@ def https_record(owner: str, config_list: EchConfigList, alpn: tuple[str, ...] =
     return f"{name} {ttl} IN HTTPS {priority} {target} {' '.join(params)}"
 
 
-_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[^\s"]+(?:"(?:[^"\\]|\\.)*")?')
+@record(frozen=True)
+class _Word:
+    """A word of zone-file text (quotes and escapes kept as written) and the line it is on."""
+
+    text: str
+    line: int
+
+
+def _zone_records(text: str) -> list[list[_Word]]:
+    """The records of zone-file text, each a list of its words (RFC 1035 section 5.1): `;` starts
+    a comment to the end of the line outside quotes, `\\X` escapes one character, parentheses
+    continue a record over lines."""
+    records: list[list[_Word]] = []
+    words: list[_Word] = []
+    word, start, line, depth, at = "", 1, 1, 0, 0
+
+    def close() -> None:
+        nonlocal word
+        if word:
+            words.append(_Word(word, start))
+        word = ""
+
+    while at < len(text):
+        char = text[at]
+        if not word:
+            start = line
+        if char == '"':
+            end = at + 1
+            while end < len(text) and text[end] != '"':
+                end += 2 if text[end] == "\\" else 1
+            if end >= len(text):
+                raise EchError("a quoted string is not closed", line)
+            word += text[at : end + 1]
+            line += text.count("\n", at, end)
+            at = end + 1
+            continue
+        if char == "\\":
+            word += text[at : at + 2]
+            line += text.count("\n", at, at + 2)
+            at += 2
+            continue
+        if char == ";":
+            close()
+            at = text.find("\n", at)
+            at = len(text) if at < 0 else at
+            continue
+        if char.isspace() or char in "()":
+            close()
+            depth += {"(": 1, ")": -1}.get(char, 0)
+            if char == "\n":
+                line += 1
+                if depth <= 0 and words:
+                    records.append(words)
+                    words, depth = [], 0
+        else:
+            word += char
+        at += 1
+    close()
+    if words:
+        records.append(words)
+    return records
 
 
 def ech_from_record(text: str) -> EchConfigList:
-    """The ECHConfigList in an HTTPS (or SVCB) record's text: the presentation form's `ech=`
-    (also written `key5=`, quoted or not, RFC 9460 section 2.1), or the generic form
-    `\\# LENGTH HEX` (RFC 3597) that older `dig` prints, whose SvcParams are read for key 5."""
-    tokens = _TOKEN.findall(text)
-    if "\\#" in tokens:
-        return _ech_from_wire(tokens[tokens.index("\\#") + 1 :])
-    for token in tokens:
-        key, equals, value = token.partition("=")
-        if equals and key.lower() in ("ech", f"key{SVCB_ECH_KEY}"):
-            return decode_base64(value.strip('"'))
-    raise EchError("no ech= parameter in the record")
+    """The ECHConfigList of the first HTTPS (or SVCB) record with one in zone-file text: the
+    presentation form's `ech=` (also written `key5=`, quoted or not, RFC 9460 section 2.1), or
+    the generic form `\\# LENGTH HEX` (RFC 3597) that older `dig` prints, whose SvcParams are
+    read for key 5. Comments are skipped; an error carries the line of the value."""
+    records = _zone_records(text)
+    for words in records:
+        texts = [w.text for w in words]
+        if "\\#" in texts:
+            at = texts.index("\\#")
+            try:
+                found = _ech_from_wire(texts[at + 1 :])
+            except EchError as exc:
+                raise EchError(str(exc), words[at].line) from None
+            if found is not None:
+                return found
+            continue
+        for word in words:
+            key, equals, value = word.text.partition("=")
+            if equals and key.lower() in ("ech", f"key{SVCB_ECH_KEY}"):
+                try:
+                    return decode_base64(value.strip('"'))
+                except EchError as exc:
+                    raise EchError(f"{key}=: {exc}", word.line) from None
+    where = "the record" if len(records) == 1 else "any record"
+    raise EchError(f"no ech= parameter in {where}", records[0][0].line if records else None)
 
 
-def _ech_from_wire(tokens: list[str]) -> EchConfigList:
+def _ech_from_wire(tokens: list[str]) -> EchConfigList | None:
     try:
         size = int(tokens[0])
         data = bytes.fromhex("".join(tokens[1:]))
@@ -357,17 +441,23 @@ def _ech_from_wire(tokens: list[str]) -> EchConfigList:
         key = reader.integer(2, "SvcParamKey")
         value = reader.vector(2, f"SvcParam key{key}")
         if key == SVCB_ECH_KEY:
-            return parse_config_list(value)
-    raise EchError("no ech (key5) parameter in the record")
+            return _config_list(value)
+    return None
 
 
 def read_config_list(value: str) -> EchConfigList:
     """What `--ech-config` may be: a file (a key file, or a record or base64 in it), a DNS
     record's text, or the base64 ECHConfigList itself. A file's errors name no content of it
-    (it may be a key) and carry the line of its ECHCONFIG block."""
+    (it may be a key) and carry the line they are about."""
+    if not value.strip():
+        raise EchError("empty: give a key file, an HTTPS record or a base64 ECHConfigList")
+    if os.path.isdir(value):
+        raise EchError(f"{value} is a directory: give a key file (ech.pem) or a record file")
     if not os.path.isfile(value):
-        if _RECORD.search(value):
+        if _is_record(value):
             return ech_from_record(value)
+        if _PATH.search(value) and not _BASE64.fullmatch("".join(value.split())):
+            raise EchError(f"{value}: no such file")
         return decode_base64(value)
     with open(value, encoding="utf-8", errors="replace") as handle:
         text = handle.read()
@@ -381,20 +471,42 @@ def read_config_list(value: str) -> EchConfigList:
             return decode_base64(match.group(2))
         except EchError as exc:
             raise EchError(f"ECHCONFIG: {exc}", line) from None
-    if _RECORD.search(text):
+    if _is_record(text):
         return ech_from_record(text)
-    try:
-        return decode_base64(text)
-    except EchError:
+    if not text.strip():
+        raise EchError("the file is empty")
+    if not _BASE64.fullmatch("".join(text.split())):
         raise EchError(
             "neither an ECH key file (no ECHCONFIG block), an HTTPS record (no ech=) nor a "
             "base64 ECHConfigList"
-        ) from None
+        )
+    try:
+        return decode_base64(text)
+    except EchError as exc:
+        first = text.count("\n", 0, len(text) - len(text.lstrip())) + 1  # of the base64
+        raise EchError(str(exc), first) from None
+
+
+def _is_record(text: str) -> bool:
+    """Whether text (comments aside) reads as a record: a `key=value` parameter or `\\#`."""
+    try:
+        records = _zone_records(text)
+    except EchError:
+        return True  # an unclosed quote: let the record reader say where
+    return any(_RECORD.search(" ".join(w.text for w in words)) for words in records)
 
 
 # a record's text: a `key=value` parameter (RFC 9460 2.1: keys are lower-case, a value follows;
-# base64's `=` is padding at the end) or the generic `\#` form (RFC 3597)
+# base64's `=` is padding at the end) or the generic `\\#` form (RFC 3597)
 _RECORD = re.compile(r"(^|\s)[a-z][a-z0-9-]*=[^\s=]|\\#")
+# base64 (RFC 4648 section 4), padded
+_BASE64 = re.compile(r"(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?")
+# what reads as a file name: a folder separator, `~` or `.` first, or an extension at the end
+_PATH = re.compile(r"/|^[~.]|\.[A-Za-z0-9]{1,8}$")
+
+
+def _bytes(count: int) -> str:
+    return "1 byte" if count == 1 else f"{count} bytes"
 
 
 def _short(text: str) -> str:

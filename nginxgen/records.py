@@ -125,8 +125,11 @@ def _methods(
 
 
 def _declared(cls: type, names: list[str]) -> dict[str, _Field]:
-    """The fields the class body gives a default, `field()` or not, each as a `_Field`."""
-    out = {}
+    """The fields the class body, or a record it derives from, gives a default, `field()` or
+    not, each as a `_Field`."""
+    out: dict[str, _Field] = {}
+    for klass in reversed(cls.__mro__[1:]):
+        out.update(klass.__dict__.get("__record_declared__", {}))
     for name in names:
         if name in cls.__dict__:
             value = cls.__dict__[name]
@@ -149,10 +152,22 @@ def _build(cls: type, frozen: bool, eq: bool, slots: bool) -> type:
         namespace["__slots__"] = tuple(names)
     compared = tuple(n for n in names if n not in declared or declared[n].compare)
     namespace.update(_methods(tuple(names), compared, eq, frozen))
-    namespace["__init__"] = _init(names, declared, frozen)
+    made: list[type] = []  # the class, once built: where the first call puts the real __init__
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        # compiled on the first instance, not at import: most records of a module are never
+        # made in a given run, and compiling each __init__ was most of building a record
+        init = _init(names, declared, frozen)
+        init.__qualname__ = f"{made[0].__qualname__}.__init__"
+        made[0].__init__ = init  # type: ignore[misc]
+        init(self, *args, **kwargs)
+
+    namespace["__init__"] = __init__
     namespace["__record_fields__"] = tuple(names)
+    namespace["__record_declared__"] = declared
     built = type(cls)(cls.__name__, cls.__bases__, namespace)
     built.__qualname__ = cls.__qualname__
+    made.append(built)
     return built
 
 

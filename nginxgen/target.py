@@ -11,8 +11,8 @@ import os
 import re
 import sys
 
-from nginxgen import knowledge
 from nginxgen.errors import TargetError
+from nginxgen.knowledge import libraries, nginx, releases
 from nginxgen.records import field, record
 from nginxgen.version import Version
 
@@ -26,7 +26,7 @@ _LIBRARY_SPEC = re.compile(
 
 @record(frozen=True)
 class Library:
-    kind: str  # one of knowledge.LIBRARY_KINDS
+    kind: str  # one of libraries.LIBRARY_KINDS
     version: Version | None  # None: not stated (BoringSSL has no versions); answers as newest
 
     def __str__(self) -> str:
@@ -34,7 +34,7 @@ class Library:
 
     @property
     def display(self) -> str:
-        name = knowledge.library_display(self.kind)
+        name = libraries.library_display(self.kind)
         return f"{name} {self.version}" if self.version else name
 
 
@@ -79,18 +79,18 @@ def parse_library(spec: str) -> Library:
     if not match:
         from nginxgen.spelling import nearest  # only on the way to an error
 
-        kinds = ", ".join(knowledge.LIBRARY_KINDS)
+        kinds = ", ".join(libraries.LIBRARY_KINDS)
         name = re.split(r"[-_ ]?v?\d", spec.strip(), maxsplit=1)[0].lower()
         raise TargetError(
             f"unknown TLS library {spec!r}; did you mean "
-            f"{nearest(name, knowledge.LIBRARY_KINDS)}? (one of {kinds}, "
+            f"{nearest(name, libraries.LIBRARY_KINDS)}? (one of {kinds}, "
             "optionally with a version: openssl-3.5.7, aws-lc-1.37.0)",
             where="--tls-library",
         )
     kind = match["kind"].lower().replace("awslc", "aws-lc")
     version = match["version"]
     if version is None:
-        current = knowledge.current_library_version(kind)
+        current = libraries.current_library_version(kind)
         return Library(kind, Version(current) if current else None)
     return Library(kind, Version(version))
 
@@ -199,8 +199,8 @@ def check_release(
     is refused, naming the nearest release. Plausible: a higher patch in a branch that still
     gets releases, or a new branch of the newest major within `minors_ahead` (releases.json).
     `branch_ok`: a known branch alone (openssl-3.0) stands for that branch."""
-    known = knowledge.releases(product)
-    name = knowledge.library_display(product) if product != "nginx" else "nginx"
+    known = releases.releases(product)
+    name = libraries.library_display(product) if product != "nginx" else "nginx"
     if known is None:
         raise TargetError(f"{name} has no release numbers: give {product} alone", where=where)
     parts = tuple(int(p) for p in version.text.split("."))
@@ -238,7 +238,7 @@ def _newer(name: str, version: Version, known: str) -> str:
     )
 
 
-def _nearest(parts: tuple[int, ...], known: knowledge.Releases) -> str:
+def _nearest(parts: tuple[int, ...], known: releases.Releases) -> str:
     """The release closest to `parts`: the newest when past it, else in the nearest branch."""
     if parts > max((*b, span[1]) for b, span in known.branches.items()):
         return str(known.newest())
@@ -282,7 +282,7 @@ def resolve(
             _warn(newer)
             assumed.append(newer)
     else:
-        version = knowledge.current_nginx()
+        version = nginx.current_nginx()
         assumed.append(f"nginx {version}, the current stable")
     if tls_library:
         library = parse_library(tls_library)

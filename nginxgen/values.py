@@ -5,7 +5,7 @@ knowledge fact (nginx.toml, value_types)."""
 
 from __future__ import annotations
 
-from nginxgen import knowledge
+from nginxgen.knowledge import nginx
 
 # ngx_parse_time's units in seconds (M: 30 days, y: 365 days), each with its step: a unit may
 # only follow larger ones; "ms" (step 8) apart
@@ -89,18 +89,18 @@ def _cache_part(part: str) -> object:
 def canonical(directive: str, args: list[str]) -> object:
     """The arguments as nginx reads them: equal for every spelling of one setting. Arguments of
     a directive whose kind is not known, or that do not parse, stay as written."""
-    kinds = knowledge.nginx_fact("value_types")
-    if directive in kinds["time"] and len(args) >= 1:
+    kinds = nginx.value_types()
+    if directive in kinds.time and len(args) >= 1:
         parsed = [parse_time(a, True) or parse_time(a, False) for a in args]
         return tuple(parsed) if None not in parsed else tuple(args)
-    if directive in kinds["size"] and len(args) == 1:
+    if directive in kinds.size and len(args) == 1:
         size = parse_size(args[0])
         return size if size is not None else tuple(args)
-    if directive in kinds["flag"] and len(args) == 1:
+    if directive in kinds.flag and len(args) == 1:
         return args[0].lower()
-    if directive in kinds["bitmask"]:
+    if directive in kinds.bitmask:
         return frozenset(a.lower() for a in args)
-    if directive in kinds["session_cache"]:
+    if directive in kinds.session_cache:
         return frozenset(_cache_part(a) for a in args)
     return tuple(args)
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from nginxgen.knowledge_data import SNAPSHOT, read_toml_files
+from nginxgen.knowledge.data import SNAPSHOT, read_toml_files
 
 if __name__ == "__main__":
     Path(SNAPSHOT).write_text(

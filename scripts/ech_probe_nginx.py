@@ -32,7 +32,7 @@ PUBLIC, INNER = "public.example", "a.example"
 ORACLE = {
     "ECH: success": "accepted",
     "ECH: failed+retry-configs": "rejected",
-    "ECH: tried but failed": "not offered",
+    "ECH: tried but failed": "ignored",
 }
 
 

@@ -11,6 +11,8 @@
     .venv/bin/python scripts/fuzz.py semicolon [--builds a,b]  (every directive, `;` lost before a block)
     .venv/bin/python scripts/fuzz.py values --cases 20000 [--seed N] [--builds a,b] [--out F]
     .venv/bin/python scripts/fuzz.py observe --cases 500 [--seed N]  (probe vs openssl s_client/curl)
+    .venv/bin/python scripts/fuzz.py backends --cases 1000 [--seed N] [--builds a,b]
+        (nginx as a TLS client and client certificates: tests/fuzzing/backends.py)
 
 Prints one JSON line of figures (cases run, outcomes, slowest case); with --progress N, the
 figures so far every N cases on stderr, so a run stopped from outside still says how far it
@@ -227,6 +229,49 @@ def observe_runner(figures: Figures) -> Callable[..., None]:
     return one
 
 
+def backends_runner(figures: Figures, builds: list[Any], pools: dict[str, Any],
+                    folder: Path) -> Callable[..., None]:  # fmt: skip
+    """Random front trees with TLS backends and client-certificate servers, each served by one
+    of `builds` in front of that build's backend pool (started once, kept in `pools` for the
+    run); every location and request compared with the model (tests/fuzzing/backends.py). A
+    disagreement does not stop the run: each is printed on stderr as one JSON line."""
+    import dataclasses
+    import tempfile
+
+    from tests.fuzzing.backends import BackendPool, BackendTree, backend_trees, check_backends
+    from tests.live import PortTaken
+
+    @given(tree=backend_trees(), pick=st.integers(0, len(builds) - 1))
+    def one(tree: BackendTree, pick: int) -> None:
+        build = builds[pick]
+        if build.name not in pools:
+            pools[build.name] = BackendPool(build, folder / build.name).__enter__()
+        for retry in range(3):  # another run may take a port before this one's nginx binds it
+            try:
+                with tempfile.TemporaryDirectory() as tree_folder:
+                    outcome = check_backends(tree, build, pools[build.name], Path(tree_folder))
+                break
+            except PortTaken:
+                figures["retried_on_a_taken_port"] += 1
+                if retry == 2:
+                    raise
+        figures["locations"] += outcome.locations
+        figures["requests"] += outcome.requests
+        figures["observations_by_key"].update(outcome.observations)
+        figures["observed_values"].update(outcome.values)
+        figures["not_predicted"].update(outcome.unpredicted)
+        if outcome.refusal:
+            figures["refused_by"][outcome.refusal.split("] ", 1)[-1].split(" in /")[0]] += 1
+        for disagreement in outcome.disagreements:
+            figures["disagreements"] += 1
+            figures["disagreements_by_key"][disagreement.key] += 1
+            line = {"build": build.name, "disagreement": dataclasses.asdict(disagreement)}
+            print(json.dumps(line), file=sys.stderr, flush=True)
+        _record(figures, f"{build.name}: {outcome.kind}", outcome.seconds)
+
+    return one
+
+
 def fix_runner(figures: Figures, nginx_every: int) -> Callable[..., None]:
     """lint --fix --unsafe-fixes (issue 13); every `nginx_every`-th case on a real build also
     goes through its nginx -t before and after."""
@@ -322,6 +367,7 @@ def main() -> int:
             "values",
             "semicolon",
             "observe",
+            "backends",
         ),
     )
     parser.add_argument("--cases", type=int, default=100_000)
@@ -339,7 +385,7 @@ def main() -> int:
         "--progress", type=int, default=0, help="print the figures so far every N cases (stderr)"
     )
     parser.add_argument(
-        "--builds", help="values, semicolon: comma-separated build names (default: all)"
+        "--builds", help="values, semicolon, backends: comma-separated build names (default: all)"
     )
     parser.add_argument("--jobs", type=int, default=2, help="values: nginx -t processes at once")
     parser.add_argument("--out", help="values: write each disagreement as a JSON line here")
@@ -373,6 +419,24 @@ def main() -> int:
             retried_on_a_taken_port=0,
         )
 
+    pools: dict[str, Any] = {}  # backends: each build's backend pool, for the whole run
+    if args.target == "backends":
+        import tempfile
+
+        figures.update(
+            locations=0,
+            requests=0,
+            observations_by_key=collections.Counter(),
+            observed_values=collections.Counter(),
+            not_predicted=collections.Counter(),
+            refused_by=collections.Counter(),
+            disagreements=0,
+            disagreements_by_key=collections.Counter(),
+            retried_on_a_taken_port=0,
+        )
+        backend_builds = chosen_builds(args.builds)
+        pool_folder = Path(tempfile.mkdtemp(prefix="nginxgen-backends-"))
+
     def runner() -> Callable[..., None]:  # a fresh @given test for each hypothesis run
         if args.target == "lint":
             return lint_runner(figures)
@@ -384,9 +448,34 @@ def main() -> int:
             return live_runner(figures, editor, args.build)
         if args.target == "observe":
             return observe_runner(figures)
+        if args.target == "backends":
+            return backends_runner(figures, backend_builds, pools, pool_folder)
         return generate_runner(figures, args.build)
 
     started = time.monotonic()
+    try:
+        _run(args, runner)
+    finally:  # every backend pool's nginx is stopped by its pid, also on Ctrl-C or SIGTERM
+        for pool in pools.values():
+            pool.__exit__()
+        if args.target == "backends":
+            import shutil
+
+            shutil.rmtree(pool_folder, ignore_errors=True)
+    figures.update(
+        target=args.target,
+        seed=args.seed,
+        build=args.build,
+        builds=[b.name for b in backend_builds] if args.target == "backends" else None,
+        cases_asked=args.cases,
+        cases_run=sum(figures["outcomes"].values()),
+        wall_s=round(time.monotonic() - started, 1),
+    )
+    print(json.dumps(figures))
+    return 1 if args.target == "backends" and figures["disagreements"] else 0
+
+
+def _run(args: argparse.Namespace, runner: Callable[[], Callable[..., None]]) -> None:
     if args.cases <= args.chunk:  # one run, derandomized without --seed
         one = _settings(args.cases, derandomize=args.seed is None)(runner())
         if args.seed is not None:
@@ -396,16 +485,6 @@ def main() -> int:
         for i, first in enumerate(range(0, args.cases, args.chunk)):
             size = min(args.chunk, args.cases - first)
             seed((args.seed or 0) * 1000 + i)(_settings(size, derandomize=False)(runner()))()
-    figures.update(
-        target=args.target,
-        seed=args.seed,
-        build=args.build,
-        cases_asked=args.cases,
-        cases_run=sum(figures["outcomes"].values()),
-        wall_s=round(time.monotonic() - started, 1),
-    )
-    print(json.dumps(figures))
-    return 0
 
 
 if __name__ == "__main__":

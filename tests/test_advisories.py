@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from nginxgen import knowledge
+from nginxgen.knowledge import advisories
 from nginxgen.version import Version
 from tests.builds import Build
 from tests.conftest import require_build
@@ -33,14 +33,14 @@ def lint_with_binary(build: Build, tmp_path: Path) -> str:
 
 
 def test_ranges_and_fixed_branches() -> None:
-    by_cve = {a.cve: a for a in knowledge.advisories(Version("1.26.3"))}
+    by_cve = {a.cve: a for a in advisories.advisories(Version("1.26.3"))}
     assert "CVE-2026-42533" in by_cve  # 0.9.6-1.31.2, fixed in 1.31.3 and 1.30.4
-    assert "CVE-2026-42533" not in {a.cve for a in knowledge.advisories(Version("1.30.4"))}
-    assert "CVE-2026-42533" in {a.cve for a in knowledge.advisories(Version("1.30.3"))}
-    assert knowledge.advisories(Version("1.31.4")) == []
+    assert "CVE-2026-42533" not in {a.cve for a in advisories.advisories(Version("1.30.4"))}
+    assert "CVE-2026-42533" in {a.cve for a in advisories.advisories(Version("1.30.3"))}
+    assert advisories.advisories(Version("1.31.4")) == []
     # CVE-2021-23017 (resolver, 0.6.18-1.20.0): fixed in 1.21.0 and 1.20.1
-    assert "CVE-2021-23017" in {a.cve for a in knowledge.advisories(Version("1.20.0"))}
-    assert "CVE-2021-23017" not in {a.cve for a in knowledge.advisories(Version("1.20.1"))}
+    assert "CVE-2021-23017" in {a.cve for a in advisories.advisories(Version("1.20.0"))}
+    assert "CVE-2021-23017" not in {a.cve for a in advisories.advisories(Version("1.20.1"))}
 
 
 def test_lint_names_them_for_the_binarys_release(

@@ -29,7 +29,6 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "version",
             "resources",
             "sockets",
-            "knowledge_data",
             "rule_codes",  # the codes the generator names, below both it and the linter
             "pem",  # certificates and keys, read for certs and for the config model alike
             "der",  # what the config model asks of certificates and keys, without cryptography

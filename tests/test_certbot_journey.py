@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from nginxgen import knowledge
+from nginxgen.knowledge import managers, tls_groups
 from tests.builds import MANIFEST, Build
 from tests.conftest import require_build
 from tests.helpers import missing_real_part
@@ -95,9 +95,9 @@ class Journey:
 
     def assert_options_released(self) -> None:
         data = self.options.read_bytes()
-        manager = knowledge.manager_of(str(self.options), data.decode())
+        manager = managers.manager_of(str(self.options), data.decode())
         assert manager is not None and manager.key == "certbot"
-        assert knowledge.manager_of("/elsewhere.conf", data.decode()) is not None, (
+        assert managers.manager_of("/elsewhere.conf", data.decode()) is not None, (
             f"sha256 {hashlib.sha256(data).hexdigest()} is no certbot release: certbot stops "
             "updating the file"
         )
@@ -173,7 +173,7 @@ def test_nginxgen_beside_certbot(
         journey.assert_options_released()
         journey.assert_probe_agrees(["a.test", "b.test"], "certbot's two sites")
         released = journey.options.read_bytes()
-        pq = knowledge.find_group("X25519MLKEM768")
+        pq = tls_groups.find_group("X25519MLKEM768")
         has_pq = pq is not None and pq.available(build.library)
         if has_pq:  # the user's own post-quantum wish, on the site that is not the default
             journey.add_by_hand("b.test", PQ_LINE)

@@ -15,6 +15,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 from nginxgen.conf.client_certs import (
+    ClientCertificates,
     ca_names,
     client_certificates,
     depth_needed,
@@ -183,6 +184,38 @@ def test_request_outcome(
     config = load(tmp_path, PAIRS)
     outcome = request_outcome(config, SOCKET, sni, host, certificate)
     assert (outcome.status, outcome.answering.names[0]) == (status, answering), outcome.why
+
+
+@pytest.mark.parametrize(
+    ("sni", "host", "trusted", "kind"),
+    [
+        ("b.example", "b.example", False, "certificate-error"),  # on: refused
+        ("c.example", "c.example", False, "certificate-error"),  # optional: refused too
+        ("e.example", "e.example", False, "served"),  # optional_no_ca: an unknown issuer passes
+        ("a.example", "a.example", False, "served"),  # off: not asked, not judged
+        (None, "b.example", False, "no-certificate"),  # the default asked for none
+        ("b.example", "b.example", True, "served"),
+    ],
+)
+def test_a_certificate_that_does_not_verify(
+    tmp_path: Path, sni: str | None, host: str, trusted: bool, kind: str
+) -> None:
+    """Verified in the handshake against the handshake server's CA files, judged by the
+    answering server's mode (scripts/fuzz.py backends: what a client certificate from a CA no
+    server trusts gets)."""
+    config = load(
+        tmp_path,
+        PAIRS + server("e.example", "ssl_verify_client optional_no_ca;"),
+    )
+    asked: list[str] = []
+
+    def trusts(settings: ClientCertificates) -> bool:
+        asked.append(settings.server.names[0])
+        return trusted
+
+    outcome = request_outcome(config, SOCKET, sni, host, True, trusts)
+    assert outcome.kind == kind, outcome.why
+    assert set(asked) <= {sni}  # only the handshake server's files are asked
 
 
 # --- the rules that read the model ----------------------------------------------------------

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from nginxgen import knowledge
+from nginxgen.knowledge import nginx
 from tests.builds import BUILD_NAMES, NEWEST_BUILD_NAMES, Build
 from tests.conftest import require_build
 from tests.directive_probe import nginx_t
@@ -68,9 +68,9 @@ def test_duplicate_table_is_what_nginx_does(
     name: str, provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
 ) -> None:
     build = require_build(provisioned, name)
-    table = knowledge.nginx_fact("duplicate")
+    table = nginx.duplicates()
     pairs = values(tmp_path)
-    assert set(pairs) == set(table["fatal"]) | set(table["merged"])
+    assert set(pairs) == table.fatal | table.merged
     checked = 0
     for directive, (first, second) in pairs.items():
         once = nginx_t(build, f"events {{}} http {{ {directive} {first}; }}", tmp_path)
@@ -80,7 +80,7 @@ def test_duplicate_table_is_what_nginx_does(
         twice = nginx_t(
             build, f"events {{}} http {{ {directive} {first}; {directive} {second}; }}", tmp_path
         )
-        expected = "is duplicate" if directive in table["fatal"] else ""
+        expected = "is duplicate" if directive in table.fatal else ""
         assert (expected in twice) if expected else twice == "", (directive, twice)
         checked += 1
     assert checked >= 30

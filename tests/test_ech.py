@@ -96,7 +96,7 @@ def test_mandatory_extensions_are_named() -> None:
         (b"\x00\x00", "the ECHConfigList is empty"),
         (b"\x00\x05\xfe\x0d\x00\x10\x01", "ECHConfig: 16 bytes announced, 1 left"),
         (ech.serialise_config_list([ech.serialise_config(1, b"k", "a")]) + b"!",
-         "1 bytes after the ECHConfigList"),
+         "1 byte after the ECHConfigList"),
     ],
 )  # fmt: skip
 def test_a_broken_list_is_one_line(data: bytes, message: str) -> None:
@@ -119,6 +119,67 @@ def test_records_in_presentation_and_generic_form() -> None:
     assert ech.ech_from_record(generic).raw == configs.raw
     with pytest.raises(ech.EchError, match="no ech= parameter"):
         ech.ech_from_record('1 . alpn="h2"')
+
+
+def test_zone_file_comments_are_skipped_and_errors_carry_their_line() -> None:
+    """RFC 1035 section 5.1: `;` to the end of the line is a comment, but not inside quotes;
+    parentheses continue a record over lines."""
+    configs = _one_config()
+    text = (
+        "; records with ech= to publish (a comment: its ech= is no parameter)\n"
+        "$TTL 300\n"
+        'example.com. IN HTTPS 1 . ( alpn="h2;h3" ; the protocols\n'
+        f"    ech={configs.base64()} )  ; the config list\n"
+    )
+    assert ech.ech_from_record(text).raw == configs.raw
+    # the first record with ech= decides; an error names the line of its value
+    broken = "; header\n; more\nexample.com. 300 IN HTTPS 1 . alpn=h2\n  ; x\na. 1 IN HTTPS 1 . ech=AAAA\n"
+    with pytest.raises(ech.EchError) as caught:
+        ech.ech_from_record(broken)
+    assert (str(caught.value), caught.value.line) == (
+        "ech=: not an ECHConfigList (1 byte after the ECHConfigList)",
+        5,
+    )
+    with pytest.raises(ech.EchError, match=r"^no ech= parameter in any record$"):
+        ech.ech_from_record("; ech=AAAA\na. IN HTTPS 1 . alpn=h2\nb. IN HTTPS 1 . port=1\n")
+    with pytest.raises(ech.EchError, match="not closed") as caught:
+        ech.ech_from_record('; x\na. IN HTTPS 1 . alpn="h2 ech=AAAA\n')
+    assert caught.value.line == 2
+
+
+def test_the_dns_file_generate_writes_is_read_back(tmp_path: Path) -> None:
+    from nginxgen.generate.ech import _dns_text
+    from nginxgen.generate.models import EchPolicy
+
+    configs = _one_config()
+    record = ech.https_record("a.example", configs, alpn=("h2",))
+    path = tmp_path / "ech-dns.txt"
+    path.write_text(_dns_text(EchPolicy(public_name="cover.example"), ["ech.pem"], [record]))
+    assert "ech=" in path.read_text().splitlines()[0]  # the header mentions it, in a comment
+    assert ech.read_config_list(str(path)).raw == configs.raw
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("", "empty: give a key file, an HTTPS record or a base64 ECHConfigList"),
+        ("   ", "empty: give a key file, an HTTPS record or a base64 ECHConfigList"),
+        ("/nonexistent/nofile.pem", "/nonexistent/nofile.pem: no such file"),
+        ("nofile.pem", "nofile.pem: no such file"),
+        ("AAAA", "not an ECHConfigList (1 byte after the ECHConfigList)"),
+        ("AAQ=", "not an ECHConfigList (ECHConfigList: 4 bytes announced, 0 left)"),
+        ("not base64!", "'not base64!' is not base64"),
+    ],
+)
+def test_the_ech_config_argument_says_what_is_wrong(value: str, message: str) -> None:
+    with pytest.raises(ech.EchError) as caught:
+        ech.read_config_list(value)
+    assert str(caught.value) == message
+
+
+def test_a_directory_is_no_ech_config(tmp_path: Path) -> None:
+    with pytest.raises(ech.EchError, match=r"is a directory: give a key file"):
+        ech.read_config_list(str(tmp_path))
 
 
 def test_the_ech_config_argument_takes_a_file_a_record_or_base64(tmp_path: Path) -> None:

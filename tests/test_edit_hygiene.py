@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from nginxgen import knowledge
 from nginxgen.cli import main
 from nginxgen.conf.load import load_path
 from nginxgen.edit.edits import Edit
+from nginxgen.knowledge import managers
 from nginxgen.lint.findings import Applicability, Finding, Severity, fix_classes
 from nginxgen.lint.fix import run_fixes
 from tests.builds import Build
@@ -56,17 +56,17 @@ def certbot_tree(root: Path) -> Path:
 def test_certbots_released_options_file_is_recognised_by_its_bytes() -> None:
     text = CERTBOT_OPTIONS.read_text()
     digest = hashlib.sha256(CERTBOT_OPTIONS.read_bytes()).hexdigest()
-    manager = knowledge.manager_of("/srv/elsewhere/tls.conf", text)
+    manager = managers.manager_of("/srv/elsewhere/tls.conf", text)
     assert manager is not None and manager.key == "certbot" and manager.never_write, digest
-    assert knowledge.manager_of("/srv/elsewhere/tls.conf", text + "# mine\n") is None
-    by_path = knowledge.manager_of("/etc/letsencrypt/options-ssl-nginx.conf")
+    assert managers.manager_of("/srv/elsewhere/tls.conf", text + "# mine\n") is None
+    by_path = managers.manager_of("/etc/letsencrypt/options-ssl-nginx.conf")
     assert by_path is not None and by_path.key == "certbot"
 
 
 def test_the_manager_table_names_its_sources() -> None:
-    managers = [m for m, _ in knowledge._managers()]
-    assert len(managers) >= 6
-    assert all(m.source and m.override and m.display for m in managers)
+    known = [m for m, _ in managers._managers()]
+    assert len(known) >= 6
+    assert all(m.source and m.override and m.display for m in known)
 
 
 @pytest.mark.parametrize("flag", ["--fix", "--unsafe-fixes"])

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from nginxgen import knowledge
 from nginxgen.conf.config import build
 from nginxgen.conf.effective import Effective, header_sent, locations_for
 from nginxgen.conf.load import load_path
+from nginxgen.knowledge import tls_groups
 from nginxgen.target import resolve
 
 SERVER = """events {{}}
@@ -193,7 +193,7 @@ def test_ticket_keys_in_a_shared_cache_are_shared_by_any_library(tmp_path: Path)
     ],
 )
 def test_the_librarys_default_groups(library: str, groups: set[str] | None) -> None:
-    found = knowledge.default_groups(resolve("1.26.3", library).library)
+    found = tls_groups.default_groups(resolve("1.26.3", library).library)
     if groups is None:
         assert found is None
     else:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from nginxgen import knowledge
+from nginxgen.knowledge import libraries, tls_groups
 from tests.builds import ALL_BUILD_NAMES, BUILD_NAMES, SOURCE_BUILD_NAMES, Build
 from tests.conftest import require_build
 from tests.fuzzing.live import (
@@ -82,7 +82,7 @@ def test_generate_into_keeps_its_promises_and_says_what_else_changes(
     live server gives its names the preset's protocols, h2 and HSTS, and every other name what
     it got before except for settings the report names."""
     build = require_build(provisioned, name)
-    if preset == "pq" and not knowledge.has(build.library, "mlkem_hybrid"):
+    if preset == "pq" and not libraries.has(build.library, "mlkem_hybrid"):
         preset = "modern"  # the pq preset is refused where the library has no ML-KEM
 
     def into(tree: LiveTree, build: Build, folder: Path) -> LiveOutcome:
@@ -282,7 +282,7 @@ def test_tickets_resume_on_another_worker_where_the_library_made_the_keys_before
     )
     outcome = check_live(tree, build, tmp_path)
     assert outcome.kind == "agreed"
-    shared = knowledge.has(build.library, "ticket_keys_made_with_context")
+    shared = libraries.has(build.library, "ticket_keys_made_with_context")
     assert shared == (build.library.kind == "openssl")
     for observation in ("resumption.tls12_ticket_resumed", "resumption.tls13_psk_resumed"):
         assert (outcome.unpredicted[observation] == 0) == shared, outcome.unpredicted
@@ -305,7 +305,7 @@ def test_the_librarys_default_groups_where_no_server_names_any(
     )
     outcome = check_live(tree, build, tmp_path)
     assert outcome.kind == "agreed"
-    known = knowledge.default_groups(build.library) is not None
+    known = tls_groups.default_groups(build.library) is not None
     assert known == (build.library.kind != "boringssl")
     assert (outcome.unpredicted["groups"] == 0) == known, outcome.unpredicted
 

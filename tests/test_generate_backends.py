@@ -74,7 +74,8 @@ def test_post_quantum_to_the_backend_only_where_the_library_has_it() -> None:
         on = model({**UPSTREAM, "post_quantum": "on"})
         message = refusal(on, target)
         assert (
-            message.startswith("sites.0.upstream.post_quantum: 'on' cannot work") and why in message
+            message.startswith("sites[0].upstream.post_quantum: 'on' cannot work")
+            and why in message
         )
     # nginx before 1.19.4 has no proxy_ssl_conf_command at all
     old = refusal(model({**UPSTREAM, "post_quantum": "on"}), resolve("1.18.0", "openssl-3.5.7"))
@@ -157,7 +158,7 @@ def test_ocsp_for_client_certificates_where_nginx_and_the_library_have_it() -> N
     )
     assert '"ssl_ocsp" is not supported on this platform' in boring
     assert refusal(model(client_certificates=ocsp), resolve("1.26.3", "openssl-3.0")) == (
-        "sites.0.client_certificates.ocsp: 'on' needs a resolver for the host of the OCSP responder "
+        "sites[0].client_certificates.ocsp: 'on' needs a resolver for the host of the OCSP responder "
         "each client certificate names, and policy.resolver is empty; set policy.resolver (e.g. "
         "[127.0.0.53]), or use client_certificates.crl"
     )
@@ -265,9 +266,9 @@ def full_config(folder: Path, target: Target, streams: bool) -> GeneratorConfig:
     ca = str(leaf.root)
     client: dict[str, Any] = {"ca": ca, "verify": "optional", "depth": 2}
     client["crl"] = str(empty_crl(factory, folder / "root.crl"))
-    from nginxgen import knowledge
+    from nginxgen.knowledge import libraries
 
-    if knowledge.has(target.library, "ocsp_client"):
+    if libraries.has(target.library, "ocsp_client"):
         client["ocsp"] = "leaf"
     sites = [
         {

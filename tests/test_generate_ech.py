@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from nginxgen import ech
 from nginxgen.cli import main
 from tests.builds import Build
 from tests.conftest import require_build
@@ -69,8 +70,15 @@ def test_targets_without_ech_are_refused(
     config = site_file(tmp_path, *pairs)
     code, err = generate(["--config", str(config), *target, "--out", str(tmp_path / "o")], capsys)
     assert code == 2
-    line = next(x for x in err.splitlines() if x.startswith("nginxgen: error: policy.ech:"))
+    # the file and line of `ech:`; the reason says ECH cannot work, not the public name; the
+    # way out cites public sources (a pip install has no scripts/)
+    at = 1 + config.read_text().splitlines().index("  ech:")
+    line = next(x for x in err.splitlines() if " policy.ech: " in x)
+    assert line.startswith(f"nginxgen: error: {config}:{at}: policy.ech: Encrypted Client Hello "
+                           "cannot work on "), err  # fmt: skip
     assert why in line and "use nginx 1.29.4 or newer built against OpenSSL 4.0" in line, err
+    assert "ngx_http_ssl_module.html#ssl_ech_file" in line and "CHANGES 1.29.4" in line, line
+    assert "scripts/" not in line and "public.example" not in line, line
     assert not (tmp_path / "o").exists()
 
 
@@ -88,14 +96,50 @@ def test_tls13_off_and_an_unserved_public_name_are_refused(
     assert "policy.ech.public_name: 'outer.example'" in err and "no site serves it" in err
 
 
+@pytest.mark.parametrize("binary", [False, True], ids=["an-ec-key", "binary"])
 def test_a_key_file_that_is_not_one_is_refused(
-    pairs: tuple[CertPair, CertPair], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    binary: bool,
+    pairs: tuple[CertPair, CertPair],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     bad = tmp_path / "bad.pem"
-    bad.write_text(pairs[0].key.read_text())  # an EC key, no ECHCONFIG
+    if binary:
+        bad.write_bytes(b"\x30\x82\xff\xfe" + bytes(range(256)))  # DER-like, not UTF-8
+    else:
+        bad.write_text(pairs[0].key.read_text())  # an EC key, no ECHCONFIG
     config = site_file(tmp_path, *pairs, keys=[str(bad)])
     code, err = generate(["--config", str(config), *ECH_TARGET], capsys)
-    assert code == 2 and f"policy.ech.keys[0]: '{bad}'" in err and "not an ECH key file" in err
+    at = 1 + config.read_text().splitlines().index("    keys:") + 1  # the list's first item
+    errors = [x for x in err.splitlines() if "error" in x]
+    assert code == 2 and len(errors) == 1, err
+    assert errors[0].startswith(f"nginxgen: error: {config}:{at}: policy.ech.keys[0]: '{bad}'")
+    assert "not an ECH key file" in errors[0]
+
+
+def test_without_out_the_new_key_is_said_on_stderr(
+    pairs: tuple[CertPair, CertPair], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """On stdout the key is a new one each run (nothing keeps it), and so is its record: one
+    warning line says so; a key file of the user's own draws none."""
+    config = site_file(tmp_path, *pairs)
+    records = []
+    for _ in range(2):
+        assert main(["generate", "--config", str(config), *ECH_TARGET]) == 0
+        said = capsys.readouterr()
+        assert "# ==> ech.pem <==\n-----BEGIN PRIVATE KEY-----" in said.out
+        records.append(_config_list(said.out))
+        warnings = [x for x in said.err.splitlines() if "warning" in x]
+        assert warnings == [
+            "nginxgen: warning: ech.pem below is a new ECH private key, and its DNS record "
+            "changes with every run: use --out DIR to keep the key (later runs reuse it)"
+        ], said.err
+    assert records[0] != records[1]
+    own = tmp_path / "own.pem"
+    own.write_text(ech.new_key_file("public.example"))
+    config = site_file(tmp_path, *pairs, keys=[str(own)])
+    assert main(["generate", "--config", str(config), *ECH_TARGET]) == 0
+    assert "warning" not in capsys.readouterr().err
 
 
 def _config_list(record_text: str) -> str:

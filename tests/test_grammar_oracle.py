@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from nginxgen import knowledge
+from nginxgen.knowledge import directives, nginx
+from nginxgen.knowledge.data import json_file
 from tests.builds import ALL_BUILD_NAMES, Build
 from tests.conftest import require_build
 from tests.directive_probe import CONTEXTS, known, known_names, probe
@@ -61,7 +62,7 @@ def dynamic_modules(build: Build) -> set[str]:
 def loadable(module: str, dynamic: set[str]) -> bool:
     """Whether the build has this module only as a file to load (its family counts too:
     stream_ssl is loadable when stream is)."""
-    option = knowledge._json("nginx_directives")["modules"].get(module, {}).get("option") or ""
+    option = json_file("nginx_directives")["modules"].get(module, {}).get("option") or ""
     key = option.removeprefix("--with-").removeprefix("--without-").removesuffix("_module")
     return key in dynamic or key.split("_")[0] in dynamic
 
@@ -72,16 +73,16 @@ def test_the_directive_table_names_what_each_build_knows(
 ) -> None:
     build = require_build(provisioned, name)
     target = build_target(build)
-    table = knowledge._json("nginx_directives")
+    table = json_file("nginx_directives")
     dynamic = dynamic_modules(build)
 
     expected = set()
     undecided = set()
     for directive in table["directives"]:
-        if directive in knowledge.nginx_fact("backported"):
+        if directive in nginx.backports():
             undecided.add(directive)  # in some packages before its release: the rule warns
             continue
-        entries = knowledge.nginx_directive(target, directive)
+        entries = directives.nginx_directive(target, directive)
         if not entries:
             continue
         if all(loadable(e.module, dynamic) for e in entries):
@@ -102,8 +103,8 @@ def test_the_directive_table_says_where_each_is_allowed(
 ) -> None:
     build = require_build(provisioned, name)
     target = build_target(build)
-    names = sorted(n for n in knowledge._json("nginx_directives")["directives"]
-                   if knowledge.nginx_directive(target, n))  # fmt: skip
+    names = sorted(n for n in json_file("nginx_directives")["directives"]
+                   if directives.nginx_directive(target, n))  # fmt: skip
     sample = random.Random(27).sample(names, 40)
     dynamic = dynamic_modules(build)
     outer = {
@@ -114,7 +115,7 @@ def test_the_directive_table_says_where_each_is_allowed(
     for directive in sample:
         entries = [
             e
-            for e in knowledge.nginx_directive(target, directive) or ()
+            for e in directives.nginx_directive(target, directive) or ()
             if not loadable(e.module, dynamic)
         ]
         for context in CONTEXTS if entries else ():

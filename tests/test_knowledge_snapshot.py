@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from nginxgen.knowledge_data import SNAPSHOT, read_toml_files
+from nginxgen.knowledge.data import SNAPSHOT, read_toml_files
 
 
 def test_snapshot_is_current() -> None:

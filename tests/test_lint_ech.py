@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from nginxgen import knowledge
 from nginxgen.conf.load import load_path
+from nginxgen.knowledge import directives, ech, libraries
 from nginxgen.lint.findings import Finding
 from nginxgen.lint.run import Selection, lint
 from nginxgen.target import resolve
@@ -119,11 +119,11 @@ def test_builds_without_ech_say_what_the_rules_say(
     assert done.returncode == 0, done.stderr
     warning = '"ssl_ech_file" is not supported on this platform, ignored'
     assert warning in done.stderr
-    assert warning in knowledge.capability(wheel.library, "ech").refusal
+    assert warning in libraries.capability(wheel.library, "ech").refusal
     old = require_build(provisioned, "openssl40")
     done = nginx_t(old, tmp_path / "old", f"ssl_ech_file {key};")
     assert done.returncode == 1 and 'unknown directive "ssl_ech_file"' in done.stderr
-    assert knowledge.directive_first_release("ssl_ech_file") == "1.29.4"
-    assert knowledge.ech_refusal(resolve(old.nginx_version, old.tls_library)) == (
+    assert directives.directive_first_release("ssl_ech_file") == "1.29.4"
+    assert ech.ech_refusal(resolve(old.nginx_version, old.tls_library)) == (
         "nginx has ssl_ech_file only from 1.29.4"
     )

@@ -700,6 +700,18 @@ CASES: list[tuple[str, tuple[str, str], str, str]] = [
         http(DEFAULT, SITE.format(body=f"{HSTS} location / {{ {PASS} proxy_ssl_conf_command Groups X25519:prime256v1; }}")),
         http(DEFAULT, SITE.format(body=f"{HSTS} location / {{ {PASS} proxy_ssl_conf_command Groups X25519MLKEM768:X25519:prime256v1; }}")),
     ),
+    (
+        "NGX807",
+        MID,
+        http(UPSTREAM.replace("}", "keepalive 16; }"), DEFAULT, SITE.format(body=f"{HSTS} location /a {{ proxy_pass https://backend; }} location /b {{ proxy_pass https://backend; proxy_ssl_verify on; proxy_ssl_trusted_certificate /ca.pem; proxy_ssl_name api.example; }}")),
+        http(UPSTREAM.replace("}", "keepalive 16; }"), DEFAULT, SITE.format(body=f"{HSTS} proxy_ssl_verify on; proxy_ssl_trusted_certificate /ca.pem; proxy_ssl_name api.example; location /a {{ proxy_pass https://backend; }} location /b {{ proxy_pass https://backend; }}")),
+    ),
+    (
+        "NGX807",  # from 1.29.7 a block without a keepalive line keeps connections per location
+        NEW,
+        http(UPSTREAM.replace("}", "keepalive 16; }"), DEFAULT, SITE.format(body=f"{HSTS} location /a {{ proxy_pass https://backend; }} location /b {{ proxy_pass https://backend; proxy_ssl_server_name on; proxy_ssl_name api.example; }}")),
+        http(UPSTREAM, DEFAULT, SITE.format(body=f"{HSTS} location /a {{ proxy_pass https://backend; }} location /b {{ proxy_pass https://backend; proxy_ssl_server_name on; proxy_ssl_name api.example; }}")),
+    ),
 ]  # fmt: skip
 
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from nginxgen import knowledge
 from nginxgen.conf.load import load_path
+from nginxgen.knowledge import nginx
 from nginxgen.lint.run import Selection, lint
 from nginxgen.target import resolve
 from tests.builds import ALL_BUILD_NAMES, Build
@@ -51,7 +51,7 @@ def test_listen_ssl_without_certificate(
         certs[name] = f"ssl_certificate {chain.fullchain}; ssl_certificate_key {chain.key};"
     port = free_port()
     target = resolve(build.nginx_version, build.tls_library)
-    message = knowledge.nginx_fact("listen_certificate")["message"].format(kind="ssl")
+    message = nginx.listen_certificate().message.format(kind="ssl")
     (tmp_path / "logs").mkdir()
     (tmp_path / "temp").mkdir()
     conf = tmp_path / "nginx.conf"

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from nginxgen import knowledge
 from nginxgen.generate.presets import list_presets, load_preset
+from nginxgen.knowledge import libraries, tls_groups
 from tests.builds import ALL_BUILD_NAMES, SOURCE_BUILD_NAMES, Build
 from tests.helpers import needs_mlkem
 from tests.live import Handshake, Server, free_port, nginx_check, prepare_prefix, s_client
@@ -52,7 +52,7 @@ def generate(preset: str, build: Build, folder: Path) -> Served | subprocess.Com
         "certificates": [
             {"cert": str(ecdsa.fullchain), "key": str(ecdsa.key)},
             {"cert": str(rsa.fullchain), "key": str(rsa.key)},
-        ][: 2 if knowledge.has(build.library, "multiple_certificates") else 1],
+        ][: 2 if libraries.has(build.library, "multiple_certificates") else 1],
         "root": str(www),
     }
     config = folder / "site.yaml"
@@ -104,7 +104,7 @@ def promised_groups(tls_conf: Path) -> set[str]:
 
     found = re.search(r"^ssl_ecdh_curve (\S+);", tls_conf.read_text(), re.M)
     assert found, "the generated tls.conf names its groups"
-    groups = [knowledge.find_group(e.name) for e in parse_groups(found.group(1))]
+    groups = [tls_groups.find_group(e.name) for e in parse_groups(found.group(1))]
     return {g.id for g in groups if g is not None}
 
 
@@ -117,13 +117,13 @@ def test_preset_live(build: Build, preset: str, client: Build, tmp_path: Path) -
     if isinstance(served, subprocess.CompletedProcess):
         # Only where the library lacks what the preset needs: ML-KEM (OpenSSL < 3.5), or the
         # choice of TLS 1.3 suites (no ssl_conf_command outside OpenSSL).
-        lacks_mlkem = needs_mlkem(preset) and not knowledge.has(build.library, "mlkem_hybrid")
+        lacks_mlkem = needs_mlkem(preset) and not libraries.has(build.library, "mlkem_hybrid")
         lacks_suites = bool(load_preset(preset)["policy"].get("ciphersuites")) and not (
-            knowledge.has(build.library, "ssl_conf_command")
+            libraries.has(build.library, "ssl_conf_command")
         )
         lacks_legacy = bool(
             {"TLSv1", "TLSv1.1"} & set(load_preset(preset)["policy"]["protocols"])
-        ) and not knowledge.has(build.library, "legacy_protocols")
+        ) and not libraries.has(build.library, "legacy_protocols")
         assert lacks_mlkem or lacks_suites or lacks_legacy, served.stderr
         if not lacks_mlkem:
             assert served.returncode == 2, served.stderr
@@ -144,7 +144,7 @@ def test_preset_live(build: Build, preset: str, client: Build, tmp_path: Path) -
         assert tls13.ok and tls13.protocol == "TLSv1.3", tls13.output
         assert "Verify return code: 0 (ok)" in tls13.output  # full chain served
         promised = promised_groups(served.conf.parent / "tls.conf")
-        negotiated = knowledge.find_group(tls13.group or "")
+        negotiated = tls_groups.find_group(tls13.group or "")
         assert negotiated is not None and negotiated.id in promised, (tls13.group, promised)
 
         tls12 = hello(version="1.2")

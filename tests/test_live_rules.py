@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from nginxgen import knowledge
+from nginxgen.knowledge import libraries
 from nginxgen.version import Version
 from tests.builds import ALL_BUILD_NAMES, SOURCE_BUILD_NAMES, Build
 from tests.live import Server, free_port, nginx_check, prepare_prefix, s_client
@@ -142,7 +142,7 @@ def resumes(client: Build) -> Probe:
         session = site.conf.parent / "session.pem"
         # Tickets are off in these cases: without stateful TLS 1.3 tickets (BoringSSL, AWS-LC)
         # only a TLS 1.2 session ID can resume from the cache
-        stateful = knowledge.has(build.library, "tls13_stateful_resumption")
+        stateful = libraries.has(build.library, "tls13_stateful_resumption")
         version = None if stateful else "1.2"
         first = s_client(client, site.port, "b.test", version=version, sess_out=session)
         assert first.ok, first.output
@@ -173,7 +173,7 @@ def before(version: str) -> Callable[[Build], bool]:
 
 def lacks(capability: str) -> Callable[[Build], bool]:
     """The build's library lacks this knowledge-base capability."""
-    return lambda build: not knowledge.has(build.library, capability)
+    return lambda build: not libraries.has(build.library, capability)
 
 
 def always(build: Build) -> bool:

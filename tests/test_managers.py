@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from nginxgen import knowledge
 from nginxgen.cli import main
+from nginxgen.knowledge import managers
 from tests.paths import CORPUS, DATA
 
 SWAG_DEFAULTS = CORPUS / "linuxserver__docker-swag" / "root" / "defaults" / "nginx"
@@ -71,15 +71,15 @@ def test_swag_samples_are_swags_and_the_users_copies_are_not(tmp_path: Path) -> 
     root = swag_config(tmp_path / "config" / "nginx")
     samples = sorted(root.rglob("*.conf.sample"))
     assert len(samples) > 70  # the top, site-confs/ and proxy-confs/ all seen
-    owners = {str(p.relative_to(root)): knowledge.manager_of(str(p)) for p in samples}
+    owners = {str(p.relative_to(root)): managers.manager_of(str(p)) for p in samples}
     assert {k: m.key if m else None for k, m in owners.items()} == dict.fromkeys(owners, "swag")
     for name in ("nginx.conf", "ssl.conf", "proxy.conf", "site-confs/default.conf"):
-        assert knowledge.manager_of(str(root / name)) is None, name
+        assert managers.manager_of(str(root / name)) is None, name
 
 
 def test_the_images_own_defaults_folder_is_swags() -> None:
     # the folder as the image ships it: its samples open with linuxserver's version line
-    manager = knowledge.manager_of(str(SWAG_DEFAULTS / "site-confs" / "default.conf.sample"))
+    manager = managers.manager_of(str(SWAG_DEFAULTS / "site-confs" / "default.conf.sample"))
     assert manager is not None and manager.key == "swag"
 
 
@@ -87,9 +87,9 @@ def test_a_sample_in_a_folder_without_linuxservers_files_is_the_users(tmp_path: 
     docs = tmp_path / "admin_manual" / "installation"
     docs.mkdir(parents=True)
     (docs / "nginx-root.conf.sample").write_text(NEXTCLOUD_SAMPLE)
-    assert knowledge.manager_of(str(docs / "nginx-root.conf.sample")) is None
+    assert managers.manager_of(str(docs / "nginx-root.conf.sample")) is None
     # the reverse-proxy-confs repository checked out: SWAG's files, but no SWAG folder
-    assert knowledge.manager_of(str(PROXY_CONFS / "heimdall.subdomain.conf.sample")) is None
+    assert managers.manager_of(str(PROXY_CONFS / "heimdall.subdomain.conf.sample")) is None
 
 
 def test_a_swag_name_in_another_tree_is_the_users(tmp_path: Path) -> None:
@@ -99,7 +99,7 @@ def test_a_swag_name_in_another_tree_is_the_users(tmp_path: Path) -> None:
     shutil.copy(PROXY_CONFS / "heimdall.subdomain.conf.sample", etc / "conf.d")
     (etc / "conf.d" / "nginx-root.conf.sample").write_text(NEXTCLOUD_SAMPLE)
     for name in ("heimdall.subdomain.conf.sample", "nginx-root.conf.sample"):
-        assert knowledge.manager_of(str(etc / "conf.d" / name)) is None, name
+        assert managers.manager_of(str(etc / "conf.d" / name)) is None, name
 
 
 def test_lint_calls_only_swags_sample_managed(
@@ -122,12 +122,12 @@ def test_lint_calls_only_swags_sample_managed(
 def test_certbots_path_is_certbots_only_with_bytes_it_released(tmp_path: Path) -> None:
     options = tmp_path / "letsencrypt" / "options-ssl-nginx.conf"
     options.parent.mkdir()
-    absent = knowledge.manager_of(str(options))  # certbot installs it there when it is missing
+    absent = managers.manager_of(str(options))  # certbot installs it there when it is missing
     assert absent is not None and absent.key == "certbot"
     shutil.copy(CERTBOT_OPTIONS, options)
-    released = knowledge.manager_of(str(options))
+    released = managers.manager_of(str(options))
     assert released is not None and released.key == "certbot"
     # changed by hand: certbot keeps the user's copy and never updates it again
     options.write_text(CERTBOT_OPTIONS.read_text() + "ssl_stapling on;\n")
-    assert knowledge.manager_of(str(options)) is None
-    assert knowledge.manager_of(str(options), options.read_text()) is None
+    assert managers.manager_of(str(options)) is None
+    assert managers.manager_of(str(options), options.read_text()) is None

@@ -1,6 +1,6 @@
 """The probe's Encrypted Client Hello against OpenSSL 4.0.3's `s_server -ech_key` on loopback:
 accepted with the server's own config, rejected with a config made from another key (the retry
-configs the server's), not offered by a server without a key. Each verdict is checked against
+configs the server's), ignored by a server without a key. Each verdict is checked against
 OpenSSL 4.0.3's own client, `s_client -ech_config_list`, which shares no code with the probe."""
 
 from __future__ import annotations
@@ -20,10 +20,11 @@ from typing import Any
 import pytest
 
 from nginxgen import ech
+from nginxgen.cli import main
 from nginxgen.conf.per_name import NameModel
 from nginxgen.probe.check import NameProbe
 from nginxgen.probe.checks import ech as ech_check
-from nginxgen.probe.ech_hello import ACCEPTED, NOT_OFFERED, REJECTED, ask_ech, usable
+from nginxgen.probe.ech_hello import ACCEPTED, IGNORED, REJECTED, ask_ech, usable
 from tests.builds import Build, load_builds
 from tests.conftest import require_build
 from tests.helpers import make_cert
@@ -145,11 +146,11 @@ def test_rejected_with_another_keys_config_and_the_servers_retry_config(
     assert (int(config_id, 16), key) == (retry.config_id, retry.public_key.hex())
 
 
-def test_not_offered_by_a_server_without_a_key(
+def test_ignored_by_a_server_without_a_key(
     openssl40: Build, folder: Path, server_key: Path, plain_server: int
 ) -> None:
     answer = ask_ech(("127.0.0.1", plain_server), INNER, _config(server_key), timeout=5)
-    assert answer.verdict == NOT_OFFERED, answer
+    assert answer.verdict == IGNORED, answer
     assert answer.certificate_names == (PUBLIC,) and answer.retry_configs is None
     said = _oracle(openssl40, plain_server, server_key, folder / f"{PUBLIC}.ecdsa.crt")
     assert "ECH: tried but failed: 0" in said, said
@@ -188,6 +189,39 @@ def test_a_rejection_whose_certificate_misses_the_public_name_is_a_problem(
     )
 
 
+def test_a_rejection_with_a_covering_certificate_is_a_problem_too(
+    openssl40: Build, folder: Path, server_key: Path, ech_server: int
+) -> None:
+    """A stale key: clients of that config need a second handshake."""
+    probe = NameProbe(
+        ("127.0.0.1", ech_server), INNER, 5, _config(_key_file(openssl40, folder / "old.pem"))
+    )
+    found = ech_check.observe(probe)["ech"]
+    assert (found["verdict"], found["certificate_names"]) == (REJECTED, [PUBLIC])
+    [problem] = probe.problems
+    assert problem.startswith(f"ECH rejected: the server has no key for config "
+                              f"{found['config_id']} of {PUBLIC}"), problem  # fmt: skip
+
+
+def test_an_ignored_ech_config_makes_the_probe_exit_1(
+    openssl40: Build, folder: Path, server_key: Path
+) -> None:
+    """The whole probe against a server without ECH: the verdict `ignored` (the JSON key's
+    value), a problem, exit 1 (README, docs/probe.md)."""
+    for port in _server(openssl40, folder / "plain-cli"):
+        done = run_cli("probe", f"127.0.0.1:{port}", "--sni", INNER, "--ech-config",
+                       str(server_key), "--format", "json", "--timeout", "2")  # fmt: skip
+    assert done.stdout, done.stderr
+    named = json.loads(done.stdout)[0]
+    assert named["ech"]["verdict"] == IGNORED == "ignored", named["ech"]
+    assert [p for p in named["problems"] if p.startswith("ECH ")] == [
+        f"ECH ignored: the server answered the outer hello for {PUBLIC} without using ECH "
+        f"(config {named['ech']['config_id']} of {PUBLIC}): it has no ECH key where the default "
+        "server decides, or no ECH"
+    ], named["problems"]
+    assert done.returncode == 1, (done.stdout, done.stderr)
+
+
 def test_the_probe_command_takes_the_record_and_reports_the_verdict(
     openssl40: Build, folder: Path, server_key: Path
 ) -> None:
@@ -201,6 +235,7 @@ def test_the_probe_command_takes_the_record_and_reports_the_verdict(
                        "--format", "json", "--timeout", "2")  # fmt: skip
     assert done.stdout, done.stderr
     [named, unnamed] = json.loads(done.stdout)
+    assert done.returncode == 0 and named["problems"] == [], done.stdout  # accepted: all well
     assert named["ech"] == {
         "verdict": "accepted",
         "config_id": configs.configs[0].config_id,
@@ -214,18 +249,32 @@ def test_the_probe_command_takes_the_record_and_reports_the_verdict(
     assert unnamed["ech"] is None  # no name, nothing to hide
 
 
-def test_an_unreadable_ech_config_is_one_line_and_exit_2(tmp_path: Path) -> None:
+def test_an_unreadable_ech_config_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     broken = tmp_path / "ech.pem"
     broken.write_text("-----BEGIN ECHCONFIG-----\nAEH+DQA9\n-----END ECHCONFIG-----\n")
     done = run_cli("probe", "127.0.0.1:9", "--ech-config", str(broken))
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
-        f"nginxgen: error: {broken}:1: ECHCONFIG: ECHConfigList: 65 bytes announced, 4 left"
+        f"nginxgen: error: {broken}:1: ECHCONFIG: not an ECHConfigList (ECHConfigList: 65 bytes "
+        "announced, 4 left)"
     ], done.stderr
     record = run_cli("probe", "127.0.0.1:9", "--ech-config", '1 . alpn="h2"')
     assert (record.returncode, record.stderr) == (
         2, "nginxgen: error: --ech-config: no ech= parameter in the record\n"
     )  # fmt: skip
+    # a file: its name and the line of the record's value
+    zone = tmp_path / "ech-dns.txt"
+    zone.write_text("; ech= in a comment\na. 300 IN HTTPS 1 . ech=AAAA\n")
+    cases = [(str(zone), f"{zone}:2: ech=: not an ECHConfigList (1 byte after the ECHConfigList)"),
+             ("/nonexistent/ech.pem", "--ech-config: /nonexistent/ech.pem: no such file"),
+             (str(tmp_path), f"--ech-config: {tmp_path} is a directory"),
+             ("", "--ech-config: empty")]  # fmt: skip
+    for value, said in cases:  # in this process: a second start of Python each costs a second
+        assert main(["probe", "127.0.0.1:9", "--ech-config", value]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"nginxgen: error: {said}") and err.count("\n") == 1, err
 
 
 @pytest.mark.parametrize(
@@ -324,8 +373,8 @@ def test_the_model_predicts_each_verdict_and_the_retry_configs(
     # no file in the default server: a.example's own line is ignored, and says what it meant
     model = _model(folder, ech_server, "", here, "openssl-4.0.3")
     [prediction] = ech_check.predict(model, accepted)
-    assert (prediction.value, prediction.seen) == (NOT_OFFERED, ACCEPTED)
+    assert (prediction.value, prediction.seen) == (IGNORED, ACCEPTED)
     [(ignored, meant)] = prediction.ignored
     assert meant == ACCEPTED and "default server" in ignored.why
     # a library without OpenSSL's ECH API: nginx serves no ECH whatever the files
-    assert said(accepted, here, library="openssl-3.5.4") == [("ech.verdict", NOT_OFFERED, ACCEPTED)]
+    assert said(accepted, here, library="openssl-3.5.4") == [("ech.verdict", IGNORED, ACCEPTED)]

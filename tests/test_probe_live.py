@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from nginxgen import knowledge
 from nginxgen.generate.presets import list_presets, load_preset
+from nginxgen.knowledge import libraries, tls_groups
 from tests.builds import Build
 from tests.live import Server
 from tests.test_live_presets import NAME, Served, generate, promised_groups
@@ -35,13 +35,13 @@ def expected_pq(tls_conf: str, build: Build) -> str:
     curve = re.search(r"^ssl_ecdh_curve (\S+);", tls_conf, re.M)
     assert curve is not None
     names = curve.group(1).replace("/", ":").split(":")
-    pq = [n for n in names if (g := knowledge.find_group(n)) is not None and g.pq]
+    pq = [n for n in names if (g := tls_groups.find_group(n)) is not None and g.pq]
     if not pq:
         return "none"
     if "/" in curve.group(1):
         return "enforced"
     prefer = re.search(r"^ssl_prefer_server_ciphers on;", tls_conf, re.M) is not None
-    server_order = knowledge.has(build.library, "server_group_preference") and prefer
+    server_order = libraries.has(build.library, "server_group_preference") and prefer
     first_is_pq = names[0] in pq
     return "enforced" if server_order and first_is_pq else "supported"
 
@@ -77,7 +77,7 @@ def test_probe_reports_what_the_config_says(build: Build, preset: str, tmp_path:
     assert {v for v, ok in named["protocols"].items() if ok} == listed
     promised = promised_groups(served.conf.parent / "tls.conf")
     for group, accepted in named["groups"].items():
-        known = knowledge.find_group(group)
+        known = tls_groups.find_group(group)
         assert accepted == (known is not None and known.id in promised), group
     assert named["pq"] == expected_pq(tls_conf, build)
     # the probe's ML-KEM key share is taken wherever the config lists X25519MLKEM768
@@ -167,6 +167,49 @@ def test_a_listener_that_speaks_no_tls_is_no_tls_answer() -> None:
     assert done.stderr.strip().splitlines() == [
         f"nginxgen: error: probe: no TLS answer from 127.0.0.1:{port} for any version"
     ]
+
+
+def test_a_server_that_refuses_the_name_is_said_with_its_alert(
+    provisioned: tuple[dict[str, Build], dict[str, str]], client: Build, tmp_path: Path
+) -> None:
+    """A default server with `ssl_reject_handshake on` answers a name it does not serve with an
+    alert, which is not "no TLS answer": the line names the alerts per version (exit 2, nothing
+    answered); beside a name it serves, the refused name's report line shows them. The alert is
+    checked against OpenSSL's s_client."""
+    from tests.conftest import require_build
+    from tests.live import free_port, s_client
+    from tests.pki import CertificateFactory
+    from tests.test_stream_live import _main
+
+    build = require_build(provisioned, "trixie")
+    chain = CertificateFactory(tmp_path / "pki").leaf("a.example", sans=("a.example",))
+    port = free_port()
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "temp").mkdir()
+    conf = tmp_path / "nginx.conf"
+    conf.write_text(_main(f"""http {{ access_log off; {" ".join(build.temp_path_directives)}
+    server {{ listen 127.0.0.1:{port} ssl default_server; ssl_reject_handshake on; }}
+    server {{ listen 127.0.0.1:{port} ssl; server_name a.example; return 200;
+              ssl_certificate {chain.fullchain}; ssl_certificate_key {chain.key}; }}
+}}
+"""))  # fmt: skip
+    with Server(build, conf, [port]):
+        oracle = s_client(client, port, "nobody.example", path=None)
+        refused = _probe_cli(f"127.0.0.1:{port}", "--sni", "nobody.example")
+        both = _probe_cli(f"127.0.0.1:{port}", "--sni", "nobody.example", "--sni", "a.example")
+    assert not oracle.ok and "SSL alert number 112" in oracle.output, oracle.output[-600:]
+    assert refused.returncode == 2, refused.stderr
+    assert refused.stderr.strip().splitlines() == [
+        f"nginxgen: error: probe: 127.0.0.1:{port} refused every handshake for nobody.example "
+        "and without SNI: alert 70 (protocol_version) to TLSv1 and TLSv1.1; alert 112 "
+        "(unrecognized_name) to TLSv1.2 and TLSv1.3 (unrecognized_name: no server there serves "
+        "the name, e.g. a default server with ssl_reject_handshake on)"
+    ], refused.stderr
+    assert both.returncode == 0, both.stderr
+    assert (
+        "nobody.example:\n  protocols: none (refused: alert 70 (protocol_version) to TLSv1 and "
+        "TLSv1.1; alert 112 (unrecognized_name) to TLSv1.2 and TLSv1.3)\n"
+    ) in both.stdout, both.stdout
 
 
 def test_config_explains_the_ignored_vhost_line(
@@ -394,7 +437,7 @@ def test_early_data_is_read_from_the_tickets(build: Build, tmp_path: Path) -> No
     assert done.returncode == 0, done.stdout + done.stderr
     named = json.loads(done.stdout)[0]
     assert named["protocols"]["TLSv1.2"] is False  # TLS 1.3 only: no clear-text chain
-    size = knowledge.max_early_data(build.library)  # 16384 from nginx; BoringSSL's own 14336
+    size = libraries.max_early_data(build.library)  # 16384 from nginx; BoringSSL's own 14336
     assert named["early_data"] == {"offered": True, "max_early_data": size}
     cert = named["certificate"]
     assert cert["chain_from"] == "TLSv1.3" and cert["chain_length"] == 2 and cert["leaf_first"]

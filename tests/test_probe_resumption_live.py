@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from nginxgen import knowledge
+from nginxgen.knowledge import libraries
 from nginxgen.version import Version
 from tests.builds import BUILD_NAMES, SOURCE_BUILD_NAMES, Build
 from tests.conftest import require_build
@@ -70,7 +70,7 @@ def test_tickets_off_with_a_shared_cache_is_no_ticket(
         )  # fmt: skip
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr
     found = json.loads(done.stdout)[0]
-    stateful = knowledge.has(build.library, "tls13_stateful_resumption")
+    stateful = libraries.has(build.library, "tls13_stateful_resumption")
     assert found["resumption"] == {
         "session_id_resumed": True,
         "tls12_ticket_issued": False,

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from nginxgen import knowledge
+from nginxgen.knowledge import tls_groups
 from nginxgen.probe.hello import TLS13_SUITES
 from tests.builds import Build
 from tests.live import Server, free_port, nginx_check, parse_s_client, prepare_prefix
@@ -119,7 +119,7 @@ def spell(group: str) -> str:
 
 def same_group(group: str, ok: bool, got: str | None) -> bool:
     """Whether a handshake completed on this group, however s_client spells it."""
-    ours, theirs = knowledge.find_group(group), knowledge.find_group(got or "")
+    ours, theirs = tls_groups.find_group(group), tls_groups.find_group(got or "")
     return ok and ours is not None and theirs is not None and ours.id == theirs.id
 
 
@@ -176,7 +176,7 @@ def client_view(
     hybrid_alone = any(
         observe(client, port, sni, "-tls1_3", "-groups", hybrid)[0] for hybrid in hybrids.split(":")
     )
-    pq = (found := knowledge.find_group(view["group"] or "")) is not None and found.pq
+    pq = (found := tls_groups.find_group(view["group"] or "")) is not None and found.pq
     view["pq"] = (
         "enforced"
         if pq

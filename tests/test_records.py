@@ -89,3 +89,26 @@ def test_importing_records_brings_no_dataclasses() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
     )
     assert done.stdout.strip() == "[]"
+
+
+def test_init_is_compiled_by_the_first_instance_for_its_own_class() -> None:
+    @record(slots=True)
+    class Base:
+        a: int
+        b: int = 2
+
+    @record
+    class Derived(Base):
+        c: int = 3
+
+    class Plain(Base):  # not a record: it takes Base's __init__
+        pass
+
+    stub = Base.__init__
+    assert (Plain(1).a, Plain(1).b) == (1, 2)  # the first instance is a subclass's
+    assert Base.__init__ is not stub and Base.__init__.__qualname__.endswith("Base.__init__")
+    assert (Base(5).a, Derived(1, 2, 4).c, Derived(1).b) == (5, 4, 2)
+    with pytest.raises(TypeError):
+        Base()
+    with pytest.raises(TypeError):
+        Derived(1, 2, 3, 4)

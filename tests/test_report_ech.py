@@ -5,11 +5,12 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
-from nginxgen import knowledge
 from nginxgen.cli import main
+from nginxgen.knowledge import logs
 from nginxgen.target import resolve
 from tests.paths import REPO
 
@@ -47,6 +48,25 @@ def test_a_format_without_the_variable_has_no_ech_row(
     assert "Encrypted Client Hello" not in capsys.readouterr().out
 
 
+def test_a_log_written_without_ech_has_no_ech_row(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The log of a target without ECH (the generated format leaves `ech` out, below) read with
+    the default format, which has it: the lines decide, so no ECH figure and no variable."""
+    lines = [json.loads(line) for line in LOG.read_text().splitlines()]
+    log = tmp_path / "tls.log"
+    log.write_text("".join(json.dumps({k: v for k, v in x.items() if k != "ech"}) + "\n"
+                           for x in lines))  # fmt: skip
+    assert main(["report", "--format", "json", str(log)]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["variables"]["ech"] is None, report["variables"]
+    assert report["overall"]["ech"] is None and report["overall"]["connections"] == 8
+    assert all(site["ech"] is None for site in report["sites"].values())
+    assert report["variables"]["protocol"] == "ssl_protocol"  # the fields the lines have stay
+    assert main(["report", str(log)]) == 0
+    assert "Encrypted Client Hello" not in capsys.readouterr().out
+
+
 @pytest.mark.parametrize(
     ("nginx", "library", "logged"),
     [("1.30.4", "openssl-4.0.3", True), ("1.31.3", "openssl-3.3.7", False),
@@ -55,5 +75,5 @@ def test_a_format_without_the_variable_has_no_ech_row(
 def test_the_generated_format_logs_ech_where_the_target_serves_it(
     nginx: str, library: str, logged: bool
 ) -> None:
-    variables = {f.variable for f in knowledge.log_fields(resolve(nginx, library))}
+    variables = {f.variable for f in logs.log_fields(resolve(nginx, library))}
     assert ("ssl_ech_status" in variables) == logged

@@ -316,7 +316,7 @@ NEW_33 = ["--nginx-version", "1.31.3", "--tls-library", "openssl-3.3.7"]
          "URL (e.g. https://api.example.com:8443/)\n"),
         # the preset's groups, not the user's: which preset, and how to keep it
         ("extends: cloudflare-origin\n" + SITE_ENTRY, NEW_33,
-         "policy.groups[0]: the cloudflare-origin preset's 'X25519MLKEM768' cannot work on nginx "
+         "error: policy.groups[0]: the cloudflare-origin preset's 'X25519MLKEM768' cannot work on nginx "
          "1.31.3 with OpenSSL 3.3.7: OpenSSL has X25519MLKEM768 only from 3.5.0; keep "
          "cloudflare-origin with a --config file (extends: cloudflare-origin) that sets "
          "policy.groups: use one of X25519, prime256v1, secp384r1 instead, or write "
@@ -328,7 +328,7 @@ NEW_33 = ["--nginx-version", "1.31.3", "--tls-library", "openssl-3.3.7"]
          "with a --config file (extends: cloudflare-origin-pull) that sets policy.groups: "),
         # groups the user wrote: the user's
         ("extends: cloudflare-origin\npolicy: {groups: [X25519MLKEM768, X25519]}\n" + SITE_ENTRY,
-         NEW_33, "policy.groups[0]: 'X25519MLKEM768' cannot work on nginx 1.31.3 with OpenSSL "
+         NEW_33, "site.yaml:2: policy.groups[0]: 'X25519MLKEM768' cannot work on nginx 1.31.3 with OpenSSL "
          "3.3.7: OpenSSL has X25519MLKEM768 only from 3.5.0; use one of X25519"),
         # the sites sharing an address are named
         ("extends: intermediate\n" + SITE_ENTRY + "    listen: ['127.0.0.1:28443']\n"
@@ -337,9 +337,9 @@ NEW_33 = ["--nginx-version", "1.31.3", "--tls-library", "openssl-3.3.7"]
          "127.0.0.1:28443 is taken twice, by site example.com and stream site db.example.com"),
         # the switch that needs the resolver is named, not the empty resolver
         ("extends: intermediate\n" + SITE_ENTRY + "    client_certificates: {ca: CERT, ocsp: on}\n",
-         TARGET, "sites.0.client_certificates.ocsp: 'on' needs a resolver"),
+         TARGET, "site.yaml:5: sites[0].client_certificates.ocsp: 'on' needs a resolver"),
         ("extends: intermediate\npolicy: {ocsp_stapling: true}\n" + SITE_ENTRY, TARGET,
-         "policy.ocsp_stapling: True needs a resolver"),
+         "site.yaml:2: policy.ocsp_stapling: True needs a resolver"),
     ],
 )  # fmt: skip
 def test_what_a_refusal_says(

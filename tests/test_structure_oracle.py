@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from nginxgen import knowledge
 from nginxgen.conf.load import _parse_text
+from nginxgen.knowledge import directives
+from nginxgen.knowledge.data import json_file
 from tests.builds import ALL_BUILD_NAMES, BUILD_NAMES, NEWEST_BUILD_NAMES, Build
 from tests.conftest import require_build
 from tests.directive_probe import CONTEXTS, nginx_t, probe
@@ -36,7 +37,7 @@ def test_directive_table_is_what_the_build_answers(
     name: str, provisioned: tuple[dict[str, Build], dict[str, str]]
 ) -> None:
     build = require_build(provisioned, name)
-    data = knowledge._json("directives")
+    data = json_file("directives")
     checks = [(n, ctx, "block") for n, ctx in data["block"].items()]
     checks += [(n, ctx, "simple") for n, ctx in data["simple"].items()]
     for n, by_parent in data["mixed"].items():
@@ -65,7 +66,7 @@ def test_free_content_blocks_hold_values(
     """Inside map, types, geo ... a line is a value: an unknown word there is no directive."""
     build = require_build(provisioned, name)
     heads = {"map": "map $uri $x", "geo": "geo $x", "split_clients": 'split_clients "$uri" $x'}
-    for block in knowledge.directive_shapes().free_content:
+    for block in directives.directive_shapes().free_content:
         head = heads.get(block, "charset_map a b" if block == "charset_map" else block)
         message = nginx_t(build, f"events {{}} http {{ {head} {{ zz_unknown 1; }} }}", tmp_path)
         assert "unknown directive" not in message, (block, message)

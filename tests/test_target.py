@@ -170,10 +170,11 @@ def test_a_plausible_newer_release_is_a_warning_naming_the_facts_assumed(
 
 def test_the_newest_release_is_the_one_the_directive_tables_end_with() -> None:
     """The two lists come from the same nginx tags: the tables hold a subset of the releases."""
-    from nginxgen import knowledge
+    from nginxgen.knowledge import releases
+    from nginxgen.knowledge.data import json_file
 
-    tables = [Version(v) for v in knowledge._json("nginx_directives")["releases"]]
-    nginx = knowledge.releases("nginx")
+    tables = [Version(v) for v in json_file("nginx_directives")["releases"]]
+    nginx = releases.releases("nginx")
     assert nginx is not None and nginx.newest() == max(tables)
     assert all(nginx.has(tuple(int(p) for p in v.text.split("."))) for v in tables)
 

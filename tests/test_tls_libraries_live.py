@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from nginxgen import knowledge
+from nginxgen.knowledge import libraries, tls_groups
 from nginxgen.target import parse_library
 from tests.builds import ALL_BUILD_NAMES, SOURCE_BUILD_NAMES, Build
 from tests.conftest import require_build
@@ -63,10 +63,10 @@ def test_nginx_v_names_the_library(library_build: Build) -> None:
 
 def test_ssl_conf_command_is_refused(library_build: Build, tmp_path: Path) -> None:
     library = build_target(library_build).library
-    assert not knowledge.has(library, "ssl_conf_command")
+    assert not libraries.has(library, "ssl_conf_command")
     done = nginx_t(library_build, tmp_path, "ssl_conf_command Options PrioritizeChaCha;")
     assert done.returncode == 1
-    refusal = knowledge.capability(library, "ssl_conf_command").refusal
+    refusal = libraries.capability(library, "ssl_conf_command").refusal
     assert '"ssl_conf_command" directive is not supported on this platform' in done.stderr
     assert "is not supported on this platform" in refusal  # the knowledge says it as nginx does
 
@@ -76,7 +76,22 @@ def test_ocsp_stapling_as_the_knowledge_says(library_build: Build, tmp_path: Pat
     done = nginx_t(library_build, tmp_path, "ssl_stapling on;")
     ignored = '"ssl_stapling" ignored, not supported' in done.stderr
     assert done.returncode == 0, done.stderr
-    assert ignored == (not knowledge.has(library, "ocsp_stapling")), done.stderr
+    assert ignored == (not libraries.has(library, "ocsp_stapling")), done.stderr
+
+
+def test_ocsp_for_client_certificates_as_the_knowledge_says(
+    library_build: Build, tmp_path: Path
+) -> None:
+    library = build_target(library_build).library
+    done = nginx_t(library_build, tmp_path, "ssl_ocsp on;")
+    refused = '"ssl_ocsp" is not supported on this platform' in done.stderr
+    assert refused == (done.returncode == 1), done.stderr
+    assert refused == (not libraries.has(library, "ocsp_client")), done.stderr
+    if refused:  # the knowledge says it as nginx does
+        assert (
+            "is not supported on this platform"
+            in libraries.capability(library, "ocsp_client").refusal
+        )
 
 
 def _spellings() -> list[str]:
@@ -98,9 +113,9 @@ def test_group_spellings_as_the_knowledge_says(
     library_build: Build, tmp_path: Path, spelling: str
 ) -> None:
     library = build_target(library_build).library
-    group = knowledge.find_group(spelling)
-    bounds = group.data.get(library.kind) if group is not None else None
-    if library.version is None and isinstance(bounds, dict) and "until" in bounds:
+    group = tls_groups.find_group(spelling)
+    bounds = group.support.get(library.kind) if group is not None else None
+    if library.version is None and bounds is not None and bounds.until is not None:
         # BoringSSL has no version in nginx -V, so a group it removed on a known date (the
         # Kyber draft, removed 0.20260813.0) cannot be judged for this build: it still has it
         assert spelling == "X25519Kyber768Draft00", bounds
@@ -108,7 +123,7 @@ def test_group_spellings_as_the_knowledge_says(
     expected = (
         group is not None
         and group.available(library)
-        and knowledge.group_accepts_spelling(group, spelling, library)
+        and tls_groups.group_accepts_spelling(group, spelling, library)
     )
     done = nginx_t(library_build, tmp_path, f"ssl_ecdh_curve {spelling};")
     assert (done.returncode == 0) == expected, done.stderr
@@ -116,7 +131,7 @@ def test_group_spellings_as_the_knowledge_says(
 
 def test_group_tuples_are_refused(library_build: Build, tmp_path: Path) -> None:
     library = build_target(library_build).library
-    assert not knowledge.has(library, "group_tuples")
+    assert not libraries.has(library, "group_tuples")
     done = nginx_t(library_build, tmp_path, "ssl_ecdh_curve X25519MLKEM768/X25519;")
     assert done.returncode == 1 and "SSL_CTX_set1_curves_list" in done.stderr
 
@@ -138,7 +153,7 @@ def test_server_group_order_wins_over_the_first_key_share(
     with Server(library_build, conf, [port]):
         hello = s_client(client, port, "a.test", version="1.3", groups="X25519:X25519MLKEM768")
     assert hello.ok, hello.output[-1500:]
-    server_order = knowledge.has(library, "server_group_preference") and prefer == "on"
+    server_order = libraries.has(library, "server_group_preference") and prefer == "on"
     expected = "X25519MLKEM768" if server_order else "X25519"
     assert hello.group == expected, hello.output[-1500:]
 
@@ -163,7 +178,7 @@ def test_tls13_resumption_without_tickets(
             assert first.ok, first.output[-1500:]
             again = s_client(client, port, "a.test", version=version, sess_in=session)
             resumed[version] = again.reused
-    assert resumed == {"1.2": True, "1.3": knowledge.has(library, "tls13_stateful_resumption")}
+    assert resumed == {"1.2": True, "1.3": libraries.has(library, "tls13_stateful_resumption")}
 
 
 def _resumed_on_another_worker(build: Build, folder: Path, lines: str, version: str) -> list[bool]:
@@ -214,7 +229,7 @@ def test_ticket_keys_shared_by_the_workers_as_the_knowledge_says(
     build = require_build(provisioned, name)
     library = build_target(build).library
     across = _resumed_on_another_worker(build, tmp_path, "", version)
-    assert across == [knowledge.has(library, "ticket_keys_made_with_context")] * 3
+    assert across == [libraries.has(library, "ticket_keys_made_with_context")] * 3
 
 
 @pytest.mark.parametrize("name", ALL_BUILD_NAMES)
@@ -244,7 +259,7 @@ SYNTAX_SAMPLES = {  # a group list that needs exactly this syntax feature
 def test_group_list_syntax(library_build: Build, tmp_path: Path, feature: str) -> None:
     library = build_target(library_build).library
     done = nginx_t(library_build, tmp_path, f"ssl_ecdh_curve {SYNTAX_SAMPLES[feature]};")
-    assert (done.returncode == 0) == knowledge.group_syntax(library, feature), done.stderr
+    assert (done.returncode == 0) == tls_groups.group_syntax(library, feature), done.stderr
 
 
 def test_tls13_suites_fixed_whatever_ssl_ciphers_says(
@@ -253,12 +268,12 @@ def test_tls13_suites_fixed_whatever_ssl_ciphers_says(
     """No TLS 1.3 name in ssl_ciphers, none settable elsewhere: each suite of the library's
     fixed list is still negotiated with a client that offers only it."""
     library = build_target(library_build).library
-    assert not knowledge.has(library, "tls13_suites_via_ssl_ciphers")
-    assert not knowledge.has(library, "tls13_suites_via_conf_command")
+    assert not libraries.has(library, "tls13_suites_via_ssl_ciphers")
+    assert not libraries.has(library, "tls13_suites_via_conf_command")
     port = free_port()
     conf = one_server(tmp_path, port, "ssl_ciphers ECDHE-ECDSA-AES128-GCM-SHA256;")
     with Server(library_build, conf, [port]):
-        for suite in knowledge.tls13_fixed_suites(library) or []:
+        for suite in libraries.tls13_fixed_suites(library) or []:
             hello = s_client(client, port, "a.test", version="1.3", ciphersuites=suite)
             assert hello.ok and hello.cipher == suite, hello.output[-1500:]
 
@@ -269,14 +284,14 @@ def test_legacy_protocols_without_security_level_zero(
     """TLS 1.1 on: the server needs no @SECLEVEL=0 where the library has no security levels
     (the client still does: it is OpenSSL 3.5); with BoringSSL nginx cannot switch it on."""
     library = build_target(library_build).library
-    assert not knowledge.has(library, "legacy_protocols_need_seclevel0")
+    assert not libraries.has(library, "legacy_protocols_need_seclevel0")
     port = free_port()
     lines = "ssl_protocols TLSv1.1 TLSv1.2 TLSv1.3; ssl_ciphers ECDHE-ECDSA-AES128-SHA;"
     with Server(library_build, one_server(tmp_path, port, lines), [port]):
         hello = s_client(
             client, port, "a.test", version="1.1", ciphers="ECDHE-ECDSA-AES128-SHA:@SECLEVEL=0"
         )
-    if knowledge.has(library, "legacy_protocols"):
+    if libraries.has(library, "legacy_protocols"):
         assert hello.ok and hello.protocol == "TLSv1.1", hello.output[-1500:]
     else:
         assert not hello.ok and hello.alert == "protocol version", hello.output[-1500:]
@@ -292,7 +307,7 @@ def test_small_rsa_keys_as_the_knowledge_says(library_build: Build, tmp_path: Pa
         tmp_path,
         f"ssl_certificate {pair.cert}; ssl_certificate_key {pair.key};",
     )
-    assert (done.returncode != 0) == knowledge.has(library, "refuses_small_keys"), done.stderr
+    assert (done.returncode != 0) == libraries.has(library, "refuses_small_keys"), done.stderr
 
 
 def test_early_data_accepted(library_build: Build, client: Build, tmp_path: Path) -> None:
@@ -309,7 +324,7 @@ def test_early_data_accepted(library_build: Build, client: Build, tmp_path: Path
             client, port, "a.test", version="1.3", sess_in=session, early_data=early, path=None
         )
     accepted = "Early data was accepted" in again.output
-    assert accepted == knowledge.has(library, "early_data"), again.output[-1500:]
+    assert accepted == libraries.has(library, "early_data"), again.output[-1500:]
 
 
 # Each capability of the knowledge base that names BoringSSL or AWS-LC, and the test above (or in
@@ -319,6 +334,7 @@ COVERED = {
     "ktls": "not testable apart: nginx turns kTLS on through ssl_conf_command, refused above",
     "prioritize_chacha": "not testable apart: it is an ssl_conf_command option, refused above",
     "ocsp_stapling": "test_ocsp_stapling_as_the_knowledge_says",
+    "ocsp_client": "test_ocsp_for_client_certificates_as_the_knowledge_says",
     "early_data": "test_early_data_accepted",
     "tls13": "tests/test_live_presets.py (TLS 1.3 handshake of every preset on both builds)",
     "tls13_suites_via_conf_command": "test_tls13_suites_fixed_whatever_ssl_ciphers_says",

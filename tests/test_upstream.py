@@ -141,6 +141,26 @@ def test_keepalive_before_and_after_1_29_7(tmp_path: Path) -> None:
     assert old["/c"].line is not None and old["/c"].connections == 8
 
 
+def test_what_the_connection_header_asks_of_the_backend(tmp_path: Path) -> None:
+    """The backend keeps the connection unless asked to close it (HTTP/1.1), or when asked to
+    keep it (HTTP/1.0, `Connection: keep-alive`: scripts/fuzz.py backends saw nginx 1.26.3 keep
+    it, where the model had said never for HTTP/1.0); a variable header is known per request."""
+    body = "upstream pooled { server 127.0.0.1:8443; keepalive 8; }\n" + SERVER.format(
+        body="location /a { proxy_pass https://pooled; proxy_set_header Connection keep-alive; }"
+        " location /b { proxy_pass https://pooled; proxy_http_version 1.1;"
+        "   proxy_set_header Connection keep-alive; }"
+        " location /c { proxy_pass https://pooled; proxy_http_version 1.1;"
+        '   proxy_set_header Connection "Keep-Alive, Close"; }'
+        " location /d { proxy_pass https://pooled; proxy_set_header Connection upgrade; }"
+        " location /e { proxy_pass https://pooled; proxy_http_version 1.1;"
+        "   proxy_set_header Connection $connection_upgrade; }"
+        " location /f { proxy_pass https://pooled; proxy_http_version 1.1;"
+        "   proxy_set_header Connection upgrade; }"
+    )
+    kept = {k: v.keepalive().kept for k, v in model(body, MID, tmp_path).items()}
+    assert kept == {"/a": True, "/b": True, "/c": False, "/d": False, "/e": None, "/f": True}
+
+
 def test_groups_towards_the_backend(tmp_path: Path) -> None:
     """No proxy_ssl_ecdh_curve exists: the library's default groups, or a conf_command's; a
     level's own conf_command lines replace the enclosing ones."""

@@ -7,7 +7,7 @@ import os
 from collections.abc import Iterator, Mapping
 from functools import cache, cached_property
 
-from nginxgen.knowledge_data import KNOWLEDGE_DIR, toml_file
+from nginxgen.knowledge.data import KNOWLEDGE_DIR, toml_file
 from nginxgen.records import field, record
 from nginxgen.version import Version
 

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import json
 
-from nginxgen import knowledge
 from nginxgen.ciphers.engine import CipherList
+from nginxgen.knowledge import cipher_suites
 
 
-def verdict(suite: knowledge.Suite, usable: bool) -> str:
-    weakness = knowledge.suite_weakness(suite)
+def verdict(suite: cipher_suites.Suite, usable: bool) -> str:
+    weakness = cipher_suites.suite_weakness(suite)
     if weakness:
         return f"WEAK: {weakness}"
-    if knowledge.suite_is_cbc_sha1(suite):
+    if cipher_suites.suite_is_cbc_sha1(suite):
         return "legacy: CBC with SHA-1 MAC"
     if not usable:
         return "unusable at the security level"

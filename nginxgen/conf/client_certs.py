@@ -30,25 +30,27 @@ How nginx decides, from its source (ngx_http_request.c and ngx_http_ssl_module.c
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
-from nginxgen import knowledge
 from nginxgen.conf.config import Config, Server
 from nginxgen.conf.files import read
 from nginxgen.conf.load import Stmt, walk
+from nginxgen.knowledge import nginx
 from nginxgen.records import record
 
 MODES = ("off", "on", "optional", "optional_no_ca")
-FACTS = knowledge.nginx_fact("client_certificates")  # statuses, default depth: with sources
+FACTS = nginx.client_certificates()  # statuses, default depth: with sources
 DEFAULTS = {
     "ssl_verify_client": "off",
-    "ssl_verify_depth": str(FACTS["default_depth"]),
+    "ssl_verify_depth": str(FACTS.default_depth),
     "ssl_ocsp": "off",
 }
 VARIABLE = "ssl_client_verify"
 # directives that hand a value to the backend, which may judge it (the model cannot see it)
 PASSING = ("proxy_set_header", "grpc_set_header", "fastcgi_param", "uwsgi_param", "scgi_param")
-NO_CERTIFICATE: int = FACTS["no_certificate_status"]  # NGX_HTTPS_NO_CERT (496) answered as 400
-MISDIRECTED: int = FACTS["misdirected_status"]
+NO_CERTIFICATE = FACTS.no_certificate_status  # NGX_HTTPS_NO_CERT (496) answered as 400
+MISDIRECTED = FACTS.misdirected_status
+CERTIFICATE_ERROR = FACTS.certificate_error_status  # NGX_HTTPS_CERT_ERROR (495) as 400
 
 
 @record(frozen=True)
@@ -235,20 +237,23 @@ class Outcome:
     answering: Server  # the server the Host names (else the default), whose mode is judged
     status: int | None  # 421, 400 (no or bad certificate); None: served as the config says
     why: str
-
-    @property
-    def kind(self) -> str:
-        """The outcome in the probe's words: misdirected, no-certificate or served."""
-        return {MISDIRECTED: "misdirected", NO_CERTIFICATE: "no-certificate"}.get(
-            self.status or 0, "served"
-        )
+    kind: str  # misdirected, no-certificate, certificate-error or served
 
 
 def request_outcome(
-    config: Config, socket: str, sni: str | None, host: str, certificate: bool
+    config: Config,
+    socket: str,
+    sni: str | None,
+    host: str,
+    certificate: bool,
+    trusts: Callable[[ClientCertificates], bool] | None = None,
 ) -> Outcome:
     """A request with `host` on a connection made with `sni` to `socket`; `certificate`: the
-    client has one that the handshake's CA list accepts (it sends it only when asked)."""
+    client has one (it sends it only when asked); `trusts`: whether the CA files of a server's
+    settings verify it (None: they do). The certificate is verified in the handshake, against
+    the handshake server's files; the answering server judges the verdict by its own mode:
+    `on` and `optional` refuse a certificate that failed (400, "The SSL certificate error"),
+    `optional_no_ca` lets an unknown issuer through, `off` does not look."""
     from nginxgen.conf.per_name import server_for_name  # the one reading of server_name
 
     servers = config.sockets[socket]
@@ -258,6 +263,7 @@ def request_outcome(
     by_host = server_for_name(servers, host) or default
     shook = client_certificates(config, handshake)
     sent = certificate and shook.asks
+    verified = sent and (trusts is None or trusts(shook))
     if named is not None and sni is not None and host.lower() != sni.lower():
         mode = client_certificates(config, by_host).verify
         if mode.value != "off":
@@ -267,13 +273,18 @@ def request_outcome(
                 MISDIRECTED,
                 f"the connection was made for {sni} and the Host {host} names a server with "
                 f"ssl_verify_client {mode.value}",
+                "misdirected",
             )
     answering = by_host if named is None or host.lower() != (sni or "").lower() else named
-    if client_certificates(config, answering).required and not sent:
+    judged = client_certificates(config, answering)
+    if sent and not verified and judged.verify.value in ("on", "optional"):
+        why = "the certificate sent does not verify against the handshake server's CA files"
+        return Outcome(handshake, answering, CERTIFICATE_ERROR, why, "certificate-error")
+    if judged.required and not sent:
         why = (
             "no certificate was sent"
             if shook.asks
             else f"the handshake (with {sni or 'no SNI'}) asked for none"
         )
-        return Outcome(handshake, answering, NO_CERTIFICATE, why)
-    return Outcome(handshake, answering, None, "served")
+        return Outcome(handshake, answering, NO_CERTIFICATE, why, "no-certificate")
+    return Outcome(handshake, answering, None, "served", "served")

@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import ipaddress
 
-from nginxgen import knowledge
 from nginxgen.conf.groups import parse_groups
 from nginxgen.conf.load import Stmt
+from nginxgen.knowledge import tls_groups
+from nginxgen.knowledge.upstream import upstream_default_protocols, upstream_tls_defaults
 from nginxgen.records import record
 from nginxgen.target import Target
 
@@ -192,7 +193,7 @@ class ClientTls:
 
     def verify(self) -> Flag:
         """Whether the backend's certificate (and name) is verified (default off)."""
-        return self._flag("verify", knowledge.upstream_tls_defaults().verify)
+        return self._flag("verify", upstream_tls_defaults().verify)
 
     @property
     def unverified(self) -> bool:
@@ -205,7 +206,7 @@ class ClientTls:
         return self._text("trusted_certificate")
 
     def verify_depth(self) -> Text:
-        return self._text("verify_depth", str(knowledge.upstream_tls_defaults().verify_depth))
+        return self._text("verify_depth", str(upstream_tls_defaults().verify_depth))
 
     def crl(self) -> Text:
         return self._text("crl")
@@ -221,7 +222,7 @@ class ClientTls:
 
     def server_name(self) -> Flag:
         """Whether SNI is sent (default off)."""
-        return self._flag("server_name", knowledge.upstream_tls_defaults().server_name)
+        return self._flag("server_name", upstream_tls_defaults().server_name)
 
     def sni(self) -> str | None:
         """The SNI the backend sees: the name, where server_name is on and it is a host name;
@@ -234,10 +235,10 @@ class ClientTls:
         line, level = self.deciding(self.directive("protocols"))
         if line is not None:
             return Words(tuple(line.args), line, level)
-        return Words(knowledge.upstream_default_protocols(self.target), None, level)
+        return Words(upstream_default_protocols(self.target), None, level)
 
     def ciphers(self) -> Text:
-        return self._text("ciphers", knowledge.upstream_tls_defaults().ciphers)
+        return self._text("ciphers", upstream_tls_defaults().ciphers)
 
     def conf_commands(self) -> Lines:
         """The `*_ssl_conf_command` lines in effect (those of the innermost level that has any)."""
@@ -252,12 +253,12 @@ class ClientTls:
         if chosen:
             line = max(chosen, key=lambda s: commands.lines.index(s))
             entries = parse_groups(line.args[1]) if len(line.args) > 1 else []
-            ids = frozenset(g.id for e in entries if (g := knowledge.find_group(e.name)))
+            ids = frozenset(g.id for e in entries if (g := tls_groups.find_group(e.name)))
             return ids, line
-        return knowledge.default_groups(self.target.library), None
+        return tls_groups.default_groups(self.target.library), None
 
     def session_reuse(self) -> Flag:
-        return self._flag("session_reuse", knowledge.upstream_tls_defaults().session_reuse)
+        return self._flag("session_reuse", upstream_tls_defaults().session_reuse)
 
     def certificate(self) -> Text:
         """The client certificate presented to the backend (mutual TLS); None: none."""

@@ -97,7 +97,7 @@ class Config:
     http_stmt: Stmt | None
     servers: list[Server]
     sockets: dict[str, list[Server]] = field(default_factory=dict)
-    block: str = "http"  # or "stream": which knowledge applies (knowledge.default_server_only)
+    block: str = "http"  # or "stream": which knowledge applies (nginx.default_server_only)
 
     def default_server(self, socket: str) -> Server:
         servers = self.sockets[socket]

@@ -7,10 +7,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from functools import cached_property
 
-from nginxgen import knowledge
 from nginxgen.conf.config import Config, Location, Server
 from nginxgen.conf.load import Stmt, walk
 from nginxgen.conf.upstream import BackendTls, backends
+from nginxgen.knowledge import libraries, nginx
 from nginxgen.records import record
 from nginxgen.target import Target
 
@@ -51,6 +51,15 @@ class Effective:
                 default = self.config.default_server(socket)
                 yield socket, default, [s for s in servers if s is not default]
 
+    def default_servers(self) -> Iterator[tuple[str, Server]]:
+        """(socket, its default server) for each server that is the default of a TLS address,
+        once, at the first such address."""
+        seen: set[int] = set()
+        for socket, default, _ in self.tls_sockets():
+            if default.index not in seen:
+                seen.add(default.index)
+                yield socket, default
+
     def tls_servers(self) -> Iterator[Server]:
         return (s for s in self.config.servers if s.tls)
 
@@ -68,6 +77,16 @@ class Effective:
             if stmts and stmts[-1].args[:1] == ["on"] and id(stmts[-1]) not in seen:
                 seen.add(id(stmts[-1]))
                 yield server, stmts[-1]
+
+    def options_on(self, option: str) -> Iterator[tuple[Server, Stmt]]:
+        """Each `ssl_conf_command Options` line that turns `option` on in a TLS server, once,
+        with the first server it applies to."""
+        seen: set[int] = set()
+        for server in self.tls_servers():
+            stmt = server.conf_option(option)
+            if stmt is not None and id(stmt) not in seen:
+                seen.add(id(stmt))
+                yield server, stmt
 
     def default_lines(
         self, directive: str, wanted: Callable[[Server, Stmt], bool]
@@ -105,7 +124,7 @@ class Effective:
 
     def protocols(self, server: Server) -> list[str]:
         """The protocols a server allows: its ssl_protocols, else this nginx's default."""
-        return server.value("ssl_protocols") or list(knowledge.default_protocols(self.target))
+        return server.value("ssl_protocols") or list(nginx.default_protocols(self.target))
 
     def ticket_keys_managed(self, server: Server) -> bool:
         """Whether this (default) server's ticket keys are the admin's or rotated by nginx:
@@ -115,7 +134,7 @@ class Effective:
             return True
         cache = server.value("ssl_session_cache") or []
         shared = any(v.startswith("shared:") for v in cache)
-        return shared and knowledge.auto_ticket_rotation(self.target)
+        return shared and nginx.auto_ticket_rotation(self.target)
 
     def ticket_keys_shared(self, server: Server) -> bool:
         """Whether every worker encrypts this (default) server's tickets with the same keys, so
@@ -158,7 +177,7 @@ class Effective:
     @cached_property
     def add_header_inherit(self) -> bool:
         """Whether this nginx has add_header_inherit (knowledge: since 1.29.3)."""
-        status = knowledge.directive_status(self.target, "add_header_inherit")
+        status = nginx.directive_status(self.target, "add_header_inherit")
         return status is not None and status.available
 
     def headers_in(self, server: Server, locations: Sequence[Location]) -> Headers:
@@ -193,7 +212,7 @@ class Effective:
         return self.memo("backends", lambda: list(backends(self.config, self.target)))
 
     def has(self, capability: str) -> bool:
-        return knowledge.has(self.target.library, capability)
+        return libraries.has(self.target.library, capability)
 
     def library(self) -> str:
         return self.target.library.display
@@ -329,8 +348,7 @@ def header_sent(line: Stmt, status: int) -> bool:
         return False
     if "always" in line.args[2:]:
         return True
-    statuses: list[int] = knowledge.nginx_fact("add_header")["statuses_without_always"]
-    return status in statuses
+    return status in nginx.add_header().statuses_without_always
 
 
 def _where(stmt: Stmt) -> str:

@@ -11,9 +11,9 @@ import glob
 import os
 import re
 
-from nginxgen import knowledge
 from nginxgen.conf.lexer import NgxParserSyntaxError, Token, scan
 from nginxgen.conf.tree import PathMap, infer_map, map_path, sorted_map
+from nginxgen.knowledge import directives
 from nginxgen.records import field, record
 
 MAX_DEPTH = 200  # nginx has no limit, but no real config nests this deep; recursion would
@@ -112,7 +112,7 @@ def _check_tokens(tokens: list[Token], problems: list[tuple[str, int]]) -> list[
     directive before it; a directive that takes no block followed by `{` (a `;` lost before the
     next block) or one that takes a block ended by `;`; a `{` inside a block that holds values
     (map, types); nesting deep enough to exhaust Python's recursion (the tokens are cut there)."""
-    shapes = knowledge.directive_shapes()
+    shapes = directives.directive_shapes()
     parents: list[str | None] = []  # the directive name of each open block
     name: str | None = None  # the current directive's name, once its first word is read
     open_directive: int | None = None  # its line

@@ -16,7 +16,6 @@ import re
 from collections.abc import Callable
 from functools import cached_property
 
-from nginxgen import knowledge
 from nginxgen.conf.client_certs import ClientCertificates, ca_names, client_certificates
 from nginxgen.conf.client_certs import request_outcome as _request_outcome
 from nginxgen.conf.config import Config, Server
@@ -25,6 +24,7 @@ from nginxgen.conf.files import read
 from nginxgen.conf.groups import parse_groups
 from nginxgen.conf.load import Stmt
 from nginxgen.der import Certificate, load_chain
+from nginxgen.knowledge import libraries, nginx, tls_groups
 from nginxgen.records import record
 
 TYPE_CHECKING = False
@@ -100,7 +100,7 @@ def server_for_name(servers: list[Server], name: str | None) -> Server | None:
 def by_name(effective: Effective) -> bool:
     """Whether a name selects a server among those of an address:port: always in http{}; in
     stream{} from nginx 1.25.5 (before, one address:port takes one stream server)."""
-    return effective.config.block != "stream" or knowledge.stream_virtual_servers(effective.target)
+    return effective.config.block != "stream" or nginx.stream_virtual_servers(effective.target)
 
 
 def tls_socket_for_port(config: Config, port: int) -> str | None:
@@ -159,9 +159,7 @@ class NameModel:
         )
         self.server = found or self.default
         target, block = self.target, self.config.block  # once per model, not once per name
-        self.decided = effective.memo(
-            "decided", lambda: knowledge.default_server_only(target, block)
-        )
+        self.decided = effective.memo("decided", lambda: nginx.default_server_only(target, block))
 
     def decider(self, key: str) -> Server:
         """The server whose lines decide `key` for this name."""
@@ -216,7 +214,7 @@ class NameModel:
         def meaning(stmts: list[Stmt]) -> EchKeys | None:
             decrypts: set[tuple[int, bytes]] = set()
             retry = None
-            if not knowledge.has(self.target.library, "ech"):
+            if not libraries.has(self.target.library, "ech"):
                 return EchKeys(frozenset(), None)
             for stmt in (s for s in stmts if s.args):
                 data = read(self.config.loaded, stmt.args[0])
@@ -242,7 +240,7 @@ class NameModel:
         legacy = self.effective.legacy_protocols_negotiable()
 
         def allowed(stmts: list[Stmt]) -> frozenset[str]:
-            listed = stmts[-1].args if stmts else knowledge.default_protocols(self.target)
+            listed = stmts[-1].args if stmts else nginx.default_protocols(self.target)
             return frozenset(p for p in listed if p in ("TLSv1.2", "TLSv1.3") or legacy)
 
         return self.answer("ssl_protocols", allowed, "the protocols")
@@ -253,15 +251,15 @@ class NameModel:
 
         def listed(stmts: list[Stmt]) -> frozenset[str] | None:
             if not stmts or not stmts[-1].args or stmts[-1].args[0] == "auto":
-                return knowledge.default_groups(self.target.library)
+                return tls_groups.default_groups(self.target.library)
             entries = parse_groups(stmts[-1].args[0])
-            return frozenset(g.id for e in entries if (g := knowledge.find_group(e.name)))
+            return frozenset(g.id for e in entries if (g := tls_groups.find_group(e.name)))
 
         return self.answer("ssl_ecdh_curve", listed, "the groups")
 
     def session_id_resumption(self) -> Answer:
         """Whether a TLS 1.2 session ID resumes (a cache that stores sessions)."""
-        fact = knowledge.nginx_fact("vhost_session_cache_off")
+        fact = nginx.vhost_session_cache_off()
         one_worker = self.effective.single_worker()
 
         def stores(stmts: list[Stmt]) -> bool | None:
@@ -270,7 +268,7 @@ class NameModel:
         def predicted(stmts: list[Stmt]) -> bool | None:
             own = self.server.effective("ssl_session_cache")
             off_here = self.server is not self.default and own and own[-1].args == ["off"]
-            if off_here and not fact["session_id_resumption_predicted"]:
+            if off_here and not fact.session_id_resumption_predicted:
                 return None
             return stores(stmts)
 
@@ -294,8 +292,8 @@ class NameModel:
             vhost = self.server.effective("ssl_session_tickets")
             if self._tickets_differ(stmts):
                 fact = self._tickets_fact(vhost)
-                if self.target.library.kind in fact["libraries"]:
-                    return bool(fact["tls12_ticket_resumes"])
+                if self.target.library.kind in fact.libraries:
+                    return fact.tls12_ticket_resumes
                 return resumes(vhost)
             return resumes(stmts)
 
@@ -311,10 +309,10 @@ class NameModel:
             and vhost_on != _tickets_on(decided)
         )
 
-    def _tickets_fact(self, vhost: list[Stmt]) -> dict[str, Any]:
-        return knowledge.nginx_fact(
-            "tickets_on_under_off" if _tickets_on(vhost) else "tickets_off_under_on"
-        )
+    def _tickets_fact(self, vhost: list[Stmt]) -> nginx.TicketsAgainstDefault:
+        if _tickets_on(vhost):
+            return nginx.tickets_on_under_off()
+        return nginx.tickets_off_under_on()
 
     def tls13_resumption(self) -> Answer:
         """Whether a TLS 1.3 session resumes: by tickets when they are on and every worker
@@ -324,7 +322,7 @@ class NameModel:
             self.default.effective("ssl_session_cache"), self.effective.single_worker()
         )
         keys = self.effective.ticket_keys_shared(self.default)
-        stateful = knowledge.has(self.target.library, "tls13_stateful_resumption")
+        stateful = libraries.has(self.target.library, "tls13_stateful_resumption")
 
         def resumes(stmts: list[Stmt]) -> bool | None:
             if _tickets_on(stmts):
@@ -337,13 +335,13 @@ class NameModel:
             tickets_off_under_on); libraries it does not name follow the name's own value."""
             if self._tickets_differ(stmts):
                 fact = self._tickets_fact(self.server.effective("ssl_session_tickets"))
-                if self.target.library.kind not in fact["libraries"]:
+                if self.target.library.kind not in fact.libraries:
                     return resumes(self.server.effective("ssl_session_tickets"))
                 groups = self.groups().value  # the deciding server's
-                share = knowledge.find_group(fact["unless_retry_from_key_share"])
+                share = tls_groups.find_group(fact.unless_retry_from_key_share)
                 if groups is not None and share is not None and share.id not in groups:
                     return None  # a retried handshake: depends on the client's share
-                return bool(fact["tls13_resumes"])
+                return fact.tls13_resumes
             return resumes(stmts)
 
         return self.answer("ssl_session_tickets", resumes, "TLS 1.3 resumption", predict=predicted)
@@ -360,7 +358,7 @@ class NameModel:
 
         def taken(stmts: list[Stmt]) -> frozenset[str] | None:
             if not self.effective.has("tls13_suites_via_conf_command"):
-                fixed = knowledge.tls13_fixed_suites(self.target.library)
+                fixed = libraries.tls13_fixed_suites(self.target.library)
                 return None if fixed is None else frozenset(fixed)
             model = model_for(self.target.library)
             if not stmts:
@@ -404,7 +402,7 @@ class NameModel:
         if leaves is None or model.approximate:
             return Answer("ssl_ciphers", None, line)
         keys = {cert.key[0] for cert in leaves.values()}  # "ECDSA", "RSA", ...
-        text = " ".join(line.args) if line else knowledge.nginx_fact("defaults")["ssl_ciphers"]
+        text = " ".join(line.args) if line else nginx.defaults().ssl_ciphers
         result = evaluate(text, model)
         if result.error:
             return Answer("ssl_ciphers", None, line)

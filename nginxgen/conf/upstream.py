@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen import knowledge
 from nginxgen.conf.client_tls import ClientTls, Level, Text, destination, upstream_blocks
 from nginxgen.conf.client_tls import Destination as Destination
 from nginxgen.conf.client_tls import Flag as Flag
@@ -26,7 +25,12 @@ from nginxgen.conf.client_tls import is_hostname as is_hostname
 from nginxgen.conf.client_tls import strip_port as strip_port
 from nginxgen.conf.config import Config, Location, Server
 from nginxgen.conf.load import Stmt
-from nginxgen.knowledge import PassModule
+from nginxgen.knowledge.upstream import (
+    PassModule,
+    UpstreamKeepaliveDefaults,
+    pass_modules,
+    upstream_keepalive_defaults,
+)
 from nginxgen.records import record
 from nginxgen.target import Target
 
@@ -80,9 +84,9 @@ class BackendTls(ClientTls):
 
     def keepalive(self) -> Keepalive:
         """Whether the connection is kept for the next request (knowledge: upstream_keepalive):
-        only through an upstream{} block with connections to keep, and for proxy_pass only with
-        HTTP/1.1 and no `Connection: close`."""
-        defaults = knowledge.upstream_keepalive_defaults(self.target)
+        only through an upstream{} block with connections to keep, and for proxy_pass only where
+        the request asks the backend to keep it (`_persistent`)."""
+        defaults = upstream_keepalive_defaults(self.target)
         block = self.destination.upstream
         inside = block.block or [] if block is not None else []
         line = next((s for s in inside if s.directive == "keepalive"), None)
@@ -107,10 +111,8 @@ class BackendTls(ClientTls):
             kept = False
         elif version is None or connection is None:
             kept = True  # grpc: HTTP/2, kept whenever the block keeps connections
-        elif version.value != "1.1" or connection.value == "close":
-            kept = False
         else:
-            kept = True if connection.value == "" else None
+            kept = _persistent(version.value, connection.value, defaults)
         return Keepalive(block, line, connections, version, connection, kept)
 
     def _connection(self, http11_default: bool) -> Text:
@@ -123,11 +125,26 @@ class BackendTls(ClientTls):
         return Text("" if http11_default else "close", None, "default")
 
 
+def _persistent(
+    version: str | None, connection: str | None, facts: UpstreamKeepaliveDefaults
+) -> bool | None:
+    """Whether an HTTP/1.1 backend keeps the connection after a request of HTTP `version`
+    with the Connection header `connection` ("": none), so that nginx keeps it: HTTP/1.1 unless
+    the header has `close`, HTTP/1.0 only with `keep-alive` (knowledge: upstream_keepalive).
+    None: a variable decides the header per request."""
+    if connection is None or "$" in connection:
+        return None
+    options = {option.strip().lower() for option in connection.split(",")}
+    if facts.closing_option in options:
+        return False
+    return version == "1.1" or facts.http10_keeping_option in options
+
+
 def backend_tls(
     config: Config, target: Target, server: Server, locations: tuple[Location, ...]
 ) -> BackendTls | None:
     """The TLS backend the innermost of `locations` passes to, if it passes to one."""
-    modules = knowledge.pass_modules()
+    modules = pass_modules()
     for directive, lines in locations[-1].directives.items():
         module = modules.get(directive)
         if module and lines and lines[-1].args and _tls_scheme(module, lines[-1].args[0]):

@@ -9,7 +9,7 @@ generator never writes a TLS backend that anyone on the path could stand in for 
 
 from __future__ import annotations
 
-from nginxgen import knowledge, rule_codes
+from nginxgen import rule_codes
 from nginxgen.generate.models import (
     BackendTls,
     ClientCertificates,
@@ -19,6 +19,8 @@ from nginxgen.generate.models import (
     is_address,
 )
 from nginxgen.generate.planning import IgnoreComment, ListenLine, Problems, directive_in
+from nginxgen.knowledge import directives, libraries, nginx, pki, tls_groups
+from nginxgen.knowledge.upstream import upstream_keepalive_defaults
 from nginxgen.records import field, record
 from nginxgen.target import Target
 from nginxgen.version import Version
@@ -86,14 +88,13 @@ class StreamPlan:
 
 def _trusted(value: str) -> str:
     if value == "system":
-        path: str = knowledge.pki_fact("system_ca_bundle")["path"]
-        return path
+        return pki.system_ca_bundle().path
     return value
 
 
 def _backend_protocols(target: Target) -> list[str]:
-    status = knowledge.directive_status(target, "TLSv1.3", "protocol_param")
-    tls13 = knowledge.has(target.library, "tls13") and (status is None or status.available)
+    status = nginx.directive_status(target, "TLSv1.3", "protocol_param")
+    tls13 = libraries.has(target.library, "tls13") and (status is None or status.available)
     return [p for p in BACKEND_PROTOCOLS if p != "TLSv1.3" or tls13]
 
 
@@ -110,10 +111,10 @@ def _backend_groups(
     `*_ssl_conf_command Groups` line (a library with SSL_CONF_cmd, nginx >= 1.19.4) chooses
     them; ML-KEM only where the library has it."""
     lib = target.library
-    mlkem = knowledge.find_group(PQ_GROUP)
+    mlkem = tls_groups.find_group(PQ_GROUP)
     assert mlkem is not None  # a group knowledge always has
-    if not knowledge.has(lib, "ssl_conf_command"):
-        why = knowledge.capability(lib, "ssl_conf_command").refusal
+    if not libraries.has(lib, "ssl_conf_command"):
+        why = libraries.capability(lib, "ssl_conf_command").refusal
     elif not directive_in(target, directive, context):
         why = f"this nginx has no {directive} (nginx 1.19.4 added it)"
     elif not mlkem.available(lib):
@@ -132,7 +133,7 @@ def _backend_groups(
     classical = [
         group.spell(lib)
         for entry in policy.groups
-        if (group := knowledge.find_group(entry.removeprefix("?")))
+        if (group := tls_groups.find_group(entry.removeprefix("?")))
         and not group.pq
         and group.available(lib)
     ]
@@ -222,7 +223,7 @@ def _keepalive_line(connections: int, target: Target) -> int | None:
     default (1.29.7), since older releases refuse 0 and keep none without the line."""
     if connections > 0:
         return connections
-    defaults = knowledge.upstream_keepalive_defaults(target)
+    defaults = upstream_keepalive_defaults(target)
     return 0 if target.nginx >= Version(defaults.since) else None
 
 
@@ -240,11 +241,11 @@ def plan_client_certificates(
                 "ssl_ocsp needs nginx 1.19.0",
                 "use client_certificates.crl, or upgrade nginx",
             )
-        if not knowledge.has(target.library, "ocsp_client"):
+        if not libraries.has(target.library, "ocsp_client"):
             problems.add(
                 f"{where}.ocsp",
                 certs.ocsp,
-                knowledge.capability(target.library, "ocsp_client").refusal,
+                libraries.capability(target.library, "ocsp_client").refusal,
                 "use client_certificates.crl",
             )
         if not policy.resolver:
@@ -279,19 +280,18 @@ def stream_module(target: Target) -> str | None:
     (or not known: a target not read from a binary)."""
     if target.dynamic is None or "stream" not in target.dynamic or target.modules_path is None:
         return None
-    name: str = knowledge.nginx_fact("dynamic_module")["stream"]["file"]
-    return f"{target.modules_path.rstrip('/')}/{name}"
+    return f"{target.modules_path.rstrip('/')}/{nginx.dynamic_module('stream').file}"
 
 
 def plan_stream(
     stream: StreamSite, index: int, policy: TLSPolicy, target: Target, problems: Problems
 ) -> StreamPlan:
     """A stream{} server of its own address:port (so it is that address's default server)."""
-    where = f"streams.{index}"
+    where = f"streams[{index}]"
     lacking = [
         module
         for module in ("ngx_stream_ssl_module", "ngx_stream_proxy_module")
-        if knowledge.module_built(target, module) is False
+        if directives.module_built(target, module) is False
     ]
     if lacking:
         problems.add(
@@ -301,11 +301,11 @@ def plan_stream(
             "--with-stream_ssl_module)",
             "use an nginx built with stream TLS, or drop streams:",
         )
-    if len(stream.certificates) > 1 and not knowledge.has(target.library, "multiple_certificates"):
+    if len(stream.certificates) > 1 and not libraries.has(target.library, "multiple_certificates"):
         problems.add(
             f"{where}.certificates",
             f"{len(stream.certificates)} pairs",
-            knowledge.capability(target.library, "multiple_certificates").refusal,
+            libraries.capability(target.library, "multiple_certificates").refusal,
             "give one certificate",
         )
     tls = None

@@ -13,6 +13,7 @@ from nginxgen.console import note
 from nginxgen.errors import NginxgenError
 from nginxgen.generate.compose import CpuMode, check_ca_files, compose
 from nginxgen.generate.models import GeneratorConfig
+from nginxgen.generate.presets import KeyLines, key_lines
 from nginxgen.records import record
 from nginxgen.target import Target
 
@@ -21,6 +22,7 @@ from nginxgen.target import Target
 class GenerateOptions:
     target: Target
     model: GeneratorConfig  # the sites, composed from the preset, --config and the flags
+    lines: KeyLines | None  # where each key of --config is, for messages naming one
     out: Path | None  # the folder the files are written into (None: stdout)
     into: Path | None  # the existing tree the sites are added to
     root: Path | None  # with --into: its main file, if not DIR/nginx.conf
@@ -85,6 +87,7 @@ def resolve_options(
     return GenerateOptions(
         target=target,
         model=model,
+        lines=key_lines(config) if config is not None else None,
         out=out,
         into=into,
         root=root,
@@ -99,13 +102,13 @@ def resolve_options(
 def _module_notes(model: GeneratorConfig, target: Target) -> list[str]:
     """A warning when the module file stream{} needs is not on this machine (the binary read
     with --nginx-bin is: its modules should be too, unless generated for another server)."""
-    from nginxgen import knowledge
     from nginxgen.generate.backends import stream_module
+    from nginxgen.knowledge import nginx
 
     module = stream_module(target) if model.streams else None
     if module is None or os.path.exists(module):
         return []
-    package = knowledge.nginx_fact("dynamic_module")["stream"]["debian_package"]
+    package = nginx.dynamic_module("stream").debian_package
     return [
         f"warning: streams: this nginx has stream{{}} as a module of its own, loaded from "
         f"{module}, which is not on this machine; install it on the server (Debian: "
@@ -118,15 +121,23 @@ def run(options: GenerateOptions) -> int:
     (a line on stderr per file), or with --diff the diff against --out (exit 1 when it differs).
     The exit code."""
     from nginxgen.diff import show
+    from nginxgen.generate.ech import NEW_KEY_FILE
     from nginxgen.generate.plan import make_plan
     from nginxgen.generate.render import private_files, render
     from nginxgen.writer import diff as diff_of
     from nginxgen.writer import plan_changes, write
 
     note(f"target: {options.target.describe()}")
-    plan = make_plan(options.model, options.target, _kept_ech_key(options.out, options.model))
+    kept = _kept_ech_key(options.out, options.model)
+    plan = make_plan(options.model, options.target, kept, options.lines)
     files = render(plan)
     if options.out is None:
+        if plan.ech is not None and plan.ech.new_key is not None:
+            # the key (and its DNS record) is made afresh each run: only --out keeps it
+            note(
+                f"warning: {NEW_KEY_FILE} below is a new ECH private key, and its DNS record "
+                "changes with every run: use --out DIR to keep the key (later runs reuse it)"
+            )
         for name, text in files.items():
             print(f"# ==> {name} <==")
             print(text)

@@ -7,7 +7,6 @@ from typing import Any, Literal
 
 import pydantic
 
-from nginxgen import knowledge
 from nginxgen.certs import ca_file_here, check_pair
 from nginxgen.errors import NginxgenError, ValidationError
 from nginxgen.generate.models import SITE_DEFAULT_KEYS, GeneratorConfig
@@ -19,6 +18,7 @@ from nginxgen.generate.presets import (
     preset_chain,
     read_yaml,
 )
+from nginxgen.knowledge import pki
 
 CpuMode = Literal["auto", "aes-ni", "no-aes-ni"]
 
@@ -177,16 +177,16 @@ def check_ca_files(config: GeneratorConfig) -> list[str]:
     """Refuse a CA file that is here but holds no certificate; a warning line for each one not
     on this machine, naming where it comes from: nginx -t fails without it on the server."""
     warnings = []
-    system = knowledge.pki_fact("system_ca_bundle")["path"]
-    cloudflare = knowledge.pki_fact("cloudflare_origin_pull")
+    system = pki.system_ca_bundle().path
+    cloudflare = pki.cloudflare_origin_pull()
     for where, value, whose in _ca_files(config):
         path = system if value == "system" else value
         if ca_file_here(path, where):
             continue
         if path == system:
             source = "the OS's CA bundle (Debian and Ubuntu: the ca-certificates package)"
-        elif path == cloudflare["path"]:
-            source = f"{cloudflare['display']} ({cloudflare['download']})"
+        elif path == cloudflare.path:
+            source = f"{cloudflare.display} ({cloudflare.download})"
         else:
             source = f"the CA that issues {whose} certificates"
         warnings.append(

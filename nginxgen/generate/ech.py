@@ -11,20 +11,20 @@ certificate that covers it: the public name must be one of the sites' names.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
-from nginxgen import ech, knowledge
+from nginxgen import ech
 from nginxgen.generate.models import EchPolicy, GeneratorConfig, Site
+from nginxgen.generate.planning import Problems
+from nginxgen.knowledge.directives import directive_first_release
+from nginxgen.knowledge.ech import directive as ech_directive
+from nginxgen.knowledge.ech import ech_refusal
 from nginxgen.records import record
 from nginxgen.sockets import normalize_socket
 from nginxgen.target import Target
 
 NEW_KEY_FILE = "ech.pem"  # written into --out when policy.ech.keys is empty
 DNS_FILE = "ech-dns.txt"  # the records to publish and the rotation plan
-_AS_NEEDED = "use nginx 1.29.4 or newer built against OpenSSL 4.0 (scripts/build_ech_nginx.py)"
-
-Problem = Callable[[str, object, str, str], None]  # (field, value, why, instead)
 
 
 @record
@@ -45,19 +45,35 @@ def _covers(domain: str, name: str) -> bool:
     return domain == name
 
 
-def _read_key(path: str, where: str, problem: Problem) -> ech.EchKeyFile | None:
+def _read_key(path: str, where: str, problems: Problems) -> ech.EchKeyFile | None:
     try:
         text = Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        problems.add(
+            where,
+            path,
+            "is not an ECH key file: not text (a PEM file is)",
+            "make one with `openssl ech -public_name NAME -out FILE`",
+        )
+        return None
     except OSError as exc:
-        problem(where, path, f"cannot be read here ({exc.strerror})",
-                "generate where the key files are, or leave policy.ech.keys empty")  # fmt: skip
+        problems.add(
+            where,
+            path,
+            f"cannot be read here ({exc.strerror})",
+            "generate where the key files are, or leave policy.ech.keys empty",
+        )
         return None
     try:
         return ech.read_key_file(text)
     except ech.EchError as exc:
         line = f" (line {exc.line})" if exc.line else ""
-        problem(where, path, f"is not an ECH key file{line}: {exc}",
-                "make one with `openssl ech -public_name NAME -out FILE`")  # fmt: skip
+        problems.add(
+            where,
+            path,
+            f"is not an ECH key file{line}: {exc}",
+            "make one with `openssl ech -public_name NAME -out FILE`",
+        )
         return None
 
 
@@ -73,28 +89,45 @@ def _owner(name: str, site: Site) -> tuple[str, str]:
     return (name, ".") if port == "443" else (f"_{port}._https.{name}", f"{name}.")
 
 
+def _as_needed() -> str:
+    """What serves ECH, with the public sources that say so."""
+    directive = ech_directive()
+    first = directive_first_release(directive.name)
+    return (
+        f"use nginx {first} or newer built against OpenSSL 4.0 ({directive.docs}; nginx "
+        f"CHANGES {first}; OpenSSL 4.0's ECH API), or drop policy.ech"
+    )
+
+
 def plan_ech(
-    config: GeneratorConfig, target: Target, problem: Problem, kept_key: str | None
+    config: GeneratorConfig, target: Target, problems: Problems, kept_key: str | None
 ) -> EchPlan | None:
     """The ECH part of the plan, or None without `policy.ech`; `kept_key` is the text of
     NEW_KEY_FILE already in --out, kept rather than replaced by a new key."""
     wanted = config.policy.ech
     if wanted is None:
         return None
-    refusal = knowledge.ech_refusal(target)
+    refusal = ech_refusal(target)
     if refusal:
-        problem("policy.ech", wanted.public_name, refusal, _AS_NEEDED + ", or drop policy.ech")
+        problems.refuse(
+            "policy.ech",
+            f"Encrypted Client Hello cannot work on {target.describe()}: {refusal}; {_as_needed()}",
+        )
     if "TLSv1.3" not in config.policy.protocols:
-        problem("policy.ech", wanted.public_name,
-                "Encrypted Client Hello is TLS 1.3 only: an ECH client's handshake fails "
-                "without it",
-                "add TLSv1.3 to policy.protocols")  # fmt: skip
+        problems.refuse(
+            "policy.ech",
+            "Encrypted Client Hello is TLS 1.3 only: an ECH client's handshake fails "
+            "without it; add TLSv1.3 to policy.protocols",
+        )
     if not any(_covers(d, wanted.public_name) for s in config.sites for d in s.domains):
-        problem("policy.ech.public_name", wanted.public_name,
-                "no site serves it, so a client with a stale key gets no retry configs (the "
-                "handshake for the public name is refused or fails verification)",
-                "add it to the domains of a site whose certificate covers it")  # fmt: skip
-    keys = [_read_key(p, f"policy.ech.keys[{i}]", problem) for i, p in enumerate(wanted.keys)]
+        problems.add(
+            "policy.ech.public_name",
+            wanted.public_name,
+            "no site serves it, so a client with a stale key gets no retry configs (the "
+            "handshake for the public name is refused or fails verification)",
+            "add it to the domains of a site whose certificate covers it",
+        )
+    keys = [_read_key(p, f"policy.ech.keys[{i}]", problems) for i, p in enumerate(wanted.keys)]
     new_key = None
     if not wanted.keys:
         current = None
@@ -102,8 +135,12 @@ def plan_ech(
             try:
                 current = ech.read_key_file(kept_key)
             except ech.EchError as exc:
-                problem(NEW_KEY_FILE, "in --out", f"is not an ECH key file: {exc}",
-                        "remove it to have a new key made")  # fmt: skip
+                problems.add(
+                    NEW_KEY_FILE,
+                    "in --out",
+                    f"is not an ECH key file: {exc}",
+                    "remove it to have a new key made",
+                )
         if current is None:
             new_key = ech.new_key_file(wanted.public_name)
             current = ech.read_key_file(new_key)
@@ -116,21 +153,29 @@ def plan_ech(
         return None
     names = {c.public_name for c in current.config_list.configs}
     if names != {wanted.public_name}:
-        problem("policy.ech.keys[0]" if wanted.keys else NEW_KEY_FILE, ", ".join(sorted(names)),
-                f"the current key's public name is not policy.ech.public_name "
-                f"({wanted.public_name})", "make a key for it, or change public_name")  # fmt: skip
+        problems.add(
+            "policy.ech.keys[0]" if wanted.keys else NEW_KEY_FILE,
+            ", ".join(sorted(names)),
+            f"the current key's public name is not policy.ech.public_name ({wanted.public_name})",
+            "make a key for it, or change public_name",
+        )
     if not current.matches():
-        problem("policy.ech.keys[0]", files[0],
-                "its private key is not the one its ECHCONFIG publishes",
-                "make the file again with `openssl ech`")  # fmt: skip
+        problems.add(
+            "policy.ech.keys[0]",
+            files[0],
+            "its private key is not the one its ECHCONFIG publishes",
+            "make the file again with `openssl ech`",
+        )
     records = []
     for site in config.sites:
         for domain in site.domains:
             owner, target_name = _owner(domain, site)
-            records.append(ech.https_record(owner, current.config_list, _alpn(site),
-                                            wanted.dns_ttl, target=target_name))  # fmt: skip
-    return EchPlan(wanted.public_name, files, new_key, records,
-                   _dns_text(wanted, files, records))  # fmt: skip
+            records.append(
+                ech.https_record(
+                    owner, current.config_list, _alpn(site), wanted.dns_ttl, target=target_name
+                )
+            )
+    return EchPlan(wanted.public_name, files, new_key, records, _dns_text(wanted, files, records))
 
 
 def _dns_text(wanted: EchPolicy, files: list[str], records: list[str]) -> str:

@@ -22,8 +22,8 @@ from pydantic import (
     model_validator,
 )
 
-from nginxgen import knowledge
 from nginxgen.generate.values import check_path, check_server_name, check_token
+from nginxgen.knowledge import web
 from nginxgen.sockets import normalize_socket
 
 Protocol = Literal["TLSv1", "TLSv1.1", "TLSv1.2", "TLSv1.3"]
@@ -181,7 +181,7 @@ class TLSPolicy(Strict):
 
 
 class Hsts(Strict):
-    max_age: int = Field(default_factory=lambda: knowledge.hsts_fact("recommended_max_age"))
+    max_age: int = Field(default_factory=lambda: web.hsts().recommended_max_age)
     include_subdomains: bool = True
     preload: bool = False
 
@@ -189,7 +189,7 @@ class Hsts(Strict):
     def _lifetime(self) -> Hsts:
         # Below the minimum HSTS lapses between visits: what nginxgen's linter warns about
         # (NGX703), so the generator does not write it. No HSTS at all is `hsts: null`.
-        least = knowledge.hsts_fact("min_max_age")
+        least = web.hsts().min_max_age
         if self.max_age < least:
             raise ValueError(
                 f"hsts.max_age {self.max_age} is under six months ({least} s): a returning "
@@ -197,7 +197,7 @@ class Hsts(Strict):
                 "(two years, 63072000, is usual), or hsts: null to send no HSTS"
             )
         # The preload list only takes sites with includeSubDomains and at least a year.
-        preload = knowledge.hsts_fact("preload_min_max_age")
+        preload = web.hsts().preload_min_max_age
         if self.preload and (not self.include_subdomains or self.max_age < preload):
             raise ValueError(f"hsts.preload needs include_subdomains and max_age >= {preload}")
         return self

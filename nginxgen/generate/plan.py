@@ -6,7 +6,7 @@ instead. All version and library facts come from `nginxgen.knowledge`.
 
 from __future__ import annotations
 
-from nginxgen import knowledge, rule_codes
+from nginxgen import rule_codes
 from nginxgen.generate.backends import (
     ClientCertPlan,
     StreamPlan,
@@ -23,6 +23,8 @@ from nginxgen.generate.planning import ListenLine as ListenLine  # into/plan.py 
 from nginxgen.generate.planning import Problems as _Problems
 from nginxgen.generate.planning import directive_ok as _directive_ok
 from nginxgen.generate.planning import switch as _switch
+from nginxgen.generate.presets import KeyLines
+from nginxgen.knowledge import cipher_suites, libraries, logs, nginx, tls_groups, web
 from nginxgen.records import field, record
 from nginxgen.report.logformat import (  # into/plan.py imports the path from here
     default_access_log_path as default_access_log_path,
@@ -108,7 +110,7 @@ class Plan:
 def _plan_protocols(policy: TLSPolicy, target: Target, problems: _Problems) -> None:
     lib = target.library
     if "TLSv1.3" in policy.protocols:
-        status = knowledge.directive_status(target, "TLSv1.3", "protocol_param")
+        status = nginx.directive_status(target, "TLSv1.3", "protocol_param")
         if status and not status.available:
             problems.add(
                 "policy.protocols",
@@ -116,22 +118,22 @@ def _plan_protocols(policy: TLSPolicy, target: Target, problems: _Problems) -> N
                 f"nginx accepts TLSv1.3 only from {status.since}",
                 "upgrade nginx or use the compat preset",
             )
-        if not knowledge.has(lib, "tls13"):
+        if not libraries.has(lib, "tls13"):
             problems.add(
                 "policy.protocols",
                 "TLSv1.3",
-                knowledge.capability(lib, "tls13").refusal,
+                libraries.capability(lib, "tls13").refusal,
                 "use OpenSSL 1.1.1 or newer",
             )
-    legacy = [p for p in policy.protocols if p in knowledge.legacy_protocols()]
-    if legacy and not knowledge.has(lib, "legacy_protocols"):
+    legacy = [p for p in policy.protocols if p in web.legacy_protocols()]
+    if legacy and not libraries.has(lib, "legacy_protocols"):
         problems.add(
             "policy.protocols",
             " ".join(legacy),
-            knowledge.capability(lib, "legacy_protocols").refusal,
+            libraries.capability(lib, "legacy_protocols").refusal,
             "drop them (this library cannot offer them through nginx)",
         )
-    elif legacy and knowledge.has(lib, "legacy_protocols_need_seclevel0") and policy.seclevel != 0:
+    elif legacy and libraries.has(lib, "legacy_protocols_need_seclevel0") and policy.seclevel != 0:
         problems.add(
             "policy.protocols",
             " ".join(legacy),
@@ -140,14 +142,14 @@ def _plan_protocols(policy: TLSPolicy, target: Target, problems: _Problems) -> N
         )
 
 
-def _policy_suites(policy: TLSPolicy, problems: _Problems) -> list[knowledge.Suite]:
+def _policy_suites(policy: TLSPolicy, problems: _Problems) -> list[cipher_suites.Suite]:
     """The policy's TLS 1.2-and-older suites that can go into ssl_ciphers, each other one a
     problem (unknown, TLS 1.3, insecure, or CBC-SHA1 without the legacy protocols needing it)."""
-    legacy = any(p in knowledge.legacy_protocols() for p in policy.protocols)
-    suites: list[knowledge.Suite] = []
+    legacy = any(p in web.legacy_protocols() for p in policy.protocols)
+    suites: list[cipher_suites.Suite] = []
     for i, name in enumerate(policy.ciphers):
         where = f"policy.ciphers[{i}]"
-        suite = knowledge.find_suite(name)
+        suite = cipher_suites.find_suite(name)
         if suite is None:
             problems.add(
                 where,
@@ -162,9 +164,9 @@ def _policy_suites(policy: TLSPolicy, problems: _Problems) -> list[knowledge.Sui
                 "TLS 1.3 suites in ssl_ciphers make nginx refuse the config (no cipher match)",
                 "put it in policy.ciphersuites",
             )
-        elif weakness := knowledge.suite_weakness(suite):
+        elif weakness := cipher_suites.suite_weakness(suite):
             problems.add(where, name, f"it is insecure: {weakness}", "remove it")
-        elif knowledge.suite_is_cbc_sha1(suite) and not legacy:
+        elif cipher_suites.suite_is_cbc_sha1(suite) and not legacy:
             problems.add(
                 where,
                 name,
@@ -176,7 +178,9 @@ def _policy_suites(policy: TLSPolicy, problems: _Problems) -> list[knowledge.Sui
     return suites
 
 
-def _check_dhparam(policy: TLSPolicy, suites: list[knowledge.Suite], problems: _Problems) -> None:
+def _check_dhparam(
+    policy: TLSPolicy, suites: list[cipher_suites.Suite], problems: _Problems
+) -> None:
     """DHE suites and ssl_dhparam go together: nginx disables DHE without the parameters."""
     has_dhe = any(suite.kx == "DH" for suite in suites)
     if has_dhe and not policy.dhparam:
@@ -201,7 +205,7 @@ def _plan_ciphers(policy: TLSPolicy, target: Target, problems: _Problems) -> str
     _check_dhparam(policy, suites, problems)
     names = [suite.name for suite in suites]
     if (
-        knowledge.has(target.library, "tls13_suites_via_ssl_ciphers")
+        libraries.has(target.library, "tls13_suites_via_ssl_ciphers")
         and "TLSv1.3" in policy.protocols
     ):
         names.extend(policy.ciphersuites)
@@ -214,7 +218,7 @@ def _plan_ciphers(policy: TLSPolicy, target: Target, problems: _Problems) -> str
                 "list suites or drop TLS 1.2",
             )
         return None
-    if policy.seclevel is not None and knowledge.has(target.library, "security_levels"):
+    if policy.seclevel is not None and libraries.has(target.library, "security_levels"):
         # only OpenSSL knows security levels; elsewhere the cipher string would be refused
         names.append(f"@SECLEVEL={policy.seclevel}")
     return ":".join(names)
@@ -227,7 +231,7 @@ def _plan_ciphersuites(
         return None
     lib = target.library
     for i, name in enumerate(policy.ciphersuites):
-        suite = knowledge.find_suite(name)
+        suite = cipher_suites.find_suite(name)
         if suite is None or not suite.tls13:
             problems.add(
                 f"policy.ciphersuites[{i}]",
@@ -236,10 +240,10 @@ def _plan_ciphersuites(
                 "use TLS_AES_128_GCM_SHA256, TLS_AES_256_GCM_SHA384 or "
                 "TLS_CHACHA20_POLY1305_SHA256",
             )
-    if knowledge.has(lib, "tls13_suites_via_ssl_ciphers"):
+    if libraries.has(lib, "tls13_suites_via_ssl_ciphers"):
         return None  # they go into ssl_ciphers
-    fixed = knowledge.tls13_fixed_suites(lib)
-    if knowledge.has(lib, "tls13_suites_via_conf_command") and _directive_ok(
+    fixed = libraries.tls13_fixed_suites(lib)
+    if libraries.has(lib, "tls13_suites_via_conf_command") and _directive_ok(
         target, "ssl_conf_command"
     ):
         return ConfCommand(
@@ -252,8 +256,8 @@ def _plan_ciphersuites(
     problems.add(
         "policy.ciphersuites",
         ":".join(policy.ciphersuites),
-        knowledge.capability(lib, "tls13_suites_via_conf_command").refusal
-        if not knowledge.has(lib, "tls13_suites_via_conf_command")
+        libraries.capability(lib, "tls13_suites_via_conf_command").refusal
+        if not libraries.has(lib, "tls13_suites_via_conf_command")
         else "ssl_conf_command needs nginx 1.19.4",
         "drop policy.ciphersuites (take the library's TLS 1.3 suites) or use OpenSSL",
     )
@@ -262,14 +266,14 @@ def _plan_ciphersuites(
 
 def _resolve_groups(
     policy: TLSPolicy, target: Target, problems: _Problems
-) -> list[knowledge.Group]:
+) -> list[tls_groups.Group]:
     """The policy's groups this target has, in order; `?name` dropped where missing, every
     other missing, unknown or repeated group a problem."""
     lib = target.library
-    resolved: list[knowledge.Group] = []
+    resolved: list[tls_groups.Group] = []
     for i, entry in enumerate(policy.groups):
         optional, name = entry.startswith("?"), entry.removeprefix("?")
-        group = knowledge.find_group(name)
+        group = tls_groups.find_group(name)
         where = f"policy.groups[{i}]"
         if group is None:
             problems.add(
@@ -288,7 +292,7 @@ def _resolve_groups(
         elif group.available(lib):
             resolved.append(group)
         elif not optional:
-            others = knowledge.groups_instead(lib, group)
+            others = tls_groups.groups_instead(lib, group)
             instead = (
                 f"use {group.replacement}"
                 if group.replacement
@@ -303,11 +307,11 @@ def _resolve_groups(
             "none of these groups exists here",
             "add X25519 or prime256v1",
         )
-    if len(resolved) > 1 and not knowledge.feature_available(target, "ecdh_curve_list"):
+    if len(resolved) > 1 and not nginx.feature_available(target, "ecdh_curve_list"):
         problems.add(
             "policy.groups",
             policy.groups,
-            f"nginx takes a list of groups only from {knowledge.feature_since('ecdh_curve_list')}",
+            f"nginx takes a list of groups only from {nginx.feature_since('ecdh_curve_list')}",
             "list one group",
         )
     return resolved
@@ -319,8 +323,8 @@ def _pq_enforce(
     """Whether ML-KEM is enforced (the `lead` post-quantum groups listed first), and whether
     by a tuple (else by the server's group order)."""
     lib = target.library
-    tuples = knowledge.has(lib, "group_tuples")
-    can_enforce = lead > 0 and (tuples or knowledge.has(lib, "server_group_preference"))
+    tuples = libraries.has(lib, "group_tuples")
+    can_enforce = lead > 0 and (tuples or libraries.has(lib, "server_group_preference"))
     if policy.pq_enforce == "on" and not can_enforce and not problems.items:
         why = (
             "no post-quantum group is listed first"
@@ -365,7 +369,9 @@ def _plan_groups(policy: TLSPolicy, target: Target, problems: _Problems) -> tupl
     else:
         why = (
             "no post-quantum group on this target"
-            if any((g := knowledge.find_group(n.removeprefix("?"))) and g.pq for n in policy.groups)
+            if any(
+                (g := tls_groups.find_group(n.removeprefix("?"))) and g.pq for n in policy.groups
+            )
             else "classical groups"
         )
     return value, why, False
@@ -411,26 +417,24 @@ def _plan_options(
     """The ssl_conf_command lines (TLS 1.3 suites, PrioritizeChaCha, KTLS, AntiReplay), and
     whether kernel TLS is on; all refused together where the library has no SSL_CONF."""
     lib = target.library
-    conf_ok = knowledge.has(lib, "ssl_conf_command") and _directive_ok(target, "ssl_conf_command")
+    conf_ok = libraries.has(lib, "ssl_conf_command") and _directive_ok(target, "ssl_conf_command")
     commands: list[ConfCommand] = []
     suites = _plan_ciphersuites(policy, target, problems)
     if suites:
         commands.append(suites)
-    chacha_possible = conf_ok and knowledge.has(lib, "prioritize_chacha") and prefer
+    chacha_possible = conf_ok and libraries.has(lib, "prioritize_chacha") and prefer
     if _switch(policy.prioritize_chacha, chacha_possible, problems, "policy.prioritize_chacha",
                "PrioritizeChaCha needs ssl_conf_command and server preference",
                "set server_preference: true on an OpenSSL target, or use auto"):  # fmt: skip
         why = "ChaCha20 first for clients that prefer it (no AES-NI)"
         commands.append(ConfCommand("Options", "PrioritizeChaCha", why))
     ktls_possible = (
-        conf_ok
-        and knowledge.has(lib, "ktls")
-        and knowledge.feature_available(target, "ssl_sendfile")
+        conf_ok and libraries.has(lib, "ktls") and nginx.feature_available(target, "ssl_sendfile")
     )
     no_ktls = (
-        knowledge.capability(lib, "ktls").refusal
-        if not knowledge.has(lib, "ktls")
-        else f"nginx uses kernel TLS only from {knowledge.feature_since('ssl_sendfile')}"
+        libraries.capability(lib, "ktls").refusal
+        if not libraries.has(lib, "ktls")
+        else f"nginx uses kernel TLS only from {nginx.feature_since('ssl_sendfile')}"
     )
     ktls = _switch(policy.ktls, ktls_possible, problems, "policy.ktls", no_ktls,
                    "use ktls: auto or off")  # fmt: skip
@@ -445,7 +449,7 @@ def _plan_options(
             problems.add(
                 "policy",
                 f"ssl_conf_command {command.name} {command.value}",
-                knowledge.capability(lib, "ssl_conf_command").refusal,
+                libraries.capability(lib, "ssl_conf_command").refusal,
                 "drop the setting that needs it",
             )
         commands = []
@@ -455,9 +459,9 @@ def _plan_options(
 def _early_data_possible(target: Target, conf_ok: bool, problems: _Problems) -> bool:
     """0-RTT where the library and nginx have it, with OpenSSL's replay protection."""
     lib = target.library
-    status = knowledge.directive_status(target, "ssl_early_data")
-    if not knowledge.has(lib, "early_data") or (status and not status.available):
-        refusal = knowledge.capability(lib, "early_data").refusal
+    status = nginx.directive_status(target, "ssl_early_data")
+    if not libraries.has(lib, "early_data") or (status and not status.available):
+        refusal = libraries.capability(lib, "early_data").refusal
         problems.add("policy.early_data", True, refusal, "set early_data: false")
         return False
     if not conf_ok:
@@ -476,8 +480,8 @@ def _check_stapling(policy: TLSPolicy, target: Target, problems: _Problems) -> N
     if not policy.ocsp_stapling:
         return
     lib = target.library
-    if not knowledge.has(lib, "ocsp_stapling"):
-        refusal = knowledge.capability(lib, "ocsp_stapling").refusal
+    if not libraries.has(lib, "ocsp_stapling"):
+        refusal = libraries.capability(lib, "ocsp_stapling").refusal
         problems.add("policy.ocsp_stapling", True, refusal, "set ocsp_stapling: false")
     if not policy.resolver:
         problems.lacks(
@@ -494,8 +498,8 @@ def _plan_session(policy: TLSPolicy, target: Target, problems: _Problems) -> tup
     cache = (
         f"shared:{session.cache_name}:{session.cache_size_mb}m" if session.cache_size_mb else "off"
     )
-    rotates = knowledge.auto_ticket_rotation(target) and session.cache_size_mb is not None
-    since = knowledge.nginx_fact("ticket_rotation")["since"]
+    rotates = nginx.auto_ticket_rotation(target) and session.cache_size_mb is not None
+    since = nginx.ticket_rotation().since
     tickets = _switch(session.tickets, rotates, problems, "policy.session.tickets",
                       "ticket keys would never rotate (nginx rotates them itself only from "
                       f"{since} and with a shared cache)", "use tickets: auto or off")  # fmt: skip
@@ -512,7 +516,7 @@ def _chosen_findings(policy: TLSPolicy, curve: str) -> tuple[list[str], dict[str
     linter as suppressions with the reason, so the output never draws its own warnings."""
     warnings = []
     suppress: dict[str, IgnoreComment] = {}
-    if any(p in knowledge.legacy_protocols() for p in policy.protocols):
+    if any(p in web.legacy_protocols() for p in policy.protocols):
         warnings.append(
             "TLS 1.0 and 1.1 are on for legacy clients: they have no AEAD suites, "
             "rely on SHA-1, need security level 0 and fail PCI DSS and NIST SP 800-52r2."
@@ -541,29 +545,29 @@ def _plan_access_log(
     """The generated log format with the variables this nginx has, and the log it writes."""
     if wanted == "off":
         return None
-    fmt = knowledge.log_fact("log_format")
-    if not knowledge.feature_available(target, "log_escape_json"):
-        since = knowledge.feature_since("log_escape_json")
+    fmt = logs.generated_log()
+    if not nginx.feature_available(target, "log_escape_json"):
+        since = nginx.feature_since("log_escape_json")
         why = f"log_format escape=json (one JSON object per line) needs nginx {since}"
         if wanted is None:
             warnings.append(f"no TLS access log: {why}")
         else:
             problems.add("access_log", wanted, why, "use --access-log off")
         return None
-    fields = [(f.key, f.variable) for f in knowledge.log_fields(target)]
+    fields = [(f.key, f.variable) for f in logs.log_fields(target)]
     strings = generated_format_strings(fields)
-    return AccessLog(fmt["name"], strings, wanted or default_access_log_path())
+    return AccessLog(fmt.format_name, strings, wanted or default_access_log_path())
 
 
 def _plan_site(
     site: Site,
-    where: str,
+    index: int,
     policy: TLSPolicy,
     target: Target,
     reuseport_done: set[str],
     problems: _Problems,
 ) -> SitePlan:
-    """One site's server; `where`: its place in the model (sites.N), for refusals."""
+    where = f"sites[{index}]"
     http2_directive = _directive_ok(target, "http2")
     listens: list[ListenLine] = []
     for sock in site.listen:
@@ -573,7 +577,7 @@ def _plan_site(
         listens.append(ListenLine(args))
     alt_svc = None
     if site.http3:
-        status = knowledge.directive_status(target, "quic", "listen_param")
+        status = nginx.directive_status(target, "quic", "listen_param")
         if status is None or not status.available:
             since = status.since if status else "?"
             problems.add(
@@ -582,7 +586,7 @@ def _plan_site(
                 f"HTTP/3 needs nginx {since} built with --with-http_v3_module",
                 "set http3: false",
             )
-        needed = knowledge.listen_param_needs_protocol("quic")
+        needed = nginx.listen_param_needs_protocol("quic")
         if needed and needed not in policy.protocols:
             problems.add(
                 f"{where}.http3",
@@ -598,8 +602,8 @@ def _plan_site(
             listens.append(ListenLine(args))
         port = normalize_socket(site.listen[0]).rsplit(":", 1)[1]
         alt_svc = f'h3=":{port}"; ma=86400'
-    if len(site.certificates) > 1 and not knowledge.has(target.library, "multiple_certificates"):
-        capability = knowledge.capability(target.library, "multiple_certificates")
+    if len(site.certificates) > 1 and not libraries.has(target.library, "multiple_certificates"):
+        capability = libraries.capability(target.library, "multiple_certificates")
         problems.add(
             f"{where}.certificates",
             f"{len(site.certificates)} pairs",
@@ -642,11 +646,11 @@ def _no_hsts() -> IgnoreComment:
     )
 
 
-def _policy_weak_groups(curve: str) -> list[knowledge.Group]:
+def _policy_weak_groups(curve: str) -> list[tls_groups.Group]:
     """The groups of the generated ssl_ecdh_curve that NGX204 would warn about."""
     from nginxgen.conf.groups import parse_groups
 
-    found = (knowledge.find_group(e.name) for e in parse_groups(curve) if "-" not in e.prefixes)
+    found = (tls_groups.find_group(e.name) for e in parse_groups(curve) if "-" not in e.prefixes)
     return [g for g in found if g is not None and g.not_recommended is not None]
 
 
@@ -662,19 +666,25 @@ def _unique_sockets(sockets: list[str]) -> list[str]:
     return list(seen.values())
 
 
-def make_plan(config: GeneratorConfig, target: Target, kept_ech_key: str | None = None) -> Plan:
-    """The plan, or a ValidationError naming every problem; `kept_ech_key`: the ECH key file
-    already in --out (generate/ech.py)."""
-    problems = _Problems(target, config.presets, config.policy_from)
+def make_plan(
+    config: GeneratorConfig,
+    target: Target,
+    kept_ech_key: str | None = None,
+    lines: KeyLines | None = None,
+) -> Plan:
+    """The plan, or a ValidationError naming every problem (with its file:line where `lines`,
+    the --config file's, has the key); `kept_ech_key`: the ECH key file already in --out
+    (generate/ech.py)."""
+    problems = _Problems(target, lines, config.presets, config.policy_from)
     tls = _plan_tls(config.policy, target, problems)
-    ech = plan_ech(config, target, problems.add, kept_ech_key)
+    ech = plan_ech(config, target, problems, kept_ech_key)
     access_log = _plan_access_log(config.access_log, target, problems, tls.warnings)
     # QUIC sockets get the default server too (two sites on 443/udp would otherwise make the
     # first one the default by order), and reuseport goes on its listen, once per socket.
     quic_sockets = _unique_sockets([s for site in config.sites if site.http3 for s in site.listen])
     reuseport: set[str] = {normalize_socket(sock) for sock in quic_sockets}
     sites = [
-        _plan_site(site, f"sites.{i}", config.policy, target, reuseport, problems)
+        _plan_site(site, i, config.policy, target, reuseport, problems)
         for i, site in enumerate(config.sites)
     ]
     streams = [

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import re
 
-from nginxgen import knowledge
 from nginxgen.errors import ValidationError
+from nginxgen.generate.presets import KeyLines, Loc
+from nginxgen.knowledge import directives, nginx
 from nginxgen.records import record
 from nginxgen.target import Target
 
@@ -40,35 +41,54 @@ class Problems:
     set (`policy_from`: key -> preset; `presets`: the one chosen, then those it extends) is
     the preset's, not the user's: its refusal says which preset and how to keep it."""
 
+    # Each one names the model path it is about; with the site file's `lines`, it starts with
+    # the file and the line of that key, where the file has it (a site's key set under `site:`
+    # is found there).
+
     def __init__(
         self,
         target: Target,
+        lines: KeyLines | None = None,
         presets: list[str] | None = None,
         policy_from: dict[str, str] | None = None,
     ) -> None:
         self.target = target
+        self.lines = lines
         self.presets = presets or []
         self.policy_from = policy_from or {}
         self.items: list[str] = []
 
     def add(self, path: str, value: object, why: str, instead: str) -> None:
+        """`value` at `path` cannot work on the target: `why`, and what to use `instead`."""
+        on = self.target.describe()
         key = re.match(r"policy\.(\w+)", path)
         setter = self.policy_from.get(key[1]) if key else None
         if key is None or setter is None or not self.presets:
-            self.items.append(
-                f"{path}: {value!r} cannot work on {self.target.describe()}: {why}; {instead}"
-            )
+            self.refuse(path, f"{value!r} cannot work on {on}: {why}; {instead}")
             return
-        self.items.append(
-            f"{path}: the {setter} preset's {value!r} cannot work on {self.target.describe()}: "
-            f"{why}; {self._keep(setter, f'policy.{key[1]}', instead)}"
-        )
+        keep = self._keep(f"policy.{key[1]}", instead)
+        self.refuse(path, f"the {setter} preset's {value!r} cannot work on {on}: {why}; {keep}")
 
     def lacks(self, path: str, value: object, needs: str, instead: str) -> None:
         """A value that needs another field set, on any target."""
-        self.items.append(f"{path}: {value!r} needs {needs}; {instead}")
+        self.refuse(path, f"{value!r} needs {needs}; {instead}")
 
-    def _keep(self, setter: str, field: str, instead: str) -> str:
+    def refuse(self, path: str, message: str) -> None:
+        """A problem with the key at `path`, said in full by `message`."""
+        where = self.locate(path)
+        self.items.append(f"{where}: {path}: {message}" if where else f"{path}: {message}")
+
+    def locate(self, path: str) -> str | None:
+        """`file:line` of the key at `path` in the site file, or None where it has none."""
+        if self.lines is None:
+            return None
+        loc = key_loc(path)
+        found = self.lines.where(loc)
+        if found is None and loc[:1] == ("sites",) and len(loc) > 2:
+            found = self.lines.where(("site", *loc[2:]))  # the defaults every site takes
+        return found
+
+    def _keep(self, field: str, instead: str) -> str:
         """How to keep the chosen preset on this target: a --config file that extends it and
         sets the field (another preset may have the same value: `nginxgen presets` shows them)."""
         chosen = self.presets[0]
@@ -84,7 +104,7 @@ class Problems:
 
 def directive_ok(target: Target, name: str, table: str = "directive") -> bool:
     """Whether the target's nginx takes a directive nginx.toml has a release range for."""
-    status = knowledge.directive_status(target, name, table)
+    status = nginx.directive_status(target, name, table)
     return status is not None and status.available
 
 
@@ -92,7 +112,7 @@ def directive_in(target: Target, name: str, context: str) -> bool:
     """Whether the target's nginx release has `name` in `context` (server, location,
     stream_server ...), by the per-release directive tables; modules the target is known to
     lack left out."""
-    entries = knowledge.nginx_directive(target, name) or ()
+    entries = directives.nginx_directive(target, name) or ()
     return any(context in entry.contexts for entry in entries)
 
 
@@ -104,3 +124,15 @@ def switch(
     if value == "on" and not possible:
         problems.add(where, "on", why, instead)
     return value != "off" and possible
+
+
+def key_loc(path: str) -> Loc:
+    """A model path as messages write it (`sites[0].upstream.url`, `policy.groups[2]`; pydantic's
+    `sites.0.domains` too) as the site file's key path: ("sites", 0, "upstream", "url")."""
+    loc: list[int | str] = []
+    for part in path.split("."):
+        name, *indexes = part.replace("]", "").split("[")
+        if name:
+            loc.append(int(name) if name.isdigit() else name)
+        loc.extend(int(index) for index in indexes if index.isdigit())
+    return tuple(loc)

@@ -134,25 +134,60 @@ def _model_at(loc: tuple[int | str, ...]) -> type[pydantic.BaseModel]:
     return model
 
 
-def _line(path: Path, loc: tuple[int | str, ...]) -> int | None:
-    """The line of the key (or list item) at `loc` in the YAML file, as near as it gets."""
-    try:
-        node = yaml.compose(path.read_text(encoding="utf-8"), Loader=yaml.SafeLoader)
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+Loc = tuple[int | str, ...]  # a key's path in a site file: ("policy", "groups", 0)
+
+
+@record(frozen=True)
+class KeyLines:
+    """The line of every key and list item of a site file, by its path, for messages that
+    name a key of the file (a mapping key: the key's line; a list item: the item's line)."""
+
+    path: Path
+    lines: dict[Loc, int]
+
+    def nearest(self, loc: Loc) -> int | None:
+        """The line of `loc`, or of the nearest key above it that the file has."""
+        for end in range(len(loc), 0, -1):
+            if loc[:end] in self.lines:
+                return self.lines[loc[:end]]
         return None
-    line = None
-    for part in loc:
+
+    def where(self, loc: Loc) -> str | None:
+        """`file:line` of exactly `loc`, or None where the file does not have it (a value from
+        the preset, the command line or a default)."""
+        line = self.lines.get(loc)
+        return None if line is None else f"{self.path}:{line}"
+
+
+def key_lines(path: Path) -> KeyLines:
+    """Every key's line in the YAML file at `path` (none where it does not parse)."""
+    lines: dict[Loc, int] = {}
+    try:
+        root = yaml.compose(path.read_text(encoding="utf-8"), Loader=yaml.SafeLoader)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return KeyLines(path, lines)
+    todo: list[tuple[Loc, yaml.Node | None]] = [((), root)]
+    while todo:
+        loc, node = todo.pop()
         if isinstance(node, yaml.MappingNode):
-            found = [(k, v) for k, v in node.value if k.value == part]
-            if not found:
-                return line
-            line, node = found[0][0].start_mark.line + 1, found[0][1]
-        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int):
-            if part >= len(node.value):
-                return line
-            node = node.value[part]
-            line = node.start_mark.line + 1
-    return line
+            last = {  # the last of a repeated key, as YAML reads it
+                key.value: (key, value)
+                for key, value in node.value
+                if isinstance(key, yaml.ScalarNode)
+            }
+            for name, (key, value) in last.items():
+                lines[(*loc, name)] = key.start_mark.line + 1
+                todo.append(((*loc, name), value))
+        elif isinstance(node, yaml.SequenceNode):
+            for index, item in enumerate(node.value):
+                lines[(*loc, index)] = item.start_mark.line + 1
+                todo.append(((*loc, index), item))
+    return KeyLines(path, lines)
+
+
+def _line(path: Path, loc: Loc) -> int | None:
+    """The line of the key (or list item) at `loc` in the YAML file, as near as it gets."""
+    return key_lines(path).nearest(loc)
 
 
 def load_preset(name: str, chain: tuple[str, ...] = ()) -> dict[str, Any]:

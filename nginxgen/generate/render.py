@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import jinja2
 
-from nginxgen import __version__, knowledge
+from nginxgen import __version__
 from nginxgen.generate.ech import DNS_FILE, NEW_KEY_FILE
 from nginxgen.generate.plan import Plan
 from nginxgen.generate.values import quote
+from nginxgen.knowledge import nginx
 from nginxgen.resources import data_dir
 
 TLS_FILE = "tls.conf"
@@ -73,7 +74,7 @@ def render(plan: Plan) -> dict[str, str]:
         "target": plan.target,
         "comments": plan.comments,
         "files": files,
-        "per_vhost_protocols": "ssl_protocols" not in knowledge.default_server_only(plan.target),
+        "per_vhost_protocols": "ssl_protocols" not in nginx.default_server_only(plan.target),
     }
     out = {
         MAIN_FILE: env.get_template("nginx.conf.j2").render(common, load_modules=plan.load_modules)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import difflib
 import os
 
-from nginxgen import knowledge
 from nginxgen.conf.config import Config, Server, build, listen_socket
 from nginxgen.conf.effective import server_label
 from nginxgen.conf.load import Loaded, Stmt, load_valid, walk
@@ -27,6 +26,7 @@ from nginxgen.generate.models import GeneratorConfig
 from nginxgen.generate.plan import ListenLine, Plan, SitePlan, default_access_log_path, make_plan
 from nginxgen.generate.render import DEFAULT_FILE, TLS_FILE, render, site_file
 from nginxgen.into.layout import Place, find_place
+from nginxgen.knowledge import managers, nginx
 from nginxgen.records import field, record, replace
 from nginxgen.target import Target
 from nginxgen.values import same_value
@@ -175,7 +175,7 @@ class _Planner:
         snippet included by the default server of several sockets), or when the line is in a
         file another tool manages (certbot's options file): that file is never written, and
         the report says who owns it and where a change belongs."""
-        manager = knowledge.manager_of(stmt.file, self.loaded.texts.get(stmt.file))
+        manager = managers.manager_of(stmt.file, self.loaded.texts.get(stmt.file))
         if manager is not None and manager.never_write:
             wanted = "removed" if make == "delete" else " ".join(args or [])
             step = Step(
@@ -271,7 +271,7 @@ class _Planner:
         """For each socket of the new sites: keep the tree's default server (made explicit when
         it was only first in include order) and put the shared settings it decides where they
         take effect; sockets with no server get ours (the listens returned)."""
-        decided = knowledge.default_server_only(self.target)
+        decided = nginx.default_server_only(self.target)
         missing: list[ListenLine] = []
         for listen in self.generator.default_listens:
             socket = listen_socket(listen.args)
@@ -503,7 +503,7 @@ def _at(stmt: Stmt) -> str:
 
 
 def _bitmask(directive: str) -> bool:
-    return directive in knowledge.nginx_fact("duplicate")["merged"]
+    return directive in nginx.duplicates().merged
 
 
 def _last_own(block: Stmt, prefix: str) -> Stmt | None:

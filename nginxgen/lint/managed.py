@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from nginxgen import knowledge
+from nginxgen.knowledge import managers
 from nginxgen.lint.findings import Finding
 from nginxgen.records import replace
 
@@ -12,11 +12,11 @@ def leave_managed(findings: list[Finding], texts: dict[str, str]) -> list[Findin
     (knowledge/managers.toml: certbot's options file, a panel's generated vhosts): that tool
     would overwrite the edit or, for certbot, stop updating its file once its bytes differ from
     a release. Such a finding stays, and says who owns the file and where the change belongs."""
-    owners: dict[str, knowledge.Manager | None] = {}
+    owners: dict[str, managers.Manager | None] = {}
 
-    def owner(file: str) -> knowledge.Manager | None:
+    def owner(file: str) -> managers.Manager | None:
         if file not in owners:
-            found = knowledge.manager_of(file, texts.get(file))
+            found = managers.manager_of(file, texts.get(file))
             owners[file] = found if found is not None and found.never_write else None
         return owners[file]
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
-from nginxgen import knowledge
 from nginxgen.conf.config import Config, Location, Server, build
 from nginxgen.conf.load import Loaded, LoadError, Stmt, load_path, walk
 from nginxgen.conf.tree import notes, sorted_map
 from nginxgen.errors import NginxgenError
+from nginxgen.knowledge import nginx
 from nginxgen.lint.context import server_label
 from nginxgen.lint.findings import Finding, fix_classes
 from nginxgen.lint.fix import run_fixes
@@ -164,7 +164,7 @@ class Session:
     def _effect(self, config: Config, stmt: Stmt) -> Iterator[str]:
         """Where this line takes effect: the server it is in, and for settings only the
         default server of an address:port decides, whether this line is the deciding one."""
-        only = knowledge.default_server_only(self.target)
+        only = nginx.default_server_only(self.target)
         key = stmt.directive
         if key == "ssl_conf_command" and stmt.args:
             key = f"ssl_conf_command {stmt.args[0]}"

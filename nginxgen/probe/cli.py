@@ -125,12 +125,32 @@ def run(options: ProbeOptions) -> int:
             options.host, options.port, options.names, options.connect, options.timeout, options.ech
         )
         if not any(any(r["protocols"].values()) for r in results):
-            raise NginxgenError(f"no TLS answer from {where} for any version", where="probe")
+            raise NginxgenError(_no_answer(where, results), where="probe")
         found = _compare(options, results) if options.config is not None else 0
     show(options.output, results, text_report)
     total = sum(r["connections"] for r in results)
     note(f"probe: {len(results)} names (no SNI included), {total} connections to {where}")
     return 1 if found or any(r["inconclusive"] or r["problems"] for r in results) else 0
+
+
+def _no_answer(where: str, results: list[dict[str, Any]]) -> str:
+    """Why no name got a handshake: the alerts the server refused each with (names refused
+    alike said together), or that nothing answered at all."""
+    from nginxgen.probe.checks.protocols import refusals
+
+    by_alerts: dict[str, list[str]] = {}
+    for result in results:
+        if result["alerts"]:
+            name = result["sni"] or "without SNI"
+            by_alerts.setdefault(refusals(result), []).append(name)
+    if not by_alerts:
+        return f"no TLS answer from {where} for any version"
+    said = "; ".join(f"for {' and '.join(names)}: {alerts}" for alerts, names in by_alerts.items())
+    why = ""
+    if "(unrecognized_name)" in said:  # nginx's ssl_reject_handshake on answers so
+        why = " (unrecognized_name: no server there serves the name, e.g. a default server with"
+        why += " ssl_reject_handshake on)"
+    return f"{where} refused every handshake {said}{why}"
 
 
 def _probe_stream(options: ProbeOptions) -> tuple[list[dict[str, Any]], str, int]:

@@ -17,8 +17,8 @@ The verdict, from the server's answer:
   bytes zeroed, 8)); the flight is then read under the inner transcript;
 - `rejected`: no confirmation, and the EncryptedExtensions (read under the outer transcript)
   carry an `encrypted_client_hello` extension: the server's retry_configs (section 7.1);
-- `not offered`: no confirmation and no retry configs, the server answered the outer hello as
-  any TLS 1.3 server without ECH does;
+- `ignored`: no confirmation and no retry configs, the server answered the outer hello as any
+  TLS 1.3 server without ECH does;
 - `error`: an alert, a close, a TLS 1.2 answer or a HelloRetryRequest (which this probe does not
   follow: it comes only from a server with none of the three groups, an ML-KEM-only one, for
   which this Python's `cryptography` has no key exchange).
@@ -68,7 +68,7 @@ from nginxgen.probe.tls13_flight import (
 )
 from nginxgen.records import record
 
-ACCEPTED, REJECTED, NOT_OFFERED, ERROR = "accepted", "rejected", "not offered", "error"
+ACCEPTED, REJECTED, IGNORED, ERROR = "accepted", "rejected", "ignored", "error"
 OUTER, INNER = 0, 1  # ECHClientHelloType (section 5)
 TAG = 16  # AES-128-GCM's tag: the payload is the encoded inner hello and this
 
@@ -285,7 +285,7 @@ def _read_answer(
     keys: _Decryptor | None = None
     retry: EchConfigList | None = None
     names: tuple[str, ...] = ()
-    verdict = NOT_OFFERED
+    verdict = IGNORED
     while True:
         record_ = _read_record(sock)
         if record_ is None:
@@ -312,7 +312,7 @@ def _read_answer(
             group = int.from_bytes(share[:2], "big")
             shared = shares.shared(group, share[4 : 4 + int.from_bytes(share[2:4], "big")])
             confirmed = random[24:] == accept_confirmation(inner, server_hello, suite)
-            verdict = ACCEPTED if confirmed else NOT_OFFERED
+            verdict = ACCEPTED if confirmed else IGNORED
             first = inner if confirmed else outer
             secret = handshake_traffic_secret(shared, first + server_hello, suite)
             keys = _Decryptor(secret, suite)
@@ -363,8 +363,9 @@ def config_from_argument(value: str) -> EchConfig:
     try:
         configs = read_config_list(value)
     except EchError as exc:
-        where = value if os.path.isfile(value) else "--ech-config"
-        where += f":{exc.line}" if exc.line is not None else ""
+        where = "--ech-config"
+        if os.path.isfile(value):  # the file, and the line in it
+            where = value + (f":{exc.line}" if exc.line is not None else "")
         raise NginxgenError(str(exc), where=where) from None
     except OSError as exc:
         raise NginxgenError(f"{value}: {exc.strerror or exc}", where="--ech-config") from None

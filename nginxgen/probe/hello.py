@@ -20,7 +20,7 @@ import struct
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 
-from nginxgen import knowledge
+from nginxgen.knowledge import tls_groups
 from nginxgen.records import record, replace
 
 # IANA TLS registries: protocol versions, and suites offered for each version. The groups the
@@ -31,7 +31,7 @@ PROBED_GROUPS = ("X25519", "secp256r1", "secp384r1", "secp521r1", "X448", "ffdhe
 
 
 def _codepoint(name: str) -> int:
-    group = knowledge.find_group(name)
+    group = tls_groups.find_group(name)
     assert group is not None and group.codepoint is not None, name
     return group.codepoint
 
@@ -84,6 +84,7 @@ class HelloReply:
     group: str | None = None  # the key-share group of a TLS 1.3 ServerHello or HRR
     hrr: bool = False
     alert: str | None = None
+    alert_code: int | None = None  # the AlertDescription, where the server sent an alert
     inconclusive: bool = False  # a timeout or a reset: neither accepted nor refused
     cookie: bytes | None = None  # a HelloRetryRequest's cookie, echoed in the second hello
     retry: HelloReply | None = None  # with follow_retry: the answer to the second ClientHello
@@ -163,25 +164,6 @@ RETRY_SHARES = ("X25519", "secp256r1", "secp384r1", "X25519MLKEM768", "SecP256r1
                 "SecP384r1MLKEM1024")  # fmt: skip
 
 
-def client_hello(
-    sni: str | None,
-    version: str,
-    groups: Sequence[str],
-    shares: Sequence[str] = (),
-    suites: Sequence[int] | None = None,
-    alpn: Sequence[str] = (),
-    random: bytes | None = None,
-    session_id: bytes | None = None,
-    cookie: bytes | None = None,
-) -> bytes:
-    """A ClientHello record offering exactly one protocol version. For TLS 1.3: `groups` in
-    supported_groups, a key share for each of `shares` (RETRY_SHARES). The second hello after a
-    HelloRetryRequest repeats the first one's random and session id and echoes the cookie."""
-    body = client_hello_body(sni, version, groups, shares, suites, alpn, random, session_id,
-                             cookie)  # fmt: skip
-    return handshake_record(1, body)
-
-
 def handshake_record(kind: int, body: bytes) -> bytes:
     """One handshake message of `kind` in one record (legacy version 0x0301, as ClientHellos
     are sent)."""
@@ -202,10 +184,13 @@ def client_hello_body(
     share_values: Mapping[str, bytes] | None = None,
     extra: bytes = b"",
 ) -> bytes:
-    """The ClientHello message's body (client_hello above); `share_values` gives the key share
-    of a group instead of a fresh one (a caller that finishes the key exchange keeps the private
-    key), `extra` is appended to the extensions (ECH's, which is last), and an empty
-    `session_id` is sent empty."""
+    """A ClientHello message's body (handshake_record(1, ...) makes the record) offering exactly
+    one protocol version. For TLS 1.3: `groups` in supported_groups, a key share for each of
+    `shares` (RETRY_SHARES). The second hello after a HelloRetryRequest repeats the first one's
+    random and session id and echoes the cookie. `share_values` gives the key share of a group
+    instead of a fresh one (a caller that finishes the key exchange keeps the private key),
+    `extra` is appended to the extensions (ECH's, which is last), and an empty `session_id` is
+    sent empty."""
     tls13 = version == "TLSv1.3"
     if suites is None:
         suites = list(TLS13_SUITES) if tls13 else list(TLS12_SUITES)
@@ -299,7 +284,17 @@ def parse_server_hello(body: bytes) -> HelloReply:
 
 
 class _Alert(Exception):
-    """The server answered with an alert."""
+    """The server answered with an alert: its description, and its code."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__(ALERTS.get(code, f"alert {code}"))
+        self.code = code
+
+
+def alert_text(code: int) -> str:
+    """An alert as RFC 8446 section 6 names it: `alert 112 (unrecognized_name)`."""
+    name = ALERTS.get(code)
+    return f"alert {code} ({name.replace(' ', '_')})" if name else f"alert {code}"
 
 
 def _messages(sock: socket.socket) -> Iterator[tuple[int, bytes]]:
@@ -312,7 +307,7 @@ def _messages(sock: socket.socket) -> Iterator[tuple[int, bytes]]:
             return
         kind, body = record
         if kind == 21 and len(body) >= 2:
-            raise _Alert(ALERTS.get(body[1], f"alert {body[1]}"))
+            raise _Alert(body[1])
         if kind != 22:
             continue
         buffer += body
@@ -340,7 +335,10 @@ def ask(
     second ClientHello (RFC 8446 4.1.2), and the server's answer to it is the reply's `retry`: a
     server may take another suite there, which clients refuse (RFC 8446 4.1.4)."""
     random, session_id = os.urandom(32), os.urandom(32)
-    hello = client_hello(sni, version, groups, shares, suites, random=random, session_id=session_id)
+    first_hello = client_hello_body(
+        sni, version, groups, shares, suites, random=random, session_id=session_id
+    )
+    hello = handshake_record(1, first_hello)
     first: HelloReply | None = None
     try:
         with connect(address, timeout) as sock:
@@ -354,9 +352,10 @@ def ask(
                     retry = follow_retry and answer.hrr and answer.group in RETRY_SHARES
                     if retry and answer.group is not None:
                         first = answer
-                        again = client_hello(sni, version, groups, [answer.group], suites,
-                                             random=random, session_id=session_id,
-                                             cookie=answer.cookie)  # fmt: skip
+                        second = client_hello_body(sni, version, groups, [answer.group],
+                                                   suites, random=random, session_id=session_id,
+                                                   cookie=answer.cookie)  # fmt: skip
+                        again = handshake_record(1, second)
                         sock.sendall(CHANGE_CIPHER_SPEC + again)
                         continue
                     if not key_exchange or answer.version == "TLSv1.3":
@@ -372,7 +371,7 @@ def ask(
             closed = HelloReply(accepted=False, alert="connection closed")
             return replace(first, retry=closed) if first is not None else closed
     except _Alert as alert:
-        refused = HelloReply(accepted=False, alert=str(alert))
+        refused = HelloReply(accepted=False, alert=str(alert), alert_code=alert.code)
     except TimeoutError:
         refused = HelloReply(accepted=False, alert="timeout", inconclusive=True)
     except ConnectionResetError:
@@ -395,7 +394,9 @@ class Flight:
 def tls12_flight(address: tuple[str, int], sni: str | None, timeout: float = 5.0) -> Flight | None:
     """Read a TLS 1.2 server's first flight up to ServerHelloDone (None when TLS 1.2 is refused).
     In TLS 1.2 the Certificate and CertificateStatus messages travel unencrypted."""
-    hello = client_hello(sni, "TLSv1.2", ["X25519", "secp256r1", "secp384r1"])
+    hello = handshake_record(
+        1, client_hello_body(sni, "TLSv1.2", ["X25519", "secp256r1", "secp384r1"])
+    )
     chain: list[bytes] = []
     stapled = False
     request: bytes | None = None

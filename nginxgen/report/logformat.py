@@ -17,7 +17,7 @@ import posixpath
 import re
 from collections.abc import Callable
 
-from nginxgen import knowledge
+from nginxgen.knowledge import ech, logs
 from nginxgen.records import field, record
 
 # What the report needs, and the variables that can supply each (first present wins).
@@ -33,8 +33,8 @@ ROLES: dict[str, tuple[str, ...]] = {
     "early_data": ("ssl_early_data",),
     "requests": ("connection_requests",),
     # what tells TLS from plain HTTP: $ssl_protocol, else $ssl_cipher, ..., $https, $scheme
-    "tls": tuple(m.variable for m in knowledge.tls_markers()),
-    "ech": (str(knowledge.ech_fact("status")["variable"]),),  # Encrypted Client Hello
+    "tls": tuple(m.variable for m in logs.tls_markers()),
+    "ech": (ech.status().variable,),  # Encrypted Client Hello
 }
 Values = tuple[str | None, ...]  # one per role, in ROLES order
 LineParser = Callable[[bytes], Values | None]
@@ -72,10 +72,10 @@ class LogFormat:
             for role, candidates in ROLES.items()
         }
 
-    def tls_marker(self) -> knowledge.TlsMarker | None:
+    def tls_marker(self) -> logs.TlsMarker | None:
         """The variable that tells TLS from plain HTTP in this format (None: it cannot)."""
         variable = self.role_variables()["tls"]
-        return next((m for m in knowledge.tls_markers() if m.variable == variable), None)
+        return next((m for m in logs.tls_markers() if m.variable == variable), None)
 
     def json_keys(self) -> dict[str, str] | None:
         """Variable -> key when the format is a flat JSON object of one variable per value."""
@@ -178,9 +178,9 @@ def _generated_strings(everywhere: bool = False) -> tuple[str, list[str]]:
     newest nginx has them all; generate leaves out those an older target lacks); `everywhere`
     leaves out the fields only some TLS libraries fill ($ssl_ech_status: a line to paste into
     any nginx)."""
-    fields = [f for f in knowledge.log_fields() if not (everywhere and f.capability)]
+    fields = [f for f in logs.log_fields() if not (everywhere and f.capability)]
     strings = generated_format_strings([(f.key, f.variable) for f in fields])
-    return str(knowledge.log_fact("log_format")["name"]), strings
+    return logs.generated_log().format_name, strings
 
 
 def generated_format(everywhere: bool = False) -> LogFormat:
@@ -192,8 +192,8 @@ def generated_format(everywhere: bool = False) -> LogFormat:
 
 def default_access_log_path(folder: str | None = None) -> str:
     """Our TLS log in `folder`, or in the distributions' usual log folder."""
-    where = knowledge.log_fact("log_folder")
-    return posixpath.join(folder or where["default"], where["file"])
+    log = logs.generated_log()
+    return posixpath.join(folder or log.folder, log.file)
 
 
 def generated_log_directives() -> list[str]:

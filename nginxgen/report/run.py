@@ -25,6 +25,7 @@ def read_logs(logs: list[str], fmt: LogFormat) -> tuple[Tally, list[NginxgenErro
             tally.add_lines(name, lines(name), parse)
         except NginxgenError as exc:
             problems.append(exc)
+    tally.settle()
     return tally, problems
 
 

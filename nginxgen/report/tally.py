@@ -14,14 +14,14 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 
-from nginxgen import knowledge
+from nginxgen.knowledge import ech, tls_groups
 from nginxgen.records import field, record
 from nginxgen.report.logformat import ROLES, LineParser, LogFormat, Values
 
 TIME, SITE, HOST, PROTOCOL, CIPHER, CURVE, CURVES, REUSED, EARLY, REQUESTS, TLS, ECH = range(
     len(ROLES)
 )
-ECH_ACCEPTED = str(knowledge.ech_fact("status")["accepted"])  # $ssl_ech_status on success
+ECH_ACCEPTED = ech.status().accepted  # $ssl_ech_status on success
 MONTH_NAMES = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 _MONTHS = {name: number for number, name in enumerate(MONTH_NAMES, 1)}
 _HEX = re.compile(r"0x[0-9a-fA-F]{1,4}\Z")
@@ -49,9 +49,9 @@ def group_view(value: str) -> GroupView:
         code = int(value, 16)
         if _is_grease(code):
             return GroupView(None, False)
-        group = knowledge.group_by_codepoint(code)
+        group = tls_groups.group_by_codepoint(code)
         return GroupView(group.id if group else value.lower(), bool(group and group.pq))
-    group = knowledge.find_group(value)
+    group = tls_groups.find_group(value)
     return GroupView(value, bool(group and group.pq))
 
 
@@ -95,6 +95,20 @@ class Tally:
     inputs: list[InputCount] = field(default_factory=list)
     _offers: dict[str, bool] = field(default_factory=dict)
     _sites: set[str] = field(default_factory=set)
+    # the roles the format has that no readable line filled yet (a JSON line without the key);
+    # None before the first log
+    _unfilled: list[int] | None = None
+    _filled_any: bool = False  # whether any line was read at all
+
+    def settle(self) -> None:
+        """After the last log: a role no line filled is one the log's lines do not have, though
+        the format read them with has it (a log written for a target without ECH, read with the
+        newest nginxgen_tls format): it is left out of the report as if the format lacked it."""
+        if self._filled_any and self._unfilled:
+            self.roles = {
+                role: None if i in self._unfilled else variable
+                for i, (role, variable) in enumerate(self.roles.items())
+            }
 
     @property
     def per_connection(self) -> bool:
@@ -126,6 +140,9 @@ class Tally:
         tls_value = marker.tls_value if marker else None  # None: any value but an empty one
         counted = InputCount(name)
         self.inputs.append(counted)
+        if self._unfilled is None:
+            self._unfilled = [i for i, variable in enumerate(self.roles.values()) if variable]
+        unfilled = self._unfilled
         unreadable_before = self.unreadable.count
         number = readable = 0
         try:
@@ -141,6 +158,10 @@ class Tally:
                     self._unreadable_line(counted, number, line)
                     continue
                 readable += 1
+                for i in unfilled:  # empty once every role was seen: nothing more per line
+                    if values[i] is not None:
+                        unfilled = self._unfilled = [j for j in unfilled if values[j] is None]
+                        break
                 site = self._site(values[SITE] or values[HOST] or "-")
                 # TLS (True), plain HTTP (False), or None: the format has no variable that tells
                 # (or this JSON line lacks it). Inline, not a call: this runs for every line.
@@ -162,6 +183,7 @@ class Tally:
                 connections[self._tls_connection(values, when, site, groups)] += 1
         finally:
             self.lines += number
+            self._filled_any = self._filled_any or readable > 0
             counted.readable = readable
             counted.unreadable = self.unreadable.count - unreadable_before
 

@@ -19,9 +19,9 @@ from pathlib import Path
 
 from hypothesis import strategies as st
 
-from nginxgen import knowledge
 from nginxgen.conf.load import load_path
 from nginxgen.edit.source import Source, SourceStatement
+from nginxgen.knowledge import directives
 from nginxgen.lint.run import Selection, lint
 from tests.builds import Build
 from tests.fuzzing.generate_check import build_target
@@ -124,7 +124,7 @@ def compare(build: Build, text: str) -> Verdict:
     known = bool(KNOWN.search(message))
     setter = VALUE_MESSAGE.search(message)
     if setter:  # "invalid value" of a module's own handler (expires, listen) is not knowable
-        entries = knowledge.nginx_directive(build_target(build), setter.group(1)) or ()
+        entries = directives.nginx_directive(build_target(build), setter.group(1)) or ()
         known = any(e.value for e in entries)
     return Verdict("known" if known else "other", message, line, errors)
 

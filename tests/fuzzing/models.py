@@ -7,7 +7,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from nginxgen import knowledge
+from nginxgen.knowledge import cipher_suites
 from nginxgen.sockets import normalize_socket
 
 # Targets with a real build (nginx -t runs there) and library families without one.
@@ -78,7 +78,7 @@ def _maybe(strategy: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
 
 @st.composite
 def _policy(draw: st.DrawFn) -> dict[str, Any]:
-    suite_names = st.sampled_from(STRONG_CIPHERS) | st.sampled_from(sorted(knowledge.suites()))
+    suite_names = st.sampled_from(STRONG_CIPHERS) | st.sampled_from(sorted(cipher_suites.suites()))
     strong_only = draw(st.integers(0, 4)) != 2
     ciphers = st.sampled_from(STRONG_CIPHERS) if strong_only else suite_names
     groups = st.sampled_from(GROUPS)

@@ -89,6 +89,7 @@ MODULES = (
     "ngx804_backend_no_keepalive",
     "ngx805_backend_legacy_protocol",
     "ngx806_backend_not_post_quantum",
+    "ngx807_backend_connection_shared",
     "ngx741_client_verify_unchecked",
     "ngx742_verify_depth_too_low",
     "ngx743_client_verify_misdirected",

@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from nginxgen import knowledge
 from nginxgen.ciphers import CipherList, CipherModel, evaluate, model_for
 from nginxgen.conf.load import Stmt
+from nginxgen.knowledge import cipher_suites, nginx
 from nginxgen.lint.context import Context
 from nginxgen.records import record
 
@@ -24,7 +24,7 @@ class Evaluation:
     asked_for_weak: list[str]  # broken families this library lacks but the string asks for
 
     @property
-    def suites(self) -> list[knowledge.Suite]:
+    def suites(self) -> list[cipher_suites.Suite]:
         return self.result.suites
 
 
@@ -55,7 +55,7 @@ def _evaluate(text: str, cipher_model: CipherModel) -> Evaluation:
     return Evaluation(
         result=result,
         tls13_names=sorted(words & tls13),
-        asked_for_weak=[w for w in result.unknown_added if knowledge.is_weak_cipher_word(w)],
+        asked_for_weak=[w for w in result.unknown_added if cipher_suites.is_weak_cipher_word(w)],
     )
 
 
@@ -68,7 +68,7 @@ def _scopes(ctx: Context) -> Iterator[tuple[list[Stmt], list[str]]]:
         return
     # A file linted on its own (an include snippet such as ssl.conf, or a server whose listen
     # lives elsewhere): its lines apply to whatever TLS server includes it, so judge them too.
-    default = list(knowledge.default_protocols(ctx.target))
+    default = list(nginx.default_protocols(ctx.target))
     http_protocols = config.http.get("ssl_protocols")
     yield config.http.get("ssl_ciphers", []), http_protocols[-1].args if http_protocols else default
     for server in config.servers:
@@ -85,3 +85,11 @@ def cipher_lines(ctx: Context) -> Iterator[tuple[Stmt, Evaluation]]:
             continue
         seen.add(id(stmts[-1]))
         yield stmts[-1], evaluate_line(ctx, stmts[-1])
+
+
+def all_cipher_lines(ctx: Context) -> Iterator[tuple[Stmt, Evaluation]]:
+    """Every ssl_ciphers line with a value, as written (a snippet's too: the string is checked
+    wherever a TLS server inherits it), evaluated."""
+    for stmt in ctx.all_statements():
+        if stmt.directive == "ssl_ciphers" and stmt.args:
+            yield stmt, evaluate_line(ctx, stmt)

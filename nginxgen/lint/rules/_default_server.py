@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from nginxgen.conf.config import Config, Server
 from nginxgen.conf.load import Stmt
 from nginxgen.conf.per_name import NameModel, lines_of
-from nginxgen.lint.context import Context
-from nginxgen.lint.findings import Applicability, Fix
+from nginxgen.lint.context import Context, Rule
+from nginxgen.lint.findings import Applicability, Finding, Fix
 from nginxgen.lint.rules import _fixes
 from nginxgen.records import record
 from nginxgen.values import same_value
@@ -45,36 +45,48 @@ def _text(stmt: Stmt | None, key: str) -> str:
     return " ".join(args)
 
 
-def misplaced(ctx: Context, keys: tuple[str, ...]) -> Iterator[Misplaced]:
-    """Settings a non-default server makes that the target ignores there: the ignored lines of
-    the config model's answer for that server's names (nginxgen/conf/per_name.py), in http{}
-    servers and in stream{} ones (with stream's knowledge of what the default server decides)."""
+def vhost_models(ctx: Context) -> Iterator[tuple[str, Server, NameModel, Config]]:
+    """(socket, server, the config model of its names there, the model of its block) for each
+    server that is not the default of a TLS address it listens on, in http{} servers and in
+    stream{} ones (with stream's knowledge of what the default server decides)."""
     for block in (ctx, ctx.stream):
         for socket, default, others in block.tls_sockets():
             for server in others:
-                model = NameModel(block, socket, None, server, default)
-                for key in keys:
-                    if key not in model.decided:
-                        continue
-                    entry = model.decided[key]
-                    answer = model.setting(key)
-                    in_effect = answer.line
-                    for ignored in answer.ignored:
-                        stmt = ignored.line
-                        value = _text(stmt, key)
-                        if in_effect is not None and same_value(
-                            stmt.directive, stmt.args, in_effect.args
-                        ):
-                            continue  # the same setting, however it is spelled (1440m and 1d)
-                        if entry.only_value and value != entry.only_value:
-                            continue
-                        yield Misplaced(
-                            socket, key, stmt, model.default, entry.why,
-                            _text(in_effect, key), server, block.config,
-                        )  # fmt: skip
+                yield socket, server, NameModel(block, socket, None, server, default), block.config
 
 
-def block_fix(fix: str, m: Misplaced) -> str:
+def misplaced(ctx: Context, keys: tuple[str, ...]) -> Iterator[Misplaced]:
+    """Settings a non-default server makes that the target ignores there: the ignored lines of
+    the config model's answer for that server's names (nginxgen/conf/per_name.py)."""
+    for socket, server, model, config in vhost_models(ctx):
+        for key in keys:
+            if key not in model.decided:
+                continue
+            entry = model.decided[key]
+            answer = model.setting(key)
+            in_effect = answer.line
+            for ignored in answer.ignored:
+                stmt = ignored.line
+                value = _text(stmt, key)
+                if in_effect is not None and same_value(stmt.directive, stmt.args, in_effect.args):
+                    continue  # the same setting, however it is spelled (1440m and 1d)
+                if entry.only_value and value != entry.only_value:
+                    continue
+                yield Misplaced(
+                    socket, key, stmt, model.default, entry.why, _text(in_effect, key), server,
+                    config,
+                )  # fmt: skip
+
+
+def finding(ctx: Context, rule: Rule, m: Misplaced, message: str) -> Finding:
+    """A default-server rule's finding on an ignored line: the rule's fix text for the block of
+    the line, and the unsafe move into the default server as its edit (MOVE_TO_DEFAULT)."""
+    return ctx.finding(
+        rule, m.stmt, message, edits=_move_to_default(ctx, m), fix=_block_fix(rule.fix, m)
+    )
+
+
+def _block_fix(fix: str, m: Misplaced) -> str:
     """A rule's fix text for the block of the finding: a stream{} server's lines go to
     stream{} level."""
     return fix.replace("http{}", "stream{}") if m.config.block == "stream" else fix
@@ -84,7 +96,7 @@ def _on_another_tls_socket(config: Config, server: Server, socket: str) -> bool:
     return any(lst.socket != socket and config.tls_socket(lst.socket) for lst in server.listens)
 
 
-def move_to_default(ctx: Context, m: Misplaced) -> Fix | None:
+def _move_to_default(ctx: Context, m: Misplaced) -> Fix | None:
     """The unsafe fix: the default server, which decides for every name on the address:port,
     takes the vhost's value, and the vhost's line goes. A line that also speaks for another TLS
     address is never dropped or overwritten: the vhost's stays when the vhost listens there too,

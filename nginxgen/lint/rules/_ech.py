@@ -5,13 +5,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen import ech
 from nginxgen.conf.config import Server
 from nginxgen.conf.load import Stmt
 from nginxgen.conf.per_name import NameModel
 from nginxgen.lint.context import Context
 from nginxgen.lint.rules._files import read
 from nginxgen.records import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # nginxgen.ech only once a key file is read: most configs have none
+    from nginxgen import ech
 
 
 @record
@@ -44,6 +47,8 @@ def key_file(ctx: Context, path: str) -> KeyFile | None:
     data = read(ctx, path)
     if data is None:
         return None
+    from nginxgen import ech
+
     text = data.decode("utf-8", "replace")
     try:
         keys = ech.read_key_file(text)

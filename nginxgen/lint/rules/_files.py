@@ -93,7 +93,7 @@ def _candidates(ctx: Context, cert_path: str) -> list[tuple[str, list[Certificat
     import glob
     import os
 
-    from nginxgen import knowledge
+    from nginxgen.knowledge import pki
 
     def chain(path: str, data: bytes | None) -> tuple[str, list[Certificate]]:
         return path, load_chain(data) if data else []
@@ -116,7 +116,7 @@ def _candidates(ctx: Context, cert_path: str) -> list[tuple[str, list[Certificat
         beside = [chain(p, read(ctx, p)) for p in paths[:MAX_SIBLINGS] if p != full]
 
     def system() -> list[tuple[str, list[Certificate]]]:
-        path = str(knowledge.pki_fact("system_ca_bundle")["path"])
+        path = pki.system_ca_bundle().path
         try:
             with open(path, "rb") as handle:
                 return [chain(path, handle.read())]

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen import knowledge
 from nginxgen.conf.load import Stmt
+from nginxgen.knowledge import directives, nginx
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._values import merge_refusals, refusal, unmet_requirements
@@ -60,7 +60,7 @@ def _judge(ctx: Context) -> list[Verdict]:
     top = {s.directive for s in loaded.statements}
     # a snippet's own lines may be meant for http{}, a server or a location: not judged there
     first = "main" if top & MAIN_BLOCKS else None
-    free = knowledge.directive_shapes().free_content
+    free = directives.directive_shapes().free_content
     out: list[Verdict] = []
     stack: list[tuple[list[Stmt], str | None]] = [(loaded.statements, first)]
     while stack:
@@ -94,25 +94,25 @@ def _one(ctx: Context, stmt: Stmt, context: str | None) -> Verdict | None:
     name = stmt.directive
     if ctx.target.plus or name == "#":
         return None  # NGINX Plus has directives of its own that no source describes
-    entries = knowledge.nginx_directive(ctx.target, name)
+    entries = directives.nginx_directive(ctx.target, name)
     if not entries:
-        if knowledge.known_names("directive") and name in knowledge.known_names("directive"):
+        if nginx.known_names("directive") and name in nginx.known_names("directive"):
             return None  # NGX301 says why this release lacks it
-        third = knowledge.third_party_directive(name)  # read only when nginx's own tables fail
+        third = directives.third_party_directive(name)  # read only when nginx's own tables fail
         if third:
             return _third_party(stmt, third)
-        backport = knowledge.nginx_fact("backported").get(name)
+        backport = nginx.backports().get(name)
         if backport is not None:
             message = (
-                f'unknown directive "{name}" before nginx {backport["since"]}, unless the '
-                f"package backports it ({backport['packages']})"
+                f'unknown directive "{name}" before nginx {backport.since}, unless the '
+                f"package backports it ({backport.packages})"
             )
             return Verdict(stmt, "NGX007", message, Severity.WARNING)
         return Verdict(stmt, "NGX007", f'unknown directive "{name}"', Severity.ERROR)
     if context is not None:
         here = [e for e in entries if e.allows(context)]
         if not here:
-            third = knowledge.third_party_directive(name)
+            third = directives.third_party_directive(name)
             if any(e.allows(context) for e in third):
                 return _third_party(stmt, third)
             return Verdict(
@@ -131,7 +131,7 @@ def _one(ctx: Context, stmt: Stmt, context: str | None) -> Verdict | None:
     return _value(ctx, stmt, taking)
 
 
-def _value(ctx: Context, stmt: Stmt, taking: list[knowledge.DirectiveEntry]) -> Verdict | None:
+def _value(ctx: Context, stmt: Stmt, taking: list[directives.DirectiveEntry]) -> Verdict | None:
     modules = frozenset(e.module for e in taking)
     refused = refusal(ctx.target, stmt, modules, {e.value for e in taking})
     if refused is None:
@@ -140,7 +140,7 @@ def _value(ctx: Context, stmt: Stmt, taking: list[knowledge.DirectiveEntry]) -> 
     return Verdict(stmt, "NGX010", refused.message, Severity.ERROR, fix)
 
 
-def _third_party(stmt: Stmt, third: tuple[knowledge.DirectiveEntry, ...]) -> Verdict:
+def _third_party(stmt: Stmt, third: tuple[directives.DirectiveEntry, ...]) -> Verdict:
     repo = third[0].third_party
     return Verdict(
         stmt,

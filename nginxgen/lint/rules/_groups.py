@@ -6,15 +6,23 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from nginxgen import knowledge
 from nginxgen.conf.groups import GroupEntry, parse_groups
 from nginxgen.conf.load import Stmt
+from nginxgen.knowledge import tls_groups
 from nginxgen.lint.context import Context
 from nginxgen.lint.findings import Fix
 from nginxgen.lint.rules import _fixes
 from nginxgen.target import Library
 
-__all__ = ["GroupEntry", "group_statements", "parse_groups", "renamed", "verdict"]
+__all__ = [
+    "GroupEntry",
+    "group_entries",
+    "group_statements",
+    "parse_groups",
+    "renamed",
+    "successor",
+    "verdict",
+]
 
 KEYWORDS = {"auto", "default"}
 
@@ -32,6 +40,13 @@ def group_statements(ctx: Context) -> Iterator[tuple[Stmt, str]]:
             yield stmt, stmt.args[1]
 
 
+def group_entries(ctx: Context) -> Iterator[tuple[Stmt, GroupEntry]]:
+    """Every entry of every group list, with its statement."""
+    for stmt, text in group_statements(ctx):
+        for entry in parse_groups(text):
+            yield stmt, entry
+
+
 def verdict(library: Library, entry: GroupEntry) -> str:
     """What the library does with one entry of a group list:
     "keyword" (auto, DEFAULT: not a group), "skipped" (`?name` the library ignores when it does
@@ -42,19 +57,26 @@ def verdict(library: Library, entry: GroupEntry) -> str:
     did."""
     if entry.name.lower() in KEYWORDS or not entry.name:
         return "keyword"
-    measured = knowledge.group_name_accepted(library, entry.name)
+    measured = tls_groups.group_name_accepted(library, entry.name)
     if measured:
         return "accepted"
-    if "?" in entry.prefixes and knowledge.group_syntax(library, "question"):
+    if "?" in entry.prefixes and tls_groups.group_syntax(library, "question"):
         return "skipped"
-    group = knowledge.find_group(entry.name)
+    group = tls_groups.find_group(entry.name)
     if group is None:
         return "unknown"
     if not group.available(library):
         return "unavailable"
-    if not knowledge.group_accepts_spelling(group, entry.name, library):
+    if not tls_groups.group_accepts_spelling(group, entry.name, library):
         return "spelling"
     return "refused" if measured is False else "accepted"
+
+
+def successor(library: Library, group: tls_groups.Group) -> str | None:
+    """The standard name a draft group becomes, spelled for the library, where the library has
+    it (None: no successor, or one the library lacks)."""
+    found = tls_groups.find_group(group.replacement) if group.replacement else None
+    return found.spell(library) if found is not None and found.available(library) else None
 
 
 def renamed(ctx: Context, stmt: Stmt, entry: GroupEntry, name: str | None) -> Fix | None:

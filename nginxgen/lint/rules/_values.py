@@ -15,8 +15,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from nginxgen import knowledge
 from nginxgen.conf.load import Stmt
+from nginxgen.knowledge import libraries, nginx_values
 from nginxgen.records import record
 from nginxgen.target import Target
 from nginxgen.values import parse_size, parse_time
@@ -62,7 +62,7 @@ def _refusal(
     target: Target, stmt: Stmt, modules: frozenset[str], kinds: set[str | None]
 ) -> str | None:
     name, args = stmt.directive, stmt.args
-    custom = knowledge.custom_grammars()
+    custom = nginx_values.custom_grammars()
     if name in custom.caches:
         return _shared_cache(custom.caches[name], args)
     if name in custom.parameters:
@@ -78,7 +78,7 @@ def _refusal(
         if len(args) >= last.position and args[last.position - 1] not in last.words:
             return last.message.format(value=args[last.position - 1])
         return None
-    tables = [t for t in knowledge.value_tables(target, name) if t.module in modules]
+    tables = [t for t in nginx_values.value_tables(target, name) if t.module in modules]
     if tables:
         # a snippet's directive may belong to several modules: refused when all refuse it
         messages = [_table(custom.listen, t, stmt, kinds, target) for t in tables]
@@ -91,7 +91,7 @@ def _refusal(
     return refused
 
 
-def _post(checks: tuple[knowledge.PostCheck, ...], name: str, value: str) -> str | None:
+def _post(checks: tuple[nginx_values.PostCheck, ...], name: str, value: str) -> str | None:
     """The first of a post handler's checks the value (a number or size the slot read) fails."""
     number = atoi(value)
     if number is None:
@@ -111,7 +111,7 @@ def _post(checks: tuple[knowledge.PostCheck, ...], name: str, value: str) -> str
     return None
 
 
-def _parameters(grammar: knowledge.ParametersGrammar, name: str, args: list[str]) -> str | None:
+def _parameters(grammar: nginx_values.ParametersGrammar, name: str, args: list[str]) -> str | None:
     given = set()
     for value in args:
         if value in grammar.words:
@@ -174,8 +174,8 @@ def _so_keepalive(text: str) -> bool:
 
 
 def _table(
-    listen: knowledge.ListenGrammar,
-    table: knowledge.ValueTable,
+    listen: nginx_values.ListenGrammar,
+    table: nginx_values.ValueTable,
     stmt: Stmt,
     kinds: set[str | None],
     target: Target,
@@ -208,7 +208,7 @@ def _table(
     return f"value must be between {low} and {high}"
 
 
-def _shared_cache(grammar: knowledge.SharedCacheGrammar, args: list[str]) -> str | None:
+def _shared_cache(grammar: nginx_values.SharedCacheGrammar, args: list[str]) -> str | None:
     for value in args:
         if value in grammar.words:
             continue
@@ -242,7 +242,10 @@ def _port(address: str) -> str | None:
 
 
 def _listen(
-    grammar: knowledge.ListenGrammar, table: knowledge.ValueTable, args: list[str], target: Target
+    grammar: nginx_values.ListenGrammar,
+    table: nginx_values.ValueTable,
+    args: list[str],
+    target: Target,
 ) -> str | None:
     address = args[0] if args else ""
     if address.startswith("["):
@@ -288,7 +291,7 @@ def upstream_tls(statements: list[Stmt]) -> Iterator[tuple[Stmt, dict[str, list[
     target has a TLS scheme (nginx_values.toml, requires) or a variable (nginx cannot read it
     before a request), a stream server with `proxy_ssl on` (ngx_stream_proxy_merge_srv_conf).
     Elsewhere the proxy_ssl_* settings are never handed to the library."""
-    schemes = {r.pass_directive: r.schemes for r in knowledge.custom_grammars().requires}
+    schemes = {r.pass_directive: r.schemes for r in nginx_values.custom_grammars().requires}
     # (statements of a block, the settings in effect around it, http or stream, the block's owner)
     stack: list[tuple[list[Stmt], dict[str, list[Stmt]], str | None, str | None]] = [
         (statements, {}, None, None)
@@ -313,7 +316,7 @@ def upstream_tls(statements: list[Stmt]) -> Iterator[tuple[Stmt, dict[str, list[
 def unmet_requirements(statements: list[Stmt]) -> Iterator[tuple[Stmt, str]]:
     """(the `switch` statement in effect, nginx's message) for each pass to TLS whose
     verification is on with no trusted certificates in effect (checked at merge time)."""
-    by_pass = {r.pass_directive: r for r in knowledge.custom_grammars().requires}
+    by_pass = {r.pass_directive: r for r in nginx_values.custom_grammars().requires}
     for sender, here in upstream_tls(statements):
         wanted = by_pass.get(sender.directive)
         if wanted is None:
@@ -346,7 +349,7 @@ def _by_name(block: list[Stmt]) -> dict[str, list[Stmt]]:
 
 def tls_servers(statements: list[Stmt], target: Target) -> Iterator[TlsServer]:
     """The http and stream servers whose TLS settings nginx merges and applies."""
-    since = Version(knowledge.custom_grammars().stream_by_certificate_since)
+    since = Version(nginx_values.custom_grammars().stream_by_certificate_since)
     for top in statements:
         if top.directive not in ("http", "stream") or top.block is None:
             continue
@@ -371,7 +374,7 @@ def merge_refusals(statements: list[Stmt], target: Target) -> Iterator[tuple[Stm
     """(the switch's statement in effect, nginx's message, a fix) for each TLS server whose
     merge nginx refuses (nginx_values.toml, server_requires and server_unsupported)."""
     checks = [
-        c for c in knowledge.custom_grammars().server_checks
+        c for c in nginx_values.custom_grammars().server_checks
         if in_range(target.nginx, c.since, c.until)
     ]  # fmt: skip
     for server in tls_servers(statements, target):
@@ -382,7 +385,7 @@ def merge_refusals(statements: list[Stmt], target: Target) -> Iterator[tuple[Stm
             ):
                 continue
             if check.capability is not None:
-                if not knowledge.has(target.library, check.capability):
+                if not libraries.has(target.library, check.capability):
                     yield switch[-1], check.message, f"remove {check.switch}: the library lacks it"
             elif not any(server.settings.get(n) for n in check.needs):
                 fix = f"set {' or '.join(check.needs)} where {check.switch} applies, or turn it off"

@@ -22,9 +22,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen import knowledge
 from nginxgen.conf.config import Location
 from nginxgen.conf.load import Stmt
+from nginxgen.knowledge import nginx
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Applicability, Finding, Fix, Severity
 from nginxgen.lint.rules import _fixes
@@ -63,8 +63,8 @@ def _blocks(ctx: Context) -> Iterator[dict[str, list[Stmt]]]:
 
 
 def check(ctx: Context) -> Iterator[Finding]:
-    table = knowledge.nginx_fact("duplicate")
-    fatal, merged = frozenset(table["fatal"]), frozenset(table["merged"])
+    table = nginx.duplicates()
+    fatal, merged = table.fatal, table.merged
     for block in _blocks(ctx):
         for name in fatal.intersection(block):
             stmts = block[name]

@@ -46,7 +46,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen import knowledge
+from nginxgen.knowledge import nginx
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._client_certs import verifying
@@ -70,14 +70,14 @@ def check(ctx: Context) -> Iterator[Finding]:
 def _client_verify(ctx: Context) -> Iterator[Finding]:
     """ngx_http_ssl_merge_srv_conf's refusal of ssl_ocsp beside optional_no_ca (the CA list
     `on` and `optional` need is a server requirement of the value tables, nginx_values.toml)."""
-    fact = knowledge.nginx_fact("client_certificates")
+    fact = nginx.client_certificates()
     ocsp_lines: set[int] = set()
     for settings in verifying(ctx):
         verify, ocsp = settings.verify, settings.ocsp
         if verify.line is None or settings.unknown is not None:
             continue
         if (
-            verify.value == fact["ocsp_refused_with"]
+            verify.value == fact.ocsp_refused_with
             and ocsp.line is not None
             and ocsp.value != "off"
             and id(ocsp.line) not in ocsp_lines
@@ -86,6 +86,6 @@ def _client_verify(ctx: Context) -> Iterator[Finding]:
             yield ctx.finding(
                 RULE,
                 ocsp.line,
-                fact["ocsp_message"],
+                fact.ocsp_message,
                 fix="ssl_verify_client optional; with an ssl_client_certificate, or ssl_ocsp off",
             )

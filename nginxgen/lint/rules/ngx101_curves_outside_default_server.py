@@ -26,12 +26,7 @@ from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule, server_label
 from nginxgen.lint.findings import Finding, Severity
-from nginxgen.lint.rules._default_server import (
-    MOVE_TO_DEFAULT,
-    block_fix,
-    misplaced,
-    move_to_default,
-)
+from nginxgen.lint.rules._default_server import MOVE_TO_DEFAULT, finding, misplaced
 
 RULE = Rule(
     code="NGX101",
@@ -46,11 +41,10 @@ RULE = Rule(
 def check(ctx: Context) -> Iterator[Finding]:
     keys = ("ssl_ecdh_curve", "ssl_conf_command Groups", "ssl_conf_command Curves")
     for m in misplaced(ctx, keys):
-        yield ctx.finding(
+        yield finding(
+            ctx,
             RULE,
-            m.stmt,
+            m,
             f"{m.key} here is ignored: {server_label(m.default)} is the default server of "
             f"{m.socket} and its groups ({m.default_value}) apply to every name on it",
-            edits=move_to_default(ctx, m),
-            fix=block_fix(RULE.fix, m),
         )

@@ -26,12 +26,7 @@ from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule, server_label
 from nginxgen.lint.findings import Finding, Severity
-from nginxgen.lint.rules._default_server import (
-    MOVE_TO_DEFAULT,
-    block_fix,
-    misplaced,
-    move_to_default,
-)
+from nginxgen.lint.rules._default_server import MOVE_TO_DEFAULT, finding, misplaced
 
 RULE = Rule(
     code="NGX102",
@@ -45,11 +40,10 @@ RULE = Rule(
 def check(ctx: Context) -> Iterator[Finding]:
     keys = ("ssl_session_cache", "ssl_session_timeout", "ssl_session_ticket_key")
     for m in misplaced(ctx, keys):
-        yield ctx.finding(
+        yield finding(
+            ctx,
             RULE,
-            m.stmt,
+            m,
             f"{m.key} here is ignored: sessions on {m.socket} use {server_label(m.default)}, "
             f"its default server ({m.default_value})",
-            edits=move_to_default(ctx, m),
-            fix=block_fix(RULE.fix, m),
         )

@@ -32,12 +32,7 @@ from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule, server_label
 from nginxgen.lint.findings import Finding, Severity
-from nginxgen.lint.rules._default_server import (
-    MOVE_TO_DEFAULT,
-    block_fix,
-    misplaced,
-    move_to_default,
-)
+from nginxgen.lint.rules._default_server import MOVE_TO_DEFAULT, finding, misplaced
 
 RULE = Rule(
     code="NGX103",
@@ -50,11 +45,10 @@ RULE = Rule(
 
 def check(ctx: Context) -> Iterator[Finding]:
     for m in misplaced(ctx, ("ssl_protocols", "ssl_conf_command Ciphersuites")):
-        yield ctx.finding(
+        yield finding(
+            ctx,
             RULE,
-            m.stmt,
+            m,
             f"{m.key} here is ignored on {ctx.target.describe()}: {server_label(m.default)} is "
             f"the default server of {m.socket} and decides there ({m.default_value})",
-            edits=move_to_default(ctx, m),
-            fix=block_fix(RULE.fix, m),
         )

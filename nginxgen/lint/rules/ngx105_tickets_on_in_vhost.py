@@ -26,15 +26,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen.conf.per_name import NameModel
 from nginxgen.lint.context import Context, Rule, server_label
 from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._default_server import (
     MOVE_TO_DEFAULT,
     Misplaced,
-    block_fix,
+    finding,
     misplaced,
-    move_to_default,
+    vhost_models,
 )
 
 RULE = Rule(
@@ -48,13 +47,12 @@ RULE = Rule(
 
 def check(ctx: Context) -> Iterator[Finding]:
     for m in misplaced(ctx, ("ssl_session_tickets",)):
-        yield ctx.finding(
+        yield finding(
+            ctx,
             RULE,
-            m.stmt,
+            m,
             f"tickets are off in {server_label(m.default)}, the default server of {m.socket}, "
             "so turning them on here has no effect before nginx 1.29.2",
-            edits=move_to_default(ctx, m),
-            fix=block_fix(RULE.fix, m),
         )
     yield from _off_under_on(ctx)
 
@@ -62,29 +60,25 @@ def check(ctx: Context) -> Iterator[Finding]:
 def _off_under_on(ctx: Context) -> Iterator[Finding]:
     """A vhost's tickets off where the config model says its names then resume no TLS 1.3
     session, although its line meant them to resume from the session cache."""
-    for block in (ctx, ctx.stream):
-        for socket, default, others in block.tls_sockets():
-            for server in others:
-                model = NameModel(block, socket, None, server, default)
-                if "ssl_session_tickets" not in model.decided:
-                    continue
-                answer = model.tls13_resumption()
-                for ignored in answer.ignored:
-                    turned_off = ignored.line.args == ["off"]
-                    if not turned_off or answer.value is not False or ignored.meant is not True:
-                        continue
-                    m = Misplaced(
-                        socket, "ssl_session_tickets", ignored.line, model.default,
-                        model.decided["ssl_session_tickets"].why, "on", server, block.config,
-                    )  # fmt: skip
-                    yield ctx.finding(
-                        RULE,
-                        ignored.line,
-                        f"tickets are on in {server_label(model.default)}, the default server "
-                        f"of {socket}: turning them off here leaves this server's names without "
-                        "TLS 1.3 resumption before nginx 1.29.2 (on "
-                        f"{ctx.target.library.display}: the session cache does not resume "
-                        "their TLS 1.3 sessions either)",
-                        edits=move_to_default(ctx, m),
-                        fix=block_fix(RULE.fix, m),
-                    )
+    for socket, server, model, config in vhost_models(ctx):
+        if "ssl_session_tickets" not in model.decided:
+            continue
+        answer = model.tls13_resumption()
+        for ignored in answer.ignored:
+            turned_off = ignored.line.args == ["off"]
+            if not turned_off or answer.value is not False or ignored.meant is not True:
+                continue
+            m = Misplaced(
+                socket, "ssl_session_tickets", ignored.line, model.default,
+                model.decided["ssl_session_tickets"].why, "on", server, config,
+            )  # fmt: skip
+            yield finding(
+                ctx,
+                RULE,
+                m,
+                f"tickets are on in {server_label(model.default)}, the default server "
+                f"of {socket}: turning them off here leaves this server's names without "
+                "TLS 1.3 resumption before nginx 1.29.2 (on "
+                f"{ctx.target.library.display}: the session cache does not resume "
+                "their TLS 1.3 sessions either)",
+            )

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule, server_label
 from nginxgen.lint.findings import Finding, Severity
-from nginxgen.lint.rules._default_server import MOVE_TO_DEFAULT, misplaced, move_to_default
+from nginxgen.lint.rules._default_server import MOVE_TO_DEFAULT, finding, misplaced
 
 RULE = Rule(
     code="NGX110",
@@ -35,10 +35,10 @@ RULE = Rule(
 
 def check(ctx: Context) -> Iterator[Finding]:
     for m in misplaced(ctx, ("ssl_ech_file",)):
-        yield ctx.finding(
+        yield finding(
+            ctx,
             RULE,
-            m.stmt,
+            m,
             f"ssl_ech_file here decrypts nothing: {server_label(m.default)} is the default server "
             f"of {m.socket} and its keys decide Encrypted Client Hello there ({m.default_value})",
-            edits=move_to_default(ctx, m),
         )

@@ -35,10 +35,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen import knowledge
+from nginxgen.knowledge import tls_groups
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Applicability, Finding, Severity
-from nginxgen.lint.rules._groups import group_statements, parse_groups, renamed, verdict
+from nginxgen.lint.rules._groups import group_entries, renamed, successor, verdict
 from nginxgen.target import Library
 
 RULE = Rule(
@@ -56,60 +56,57 @@ RULE = Rule(
 
 def check(ctx: Context) -> Iterator[Finding]:
     library = ctx.target.library
-    for stmt, text in group_statements(ctx):
-        for entry in parse_groups(text):
-            answer = verdict(library, entry)
-            group = knowledge.find_group(entry.name)
-            if stmt.directive == "ssl_conf_command" and entry.name.lower() == "auto":
-                # nginx reads `auto` itself in ssl_ecdh_curve; SSL_CONF_cmd gets it as a name
-                yield ctx.finding(
-                    RULE, stmt, f"{ctx.library()} has no group 'auto' (only ssl_ecdh_curve takes "
-                    "it): nginx -t fails", "list the groups, or use ssl_ecdh_curve auto",
-                )  # fmt: skip
-            elif answer == "unknown":
-                yield ctx.finding(
-                    RULE, stmt, f"no TLS library knows the group {entry.name!r}: nginx -t fails"
-                )
-            elif answer == "refused":
-                yield ctx.finding(
-                    RULE,
-                    stmt,
-                    f"{ctx.library()} refuses the group {entry.name!r} (this build has no such "
-                    "curve): nginx -t fails",
-                )
-            elif answer == "unavailable" and group is not None:
-                fix = f"use {group.replacement}" if group.replacement else _instead(library, group)
-                successor = knowledge.find_group(group.replacement) if group.replacement else None
-                yield ctx.finding(
-                    RULE,
-                    stmt,
-                    f"{group.requirement(library)} ({ctx.target.describe()}): nginx -t fails",
-                    fix,
-                    autofix=Applicability.UNSAFE,  # another code point: clients that only speak the draft
-                    edits=renamed(ctx, stmt, entry, successor.spell(library))
-                    if successor is not None and successor.available(library)
-                    else None,
-                )
-            elif answer == "spelling" and group is not None:
-                spelled = group.spell(library)
-                case = (
-                    " (group names are case-sensitive there)"
-                    if knowledge.spelling_differs_in_case_only(group, entry.name, library)
-                    else ""
-                )
-                yield ctx.finding(
-                    RULE,
-                    stmt,
-                    f"{ctx.library()} does not accept the spelling {entry.name!r}{case}: "
-                    "nginx -t fails",
-                    f"write {spelled}",
-                    edits=renamed(ctx, stmt, entry, spelled),
-                )
+    for stmt, entry in group_entries(ctx):
+        answer = verdict(library, entry)
+        group = tls_groups.find_group(entry.name)
+        if stmt.directive == "ssl_conf_command" and entry.name.lower() == "auto":
+            # nginx reads `auto` itself in ssl_ecdh_curve; SSL_CONF_cmd gets it as a name
+            yield ctx.finding(
+                RULE, stmt, f"{ctx.library()} has no group 'auto' (only ssl_ecdh_curve takes "
+                "it): nginx -t fails", "list the groups, or use ssl_ecdh_curve auto",
+            )  # fmt: skip
+        elif answer == "unknown":
+            yield ctx.finding(
+                RULE, stmt, f"no TLS library knows the group {entry.name!r}: nginx -t fails"
+            )
+        elif answer == "refused":
+            yield ctx.finding(
+                RULE,
+                stmt,
+                f"{ctx.library()} refuses the group {entry.name!r} (this build has no such "
+                "curve): nginx -t fails",
+            )
+        elif answer == "unavailable" and group is not None:
+            fix = f"use {group.replacement}" if group.replacement else _instead(library, group)
+            name = successor(library, group)
+            yield ctx.finding(
+                RULE,
+                stmt,
+                f"{group.requirement(library)} ({ctx.target.describe()}): nginx -t fails",
+                fix,
+                autofix=Applicability.UNSAFE,  # another code point: clients that only speak the draft
+                edits=renamed(ctx, stmt, entry, name) if name is not None else None,
+            )
+        elif answer == "spelling" and group is not None:
+            spelled = group.spell(library)
+            case = (
+                " (group names are case-sensitive there)"
+                if tls_groups.spelling_differs_in_case_only(group, entry.name, library)
+                else ""
+            )
+            yield ctx.finding(
+                RULE,
+                stmt,
+                f"{ctx.library()} does not accept the spelling {entry.name!r}{case}: "
+                "nginx -t fails",
+                f"write {spelled}",
+                edits=renamed(ctx, stmt, entry, spelled),
+            )
 
 
-def _instead(library: Library, lacking: knowledge.Group) -> str:
+def _instead(library: Library, lacking: tls_groups.Group) -> str:
     """What to use instead: groups the library has (never the lacking one), else an upgrade."""
-    instead = knowledge.groups_instead(library, lacking)
+    instead = tls_groups.groups_instead(library, lacking)
     if not instead:
         return "upgrade the library"
     return f"use one of {', '.join(instead)} instead, or upgrade the library"

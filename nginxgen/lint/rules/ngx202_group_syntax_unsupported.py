@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen import knowledge
+from nginxgen.knowledge import tls_groups
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._groups import group_statements, parse_groups
@@ -44,7 +44,7 @@ def _features(text: str) -> list[str]:
         found.append("dash")
     seen: set[str] = set()
     for entry in entries:
-        group = knowledge.find_group(entry.name)
+        group = tls_groups.find_group(entry.name)
         key = group.id if group else entry.name.lower()
         if key in seen:
             found.append("duplicates")
@@ -57,9 +57,9 @@ def check(ctx: Context) -> Iterator[Finding]:
     library = ctx.target.library
     for stmt, text in group_statements(ctx):
         for feature in _features(text):
-            if not knowledge.group_syntax(library, feature):
+            if not tls_groups.group_syntax(library, feature):
                 yield ctx.finding(
                     RULE,
                     stmt,
-                    f"{ctx.library()} does not accept {knowledge.group_syntax_summary(feature)}: nginx -t fails",
+                    f"{ctx.library()} does not accept {tls_groups.group_syntax_summary(feature)}: nginx -t fails",
                 )

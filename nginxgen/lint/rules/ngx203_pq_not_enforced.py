@@ -22,9 +22,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen import knowledge
 from nginxgen.conf.config import Server
 from nginxgen.conf.load import Stmt
+from nginxgen.knowledge import libraries, tls_groups
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Applicability, Finding, Severity
 from nginxgen.lint.rules import _fixes
@@ -44,15 +44,15 @@ RULE = Rule(
 
 def check(ctx: Context) -> Iterator[Finding]:
     library = ctx.target.library
-    if knowledge.has(library, "server_group_preference"):
+    if libraries.has(library, "server_group_preference"):
         yield from _server_order(ctx)
-    if not knowledge.has(library, "group_tuples"):
+    if not libraries.has(library, "group_tuples"):
         return
     for stmt, text in group_statements(ctx):
         if "/" in text:
             continue
         entries = parse_groups(text)
-        pq = [e.name for e in entries if (g := knowledge.find_group(e.name)) and g.pq]
+        pq = [e.name for e in entries if (g := tls_groups.find_group(e.name)) and g.pq]
         if pq and len(pq) < len(entries):
             tuple_text = f"{':'.join(pq)}/{':'.join(e.raw for e in entries if e.name not in pq)}"
             yield ctx.finding(
@@ -89,6 +89,6 @@ def _server_order(ctx: Context) -> Iterator[Finding]:
         )
 
 
-def _first_group(stmt: Stmt) -> knowledge.Group | None:
+def _first_group(stmt: Stmt) -> tls_groups.Group | None:
     entries = parse_groups(stmt.args[0])
-    return knowledge.find_group(entries[0].name) if entries else None
+    return tls_groups.find_group(entries[0].name) if entries else None

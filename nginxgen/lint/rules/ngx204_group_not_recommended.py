@@ -26,10 +26,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen import knowledge, rule_codes
+from nginxgen import rule_codes
+from nginxgen.knowledge import tls_groups
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Applicability, Finding, Severity
-from nginxgen.lint.rules._groups import group_statements, parse_groups, renamed, verdict
+from nginxgen.lint.rules._groups import group_entries, renamed, successor, verdict
 
 RULE = Rule(
     code=rule_codes.GROUP_NOT_RECOMMENDED,  # the generator names it too
@@ -46,31 +47,27 @@ RULE = Rule(
 
 def check(ctx: Context) -> Iterator[Finding]:
     library = ctx.target.library
-    for stmt, text in group_statements(ctx):
-        for entry in parse_groups(text):
-            group = knowledge.find_group(entry.name)
-            if (
-                group is None
-                or group.not_recommended is None
-                or "-" in entry.prefixes  # removing it from DEFAULT: the opposite of using it
-                or verdict(library, entry) != "accepted"
-            ):
-                continue
-            reason = group.not_recommended
-            by = (
-                f"; {' and '.join(reason.recommended_by)} recommends it: if that is your "
-                "policy, say so with a `# nginxgen: ignore[NGX204] ...` comment"
-                if reason.recommended_by
-                else ""
-            )
-            successor = knowledge.find_group(group.replacement) if group.replacement else None
-            usable = successor is not None and successor.available(library)
-            yield ctx.finding(
-                RULE,
-                stmt,
-                f"{entry.name} is accepted but {reason.why}{by}",
-                f"use {successor.spell(library)}" if usable and successor else None,
-                edits=renamed(
-                    ctx, stmt, entry, successor.spell(library) if usable and successor else None
-                ),
-            )
+    for stmt, entry in group_entries(ctx):
+        group = tls_groups.find_group(entry.name)
+        if (
+            group is None
+            or group.not_recommended is None
+            or "-" in entry.prefixes  # removing it from DEFAULT: the opposite of using it
+            or verdict(library, entry) != "accepted"
+        ):
+            continue
+        reason = group.not_recommended
+        by = (
+            f"; {' and '.join(reason.recommended_by)} recommends it: if that is your "
+            "policy, say so with a `# nginxgen: ignore[NGX204] ...` comment"
+            if reason.recommended_by
+            else ""
+        )
+        name = successor(library, group)  # None: the fix drops the entry
+        yield ctx.finding(
+            RULE,
+            stmt,
+            f"{entry.name} is accepted but {reason.why}{by}",
+            f"use {name}" if name is not None else None,
+            edits=renamed(ctx, stmt, entry, name),
+        )

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen import knowledge
 from nginxgen.conf.config import Server
 from nginxgen.conf.load import Stmt
+from nginxgen.knowledge import nginx
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Applicability, Finding, Fix, Severity
 from nginxgen.lint.rules import _fixes
@@ -83,7 +83,7 @@ def _ssl_on(ctx: Context, switch: Stmt) -> Fix | None:
 
 
 def check(ctx: Context) -> Iterator[Finding]:
-    http2_directive = knowledge.directive_status(ctx.target, "http2")
+    http2_directive = nginx.directive_status(ctx.target, "http2")
     for stmt, what, status in versioned(ctx):
         if status.available and status.deprecated:
             fixable = (

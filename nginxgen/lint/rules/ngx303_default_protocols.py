@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen import knowledge
+from nginxgen.knowledge import nginx, web
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
 
@@ -33,12 +33,12 @@ RULE = Rule(
 
 
 def check(ctx: Context) -> Iterator[Finding]:
-    default = knowledge.default_protocols(ctx.target)
+    default = nginx.default_protocols(ctx.target)
     problems = []
     if "TLSv1.3" not in default:
         problems.append("no TLS 1.3")
     severity = None
-    if knowledge.legacy_protocols() & set(default):
+    if web.legacy_protocols() & set(default):
         if ctx.legacy_protocols_negotiable():
             problems.append("TLS 1.0 and 1.1 on")
         elif not problems:
@@ -46,11 +46,7 @@ def check(ctx: Context) -> Iterator[Finding]:
             severity = Severity.INFO
     if not problems:
         return
-    reported: set[int] = set()
-    for _socket, default_server, _ in ctx.tls_sockets():
-        if default_server.index in reported:
-            continue
-        reported.add(default_server.index)
+    for _socket, default_server in ctx.default_servers():
         if default_server.value("ssl_protocols") is None:
             yield ctx.finding(
                 RULE,

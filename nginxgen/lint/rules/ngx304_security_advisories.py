@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen import knowledge
 from nginxgen.conf.load import Stmt
+from nginxgen.knowledge import advisories
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
 from nginxgen.version import Version
@@ -35,7 +35,7 @@ def check(ctx: Context) -> Iterator[Finding]:
     loaded = ctx.config.loaded
     if not ctx.target.exact or not loaded.files:
         return  # a version given by hand may be a distribution's, patched: nothing exact to say
-    found = knowledge.advisories(ctx.target.nginx)
+    found = advisories.advisories(ctx.target.nginx)
     if not found:
         return
     found.sort(key=lambda a: ORDER.get(a.severity, 3))

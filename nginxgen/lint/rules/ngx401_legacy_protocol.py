@@ -26,7 +26,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen import knowledge, rule_codes
+from nginxgen import rule_codes
+from nginxgen.knowledge import web
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Applicability, Finding, Severity
 from nginxgen.lint.rules import _fixes
@@ -50,7 +51,7 @@ def check(ctx: Context) -> Iterator[Finding]:
     for stmt in ctx.all_statements():
         if stmt.directive != "ssl_protocols":
             continue
-        legacy = [p for p in stmt.args if p in knowledge.legacy_protocols()]
+        legacy = [p for p in stmt.args if p in web.legacy_protocols()]
         if not legacy:
             continue
         message = f"{' '.join(legacy)} enabled: deprecated protocols (RFC 8996)"

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen import knowledge
+from nginxgen.knowledge import cipher_suites
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._ciphers import cipher_lines
@@ -33,7 +33,7 @@ def check(ctx: Context) -> Iterator[Finding]:
     for stmt, ev in cipher_lines(ctx):
         weak: dict[str, list[str]] = {}
         for suite in ev.suites:
-            reason = knowledge.suite_weakness(suite)
+            reason = cipher_suites.suite_weakness(suite)
             if reason:
                 weak.setdefault(reason, []).append(suite.name)
         for word in ev.asked_for_weak:

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen import knowledge, rule_codes
+from nginxgen import rule_codes
+from nginxgen.knowledge import cipher_suites
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._ciphers import cipher_lines
@@ -32,7 +33,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         cbc = [
             s.name
             for s in ev.suites
-            if knowledge.suite_is_cbc_sha1(s) and not knowledge.suite_weakness(s)
+            if cipher_suites.suite_is_cbc_sha1(s) and not cipher_suites.suite_weakness(s)
         ]
         if cbc:
             yield ctx.finding(

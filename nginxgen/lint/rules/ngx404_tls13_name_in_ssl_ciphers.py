@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Applicability, Finding, Severity
 from nginxgen.lint.rules import _fixes
-from nginxgen.lint.rules._ciphers import evaluate_line
+from nginxgen.lint.rules._ciphers import all_cipher_lines
 
 RULE = Rule(
     code="NGX404",
@@ -40,10 +40,7 @@ RULE = Rule(
 def check(ctx: Context) -> Iterator[Finding]:
     if ctx.has("tls13_suites_via_ssl_ciphers"):
         return
-    for stmt in ctx.all_statements():
-        if stmt.directive != "ssl_ciphers" or not stmt.args:
-            continue
-        ev = evaluate_line(ctx, stmt)
+    for stmt, ev in all_cipher_lines(ctx):
         if not ev.tls13_names:
             continue
         if ev.result.error:

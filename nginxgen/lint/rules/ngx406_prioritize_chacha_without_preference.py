@@ -31,12 +31,7 @@ RULE = Rule(
 
 
 def check(ctx: Context) -> Iterator[Finding]:
-    seen: set[int] = set()
-    for server in ctx.tls_servers():
-        options = server.conf_option("PrioritizeChaCha")
-        if options is None or id(options) in seen:
-            continue
-        seen.add(id(options))
+    for server, options in ctx.options_on("PrioritizeChaCha"):
         if (server.value("ssl_prefer_server_ciphers") or ["off"])[0] != "on":
             preference = server.effective("ssl_prefer_server_ciphers")
             yield ctx.finding(

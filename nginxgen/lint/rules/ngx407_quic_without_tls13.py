@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen import knowledge
+from nginxgen.knowledge import nginx
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Applicability, Finding, Severity
 from nginxgen.lint.rules import _fixes
@@ -27,7 +27,7 @@ RULE = Rule(
 
 
 def check(ctx: Context) -> Iterator[Finding]:
-    needed = knowledge.listen_param_needs_protocol("quic")
+    needed = nginx.listen_param_needs_protocol("quic")
     for server in ctx.config.servers:
         quic = next((listen for listen in server.listens if listen.quic), None)
         if quic is not None and needed and needed not in ctx.protocols(server):

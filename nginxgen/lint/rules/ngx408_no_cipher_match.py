@@ -18,12 +18,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen import knowledge
 from nginxgen.conf.load import Stmt
+from nginxgen.knowledge import library_tables
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules import ngx410_cipher_string_refused as ngx410
-from nginxgen.lint.rules._ciphers import evaluate_line
+from nginxgen.lint.rules._ciphers import all_cipher_lines
 
 RULE = Rule(
     code="NGX408",
@@ -34,11 +34,8 @@ RULE = Rule(
 
 
 def check(ctx: Context) -> Iterator[Finding]:
-    # Every line, a snippet's too: the string is checked wherever a TLS server inherits it.
-    for stmt in ctx.all_statements():
-        if stmt.directive != "ssl_ciphers" or not stmt.args:
-            continue
-        result = evaluate_line(ctx, stmt).result
+    for stmt, ev in all_cipher_lines(ctx):
+        result = ev.result
         if result.model.approximate and _blind(ctx, stmt):
             continue  # the model lacks suites the library has for a word of the string
         if result.error and not result.suites:
@@ -51,5 +48,5 @@ def check(ctx: Context) -> Iterator[Finding]:
 
 
 def _blind(ctx: Context, stmt: Stmt) -> bool:
-    table = knowledge.library_table(ctx.target.library)
+    table = library_tables.library_table(ctx.target.library)
     return table is not None and ngx410.blind_word(table, " ".join(stmt.args)) is not None

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen import knowledge, rule_codes
+from nginxgen import rule_codes
+from nginxgen.knowledge import nginx
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Applicability, Finding, Severity
 from nginxgen.lint.rules import _fixes
@@ -30,7 +31,7 @@ RULE = Rule(
 
 
 def check(ctx: Context) -> Iterator[Finding]:
-    status = knowledge.directive_status(ctx.target, "TLSv1.3", "protocol_param")
+    status = nginx.directive_status(ctx.target, "TLSv1.3", "protocol_param")
     if not ctx.has("tls13") or status is None or not status.available:
         return
     for stmt in ctx.all_statements():

@@ -27,11 +27,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from nginxgen import knowledge
 from nginxgen.ciphers import evaluate, load_model
+from nginxgen.knowledge import libraries, library_tables
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
-from nginxgen.lint.rules._ciphers import evaluate_line
+from nginxgen.lint.rules._ciphers import all_cipher_lines
 from nginxgen.target import Library
 
 RULE = Rule(
@@ -45,7 +45,7 @@ RULE = Rule(
 def refusal(library: Library, text: str) -> str | None:
     """Why the library refuses this ssl_ciphers string, or None where it takes it (or nothing
     measured says otherwise)."""
-    table = knowledge.library_table(library)
+    table = library_tables.library_table(library)
     strings = table.cipher_strings if table is not None else {}
     if text in strings:
         reason = strings[text]
@@ -55,20 +55,20 @@ def refusal(library: Library, text: str) -> str | None:
         measured = strings.get(f"DEFAULT:@SECLEVEL={level}")
         if measured:
             return f"@SECLEVEL={level} ({measured})"
-        if table is None and not knowledge.has(library, "security_levels"):
-            return f"@SECLEVEL={level} ({knowledge.capability(library, 'security_levels').refusal})"
+        if table is None and not libraries.has(library, "security_levels"):
+            return f"@SECLEVEL={level} ({libraries.capability(library, 'security_levels').refusal})"
     # words that add suites; `!`/`-` remove them, `+` moves them, `@` commands order them
     # (the separators of OpenSSL's and BoringSSL's ITEM_SEP: `:` `,` space and `;`)
     added = [w for w in re.split(r"[:, ;]+", text) if w and w[0] not in "!-+@"]
     if added and all(_matches_nothing(library, strings, w) for w in added):
         reason = next((strings[w] for w in added if strings.get(w)), "NO_CIPHER_MATCH")
         return f"{', '.join(added)} match no suite there ({reason})"
-    if table is not None and table.names_measured and not knowledge.has(library, "security_levels"):
+    if table is not None and table.names_measured and not libraries.has(library, "security_levels"):
         return _leaves_nothing(table, text)
     return None
 
 
-def _leaves_nothing(table: knowledge.LibraryTable, text: str) -> str | None:
+def _leaves_nothing(table: library_tables.LibraryTable, text: str) -> str | None:
     """Where the library's suites are measured one by one (BoringSSL, AWS-LC): whether the
     string, read with OpenSSL's rules (the cipher engine), leaves none of the suites the build
     took alone. Each suite's fate depends only on the words that match it, so the engine's list
@@ -94,7 +94,7 @@ def _leaves_nothing(table: knowledge.LibraryTable, text: str) -> str | None:
     return f"{text} leaves none of the suites the library has (NO_CIPHER_MATCH)"
 
 
-def blind_word(table: knowledge.LibraryTable, text: str) -> str | None:
+def blind_word(table: library_tables.LibraryTable, text: str) -> str | None:
     """A word of the string the library took alone whose suites no OpenSSL table names (3DES:
     AWS-LC and BoringSSL keep DES-CBC3-SHA, OpenSSL 3.5's table has none): what the cipher
     engine says of such a string is blind to those suites."""
@@ -120,24 +120,21 @@ def _matches_nothing(library: Library, strings: dict[str, str | None], word: str
     the libraries compare names exactly and skip unknown words)."""
     if word in strings:
         return strings[word] is not None
-    table = knowledge.library_table(library)
+    table = library_tables.library_table(library)
     plain = re.fullmatch(r"[A-Za-z0-9_.-]+", word) is not None  # no `+` compound, no [a|b]
     return (
         plain
         and table is not None
         and table.names_measured
-        and not knowledge.has(library, "security_levels")
+        and not libraries.has(library, "security_levels")
     )
 
 
 def check(ctx: Context) -> Iterator[Finding]:
     library = ctx.target.library
-    for stmt in ctx.all_statements():
-        if stmt.directive != "ssl_ciphers" or not stmt.args:
-            continue
-        text = " ".join(stmt.args)
-        why = refusal(library, text)
-        result = evaluate_line(ctx, stmt).result
+    for stmt, ev in all_cipher_lines(ctx):
+        why = refusal(library, " ".join(stmt.args))
+        result = ev.result
         if why is None or (result.error and not result.suites):
             continue  # accepted, or NGX408 already says nothing matches
         yield ctx.finding(RULE, stmt, f"{ctx.library()} refuses {why}: nginx -t fails")

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen import knowledge
+from nginxgen.knowledge import libraries
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._ciphers import evaluate_line, model
@@ -42,7 +42,7 @@ RULE = Rule(
 
 
 def check(ctx: Context) -> Iterator[Finding]:
-    if not knowledge.has(ctx.target.library, "security_levels"):
+    if not libraries.has(ctx.target.library, "security_levels"):
         return  # @SECLEVEL is then NGX410's: the library refuses the string itself
     said: set[int] = set()
     chains: dict[str, list[Certificate]] = {}
@@ -76,14 +76,14 @@ def _shortfall(chain: list[Certificate], needs: int) -> str | None:
     """What in a certificate file gives fewer than `needs` bits, in OpenSSL's words."""
     for index, x509 in enumerate(chain):
         kind, size = x509.key
-        bits = knowledge.key_security_bits(kind, size)
+        bits = libraries.key_security_bits(kind, size)
         if bits is not None and bits < needs:
             which = "ee key too small" if index == 0 else "ca key too small"
             return f"has a {kind} {size}-bit key of {bits} bits ({which})"
         if x509.issuer == x509.subject:
             continue  # a self-signed certificate's digest is not checked
         digest = x509.signature_digest
-        digest_bits = knowledge.digest_security_bits(digest) if digest else None
+        digest_bits = libraries.digest_security_bits(digest) if digest else None
         if digest and digest_bits is not None and digest_bits < needs:
             return f"is signed with {digest.upper()} ({digest_bits} bits: ca md too weak)"
     return None

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen import knowledge
+from nginxgen.knowledge import libraries
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
 
@@ -27,7 +27,7 @@ RULE = Rule(
 
 
 def check(ctx: Context) -> Iterator[Finding]:
-    capability = knowledge.capability(ctx.target.library, "ssl_conf_command")
+    capability = libraries.capability(ctx.target.library, "ssl_conf_command")
     if capability.available:
         return
     for stmt in ctx.all_statements():

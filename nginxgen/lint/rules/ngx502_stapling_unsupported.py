@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen import knowledge
+from nginxgen.knowledge import libraries
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Applicability, Finding, Severity
 from nginxgen.lint.rules import _fixes
@@ -26,7 +26,7 @@ RULE = Rule(
 
 
 def check(ctx: Context) -> Iterator[Finding]:
-    capability = knowledge.capability(ctx.target.library, "ocsp_stapling")
+    capability = libraries.capability(ctx.target.library, "ocsp_stapling")
     if capability.available:
         return
     for stmt in ctx.switched_on("ssl_stapling"):

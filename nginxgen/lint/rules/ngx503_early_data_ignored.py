@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen import knowledge
+from nginxgen.knowledge import libraries
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
 
@@ -23,7 +23,7 @@ RULE = Rule(
 
 
 def check(ctx: Context) -> Iterator[Finding]:
-    capability = knowledge.capability(ctx.target.library, "early_data")
+    capability = libraries.capability(ctx.target.library, "early_data")
     if capability.available:
         return
     for stmt in ctx.switched_on("ssl_early_data"):

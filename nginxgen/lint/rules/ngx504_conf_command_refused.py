@@ -34,7 +34,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from nginxgen import knowledge
+from nginxgen.knowledge import library_tables
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules import ngx410_cipher_string_refused as ngx410
@@ -109,7 +109,7 @@ def _record_padding(strict: bool, name: str, value: str) -> str | None:
     return None
 
 
-def sigalg_refusal(table: knowledge.LibraryTable, name: str, value: str) -> str | None:
+def sigalg_refusal(table: library_tables.LibraryTable, name: str, value: str) -> str | None:
     """Why the library refuses a `SignatureAlgorithms`/`ClientSignatureAlgorithms` list
     (tls1_set_sigalgs_list: one parser for both), or None where it takes it or nothing measured
     says. Each `:` element is a scheme name or SIG+HASH (openssl ssl/t1_lib.c sig_cb), judged
@@ -134,7 +134,7 @@ def sigalg_refusal(table: knowledge.LibraryTable, name: str, value: str) -> str 
     return None
 
 
-def _sigalg_taken(table: knowledge.LibraryTable, element: str) -> bool:
+def _sigalg_taken(table: library_tables.LibraryTable, element: str) -> bool:
     """Whether the library takes one element. A name (no `+`) as probed, or in another letter
     case where the library took it in all four cases probed (it compares that name in any
     case; else strcmp: only the exact names). SIG+HASH, split at the first `+` as sig_cb does:
@@ -195,7 +195,7 @@ def ecdh_parameters_refusal(ctx: Context, name: str, value: str) -> str | None:
 
 
 def check(ctx: Context) -> Iterator[Finding]:
-    table = knowledge.library_table(ctx.target.library)
+    table = library_tables.library_table(ctx.target.library)
     if table is None or table.conf_refused:
         return
     applied = _applied(ctx)

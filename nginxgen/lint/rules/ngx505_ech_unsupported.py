@@ -4,8 +4,9 @@ serves no Encrypted Client Hello. A DNS record that publishes the key then makes
 ECH against a server that never accepts it.
 
 Fail (nginx 1.31.3 with OpenSSL 3.3): ssl_ech_file ech.pem;
-Fix: build nginx against OpenSSL 4.0 (scripts/build_ech_nginx.py), or remove the line and the
-DNS record's ech= parameter.
+Fix: build nginx 1.29.4 or newer against OpenSSL 4.0 (nginx CHANGES 1.29.4;
+https://nginx.org/en/docs/http/ngx_http_ssl_module.html#ssl_ech_file), or remove the line and
+the DNS record's ech= parameter.
 
 Sources: nginx src/event/ngx_event_openssl.c ngx_ssl_ech_files() (#ifdef SSL_OP_ECH_GREASE);
 `nginx -t` of nginx 1.31.3 with OpenSSL 3.3.7 (tests/test_lint_ech.py).
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen import knowledge
+from nginxgen.knowledge import directives, ech, libraries
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
 
@@ -28,10 +29,10 @@ RULE = Rule(
 
 
 def check(ctx: Context) -> Iterator[Finding]:
-    name = knowledge.ech_fact("directive")["name"]
-    if knowledge.nginx_directive(ctx.target, name) is None or ctx.has("ech"):
+    name = ech.directive().name
+    if directives.nginx_directive(ctx.target, name) is None or ctx.has("ech"):
         return  # an nginx without the directive: NGX007 says so
-    refusal = knowledge.capability(ctx.target.library, "ech").refusal
+    refusal = libraries.capability(ctx.target.library, "ech").refusal
     for stmt in ctx.all_statements():
         if stmt.directive == name:
             yield ctx.finding(RULE, stmt, f"{ctx.library()}: {refusal}")

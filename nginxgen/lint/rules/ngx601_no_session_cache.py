@@ -29,16 +29,12 @@ RULE = Rule(
 
 
 def check(ctx: Context) -> Iterator[Finding]:
-    reported: set[int] = set()
-    for socket, default, _ in ctx.tls_sockets():
-        if default.index in reported:
-            continue
+    for socket, default in ctx.default_servers():
         value = default.value("ssl_session_cache")
         if value and any(v.startswith("shared:") for v in value):
             continue
         if default.unknown("ssl_session_cache") is not None:
             continue  # a missing include may set it (NGX002 reports the include)
-        reported.add(default.index)
         stmts = default.effective("ssl_session_cache")
         where = stmts[-1] if stmts else default.stmt
         shown = " ".join(value) if value else "none (the default)"

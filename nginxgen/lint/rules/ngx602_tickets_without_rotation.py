@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen import knowledge
+from nginxgen.knowledge import nginx
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
 
@@ -30,21 +30,17 @@ RULE = Rule(
 
 
 def check(ctx: Context) -> Iterator[Finding]:
-    reported: set[int] = set()
-    for socket, default, _ in ctx.tls_sockets():
-        if default.index in reported:
-            continue
+    for socket, default in ctx.default_servers():
         settings = ("ssl_session_tickets", "ssl_session_ticket_key", "ssl_session_cache")
         if any(default.unknown(name) is not None for name in settings):
             continue  # a missing include may turn tickets off or rotate them (NGX002 says so)
         tickets = default.value("ssl_session_tickets") or ["on"]
         if tickets[0] != "on" or ctx.ticket_keys_managed(default):
             continue  # off, or keys that change (the admin's files, or nginx's rotation)
-        reported.add(default.index)
         stmts = default.effective("ssl_session_tickets")
         why = (
             f"nginx {ctx.target.nginx} never rotates ticket keys"
-            if not knowledge.auto_ticket_rotation(ctx.target)
+            if not nginx.auto_ticket_rotation(ctx.target)
             else "without a shared: session cache nginx does not rotate ticket keys"
         )
         yield ctx.finding(

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen import knowledge
+from nginxgen.knowledge import nginx
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Applicability, Finding, Severity
 from nginxgen.lint.rules import _fixes
@@ -28,7 +28,7 @@ RULE = Rule(
 
 
 def check(ctx: Context) -> Iterator[Finding]:
-    default = int(knowledge.nginx_fact("keepalive_requests_default")["value"])  # 1000 since 1.19.10
+    default = nginx.keepalive_requests_default().value  # 1000 since 1.19.10
     for stmt in ctx.all_statements():
         if (
             stmt.directive == "keepalive_requests"

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen import knowledge
+from nginxgen.knowledge import libraries, nginx
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
 
@@ -23,21 +23,16 @@ RULE = Rule(code="NGX605", name="ktls-cannot-engage", severity=Severity.INFO, fi
 
 
 def check(ctx: Context) -> Iterator[Finding]:
-    seen: set[int] = set()
-    for server in ctx.tls_servers():
-        ktls = server.conf_option("KTLS")
-        if ktls is None or id(ktls) in seen:
-            continue
-        seen.add(id(ktls))
-        if not knowledge.has(ctx.target.library, "ktls"):
+    for server, ktls in ctx.options_on("KTLS"):
+        if not libraries.has(ctx.target.library, "ktls"):
             yield ctx.finding(
                 RULE, ktls, f"{ctx.library()} has no kTLS path in nginx", "remove the KTLS option"
             )
-        elif not knowledge.feature_available(ctx.target, "ssl_sendfile"):
+        elif not nginx.feature_available(ctx.target, "ssl_sendfile"):
             yield ctx.finding(
                 RULE,
                 ktls,
-                f"nginx uses kTLS only from {knowledge.feature_since('ssl_sendfile')}",
+                f"nginx uses kTLS only from {nginx.feature_since('ssl_sendfile')}",
                 "upgrade nginx",
             )
         elif (server.value("sendfile") or ["off"])[0] != "on":

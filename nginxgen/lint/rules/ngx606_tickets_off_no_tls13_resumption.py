@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen import knowledge
 from nginxgen.conf.config import Server
 from nginxgen.conf.load import Stmt
+from nginxgen.knowledge import libraries
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
 
@@ -35,7 +35,7 @@ RULE = Rule(
 
 def check(ctx: Context) -> Iterator[Finding]:
     library = ctx.target.library
-    if knowledge.has(library, "tls13_stateful_resumption"):
+    if libraries.has(library, "tls13_stateful_resumption"):
         return
 
     def off_with_tls13(default: Server, stmt: Stmt) -> bool:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from nginxgen import knowledge
+from nginxgen.knowledge import web
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Applicability, Finding, Severity
 from nginxgen.lint.rules import _fixes
@@ -39,8 +39,8 @@ def check(ctx: Context) -> Iterator[Finding]:
             match = re.search(r"max-age\s*=\s*\"?(\d+)", stmt.args[1], re.IGNORECASE)
             if match is None:
                 yield ctx.finding(RULE, stmt, "HSTS without max-age is ignored by browsers")
-            elif int(match[1]) < knowledge.hsts_fact("min_max_age"):
-                recommended = str(knowledge.hsts_fact("recommended_max_age"))
+            elif int(match[1]) < web.hsts().min_max_age:
+                recommended = str(web.hsts().recommended_max_age)
                 longer = stmt.args[1][: match.start(1)] + recommended + stmt.args[1][match.end(1) :]
                 yield ctx.finding(
                     RULE,

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen import knowledge
+from nginxgen.knowledge import nginx
 from nginxgen.lint.context import Context, Rule, server_label
 from nginxgen.lint.findings import Finding, Severity
 
@@ -52,7 +52,7 @@ RULE = Rule(
 def check(ctx: Context) -> Iterator[Finding]:
     if ctx.config.loaded.http_level_top:  # a snippet: its certificates may be http{}'s, elsewhere
         return
-    message = knowledge.nginx_fact("listen_certificate")["message"]
+    message = nginx.listen_certificate().message
     for block in (ctx, ctx.stream):
         for gap in block.uncertified():
             server, default = gap.server, gap.default

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen import knowledge
+from nginxgen.knowledge import libraries
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._files import certificate_files
@@ -28,7 +28,7 @@ def check(ctx: Context) -> Iterator[Finding]:
     refuses = ctx.has("refuses_small_keys")
     for cert in certificate_files(ctx):
         kind, bits = cert.chain[0].key
-        floor = knowledge.key_floor_bits(kind)
+        floor = libraries.key_floor_bits(kind)
         if floor is None or bits >= floor:
             continue
         message = f"{cert.stmt.args[0]} has a {kind} {bits}-bit key (below {floor})"

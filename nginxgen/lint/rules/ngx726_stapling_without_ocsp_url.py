@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen import knowledge
+from nginxgen.knowledge import pki
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._files import certificate_files, resolve
@@ -53,7 +53,7 @@ def _by_path(ctx: Context) -> Iterator[Finding]:
         for stmt in server.effective("ssl_certificate"):
             if id(stmt) in seen or not stmt.args or resolve(ctx, stmt.args[0]) is not None:
                 continue
-            ca = knowledge.authority_by_path(stmt.args[0])
+            ca = pki.authority_by_path(stmt.args[0])
             if ca is None or ca.no_ocsp_url_since is None:
                 continue
             seen.add(id(stmt))

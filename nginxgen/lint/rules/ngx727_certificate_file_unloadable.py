@@ -26,15 +26,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen import knowledge
 from nginxgen.conf import files
 from nginxgen.conf.load import Stmt
 from nginxgen.conf.stream import Stream
+from nginxgen.knowledge import nginx
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._client_certs import verifying
 from nginxgen.lint.rules._files import load_chain, read
-from nginxgen.version import Version
 
 RULE = Rule(
     code="NGX727",
@@ -42,7 +41,6 @@ RULE = Rule(
     severity=Severity.ERROR,
     fix="point the line at the PEM file (for a CA: the CA certificates, PEM)",
 )
-FACTS = knowledge.nginx_fact("certificate_files")
 
 
 def _loaded(ctx: Context) -> Iterator[tuple[Stmt, bool]]:
@@ -67,12 +65,6 @@ def _loaded(ctx: Context) -> Iterator[tuple[Stmt, bool]]:
             yield line, True
 
 
-def _message(ctx: Context, path: str, ca: bool) -> str:
-    cached = ctx.target.nginx >= Version(FACTS["ca_cached_since"])
-    template = FACTS["message"] if cached or not ca else FACTS["ca_message_before"]
-    return str(template).format(path=path)
-
-
 def check(ctx: Context) -> Iterator[Finding]:
     seen: set[int] = set()
     for line, ca in _loaded(ctx):
@@ -80,7 +72,7 @@ def check(ctx: Context) -> Iterator[Finding]:
             continue
         seen.add(id(line))
         path = line.args[0]
-        fails = f"nginx -t fails: {_message(ctx, path, ca)}"
+        fails = f"nginx -t fails: {nginx.certificate_files().refusal(ctx.target, path, ca)}"
         if files.absent(ctx.config.loaded, path, ctx.target.conf_path):
             yield ctx.finding(RULE, line, f"{path} does not exist: {fails}")
             continue

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen import knowledge
+from nginxgen.knowledge import libraries
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._dhe import dhparam_lines
@@ -46,7 +46,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         done.add(id(stmt))
         data = read(ctx, stmt.args[0])
         bits = _bits(data) if data else None
-        floor = knowledge.key_floor_bits("DH")
+        floor = libraries.key_floor_bits("DH")
         if bits is None or floor is None or bits >= floor:
             continue
         message = f"{stmt.args[0]} holds {bits}-bit DH parameters (below {floor})"

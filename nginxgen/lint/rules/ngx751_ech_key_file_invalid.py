@@ -3,8 +3,10 @@ one that does not parse stops it (`OSSL_ECHSTORE_read_pem(...) failed`, nginx -t
 with the ECHCONFIG block but no PRIVATE KEY passes `nginx -t` and decrypts nothing; one whose
 key is not the one its ECHCONFIG publishes makes every client encrypt to a key nginx lacks.
 
-Fail: ssl_ech_file ech.pem;   # ech.pem holds only the ECHCONFIG block
-Fix:  ssl_ech_file ech.pem;   # as `openssl ech -public_name NAME -out ech.pem` writes it
+Failing (the rule reads the file, so this example does not run as the others do):
+    ssl_ech_file ech.pem;   # ech.pem holds only the ECHCONFIG block
+Fixed:
+    ssl_ech_file ech.pem;   # as `openssl ech -public_name NAME -out ech.pem` writes it
 
 Sources: ngx_http_ssl_module docs (ssl_ech_file); nginx ngx_ssl_ech_files()
 (OSSL_ECHSTORE_read_pem, OSSL_ECHSTORE_num_keys); nginx 1.30.4 with OpenSSL 4.0.3,

@@ -5,11 +5,11 @@ no server for it behind a default server that rejects unknown names the handshak
 (alert 112, no retry configs), and with a certificate for other names the client refuses them
 (hostname mismatch). Either way such clients cannot connect until their DNS cache expires.
 
-Fail:
+Failing (the rule reads the files, so this example does not run as the others do):
     ssl_ech_file ech.pem;   # public name public.example
     server { listen 443 ssl default_server; ssl_reject_handshake on; }
     server { listen 443 ssl; server_name a.example; ... }
-Fix (a server for the public name, its certificate covering it):
+Fixed (a server for the public name, its certificate covering it):
     server { listen 443 ssl; server_name public.example; ssl_certificate public.pem; ... }
 
 Sources: RFC 9849 section 6.1.7 (authenticating for the public name); nginx 1.30.4 with

@@ -4,8 +4,9 @@ Each proxied request then pays a TCP and a TLS handshake to the backend (with se
 abbreviated one), which costs the backend CPU and every request a round trip or two: the
 "TLS is not slow" lesson on the other side of nginx. nginx keeps backend connections only
 through an upstream{} block (never for a URL's literal host), with connections to keep
-(`keepalive N`; from nginx 1.29.7 every block keeps 32 by default), and for proxy_pass only over
-HTTP/1.1 without `Connection: close` (the defaults before 1.29.7 are HTTP/1.0 and close). gRPC
+(`keepalive N`; from nginx 1.29.7 every block keeps 32 by default), and for proxy_pass only where
+the request lets the backend keep it: HTTP/1.1 without `Connection: close`, or HTTP/1.0 with
+`Connection: keep-alive` (the defaults before 1.29.7 are HTTP/1.0 and close). gRPC
 keeps its HTTP/2 connections whenever the block does; uwsgi never keeps one, and is not reported.
 
 Fail: location / { proxy_pass https://api.example.com; }

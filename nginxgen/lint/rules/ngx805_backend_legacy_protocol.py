@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen import knowledge
 from nginxgen.conf.upstream import BackendTls
+from nginxgen.knowledge import web
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Applicability, Finding, Severity
 from nginxgen.lint.rules import _fixes
@@ -58,7 +58,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         if line is None or id(line) in seen:
             continue
         seen.add(id(line))
-        legacy = [p for p in line.args if p in knowledge.legacy_protocols()]
+        legacy = [p for p in line.args if p in web.legacy_protocols()]
         if not legacy:
             continue
         severity = Severity.ERROR if any(p.startswith("SSL") for p in legacy) else None

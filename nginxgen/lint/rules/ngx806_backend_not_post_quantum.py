@@ -27,9 +27,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen import knowledge
 from nginxgen.conf.config import Server
 from nginxgen.conf.groups import parse_groups
+from nginxgen.knowledge import tls_groups
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._backends import passes
@@ -49,12 +49,12 @@ def _offered_to_clients(ctx: Context, server: Server) -> frozenset[str] | None:
     curve = server.value("ssl_ecdh_curve")
     text = commands[-1].args[1] if commands else (curve[0] if curve else "auto")
     if text == "auto":
-        return knowledge.default_groups(ctx.target.library)
-    return frozenset(g.id for e in parse_groups(text) if (g := knowledge.find_group(e.name)))
+        return tls_groups.default_groups(ctx.target.library)
+    return frozenset(g.id for e in parse_groups(text) if (g := tls_groups.find_group(e.name)))
 
 
 def _pq(ids: frozenset[str]) -> bool:
-    return any((g := knowledge.find_group(i)) is not None and g.pq for i in ids)
+    return any((g := tls_groups.find_group(i)) is not None and g.pq for i in ids)
 
 
 def check(ctx: Context) -> Iterator[Finding]:

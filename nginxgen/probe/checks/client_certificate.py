@@ -23,8 +23,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from nginxgen import knowledge
 from nginxgen.conf.per_name import Answer, NameModel
+from nginxgen.knowledge import nginx
 from nginxgen.probe.check import Found, NameProbe, Prediction, expect, offers_tls
 from nginxgen.probe.session import client_context, connect_tls
 
@@ -118,7 +118,7 @@ def _host(probe: NameProbe) -> str:
 
 def answer_without(probe: NameProbe, host: str) -> tuple[int | None, str]:
     """(status, kind) of a GET of / by a client that has no certificate."""
-    facts = knowledge.nginx_fact("client_certificates")
+    facts = nginx.client_certificates()
     with connect_tls(probe.address, probe.sni, client_context(), probe.timeout) as tls:
         tls.sendall(f"GET / HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode())
         data = b""
@@ -129,10 +129,10 @@ def answer_without(probe: NameProbe, host: str) -> tuple[int | None, str]:
             data += chunk
     parts = data.split(b"\r\n", 1)[0].split()
     status = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else None
-    if status == facts["misdirected_status"]:
+    if status == facts.misdirected_status:
         return status, "misdirected"
-    page = facts["no_certificate_page"].encode()
-    if status == facts["no_certificate_status"] and page in data:
+    page = facts.no_certificate_page.encode()
+    if status == facts.no_certificate_status and page in data:
         return status, "no-certificate"
     return status, "served"
 

@@ -1,13 +1,16 @@
 """Encrypted Client Hello: with `--ech-config`, one ECH ClientHello per name (the name inside,
 the config's public name outside; nginxgen/probe/ech_hello.py) and the server's verdict:
-accepted, rejected with retry configs, or not offered (RFC 9849 sections 6.1 and 7). Not run
-for the probe without SNI: there is no name to hide.
+accepted, rejected with retry configs, or ignored (the server answered without using ECH; RFC
+9849 sections 6.1 and 7). Not run for the probe without SNI: there is no name to hide.
 
-A rejection is only useful to a client when the certificate it then gets covers the public name
-(section 6.1.7: the client verifies it for the public name before taking the retry configs);
-when it does not, that is a problem. The model (`NameModel.ech_keys`: the deciding
-ssl_ech_file lines and what their files hold) predicts the verdict for the config sent, and for
-a rejection the retry configs.
+Whoever asks with a config expects it to be accepted, so a rejection and an ignored ECH are
+problems: a rejected client of that config retries with the retry configs (a second handshake,
+section 6.1.6), and where ECH is ignored its clients show the inner name to nobody but send it
+in vain. A rejection is only of use to a client when the certificate it then gets covers the
+public name (section 6.1.7: the client verifies it for the public name before taking the retry
+configs); when it does not, the problem says that instead. The model (`NameModel.ech_keys`:
+the deciding ssl_ech_file lines and what their files hold) predicts the verdict for the config
+sent, and for a rejection the retry configs.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from typing import Any
 
 from nginxgen.conf.per_name import EchKeys, NameModel
 from nginxgen.probe.check import Found, NameProbe, Prediction, expect
-from nginxgen.probe.ech_hello import ACCEPTED, NOT_OFFERED, REJECTED, ask_ech
+from nginxgen.probe.ech_hello import ACCEPTED, IGNORED, REJECTED, ask_ech
 from nginxgen.probe.session import covers
 
 KEYS: Mapping[str, Any] = {"ech": None}
@@ -36,11 +39,22 @@ def observe(probe: NameProbe) -> dict[str, Any]:
         probe.inconclusive.append(f"ECH: {answer.detail}")
     retry = answer.retry_configs
     names = list(answer.certificate_names)
+    config = f"config {answer.config_id} of {answer.public_name}"
     if answer.verdict == REJECTED and not covers(names, answer.public_name):
         probe.problems.append(
             f"ECH rejected, and the certificate sent ({', '.join(names) or 'no DNS names'}) does "
             f"not cover the public name {answer.public_name}: clients cannot take the retry "
             "configs (RFC 9849 6.1.7)"
+        )
+    elif answer.verdict == REJECTED:
+        probe.problems.append(
+            f"ECH rejected: the server has no key for {config} (a stale or another key); its "
+            "clients retry with the retry configs, one more handshake (RFC 9849 6.1.6)"
+        )
+    elif answer.verdict == IGNORED:
+        probe.problems.append(
+            f"ECH ignored: the server answered the outer hello for {answer.public_name} without "
+            f"using ECH ({config}): it has no ECH key where the default server decides, or no ECH"
         )
     return {
         "ech": {
@@ -58,14 +72,14 @@ def observe(probe: NameProbe) -> dict[str, Any]:
 
 def predict(model: NameModel, found: Found) -> list[Prediction]:
     ech = found.get("ech")
-    if ech is None or ech["verdict"] not in (ACCEPTED, REJECTED, NOT_OFFERED):
+    if ech is None or ech["verdict"] not in (ACCEPTED, REJECTED, IGNORED):
         return []
     sent = (ech["config_id"], bytes.fromhex(ech["public_key"]))
 
     def verdict(keys: EchKeys) -> str:
         if sent in keys.decrypts:
             return ACCEPTED
-        return REJECTED if keys.retry_configs is not None else NOT_OFFERED
+        return REJECTED if keys.retry_configs is not None else IGNORED
 
     def retry(keys: EchKeys) -> str | None:
         raw = keys.retry_configs

@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from nginxgen import knowledge
 from nginxgen.conf.per_name import NameModel
+from nginxgen.knowledge import tls_groups
 from nginxgen.probe.check import Found, NameProbe, Prediction, expect
 from nginxgen.probe.hello import GROUPS, TLS12_SUITES
 
@@ -52,7 +52,7 @@ def predict(model: NameModel, found: Found) -> list[Prediction]:
     probed = list(found["groups"])
 
     def in_terms(ids: frozenset[str]) -> set[str]:
-        return {p for p in probed if (g := knowledge.find_group(p)) and g.id in ids}
+        return {p for p in probed if (g := tls_groups.find_group(p)) and g.id in ids}
 
     taken = {g for g, ok in found["groups"].items() if ok}
     return [expect(model.groups(), taken, "groups", in_terms)]

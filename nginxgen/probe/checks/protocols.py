@@ -1,6 +1,8 @@
 """Protocol versions: a version is accepted when the server answers a ClientHello offering only
-it. The model: the versions `ssl_protocols` (or nginx's default) allows that the library can
-negotiate, from the server that decides them for the name."""
+it; where the server refuses one with an alert, `alerts` names it (a default server with
+`ssl_reject_handshake on` answers unrecognized_name). The model: the versions `ssl_protocols`
+(or nginx's default) allows that the library can negotiate, from the server that decides them
+for the name."""
 
 from __future__ import annotations
 
@@ -9,9 +11,9 @@ from typing import Any
 
 from nginxgen.conf.per_name import NameModel
 from nginxgen.probe.check import Found, NameProbe, Prediction, expect
-from nginxgen.probe.hello import VERSIONS
+from nginxgen.probe.hello import VERSIONS, alert_text
 
-KEYS: Mapping[str, Any] = {"protocols": {}}
+KEYS: Mapping[str, Any] = {"protocols": {}, "alerts": {}}
 CLASSICAL = ["X25519", "secp256r1", "secp384r1"]  # the groups of a hello that is not about them
 
 
@@ -20,14 +22,16 @@ def runs(found: Found) -> bool:
 
 
 def observe(probe: NameProbe) -> dict[str, Any]:
-    protocols = {}
+    protocols, alerts = {}, {}
     for version in VERSIONS:
         shares = ["X25519"] if version == "TLSv1.3" else []
         answer = probe.hello(version, CLASSICAL, shares)
         protocols[version] = probe.verdict(
             version, answer, answer.accepted and answer.version == version
         )
-    return {"protocols": protocols}
+        if answer.alert_code is not None:
+            alerts[version] = alert_text(answer.alert_code)
+    return {"protocols": protocols, "alerts": alerts}
 
 
 def predict(model: NameModel, found: Found) -> list[Prediction]:
@@ -37,4 +41,14 @@ def predict(model: NameModel, found: Found) -> list[Prediction]:
 
 def text(found: Found) -> list[str]:
     on = [v for v, ok in found["protocols"].items() if ok]
-    return [f"  protocols: {' '.join(on) or 'none'}"]
+    refused = f" (refused: {refusals(found)})" if not on and found["alerts"] else ""
+    return [f"  protocols: {' '.join(on) or 'none'}{refused}"]
+
+
+def refusals(found: Found) -> str:
+    """The alerts the versions were refused with: `alert 112 (unrecognized_name) to TLSv1.2
+    and TLSv1.3; alert 70 (protocol_version) to TLSv1`."""
+    by_alert: dict[str, list[str]] = {}
+    for version, alert in found["alerts"].items():
+        by_alert.setdefault(alert, []).append(version)
+    return "; ".join(f"{alert} to {' and '.join(v)}" for alert, v in by_alert.items())

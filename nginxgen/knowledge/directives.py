@@ -1,0 +1,174 @@
+"""nginx's directives as its sources define them, per release (nginx_directives.json, from the
+`ngx_command_t` arrays; third_party_directives.json for common third-party modules), and which
+directives take a block (directives.json, as real builds answered)."""
+
+from __future__ import annotations
+
+from functools import cache, lru_cache
+
+from nginxgen.knowledge.data import json_file
+from nginxgen.records import record
+from nginxgen.version import Version
+
+TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
+if TYPE_CHECKING:
+    from typing import Any
+
+    from nginxgen.target import Target
+
+
+@record(frozen=True)
+class DirectiveEntry:
+    """One definition of a directive (nginx_directives.json): where nginx allows it, how many
+    arguments it takes, whether it opens a block, how its value is read."""
+
+    module: str
+    contexts: frozenset[str]  # main, events, http, server, location, ... or any
+    args: str | tuple[int, ...]  # counts, or flag / any / 1more / 2more
+    block: bool
+    value: str | None  # flag, size, msec, sec, num: nginx's own setter reads it
+    third_party: str | None = None  # the module's repository, for a third-party module
+
+    def allows(self, context: str) -> bool:
+        return context in self.contexts or "any" in self.contexts
+
+    def takes(self, count: int) -> bool:
+        if self.args == "any":
+            return True
+        if self.args == "flag":
+            return count == 1
+        if self.args == "1more":
+            return count >= 1
+        if self.args == "2more":
+            return count >= 2
+        return count in self.args
+
+
+def _entry(data: dict[str, Any], third_party: str | None = None) -> DirectiveEntry:
+    args = data["args"]
+    return DirectiveEntry(
+        data["module"],
+        frozenset(data["contexts"]),
+        args if isinstance(args, str) else tuple(args),
+        data["block"],
+        data.get("value"),
+        third_party,
+    )
+
+
+@cache
+def _release_index(version: str) -> int:
+    """The index of the newest known release at or before this version."""
+    releases = [Version(v) for v in json_file("nginx_directives")["releases"]]
+    wanted = Version(version)
+    return max((i for i, r in enumerate(releases) if r <= wanted), default=0)
+
+
+@lru_cache(maxsize=4096)  # bounded: names come from the text being edited (the language server)
+def _release_entries(version: str, name: str) -> tuple[DirectiveEntry, ...] | None:
+    entries = json_file("nginx_directives")["directives"].get(name)
+    if entries is None:
+        return None
+    at = _release_index(version)
+    return tuple(
+        _entry(e)
+        for e in entries
+        if any(first <= at and (end is None or at < end) for first, end in e["ranges"])
+    )
+
+
+def nginx_directive(target: Target, name: str) -> tuple[DirectiveEntry, ...] | None:
+    """The definitions of a directive in the target's nginx release, those of modules the
+    target is known to lack left out; None when no module of that release has the name."""
+    entries = _release_entries(str(target.nginx), name)
+    if not entries:
+        return None
+    return tuple(e for e in entries if module_built(target, e.module) is not False)
+
+
+def directive_first_release(name: str) -> str | None:
+    """The first nginx release that has a directive (nginx_directives.json)."""
+    entries = json_file("nginx_directives")["directives"].get(name)
+    if not entries:
+        return None
+    first = min(start for e in entries for start, _ in e["ranges"])
+    return str(json_file("nginx_directives")["releases"][first])
+
+
+def module_built(target: Target, module: str) -> bool | None:
+    """Whether the target's nginx has one of its own modules: from `nginx -V` when the target
+    came from a binary (None: not known; modules without a configure option are always in)."""
+    info = json_file("nginx_directives")["modules"].get(module)
+    if info is not None and info.get("platform"):  # another system's event module
+        return None if target.modules is None else False
+    family = module.split("_")[1]  # ngx_stream_ssl_module needs stream itself
+    if family in ("stream", "mail") and target.modules is not None and family not in target.modules:
+        return False
+    if info is None or not info["option"] or target.modules is None:
+        return True if info is None or not info["option"] else None
+    key = info["option"].removeprefix("--with-").removeprefix("--without-").removesuffix("_module")
+    if info["default"]:
+        return key not in (target.without or frozenset())
+    return key in target.modules
+
+
+def known_in_some_release(name: str) -> bool:
+    return name in json_file("nginx_directives")["directives"]
+
+
+@cache
+def _third_party() -> dict[str, tuple[DirectiveEntry, ...]]:
+    out: dict[str, list[DirectiveEntry]] = {}
+    for repo, data in json_file("third_party_directives")["modules"].items():
+        for name, entries in data["directives"].items():
+            out.setdefault(name, []).extend(_entry(e, repo) for e in entries)
+    return {name: tuple(entries) for name, entries in out.items()}
+
+
+def third_party_directive(name: str) -> tuple[DirectiveEntry, ...]:
+    """Definitions of the name in the common third-party modules (headers-more, lua, njs, ...)."""
+    return _third_party().get(name, ())
+
+
+@record(frozen=True)
+class DirectiveShapes:
+    """Which directives take a block, as real nginx builds answered (directives.json)."""
+
+    block: frozenset[str]
+    simple: frozenset[str]
+    mixed: dict[str, dict[str, str]]  # name -> enclosing block ("(top)" at a file's top) -> kind
+    free_content: frozenset[str]  # blocks that hold values, not directives (map, types, ...)
+
+    def kind(self, name: str, parent: str | None) -> str | None:
+        """`block`, `simple`, or None when unknown (another module's directive, or a name whose
+        kind depends on an enclosing block we cannot see)."""
+        if name in self.simple:
+            return "simple"
+        if name in self.block:
+            return "block"
+        by_parent = self.mixed.get(name)
+        if by_parent is None:
+            return None
+        kind = by_parent.get(parent or "(top)")
+        return kind if kind in ("block", "simple") else None
+
+
+@cache
+def directive_shapes() -> DirectiveShapes:
+    """The builds' answers, and for a name none of them answered for (ssl_conf_command and
+    ssl_alpn were missed by the probes, other modules are not built there) the NGX_CONF_BLOCK
+    flag of its `ngx_command_t` entries in nginx's source, where every release agrees: nginx
+    refuses a `{` after a directive without it (issue 36: a `;` lost before a block)."""
+    data = json_file("directives")
+    block, simple = set(data["block"]), set(data["simple"])
+    probed = block | simple | set(data["mixed"])
+    for name, entries in json_file("nginx_directives")["directives"].items():
+        kinds = {bool(e["block"]) for e in entries}
+        if name not in probed and len(kinds) == 1:
+            (block if kinds.pop() else simple).add(name)
+    return DirectiveShapes(
+        block=frozenset(block),
+        simple=frozenset(simple),
+        mixed=dict(data["mixed"]),
+        free_content=frozenset(data["free_content"]),
+    )

@@ -1,0 +1,129 @@
+"""TLS libraries (libraries.toml): what each lets nginx do, and the facts about keys and
+signatures each applies. QuicTLS answers as the OpenSSL version it is based on (`like`)."""
+
+from __future__ import annotations
+
+from nginxgen.knowledge.data import toml_file
+from nginxgen.records import record
+from nginxgen.version import Version, in_range
+
+TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
+if TYPE_CHECKING:
+    from typing import Any
+
+    from nginxgen.target import Library
+
+LIBRARY_KINDS = ("openssl", "quictls", "boringssl", "aws-lc", "libressl")
+
+
+@record(frozen=True)
+class Support:
+    """Which versions of one library have something (a capability, a group, a syntax): none,
+    all, or those `since <= version < until` (an unknown version counts as the newest)."""
+
+    present: bool
+    since: str | None = None
+    until: str | None = None
+
+    def holds(self, version: Version | None) -> bool:
+        return self.present and in_range(version, self.since, self.until)
+
+
+NO_SUPPORT = Support(False)
+
+
+def support(entry: bool | dict[str, str] | None) -> Support:
+    """A table's `library = true | false | {since, until}` as a record."""
+    if entry is None or isinstance(entry, bool):
+        return Support(bool(entry))
+    return Support(True, entry.get("since"), entry.get("until"))
+
+
+def supports(table: dict[str, Any], library: Library) -> bool:
+    """Whether a `{library kind = true | false | {since, until}}` table holds for `library`."""
+    return support(table.get(behaves_as(library))).holds(library.version)
+
+
+def _library(kind: str) -> dict[str, Any]:
+    info: dict[str, Any] = toml_file("libraries")["library"][kind]
+    return info
+
+
+def library_display(kind: str) -> str:
+    return str(_library(kind)["display"])
+
+
+def current_library_version(kind: str) -> str | None:
+    current = _library(kind).get("current")
+    return str(current) if current else None
+
+
+def behaves_as(library: Library) -> str:
+    """The kind whose entries answer for this library: QuicTLS answers as OpenSSL."""
+    return str(_library(library.kind).get("like", library.kind))
+
+
+@record(frozen=True)
+class Capability:
+    name: str
+    summary: str
+    available: bool
+    refusal: str
+    source: str
+
+
+def capability(library: Library, name: str) -> Capability:
+    data = toml_file("libraries")["capability"][name]
+    return Capability(
+        name=name,
+        summary=data["summary"],
+        available=supports(data, library),
+        refusal=data.get("refusal", f"{library_display(library.kind)} lacks {data['summary']}"),
+        source=data["source"],
+    )
+
+
+def has(library: Library, name: str) -> bool:
+    return capability(library, name).available
+
+
+def capability_names() -> frozenset[str]:
+    return frozenset(toml_file("libraries")["capability"])
+
+
+def max_early_data(library: Library) -> int | None:
+    """The max_early_data_size nginx's TLS 1.3 tickets carry with ssl_early_data on."""
+    sizes = toml_file("libraries")["capability"]["early_data"]["max_early_data"]
+    size = sizes.get(behaves_as(library))
+    return int(size) if size is not None else None
+
+
+def tls13_fixed_suites(library: Library) -> list[str] | None:
+    """The TLS 1.3 suites a library always offers when nginx cannot choose them, if known."""
+    fixed: list[str] | None = toml_file("libraries")["tls13_fixed_suites"].get(library.kind)
+    return fixed
+
+
+def key_floor_bits(kind: str) -> int | None:
+    """Smallest key size of 112-bit strength for RSA, ECDSA or DH (None: no floor known)."""
+    value = toml_file("libraries")["key_floor_bits"].get(kind)
+    return int(value) if isinstance(value, int) else None
+
+
+def key_security_bits(kind: str, bits: int) -> int | None:
+    """The security bits OpenSSL gives a key of this kind and size (key_kind's words); None
+    for a kind no table covers."""
+    table = toml_file("libraries")["security_bits"]
+    if kind == "RSA":
+        return next((strength for least, strength in table["RSA"] if bits >= least), 0)
+    if kind == "ECDSA":
+        return bits // 2
+    value = table.get(kind)
+    return int(value) if isinstance(value, int) else None
+
+
+def digest_security_bits(digest: str) -> int | None:
+    """The security bits OpenSSL gives a certificate signature's digest ("sha256"); None where
+    the table does not say."""
+    value = toml_file("libraries")["security_bits"]["digest"].get(digest.lower())
+    return int(value) if isinstance(value, int) else None

@@ -1,0 +1,443 @@
+"""nginx itself (nginx.toml): the current release, directives and features by release, its
+defaults, what only the default server of an address:port decides, and what nginx does in the
+cases its documentation leaves out (each fact with its source)."""
+
+from __future__ import annotations
+
+from functools import cache
+
+from nginxgen.knowledge.data import toml_file
+from nginxgen.knowledge.libraries import behaves_as
+from nginxgen.records import record
+from nginxgen.version import Version, in_range
+
+TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
+if TYPE_CHECKING:
+    from typing import Any
+
+    from nginxgen.target import Target
+
+
+def current_nginx() -> Version:
+    return Version(toml_file("nginx")["current"]["stable"])
+
+
+@record(frozen=True)
+class DirectiveStatus:
+    name: str
+    available: bool
+    deprecated: bool
+    since: str | None
+    removed: str | None
+    plus_only: bool
+    replacement: str | None
+    source: str
+    module: str | None
+
+
+def directive_status(target: Target, name: str, table: str = "directive") -> DirectiveStatus | None:
+    """What the target's nginx makes of a directive (`table` also: listen_param, protocol_param).
+
+    None when the knowledge base has nothing to say about the name.
+    """
+    data = toml_file("nginx").get(table, {}).get(name)
+    if data is None:
+        return None
+    version = target.nginx
+    since, removed = data.get("since"), data.get("removed")
+    available = in_range(version, since, removed)
+    module = data.get("module")
+    if data.get("plus_only") and not target.plus:
+        available = False
+    if module and target.modules is not None and module not in target.modules:
+        available = False
+    deprecated = data.get("deprecated") is not None and version >= Version(data["deprecated"])
+    return DirectiveStatus(
+        name=name,
+        available=available,
+        deprecated=deprecated,
+        since=since,
+        removed=removed,
+        plus_only=bool(data.get("plus_only")),
+        replacement=data.get("replacement"),
+        source=data["source"],
+        module=module,
+    )
+
+
+def known_names(table: str = "directive") -> frozenset[str]:
+    """Directive (or listen/protocol parameter) names the knowledge base has facts about."""
+    return frozenset(toml_file("nginx").get(table, {}))
+
+
+def default_protocols(target: Target) -> tuple[str, ...]:
+    return _default_protocols(target.nginx)
+
+
+@cache
+def _default_protocols(nginx: Version | None) -> tuple[str, ...]:
+    for row in toml_file("nginx")["default_protocols"]:
+        if in_range(nginx, row.get("since"), row.get("until")):
+            return tuple(row["protocols"])
+    raise LookupError(f"no default ssl_protocols for nginx {nginx}")
+
+
+def listen_param_needs_protocol(param: str) -> str | None:
+    """The protocol ssl_protocols must enable for a listen parameter (quic: TLSv1.3)."""
+    value = toml_file("nginx")["listen_param"].get(param, {}).get("needs_protocol")
+    return str(value) if value else None
+
+
+def feature_available(target: Target, name: str) -> bool:
+    """An nginx feature without a directive of its own (`ssl_sendfile`, ...)."""
+    data = toml_file("nginx")["feature"][name]
+    return in_range(target.nginx, data.get("since"), data.get("until"))
+
+
+def feature_since(name: str) -> str:
+    return str(toml_file("nginx")["feature"][name]["since"])
+
+
+def _table(key: str) -> dict[str, Any]:
+    table: dict[str, Any] = toml_file("nginx")[key]
+    return table
+
+
+@record(frozen=True)
+class Defaults:
+    """nginx's own values where no line sets them (every release nginxgen knows)."""
+
+    ssl_ciphers: str
+    ssl_session_timeout: str
+    ssl_buffer_size: str
+    keepalive_timeout: str
+    keepalive_requests: int
+    sendfile: str
+    source: str
+
+
+@cache
+def defaults() -> Defaults:
+    data = _table("defaults")
+    return Defaults(
+        ssl_ciphers=data["ssl_ciphers"],
+        ssl_session_timeout=data["ssl_session_timeout"],
+        ssl_buffer_size=data["ssl_buffer_size"],
+        keepalive_timeout=data["keepalive_timeout"],
+        keepalive_requests=data["keepalive_requests"],
+        sendfile=data["sendfile"],
+        source=data["source"],
+    )
+
+
+@record(frozen=True)
+class KeepaliveRequestsDefault:
+    """keepalive_requests' default: `value` since `since`, `before` in older releases."""
+
+    value: int
+    before: int
+    since: str
+    source: str
+
+
+@cache
+def keepalive_requests_default() -> KeepaliveRequestsDefault:
+    data = _table("keepalive_requests_default")
+    return KeepaliveRequestsDefault(
+        value=data["value"],
+        before=data["before_1_19_10"],
+        since=data["since"],
+        source=data["source"],
+    )
+
+
+@record(frozen=True)
+class TicketRotation:
+    """The release from which nginx rotates session ticket keys itself (with a shared cache and
+    no ssl_session_ticket_key)."""
+
+    since: str
+    source: str
+
+
+@cache
+def ticket_rotation() -> TicketRotation:
+    data = _table("ticket_rotation")
+    return TicketRotation(since=data["since"], source=data["source"])
+
+
+def auto_ticket_rotation(target: Target) -> bool:
+    return target.nginx >= Version(ticket_rotation().since)
+
+
+@record(frozen=True)
+class Duplicates:
+    """What nginx makes of a directive given twice in one block: `fatal` ones stop it ("is
+    duplicate"), `merged` ones it takes together."""
+
+    fatal: frozenset[str]
+    merged: frozenset[str]
+    source: str
+
+
+@cache
+def duplicates() -> Duplicates:
+    data = _table("duplicate")
+    return Duplicates(
+        fatal=frozenset(data["fatal"]), merged=frozenset(data["merged"]), source=data["source"]
+    )
+
+
+@record(frozen=True)
+class ValueTypes:
+    """How nginx reads each argument of these directives, so that values it treats as equal
+    compare equal: times (ngx_parse_time), sizes (ngx_parse_size), flags (any letter case),
+    bitmask lists (any order and case), and ssl_session_cache's `shared:NAME:SIZE`."""
+
+    time: frozenset[str]
+    size: frozenset[str]
+    flag: frozenset[str]
+    bitmask: frozenset[str]
+    session_cache: frozenset[str]
+    source: str
+
+
+@cache
+def value_types() -> ValueTypes:
+    data = _table("value_types")
+    return ValueTypes(
+        time=frozenset(data["time"]),
+        size=frozenset(data["size"]),
+        flag=frozenset(data["flag"]),
+        bitmask=frozenset(data["bitmask"]),
+        session_cache=frozenset(data["session_cache"]),
+        source=data["source"],
+    )
+
+
+@record(frozen=True)
+class Backport:
+    """A directive distribution packages carry before the nginx release that added it."""
+
+    name: str
+    since: str  # the nginx release that added it
+    packages: str  # the packages that carry it earlier
+    source: str
+
+
+@cache
+def backports() -> dict[str, Backport]:
+    return {
+        name: Backport(name, data["since"], data["packages"], data["source"])
+        for name, data in _table("backported").items()
+    }
+
+
+@record(frozen=True)
+class AddHeader:
+    """The statuses add_header adds its field to without `always`."""
+
+    statuses_without_always: frozenset[int]
+    source: str
+
+
+@cache
+def add_header() -> AddHeader:
+    data = _table("add_header")
+    return AddHeader(frozenset(data["statuses_without_always"]), data["source"])
+
+
+@record(frozen=True)
+class TicketsAgainstDefault:
+    """Resumption for a name whose server turns ssl_session_tickets the other way from the
+    default server that decides them, before nginx 1.29.2, with `libraries` (others follow the
+    name's own value): unless a retried handshake (the default server's groups without the
+    client's key share `unless_retry_from_key_share`) makes it depend on the client."""
+
+    tls13_resumes: bool
+    tls12_ticket_resumes: bool
+    unless_retry_from_key_share: str
+    libraries: frozenset[str]
+    source: str
+
+
+def _tickets(key: str) -> TicketsAgainstDefault:
+    data = _table(key)
+    return TicketsAgainstDefault(
+        tls13_resumes=data["tls13_resumes"],
+        tls12_ticket_resumes=data["tls12_ticket_resumes"],
+        unless_retry_from_key_share=data["unless_retry_from_key_share"],
+        libraries=frozenset(data["libraries"]),
+        source=data["source"],
+    )
+
+
+@cache
+def tickets_on_under_off() -> TicketsAgainstDefault:
+    """The name's tickets on, the default server's off."""
+    return _tickets("tickets_on_under_off")
+
+
+@cache
+def tickets_off_under_on() -> TicketsAgainstDefault:
+    """The name's tickets off, the default server's on."""
+    return _tickets("tickets_off_under_on")
+
+
+@record(frozen=True)
+class VhostSessionCacheOff:
+    """A virtual server's own `ssl_session_cache off` under a default server with a shared
+    cache: whether its TLS 1.2 session-ID resumption is predicted at all."""
+
+    session_id_resumption_predicted: bool
+    seen: str
+    source: str
+
+
+@cache
+def vhost_session_cache_off() -> VhostSessionCacheOff:
+    data = _table("vhost_session_cache_off")
+    return VhostSessionCacheOff(
+        data["session_id_resumption_predicted"], data["seen"], data["source"]
+    )
+
+
+@record(frozen=True)
+class ClientCertificates:
+    """How nginx asks for and judges client certificates (ssl_verify_client)."""
+
+    handshake_from: str  # the server whose settings the handshake uses: the SNI name's
+    misdirected_status: int  # a request for another server than the handshake's
+    no_certificate_status: int  # NGX_HTTPS_NO_CERT (496), answered as this
+    no_certificate_page: str  # the page nginx sends then
+    certificate_error_status: int  # NGX_HTTPS_CERT_ERROR (495), a certificate that fails: this
+    certificate_error_page: str  # the page nginx sends then
+    default_depth: int  # ssl_verify_depth's default
+    ca_names_from: str  # the directive whose CAs the server names in its request
+    ocsp_refused_with: str  # the ssl_verify_client value nginx -t refuses ssl_ocsp beside
+    ocsp_message: str
+    source: str
+
+
+@cache
+def client_certificates() -> ClientCertificates:
+    data = _table("client_certificates")
+    return ClientCertificates(
+        handshake_from=data["handshake_from"],
+        misdirected_status=data["misdirected_status"],
+        no_certificate_status=data["no_certificate_status"],
+        no_certificate_page=data["no_certificate_page"],
+        certificate_error_status=data["certificate_error_status"],
+        certificate_error_page=data["certificate_error_page"],
+        default_depth=data["default_depth"],
+        ca_names_from=data["ca_names_from"],
+        ocsp_refused_with=data["ocsp_refused_with"],
+        ocsp_message=data["ocsp_message"],
+        source=data["source"],
+    )
+
+
+@record(frozen=True)
+class DefaultServerOnly:
+    key: str  # a directive, or "ssl_conf_command NAME"
+    why: str
+    source: str  # for the block asked about: in stream{}, the stream evidence
+    only_value: str | None
+
+
+def default_server_only(target: Target, block: str = "http") -> dict[str, DefaultServerOnly]:
+    """Settings that, on this target, only the default server of an address:port decides, in
+    http{} or in stream{} servers (an entry holds in stream where it names its stream
+    evidence)."""
+    result: dict[str, DefaultServerOnly] = {}
+    kind = behaves_as(target.library)
+    for key, data in _table("default_server_only").items():
+        blocks = data.get("blocks") or ["http", *(["stream"] if "stream" in data else [])]
+        if block not in blocks:
+            continue
+        libraries = data.get("libraries")
+        if libraries is not None and kind not in libraries and target.library.kind not in libraries:
+            continue
+        per_vhost_since = data.get("per_vhost_since")
+        if per_vhost_since and target.nginx >= Version(per_vhost_since):
+            per_vhost_libs = data.get("per_vhost_libraries")
+            if per_vhost_libs is None or kind in per_vhost_libs:
+                continue
+        source = data["source"] if block == "http" else f"{data['source']}; {data['stream']}"
+        result[key] = DefaultServerOnly(
+            key=key, why=data["why"], source=source, only_value=data.get("only_value")
+        )
+    return result
+
+
+def stream_virtual_servers(target: Target) -> bool:
+    """Whether stream{} servers share an address:port by name (server_name, since 1.25.5)."""
+    return target.nginx >= Version(_table("stream")["virtual_servers_since"])
+
+
+@record(frozen=True)
+class ListenCertificate:
+    """A `listen ... ssl` (or quic) address needs certificates where nginx sets TLS up for it:
+    its default server one in effect, or ssl_reject_handshake on; nginx -t refuses it with
+    `message` (`{kind}`: ssl or quic) otherwise. stream{} checks so from
+    `stream_default_server_since`, before that each server with `listen ... ssl`."""
+
+    message: str
+    stream_default_server_since: str
+    seen: str
+    source: str
+
+
+@cache
+def listen_certificate() -> ListenCertificate:
+    data = _table("listen_certificate")
+    return ListenCertificate(
+        message=data["message"],
+        stream_default_server_since=data["stream_default_server_since"],
+        seen=data["seen"],
+        source=data["source"],
+    )
+
+
+@record(frozen=True)
+class CertificateFiles:
+    """What nginx -t says of a certificate or CA file it cannot load (`{path}`: the file):
+    `message` for ssl_certificate, and for CA files from `ca_cached_since`; before that
+    `ca_message_before` (OpenSSL's SSL_CTX_load_verify_locations)."""
+
+    message: str
+    ca_message_before: str
+    ca_cached_since: str
+    source: str
+
+    def refusal(self, target: Target, path: str, ca: bool) -> str:
+        cached = target.nginx >= Version(self.ca_cached_since)
+        template = self.message if cached or not ca else self.ca_message_before
+        return template.format(path=path)
+
+
+@cache
+def certificate_files() -> CertificateFiles:
+    data = _table("certificate_files")
+    return CertificateFiles(
+        message=data["message"],
+        ca_message_before=data["ca_message_before"],
+        ca_cached_since=data["ca_cached_since"],
+        source=data["source"],
+    )
+
+
+@record(frozen=True)
+class DynamicModule:
+    """A module built as a file of its own (`--with-NAME=dynamic`): `file` in the binary's
+    --modules-path, loaded with load_module; Debian ships it in `debian_package`."""
+
+    file: str
+    debian_package: str
+    source: str
+
+
+@cache
+def dynamic_module(name: str) -> DynamicModule:
+    data = _table("dynamic_module")[name]
+    return DynamicModule(data["file"], data["debian_package"], data["source"])

@@ -1,0 +1,273 @@
+"""How nginx reads directive values (nginx_values.json, read off nginx's sources per release by
+scripts/build_value_tables.py), and the grammars of its custom setters with the checks nginx
+makes when it merges a server (nginx_values.toml)."""
+
+from __future__ import annotations
+
+from functools import cache, lru_cache
+
+from nginxgen.knowledge.data import json_file, toml_file
+from nginxgen.records import record
+from nginxgen.version import Version
+
+TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
+if TYPE_CHECKING:
+    from typing import Any
+
+    from nginxgen.target import Target
+
+
+@record(frozen=True)
+class ValueTable:
+    """What one module's own setter reads as a directive's value in a release
+    (nginx_values.json, read off nginx's sources): enum or bitmask names (any letter case),
+    num bounds, an offset (k, m and g), or a listen handler's parameters."""
+
+    module: str
+    enum: tuple[str, ...] | None = None
+    bitmask: tuple[str, ...] | None = None
+    bounds: tuple[int, int | None] | None = None
+    offset: bool = False
+    words: tuple[str, ...] = ()  # listen: parameters compared whole
+    prefixes: tuple[str, ...] = ()  # listen: parameters compared by their start (backlog=)
+
+
+@cache
+def _value_release_index(version: str) -> int:
+    releases = [Version(v) for v in json_file("nginx_values")["releases"]]
+    wanted = Version(version)
+    return max((i for i, r in enumerate(releases) if r <= wanted), default=0)
+
+
+def value_tables(target: Target, name: str) -> tuple[ValueTable, ...]:
+    """The value tables of a directive in the target's nginx release, one per module."""
+    return _value_tables(str(target.nginx), name)
+
+
+@lru_cache(maxsize=1024)  # bounded: names come from the text being edited (the language server)
+def _value_tables(version: str, name: str) -> tuple[ValueTable, ...]:
+    at = _value_release_index(version)
+    out = []
+    for e in json_file("nginx_values")["directives"].get(name, ()):
+        if not any(first <= at and (end is None or at < end) for first, end in e["ranges"]):
+            continue
+        bounds = e.get("bounds")
+        out.append(
+            ValueTable(
+                e["module"],
+                tuple(e["enum"]) if "enum" in e else None,
+                tuple(e["bitmask"]) if "bitmask" in e else None,
+                (bounds[0], bounds[1]) if bounds else None,
+                bool(e.get("offset")),
+                tuple(e.get("words", ())),
+                tuple(e.get("prefixes", ())),
+            )
+        )
+    return tuple(out)
+
+
+@record(frozen=True)
+class SharedCacheGrammar:
+    """A cache's words, builtin[:N] where it has one and shared:NAME:SIZE (nginx_values.toml:
+    ssl_session_cache, ssl_ocsp_cache)."""
+
+    words: frozenset[str]
+    builtin: bool
+    min_shared_size: int
+    invalid: str
+    too_small: str
+
+
+@record(frozen=True)
+class ParametersGrammar:
+    """Arguments that are each a word or `prefix=value`, the value read by a generic parser;
+    `required` must be given unless a word of `unless` is (ssl_certificate_cache's max=)."""
+
+    words: frozenset[str]
+    prefixes: dict[str, str]  # prefix -> the parser of what follows (positive, sec, ...)
+    invalid: str
+    required: str | None
+    unless: frozenset[str]
+    missing: str
+
+
+@record(frozen=True)
+class PostCheck:
+    """One test a setter's post handler makes of the number the generic slot read."""
+
+    test: str  # more_than | at_least | at_most | multiple_of | power_of_two
+    number: int
+    message: str
+
+
+@record(frozen=True)
+class ListenPrefix:
+    reads: str  # number | positive | size | ipv6only | any
+    message: str | None
+    only_on: str | None = None  # the platform whose builds have it (setfib: FreeBSD)
+
+
+@record(frozen=True)
+class ListenGrammar:
+    invalid: str
+    port: str
+    host: str
+    # http's parameters refused beside `quic`, in nginx's order, from each release on
+    quic_refuses: tuple[tuple[str, tuple[str, ...]], ...]
+    quic_message: str
+    # stream's parameters refused beside `udp`, likewise
+    udp_refuses: tuple[tuple[str, tuple[str, ...]], ...]
+    udp_message: str
+
+    def refused_beside_quic(self, version: Version) -> tuple[str, ...]:
+        return _by_release(self.quic_refuses, version)
+
+    def refused_beside_udp(self, version: Version) -> tuple[str, ...]:
+        return _by_release(self.udp_refuses, version)
+
+    prefixes: dict[str, ListenPrefix]
+
+
+def _by_release(
+    entries: tuple[tuple[str, tuple[str, ...]], ...], version: Version
+) -> tuple[str, ...]:
+    """The last entry whose release is at most `version` (none before the first)."""
+    known = [p for since, p in entries if version >= Version(since)]
+    return known[-1] if known else ()
+
+
+@record(frozen=True)
+class ArgumentsGrammar:
+    """A custom setter that reads argument i with the generic parser reads[i] (msec, sec)."""
+
+    reads: tuple[str, ...]
+    message: str
+
+
+@record(frozen=True)
+class LastWordGrammar:
+    position: int  # 1-based argument that may only be one of `words`
+    words: frozenset[str]
+    message: str
+
+
+@record(frozen=True)
+class Requirement:
+    """`switch on` in effect where `pass` goes to TLS needs `needs` in effect there too."""
+
+    switch: str
+    needs: str
+    pass_directive: str
+    schemes: tuple[str, ...]
+    message: str
+
+
+@record(frozen=True)
+class ServerCheck:
+    """What nginx checks when it merges a TLS server's settings: `switch` in effect with one of
+    `values` needs one of `needs` in effect (in the releases since..until), or, with `capability`,
+    a library that has it."""
+
+    switch: str
+    values: frozenset[str]
+    message: str
+    needs: tuple[str, ...] = ()
+    capability: str | None = None
+    since: str | None = None
+    until: str | None = None
+
+
+@record(frozen=True)
+class CustomGrammars:
+    """The grammars of nginx's custom setters, written once in nginx_values.toml."""
+
+    caches: dict[str, SharedCacheGrammar]
+    listen: ListenGrammar
+    arguments: dict[str, ArgumentsGrammar]
+    parameters: dict[str, ParametersGrammar]
+    post: dict[str, tuple[PostCheck, ...]]
+    last_word: dict[str, LastWordGrammar]
+    requires: tuple[Requirement, ...]
+    server_checks: tuple[ServerCheck, ...]
+    stream_by_certificate_since: str
+
+
+@cache
+def custom_grammars() -> CustomGrammars:
+    data = toml_file("nginx_values")
+    listen = data["listen"]
+    return CustomGrammars(
+        caches={
+            name: SharedCacheGrammar(
+                frozenset(c["words"]),
+                c["builtin"],
+                c["min_shared_size"],
+                c["invalid"],
+                c["too_small"],
+            )
+            for c in data["shared_caches"]
+            for name in c["directives"]
+        },
+        listen=ListenGrammar(
+            listen["invalid"],
+            listen["port"],
+            listen["host"],
+            tuple((q["since"], tuple(q["parameters"])) for q in listen["quic"]),
+            listen["quic_message"],
+            tuple((u["since"], tuple(u["parameters"])) for u in listen["udp"]),
+            listen["udp_message"],
+            {
+                p: ListenPrefix(v["reads"], v.get("message"), v.get("only_on"))
+                for p, v in listen["prefixes"].items()
+            },
+        ),
+        arguments={
+            name: ArgumentsGrammar(tuple(a["reads"]), a["message"])
+            for a in data["arguments"]
+            for name in a["directives"]
+        },
+        parameters={
+            name: ParametersGrammar(
+                frozenset(p["words"]),
+                dict(p["prefixes"]),
+                p["invalid"],
+                p.get("required"),
+                frozenset(p.get("unless", ())),
+                p.get("missing", ""),
+            )
+            for p in data["parameters"]
+            for name in p["directives"]
+        },
+        post={
+            name: tuple(_post_check(c) for c in p["checks"])
+            for p in data["post"]
+            for name in p["directives"]
+        },
+        last_word={
+            name: LastWordGrammar(w["position"], frozenset(w["words"]), w["message"])
+            for w in data["last_word"]
+            for name in w["directives"]
+        },
+        requires=tuple(
+            Requirement(r["switch"], r["needs"], r["pass"], tuple(r["schemes"]), r["message"])
+            for r in data["requires"]
+        ),
+        server_checks=tuple(
+            ServerCheck(
+                c["switch"],
+                frozenset(c["values"]),
+                c["message"],
+                tuple(c.get("needs", ())),
+                c.get("capability"),
+                c.get("since"),
+                c.get("until"),
+            )
+            for c in (*data["server_requires"], *data["server_unsupported"])
+        ),
+        stream_by_certificate_since=data["tls_servers"]["stream_by_certificate_since"],
+    )
+
+
+def _post_check(data: dict[str, Any]) -> PostCheck:
+    (test,) = [k for k in data if k != "message"]
+    return PostCheck(test, int(data[test]), data["message"])

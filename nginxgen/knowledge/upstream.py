@@ -1,0 +1,98 @@
+"""What nginx does as a client of a backend (nginx.toml `upstream_tls`, `upstream_keepalive`):
+the pass directives that may speak TLS, their defaults, and keeping connections to backends."""
+
+from __future__ import annotations
+
+from functools import cache
+
+from nginxgen.knowledge.data import toml_file
+from nginxgen.knowledge.nginx import default_protocols
+from nginxgen.records import record
+from nginxgen.version import Version
+
+TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
+if TYPE_CHECKING:
+    from nginxgen.target import Target
+
+
+@record(frozen=True)
+class PassModule:
+    """A module whose pass directive can speak TLS to the backend (nginx.toml upstream_tls)."""
+
+    directive: str  # proxy_pass, grpc_pass, uwsgi_pass
+    prefix: str  # of its client-side directives: proxy -> proxy_ssl_verify ...
+    schemes: tuple[str, ...]  # the URL schemes that mean TLS
+    keeps_connections: str  # "http11", "always", "never"
+
+
+@cache
+def pass_modules() -> dict[str, PassModule]:
+    """The pass directives that may lead to a TLS backend, by directive name."""
+    return {
+        name: PassModule(
+            directive=name,
+            prefix=data["prefix"],
+            schemes=tuple(data["schemes"]),
+            keeps_connections=data["keeps_connections"],
+        )
+        for name, data in toml_file("nginx")["upstream_tls"]["pass"].items()
+    }
+
+
+@record(frozen=True)
+class UpstreamTlsDefaults:
+    """What nginx does towards a TLS backend where no line says otherwise (every release)."""
+
+    verify: bool
+    server_name: bool
+    session_reuse: bool
+    verify_depth: int
+    ciphers: str
+    name: str  # as the docs write it ($proxy_host): the host of the pass's URL
+
+
+@cache
+def upstream_tls_defaults() -> UpstreamTlsDefaults:
+    data = toml_file("nginx")["upstream_tls"]["defaults"]
+    return UpstreamTlsDefaults(
+        verify=data["verify"],
+        server_name=data["server_name"],
+        session_reuse=data["session_reuse"],
+        verify_depth=data["verify_depth"],
+        ciphers=data["ciphers"],
+        name=data["name"],
+    )
+
+
+def upstream_default_protocols(target: Target) -> tuple[str, ...]:
+    """proxy_ssl_protocols' default (and grpc_, uwsgi_): ssl_protocols' own, changed in the
+    same releases (nginx.toml upstream_tls.protocols)."""
+    return default_protocols(target)
+
+
+@record(frozen=True)
+class UpstreamKeepaliveDefaults:
+    """What an upstream{} block and proxy_pass do about keeping backend connections where no
+    line says (nginx.toml upstream_keepalive)."""
+
+    connections: int  # cached per worker by a block without a keepalive line (0: none)
+    proxy_http11: bool  # proxy_http_version 1.1 and no Connection header by default
+    since: str  # the release that changed both
+    closing_option: str  # the Connection option that ends the connection after the request
+    http10_keeping_option: str  # the option an HTTP/1.0 request needs for it to be kept
+    local_since: str  # the release with `keepalive N local` (connections kept per location)
+    default_local: bool  # whether a block without a keepalive line keeps them per location
+
+
+def upstream_keepalive_defaults(target: Target) -> UpstreamKeepaliveDefaults:
+    data = toml_file("nginx")["upstream_keepalive"]
+    on = target.nginx >= Version(data["default_since"])
+    return UpstreamKeepaliveDefaults(
+        connections=data["default_connections"] if on else 0,
+        proxy_http11=target.nginx >= Version(data["proxy_http11_since"]),
+        since=data["default_since"],
+        closing_option=data["closing_option"],
+        http10_keeping_option=data["http10_keeping_option"],
+        local_since=data["local_since"],
+        default_local=data["default_local"],
+    )

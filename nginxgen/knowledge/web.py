@@ -1,0 +1,36 @@
+"""Facts of the web platform nginxgen's policies rest on (web.toml): HSTS lifetimes and the
+protocol versions below TLS 1.2 (not nginx's facts, nor a TLS library's)."""
+
+from __future__ import annotations
+
+from functools import cache
+
+from nginxgen.knowledge.data import toml_file
+from nginxgen.records import record
+
+
+@record(frozen=True)
+class Hsts:
+    """HTTP Strict Transport Security lifetimes (RFC 6797 6.1.1 max-age), in seconds."""
+
+    min_max_age: int  # below it a returning browser's HTTPS-only memory lapses between visits
+    recommended_max_age: int
+    preload_min_max_age: int  # the preload list's rule (with includeSubDomains)
+    source: str
+
+
+@cache
+def hsts() -> Hsts:
+    data = toml_file("web")["hsts"]
+    return Hsts(
+        min_max_age=data["min_max_age"],
+        recommended_max_age=data["recommended_max_age"],
+        preload_min_max_age=data["preload_min_max_age"],
+        source=data["source"],
+    )
+
+
+@cache
+def legacy_protocols() -> frozenset[str]:
+    """Protocol versions below TLS 1.2 (RFC 8996)."""
+    return frozenset(toml_file("web")["protocols"]["legacy"])
