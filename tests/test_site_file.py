@@ -275,7 +275,7 @@ def test_ca_files_are_checked_where_they_are_and_named_where_they_are_not(
     assert code == 0 and "ssl_client_certificate /etc/ssl/cloudflare/origin-pull-ca.pem;" in out
     (warning,) = [line for line in err.splitlines() if "warning" in line]
     assert warning.startswith(
-        "nginxgen: warning: sites.0.client_certificates.ca: /etc/ssl/cloudflare/origin-pull-ca.pem"
+        "nginxgen: warning: sites[0].client_certificates.ca: /etc/ssl/cloudflare/origin-pull-ca.pem"
         " is not on this machine; put Cloudflare's Authenticated Origin Pulls CA (https://"
     ), warning
     garbage = tmp_path / "garbage.pem"
@@ -283,11 +283,12 @@ def test_ca_files_are_checked_where_they_are_and_named_where_they_are_not(
     missing = tmp_path / "backend-ca.pem"
     cases = [
         (f"    client_certificates: {{ca: {garbage}}}\n", 2,
-         f"nginxgen: error: {garbage}: holds no PEM certificate (sites.0.client_certificates.ca "
-         "names it)"),
+         f"nginxgen: error: {garbage}: holds no PEM certificate ({tmp_path / 'site.yaml'}:7: "
+         "sites[0].client_certificates.ca names it)"),
         (f"    upstream: {{url: 'https://b.example/', trusted_certificate: {missing}}}\n", 0,
-         f"nginxgen: warning: sites.0.upstream.trusted_certificate: {missing} is not on this "
-         "machine; put the CA that issues the backend's certificates there"),
+         f"nginxgen: warning: {tmp_path / 'site.yaml'}:7: sites[0].upstream.trusted_certificate: "
+         f"{missing} is not on this machine; put the CA that issues the backend's certificates "
+         "there"),
         (f"    client_certificates: {{ca: {pair.cert}}}\n", 0, None),
     ]  # fmt: skip
     plain = base.replace("cloudflare-origin-pull", "cloudflare-origin")  # no client certificates

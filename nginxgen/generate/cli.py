@@ -84,10 +84,11 @@ def resolve_options(
         access_log=access_log,
         hsts_subdomains=hsts_subdomains,
     )
+    lines = key_lines(config) if config is not None else None
     return GenerateOptions(
         target=target,
         model=model,
-        lines=key_lines(config) if config is not None else None,
+        lines=lines,
         out=out,
         into=into,
         root=root,
@@ -95,7 +96,7 @@ def resolve_options(
         nginx_bin=nginx_bin,
         force=force,
         diff=diff,
-        notes=check_ca_files(model) + _module_notes(model, target),
+        notes=check_ca_files(model, lines) + _module_notes(model, target),
     )
 
 

@@ -10,7 +10,9 @@ import pydantic
 from nginxgen.certs import ca_file_here, check_pair
 from nginxgen.errors import NginxgenError, ValidationError
 from nginxgen.generate.models import SITE_DEFAULT_KEYS, GeneratorConfig
+from nginxgen.generate.planning import locate
 from nginxgen.generate.presets import (
+    KeyLines,
     load_config,
     load_preset,
     merge,
@@ -161,25 +163,28 @@ def _ca_files(config: GeneratorConfig) -> list[tuple[str, str, str]]:
     found = []
     for i, site in enumerate(config.sites):
         if site.client_certificates is not None:
-            found.append((f"sites.{i}.client_certificates.ca", site.client_certificates.ca,
+            found.append((f"sites[{i}].client_certificates.ca", site.client_certificates.ca,
                           "the clients'"))  # fmt: skip
         if site.upstream is not None:
-            found.append((f"sites.{i}.upstream.trusted_certificate",
+            found.append((f"sites[{i}].upstream.trusted_certificate",
                           site.upstream.trusted_certificate, "the backend's"))  # fmt: skip
     for i, stream in enumerate(config.streams):
         if stream.backend_tls is not None:
-            found.append((f"streams.{i}.backend_tls.trusted_certificate",
+            found.append((f"streams[{i}].backend_tls.trusted_certificate",
                           stream.backend_tls.trusted_certificate, "the backend's"))  # fmt: skip
     return found
 
 
-def check_ca_files(config: GeneratorConfig) -> list[str]:
+def check_ca_files(config: GeneratorConfig, lines: KeyLines | None = None) -> list[str]:
     """Refuse a CA file that is here but holds no certificate; a warning line for each one not
-    on this machine, naming where it comes from: nginx -t fails without it on the server."""
+    on this machine, naming where it comes from: nginx -t fails without it on the server. Each
+    names its field, after its file:line where the --config file (`lines`) has it."""
     warnings = []
     system = pki.system_ca_bundle().path
     cloudflare = pki.cloudflare_origin_pull()
-    for where, value, whose in _ca_files(config):
+    for field, value, whose in _ca_files(config):
+        place = locate(lines, field)
+        where = f"{place}: {field}" if place else field
         path = system if value == "system" else value
         if ca_file_here(path, where):
             continue

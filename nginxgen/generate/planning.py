@@ -80,13 +80,7 @@ class Problems:
 
     def locate(self, path: str) -> str | None:
         """`file:line` of the key at `path` in the site file, or None where it has none."""
-        if self.lines is None:
-            return None
-        loc = key_loc(path)
-        found = self.lines.where(loc)
-        if found is None and loc[:1] == ("sites",) and len(loc) > 2:
-            found = self.lines.where(("site", *loc[2:]))  # the defaults every site takes
-        return found
+        return locate(self.lines, path)
 
     def _keep(self, field: str, instead: str) -> str:
         """How to keep the chosen preset on this target: a --config file that extends it and
@@ -124,6 +118,18 @@ def switch(
     if value == "on" and not possible:
         problems.add(where, "on", why, instead)
     return value != "off" and possible
+
+
+def locate(lines: KeyLines | None, path: str) -> str | None:
+    """`file:line` of the key at model path `path` in the site file whose keys are `lines`, or
+    None where it has none (a site's key set under `site:` is found there)."""
+    if lines is None:
+        return None
+    loc = key_loc(path)
+    found = lines.where(loc)
+    if found is None and loc[:1] == ("sites",) and len(loc) > 2:
+        found = lines.where(("site", *loc[2:]))  # the defaults every site takes
+    return found
 
 
 def key_loc(path: str) -> Loc:
