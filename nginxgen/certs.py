@@ -75,3 +75,19 @@ def check_pair(cert_path: str, key_path: str) -> CertInfo:
     if public_bytes(key.public_key()) != public_bytes(chain[0].public_key()):
         raise NginxgenError(f"the key does not match the certificate {cert_path}", where=key_path)
     return info
+
+
+def ca_file_here(path: str, named_by: str) -> bool:
+    """Whether a CA file nginx is to trust (`ssl_client_certificate`, `*_ssl_trusted_certificate`)
+    is on this machine. False when it does not exist here (configs are often generated on
+    another machine than the server); refused when it is here but nginx could not load it:
+    unreadable, or holding no PEM certificate (nginx -t: cannot load certificate)."""
+    if not Path(path).exists():
+        return False
+    if not load_chain(_read(path, "CA file")):
+        raise NginxgenError(
+            f"holds no PEM certificate ({named_by} names it): nginx -t would fail with "
+            '"cannot load certificate"',
+            where=path,
+        )
+    return True

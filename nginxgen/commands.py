@@ -154,6 +154,8 @@ def generate(
         hsts_subdomains=hsts_subdomains,
         tree_map=tree_map,
     )
+    for line in options.notes:
+        note(line)
     if into is None:
         _exit(run_generate(options))
         return

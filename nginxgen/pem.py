@@ -13,11 +13,17 @@ if TYPE_CHECKING:
 
 
 def load_chain(data: bytes) -> list[Certificate]:
-    """The PEM certificates in `data`, as written (leaf first); none when it is not PEM."""
+    """The PEM certificates in `data`, as written (leaf first); none when it is not PEM.
+    cryptography's warnings about what it still reads (a CA bundle's root with a negative serial
+    number) are not the user's business: not printed."""
+    import warnings
+
     from cryptography import x509
 
     try:
-        return list(x509.load_pem_x509_certificates(data))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return list(x509.load_pem_x509_certificates(data))
     except ValueError:
         return []
 

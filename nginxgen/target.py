@@ -50,6 +50,10 @@ class Target:
     # where the binary reads its main file (`--conf-path`, else its prefix's conf/nginx.conf):
     # a tree given elsewhere is a copy of that folder (nginxgen.conf.tree)
     conf_path: str | None = None
+    # modules built as loadable ones (`--with-stream=dynamic` -> stream): a config that uses
+    # them needs `load_module` with the file in `modules_path` (`--modules-path`)
+    dynamic: frozenset[str] | None = None
+    modules_path: str | None = None
 
     def describe(self) -> str:
         text = f"nginx {self.nginx}{' (Plus)' if self.plus else ''} with {self.library.display}"
@@ -137,13 +141,15 @@ def parse_nginx_v(text: str) -> Target:
         line = line[:marker]
     library = _library_from_banner(running if running else line)
     configure = re.search(r"^configure arguments:(.*)$", text, re.MULTILINE)
-    modules = without = None
+    modules = without = dynamic = None
     if configure:
         # --with-http_ssl_module -> http_ssl; --with-stream(=dynamic) -> stream
         modules = frozenset(
             re.findall(r"--with-(\w+?)(?:_module)?(?:=dynamic)?(?=[\s']|$)", configure[1])
         )
         without = frozenset(re.findall(r"--without-(\w+?)_module", configure[1]))
+        dynamic = frozenset(re.findall(r"--with-(\w+?)(?:_module)?=dynamic", configure[1]))
+    arguments = configure[1] if configure else ""
     return Target(
         Version(version_match[1]),
         library,
@@ -151,16 +157,19 @@ def parse_nginx_v(text: str) -> Target:
         modules=modules,
         without=without,
         exact=True,
-        conf_path=_conf_path(configure[1] if configure else ""),
+        conf_path=_under_prefix(arguments, "--conf-path", "conf/nginx.conf"),
+        dynamic=dynamic,
+        modules_path=_under_prefix(arguments, "--modules-path", "modules"),
     )
 
 
-def _conf_path(arguments: str) -> str | None:
-    """The main file the binary reads: `--conf-path`, or `conf/nginx.conf` under `--prefix`
-    (relative to it when not absolute, as nginx's auto/options does)."""
-    conf = re.search(r"--conf-path=(\S+)", arguments)
+def _under_prefix(arguments: str, option: str, default: str) -> str:
+    """A path the binary was built with: `option`'s value, or `default` under `--prefix`
+    (relative to it when not absolute, as nginx's auto/options does): --conf-path's default
+    is conf/nginx.conf, --modules-path's modules."""
+    given = re.search(re.escape(option) + r"=(\S+)", arguments)
     prefix = re.search(r"--prefix=(\S+)", arguments)
-    path = conf[1].strip("'\"") if conf else "conf/nginx.conf"
+    path = given[1].strip("'\"") if given else default
     if path.startswith("/"):
         return path
     return os.path.join(prefix[1].strip("'\"") if prefix else "/usr/local/nginx", path)

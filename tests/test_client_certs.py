@@ -87,7 +87,7 @@ def test_checks_of_the_verdict(tmp_path: Path, http: str, body: str, how: list[s
     assert [c.how for c in settings.checks] == how
 
 
-def _cert(subject: str, issuer: str, key: ec.EllipticCurvePrivateKey, signer: ec.EllipticCurvePrivateKey) -> bytes:  # fmt: skip
+def _cert(subject: str, issuer: str, key: ec.EllipticCurvePrivateKey, signer: ec.EllipticCurvePrivateKey, ca: bool = True) -> bytes:  # fmt: skip
     now = datetime.datetime.now(datetime.UTC)
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, subject)])
     cert = (
@@ -98,7 +98,7 @@ def _cert(subject: str, issuer: str, key: ec.EllipticCurvePrivateKey, signer: ec
         .serial_number(x509.random_serial_number())
         .not_valid_before(now)
         .not_valid_after(now + datetime.timedelta(days=2))
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True)
         .sign(signer, hashes.SHA256())
     )
     return cert.public_bytes(serialization.Encoding.PEM)
@@ -113,6 +113,9 @@ def _ca_files(tmp_path: Path) -> None:
     (tmp_path / "one-level.pem").write_bytes(one + root)
     (tmp_path / "root.pem").write_bytes(root)
     (tmp_path / "no-root.pem").write_bytes(two + one)
+    # a server's full chain (its leaf, then the CAs), as named for OCSP stapling
+    leaf = _cert("server.example", "one", keys[2], keys[1], ca=False)
+    (tmp_path / "server-chain.pem").write_bytes(leaf + one + root)
 
 
 @pytest.mark.parametrize(
@@ -124,6 +127,12 @@ def _ca_files(tmp_path: Path) -> None:
         # the trust store is both files: the intermediates in one, the root in the other
         ("ssl_client_certificate no-root.pem; ssl_trusted_certificate root.pem;", 2, "CN=two"),
         ("ssl_client_certificate no-root.pem;", None, None),  # nothing reaches a root
+        # the server's own leaf in the trusted file issues no client certificate
+        (
+            "ssl_client_certificate one-level.pem; ssl_trusted_certificate server-chain.pem;",
+            1,
+            "CN=one",
+        ),
         ("ssl_client_certificate missing.pem;", None, None),  # not readable here
     ],
 )

@@ -62,7 +62,9 @@ def test_a_socket_cannot_be_https_for_one_site_and_http_for_another() -> None:
         },
     ]
     policy = {"protocols": ["TLSv1.3"], "groups": ["X25519"]}
-    with pytest.raises(ValueError, match=r"\*:443 is HTTPS for one site and HTTP for another"):
+    with pytest.raises(
+        ValueError, match=r"\*:443 is HTTPS for a.example \(listen\) and HTTP for b.example"
+    ):
         GeneratorConfig.model_validate({"policy": policy, "sites": sites})
 
 

@@ -73,7 +73,10 @@ def test_post_quantum_to_the_backend_only_where_the_library_has_it() -> None:
         assert "ssl_conf_command" not in site_text(model(UPSTREAM), target)  # auto: none
         on = model({**UPSTREAM, "post_quantum": "on"})
         message = refusal(on, target)
-        assert message.startswith("site.upstream.post_quantum: 'on' cannot work") and why in message
+        assert (
+            message.startswith("sites[0].upstream.post_quantum: 'on' cannot work")
+            and why in message
+        )
     # nginx before 1.19.4 has no proxy_ssl_conf_command at all
     old = refusal(model({**UPSTREAM, "post_quantum": "on"}), resolve("1.18.0", "openssl-3.5.7"))
     assert "proxy_ssl_conf_command" in old
@@ -154,9 +157,43 @@ def test_ocsp_for_client_certificates_where_nginx_and_the_library_have_it() -> N
         model(client_certificates=ocsp, policy=with_resolver), resolve("1.26.3", "boringssl")
     )
     assert '"ssl_ocsp" is not supported on this platform' in boring
-    assert "policy.resolver" in refusal(
-        model(client_certificates=ocsp), resolve("1.26.3", "openssl-3.0")
+    assert refusal(model(client_certificates=ocsp), resolve("1.26.3", "openssl-3.0")) == (
+        "sites[0].client_certificates.ocsp: 'on' needs a resolver for the host of the OCSP responder "
+        "each client certificate names, and policy.resolver is empty; set policy.resolver (e.g. "
+        "[127.0.0.53]), or use client_certificates.crl"
     )
+
+
+@pytest.mark.parametrize("comments", [True, False])
+@pytest.mark.parametrize(
+    ("domains", "client", "marked"),
+    [
+        (["example.com", "www.example.com"], CLIENT, {"NGX743", "NGX744"}),
+        (["example.com"], CLIENT, {"NGX744"}),  # the reject-handshake default shares nothing
+        (["example.com"], {**CLIENT, "crl": "/etc/nginx/client-ca.crl"}, set()),
+    ],
+)
+def test_client_certificate_findings_the_user_chose_are_marked_with_the_reason(
+    tmp_path: Path, comments: bool, domains: list[str], client: dict[str, Any], marked: set[str]
+) -> None:
+    """The linter reads the mark on the ssl_verify_client line or the line above, so it sits
+    right above it, with the why comments on and off; the output lints clean either way."""
+    data = model(client_certificates=client).model_dump()
+    data["sites"][0]["domains"] = domains
+    config = GeneratorConfig.model_validate({**data, "comments": comments})
+    target = resolve("1.26.3", "openssl-3.5.7")
+    text = render(make_plan(config, target))[site_file("example.com")]
+    lines = text.splitlines()
+    above = lines[lines.index("    ssl_verify_client on;") - 1]
+    if marked:
+        assert above.startswith(
+            f"    # nginxgen: ignore[{','.join(sorted(marked, reverse=True))}] "
+        )
+        assert ("crl nor ocsp" in above) == ("NGX744" in marked)
+    else:
+        assert "nginxgen: ignore" not in text
+    conf = write(make_plan(config, target), tmp_path / "conf")
+    assert [f.code for f in lint_findings(conf, target) if f.code.startswith("NGX74")] == []
 
 
 STREAM = {
@@ -188,8 +225,14 @@ def test_stream_sites_are_refused_where_nginx_lacks_stream_tls() -> None:
     [
         ([{**STREAM, "backend_tls": {}}], "backend_tls.name is needed"),
         ([{**STREAM, "backend": "db.internal"}], "needs a port"),
-        ([STREAM, {**STREAM, "name": "other"}], "is taken twice"),
-        ([{**STREAM, "listen": ["443"]}], "is taken twice"),  # the http site's address
+        (
+            [STREAM, {**STREAM, "name": "other"}],
+            "*:5433 is taken twice, by stream site db.example.com and stream site other",
+        ),
+        (
+            [{**STREAM, "listen": ["443"]}],  # the http site's address
+            "*:443 is taken twice, by site example.com and stream site db.example.com",
+        ),
     ],
 )
 def test_bad_stream_sites_are_refused_by_the_model(
@@ -263,6 +306,34 @@ def write(plan: Plan, folder: Path) -> Path:
     for name, text in render(plan).items():
         (folder / name).write_text(text)
     return folder / MAIN_FILE
+
+
+@pytest.mark.parametrize("build", ["bookworm", "trixie"], indirect=True)
+def test_a_dynamic_stream_module_is_loaded_first(build: Build, tmp_path: Path) -> None:
+    """Debian builds stream as a module of its own (`--with-stream=dynamic`): the generated
+    nginx.conf loads it from the binary's --modules-path before stream{}, and nginx -t reads
+    that line first. Provisioning unpacks no libnginx-mod-stream: where its file is not in the
+    build's root nginx -t fails on loading exactly that file (not on an unknown `stream`); where
+    it is, the config passes."""
+    target = build_target(build)
+    assert target.dynamic is not None and "stream" in target.dynamic, target
+    config = full_config(tmp_path, target, streams=True)
+    conf = write(make_plan(config, target), tmp_path / "conf")
+    module = f"{target.modules_path}/ngx_stream_module.so"
+    first = [line for line in conf.read_text().splitlines() if line and line[0] not in "# "]
+    assert first[0] == f"load_module {module};", first[:2]
+    shipped = Path(build.root or "/nonexistent") / module.lstrip("/")
+    if shipped.exists():
+        conf.write_text(conf.read_text().replace(module, str(shipped)))
+    prepare_prefix(conf, build)
+    checked = nginx_check(build, conf)
+    if shipped.exists():
+        assert checked.returncode == 0, checked.stderr
+    else:
+        assert checked.returncode != 0 and f'dlopen() "{module}" failed' in checked.stderr
+    without = conf.read_text().replace("load_module", "# load_module")
+    conf.write_text(without)
+    assert 'unknown directive "stream"' in nginx_check(build, conf).stderr
 
 
 @pytest.mark.parametrize("build", ALL_BUILD_NAMES, indirect=True)

@@ -58,13 +58,16 @@ def test_stdout_has_every_file(ecdsa_pair: CertPair, capsys: pytest.CaptureFixtu
         ),
         (
             ["--preset", "pq", "--nginx-version", "1.22.1", "--tls-library", "openssl-3.0"],
-            "policy.groups[0]: 'X25519MLKEM768' cannot work on nginx 1.22.1 with OpenSSL 3.0: OpenSSL has X25519MLKEM768 only from 3.5.0",
+            "policy.groups[0]: the pq preset's 'X25519MLKEM768' cannot work on nginx 1.22.1 with "
+            "OpenSSL 3.0: OpenSSL has X25519MLKEM768 only from 3.5.0; keep pq with a --config "
+            "file (extends: pq) that sets policy.groups",
         ),
         (["--preset", "cloudflare-origin", "--tls-library", "openssl-3.3.7"], "only from 3.5.0"),
         (  # the group is missing in every spelling: not X25519 for x25519 (issue 35)
             ["--preset", "cloudflare-origin", "--tls-library", "openssl-1.0.2"],
-            "OpenSSL has X25519 only from 1.1.0; use one of prime256v1, secp384r1 instead, or "
-            "write '?X25519'",
+            "OpenSSL has X25519 only from 1.1.0; keep cloudflare-origin with a --config file "
+            "(extends: cloudflare-origin) that sets policy.groups: use one of prime256v1, "
+            "secp384r1 instead, or write '?X25519'",
         ),
         (
             [

@@ -14,7 +14,8 @@ from cryptography.hazmat.primitives.asymmetric import dh
 from nginxgen.conf.load import load_path
 from nginxgen.lint.findings import Finding
 from nginxgen.lint.run import Selection, lint
-from nginxgen.target import resolve
+from nginxgen.records import replace
+from nginxgen.target import Target, resolve
 from tests.builds import Build
 from tests.live import nginx_check, prepare_prefix
 from tests.pki import CertificateFactory, Chain
@@ -61,6 +62,26 @@ def test_a_good_chain_says_nothing(chain: Chain, tmp_path: Path) -> None:
 
 def test_leaf_only_chain(chain: Chain, tmp_path: Path) -> None:
     assert codes(site(chain.leaf, chain.key), tmp_path) == ["NGX722"]
+
+
+def test_a_leaf_issued_by_a_root_is_a_complete_chain(
+    pki: CertificateFactory, chain: Chain, tmp_path: Path
+) -> None:
+    """A private CA without intermediates: the leaf alone is complete where its issuer is found
+    to be a root (beside it, or in a CA file the config names); an intermediate found beside it
+    is named; an issuer found nowhere is still reported."""
+    by_root = pki.leaf("root-issued.example", issuer=(pki.root, pki.root_key))
+    assert codes(site(by_root.leaf, by_root.key), tmp_path) == []  # pki/root.crt beside it
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    leaf = alone / "leaf.crt"
+    leaf.write_bytes(by_root.leaf.read_bytes())
+    assert codes(site(leaf, by_root.key), tmp_path) == ["NGX722"]  # the root is nowhere here
+    trusted = f"ssl_trusted_certificate {pki.root_path};"
+    assert codes(site(leaf, by_root.key, trusted), tmp_path) == []  # the config names the root
+    (found,) = findings(site(chain.leaf, chain.key), tmp_path)
+    assert found.code == "NGX722"
+    assert "(CN=nginxgen test intermediate is in " in found.message  # a fullchain beside it
 
 
 def test_leaf_not_first_is_a_key_mismatch(
@@ -218,3 +239,68 @@ def test_real_nginx_refuses_what_the_error_rules_flag(
         assert code not in codes(fixed, tmp_path, target)
         prepare_prefix(conf, build)
         assert nginx_check(build, conf).returncode == 0, nginx_check(build, conf).stderr
+
+
+CA_LINES = {
+    "ssl_certificate": "ssl_certificate {path}; ssl_certificate_key {key};",
+    "ssl_client_certificate": "ssl_verify_client on; ssl_client_certificate {path};",
+    "ssl_trusted_certificate": "ssl_trusted_certificate {path};",
+    "proxy_ssl_trusted_certificate": "location / { proxy_pass https://127.0.0.1:9; "
+    "proxy_ssl_verify on; proxy_ssl_trusted_certificate {path}; }",
+}
+
+
+def unloadable(chain: Chain, directive: str, path: Path) -> str:
+    """A site whose `directive` names `path`; the server's own pair is good."""
+    line = CA_LINES[directive].replace("{path}", str(path)).replace("{key}", str(chain.key))
+    extra = "" if directive == "ssl_certificate" else line
+    text = site(chain.fullchain, chain.key, extra)
+    if directive == "ssl_certificate":
+        text = text.replace(f"ssl_certificate {chain.fullchain};", f"ssl_certificate {path};")
+    return text.replace("events {}", "worker_processes auto;\nevents {}")
+
+
+def live_target(build: Build, conf: Path) -> Target:
+    """The build's target as `--nginx-bin` gives it for a binary whose --conf-path is `conf`:
+    the tree lint reads is the one this machine's nginx reads."""
+    return replace(resolve(build.nginx_version, build.tls_library), conf_path=str(conf))
+
+
+@pytest.mark.parametrize("build", ["wheel", "bookworm", "trixie", "openssl36"], indirect=True)
+def test_a_certificate_or_ca_file_nginx_cannot_load(
+    build: Build, chain: Chain, tmp_path: Path
+) -> None:
+    """NGX727 on a missing file (of the tree this machine's nginx reads) and on one that is no
+    PEM certificate, for every directive that loads one; nginx -t refuses each with the message
+    the finding quotes, and takes the fixed file."""
+    (tmp_path / "garbage.pem").write_text("not a certificate\n")
+    conf = tmp_path / "nginx.conf"
+    target = live_target(build, conf)
+    for directive in CA_LINES:
+        for name, why in (("missing.pem", "does not exist"), ("garbage.pem", "holds no")):
+            conf.write_text(unloadable(chain, directive, tmp_path / name))
+            found = lint(load_path(str(conf)), target, Selection())
+            (finding,) = [f for f in found if f.code == "NGX727"]
+            assert why in finding.message, finding
+            assert directive in conf.read_text().splitlines()[finding.line - 1], finding
+            said = finding.message.split("nginx -t fails: ", 1)[1]
+            prepare_prefix(conf, build)
+            done = nginx_check(build, conf)
+            assert done.returncode != 0 and said in done.stderr, (directive, name, done.stderr)
+        good = chain.root if directive != "ssl_certificate" else chain.fullchain
+        conf.write_text(unloadable(chain, directive, good))
+        assert "NGX727" not in [f.code for f in lint(load_path(str(conf)), target, Selection())]
+        prepare_prefix(conf, build)
+        done = nginx_check(build, conf)
+        assert done.returncode == 0, (directive, done.stderr)
+
+
+def test_a_missing_file_may_be_on_the_server(chain: Chain, tmp_path: Path) -> None:
+    """Missing here, in a tree that is not this machine's nginx's (no --nginx-bin, or a copy):
+    not reported, lint often runs without the server's files; a CA file of CRLs alone is no
+    finding either."""
+    for path in (tmp_path / "missing.pem", Path("/nonexistent-nginxgen/ca.pem")):
+        assert "NGX727" not in codes(unloadable(chain, "ssl_client_certificate", path), tmp_path)
+    crl = tmp_path / "only.crl"
+    crl.write_text("-----BEGIN X509 CRL-----\nAAAA\n-----END X509 CRL-----\n")
+    assert "NGX727" not in codes(unloadable(chain, "ssl_trusted_certificate", crl), tmp_path)

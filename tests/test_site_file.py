@@ -164,6 +164,31 @@ def test_a_bad_key_in_a_site_file_is_one_line_with_file_and_line(
     assert message in err
 
 
+def test_unquoted_on_and_off_are_the_switches_yaml_read_as_booleans(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """YAML 1.1 reads `on`/`off` as true/false: the on/off/auto fields take them as written,
+    and the schema editors check against says so."""
+    pair = make_cert(tmp_path, "example.com")
+    extra = (
+        "policy:\n  session: {tickets: on}\n  resolver: [127.0.0.53]\n  ktls: off\n"
+        "access_log: off\n"
+    )
+    site = (
+        "    upstream: {url: 'https://api.example.net/', post_quantum: off}\n"
+        "    client_certificates: {ca: /etc/nginx/ca.pem, ocsp: on}\n"
+    )
+    text = extra + SITE.format(cert=pair.cert, key=pair.key) + site
+    schema = site_file_schema()
+    assert schema_problems(yaml.safe_load(text), schema, schema) == []
+    (tmp_path / "site.yaml").write_text(text)
+    code, out, err = run(["generate", "--config", str(tmp_path / "site.yaml"), *TARGET], capsys)
+    assert code == 0, err
+    assert "ssl_session_tickets on;" in out and "ssl_ocsp on;" in out
+    assert "proxy_ssl_verify on;" in out and "proxy_ssl_conf_command" not in out
+    assert "access_log" not in out
+
+
 @pytest.mark.parametrize(("flag", "header"), [
     ([], '"max-age=63072000; includeSubDomains"'),
     (["--hsts-subdomains"], '"max-age=63072000; includeSubDomains"'),
@@ -232,3 +257,102 @@ def test_every_command_refuses_a_version_that_is_no_release_in_one_line(
     assert code == 2 and out == ""
     assert len(err.splitlines()) == 1, err
     assert err.startswith(f"nginxgen: error: {option}: ") and "is not a release" in err
+
+
+def test_ca_files_are_checked_where_they_are_and_named_where_they_are_not(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A CA file that is here is read like a certificate (garbage: one line, exit 2); one that
+    is not here is a warning naming the file, the field and where it comes from, not a refusal
+    (the config may be generated away from the server)."""
+    pair = make_cert(tmp_path, "example.com")
+    base = "extends: cloudflare-origin-pull\n" + SITE.split("\n", 1)[1].format(
+        cert=pair.cert, key=pair.key
+    )
+    (tmp_path / "site.yaml").write_text(base)
+    args = ["generate", "--config", str(tmp_path / "site.yaml"), *TARGET]
+    code, out, err = run(args, capsys)
+    assert code == 0 and "ssl_client_certificate /etc/ssl/cloudflare/origin-pull-ca.pem;" in out
+    (warning,) = [line for line in err.splitlines() if "warning" in line]
+    assert warning.startswith(
+        "nginxgen: warning: sites[0].client_certificates.ca: /etc/ssl/cloudflare/origin-pull-ca.pem"
+        " is not on this machine; put Cloudflare's Authenticated Origin Pulls CA (https://"
+    ), warning
+    garbage = tmp_path / "garbage.pem"
+    garbage.write_text("<html>404</html>\n")
+    missing = tmp_path / "backend-ca.pem"
+    cases = [
+        (f"    client_certificates: {{ca: {garbage}}}\n", 2,
+         f"nginxgen: error: {garbage}: holds no PEM certificate ({tmp_path / 'site.yaml'}:7: "
+         "sites[0].client_certificates.ca names it)"),
+        (f"    upstream: {{url: 'https://b.example/', trusted_certificate: {missing}}}\n", 0,
+         f"nginxgen: warning: {tmp_path / 'site.yaml'}:7: sites[0].upstream.trusted_certificate: "
+         f"{missing} is not on this machine; put the CA that issues the backend's certificates "
+         "there"),
+        (f"    client_certificates: {{ca: {pair.cert}}}\n", 0, None),
+    ]  # fmt: skip
+    plain = base.replace("cloudflare-origin-pull", "cloudflare-origin")  # no client certificates
+    for extra, status, said in cases:
+        (tmp_path / "site.yaml").write_text(plain + extra)
+        code, _, err = run(args, capsys)
+        assert code == status, err
+        told = [line for line in err.splitlines() if "warning" in line or "error" in line]
+        assert [line[: len(said)] for line in told] == ([said] if said else []), err
+
+
+SITE_ENTRY = "sites:\n  - domains: [example.com]\n    certificates: [{cert: CERT, key: KEY}]\n"
+NEW_33 = ["--nginx-version", "1.31.3", "--tls-library", "openssl-3.3.7"]
+
+
+@pytest.mark.parametrize(
+    ("text", "target", "message"),
+    [
+        # a key of one site under site: says where it goes
+        ("extends: intermediate\nsite:\n  upstream: {url: 'https://b.example/'}\n" + SITE_ENTRY,
+         TARGET, ":3: site.upstream: 'upstream' is set per site, not for every site under site:; "
+         "put it in each entry of sites:"),
+        # the value once
+        ("extends: intermediate\n" + SITE_ENTRY + "    upstream: {url: 'http://b.example/'}\n",
+         TARGET, ":5: sites.0.upstream.url: 'http://b.example/' is not an https:// or grpcs:// "
+         "URL (e.g. https://api.example.com:8443/)\n"),
+        # the preset's groups, not the user's: which preset, and how to keep it
+        ("extends: cloudflare-origin\n" + SITE_ENTRY, NEW_33,
+         "error: policy.groups[0]: the cloudflare-origin preset's 'X25519MLKEM768' cannot work on nginx "
+         "1.31.3 with OpenSSL 3.3.7: OpenSSL has X25519MLKEM768 only from 3.5.0; keep "
+         "cloudflare-origin with a --config file (extends: cloudflare-origin) that sets "
+         "policy.groups: use one of X25519, prime256v1, secp384r1 instead, or write "
+         "'?X25519MLKEM768' to drop it where missing; or choose another preset (nginxgen "
+         "presets)\n"),
+        ("extends: cloudflare-origin-pull\n" + SITE_ENTRY, NEW_33,
+         "the cloudflare-origin preset's 'X25519MLKEM768' cannot work on nginx 1.31.3 with "
+         "OpenSSL 3.3.7: OpenSSL has X25519MLKEM768 only from 3.5.0; keep cloudflare-origin-pull "
+         "with a --config file (extends: cloudflare-origin-pull) that sets policy.groups: "),
+        # groups the user wrote: the user's
+        ("extends: cloudflare-origin\npolicy: {groups: [X25519MLKEM768, X25519]}\n" + SITE_ENTRY,
+         NEW_33, "site.yaml:2: policy.groups[0]: 'X25519MLKEM768' cannot work on nginx 1.31.3 with OpenSSL "
+         "3.3.7: OpenSSL has X25519MLKEM768 only from 3.5.0; use one of X25519"),
+        # the sites sharing an address are named
+        ("extends: intermediate\n" + SITE_ENTRY + "    listen: ['127.0.0.1:28443']\n"
+         "streams:\n  - {name: db.example.com, listen: ['127.0.0.1:28443'], backend: 'db:5432', "
+         "certificates: [{cert: CERT, key: KEY}]}\n", TARGET,
+         "127.0.0.1:28443 is taken twice, by site example.com and stream site db.example.com"),
+        # the switch that needs the resolver is named, not the empty resolver
+        ("extends: intermediate\n" + SITE_ENTRY + "    client_certificates: {ca: CERT, ocsp: on}\n",
+         TARGET, "site.yaml:5: sites[0].client_certificates.ocsp: 'on' needs a resolver"),
+        ("extends: intermediate\npolicy: {ocsp_stapling: true}\n" + SITE_ENTRY, TARGET,
+         "site.yaml:2: policy.ocsp_stapling: True needs a resolver"),
+    ],
+)  # fmt: skip
+def test_what_a_refusal_says(
+    text: str, target: list[str], message: str, tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    pair = make_cert(tmp_path, "example.com")
+    text = text.replace("CERT", str(pair.cert)).replace("KEY", str(pair.key))
+    (tmp_path / "site.yaml").write_text(text)
+    code, out, err = run(["generate", "--config", str(tmp_path / "site.yaml"), *target], capsys)
+    error = [line for line in err.splitlines() if "error" in line]
+    assert code == 2 and out == "" and len(error) == 1, err
+    assert message.rstrip("\n") in error[0], error[0]
+    if message.endswith("\n"):
+        assert error[0].endswith(message.rstrip("\n")), error[0]

@@ -186,3 +186,23 @@ def test_boringssl_has_no_versions_and_a_misspelt_library_is_named() -> None:
         TargetError, match=r"unknown TLS library 'opensl-3\.0'; did you mean openssl"
     ):
         resolve("1.26.3", "opensl-3.0")
+
+
+@pytest.mark.parametrize(
+    ("arguments", "dynamic", "modules_path"),
+    [
+        # Debian's: stream and its geoip module loadable, the files in /usr/lib/nginx/modules
+        ("--prefix=/usr/share/nginx --modules-path=/usr/lib/nginx/modules --with-stream=dynamic "
+         "--with-stream_ssl_module --with-stream_geoip_module=dynamic",
+         {"stream", "stream_geoip"}, "/usr/lib/nginx/modules"),
+        ("--prefix=/opt/nginx --with-stream --with-stream_ssl_module", set(), "/opt/nginx/modules"),
+        ("--with-http_ssl_module", set(), "/usr/local/nginx/modules"),
+    ],
+)  # fmt: skip
+def test_dynamic_modules_and_where_their_files_are(
+    arguments: str, dynamic: set[str], modules_path: str
+) -> None:
+    target = parse_nginx_v(
+        f"nginx version: nginx/1.26.3\nbuilt with OpenSSL 3.5.9\nconfigure arguments: {arguments}\n"
+    )
+    assert target.dynamic == dynamic and target.modules_path == modules_path

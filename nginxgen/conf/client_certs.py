@@ -38,6 +38,10 @@ from nginxgen.conf.load import Stmt, walk
 from nginxgen.knowledge import nginx
 from nginxgen.records import record
 
+TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
+if TYPE_CHECKING:
+    from nginxgen.der import Certificate
+
 MODES = ("off", "on", "optional", "optional_no_ca")
 FACTS = nginx.client_certificates()  # statuses, default depth: with sources
 DEFAULTS = {
@@ -176,6 +180,18 @@ def ca_names(config: Config, settings: ClientCertificates) -> tuple[str, ...] | 
     return tuple(dict.fromkeys(names))
 
 
+def _is_ca(cert: Certificate) -> bool:
+    """A CA certificate: basicConstraints cA true (RFC 5280 4.2.1.9); without the extension
+    (version 1 certificates) only a self-signed one, an old root."""
+    from cryptography import x509
+
+    try:
+        found = cert.crypto().extensions.get_extension_for_class(x509.BasicConstraints)
+    except x509.ExtensionNotFound:
+        return cert.issuer == cert.subject
+    return bool(found.value.ca)
+
+
 @record(frozen=True)
 class Depth:
     """The verify depth a client certificate issued by the deepest CA of the trust files needs."""
@@ -187,18 +203,20 @@ class Depth:
 def depth_needed(config: Config, settings: ClientCertificates) -> Depth | None:
     """OpenSSL counts the certificates above the client's own up to the trust anchor, the
     anchor itself not counted: a leaf issued by a root needs depth 0, by an intermediate under
-    the root 1 (nginx's default), by an intermediate two below the root 2. None: the files
-    cannot be read, or hold no CA chain that reaches a self-signed root."""
+    the root 1 (nginx's default), by an intermediate two below the root 2. Only CA
+    certificates issue client certificates: a server's own leaf in the files (a full chain
+    named for OCSP stapling) is not counted. None: the files cannot be read, or hold no CA chain
+    that reaches a self-signed root."""
     from nginxgen.der import load_chain
 
-    certs = []
+    certs: list[Certificate] = []
     for setting in (settings.client_certificate, settings.trusted_certificate):
         if setting.value is None:
             continue
         data = read(config.loaded, setting.value)
         if data is None:
             return None
-        certs.extend(load_chain(data))
+        certs.extend(c for c in load_chain(data) if _is_ca(c))
     by_subject = {c.subject: c for c in certs}
     best: Depth | None = None
     for cert in certs:
@@ -213,6 +231,20 @@ def depth_needed(config: Config, settings: ClientCertificates) -> Depth | None:
         if best is None or level > best.needed:
             best = Depth(level, cert.subject_text)
     return best
+
+
+def refuses_handshakes(server: Server) -> bool:
+    """Whether nginx refuses every handshake for the server (`ssl_reject_handshake on` in
+    effect, ngx_http_ssl_servername): no connection is ever made for its names, so none can be
+    reused for another name on its address."""
+    lines = server.effective("ssl_reject_handshake")
+    return bool(lines) and [a.lower() for a in lines[-1].args] == ["on"]
+
+
+def sharing(config: Config, socket: str, server: Server) -> list[Server]:
+    """The other servers of `socket` a connection can be made for (their handshake completes):
+    a request for `server` may arrive on such a connection (RFC 9113 9.1.1 reuse)."""
+    return [s for s in config.sockets[socket] if s is not server and not refuses_handshakes(s)]
 
 
 @record(frozen=True)

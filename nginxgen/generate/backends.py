@@ -9,6 +9,7 @@ generator never writes a TLS backend that anyone on the path could stand in for 
 
 from __future__ import annotations
 
+from nginxgen import rule_codes
 from nginxgen.generate.models import (
     BackendTls,
     ClientCertificates,
@@ -17,10 +18,10 @@ from nginxgen.generate.models import (
     Upstream,
     is_address,
 )
-from nginxgen.generate.planning import ListenLine, Problems, directive_in
+from nginxgen.generate.planning import IgnoreComment, ListenLine, Problems, directive_in
 from nginxgen.knowledge import directives, libraries, nginx, pki, tls_groups
 from nginxgen.knowledge.upstream import upstream_keepalive_defaults
-from nginxgen.records import record
+from nginxgen.records import field, record
 from nginxgen.target import Target
 from nginxgen.version import Version
 
@@ -70,6 +71,8 @@ class ClientCertPlan:
     ocsp: str | None  # on or leaf
     resolver: list[str]  # for the OCSP responder
     check_status: int | None  # optional: the status of the written $ssl_client_verify check
+    # findings the user's choices cause, on the ssl_verify_client line
+    suppress: IgnoreComment = field(default_factory=lambda: IgnoreComment([], []))
 
 
 @record
@@ -171,7 +174,12 @@ def _block_name(site_name: str) -> str:
 
 
 def plan_upstream(
-    upstream: Upstream, site_name: str, policy: TLSPolicy, target: Target, problems: Problems
+    upstream: Upstream,
+    site_name: str,
+    where: str,
+    policy: TLSPolicy,
+    target: Target,
+    problems: Problems,
 ) -> UpstreamPlan:
     """A pass through an upstream{} block of the site's own (only a block keeps connections),
     with the backend's name written out: without `proxy_ssl_name` nginx would verify and send
@@ -180,7 +188,7 @@ def plan_upstream(
     pass_directive = "grpc_pass" if grpc else "proxy_pass"
     if not directive_in(target, pass_directive, "location"):
         problems.add(
-            "site.upstream.url",
+            f"{where}.url",
             upstream.url,
             f"this nginx has no {pass_directive} (its module is not built)",
             "use an nginx with the module, or https://",
@@ -195,7 +203,7 @@ def plan_upstream(
         policy,
         target,
         "location",
-        "site.upstream",
+        where,
         problems,
     )
     return UpstreamPlan(
@@ -220,11 +228,10 @@ def _keepalive_line(connections: int, target: Target) -> int | None:
 
 
 def plan_client_certificates(
-    certs: ClientCertificates, policy: TLSPolicy, target: Target, problems: Problems
+    certs: ClientCertificates, where: str, policy: TLSPolicy, target: Target, problems: Problems
 ) -> ClientCertPlan:
     """ssl_verify_client with its CA list; `optional` with the check that refuses what did
     not verify (NGX741), revocation by CRL and/or OCSP."""
-    where = "site.client_certificates"
     ocsp = None if certs.ocsp == "off" else certs.ocsp
     if ocsp is not None:
         if not directive_in(target, "ssl_ocsp", "server"):
@@ -242,13 +249,21 @@ def plan_client_certificates(
                 "use client_certificates.crl",
             )
         if not policy.resolver:
-            problems.add(
-                "policy.resolver",
-                [],
-                "OCSP checks of client certificates need a resolver for the responder host",
-                "set policy.resolver (e.g. [127.0.0.53])",
+            problems.lacks(
+                f"{where}.ocsp",
+                certs.ocsp,
+                "a resolver for the host of the OCSP responder each client certificate names, "
+                "and policy.resolver is empty",
+                "set policy.resolver (e.g. [127.0.0.53]), or use client_certificates.crl",
             )
+    suppress = IgnoreComment([], [])
+    if certs.crl is None and ocsp is None:
+        suppress.add(
+            rule_codes.CLIENT_REVOCATION_UNCHECKED,
+            "client_certificates sets neither crl nor ocsp",
+        )
     return ClientCertPlan(
+        suppress=suppress,
         verify="on" if certs.verify == "required" else "optional",
         ca=certs.ca,
         depth=certs.depth,
@@ -257,6 +272,15 @@ def plan_client_certificates(
         resolver=list(policy.resolver) if ocsp else [],
         check_status=VERIFY_CHECK_STATUS if certs.verify == "optional" else None,
     )
+
+
+def stream_module(target: Target) -> str | None:
+    """The file `load_module` loads before stream{} where the target's nginx has stream as a
+    module of its own (`--with-stream=dynamic`, as Debian builds it); None where it is built in
+    (or not known: a target not read from a binary)."""
+    if target.dynamic is None or "stream" not in target.dynamic or target.modules_path is None:
+        return None
+    return f"{target.modules_path.rstrip('/')}/{nginx.dynamic_module('stream').file}"
 
 
 def plan_stream(

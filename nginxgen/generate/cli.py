@@ -11,7 +11,7 @@ from typing import cast, get_args
 from nginxgen.conf.tree import TreeMapping, parse_map
 from nginxgen.console import note
 from nginxgen.errors import NginxgenError
-from nginxgen.generate.compose import CpuMode, compose
+from nginxgen.generate.compose import CpuMode, check_ca_files, compose
 from nginxgen.generate.models import GeneratorConfig
 from nginxgen.generate.presets import KeyLines, key_lines
 from nginxgen.records import record
@@ -30,6 +30,7 @@ class GenerateOptions:
     nginx_bin: str | None  # with --into: the binary whose `nginx -t` runs before and after
     force: bool  # replace differing files
     diff: bool  # show the diff against --out or --into, write nothing
+    notes: list[str]  # lines to say before anything is written (CA files not on this machine)
 
 
 def resolve_options(
@@ -83,10 +84,11 @@ def resolve_options(
         access_log=access_log,
         hsts_subdomains=hsts_subdomains,
     )
+    lines = key_lines(config) if config is not None else None
     return GenerateOptions(
         target=target,
         model=model,
-        lines=key_lines(config) if config is not None else None,
+        lines=lines,
         out=out,
         into=into,
         root=root,
@@ -94,7 +96,25 @@ def resolve_options(
         nginx_bin=nginx_bin,
         force=force,
         diff=diff,
+        notes=check_ca_files(model, lines) + _module_notes(model, target),
     )
+
+
+def _module_notes(model: GeneratorConfig, target: Target) -> list[str]:
+    """A warning when the module file stream{} needs is not on this machine (the binary read
+    with --nginx-bin is: its modules should be too, unless generated for another server)."""
+    from nginxgen.generate.backends import stream_module
+    from nginxgen.knowledge import nginx
+
+    module = stream_module(target) if model.streams else None
+    if module is None or os.path.exists(module):
+        return []
+    package = nginx.dynamic_module("stream").debian_package
+    return [
+        f"warning: streams: this nginx has stream{{}} as a module of its own, loaded from "
+        f"{module}, which is not on this machine; install it on the server (Debian: "
+        f"{package}) before reloading nginx (nginx -t fails without it)"
+    ]
 
 
 def run(options: GenerateOptions) -> int:

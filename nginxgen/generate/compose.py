@@ -7,10 +7,20 @@ from typing import Any, Literal
 
 import pydantic
 
-from nginxgen.certs import check_pair
+from nginxgen.certs import ca_file_here, check_pair
 from nginxgen.errors import NginxgenError, ValidationError
 from nginxgen.generate.models import SITE_DEFAULT_KEYS, GeneratorConfig
-from nginxgen.generate.presets import load_config, load_preset, merge
+from nginxgen.generate.planning import locate
+from nginxgen.generate.presets import (
+    KeyLines,
+    load_config,
+    load_preset,
+    merge,
+    policy_origins,
+    preset_chain,
+    read_yaml,
+)
+from nginxgen.knowledge import pki
 
 CpuMode = Literal["auto", "aes-ni", "no-aes-ni"]
 
@@ -24,9 +34,8 @@ def pydantic_problems(err: pydantic.ValidationError) -> str:
     for item in err.errors():
         message = str(item["msg"]).removeprefix("Value error, ")
         value = item.get("input")
-        shown = (
-            f" (got {value!r})" if item["type"] != "missing" and not isinstance(value, dict) else ""
-        )
+        said = item["type"] == "missing" or isinstance(value, dict) or repr(value) in message
+        shown = "" if said else f" (got {value!r})"  # once: a message may quote it already
         lines.append(f"{_loc(item['loc'])}: {message}{shown}")
     return "\n".join(lines)
 
@@ -148,6 +157,50 @@ def _check_certificate_types(config: GeneratorConfig) -> None:
             )
 
 
+def _ca_files(config: GeneratorConfig) -> list[tuple[str, str, str]]:
+    """(field, path, whose certificates it checks) of every CA file the config has nginx
+    trust."""
+    found = []
+    for i, site in enumerate(config.sites):
+        if site.client_certificates is not None:
+            found.append((f"sites[{i}].client_certificates.ca", site.client_certificates.ca,
+                          "the clients'"))  # fmt: skip
+        if site.upstream is not None:
+            found.append((f"sites[{i}].upstream.trusted_certificate",
+                          site.upstream.trusted_certificate, "the backend's"))  # fmt: skip
+    for i, stream in enumerate(config.streams):
+        if stream.backend_tls is not None:
+            found.append((f"streams[{i}].backend_tls.trusted_certificate",
+                          stream.backend_tls.trusted_certificate, "the backend's"))  # fmt: skip
+    return found
+
+
+def check_ca_files(config: GeneratorConfig, lines: KeyLines | None = None) -> list[str]:
+    """Refuse a CA file that is here but holds no certificate; a warning line for each one not
+    on this machine, naming where it comes from: nginx -t fails without it on the server. Each
+    names its field, after its file:line where the --config file (`lines`) has it."""
+    warnings = []
+    system = pki.system_ca_bundle().path
+    cloudflare = pki.cloudflare_origin_pull()
+    for field, value, whose in _ca_files(config):
+        place = locate(lines, field)
+        where = f"{place}: {field}" if place else field
+        path = system if value == "system" else value
+        if ca_file_here(path, where):
+            continue
+        if path == system:
+            source = "the OS's CA bundle (Debian and Ubuntu: the ca-certificates package)"
+        elif path == cloudflare.path:
+            source = f"{cloudflare.display} ({cloudflare.download})"
+        else:
+            source = f"the CA that issues {whose} certificates"
+        warnings.append(
+            f"warning: {where}: {path} is not on this machine; put {source} there on the "
+            "server before reloading nginx (nginx -t fails without it)"
+        )
+    return warnings
+
+
 def compose(
     preset: str | None,
     config_file: Path | None,
@@ -175,6 +228,8 @@ def compose(
             where="--domain",
         )
     site_defaults = {k: v for k, v in data.get("site", {}).items() if k in SITE_DEFAULT_KEYS}
+    own = read_yaml(config_file) if config_file is not None else {}
+    chosen = str(own["extends"]) if own.get("extends") is not None else preset
     model_data = {
         "policy": apply_cpu(dict(data.get("policy", {})), cpu),
         "sites": _finish_sites(sites, site_defaults, hsts_subdomains),
@@ -182,6 +237,8 @@ def compose(
         "default_server": data.get("default_server", {}),
         "comments": comments and data.get("comments", True),
         "access_log": access_log or data.get("access_log"),
+        "presets": [name for name, _ in preset_chain(chosen)] if chosen else [],
+        "policy_from": policy_origins(chosen, own.get("policy") or {}) if chosen else {},
     }
     try:
         config = GeneratorConfig.model_validate(model_data)

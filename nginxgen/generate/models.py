@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     create_model,
@@ -26,11 +27,36 @@ from nginxgen.knowledge import web
 from nginxgen.sockets import normalize_socket
 
 Protocol = Literal["TLSv1", "TLSv1.1", "TLSv1.2", "TLSv1.3"]
-Switch = Literal["auto", "on", "off"]  # auto: on where the target can, off elsewhere
+
+
+def _yaml_switch(value: object) -> object:
+    """YAML 1.1 reads an unquoted on/off (and yes/no, true/false) as a boolean: take it as the
+    on/off the user wrote."""
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return value
+
+
+# auto: on where the target can, off elsewhere
+Switch = Annotated[
+    Literal["auto", "on", "off"],
+    BeforeValidator(_yaml_switch, json_schema_input_type=Literal["auto", "on", "off"] | bool),
+]
 ServerName = Annotated[str, AfterValidator(check_server_name)]
 SafePath = Annotated[str, AfterValidator(check_path)]
 _SIZE = re.compile(r"^\d+[kKmM]?$")
 _DURATION = re.compile(r"^\d+(ms|s|m|h|d|w|M|y)?$")
+
+
+def _yaml_off(value: object) -> object:
+    """`access_log: off` unquoted is YAML 1.1's false: the off the user wrote."""
+    return "off" if value is False else value
+
+
+# the TLS access log's path, or "off"
+LogPath = Annotated[
+    SafePath, BeforeValidator(_yaml_off, json_schema_input_type=str | Literal[False])
+]
 
 
 class Strict(BaseModel):
@@ -190,9 +216,6 @@ def _socket(text: str) -> str:
 Socket = Annotated[str, AfterValidator(_socket)]
 
 
-BackendSwitch = Literal["auto", "on", "off"]
-
-
 def _url_host(host: str) -> str:
     """A backend's host as a URL writes it: a host name, an IPv4 address or [IPv6]."""
     if host.startswith("["):
@@ -237,7 +260,7 @@ class BackendTls(Strict):
         None, description="the name verified and sent as SNI; default: the backend's host"
     )
     verify_depth: int = Field(1, ge=0, le=32, description="CA certificates above the backend's")
-    post_quantum: BackendSwitch = Field(
+    post_quantum: Switch = Field(
         "auto", description="offer X25519MLKEM768 to the backend (OpenSSL >= 3.5)"
     )
     session_reuse: bool = True
@@ -260,7 +283,7 @@ class Upstream(BackendTls):
         found = _URL.match(value)
         if not found:
             raise ValueError(
-                f"{value!r} is not an https:// or grpcs:// URL (https://api.example.com:8443/)"
+                f"{value!r} is not an https:// or grpcs:// URL (e.g. https://api.example.com:8443/)"
             )
         split_backend(found["hostport"])
         if found["path"]:
@@ -306,7 +329,10 @@ class ClientCertificates(Strict):
     )
     depth: int = Field(1, ge=0, le=32, description="CA certificates above the client's")
     crl: SafePath | None = Field(None, description="revocation list (PEM)")
-    ocsp: Literal["off", "on", "leaf"] = Field(
+    ocsp: Annotated[
+        Literal["off", "on", "leaf"],
+        BeforeValidator(_yaml_switch, json_schema_input_type=Literal["off", "on", "leaf"] | bool),
+    ] = Field(
         "off", description="check revocation by OCSP (nginx >= 1.19.0, needs policy.resolver)"
     )
 
@@ -386,6 +412,10 @@ class StreamSite(Strict):
         return split_backend(self.backend)[0]
 
 
+def _sockets(listen: list[str]) -> set[str]:
+    return {normalize_socket(s) for s in listen}
+
+
 class GeneratorConfig(Strict):
     policy: TLSPolicy
     sites: list[Site] = Field(min_length=1)
@@ -393,7 +423,11 @@ class GeneratorConfig(Strict):
     default_server: DefaultServer = DefaultServer()
     comments: bool = True
     # the TLS access log's path, "off", or None: the distribution's log folder
-    access_log: SafePath | None = None
+    access_log: LogPath | None = None
+    # the preset the config starts from, then those it extends (none without a preset), and
+    # which of them set each policy key the user did not set: a refusal names the preset
+    presets: list[str] = []
+    policy_from: dict[str, str] = {}
 
     @model_validator(mode="after")
     def _distinct(self) -> GeneratorConfig:
@@ -408,19 +442,32 @@ class GeneratorConfig(Strict):
         if both:
             # One address:port is one socket for nginx: it cannot be HTTPS for one site and
             # plain HTTP for another (nginx refuses the two default servers).
-            raise ValueError(f"{', '.join(both)} is HTTPS for one site and HTTP for another")
-        self._streams_apart(https | plain)
+            users = [s.primary for s in self.sites if both[0] in _sockets(s.listen)]
+            users += [
+                s.primary for s in self.sites if s.redirect and both[0] in _sockets(s.http_listen)
+            ]
+            raise ValueError(
+                f"{both[0]} is HTTPS for {users[0]} (listen) and HTTP for {users[-1]} "
+                "(http_listen): one address:port is one or the other"
+            )
+        self._streams_apart()
         return self
 
-    def _streams_apart(self, http_sockets: set[str]) -> None:
+    def _streams_apart(self) -> None:
         """A stream site's address:port is its own: another stream site or an http{} site
         there would be a second listener on the same socket."""
-        seen: set[str] = set()
+        taken: dict[str, str] = {}  # socket -> what listens there
+        for site in self.sites:
+            for sock in _sockets([*site.listen, *(site.http_listen if site.redirect else [])]):
+                taken.setdefault(sock, f"site {site.primary}")
         for stream in self.streams:
-            for sock in map(normalize_socket, stream.listen):
-                if sock in seen or sock in http_sockets:
-                    raise ValueError(f"{sock} is taken twice: a stream site needs its own address")
-                seen.add(sock)
+            for sock in _sockets(stream.listen):
+                if sock in taken:
+                    raise ValueError(
+                        f"{sock} is taken twice, by {taken[sock]} and stream site "
+                        f"{stream.name}: a stream site needs an address:port of its own"
+                    )
+                taken[sock] = f"stream site {stream.name}"
         names = [s.name for s in self.streams]
         if len(set(names)) != len(names):
             raise ValueError("two stream sites have the same name (it names the site's file)")
@@ -475,7 +522,7 @@ class SiteFile(Strict):
     streams: list[StreamSite] | None = None
     default_server: DefaultServer | None = None
     comments: bool | None = None
-    access_log: SafePath | None = Field(None, description="TLS access log path, or off")
+    access_log: LogPath | None = Field(None, description="TLS access log path, or off")
 
 
 # A preset holds a policy and site defaults, never sites of its own.

@@ -14,9 +14,11 @@ from nginxgen.generate.backends import (
     plan_client_certificates,
     plan_stream,
     plan_upstream,
+    stream_module,
 )
 from nginxgen.generate.ech import EchPlan, plan_ech
 from nginxgen.generate.models import GeneratorConfig, Site, TLSPolicy
+from nginxgen.generate.planning import IgnoreComment as IgnoreComment  # templates read it
 from nginxgen.generate.planning import ListenLine as ListenLine  # into/plan.py imports it here
 from nginxgen.generate.planning import Problems as _Problems
 from nginxgen.generate.planning import directive_ok as _directive_ok
@@ -65,22 +67,6 @@ class TLSPlan:
 
 
 @record
-class IgnoreComment:
-    """Findings the user asked for, told to the linter as the comment above a line (what the
-    linter reads as a suppression with its reason)."""
-
-    codes: list[str]
-    reasons: list[str]
-
-    def add(self, code: str, reason: str) -> None:
-        self.codes.append(code)
-        self.reasons.append(reason)
-
-    def __str__(self) -> str:
-        return f"nginxgen: ignore[{','.join(self.codes)}] {'; '.join(self.reasons)}"
-
-
-@record
 class AccessLog:
     """The TLS access log: a JSON line per request with what its connection negotiated."""
 
@@ -118,6 +104,7 @@ class Plan:
     ech: EchPlan | None = None
     streams: list[StreamPlan] = field(default_factory=list)
     stream_session_cache: str = "off"  # stream{}'s own zone (http{}'s is another module's)
+    load_modules: list[str] = field(default_factory=list)  # module files nginx.conf loads first
 
 
 def _plan_protocols(policy: TLSPolicy, target: Target, problems: _Problems) -> None:
@@ -497,11 +484,11 @@ def _check_stapling(policy: TLSPolicy, target: Target, problems: _Problems) -> N
         refusal = libraries.capability(lib, "ocsp_stapling").refusal
         problems.add("policy.ocsp_stapling", True, refusal, "set ocsp_stapling: false")
     if not policy.resolver:
-        problems.add(
-            "policy.resolver",
-            [],
-            "OCSP stapling needs a resolver for the responder host",
-            "set policy.resolver (e.g. [127.0.0.53])",
+        problems.lacks(
+            "policy.ocsp_stapling",
+            True,
+            "a resolver for the OCSP responder's host, and policy.resolver is empty",
+            "set policy.resolver (e.g. [127.0.0.53]) or ocsp_stapling: false",
         )
 
 
@@ -640,11 +627,13 @@ def _plan_site(
         alt_svc=alt_svc,
         root=site.root,
         suppress=None if site.hsts else _no_hsts(),
-        upstream=plan_upstream(site.upstream, site.primary, policy, target, problems)
+        upstream=plan_upstream(
+            site.upstream, site.primary, f"{where}.upstream", policy, target, problems
+        )
         if site.upstream
         else None,
         client_certificates=plan_client_certificates(
-            site.client_certificates, policy, target, problems
+            site.client_certificates, f"{where}.client_certificates", policy, target, problems
         )
         if site.client_certificates
         else None,
@@ -686,7 +675,7 @@ def make_plan(
     """The plan, or a ValidationError naming every problem (with its file:line where `lines`,
     the --config file's, has the key); `kept_ech_key`: the ECH key file already in --out
     (generate/ech.py)."""
-    problems = _Problems(target, lines)
+    problems = _Problems(target, lines, config.presets, config.policy_from)
     tls = _plan_tls(config.policy, target, problems)
     ech = plan_ech(config, target, problems, kept_ech_key)
     access_log = _plan_access_log(config.access_log, target, problems, tls.warnings)
@@ -711,6 +700,13 @@ def make_plan(
         ListenLine([sock, "ssl", *(["http2"] if old_http2 else []), "default_server"])
         for sock in _unique_sockets([s for site in config.sites for s in site.listen])
     ] + [ListenLine([sock, "quic", "default_server", "reuseport"]) for sock in quic_sockets]
+    for site, planned in zip(config.sites, sites, strict=True):
+        if planned.client_certificates is not None:
+            reason = _misdirected(site, config.sites, reject, old_http2)
+            if reason:
+                planned.client_certificates.suppress.add(
+                    rule_codes.CLIENT_VERIFY_MISDIRECTED, reason
+                )
     redirect_sockets = _unique_sockets(
         [s for site in config.sites if site.redirect for s in site.http_listen]
     )
@@ -728,6 +724,32 @@ def make_plan(
         ech=ech,
         streams=streams,
         stream_session_cache=_stream_session_cache(config.policy),
+        load_modules=[m for m in [stream_module(target)] if m and streams],
+    )
+
+
+def _misdirected(site: Site, sites: list[Site], reject: bool, old_http2: bool) -> str | None:
+    """Why a request for a site asking for client certificates can come on a connection made
+    for another name over HTTP/2 and be answered 421 (NGX743), as the user's choices make it:
+    the site's own second name, another site on its address, or a default server that
+    completes handshakes (no ssl_reject_handshake); None: no such connection."""
+    mine = {normalize_socket(s) for s in site.listen}
+    beside = [o for o in sites if o is not site and mine & {normalize_socket(s) for s in o.listen}]
+    # before `http2 on` (nginx 1.25.1) the listen parameter turns HTTP/2 on for the whole address
+    http2 = site.http2 or (old_http2 and any(o.http2 for o in beside))
+    if not http2:
+        return None
+    if len(site.domains) > 1:
+        because = f"the site has {len(site.domains)} names ({' '.join(site.domains)})"
+    elif beside:
+        because = f"{', '.join(o.primary for o in beside)} share its address"
+    elif not reject:
+        because = "the default server completes handshakes (no ssl_reject_handshake here)"
+    else:
+        return None
+    return (
+        f"{because} and client_certificates is set with HTTP/2: a request for one name on a "
+        "connection made for another is answered 421, which clients may retry on a new one"
     )
 
 

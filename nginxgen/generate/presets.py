@@ -9,7 +9,7 @@ import pydantic
 import yaml
 
 from nginxgen.errors import NginxgenError
-from nginxgen.generate.models import PRESET_KEYS, SiteFile
+from nginxgen.generate.models import PRESET_KEYS, Site, SiteFile
 from nginxgen.records import record
 from nginxgen.resources import data_dir
 
@@ -107,6 +107,12 @@ def _unknown_key(loc: tuple[int | str, ...]) -> str:
         return "unknown key 'preset': a site file names its preset with extends: (extends: modern)"
     known = _model_at(loc[:-1]).model_fields
     place = ".".join(str(part) for part in loc)
+    if loc[:-1] == ("site",) and key in Site.model_fields:
+        # a key of one site given as a default for all: say where it goes
+        return (
+            f"{place}: {key!r} is set per site, not for every site under site:; put it in "
+            f"each entry of sites: (sites: [{{domains: [...], {key}: ...}}])"
+        )
     return f"{place}: unknown key {key!r}; did you mean {nearest(key, known)!r}?"
 
 
@@ -194,6 +200,28 @@ def load_preset(name: str, chain: tuple[str, ...] = ()) -> dict[str, Any]:
         known = ", ".join(p.name for p in list_presets())
         raise NginxgenError(f"unknown preset {name!r} (known: {known})", where="--preset")
     return resolve_extends(read_yaml(path), path, True, (*chain, name))
+
+
+def preset_chain(name: str) -> list[tuple[str, dict[str, Any]]]:
+    """A preset and those it extends, each with its own file's data, the named one first."""
+    chain: list[tuple[str, dict[str, Any]]] = []
+    at: str | None = name
+    while at is not None and at not in (n for n, _ in chain):
+        data = read_yaml(preset_dir() / f"{at}.yaml")
+        chain.append((at, data))
+        parent = data.get("extends")
+        at = str(parent) if parent is not None else None
+    return chain
+
+
+def policy_origins(name: str, own: dict[str, Any]) -> dict[str, str]:
+    """Each policy key a preset chain sets and the config's own `policy` (`own`) does not ->
+    the preset that sets it (the nearest to the named one: its value wins)."""
+    found: dict[str, str] = {}
+    for preset, data in preset_chain(name):
+        for key in data.get("policy") or {}:
+            found.setdefault(str(key), preset)
+    return {k: v for k, v in found.items() if k not in own}
 
 
 def load_config(path: Path) -> dict[str, Any]:

@@ -76,7 +76,9 @@ def render(plan: Plan) -> dict[str, str]:
         "files": files,
         "per_vhost_protocols": "ssl_protocols" not in nginx.default_server_only(plan.target),
     }
-    out = {MAIN_FILE: env.get_template("nginx.conf.j2").render(common)}
+    out = {
+        MAIN_FILE: env.get_template("nginx.conf.j2").render(common, load_modules=plan.load_modules)
+    }
     out[TLS_FILE] = env.get_template("tls.conf.j2").render(
         common, tls=plan.tls, access_log=plan.access_log, ech=plan.ech
     )

@@ -340,3 +340,40 @@ class ListenCertificate:
 @cache
 def listen_certificate() -> ListenCertificate:
     return from_table(ListenCertificate, _table("listen_certificate"))
+
+
+@record(frozen=True)
+class CertificateFiles:
+    """What nginx -t says of a certificate or CA file it cannot load (`{path}`: the file):
+    `message` for ssl_certificate, and for CA files from `ca_cached_since`; before that
+    `ca_message_before` (OpenSSL's SSL_CTX_load_verify_locations)."""
+
+    message: str
+    ca_message_before: str
+    ca_cached_since: str
+    source: str
+
+    def refusal(self, target: Target, path: str, ca: bool) -> str:
+        cached = target.nginx >= Version(self.ca_cached_since)
+        template = self.message if cached or not ca else self.ca_message_before
+        return template.format(path=path)
+
+
+@cache
+def certificate_files() -> CertificateFiles:
+    return from_table(CertificateFiles, _table("certificate_files"))
+
+
+@record(frozen=True)
+class DynamicModule:
+    """A module built as a file of its own (`--with-NAME=dynamic`): `file` in the binary's
+    --modules-path, loaded with load_module; Debian ships it in `debian_package`."""
+
+    file: str
+    debian_package: str
+    source: str
+
+
+@cache
+def dynamic_module(name: str) -> DynamicModule:
+    return from_table(DynamicModule, _table("dynamic_module")[name])

@@ -37,3 +37,19 @@ class SystemCaBundle:
 @cache
 def system_ca_bundle() -> SystemCaBundle:
     return from_table(SystemCaBundle, toml_file("pki")["system_ca_bundle"])
+
+
+@record(frozen=True)
+class CloudflareOriginPull:
+    """Cloudflare's Authenticated Origin Pulls CA: where Cloudflare publishes it (`download`)
+    and where the cloudflare-origin-pull preset expects it (`path`)."""
+
+    display: str
+    download: str
+    path: str
+    source: str
+
+
+@cache
+def cloudflare_origin_pull() -> CloudflareOriginPull:
+    return from_table(CloudflareOriginPull, toml_file("pki")["cloudflare_origin_pull"])

@@ -13,7 +13,18 @@ from nginxgen.der import Certificate, key_index, load_chain
 from nginxgen.lint.context import Context
 from nginxgen.records import record
 
-__all__ = ["certificate_files", "load_chain", "read", "resolve"]
+__all__ = ["certificate_files", "issuer_of", "load_chain", "read", "resolve"]
+
+# CA files a config names: where the issuer of a leaf may be found
+CA_DIRECTIVES = (
+    "ssl_trusted_certificate",
+    "ssl_client_certificate",
+    "proxy_ssl_trusted_certificate",
+    "grpc_ssl_trusted_certificate",
+    "uwsgi_ssl_trusted_certificate",
+)
+SIBLINGS = ("*.pem", "*.crt", "*.cer")
+MAX_SIBLINGS = 64
 
 
 def resolve(ctx: Context, path: str) -> str | None:
@@ -68,3 +79,63 @@ def _certificate_files(ctx: Context) -> list[CertificateFile]:
 def certificate_files(ctx: Context) -> Iterator[CertificateFile]:
     """Each readable certificate file of a TLS server, once per (certificate, key) line pair."""
     return iter(ctx.memo("certificate_files", lambda: _certificate_files(ctx)))
+
+
+@record(frozen=True)
+class Issuer:
+    certificate: Certificate
+    file: str  # where it was found
+
+
+def _candidates(ctx: Context, cert_path: str) -> list[tuple[str, list[Certificate]]]:
+    """What is knowable here about CAs, memoized per lint: the CA files the config names, the
+    files beside the certificate file, and this machine's bundle of public roots."""
+    import glob
+    import os
+
+    from nginxgen.knowledge import pki
+
+    def chain(path: str, data: bytes | None) -> tuple[str, list[Certificate]]:
+        return path, load_chain(data) if data else []
+
+    named = ctx.memo(
+        "ca_files",
+        lambda: [
+            chain(s.args[0], read(ctx, s.args[0]))
+            for s in ctx.all_statements()
+            if s.directive in CA_DIRECTIVES and s.args
+        ],
+    )
+    full = resolve(ctx, cert_path)
+    beside = []
+    if full is not None:
+        folder = os.path.dirname(full)
+        paths = sorted(
+            {p for pattern in SIBLINGS for p in glob.glob(os.path.join(folder, pattern))}
+        )
+        beside = [chain(p, read(ctx, p)) for p in paths[:MAX_SIBLINGS] if p != full]
+
+    def system() -> list[tuple[str, list[Certificate]]]:
+        path = pki.system_ca_bundle().path
+        try:
+            with open(path, "rb") as handle:
+                return [chain(path, handle.read())]
+        except OSError:
+            return []
+
+    return [*named, *beside, *ctx.memo("system_cas", system)]
+
+
+def issuer_of(ctx: Context, cert_path: str, leaf: Certificate) -> Issuer | None:
+    """The certificate that signed `leaf` (its subject is the leaf's issuer and its key verifies
+    the leaf's signature), among what is knowable here; None: not found."""
+    for path, certs in _candidates(ctx, cert_path):
+        for cert in certs:
+            if cert.subject != leaf.issuer:
+                continue
+            try:
+                leaf.crypto().verify_directly_issued_by(cert.crypto())
+            except Exception:
+                continue
+            return Issuer(cert, path)
+    return None

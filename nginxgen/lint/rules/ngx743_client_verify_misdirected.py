@@ -8,7 +8,9 @@ reuse one connection for every name its server certificate covers on the same ad
 (RFC 9113 9.1.1), so on such an address some requests come back 421; browsers retry them on a
 new connection (RFC 9110 15.5.20), other clients may not. The same holds for HTTP/1.1 clients
 that send a Host other than their SNI, but those do not reuse connections across names by
-themselves. What the model says for a pair of names: conf/client_certs.py `request_outcome`.
+themselves. A server that refuses every handshake (`ssl_reject_handshake on`, as the explicit
+default server often does) shares no connection: it is not counted. What the model says for a
+pair of names: conf/client_certs.py `request_outcome`; which servers share: `sharing`.
 
 Fail (nginx 1.26.3):
     server { listen 443 ssl default_server; http2 on; server_name a.example; ... }
@@ -28,13 +30,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from nginxgen import rule_codes
+from nginxgen.conf.client_certs import sharing
 from nginxgen.conf.per_name import NameModel
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._client_certs import verifying
 
 RULE = Rule(
-    code="NGX743",
+    code=rule_codes.CLIENT_VERIFY_MISDIRECTED,  # the generator names it too
     name="client-verify-misdirected",
     severity=Severity.INFO,
     fix="give the verifying server an address (or a certificate) of its own",
@@ -50,7 +54,7 @@ def check(ctx: Context) -> Iterator[Finding]:
             settings = asking.get(id(server))
             if settings is None or id(server) in reported or settings.verify.line is None:
                 continue
-            neighbours = [s for s in servers if s is not server]
+            neighbours = sharing(ctx.config, socket, server)
             if not neighbours and len(server.names) < 2:
                 continue
             alpn = NameModel(ctx, socket, None, server=server, default=default).alpn()

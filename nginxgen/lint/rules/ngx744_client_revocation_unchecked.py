@@ -20,12 +20,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from nginxgen import rule_codes
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._client_certs import once, verifying
 
 RULE = Rule(
-    code="NGX744",
+    code=rule_codes.CLIENT_REVOCATION_UNCHECKED,  # the generator names it too
     name="client-revocation-unchecked",
     severity=Severity.INFO,
     fix="ssl_crl /path/to/ca.crl; (or ssl_ocsp on; with a resolver)",

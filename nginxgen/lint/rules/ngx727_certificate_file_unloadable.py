@@ -1,0 +1,83 @@
+"""A certificate or CA file nginx cannot load: it does not exist, or holds no PEM certificate
+(garbage, a key, a DER file). `nginx -t` refuses the config: "cannot load certificate" for
+`ssl_certificate`, and for the CA files (`ssl_client_certificate`, `ssl_trusted_certificate`,
+`proxy_ssl_trusted_certificate` and its grpc and uwsgi twins, stream's too) the same message
+from nginx 1.27.2, `SSL_CTX_load_verify_locations(...) failed` before.
+
+Only the lines nginx loads are read: `ssl_certificate` of every server with certificates,
+`ssl_trusted_certificate` of every server with TLS settings, `ssl_client_certificate` where
+`ssl_verify_client` is on, the backend CA where its verification is on. A file that exists
+but cannot be read here says nothing (as every file rule); a missing one is reported only
+where the tree is the one the `--nginx-bin` binary reads (its `--conf-path` folder): elsewhere
+it may be on the server while lint runs on a machine without it (`generate` says so for the CA
+files it writes). A CA file holding only CRLs is not reported (OpenSSL takes it before
+1.27.2).
+
+For example `ssl_client_certificate /etc/nginx/client-ca.pem;` where that file holds a private
+key, or the HTML page a download saved in its place: the fix is the CA certificates in PEM
+(`-----BEGIN CERTIFICATE-----`), or the line pointed at them.
+
+Sources: nginx src/event/ngx_event_openssl.c ngx_ssl_certificate, ngx_ssl_client_certificate,
+ngx_ssl_trusted_certificate; nginx CHANGES 1.27.2 (certificates cached on start); seen with
+nginx -t on 1.22.1, 1.26.3, 1.28.3 and 1.31.3.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from nginxgen.conf import files
+from nginxgen.conf.load import Stmt
+from nginxgen.conf.stream import Stream
+from nginxgen.knowledge import nginx
+from nginxgen.lint.context import Context, Rule
+from nginxgen.lint.findings import Finding, Severity
+from nginxgen.lint.rules._client_certs import verifying
+from nginxgen.lint.rules._files import load_chain, read
+
+RULE = Rule(
+    code="NGX727",
+    name="certificate-file-unloadable",
+    severity=Severity.ERROR,
+    fix="point the line at the PEM file (for a CA: the CA certificates, PEM)",
+)
+
+
+def _loaded(ctx: Context) -> Iterator[tuple[Stmt, bool]]:
+    """Each line whose file nginx loads, with whether it is a CA file."""
+    for server in ctx.config.servers:
+        yield from ((s, False) for s in server.effective("ssl_certificate"))
+    for settings in verifying(ctx):
+        if settings.trusted_certificate.line is not None:
+            yield settings.trusted_certificate.line, True
+        if settings.asks and settings.client_certificate.line is not None:
+            yield settings.client_certificate.line, True
+    for backend in ctx.backends():
+        if backend.verify().value and (line := backend.trusted_certificate().line):
+            yield line, True
+    stream = Stream(ctx)
+    for server in stream.config.servers:
+        if server.tls:
+            yield from ((s, False) for s in server.effective("ssl_certificate"))
+        client = stream.upstream_tls(server)
+        line = client.trusted_certificate().line if client and client.verify().value else None
+        if line is not None:
+            yield line, True
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    seen: set[int] = set()
+    for line, ca in _loaded(ctx):
+        if id(line) in seen or not line.args:
+            continue
+        seen.add(id(line))
+        path = line.args[0]
+        fails = f"nginx -t fails: {nginx.certificate_files().refusal(ctx.target, path, ca)}"
+        if files.absent(ctx.config.loaded, path, ctx.target.conf_path):
+            yield ctx.finding(RULE, line, f"{path} does not exist: {fails}")
+            continue
+        data = read(ctx, path)
+        if data is None or load_chain(data) or (ca and b"-----BEGIN X509 CRL-----" in data):
+            continue
+        what = "no CA certificate" if ca else "no certificate"
+        yield ctx.finding(RULE, line, f"{path} holds {what} in PEM: {fails}")
