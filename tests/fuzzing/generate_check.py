@@ -199,8 +199,9 @@ def check_generate(case: GeneratorCase, build: Build | None = None) -> GenerateO
     started = time.monotonic()
     data, (nginx_version, tls_library) = case
     if build is not None and not build.stream_tls:
-        # Debian's builds have stream as a dynamic module provisioning does not unpack
-        # (test_generate_backends checks that); AWS-LC's and BoringSSL's refuse streams
+        # Debian's builds have stream as a dynamic module whose load_module path (the binary's
+        # --modules-path) is outside the build's root (test_generate_backends points it at the
+        # unpacked file); AWS-LC's and BoringSSL's refuse streams
         data = {k: v for k, v in data.items() if k != "streams"}
     try:
         model = GeneratorConfig.model_validate(data)
