@@ -19,7 +19,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-Token = tuple[str, int, bool]
+# a word, its line and whether it was quoted (edit.source.Token is another thing: a span)
+Lexeme = tuple[str, int, bool]
 
 
 class NgxParserSyntaxError(Exception):
@@ -60,7 +61,7 @@ _ESCAPED_PAIR = re.compile(r"\\([\s\S])")
 _UNIT = re.compile(r"\\[\s\S]|[\s\S]")
 
 
-def lex(text: str, filename: str | None = None, as_crossplane: bool = False) -> Iterator[Token]:
+def lex(text: str, filename: str | None = None, as_crossplane: bool = False) -> Iterator[Lexeme]:
     """Tokens of one file, as crossplane.lexer.lex_string yields them (errors included); with
     `as_crossplane`, a `}` ends a word as in crossplane (the tests compare that reading)."""
     tokens, error = scan(text, filename, word_brace=not as_crossplane)
@@ -75,7 +76,7 @@ def scan(
     strict: list[tuple[str, int]] | None = None,
     word_brace: bool = True,
     spans: list[tuple[int, int]] | None = None,
-) -> tuple[list[Token], NgxParserSyntaxError | None]:
+) -> tuple[list[Lexeme], NgxParserSyntaxError | None]:
     """All tokens up to the first syntax error, and that error (None if there is none).
 
     `strict`, when given, collects what nginx refuses while crossplane reads on: a quoted string
@@ -88,7 +89,7 @@ def scan(
         from crossplane.lexer import EXTERNAL_LEXERS, lex_string
 
         if any(directive in text for directive in EXTERNAL_LEXERS):
-            tokens: list[Token] = []
+            tokens: list[Lexeme] = []
             try:
                 tokens.extend(lex_string(text, filename))
             except NgxParserBaseException as exc:
@@ -103,8 +104,8 @@ def _scan(
     strict: list[tuple[str, int]] | None = None,
     word_brace: bool = True,
     spans: list[tuple[int, int]] | None = None,
-) -> tuple[list[Token], NgxParserSyntaxError | None]:
-    out: list[Token] = []
+) -> tuple[list[Lexeme], NgxParserSyntaxError | None]:
+    out: list[Lexeme] = []
     token, token_line, line, depth, pos, end = "", 0, 1, 0, 0, len(text)
     token_start = 0  # where the word being read began
     keep = spans is not None
@@ -211,8 +212,8 @@ def _quoted(
 
 
 def _finish(
-    out: list[Token], depth: int, filename: str | None
-) -> tuple[list[Token], NgxParserSyntaxError | None]:
+    out: list[Lexeme], depth: int, filename: str | None
+) -> tuple[list[Lexeme], NgxParserSyntaxError | None]:
     if depth > 0:
         reason = 'unexpected end of file, expecting "}"'
         return out, NgxParserSyntaxError(reason, filename, out[-1][1])

@@ -11,7 +11,7 @@ import glob
 import os
 import re
 
-from nginxgen.conf.lexer import NgxParserSyntaxError, Token, scan
+from nginxgen.conf.lexer import Lexeme, NgxParserSyntaxError, scan
 from nginxgen.conf.tree import PathMap, infer_map, map_path, sorted_map
 from nginxgen.knowledge import directives
 from nginxgen.records import field, record
@@ -106,7 +106,7 @@ class Loaded:
         return map_path(full, self.path_map)
 
 
-def _check_tokens(tokens: list[Token], problems: list[tuple[str, int]]) -> list[Token]:
+def _check_tokens(tokens: list[Lexeme], problems: list[tuple[str, int]]) -> list[Lexeme]:
     """Note what crossplane lets slip and nginx refuses (ngx_conf_read_token, ngx_conf_handler):
     a directive ended by `}` or by the end of the file instead of `;`; a `;` or `{` with no
     directive before it; a directive that takes no block followed by `{` (a `;` lost before the
@@ -161,7 +161,7 @@ UNCLOSED_QUOTE = {'unexpected end of file, expecting "\'"', 'unexpected end of f
 
 
 def _statements(
-    tokens: list[Token], at: int, parsed: list[dict[str, object]], starts: list[int] | None = None
+    tokens: list[Lexeme], at: int, parsed: list[dict[str, object]], starts: list[int] | None = None
 ) -> int:
     """crossplane's reading of a token list into its statement dicts (directive, line, args,
     block, comments as `#` statements), quirks kept, since rules and the JSON payload read
@@ -209,7 +209,7 @@ def _statements(
 
 
 def parse_tokens(
-    tokens: list[Token], error: NgxParserSyntaxError | None, starts: list[int] | None = None
+    tokens: list[Lexeme], error: NgxParserSyntaxError | None, starts: list[int] | None = None
 ) -> tuple[list[dict[str, object]], tuple[str, int] | None]:
     """The statements of a token list, and the lexer's error where crossplane would report it:
     crossplane pulls tokens lazily, so the error surfaces once every token before it was read,
