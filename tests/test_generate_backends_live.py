@@ -76,14 +76,7 @@ class Backend:
 
 def request(port: int, ca: Path) -> int:
     """GET / from the front over TLS with SNI example.com; the status nginx answers."""
-    context = ssl.create_default_context(cafile=str(ca))
-    with socket.create_connection(("127.0.0.1", port), timeout=15) as raw:
-        tls = context.wrap_socket(raw, server_hostname=FRONT)
-        tls.sendall(f"GET / HTTP/1.1\r\nHost: {FRONT}\r\nConnection: close\r\n\r\n".encode())
-        head = tls.recv(200).decode(errors="replace")
-    found = re.match(r"HTTP/1\.1 (\d{3})", head)
-    assert found, head
-    return int(found.group(1))
+    return request_with(port, ca, None)
 
 
 def generate(folder: Path, build: Build, backend_port: int, ca: Path) -> tuple[Path, int, Path]:
