@@ -231,12 +231,12 @@ def test_a_certificate_that_does_not_verify(
 
 
 def lint_codes(tmp_path: Path, http: str, target: tuple[str, str]) -> list[tuple[str, str]]:
-    from nginxgen.lint.run import Selection, lint
     from nginxgen.target import resolve
+    from tests.every_rule import lint_checked
 
     conf = tmp_path / "nginx.conf"
     conf.write_text("events {}\nhttp {\n" + http + "\n}\n")
-    found = lint(load_path(str(conf)), resolve(*target), Selection())
+    found = lint_checked(load_path(str(conf)), resolve(*target))
     return [(f.code, f.message) for f in found if f.code in ("NGX010", "NGX742")]
 
 

@@ -13,10 +13,10 @@ import pytest
 from nginxgen.conf.load import load_path
 from nginxgen.knowledge import directives, ech, libraries
 from nginxgen.lint.findings import Finding
-from nginxgen.lint.run import Selection, lint
 from nginxgen.target import resolve
 from tests.builds import Build
 from tests.conftest import require_build
+from tests.every_rule import lint_checked
 from tests.helpers import make_cert
 from tests.test_tls_libraries_live import nginx_t
 
@@ -53,7 +53,7 @@ def findings(folder: Path, key: Path, *servers: str) -> list[Finding]:
         "events {}\nhttp {\nssl_session_cache shared:S:1m; ssl_protocols TLSv1.2 TLSv1.3;\n"
         f"ssl_ech_file {key};\n" + "".join(servers) + "}\n"
     )
-    return [f for f in lint(load_path(str(conf)), resolve(*ECH), Selection())
+    return [f for f in lint_checked(load_path(str(conf)), resolve(*ECH))
             if f.code.startswith("NGX75")]  # fmt: skip
 
 

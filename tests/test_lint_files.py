@@ -13,10 +13,10 @@ from cryptography.hazmat.primitives.asymmetric import dh
 
 from nginxgen.conf.load import load_path
 from nginxgen.lint.findings import Finding
-from nginxgen.lint.run import Selection, lint
 from nginxgen.records import replace
 from nginxgen.target import Target, resolve
 from tests.builds import Build
+from tests.every_rule import lint_checked
 from tests.live import nginx_check, prepare_prefix
 from tests.pki import CertificateFactory, Chain
 
@@ -38,7 +38,7 @@ def site(cert: Path | str, key: Path | str, extra: str = "") -> str:
 def findings(text: str, folder: Path, target: tuple[str, str] = OPENSSL) -> list[Finding]:
     conf = folder / "nginx.conf"
     conf.write_text(text)
-    found = lint(load_path(str(conf)), resolve(*target), Selection())
+    found = lint_checked(load_path(str(conf)), resolve(*target))
     return [f for f in found if f.code.startswith(FILE_RULES)]
 
 
@@ -133,7 +133,7 @@ def test_seclevel_against_the_certificate(chain: Chain, tmp_path: Path) -> None:
     def ngx411(cert: Path, key: Path, ciphers: str, target: tuple[str, str] = OPENSSL) -> list[str]:
         conf = tmp_path / "nginx.conf"
         conf.write_text(site(cert, key, f"ssl_ciphers {ciphers};"))
-        found = lint(load_path(str(conf)), resolve(*target), Selection())
+        found = lint_checked(load_path(str(conf)), resolve(*target))
         return [f.message for f in found if f.code == "NGX411"]
 
     (message,) = ngx411(chain.fullchain, chain.key, "HIGH:@SECLEVEL=5")
@@ -279,7 +279,7 @@ def test_a_certificate_or_ca_file_nginx_cannot_load(
     for directive in CA_LINES:
         for name, why in (("missing.pem", "does not exist"), ("garbage.pem", "holds no")):
             conf.write_text(unloadable(chain, directive, tmp_path / name))
-            found = lint(load_path(str(conf)), target, Selection())
+            found = lint_checked(load_path(str(conf)), target)
             (finding,) = [f for f in found if f.code == "NGX727"]
             assert why in finding.message, finding
             assert directive in conf.read_text().splitlines()[finding.line - 1], finding
@@ -289,7 +289,7 @@ def test_a_certificate_or_ca_file_nginx_cannot_load(
             assert done.returncode != 0 and said in done.stderr, (directive, name, done.stderr)
         good = chain.root if directive != "ssl_certificate" else chain.fullchain
         conf.write_text(unloadable(chain, directive, good))
-        assert "NGX727" not in [f.code for f in lint(load_path(str(conf)), target, Selection())]
+        assert "NGX727" not in [f.code for f in lint_checked(load_path(str(conf)), target)]
         prepare_prefix(conf, build)
         done = nginx_check(build, conf)
         assert done.returncode == 0, (directive, done.stderr)

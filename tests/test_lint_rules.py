@@ -10,8 +10,8 @@ import pytest
 from nginxgen.conf.load import load_path
 from nginxgen.lint.findings import Finding
 from nginxgen.lint.rules import catalog
-from nginxgen.lint.run import Selection, lint
 from nginxgen.target import resolve
+from tests.every_rule import lint_checked
 
 OLD = ("1.22.1", "openssl-3.0")
 MID = ("1.26.3", "openssl-3.5.7")
@@ -720,7 +720,7 @@ def findings_of(
 ) -> list[Finding]:
     path = tmp_path / name
     path.write_text(text)
-    return lint(load_path(str(path)), resolve(*target), Selection())
+    return lint_checked(load_path(str(path)), resolve(*target))
 
 
 def codes(
@@ -813,7 +813,7 @@ def test_default_server_rules_across_include_files(tmp_path: Path) -> None:
     )
     main = tmp_path / "nginx.conf"
     main.write_text(http("include conf.d/*.conf;\n"))
-    findings = lint(load_path(str(main)), resolve(*MID), Selection())
+    findings = lint_checked(load_path(str(main)), resolve(*MID))
     (hit,) = [f for f in findings if f.code == "NGX101"]
     assert hit.file.endswith("10-site.conf") and hit.line == 1
     assert "00-default.conf" in hit.message

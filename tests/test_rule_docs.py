@@ -10,7 +10,7 @@ import pytest
 
 from nginxgen.cli import main
 from nginxgen.lint.rule_docs import pages
-from nginxgen.lint.rules import catalog
+from nginxgen.lint.rules import catalog, render_index
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "rules"
 
@@ -45,3 +45,12 @@ def test_explain_and_rules(capsys: pytest.CaptureFixture[str]) -> None:
     listed = capsys.readouterr().out.splitlines()
     assert [line.split()[0] for line in listed] == list(catalog())
     assert main(["explain", "NGX999"]) == 2
+
+
+def test_the_rule_index_is_current() -> None:
+    """lint imports only the rules the index says a tree can trigger: a stale index would run a
+    rule on the wrong trees, or miss a new one."""
+    index = DOCS.parent.parent / "nginxgen" / "lint" / "rules" / "_index.py"
+    assert index.read_text(encoding="utf-8") == render_index(), (
+        "run python scripts/render_rule_docs.py"
+    )

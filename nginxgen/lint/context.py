@@ -31,6 +31,10 @@ class Rule:
     # the other severities a finding of it takes, each with when: (severity, when); the catalog
     # (`nginxgen rules`, docs/rules/) says them, and a finding of any other severity is refused
     otherwise: tuple[tuple[Severity, str], ...] = ()
+    # the directives every finding of it needs in the tree: a tree without any of them is not
+    # given to the rule, whose module is then not even imported (a pre-commit start); empty: the
+    # rule runs on every tree (nginxgen/lint/rules/index.py lists them, generated)
+    triggers: tuple[str, ...] = ()
 
     @property
     def severities(self) -> tuple[Severity, ...]:

@@ -8,7 +8,7 @@ from nginxgen.conf.config import build
 from nginxgen.conf.load import Loaded
 from nginxgen.lint.context import Context
 from nginxgen.lint.findings import Finding, Severity
-from nginxgen.lint.rules import catalog
+from nginxgen.lint.rules import RuleEntry, triggered
 from nginxgen.records import field, record
 from nginxgen.target import Target
 
@@ -19,13 +19,16 @@ class Selection:
     ignore: set[str] = field(default_factory=set)
     min_severity: Severity = Severity.INFO
 
+    def picks(self, code: str, name: str) -> bool:
+        """Whether --select and --ignore leave the rule of this code and name."""
+        if self.select and not any(code.startswith(s) or name == s for s in self.select):
+            return False
+        return not any(code.startswith(i) or name == i for i in self.ignore)
+
     def wants(self, finding: Finding) -> bool:
-        code = finding.code
-        if self.select and not any(code.startswith(s) or finding.name == s for s in self.select):
-            return False
-        if any(code.startswith(i) or finding.name == i for i in self.ignore):
-            return False
-        return finding.severity.at_least(self.min_severity)
+        return self.picks(finding.code, finding.name) and finding.severity.at_least(
+            self.min_severity
+        )
 
 
 def _suppressed(finding: Finding, loaded: Loaded) -> bool:
@@ -50,9 +53,21 @@ def lint(
     """The findings; with `build_fixes` False each fixable one says so (`autofix`, `touches`)
     without its edits being built on the lossless model (a plain lint needs no edits)."""
     ctx = Context(build(loaded), target, build_fixes)
+    present = {stmt.directive for stmt in ctx.all_statements()}
+    return run_rules(ctx, triggered(present, selection.picks), selection, report_files)
+
+
+def run_rules(
+    ctx: Context,
+    rules: Iterable[RuleEntry],
+    selection: Selection,
+    report_files: Iterable[str] | None = None,
+) -> list[Finding]:
+    """The findings of these rules on the context's config, selected and not suppressed."""
+    loaded = ctx.config.loaded
     only = set(report_files) if report_files is not None else None
     findings: set[Finding] = set()
-    for entry in catalog().values():
+    for entry in rules:
         for finding in entry.check(ctx):
             if only is not None and finding.file not in only:
                 continue

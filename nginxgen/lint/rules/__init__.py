@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import re
 from collections.abc import Callable, Iterator
 from functools import cache
@@ -112,11 +111,53 @@ class RuleEntry:
 
 @cache
 def catalog() -> dict[str, RuleEntry]:
-    entries = {}
-    for name in MODULES:
-        module = importlib.import_module(f"{__name__}.{name}")
-        entries[module.RULE.code] = RuleEntry(module.RULE, module.__doc__ or "", module.check)
-    return entries
+    """Every rule, each module imported."""
+    return {entry.rule.code: entry for entry in map(_entry, MODULES)}
+
+
+@cache
+def _entry(module_name: str) -> RuleEntry:
+    # __import__, not importlib.import_module: importing importlib (and warnings) is a cost
+    # every pre-commit start would pay for one call
+    module = __import__(f"{__name__}.{module_name}", fromlist=["check"])
+    return RuleEntry(module.RULE, module.__doc__ or "", module.check)
+
+
+def triggered(present: set[str], wanted: Callable[[str, str], bool]) -> Iterator[RuleEntry]:
+    """The rules that may find something in a tree holding the directives `present`, of those
+    `wanted(code, name)` picks: a rule with triggers (Rule.triggers) runs only where one of them
+    is present. Read from the generated index (_index.py), so that a rule that cannot fire is not
+    imported: most of a one-file lint's start-up was importing all of them."""
+    from nginxgen.lint.rules._index import INDEX
+
+    for code, name, module_name, triggers in INDEX:
+        if wanted(code, name) and (not triggers or not present.isdisjoint(triggers)):
+            yield _entry(module_name)
+
+
+INDEX_HEADER = '''"""Each rule's code, name, module and triggers (Rule.triggers), in catalog order: lint
+imports a rule only for a tree that holds one of its triggers (nginxgen.lint.rules.triggered).
+Generated from the rule modules by `python scripts/render_rule_docs.py`; tests/test_rule_docs.py
+fails when it is stale."""
+
+# fmt: off
+INDEX: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
+'''
+
+
+def render_index() -> str:
+    """The text of _index.py, from the rule modules."""
+
+    def quoted(words: tuple[str, ...]) -> str:
+        return ", ".join(f'"{word}"' for word in words)
+
+    rows = []
+    for module_name in MODULES:
+        rule = _entry(module_name).rule
+        triggers = rule.triggers
+        listed = f"({quoted(triggers)}{',' if len(triggers) == 1 else ''})"
+        rows.append(f"    ({quoted((rule.code, rule.name, module_name))}, {listed}),\n")
+    return INDEX_HEADER + "".join(rows) + ")\n# fmt: on\n"
 
 
 _SELECTOR = re.compile(r"^NGX\d{0,3}$")
@@ -126,15 +167,17 @@ def selector_problem(selector: str) -> str | None:
     """Why `selector` picks no rule, naming the nearest known code or name; None when it is a
     rule's name, its code, or a code prefix (NGX4) that at least one rule has. A typo must not
     switch the linter off in silence (--select NGX999 once selected nothing, exit 0)."""
-    entries = catalog()
-    names = {entry.rule.name for entry in entries.values()}
+    from nginxgen.lint.rules._index import INDEX
+
+    codes = [code for code, _, _, _ in INDEX]
+    names = {name for _, name, _, _ in INDEX}
     if selector in names or (
-        _SELECTOR.match(selector) and any(code.startswith(selector) for code in entries)
+        _SELECTOR.match(selector) and any(code.startswith(selector) for code in codes)
     ):
         return None
     from nginxgen.spelling import nearest  # only on the way to an error
 
-    known = sorted(entries) if selector[:3].upper() == "NGX" else sorted(names)
+    known = sorted(codes) if selector[:3].upper() == "NGX" else sorted(names)
     guess = nearest(selector, known)
     hint = f"; did you mean {guess}?" if guess else ""
     return f"no rule is {selector!r}{hint} (nginxgen rules lists them; a prefix like NGX4 works)"

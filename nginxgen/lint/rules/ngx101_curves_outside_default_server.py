@@ -35,6 +35,7 @@ RULE = Rule(
     fix="move ssl_ecdh_curve (or ssl_conf_command Groups) to http{} level, "
     "or make it the same in the default server",
     autofix=MOVE_TO_DEFAULT,
+    triggers=("ssl_ecdh_curve", "ssl_conf_command"),
 )
 
 

@@ -34,6 +34,7 @@ RULE = Rule(
     severity=Severity.WARNING,
     fix="move ssl_session_cache, ssl_session_timeout and ssl_session_ticket_key to http{} level",
     autofix=MOVE_TO_DEFAULT,
+    triggers=("ssl_session_cache", "ssl_session_timeout", "ssl_session_ticket_key"),
 )
 
 

@@ -40,6 +40,7 @@ RULE = Rule(
     severity=Severity.WARNING,
     fix="set ssl_protocols (and ssl_conf_command Ciphersuites) at http{} level, or use nginx >= 1.29.2",
     autofix=MOVE_TO_DEFAULT,
+    triggers=("ssl_protocols", "ssl_conf_command"),
 )
 
 

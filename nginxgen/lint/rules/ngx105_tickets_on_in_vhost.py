@@ -42,6 +42,7 @@ RULE = Rule(
     severity=Severity.INFO,
     fix="set ssl_session_tickets at http{} level",
     autofix=MOVE_TO_DEFAULT,
+    triggers=("ssl_session_tickets",),
 )
 
 

@@ -37,6 +37,7 @@ RULE = Rule(
     name="preread-outside-default-server",
     severity=Severity.WARNING,
     fix="set ssl_preread on at stream{} level or in the default server of the address",
+    triggers=("ssl_preread",),
 )
 
 

@@ -30,6 +30,7 @@ RULE = Rule(
     severity=Severity.WARNING,
     fix="set ssl_ech_file at http{} level or in the default server",
     autofix=MOVE_TO_DEFAULT,
+    triggers=("ssl_ech_file",),
 )
 
 

@@ -51,6 +51,7 @@ RULE = Rule(
         "respells a group the library knows under another name; with --unsafe-fixes, a draft "
         "name becomes its standard successor where the target has it",
     ),
+    triggers=("ssl_ecdh_curve", "ssl_conf_command"),
 )
 
 

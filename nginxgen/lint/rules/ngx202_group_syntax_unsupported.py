@@ -28,6 +28,7 @@ RULE = Rule(
     name="group-syntax-unsupported",
     severity=Severity.ERROR,
     fix="write a plain colon-separated list of group names",
+    triggers=("ssl_ecdh_curve", "ssl_conf_command"),
 )
 
 

@@ -42,6 +42,7 @@ RULE = Rule(
         "with --unsafe-fixes, drops the group from the list, or turns a draft name into its "
         "standard successor where the target has it",
     ),
+    triggers=("ssl_ecdh_curve", "ssl_conf_command"),
 )
 
 

@@ -26,6 +26,7 @@ RULE = Rule(
     name="weak-cipher",
     severity=Severity.WARNING,
     fix="list forward-secret AEAD suites only (the intermediate preset's list)",
+    triggers=("ssl_ciphers",),
 )
 
 

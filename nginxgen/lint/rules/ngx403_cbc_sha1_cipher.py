@@ -25,6 +25,7 @@ RULE = Rule(
     name="cbc-sha1-cipher",
     severity=Severity.WARNING,
     fix="drop the CBC SHA-1 suites; keep AES-GCM and ChaCha20-Poly1305",
+    triggers=("ssl_ciphers",),
 )
 
 

@@ -34,6 +34,7 @@ RULE = Rule(
         Applicability.SAFE,
         "takes the TLS 1.3 names out of ssl_ciphers (the library ignores them there)",
     ),
+    triggers=("ssl_ciphers",),
 )
 
 

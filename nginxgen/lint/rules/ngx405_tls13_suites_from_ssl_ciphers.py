@@ -28,6 +28,7 @@ RULE = Rule(
     name="tls13-suites-from-ssl-ciphers",
     severity=Severity.INFO,
     fix="state the TLS 1.3 suites with ssl_conf_command Ciphersuites",
+    triggers=("ssl_ciphers",),
 )
 
 

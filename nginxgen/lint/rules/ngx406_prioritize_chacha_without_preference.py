@@ -27,6 +27,7 @@ RULE = Rule(
         Applicability.UNSAFE,
         "turns ssl_prefer_server_ciphers on where the option applies (the server order then decides)",
     ),
+    triggers=("ssl_conf_command",),
 )
 
 

@@ -30,6 +30,7 @@ RULE = Rule(
     name="no-cipher-match",
     severity=Severity.ERROR,
     fix="list suites the library has (nginxgen ciphers -- 'STRING' shows what a string enables)",
+    triggers=("ssl_ciphers",),
 )
 
 

@@ -27,6 +27,7 @@ RULE = Rule(
     severity=Severity.WARNING,
     fix="add TLSv1.3 to ssl_protocols",
     autofix=(Applicability.UNSAFE, "adds TLSv1.3 to ssl_protocols"),
+    triggers=("ssl_protocols",),
 )
 
 

@@ -39,6 +39,7 @@ RULE = Rule(
     name="cipher-string-refused",
     severity=Severity.ERROR,
     fix="write a string the library takes (no @SECLEVEL on BoringSSL and AWS-LC; suites it has)",
+    triggers=("ssl_ciphers",),
 )
 
 

@@ -38,6 +38,7 @@ RULE = Rule(
     name="seclevel-refuses-certificate",
     severity=Severity.ERROR,
     fix="lower @SECLEVEL to what the certificate meets, or issue a stronger certificate",
+    triggers=("ssl_ciphers",),
 )
 
 

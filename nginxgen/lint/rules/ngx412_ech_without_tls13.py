@@ -26,6 +26,7 @@ RULE = Rule(
     name="ech-without-tls13",
     severity=Severity.ERROR,
     fix="add TLSv1.3 to ssl_protocols (in the default server, or at http{} level)",
+    triggers=("ssl_ech_file",),
 )
 
 

@@ -23,6 +23,12 @@ RULE = Rule(
     name="conf-command-unsupported",
     severity=Severity.ERROR,
     fix="remove ssl_conf_command (use ssl_ecdh_curve for groups)",
+    triggers=(
+        "ssl_conf_command",
+        "proxy_ssl_conf_command",
+        "grpc_ssl_conf_command",
+        "uwsgi_ssl_conf_command",
+    ),
 )
 
 

@@ -22,6 +22,7 @@ RULE = Rule(
     severity=Severity.WARNING,
     fix="remove ssl_stapling",
     autofix=(Applicability.SAFE, "deletes the ssl_stapling line the library ignores"),
+    triggers=("ssl_stapling",),
 )
 
 

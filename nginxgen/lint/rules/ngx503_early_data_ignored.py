@@ -18,7 +18,11 @@ from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
 
 RULE = Rule(
-    code="NGX503", name="early-data-ignored", severity=Severity.WARNING, fix="remove ssl_early_data"
+    code="NGX503",
+    name="early-data-ignored",
+    severity=Severity.WARNING,
+    fix="remove ssl_early_data",
+    triggers=("ssl_early_data",),
 )
 
 

@@ -47,6 +47,12 @@ RULE = Rule(
     name="conf-command-refused",
     severity=Severity.ERROR,
     fix="use a command and value the library has (SSL_CONF_cmd(3) of its version)",
+    triggers=(
+        "ssl_conf_command",
+        "proxy_ssl_conf_command",
+        "grpc_ssl_conf_command",
+        "uwsgi_ssl_conf_command",
+    ),
 )
 UNKNOWN = "unknown cmd name"
 # Commands whose value is a comma-separated list of words of one table of ssl/ssl_conf.c

@@ -25,6 +25,7 @@ RULE = Rule(
     name="ech-unsupported",
     severity=Severity.WARNING,
     fix="build nginx against OpenSSL 4.0, or remove ssl_ech_file",
+    triggers=("ssl_ech_file",),
 )
 
 

@@ -23,6 +23,7 @@ RULE = Rule(
         Applicability.UNSAFE,
         "deletes the keepalive_timeout 0 line, back to nginx's default (75s)",
     ),
+    triggers=("keepalive_timeout",),
 )
 
 

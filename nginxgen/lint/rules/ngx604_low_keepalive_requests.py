@@ -24,6 +24,7 @@ RULE = Rule(
     severity=Severity.INFO,
     fix="keepalive_requests 1000;",
     autofix=(Applicability.UNSAFE, "sets keepalive_requests to nginx's default (1000)"),
+    triggers=("keepalive_requests",),
 )
 
 

@@ -19,7 +19,13 @@ from nginxgen.knowledge import libraries, nginx
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
 
-RULE = Rule(code="NGX605", name="ktls-cannot-engage", severity=Severity.INFO, fix="sendfile on;")
+RULE = Rule(
+    code="NGX605",
+    name="ktls-cannot-engage",
+    severity=Severity.INFO,
+    fix="sendfile on;",
+    triggers=("ssl_conf_command",),
+)
 
 
 def check(ctx: Context) -> Iterator[Finding]:

@@ -30,6 +30,7 @@ RULE = Rule(
     severity=Severity.INFO,
     fix="ssl_session_tickets on; (with rotated keys: nginx >= 1.23.2 and a shared cache, or "
     "ssl_session_ticket_key files)",
+    triggers=("ssl_session_tickets",),
 )
 
 

@@ -27,6 +27,7 @@ RULE = Rule(
         Applicability.UNSAFE,
         "adds always to the add_header line (error responses start to carry HSTS)",
     ),
+    triggers=("add_header",),
 )
 
 

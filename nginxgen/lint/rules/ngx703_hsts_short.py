@@ -30,6 +30,7 @@ RULE = Rule(
         Applicability.UNSAFE,
         "sets max-age=63072000 (two years), keeping the other parameters",
     ),
+    triggers=("add_header",),
 )
 
 

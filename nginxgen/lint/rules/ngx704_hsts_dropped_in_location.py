@@ -37,6 +37,7 @@ RULE = Rule(
     name="hsts-dropped-in-location",
     severity=Severity.WARNING,
     fix="repeat the Strict-Transport-Security line in this location, or add_header_inherit merge; (nginx >= 1.29.3)",
+    triggers=("add_header",),
 )
 
 

@@ -27,6 +27,7 @@ RULE = Rule(
     name="stapling-without-resolver",
     severity=Severity.WARNING,
     fix="add a resolver, or remove ssl_stapling",
+    triggers=("ssl_stapling",),
 )
 
 

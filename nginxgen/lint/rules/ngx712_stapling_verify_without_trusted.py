@@ -21,6 +21,7 @@ RULE = Rule(
     name="stapling-verify-without-trusted-certificate",
     severity=Severity.WARNING,
     fix="ssl_trusted_certificate /path/to/chain.pem;",
+    triggers=("ssl_stapling_verify",),
 )
 
 

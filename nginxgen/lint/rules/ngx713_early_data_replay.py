@@ -22,6 +22,7 @@ RULE = Rule(
     severity=Severity.WARNING,
     fix="proxy_set_header Early-Data $ssl_early_data; (or ssl_conf_command Options AntiReplay;)",
     autofix=(Applicability.UNSAFE, "turns ssl_early_data off"),
+    triggers=("ssl_early_data",),
 )
 
 

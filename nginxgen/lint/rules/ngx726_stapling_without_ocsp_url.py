@@ -25,6 +25,7 @@ RULE = Rule(
     name="stapling-without-ocsp-url",
     severity=Severity.INFO,
     fix="ssl_stapling off; (the certificate has no OCSP responder to staple from)",
+    triggers=("ssl_stapling",),
 )
 
 

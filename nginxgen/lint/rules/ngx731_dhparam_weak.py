@@ -24,6 +24,7 @@ RULE = Rule(
     fix="use ffdhe2048 or larger (RFC 7919): openssl genpkey -genparam -algorithm DH "
     "-pkeyopt group:ffdhe2048 -out dhparam.pem",
     otherwise=((Severity.ERROR, "the library refuses the parameters (nginx -t fails)"),),
+    triggers=("ssl_dhparam",),
 )
 
 

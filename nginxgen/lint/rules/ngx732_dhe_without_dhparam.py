@@ -17,6 +17,7 @@ RULE = Rule(
     name="dhe-without-dhparam",
     severity=Severity.INFO,
     fix="ssl_dhparam /etc/nginx/ffdhe2048.pem; (RFC 7919 group), or drop the DHE suites",
+    triggers=("ssl_ciphers",),
 )
 
 

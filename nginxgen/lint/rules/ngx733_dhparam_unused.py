@@ -18,6 +18,7 @@ RULE = Rule(
     name="dhparam-unused",
     severity=Severity.INFO,
     fix="drop ssl_dhparam (and the file), or list DHE suites if old clients need them",
+    triggers=("ssl_dhparam",),
 )
 
 

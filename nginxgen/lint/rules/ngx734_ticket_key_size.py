@@ -19,6 +19,7 @@ RULE = Rule(
     name="ticket-key-size",
     severity=Severity.ERROR,
     fix="openssl rand 80 > ticket.key (and rotate it, keeping the previous key as a second line)",
+    triggers=("ssl_session_ticket_key",),
 )
 SIZES = (48, 80)
 

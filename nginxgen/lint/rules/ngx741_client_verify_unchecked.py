@@ -32,6 +32,7 @@ RULE = Rule(
     name="client-verify-unchecked",
     severity=Severity.WARNING,
     fix="if ($ssl_client_verify != SUCCESS) { return 403; }  (or ssl_verify_client on;)",
+    triggers=("ssl_verify_client",),
 )
 
 

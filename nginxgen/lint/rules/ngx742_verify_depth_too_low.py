@@ -26,6 +26,7 @@ RULE = Rule(
     name="verify-depth-too-low",
     severity=Severity.WARNING,
     fix="ssl_verify_depth N; (the number of CA certificates between a client's and the root)",
+    triggers=("ssl_verify_client",),
 )
 
 

@@ -42,6 +42,7 @@ RULE = Rule(
     name="client-verify-misdirected",
     severity=Severity.INFO,
     fix="give the verifying server an address (or a certificate) of its own",
+    triggers=("ssl_verify_client",),
 )
 
 

@@ -30,6 +30,7 @@ RULE = Rule(
     name="client-revocation-unchecked",
     severity=Severity.INFO,
     fix="ssl_crl /path/to/ca.crl; (or ssl_ocsp on; with a resolver)",
+    triggers=("ssl_verify_client",),
 )
 
 

@@ -26,6 +26,7 @@ RULE = Rule(
     name="ech-key-file-invalid",
     severity=Severity.ERROR,
     fix="make the file with `openssl ech -public_name NAME -out FILE` (or nginxgen generate)",
+    triggers=("ssl_ech_file",),
 )
 
 

@@ -33,6 +33,7 @@ RULE = Rule(
     name="ech-public-name-not-served",
     severity=Severity.WARNING,
     fix="serve the public name on this address with a certificate that covers it",
+    triggers=("ssl_ech_file",),
 )
 
 

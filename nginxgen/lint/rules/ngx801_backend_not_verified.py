@@ -37,6 +37,7 @@ RULE = Rule(
     name="backend-not-verified",
     severity=Severity.WARNING,
     fix="proxy_ssl_verify on; proxy_ssl_trusted_certificate /path/to/backend-ca.pem;",
+    triggers=("proxy_pass", "grpc_pass", "uwsgi_pass"),
 )
 CHOOSE = "(the CA that issued the backend's certificate: choose it, nginxgen cannot)"
 

@@ -37,6 +37,7 @@ RULE = Rule(
     severity=Severity.WARNING,
     fix="proxy_ssl_server_name on;",
     autofix=(Applicability.SAFE, "adds proxy_ssl_server_name on; to the location that passes"),
+    triggers=("proxy_pass", "grpc_pass", "uwsgi_pass"),
 )
 
 

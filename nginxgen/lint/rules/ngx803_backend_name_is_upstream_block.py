@@ -43,6 +43,7 @@ RULE = Rule(
     name="backend-name-is-upstream-block",
     severity=Severity.WARNING,
     fix="proxy_ssl_name NAME-ON-THE-BACKEND-CERTIFICATE;",
+    triggers=("proxy_pass", "grpc_pass", "uwsgi_pass"),
 )
 
 

@@ -39,6 +39,7 @@ RULE = Rule(
     name="backend-no-keepalive",
     severity=Severity.INFO,
     fix='keepalive 16; (in the upstream block) proxy_http_version 1.1; proxy_set_header Connection "";',
+    triggers=("proxy_pass", "grpc_pass", "uwsgi_pass"),
 )
 
 

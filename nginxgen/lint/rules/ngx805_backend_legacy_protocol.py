@@ -39,6 +39,7 @@ RULE = Rule(
         Applicability.UNSAFE,
         "removes SSLv2/SSLv3/TLSv1/TLSv1.1 from the line (a backend that only speaks them is lost)",
     ),
+    triggers=("proxy_pass", "grpc_pass", "uwsgi_pass"),
 )
 
 

@@ -39,6 +39,7 @@ RULE = Rule(
     name="backend-not-post-quantum",
     severity=Severity.INFO,
     fix="proxy_ssl_conf_command Groups X25519MLKEM768:X25519:prime256v1;",
+    triggers=("proxy_pass", "grpc_pass", "uwsgi_pass"),
 )
 
 

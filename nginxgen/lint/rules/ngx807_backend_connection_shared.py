@@ -49,6 +49,7 @@ RULE = Rule(
     name="backend-connection-shared",
     severity=Severity.WARNING,
     fix="the same proxy_ssl_* settings for every location of the block (or a block each)",
+    triggers=("proxy_pass", "grpc_pass", "uwsgi_pass"),
 )
 
 
