@@ -21,6 +21,8 @@ import re
 import subprocess
 from pathlib import Path
 
+from nginxgen.knowledge.data import dumps_by_line
+
 KNOWLEDGE = Path(__file__).resolve().parent.parent / "nginxgen" / "knowledge"
 OUT = KNOWLEDGE / "nginx_directives.json"
 THIRD_PARTY = KNOWLEDGE / "third_party_directives.json"
@@ -260,7 +262,8 @@ def main() -> None:
         "modules": dict(sorted(modules.items())),
         "directives": fold(per_version),
     }
-    OUT.write_text(json.dumps(document, separators=(",", ":")) + "\n")  # read on every lint
+    # read on every lint: one directive per line, so that a lint decodes only the names it meets
+    OUT.write_text(dumps_by_line(document, "directives"))
     extra = {
         "about": "Directives of common third-party nginx modules, from each repository's newest "
         "commit (scripts/build_directive_tables.py --third-party).",

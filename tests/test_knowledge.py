@@ -281,3 +281,19 @@ def test_only_the_topics_read_the_files() -> None:
             if isinstance(node, ast.ImportFrom) and node.module == "nginxgen.knowledge.data":
                 readers.append(str(path.relative_to(REPO)))
     assert readers == ["nginxgen/ciphers/model.py"]
+
+
+def test_the_directive_table_read_by_line_is_the_json_document() -> None:
+    """A lint decodes nginx_directives.json one directive at a time (data.json_file_by_line):
+    what it reads must be what the whole document says, for every name."""
+    import json
+
+    from nginxgen.knowledge.data import dumps_by_line, json_file, json_file_by_line
+
+    document = json_file("nginx_directives")
+    head, rows = json_file_by_line("nginx_directives", "directives")
+    assert head == {k: v for k, v in document.items() if k != "directives"}
+    assert {name: json.loads(text) for name, text in rows.items()} == document["directives"]
+    assert dumps_by_line(document, "directives") == (
+        Path(nginxgen.knowledge.__file__).parent / "nginx_directives.json"
+    ).read_text(encoding="utf-8")

@@ -153,3 +153,16 @@ def test_brainpool_warns_unless_the_policy_lists_it(tmp_path: Path) -> None:
     )
     found = lint(load_path(str(out / "nginx.conf")), target, Selection())
     assert {f.code for f in found if "brainpool" in f.message} == {"NGX204"}
+
+
+def test_each_table_is_named_for_its_library() -> None:
+    """A lint opens only its target's table, chosen by file name: the name must be the library
+    the file was measured on, and every target of a measured series finds its table."""
+    from nginxgen.knowledge.library_tables import library_table, library_tables
+    from nginxgen.target import parse_library
+
+    tables = library_tables()
+    assert len(tables) == len(list(TABLES.glob("*.json"))) - 1  # names.json is no table
+    for table in tables:
+        assert (TABLES / f"{table.library}.json").is_file()
+        assert library_table(parse_library(table.library)) == table

@@ -63,6 +63,37 @@ def json_file(name: str) -> dict[str, Any]:
     return data
 
 
+def dumps_by_line(document: dict[str, Any], key: str) -> str:
+    """`document` as compact JSON whose last member `key`, an object, holds one entry per line:
+    still one JSON document, and `json_file_by_line` decodes only the entries asked for."""
+    head = {k: v for k, v in document.items() if k != key}
+    rows = []
+    for name, value in document[key].items():
+        if json.dumps(name) != f'"{name}"' or "\n" in name:
+            raise ValueError(f"not a plain name: {name!r}")
+        rows.append(f'"{name}":{json.dumps(value, separators=(",", ":"))}')
+    opening = json.dumps(head, separators=(",", ":"))[:-1] + f',"{key}":{{\n'
+    return opening + ",\n".join(rows) + "\n}}\n"
+
+
+@cache
+def json_file_by_line(name: str, key: str) -> tuple[dict[str, Any], dict[str, str]]:
+    """knowledge/NAME.json as `dumps_by_line` wrote it: its other members, decoded, and the
+    JSON text of each entry of `key` by name. Decoding the whole directive table was the largest
+    part of reading knowledge in a one-file lint, which meets a few dozen of its 700 names."""
+    with open(os.path.join(KNOWLEDGE_DIR, f"{name}.json"), encoding="utf-8") as handle:
+        text = handle.read()
+    opening = f',"{key}":{{\n'
+    cut = text.index(opening)
+    head: dict[str, Any] = json.loads(text[:cut] + "}")
+    rows = {}
+    for line in text[cut + len(opening) :].split("\n"):
+        if line.startswith('"'):
+            end = line.index('":')
+            rows[line[1:end]] = line[end + 2 :].removesuffix(",")
+    return head, rows
+
+
 def from_table(kind: type[R], table: Mapping[str, Any], **given: Any) -> R:
     """The record `kind` with each field read from the table's key of the same name, unless
     `given` holds it: a key the table lacks raises KeyError, unless the record gives the field a

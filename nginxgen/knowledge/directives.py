@@ -4,9 +4,10 @@ directives take a block (directives.json, as real builds answered)."""
 
 from __future__ import annotations
 
+import json
 from functools import cache, lru_cache
 
-from nginxgen.knowledge.data import json_file
+from nginxgen.knowledge.data import json_file, json_file_by_line
 from nginxgen.records import record
 from nginxgen.version import Version
 
@@ -56,17 +57,32 @@ def _entry(data: dict[str, Any], third_party: str | None = None) -> DirectiveEnt
     )
 
 
+def _table() -> dict[str, Any]:
+    """nginx_directives.json without its directives: releases, commits, modules."""
+    return json_file_by_line("nginx_directives", "directives")[0]
+
+
+@lru_cache(maxsize=4096)  # bounded: names come from the text being edited (the language server)
+def _definitions(name: str) -> list[dict[str, Any]] | None:
+    """The entries of a directive in nginx_directives.json, each decoded when first asked."""
+    text = json_file_by_line("nginx_directives", "directives")[1].get(name)
+    if text is None:
+        return None
+    entries: list[dict[str, Any]] = json.loads(text)
+    return entries
+
+
 @cache
 def _release_index(version: str) -> int:
     """The index of the newest known release at or before this version."""
-    releases = [Version(v) for v in json_file("nginx_directives")["releases"]]
+    releases = [Version(v) for v in _table()["releases"]]
     wanted = Version(version)
     return max((i for i, r in enumerate(releases) if r <= wanted), default=0)
 
 
 @lru_cache(maxsize=4096)  # bounded: names come from the text being edited (the language server)
 def _release_entries(version: str, name: str) -> tuple[DirectiveEntry, ...] | None:
-    entries = json_file("nginx_directives")["directives"].get(name)
+    entries = _definitions(name)
     if entries is None:
         return None
     at = _release_index(version)
@@ -88,17 +104,17 @@ def nginx_directive(target: Target, name: str) -> tuple[DirectiveEntry, ...] | N
 
 def directive_first_release(name: str) -> str | None:
     """The first nginx release that has a directive (nginx_directives.json)."""
-    entries = json_file("nginx_directives")["directives"].get(name)
+    entries = _definitions(name)
     if not entries:
         return None
     first = min(start for e in entries for start, _ in e["ranges"])
-    return str(json_file("nginx_directives")["releases"][first])
+    return str(_table()["releases"][first])
 
 
 def module_built(target: Target, module: str) -> bool | None:
     """Whether the target's nginx has one of its own modules: from `nginx -V` when the target
     came from a binary (None: not known; modules without a configure option are always in)."""
-    info = json_file("nginx_directives")["modules"].get(module)
+    info = _table()["modules"].get(module)
     if info is not None and info.get("platform"):  # another system's event module
         return None if target.modules is None else False
     family = module.split("_")[1]  # ngx_stream_ssl_module needs stream itself
@@ -113,7 +129,7 @@ def module_built(target: Target, module: str) -> bool | None:
 
 
 def known_in_some_release(name: str) -> bool:
-    return name in json_file("nginx_directives")["directives"]
+    return name in json_file_by_line("nginx_directives", "directives")[1]
 
 
 @cache
@@ -132,7 +148,11 @@ def third_party_directive(name: str) -> tuple[DirectiveEntry, ...]:
 
 @record(frozen=True)
 class DirectiveShapes:
-    """Which directives take a block, as real nginx builds answered (directives.json)."""
+    """Which directives take a block, as real nginx builds answered (directives.json); for a
+    name none of them answered for (ssl_conf_command and ssl_alpn were missed by the probes,
+    other modules are not built there), the NGX_CONF_BLOCK flag of its `ngx_command_t` entries
+    in nginx's source, where every release agrees: nginx refuses a `{` after a directive
+    without it (issue 36: a `;` lost before a block)."""
 
     block: frozenset[str]
     simple: frozenset[str]
@@ -148,27 +168,27 @@ class DirectiveShapes:
             return "block"
         by_parent = self.mixed.get(name)
         if by_parent is None:
-            return None
+            return _source_kind(name)
         kind = by_parent.get(parent or "(top)")
         return kind if kind in ("block", "simple") else None
 
 
 @cache
 def directive_shapes() -> DirectiveShapes:
-    """The builds' answers, and for a name none of them answered for (ssl_conf_command and
-    ssl_alpn were missed by the probes, other modules are not built there) the NGX_CONF_BLOCK
-    flag of its `ngx_command_t` entries in nginx's source, where every release agrees: nginx
-    refuses a `{` after a directive without it (issue 36: a `;` lost before a block)."""
+    """The builds' answers (directives.json)."""
     data = json_file("directives")
-    block, simple = set(data["block"]), set(data["simple"])
-    probed = block | simple | set(data["mixed"])
-    for name, entries in json_file("nginx_directives")["directives"].items():
-        kinds = {bool(e["block"]) for e in entries}
-        if name not in probed and len(kinds) == 1:
-            (block if kinds.pop() else simple).add(name)
     return DirectiveShapes(
-        block=frozenset(block),
-        simple=frozenset(simple),
+        block=frozenset(data["block"]),
+        simple=frozenset(data["simple"]),
         mixed=dict(data["mixed"]),
         free_content=frozenset(data["free_content"]),
     )
+
+
+@lru_cache(maxsize=4096)  # bounded: names come from the text being edited (the language server)
+def _source_kind(name: str) -> str | None:
+    """`block` or `simple` when every source entry of the name agrees, else None."""
+    kinds = {bool(e["block"]) for e in _definitions(name) or ()}
+    if len(kinds) != 1:
+        return None
+    return "block" if kinds.pop() else "simple"

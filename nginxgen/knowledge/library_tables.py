@@ -51,58 +51,53 @@ class LibraryTable:
     sigalg_partners: dict[str, str] = field(default_factory=dict)
     sigalg_syntax: dict[str, bool] = field(default_factory=dict)  # list feature -> accepted
 
-    def series(self, library: Library) -> bool:
-        """Whether this table answers for `library`: the same library and release series
-        (OpenSSL 3.0.x, AWS-LC 5.12.x), or both without a version (BoringSSL)."""
-        if library.kind != self.kind:
-            return False
-        if library.version is None or self.version is None:
-            return library.version is None and self.version is None
-        return (*library.version.parts, 0)[:2] == (*self.version.parts, 0)[:2]  # 3 is 3.0
-
 
 TABLES_DIR = os.path.join(KNOWLEDGE_DIR, "tls_tables")
 
 
-@cache
+def _table_names() -> list[str]:
+    """The measured libraries, by file name: each file is named for its `library` value."""
+    return sorted(
+        name[:-5]
+        for name in os.listdir(TABLES_DIR)
+        if name.endswith(".json") and name != "names.json"
+    )
+
+
 def library_tables() -> tuple[LibraryTable, ...]:
-    """Every measured table, read once, only when a rule asks (plain lint of a config without
-    these directives never opens them)."""
-    tables = []
-    for name in sorted(os.listdir(TABLES_DIR)):
-        if not name.endswith(".json") or name == "names.json":
-            continue
-        with open(os.path.join(TABLES_DIR, name), encoding="utf-8") as handle:
-            data = json.load(handle)
-        kind, version = _split_library(data["library"])
-        conf = data["conf_command"]
-        lists = data["group_lists"]
-        sigalgs = data.get("sigalgs", {})
-        tables.append(
-            LibraryTable(
-                library=data["library"],
-                kind=kind,
-                version=version,
-                groups=data["groups"],
-                syntax={f: lists[probe]["accepted"] for f, probe in _SYNTAX_PROBES.items()},
-                cipher_strings={
-                    **data.get("cipher_names", {}),
-                    **data["cipher_keywords"],
-                    **data["cipher_strings"],
-                },
-                names_measured="cipher_names" in data,
-                conf_refused=conf.get("refused"),
-                conf_commands=conf.get("commands", {}),
-                sigalgs=sigalgs.get("elements", {}),
-                sigalg_words=(
-                    tuple(sigalgs.get("sig_words", ())),
-                    tuple(sigalgs.get("hash_words", ())),
-                ),
-                sigalg_partners=sigalgs.get("partners", {}),
-                sigalg_syntax={f: v["accepted"] for f, v in sigalgs.get("lists", {}).items()},
-            )
-        )
-    return tuple(tables)
+    """Every measured table."""
+    return tuple(_read_table(name) for name in _table_names())
+
+
+@cache
+def _read_table(name: str) -> LibraryTable:
+    """One measured table, read once, only when a rule asks (a plain lint of a config without
+    these directives never opens one, and a lint opens only its target's)."""
+    with open(os.path.join(TABLES_DIR, f"{name}.json"), encoding="utf-8") as handle:
+        data = json.load(handle)
+    kind, version = _split_library(data["library"])
+    conf = data["conf_command"]
+    lists = data["group_lists"]
+    sigalgs = data.get("sigalgs", {})
+    return LibraryTable(
+        library=data["library"],
+        kind=kind,
+        version=version,
+        groups=data["groups"],
+        syntax={f: lists[probe]["accepted"] for f, probe in _SYNTAX_PROBES.items()},
+        cipher_strings={
+            **data.get("cipher_names", {}),
+            **data["cipher_keywords"],
+            **data["cipher_strings"],
+        },
+        names_measured="cipher_names" in data,
+        conf_refused=conf.get("refused"),
+        conf_commands=conf.get("commands", {}),
+        sigalgs=sigalgs.get("elements", {}),
+        sigalg_words=(tuple(sigalgs.get("sig_words", ())), tuple(sigalgs.get("hash_words", ()))),
+        sigalg_partners=sigalgs.get("partners", {}),
+        sigalg_syntax={f: v["accepted"] for f, v in sigalgs.get("lists", {}).items()},
+    )
 
 
 def _split_library(text: str) -> tuple[str, Version | None]:
@@ -116,4 +111,16 @@ def _split_library(text: str) -> tuple[str, Version | None]:
 
 def library_table(library: Library) -> LibraryTable | None:
     """The measured table of `library`'s release series, if a build of it was probed."""
-    return next((t for t in library_tables() if t.series(library)), None)
+    name = next((n for n in _table_names() if _answers(n, library)), None)
+    return _read_table(name) if name is not None else None
+
+
+def _answers(name: str, library: Library) -> bool:
+    """Whether the table named `name` answers for `library`: the same library and release
+    series (OpenSSL 3.0.x, AWS-LC 5.12.x), or both without a version (BoringSSL)."""
+    kind, version = _split_library(name)
+    if library.kind != kind:
+        return False
+    if library.version is None or version is None:
+        return library.version is None and version is None
+    return (*library.version.parts, 0)[:2] == (*version.parts, 0)[:2]  # 3 is 3.0
