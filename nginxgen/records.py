@@ -95,6 +95,40 @@ def _init(names: list[str], declared: dict[str, _Field], frozen: bool) -> Callab
     return init
 
 
+COMPILE_AFTER = 20  # instances of a class made before its __init__ is compiled
+
+
+def _binder(
+    names: list[str], declared: dict[str, _Field], frozen: bool
+) -> Callable[[Any, tuple[Any, ...], dict[str, Any]], None]:
+    """What the compiled `__init__` does, interpreted: each field from the arguments, by
+    position or name, else its default or factory; a TypeError as Python gives for a missing,
+    unknown or repeated argument."""
+    setter = object.__setattr__ if frozen else setattr
+    known = set(names)
+
+    def bind(obj: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        if len(args) > len(names):
+            raise TypeError(f"__init__() takes {len(names) + 1} positional arguments")
+        values = dict(zip(names, args, strict=False))
+        for name, value in kwargs.items():
+            if name not in known or name in values:
+                why = "an unexpected keyword" if name not in known else "multiple values for"
+                raise TypeError(f"__init__() got {why} argument {name!r}")
+            values[name] = value
+        for name in names:
+            if name in values:
+                value = values[name]
+            else:
+                spec = declared.get(name)
+                if spec is None or (spec.make is None and spec.default is _MISSING):
+                    raise TypeError(f"__init__() missing a required argument: {name!r}")
+                value = spec.make() if spec.make is not None else spec.default
+            setter(obj, name, value)
+
+    return bind
+
+
 def _methods(
     names: tuple[str, ...], compared: tuple[str, ...], eq: bool, frozen: bool
 ) -> dict[str, Any]:
@@ -140,34 +174,54 @@ def _declared(cls: type, names: list[str]) -> dict[str, _Field]:
 def _build(cls: type, frozen: bool, eq: bool, slots: bool) -> type:
     names = _fields(cls)
     declared = _declared(cls, names)
-    namespace = dict(cls.__dict__)
-    for name, spec in declared.items():
-        # a plain default stays a class attribute, as in dataclasses (slots take its place)
-        namespace.pop(name, None)
-        if not slots and spec.make is None and spec.default is not _MISSING:
-            namespace[name] = spec.default
-    namespace.pop("__dict__", None)
-    namespace.pop("__weakref__", None)
-    if slots:
-        namespace["__slots__"] = tuple(names)
     compared = tuple(n for n in names if n not in declared or declared[n].compare)
-    namespace.update(_methods(tuple(names), compared, eq, frozen))
-    made: list[type] = []  # the class, once built: where the first call puts the real __init__
+    made: list[type] = []  # the class, once built: where a compiled __init__ goes
+    bind = _binder(names, declared, frozen)
+    left = [COMPILE_AFTER]
 
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
-        # compiled on the first instance, not at import: most records of a module are never
-        # made in a given run, and compiling each __init__ was most of building a record
+        # Compiled only once the class is made often, never at import: most records of a module
+        # are never made in a given run and many a few times, and compiling an __init__ (about
+        # 0.1 ms) was a tenth of a one-file lint; a class made thousands of times wants it.
+        left[0] -= 1
+        if left[0] > 0:
+            bind(self, args, kwargs)
+            return
         init = _init(names, declared, frozen)
         init.__qualname__ = f"{made[0].__qualname__}.__init__"
         made[0].__init__ = init  # type: ignore[misc]
         init(self, *args, **kwargs)
 
-    namespace["__init__"] = __init__
-    namespace["__record_fields__"] = tuple(names)
-    namespace["__record_declared__"] = declared
+    added = _methods(tuple(names), compared, eq, frozen)
+    added.update(__init__=__init__, __record_fields__=tuple(names), __record_declared__=declared)
+    if slots:  # __slots__ only takes effect in a new class
+        made.append(_with_slots(cls, names, declared, added))
+        return made[0]
+    # otherwise the class itself: building it again was most of declaring a record
+    for name, spec in declared.items():
+        # a plain default stays a class attribute, as in dataclasses
+        if spec.make is None and spec.default is not _MISSING:
+            setattr(cls, name, spec.default)
+        elif name in cls.__dict__:
+            delattr(cls, name)
+    for name, value in added.items():
+        setattr(cls, name, value)
+    made.append(cls)
+    return cls
+
+
+def _with_slots(
+    cls: type, names: list[str], declared: dict[str, _Field], added: dict[str, Any]
+) -> type:
+    namespace = dict(cls.__dict__)
+    for name in declared:
+        namespace.pop(name, None)  # the slots take their place
+    namespace.pop("__dict__", None)
+    namespace.pop("__weakref__", None)
+    namespace["__slots__"] = tuple(names)
+    namespace.update(added)
     built = type(cls)(cls.__name__, cls.__bases__, namespace)
     built.__qualname__ = cls.__qualname__
-    made.append(built)
     return built
 
 
