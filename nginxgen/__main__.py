@@ -1,5 +1,3 @@
-import sys
+from nginxgen.cli import console
 
-from nginxgen.cli import main
-
-sys.exit(main())
+console()

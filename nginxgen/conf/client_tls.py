@@ -15,8 +15,6 @@ any line of its own replaces all the enclosing ones.
 
 from __future__ import annotations
 
-import ipaddress
-
 from nginxgen.conf.groups import parse_groups
 from nginxgen.conf.load import Stmt
 from nginxgen.knowledge import tls_groups
@@ -101,6 +99,8 @@ class Name:
 def is_hostname(name: str) -> bool:
     if not name or name.startswith(("[", "unix:")) or "$" in name:
         return False
+    import ipaddress  # only for a backend's name: most lints of a commit have none
+
     try:
         ipaddress.ip_address(name)
     except ValueError:

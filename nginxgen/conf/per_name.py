@@ -23,13 +23,14 @@ from nginxgen.conf.effective import HSTS, Effective, header_sent, server_label
 from nginxgen.conf.files import read
 from nginxgen.conf.groups import parse_groups
 from nginxgen.conf.load import Stmt
-from nginxgen.der import Certificate, load_chain
 from nginxgen.knowledge import libraries, nginx, tls_groups
 from nginxgen.records import record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from nginxgen.der import Certificate
 
 
 @record(frozen=True)
@@ -372,6 +373,8 @@ class NameModel:
     def _leaves(self) -> dict[str, Certificate] | None:
         """Path -> the first certificate of each of the server's ssl_certificate files (None
         when one cannot be read: a variable in the path, a missing or unreadable file)."""
+        from nginxgen.der import load_chain  # only with a certificate to read: a lint start
+
         leaves = {}
         for stmt in self.server.effective("ssl_certificate"):
             data = read(self.config.loaded, stmt.args[0])

@@ -9,9 +9,12 @@ from collections.abc import Iterator
 from nginxgen.conf import files
 from nginxgen.conf.config import Server
 from nginxgen.conf.load import Stmt
-from nginxgen.der import Certificate, key_index, load_chain
 from nginxgen.lint.context import Context
 from nginxgen.records import record
+
+TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
+if TYPE_CHECKING:
+    from nginxgen.der import Certificate
 
 __all__ = ["certificate_files", "issuer_of", "load_chain", "read", "resolve"]
 
@@ -71,9 +74,19 @@ def _certificate_files(ctx: Context) -> list[CertificateFile]:
             key_path = key_stmt.args[0] if key_stmt and key_stmt.args else None
             if (cert_path, key_path) not in matches:
                 key_data = read(ctx, key_path) if key_path else None
+                from nginxgen.der import key_index
+
                 matches[cert_path, key_path] = key_index(key_data, chain) if key_data else None
             out.append(CertificateFile(server, stmt, key_stmt, chain, matches[cert_path, key_path]))
     return out
+
+
+def load_chain(data: bytes) -> list[Certificate]:
+    """The certificates of a PEM or DER file, leaf first (nginxgen.der, imported only once a
+    file is read: most lints of a commit read none)."""
+    from nginxgen.der import load_chain as read_chain
+
+    return read_chain(data)
 
 
 def certificate_files(ctx: Context) -> Iterator[CertificateFile]:
