@@ -17,6 +17,7 @@ import argparse
 import json
 import os
 import platform
+import re
 import statistics
 import subprocess
 import sys
@@ -115,11 +116,14 @@ def write_certificate_tree(folder: Path) -> Path:
 def measure(argv: list[str]) -> tuple[float, int, float]:
     """Wall seconds, peak RSS in MiB and CPU seconds (user and system) of one run."""
     start = time.perf_counter()
-    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    assert process.stderr is not None
+    errors = process.stderr.read()
     _, status, usage = os.wait4(process.pid, 0)
     elapsed = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) not in (0, 1):
-        raise SystemExit(f"{argv[0]} failed: exit {os.waitstatus_to_exitcode(status)}")
+    # exit 1 is a lint with findings; a Python that cannot start the tool exits 1 too
+    if os.waitstatus_to_exitcode(status) not in (0, 1) or b"Traceback" in errors:
+        raise SystemExit(f"{argv} failed: exit {os.waitstatus_to_exitcode(status)}: {errors!r}")
     return elapsed, usage.ru_maxrss // 1024, usage.ru_utime + usage.ru_stime
 
 
@@ -147,6 +151,18 @@ def compare(tools: dict[str, list[str]], runs: int) -> dict[str, dict[str, float
     }
 
 
+def console_script(python: str, checkout: Path) -> list[str]:
+    """The command pip's console script for `nginxgen` runs, for this checkout: its entry point
+    from its pyproject.toml, imported from the checkout."""
+    text = (checkout / "pyproject.toml").read_text(encoding="utf-8")
+    found = re.search(r'^nginxgen = "([\w.]+):(\w+)"', text, re.MULTILINE)
+    if found is None:
+        raise SystemExit(f"{checkout}/pyproject.toml names no nginxgen entry point")
+    module, function = found.groups()
+    code = f"import re, sys; from {module} import {function}; sys.exit({function}())"
+    return ["env", f"PYTHONPATH={checkout}", python, "-c", code]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--gixy", help="gixy-ng executable (in its own venv)")
@@ -169,9 +185,9 @@ def main() -> None:
         "--tls-library",
         "openssl-3.5",
     ]
-    # with --before, each lint is told which checkout to import (PYTHONPATH), this one too
-    here = ["env", f"PYTHONPATH={Path(__file__).parent.parent}"] if args.before else []
-    before = ["env", f"PYTHONPATH={args.before}"] if args.before else []
+    # with --before, each checkout runs its own entry point, as its console script would
+    here = console_script(python, Path(__file__).parent.parent) if args.before else lint[:1]
+    before = console_script(python, args.before) if args.before else []
     results: dict[str, object] = {
         "machine": (
             f"{platform.node()} {platform.machine()} {os.cpu_count()} cpus, "
@@ -203,11 +219,11 @@ def main() -> None:
         }
         for label, small in small_files.items():
             tools = {
-                "nginxgen lint": [*here, *lint, str(small)],
+                "nginxgen lint": [*here, *lint[1:], str(small)],
                 "crossplane parse": [python, "-c", PARSE, str(small)],
             }
             if args.before:
-                tools["nginxgen lint, before"] = [*before, *lint, str(small)]
+                tools["nginxgen lint, before"] = [*before, *lint[1:], str(small)]
             # a few milliseconds each: more runs for a stable median
             cases[label] = compare(tools, max(args.runs, 40))
             print(label, cases[label], flush=True)

@@ -20,8 +20,8 @@ from nginxgen.conf.load import Stmt
 from nginxgen.knowledge import directives, nginx
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
-from nginxgen.lint.rules._values import merge_refusals, refusal, unmet_requirements
-from nginxgen.records import record
+from nginxgen.lint.rules._values import Refusal, merge_refusals, refusal, unmet_requirements
+from nginxgen.records import field, record
 
 # (enclosing context, block directive) -> the context inside it
 CHILD = {
@@ -63,10 +63,11 @@ def _judge(ctx: Context) -> list[Verdict]:
     free = directives.directive_shapes().free_content
     out: list[Verdict] = []
     stack: list[tuple[list[Stmt], str | None]] = [(loaded.statements, first)]
+    memo = _Memo()
     while stack:
         statements, context = stack.pop()
         for stmt in statements:
-            verdict = _one(ctx, stmt, context)
+            verdict = _one(ctx, stmt, context, memo)
             if verdict is not None:
                 out.append(verdict)
             if stmt.block is None or stmt.directive in free:
@@ -90,11 +91,26 @@ def _judge(ctx: Context) -> list[Verdict]:
     return out
 
 
-def _one(ctx: Context, stmt: Stmt, context: str | None) -> Verdict | None:
+@record
+class _Memo:
+    """What one pass has judged already: a fleet's tree repeats the same few dozen directives,
+    and most of their lines, thousands of times."""
+
+    definitions: dict[str, tuple[directives.DirectiveEntry, ...] | None] = field(
+        default_factory=dict
+    )
+    refusals: dict[
+        tuple[str, tuple[str, ...], frozenset[str], frozenset[str | None]], Refusal | None
+    ] = field(default_factory=dict)
+
+
+def _one(ctx: Context, stmt: Stmt, context: str | None, memo: _Memo) -> Verdict | None:
     name = stmt.directive
     if ctx.target.plus or name == "#":
         return None  # NGINX Plus has directives of its own that no source describes
-    entries = directives.nginx_directive(ctx.target, name)
+    if name not in memo.definitions:
+        memo.definitions[name] = directives.nginx_directive(ctx.target, name)
+    entries = memo.definitions[name]
     if not entries:
         if nginx.known_names("directive") and name in nginx.known_names("directive"):
             return None  # NGX301 says why this release lacks it
@@ -128,12 +144,18 @@ def _one(ctx: Context, stmt: Stmt, context: str | None) -> Verdict | None:
     if not taking:
         message = f'invalid number of arguments in "{name}" directive'
         return Verdict(stmt, "NGX009", message, Severity.ERROR)
-    return _value(ctx, stmt, taking)
+    return _value(ctx, stmt, taking, memo)
 
 
-def _value(ctx: Context, stmt: Stmt, taking: list[directives.DirectiveEntry]) -> Verdict | None:
+def _value(
+    ctx: Context, stmt: Stmt, taking: list[directives.DirectiveEntry], memo: _Memo
+) -> Verdict | None:
     modules = frozenset(e.module for e in taking)
-    refused = refusal(ctx.target, stmt, modules, {e.value for e in taking})
+    kinds = frozenset(e.value for e in taking)
+    key = (stmt.directive, tuple(stmt.args), modules, kinds)
+    if key not in memo.refusals:
+        memo.refusals[key] = refusal(ctx.target, stmt, modules, set(kinds))
+    refused = memo.refusals[key]
     if refused is None:
         return None
     fix = f'nginx does not read "{refused.value}": write a value "{stmt.directive}" takes'
