@@ -31,7 +31,7 @@ from nginxgen.report.logformat import (  # into/plan.py imports the path from he
 )
 from nginxgen.report.logformat import generated_format_strings
 from nginxgen.sockets import normalize_socket
-from nginxgen.target import Target
+from nginxgen.target import Library, Target
 
 
 @record
@@ -292,14 +292,7 @@ def _resolve_groups(
         elif group.available(lib):
             resolved.append(group)
         elif not optional:
-            others = tls_groups.groups_instead(lib, group)
-            instead = (
-                f"use {group.replacement}"
-                if group.replacement
-                else (f"use one of {', '.join(others)} instead, or " if others else "")
-                + f"write '?{name}' to drop it where missing"
-            )
-            problems.add(where, name, group.requirement(lib), instead)
+            problems.add(where, name, group.requirement(lib), _group_instead(lib, group, name))
     if not resolved and not problems.items:
         problems.add(
             "policy.groups",
@@ -315,6 +308,17 @@ def _resolve_groups(
             "list one group",
         )
     return resolved
+
+
+def _group_instead(lib: Library, group: tls_groups.Group, name: str) -> str:
+    """What to list instead of a group the library lacks: its replacement, else the groups the
+    library has, or `?name` to drop it where missing."""
+    if group.replacement:
+        return f"use {group.replacement}"
+    others = tls_groups.groups_instead(lib, group)
+    return (f"use one of {', '.join(others)} instead, or " if others else "") + (
+        f"write '?{name}' to drop it where missing"
+    )
 
 
 def _pq_enforce(
