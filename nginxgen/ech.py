@@ -360,20 +360,11 @@ def _zone_records(text: str) -> list[list[_Word]]:
         char = text[at]
         if not word:
             start = line
-        if char == '"':
-            end = at + 1
-            while end < len(text) and text[end] != '"':
-                end += 2 if text[end] == "\\" else 1
-            if end >= len(text):
-                raise EchError("a quoted string is not closed", line)
-            word += text[at : end + 1]
+        if char in '"\\':
+            end = _verbatim_end(text, at, line)
+            word += text[at:end]
             line += text.count("\n", at, end)
-            at = end + 1
-            continue
-        if char == "\\":
-            word += text[at : at + 2]
-            line += text.count("\n", at, at + 2)
-            at += 2
+            at = end
             continue
         if char == ";":
             close()
@@ -395,6 +386,19 @@ def _zone_records(text: str) -> list[list[_Word]]:
     if words:
         records.append(words)
     return records
+
+
+def _verbatim_end(text: str, at: int, line: int) -> int:
+    """Where the quoted string (its `\\X` escapes inside) or the escape `\\X` at `at` ends: it
+    goes into the word as written."""
+    if text[at] == "\\":
+        return at + 2
+    end = at + 1
+    while end < len(text) and text[end] != '"':
+        end += 2 if text[end] == "\\" else 1
+    if end >= len(text):
+        raise EchError("a quoted string is not closed", line)
+    return end + 1
 
 
 def ech_from_record(text: str) -> EchConfigList:

@@ -33,22 +33,10 @@ def parse_time(text: str, is_sec: bool) -> int | None:
                 return None
             value, valid = value * 10 + int(char), True
             continue
-        if char == "m" and text.startswith("s", at):
-            if is_sec or step >= _MSEC:
-                return None
-            step, seconds, at = _MSEC, 0, at + 1
-        elif char == " ":
-            if step >= _TIME_UNITS["s"][0]:
-                return None
-            step, seconds = _LAST, 1
-        elif char in _TIME_UNITS:
-            unit_step, seconds = _TIME_UNITS[char]
-            # "y" only first; any other unit only after larger ones
-            if step > unit_step - 1 if char == "y" else step >= unit_step:
-                return None
-            step = unit_step
-        else:
+        unit = _time_unit(text, at, step, is_sec)
+        if unit is None:
             return None
+        step, seconds, at = unit
         scale = 1 if step == _MSEC else seconds * (1 if is_sec else 1000)
         if value > _MAX // scale:
             return None
@@ -66,6 +54,28 @@ def parse_time(text: str, is_sec: bool) -> int | None:
     if total > _MAX - value:
         return None
     return (total + value) * (1000 if is_sec else 1)
+
+
+def _time_unit(text: str, at: int, step: int, is_sec: bool) -> tuple[int, int, int] | None:
+    """The unit ending a number at text[at - 1] after the unit `step`: its step, its seconds,
+    and where reading goes on; None where nginx refuses it (out of order, or a unit the setting
+    does not take)."""
+    char = text[at - 1]
+    if char == "m" and text.startswith("s", at):
+        if is_sec or step >= _MSEC:
+            return None
+        return _MSEC, 0, at + 1
+    if char == " ":
+        if step >= _TIME_UNITS["s"][0]:
+            return None
+        return _LAST, 1, at
+    if char in _TIME_UNITS:
+        unit_step, seconds = _TIME_UNITS[char]
+        # "y" only first; any other unit only after larger ones
+        if step > unit_step - 1 if char == "y" else step >= unit_step:
+            return None
+        return unit_step, seconds, at
+    return None
 
 
 def parse_size(text: str, offset: bool = False) -> int | None:

@@ -146,15 +146,7 @@ def replace_all(pending: list[Change], ready: dict[Path, Path] | None = None) ->
     touched: list[tuple[Change, Path | None]] = []  # renamed or being renamed, oldest first
     renamed: set[int] = set()
     try:
-        fresh = False
-        for change in pending:
-            early = ready.pop(change.path, None)
-            fresh = fresh or early is None
-            staged.append((change, early if early is not None else _stage(change)))
-        if fresh:
-            # Every staged file is on disk before any rename. One sync for all of them: a
-            # thousand-vhost fix spent more time in a thousand fsync calls than in linting.
-            os.sync()
+        _stage_all(pending, ready, staged)
         for change in pending:
             if not _unchanged_since_read(change):
                 raise NginxgenError(
@@ -169,24 +161,55 @@ def replace_all(pending: list[Change], ready: dict[Path, Path] | None = None) ->
             os.replace(tmp, change.path)
             renamed.add(id(change))
     except BaseException:
-        for change, backup in reversed(touched):
-            if change.old is None:
-                change.path.unlink(missing_ok=True)
-            elif backup is not None:
-                os.replace(backup, change.path)
-            else:  # creating files costs; only a failed write pays it twice
-                os.replace(_stage(Change(change.name, change.path, None, change.old, None,
-                                         change.mode)), change.path)  # fmt: skip
+        _put_back(touched)
         raise
     finally:
-        for change, tmp in staged:
-            if id(change) not in renamed:
-                tmp.unlink(missing_ok=True)
-        for _, backup in touched:
-            if backup is not None:
-                backup.unlink(missing_ok=True)
-        for tmp in ready.values():
+        _remove_leftovers(staged, renamed, touched, ready)
+
+
+def _stage_all(
+    pending: list[Change], ready: dict[Path, Path], staged: list[tuple[Change, Path]]
+) -> None:
+    """Each change's staged file (the one in `ready`, taken out of it, else a new one), added to
+    `staged` as it is made (what a failure leaves is removed), all on disk before any rename."""
+    fresh = False
+    for change in pending:
+        early = ready.pop(change.path, None)
+        fresh = fresh or early is None
+        staged.append((change, early if early is not None else _stage(change)))
+    if fresh:
+        # Every staged file is on disk before any rename. One sync for all of them: a
+        # thousand-vhost fix spent more time in a thousand fsync calls than in linting.
+        os.sync()
+
+
+def _put_back(touched: list[tuple[Change, Path | None]]) -> None:
+    """The files already replaced (or being replaced) as they were, newest first."""
+    for change, backup in reversed(touched):
+        if change.old is None:
+            change.path.unlink(missing_ok=True)
+        elif backup is not None:
+            os.replace(backup, change.path)
+        else:  # creating files costs; only a failed write pays it twice
+            os.replace(_stage(Change(change.name, change.path, None, change.old, None,
+                                     change.mode)), change.path)  # fmt: skip
+
+
+def _remove_leftovers(
+    staged: list[tuple[Change, Path]],
+    renamed: set[int],
+    touched: list[tuple[Change, Path | None]],
+    ready: dict[Path, Path],
+) -> None:
+    """The staged files not renamed in, the symlinks' backups and the unused early files."""
+    for change, tmp in staged:
+        if id(change) not in renamed:
             tmp.unlink(missing_ok=True)
+    for _, backup in touched:
+        if backup is not None:
+            backup.unlink(missing_ok=True)
+    for tmp in ready.values():
+        tmp.unlink(missing_ok=True)
 
 
 def replace_read(originals: dict[str, str | None], texts: dict[str, str]) -> list[Change]:

@@ -168,45 +168,62 @@ def _process(text: str, order: _Order, model: CipherModel, result: CipherList) -
         if char in SEPARATORS:
             position += 1
             continue
-        members: frozenset[str] | None = None
-        found = True
-        while True:
-            start = position
-            position = _word_end(text, start, model)
-            word = text[start:position]
-            if not word:
-                result.error = f"invalid command at column {start + 1}"
-                return False
-            if op == "SPECIAL":
-                break
-            multi = position < len(text) and text[position] == "+"
-            if multi:
-                position += 1
-            named = _lookup(model, word)
-            if named is None:
-                result.unknown.append(word)
-                if op == "ADD":
-                    result.unknown_added.append(word)
-            members = named if members is None or named is None else members & named
-            if not members:
-                found = False
-                break
-            if not multi:
-                break
+        element = _element(text, position, op, model, result)
+        if element is None:
+            return False
+        position, word, members = element
         if op == "SPECIAL":
-            command = word.upper() if model.any_case else word
-            if command == "STRENGTH":
-                order.strength_sort()
-            elif re.fullmatch(r"SECLEVEL=[0-5]", command):
-                result.seclevel = int(word[-1])
-            else:
-                result.error = f"unknown command @{word}"
+            if not _command(word, order, model, result):
                 return False
             position = _skip_element(text, position)
-        elif found and members:
+        elif members:
             order.apply(op, members)
         else:
             position = _skip_element(text, position)
+    return True
+
+
+def _element(
+    text: str, position: int, op: str, model: CipherModel, result: CipherList
+) -> tuple[int, str, frozenset[str] | None] | None:
+    """The element's words from `position`, joined by `+` (the suites in every one of them;
+    an unknown word is noted in `result`): where reading stopped, the last word read, and the
+    suites (None or empty: none). A SPECIAL element is its one word. None when a word is empty:
+    the string is refused."""
+    members: frozenset[str] | None = None
+    while True:
+        start = position
+        position = _word_end(text, start, model)
+        word = text[start:position]
+        if not word:
+            result.error = f"invalid command at column {start + 1}"
+            return None
+        if op == "SPECIAL":
+            return position, word, None
+        multi = position < len(text) and text[position] == "+"
+        if multi:
+            position += 1
+        named = _lookup(model, word)
+        if named is None:
+            result.unknown.append(word)
+            if op == "ADD":
+                result.unknown_added.append(word)
+        members = named if members is None or named is None else members & named
+        if not members or not multi:
+            return position, word, members
+
+
+def _command(word: str, order: _Order, model: CipherModel, result: CipherList) -> bool:
+    """An `@` command: @STRENGTH sorts, @SECLEVEL=n sets the level; any other refuses the
+    string (False)."""
+    command = word.upper() if model.any_case else word
+    if command == "STRENGTH":
+        order.strength_sort()
+    elif re.fullmatch(r"SECLEVEL=[0-5]", command):
+        result.seclevel = int(word[-1])
+    else:
+        result.error = f"unknown command @{word}"
+        return False
     return True
 
 

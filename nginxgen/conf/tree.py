@@ -73,6 +73,12 @@ class TreeMapping:
         return conf_path_map(self.conf_path, main), True
 
 
+def flag_mapping(entries: list[str] | None, conf_path: str | None) -> TreeMapping:
+    """The mapping a command's `--map FOLDER=HERE` flags give (HERE relative to the working
+    folder), with the main file its nginx binary reads (`nginx -V`'s --conf-path), if any."""
+    return TreeMapping(parse_map(entries or [], os.getcwd()), conf_path)
+
+
 def conf_path_map(conf_path: str | None, main: str) -> PathMap:
     """The map `nginx -V` gives: the binary reads its main file at `--conf-path`; when the main
     file given lies elsewhere, it is a copy, and the folder of --conf-path is found there."""

@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 from typing import cast, get_args
 
-from nginxgen.conf.tree import TreeMapping, parse_map
+from nginxgen.conf.tree import TreeMapping, flag_mapping
 from nginxgen.console import note
 from nginxgen.errors import NginxgenError
 from nginxgen.generate.compose import CpuMode, check_ca_files, compose
@@ -60,16 +60,7 @@ def resolve_options(
     or two that exclude each other, is one line naming it (exit 2)."""
     from nginxgen.target import resolve
 
-    if cpu is not None and cpu not in get_args(CpuMode):
-        raise NginxgenError(f"unknown value {cpu!r}: use auto, aes-ni or no-aes-ni", where="--cpu")
-    if into is not None and out is not None:
-        raise NginxgenError("give --out (a new tree) or --into (an existing one)", where="--into")
-    if root is not None and into is None:
-        raise NginxgenError("--root names the main file of --into DIR", where="--root")
-    if tree_map and into is None:
-        raise NginxgenError("--map says where the folders of --into DIR are", where="--map")
-    if diff and out is None and into is None:
-        raise NginxgenError("--diff compares against --out DIR or --into DIR", where="--diff")
+    _check_flags(cpu=cpu, out=out, into=into, root=root, tree_map=tree_map, diff=diff)
     target = resolve(nginx_version, tls_library, nginx_bin)
     model = compose(
         preset,
@@ -92,12 +83,35 @@ def resolve_options(
         out=out,
         into=into,
         root=root,
-        mapping=TreeMapping(parse_map(tree_map or [], os.getcwd()), target.conf_path),
+        mapping=flag_mapping(tree_map, target.conf_path),
         nginx_bin=nginx_bin,
         force=force,
         diff=diff,
         notes=check_ca_files(model, lines) + _module_notes(model, target),
     )
+
+
+def _check_flags(
+    *,
+    cpu: str | None,
+    out: Path | None,
+    into: Path | None,
+    root: Path | None,
+    tree_map: list[str] | None,
+    diff: bool,
+) -> None:
+    """A value no --cpu mode has, or a flag that needs another or excludes one given: one line
+    naming the flag (exit 2)."""
+    if cpu is not None and cpu not in get_args(CpuMode):
+        raise NginxgenError(f"unknown value {cpu!r}: use auto, aes-ni or no-aes-ni", where="--cpu")
+    if into is not None and out is not None:
+        raise NginxgenError("give --out (a new tree) or --into (an existing one)", where="--into")
+    if root is not None and into is None:
+        raise NginxgenError("--root names the main file of --into DIR", where="--root")
+    if tree_map and into is None:
+        raise NginxgenError("--map says where the folders of --into DIR are", where="--map")
+    if diff and out is None and into is None:
+        raise NginxgenError("--diff compares against --out DIR or --into DIR", where="--diff")
 
 
 def _module_notes(model: GeneratorConfig, target: Target) -> list[str]:

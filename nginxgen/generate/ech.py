@@ -107,6 +107,26 @@ def plan_ech(
     wanted = config.policy.ech
     if wanted is None:
         return None
+    _check_serves(config, wanted, target, problems)
+    keys = [_read_key(p, f"policy.ech.keys[{i}]", problems) for i, p in enumerate(wanted.keys)]
+    new_key = None
+    if wanted.keys:
+        current, files = keys[0], list(wanted.keys)
+    else:
+        current, new_key = _key_in_out(wanted.public_name, kept_key, problems)
+        files = [NEW_KEY_FILE]
+    if current is None:
+        return None
+    _check_current(wanted, current, files[0], problems)
+    records = _records(config.sites, current, wanted.dns_ttl)
+    return EchPlan(wanted.public_name, files, new_key, records, _dns_text(wanted, files, records))
+
+
+def _check_serves(
+    config: GeneratorConfig, wanted: EchPolicy, target: Target, problems: Problems
+) -> None:
+    """ECH needs a target that serves it, TLS 1.3, and a site for the public name (the name a
+    client with a stale key gets its retry configs from)."""
     refusal = ech_refusal(target)
     if refusal:
         problems.refuse(
@@ -127,30 +147,32 @@ def plan_ech(
             "handshake for the public name is refused or fails verification)",
             "add it to the domains of a site whose certificate covers it",
         )
-    keys = [_read_key(p, f"policy.ech.keys[{i}]", problems) for i, p in enumerate(wanted.keys)]
-    new_key = None
-    if not wanted.keys:
-        current = None
-        if kept_key is not None:
-            try:
-                current = ech.read_key_file(kept_key)
-            except ech.EchError as exc:
-                problems.add(
-                    NEW_KEY_FILE,
-                    "in --out",
-                    f"is not an ECH key file: {exc}",
-                    "remove it to have a new key made",
-                )
-        if current is None:
-            new_key = ech.new_key_file(wanted.public_name)
-            current = ech.read_key_file(new_key)
-        else:
-            new_key = kept_key
-        files = [NEW_KEY_FILE]
-    else:
-        current, files = keys[0], list(wanted.keys)
-    if current is None:
-        return None
+
+
+def _key_in_out(
+    public_name: str, kept_key: str | None, problems: Problems
+) -> tuple[ech.EchKeyFile, str]:
+    """NEW_KEY_FILE's key and text: the one an earlier run left in --out, else a new one (a
+    kept file that is no key file is a problem)."""
+    if kept_key is not None:
+        try:
+            return ech.read_key_file(kept_key), kept_key
+        except ech.EchError as exc:
+            problems.add(
+                NEW_KEY_FILE,
+                "in --out",
+                f"is not an ECH key file: {exc}",
+                "remove it to have a new key made",
+            )
+    new_key = ech.new_key_file(public_name)
+    return ech.read_key_file(new_key), new_key
+
+
+def _check_current(
+    wanted: EchPolicy, current: ech.EchKeyFile, file: str, problems: Problems
+) -> None:
+    """The current key (in `file`) must be for the public name, and its private key the one
+    its configs publish."""
     names = {c.public_name for c in current.config_list.configs}
     if names != {wanted.public_name}:
         problems.add(
@@ -162,20 +184,22 @@ def plan_ech(
     if not current.matches():
         problems.add(
             "policy.ech.keys[0]",
-            files[0],
+            file,
             "its private key is not the one its ECHCONFIG publishes",
             "make the file again with `openssl ech`",
         )
+
+
+def _records(sites: list[Site], current: ech.EchKeyFile, ttl: int) -> list[str]:
+    """One HTTPS record per site name, with the current key's configs."""
     records = []
-    for site in config.sites:
+    for site in sites:
         for domain in site.domains:
             owner, target_name = _owner(domain, site)
             records.append(
-                ech.https_record(
-                    owner, current.config_list, _alpn(site), wanted.dns_ttl, target=target_name
-                )
+                ech.https_record(owner, current.config_list, _alpn(site), ttl, target=target_name)
             )
-    return EchPlan(wanted.public_name, files, new_key, records, _dns_text(wanted, files, records))
+    return records
 
 
 def _dns_text(wanted: EchPolicy, files: list[str], records: list[str]) -> str:

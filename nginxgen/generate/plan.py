@@ -31,7 +31,7 @@ from nginxgen.report.logformat import (  # into/plan.py imports the path from he
 )
 from nginxgen.report.logformat import generated_format_strings
 from nginxgen.sockets import normalize_socket
-from nginxgen.target import Target
+from nginxgen.target import Library, Target
 
 
 @record
@@ -292,14 +292,7 @@ def _resolve_groups(
         elif group.available(lib):
             resolved.append(group)
         elif not optional:
-            others = tls_groups.groups_instead(lib, group)
-            instead = (
-                f"use {group.replacement}"
-                if group.replacement
-                else (f"use one of {', '.join(others)} instead, or " if others else "")
-                + f"write '?{name}' to drop it where missing"
-            )
-            problems.add(where, name, group.requirement(lib), instead)
+            problems.add(where, name, group.requirement(lib), _group_instead(lib, group, name))
     if not resolved and not problems.items:
         problems.add(
             "policy.groups",
@@ -315,6 +308,17 @@ def _resolve_groups(
             "list one group",
         )
     return resolved
+
+
+def _group_instead(lib: Library, group: tls_groups.Group, name: str) -> str:
+    """What to list instead of a group the library lacks: its replacement, else the groups the
+    library has, or `?name` to drop it where missing."""
+    if group.replacement:
+        return f"use {group.replacement}"
+    others = tls_groups.groups_instead(lib, group)
+    return (f"use one of {', '.join(others)} instead, or " if others else "") + (
+        f"write '?{name}' to drop it where missing"
+    )
 
 
 def _pq_enforce(
@@ -569,61 +573,21 @@ def _plan_site(
 ) -> SitePlan:
     where = f"sites[{index}]"
     http2_directive = _directive_ok(target, "http2")
-    listens: list[ListenLine] = []
-    for sock in site.listen:
-        args = [sock, "ssl"]
-        if site.http2 and not http2_directive:
-            args.append("http2")
-        listens.append(ListenLine(args))
+    listens = _tls_listens(site, http2_directive)
     alt_svc = None
     if site.http3:
-        status = nginx.directive_status(target, "quic", "listen_param")
-        if status is None or not status.available:
-            since = status.since if status else "?"
-            problems.add(
-                f"{where}.http3",
-                True,
-                f"HTTP/3 needs nginx {since} built with --with-http_v3_module",
-                "set http3: false",
-            )
-        needed = nginx.listen_param_needs_protocol("quic")
-        if needed and needed not in policy.protocols:
-            problems.add(
-                f"{where}.http3",
-                True,
-                "QUIC is TLS 1.3 only and nginx refuses a quic listen without TLSv1.3",
-                "add TLSv1.3 to policy.protocols or set http3: false",
-            )
-        for sock in site.listen:
-            args = [sock, "quic"]
-            if normalize_socket(sock) not in reuseport_done:
-                args.append("reuseport")
-                reuseport_done.add(normalize_socket(sock))
-            listens.append(ListenLine(args))
+        _check_http3(where, policy, target, problems)
+        listens += _quic_listens(site, reuseport_done)
         port = normalize_socket(site.listen[0]).rsplit(":", 1)[1]
         alt_svc = f'h3=":{port}"; ma=86400'
-    if len(site.certificates) > 1 and not libraries.has(target.library, "multiple_certificates"):
-        capability = libraries.capability(target.library, "multiple_certificates")
-        problems.add(
-            f"{where}.certificates",
-            f"{len(site.certificates)} pairs",
-            capability.refusal,
-            "give one certificate (ECDSA P-256 serves every current client)",
-        )
-    hsts = None
-    if site.hsts:
-        hsts = f"max-age={site.hsts.max_age}"
-        if site.hsts.include_subdomains:
-            hsts += "; includeSubDomains"
-        if site.hsts.preload:
-            hsts += "; preload"
+    _check_certificates(site, where, target, problems)
     return SitePlan(
         name=site.primary,
         domains=list(site.domains),
         listens=listens,
         http2_directive=site.http2 and http2_directive,
         certificates=[(c.cert, c.key) for c in site.certificates],
-        hsts=hsts,
+        hsts=_hsts_value(site),
         alt_svc=alt_svc,
         root=site.root,
         suppress=None if site.hsts else _no_hsts(),
@@ -638,6 +602,70 @@ def _plan_site(
         if site.client_certificates
         else None,
     )
+
+
+def _tls_listens(site: Site, http2_directive: bool) -> list[ListenLine]:
+    """A site's TCP listens; `http2` as a listen parameter where nginx has no `http2` directive."""
+    http2 = ["http2"] if site.http2 and not http2_directive else []
+    return [ListenLine([sock, "ssl", *http2]) for sock in site.listen]
+
+
+def _check_http3(where: str, policy: TLSPolicy, target: Target, problems: _Problems) -> None:
+    """HTTP/3 needs nginx's QUIC listen parameter and TLS 1.3 in the policy."""
+    status = nginx.directive_status(target, "quic", "listen_param")
+    if status is None or not status.available:
+        since = status.since if status else "?"
+        problems.add(
+            f"{where}.http3",
+            True,
+            f"HTTP/3 needs nginx {since} built with --with-http_v3_module",
+            "set http3: false",
+        )
+    needed = nginx.listen_param_needs_protocol("quic")
+    if needed and needed not in policy.protocols:
+        problems.add(
+            f"{where}.http3",
+            True,
+            "QUIC is TLS 1.3 only and nginx refuses a quic listen without TLSv1.3",
+            "add TLSv1.3 to policy.protocols or set http3: false",
+        )
+
+
+def _quic_listens(site: Site, reuseport_done: set[str]) -> list[ListenLine]:
+    """A site's QUIC listens; `reuseport` only where no listen of the socket has it yet (nginx
+    takes it once per socket)."""
+    listens = []
+    for sock in site.listen:
+        args = [sock, "quic"]
+        if normalize_socket(sock) not in reuseport_done:
+            args.append("reuseport")
+            reuseport_done.add(normalize_socket(sock))
+        listens.append(ListenLine(args))
+    return listens
+
+
+def _check_certificates(site: Site, where: str, target: Target, problems: _Problems) -> None:
+    """More than one certificate pair needs a library that serves several."""
+    if len(site.certificates) > 1 and not libraries.has(target.library, "multiple_certificates"):
+        capability = libraries.capability(target.library, "multiple_certificates")
+        problems.add(
+            f"{where}.certificates",
+            f"{len(site.certificates)} pairs",
+            capability.refusal,
+            "give one certificate (ECDSA P-256 serves every current client)",
+        )
+
+
+def _hsts_value(site: Site) -> str | None:
+    """The Strict-Transport-Security header's value, or None without `hsts`."""
+    if not site.hsts:
+        return None
+    hsts = f"max-age={site.hsts.max_age}"
+    if site.hsts.include_subdomains:
+        hsts += "; includeSubDomains"
+    if site.hsts.preload:
+        hsts += "; preload"
+    return hsts
 
 
 def _no_hsts() -> IgnoreComment:
@@ -696,29 +724,16 @@ def make_plan(
         target, "ssl_reject_handshake"
     )
     old_http2 = not _directive_ok(target, "http2") and any(s.http2 for s in config.sites)
-    default_listens = [
-        ListenLine([sock, "ssl", *(["http2"] if old_http2 else []), "default_server"])
-        for sock in _unique_sockets([s for site in config.sites for s in site.listen])
-    ] + [ListenLine([sock, "quic", "default_server", "reuseport"]) for sock in quic_sockets]
-    for site, planned in zip(config.sites, sites, strict=True):
-        if planned.client_certificates is not None:
-            reason = _misdirected(site, config.sites, reject, old_http2)
-            if reason:
-                planned.client_certificates.suppress.add(
-                    rule_codes.CLIENT_VERIFY_MISDIRECTED, reason
-                )
-    redirect_sockets = _unique_sockets(
-        [s for site in config.sites if site.redirect for s in site.http_listen]
-    )
+    _suppress_misdirected(config.sites, sites, reject, old_http2)
     first = config.sites[0].certificates[0]
     return Plan(
         target=target,
         tls=tls,
         sites=sites,
-        default_listens=default_listens,
+        default_listens=_default_listens(config.sites, quic_sockets, old_http2),
         default_reject=reject,
         default_certificate=(first.cert, first.key),
-        redirect_listens=[ListenLine([sock, "default_server"]) for sock in redirect_sockets],
+        redirect_listens=_redirect_listens(config.sites),
         comments=config.comments,
         access_log=access_log,
         ech=ech,
@@ -726,6 +741,36 @@ def make_plan(
         stream_session_cache=_stream_session_cache(config.policy),
         load_modules=[m for m in [stream_module(target)] if m and streams],
     )
+
+
+def _default_listens(
+    sites: list[Site], quic_sockets: list[str], old_http2: bool
+) -> list[ListenLine]:
+    """The default server's listens: every site's TCP socket (with `http2` where it is a listen
+    parameter), then each QUIC socket with `reuseport`."""
+    http2 = ["http2"] if old_http2 else []
+    tcp = _unique_sockets([s for site in sites for s in site.listen])
+    return [ListenLine([sock, "ssl", *http2, "default_server"]) for sock in tcp] + [
+        ListenLine([sock, "quic", "default_server", "reuseport"]) for sock in quic_sockets
+    ]
+
+
+def _redirect_listens(sites: list[Site]) -> list[ListenLine]:
+    """The HTTP-to-HTTPS redirect server's listens: each socket of the sites that redirect."""
+    sockets = _unique_sockets([s for site in sites if site.redirect for s in site.http_listen])
+    return [ListenLine([sock, "default_server"]) for sock in sockets]
+
+
+def _suppress_misdirected(
+    sites: list[Site], planned: list[SitePlan], reject: bool, old_http2: bool
+) -> None:
+    """Tell the linter where a site with client certificates can be asked for on another
+    name's connection, as the user's choices make it (see _misdirected)."""
+    for site, plan in zip(sites, planned, strict=True):
+        if plan.client_certificates is not None:
+            reason = _misdirected(site, sites, reject, old_http2)
+            if reason:
+                plan.client_certificates.suppress.add(rule_codes.CLIENT_VERIFY_MISDIRECTED, reason)
 
 
 def _misdirected(site: Site, sites: list[Site], reject: bool, old_http2: bool) -> str | None:

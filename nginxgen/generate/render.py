@@ -61,19 +61,11 @@ def stream_file(name: str) -> str:
 def render(plan: Plan) -> dict[str, str]:
     """File name -> text, in the order a reader should see them."""
     env = _environment()
-    files = {
-        "tls": TLS_FILE,
-        "default": DEFAULT_FILE,
-        "redirect": REDIRECT_FILE if plan.redirect_listens else None,
-        "sites": [site_file(s.name) for s in plan.sites],
-        "streams": [stream_file(s.name) for s in plan.streams],
-        "stream_tls": STREAM_TLS_FILE,
-    }
     common = {
         "version": __version__,
         "target": plan.target,
         "comments": plan.comments,
-        "files": files,
+        "files": _file_names(plan),
         "per_vhost_protocols": "ssl_protocols" not in nginx.default_server_only(plan.target),
     }
     out = {
@@ -96,26 +88,47 @@ def render(plan: Plan) -> dict[str, str]:
     for site in plan.sites:
         out[site_file(site.name)] = template.render(common, site=site)
     if plan.streams:
-        commands = [
-            c
-            for c in plan.tls.conf_commands
-            if c.name in STREAM_COMMANDS or c.value in STREAM_COMMANDS
-        ]
-        out[STREAM_TLS_FILE] = env.get_template("stream.conf.j2").render(
-            common,
-            tls=plan.tls,
-            stream_commands=commands,
-            session_cache=plan.stream_session_cache,
-        )
-        stream_template = env.get_template("site.stream.conf.j2")
-        for stream in plan.streams:
-            out[stream_file(stream.name)] = stream_template.render(common, stream=stream)
+        out.update(_render_streams(plan, env, common))
     texts = {name: _comments(text, plan.comments) for name, text in out.items()}
     if plan.ech is not None:  # not nginx config: no `#:` comments to turn
         texts[DNS_FILE] = plan.ech.dns_text
         if plan.ech.new_key is not None:
             texts[NEW_KEY_FILE] = plan.ech.new_key
     return texts
+
+
+def _file_names(plan: Plan) -> dict[str, str | list[str] | None]:
+    """The files the main file includes, as the templates name them (None: not written)."""
+    return {
+        "tls": TLS_FILE,
+        "default": DEFAULT_FILE,
+        "redirect": REDIRECT_FILE if plan.redirect_listens else None,
+        "sites": [site_file(s.name) for s in plan.sites],
+        "streams": [stream_file(s.name) for s in plan.streams],
+        "stream_tls": STREAM_TLS_FILE,
+    }
+
+
+def _render_streams(
+    plan: Plan, env: jinja2.Environment, common: dict[str, object]
+) -> dict[str, str]:
+    """stream{}'s TLS settings file (the ssl_conf_command lines it takes) and one file per
+    stream."""
+    commands = [
+        c for c in plan.tls.conf_commands if c.name in STREAM_COMMANDS or c.value in STREAM_COMMANDS
+    ]
+    out = {
+        STREAM_TLS_FILE: env.get_template("stream.conf.j2").render(
+            common,
+            tls=plan.tls,
+            stream_commands=commands,
+            session_cache=plan.stream_session_cache,
+        )
+    }
+    template = env.get_template("site.stream.conf.j2")
+    for stream in plan.streams:
+        out[stream_file(stream.name)] = template.render(common, stream=stream)
+    return out
 
 
 def private_files(plan: Plan) -> frozenset[str]:

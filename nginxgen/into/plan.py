@@ -96,6 +96,40 @@ def tree_log_folder(statements: list[Stmt]) -> str | None:
     return None
 
 
+def _tree_zone(statements: list[Stmt]) -> str | None:
+    """The `shared:NAME:SIZE` argument of the tree's first ssl_session_cache that has one."""
+    return next(
+        (
+            arg
+            for stmt in walk(statements)
+            if stmt.directive == "ssl_session_cache"
+            for arg in stmt.args
+            if arg.startswith("shared:")
+        ),
+        None,
+    )
+
+
+def _for_tree(model: GeneratorConfig, statements: list[Stmt]) -> GeneratorConfig:
+    """The model as the tree takes it: our log beside the tree's own logs, unless the model
+    names one; Encrypted Client Hello refused (the tree's own default servers decide it)."""
+    if model.access_log is None:
+        folder = tree_log_folder(statements)
+        if folder is not None:
+            path = default_access_log_path(folder)
+            model = model.model_copy(update={"access_log": path})
+    if model.policy.ech is not None:
+        # the tree's own default servers decide ECH (knowledge: default_server_only):
+        # placing the keys there is not planned yet, and leaving them out would be silent
+        raise NginxgenError(
+            "Encrypted Client Hello is not added to an existing tree yet: generate with "
+            "--out, then put its ssl_ech_file lines where the tree's default servers "
+            "inherit them (http{} level)",
+            where="policy.ech",
+        )
+    return model
+
+
 def _own(server: Server, key: str) -> list[Stmt]:
     return [s for s in server.own(key.split()[0]) if _key(s) == key]
 
@@ -113,33 +147,10 @@ class _Planner:
         self.tree = TreeSources(self.loaded.texts, self.loaded.spans)
         self.edits: dict[str, list[edits.Edit]] = {}
         self.plan = IntoPlan(self.main, self.loaded.path_map, self.loaded.inferred)
-        if model.access_log is None:  # our log beside the tree's own logs
-            folder = tree_log_folder(self.loaded.statements)
-            if folder is not None:
-                path = default_access_log_path(folder)
-                model = model.model_copy(update={"access_log": path})
-        if model.policy.ech is not None:
-            # the tree's own default servers decide ECH (knowledge: default_server_only):
-            # placing the keys there is not planned yet, and leaving them out would be silent
-            raise NginxgenError(
-                "Encrypted Client Hello is not added to an existing tree yet: generate with "
-                "--out, then put its ssl_ech_file lines where the tree's default servers "
-                "inherit them (http{} level)",
-                where="policy.ech",
-            )
-        self.generator: Plan = make_plan(model, target)
+        self.generator: Plan = make_plan(_for_tree(model, self.loaded.statements), target)
         self.place: Place = find_place(self.config, self.main)
         self.rendered = render(self.generator)
-        self.tree_zone = next(
-            (
-                arg
-                for stmt in walk(self.loaded.statements)
-                if stmt.directive == "ssl_session_cache"
-                for arg in stmt.args
-                if arg.startswith("shared:")
-            ),
-            None,
-        )
+        self.tree_zone = _tree_zone(self.loaded.statements)
         # our http{}-level file, and each setting's arguments in it (on the tree's zone)
         self.tls_source = Source(self.rendered[TLS_FILE].encode(*ENCODING))
         self.settings: dict[str, list[str]] = {}
@@ -147,18 +158,23 @@ class _Planner:
             key = _key(statement, self.tls_source)
             args = [self.tls_source.value(a) for a in statement.args]
             self.settings[key] = self.shared_zone(args, key)
-        stems = [site_file(s.name).removesuffix(".conf") for s in self.generator.sites]
-        try:
-            self.site_paths = [self.place.paths(stem) for stem in stems]
-        except ValueError as exc:
-            where = _at(self.place.include) if self.place.include else self.main
-            raise NginxgenError(str(exc), where=where) from None
+        self.site_paths = self._site_paths()
         # this run's site files: on a second run they are in the tree already, and must not
         # count as the tree's own servers (nor as a clash with the names they serve)
         self.mine = {os.path.realpath(p) for pair in self.site_paths for p in pair if p}
         self.defaults_taken: set[str] = set()  # sockets whose default this run gives away
         self.included: set[str] = set()  # include lines this run has planned
         self.inserted: list[tuple[int, str, str]] = []  # (step, file, line) of added includes
+
+    def _site_paths(self) -> list[tuple[str, str | None]]:
+        """Where each generated site's file goes in the tree (and its enabling link, if the
+        tree has one), as the tree's own include says."""
+        stems = [site_file(s.name).removesuffix(".conf") for s in self.generator.sites]
+        try:
+            return [self.place.paths(stem) for stem in stems]
+        except ValueError as exc:
+            where = _at(self.place.include) if self.place.include else self.main
+            raise NginxgenError(str(exc), where=where) from None
 
     def servers(self, socket: str) -> list[Server]:
         """The tree's servers on a socket, this run's own site files left out."""

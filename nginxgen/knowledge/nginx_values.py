@@ -12,9 +12,12 @@ from nginxgen.version import Version
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:
-    from typing import Any
+    from collections.abc import Callable
+    from typing import Any, TypeVar
 
     from nginxgen.target import Target
+
+    T = TypeVar("T")
 
 
 @record(frozen=True)
@@ -195,53 +198,13 @@ class CustomGrammars:
 @cache
 def custom_grammars() -> CustomGrammars:
     data = toml_file("nginx_values")
-    listen = data["listen"]
     return CustomGrammars(
-        caches={
-            name: from_table(SharedCacheGrammar, c)
-            for c in data["shared_caches"]
-            for name in c["directives"]
-        },
-        listen=ListenGrammar(
-            listen["invalid"],
-            listen["port"],
-            listen["host"],
-            tuple((q["since"], tuple(q["parameters"])) for q in listen["quic"]),
-            listen["quic_message"],
-            tuple((u["since"], tuple(u["parameters"])) for u in listen["udp"]),
-            listen["udp_message"],
-            {
-                p: from_table(ListenPrefix, v, message=v.get("message"))
-                for p, v in listen["prefixes"].items()
-            },
-        ),
-        arguments={
-            name: from_table(ArgumentsGrammar, a)
-            for a in data["arguments"]
-            for name in a["directives"]
-        },
-        parameters={
-            name: ParametersGrammar(
-                frozenset(p["words"]),
-                dict(p["prefixes"]),
-                p["invalid"],
-                p.get("required"),
-                frozenset(p.get("unless", ())),
-                p.get("missing", ""),
-            )
-            for p in data["parameters"]
-            for name in p["directives"]
-        },
-        post={
-            name: tuple(_post_check(c) for c in p["checks"])
-            for p in data["post"]
-            for name in p["directives"]
-        },
-        last_word={
-            name: from_table(LastWordGrammar, w)
-            for w in data["last_word"]
-            for name in w["directives"]
-        },
+        caches=_by_directive(data["shared_caches"], lambda c: from_table(SharedCacheGrammar, c)),
+        listen=_listen_grammar(data["listen"]),
+        arguments=_by_directive(data["arguments"], lambda a: from_table(ArgumentsGrammar, a)),
+        parameters=_by_directive(data["parameters"], _parameters_grammar),
+        post=_by_directive(data["post"], lambda p: tuple(_post_check(c) for c in p["checks"])),
+        last_word=_by_directive(data["last_word"], lambda w: from_table(LastWordGrammar, w)),
         requires=tuple(
             from_table(Requirement, r, pass_directive=r["pass"]) for r in data["requires"]
         ),
@@ -250,6 +213,40 @@ def custom_grammars() -> CustomGrammars:
             for c in (*data["server_requires"], *data["server_unsupported"])
         ),
         stream_by_certificate_since=data["tls_servers"]["stream_by_certificate_since"],
+    )
+
+
+def _by_directive(
+    tables: list[dict[str, Any]], make: Callable[[dict[str, Any]], T]
+) -> dict[str, T]:
+    """Each table's grammar under each directive it names (`directives`)."""
+    return {name: make(table) for table in tables for name in table["directives"]}
+
+
+def _listen_grammar(listen: dict[str, Any]) -> ListenGrammar:
+    return ListenGrammar(
+        listen["invalid"],
+        listen["port"],
+        listen["host"],
+        tuple((q["since"], tuple(q["parameters"])) for q in listen["quic"]),
+        listen["quic_message"],
+        tuple((u["since"], tuple(u["parameters"])) for u in listen["udp"]),
+        listen["udp_message"],
+        {
+            p: from_table(ListenPrefix, v, message=v.get("message"))
+            for p, v in listen["prefixes"].items()
+        },
+    )
+
+
+def _parameters_grammar(p: dict[str, Any]) -> ParametersGrammar:
+    return ParametersGrammar(
+        frozenset(p["words"]),
+        dict(p["prefixes"]),
+        p["invalid"],
+        p.get("required"),
+        frozenset(p.get("unless", ())),
+        p.get("missing", ""),
     )
 
 

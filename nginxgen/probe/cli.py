@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from nginxgen.conf.tree import TreeMapping, parse_map
+from nginxgen.conf.tree import TreeMapping, flag_mapping
 from nginxgen.console import check_format, note, show
 from nginxgen.errors import NginxgenError
 from nginxgen.records import record
@@ -66,19 +66,11 @@ def resolve_options(
     ech_config: str | None = None,
     stream: bool = False,
 ) -> ProbeOptions:
-    """The flags as given (each one named after its flag), checked before anything connects.
-    The names asked for: --sni, else the host unless it is an IP address."""
-    import ipaddress
-
+    """The flags as given (each one named after its flag), checked before anything connects."""
     from nginxgen.target import resolve
 
     check_format(output)
-    if root is not None and config is None:
-        raise NginxgenError("--root names the main file of --config FILE", where="--root")
-    if tree_map and config is None:
-        raise NginxgenError("--map says where the folders of --config FILE are", where="--map")
-    if stream and config is None:
-        raise NginxgenError("--stream probes the stream{} listeners of --config", where="--stream")
+    _check_flags(config=config, root=root, tree_map=tree_map, stream=stream)
     target = resolve(nginx_version, tls_library, nginx_bin)
     ech = None
     if ech_config is not None:
@@ -86,25 +78,43 @@ def resolve_options(
 
         ech = config_from_argument(ech_config)
     host, port = parse_address(address)
-    try:
-        ipaddress.ip_address(host)
-        names: list[str | None] = list(sni or [])
-    except ValueError:
-        names = list(sni or [host])
     return ProbeOptions(
         host=host,
         port=port,
-        names=[*names, None],
+        names=[*_names(host, sni), None],
         connect=connect,
         timeout=timeout,
         output=output,
         config=config,
         root=root,
         target=target,
-        mapping=TreeMapping(parse_map(tree_map or [], os.getcwd()), target.conf_path),
+        mapping=flag_mapping(tree_map, target.conf_path),
         ech=ech,
         stream=stream,
     )
+
+
+def _check_flags(
+    *, config: Path | None, root: Path | None, tree_map: list[str] | None, stream: bool
+) -> None:
+    """A flag that needs --config without it: one line naming the flag (exit 2)."""
+    if root is not None and config is None:
+        raise NginxgenError("--root names the main file of --config FILE", where="--root")
+    if tree_map and config is None:
+        raise NginxgenError("--map says where the folders of --config FILE are", where="--map")
+    if stream and config is None:
+        raise NginxgenError("--stream probes the stream{} listeners of --config", where="--stream")
+
+
+def _names(host: str, sni: list[str] | None) -> list[str | None]:
+    """The server names asked for: --sni, else the host unless it is an IP address."""
+    import ipaddress
+
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return list(sni or [host])
+    return list(sni or [])
 
 
 def run(options: ProbeOptions) -> int:

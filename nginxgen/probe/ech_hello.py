@@ -278,53 +278,22 @@ class _Failed(Exception):
 def _read_answer(
     sock: socket.socket, answer: EchAnswer, shares: KeyShares, inner: bytes, outer: bytes
 ) -> EchAnswer:
-    from cryptography.exceptions import InvalidTag
-
     buffer = b""
-    server_hello: bytes | None = None
     keys: _Decryptor | None = None
     retry: EchConfigList | None = None
-    names: tuple[str, ...] = ()
     verdict = IGNORED
     while True:
-        record_ = _read_record(sock)
-        if record_ is None:
-            raise _Failed("the server closed the connection")
-        kind, body = record_
-        if kind == 21 and len(body) >= 2:
-            raise _Failed("alert: " + ALERTS.get(body[1], f"alert {body[1]}"))
-        if kind == 22 and server_hello is None:
+        kind, body = _next_record(sock)
+        if kind == 22 and keys is None:
             buffer += body
             if len(buffer) < 4 or len(buffer) < 4 + int.from_bytes(buffer[1:4], "big"):
                 continue
             server_hello = buffer[: 4 + int.from_bytes(buffer[1:4], "big")]
-            if server_hello[0] != 2:
-                raise _Failed(f"handshake message {server_hello[0]} before a ServerHello")
-            random, suite, extensions = _server_hello(server_hello)
-            version = extensions.get(43, b"")
-            if version != b"\x03\x04":
-                raise _Failed("the server answered with TLS 1.2 or older: no ECH")
-            if random == HRR_RANDOM:
-                raise _Failed("HelloRetryRequest (not followed by this probe)")
-            if suite not in SUITES or 51 not in extensions:
-                raise _Failed(f"suite {suite:#06x} or key share not readable")
-            share = extensions[51]
-            group = int.from_bytes(share[:2], "big")
-            shared = shares.shared(group, share[4 : 4 + int.from_bytes(share[2:4], "big")])
-            confirmed = random[24:] == accept_confirmation(inner, server_hello, suite)
-            verdict = ACCEPTED if confirmed else IGNORED
-            first = inner if confirmed else outer
-            secret = handshake_traffic_secret(shared, first + server_hello, suite)
-            keys = _Decryptor(secret, suite)
+            verdict, keys = _handshake_keys(server_hello, shares, inner, outer)
             buffer = b""
         elif kind == 23 and keys is not None:
-            try:
-                inner_kind, plain = keys.open(struct.pack("!BHH", 23, 0x0303, len(body)), body)
-            except InvalidTag:
-                raise _Failed("the server's flight does not decrypt") from None
-            if inner_kind == 21:
-                raise _Failed("alert: " + ALERTS.get(plain[1], f"alert {plain[1]}"))
-            if inner_kind != 22:
+            plain = _open(keys, body)
+            if plain is None:
                 continue
             messages, buffer = _messages(buffer + plain)
             for message_kind, message in messages:
@@ -337,7 +306,62 @@ def _read_answer(
                     names = tuple(certificate_facts(chain[0], None)["names"]) if chain else ()
                     return _verdict(answer, verdict, retry, names)
                 elif message_kind == 20:  # Finished without a certificate (a PSK: not here)
-                    return _verdict(answer, verdict, retry, names)
+                    return _verdict(answer, verdict, retry, ())
+
+
+def _next_record(sock: socket.socket) -> tuple[int, bytes]:
+    """The server's next record (type, body); a close or an alert ends the exchange."""
+    record_ = _read_record(sock)
+    if record_ is None:
+        raise _Failed("the server closed the connection")
+    kind, body = record_
+    if kind == 21 and len(body) >= 2:
+        raise _alert(body[1])
+    return kind, body
+
+
+def _alert(code: int) -> _Failed:
+    """The end of an exchange the server refused with alert `code`."""
+    return _Failed("alert: " + ALERTS.get(code, f"alert {code}"))
+
+
+def _handshake_keys(
+    server_hello: bytes, shares: KeyShares, inner: bytes, outer: bytes
+) -> tuple[str, _Decryptor]:
+    """From a TLS 1.3 ServerHello: whether it confirms ECH (ACCEPTED, else IGNORED until the
+    flight shows retry configs), and the keys of the server's flight, under the transcript of
+    the hello it took (the inner one where confirmed)."""
+    if server_hello[0] != 2:
+        raise _Failed(f"handshake message {server_hello[0]} before a ServerHello")
+    random, suite, extensions = _server_hello(server_hello)
+    version = extensions.get(43, b"")
+    if version != b"\x03\x04":
+        raise _Failed("the server answered with TLS 1.2 or older: no ECH")
+    if random == HRR_RANDOM:
+        raise _Failed("HelloRetryRequest (not followed by this probe)")
+    if suite not in SUITES or 51 not in extensions:
+        raise _Failed(f"suite {suite:#06x} or key share not readable")
+    share = extensions[51]
+    group = int.from_bytes(share[:2], "big")
+    shared = shares.shared(group, share[4 : 4 + int.from_bytes(share[2:4], "big")])
+    confirmed = random[24:] == accept_confirmation(inner, server_hello, suite)
+    first = inner if confirmed else outer
+    secret = handshake_traffic_secret(shared, first + server_hello, suite)
+    return ACCEPTED if confirmed else IGNORED, _Decryptor(secret, suite)
+
+
+def _open(keys: _Decryptor, body: bytes) -> bytes | None:
+    """An encrypted record's handshake bytes, None for another content type; an alert or a
+    record that does not decrypt ends the exchange."""
+    from cryptography.exceptions import InvalidTag
+
+    try:
+        inner_kind, plain = keys.open(struct.pack("!BHH", 23, 0x0303, len(body)), body)
+    except InvalidTag:
+        raise _Failed("the server's flight does not decrypt") from None
+    if inner_kind == 21:
+        raise _alert(plain[1])
+    return plain if inner_kind == 22 else None
 
 
 def _verdict(

@@ -194,6 +194,25 @@ def client_hello_body(
     tls13 = version == "TLSv1.3"
     if suites is None:
         suites = list(TLS13_SUITES) if tls13 else list(TLS12_SUITES)
+    extensions = _offer_extensions(sni, groups, alpn)
+    if tls13:
+        extensions += _tls13_extensions(shares, share_values or {}, cookie)
+    extensions += extra
+    legacy = 0x0303 if tls13 else VERSIONS[version]
+    session = os.urandom(32) if session_id is None else session_id  # middlebox compatibility
+    return (
+        legacy.to_bytes(2, "big")
+        + (random or os.urandom(32))
+        + _vector(session, 1)
+        + _vector(b"".join(s.to_bytes(2, "big") for s in suites), 2)
+        + b"\x01\x00"  # compression: null
+        + _vector(extensions, 2)
+    )
+
+
+def _offer_extensions(sni: str | None, groups: Sequence[str], alpn: Sequence[str]) -> bytes:
+    """The extensions a hello of any version sends: the name (with `sni`), the groups, point
+    formats, signature schemes, ALPN (with `alpn`), renegotiation_info and status_request."""
     extensions = b""
     if sni:
         name = sni.encode("idna")
@@ -208,27 +227,24 @@ def client_hello_body(
         extensions += _extension(16, _vector(protocols, 2))
     extensions += _extension(0xFF01, b"\x00")  # renegotiation_info
     extensions += _extension(5, b"\x01\x00\x00\x00\x00")  # status_request: OCSP, no ids
-    if tls13:
-        extensions += _extension(43, _vector(b"\x03\x04", 1))  # supported_versions
-        entries = b""
-        for group in shares:
-            value = (share_values or {}).get(group) or _key_share(group)
-            entries += GROUPS[group].to_bytes(2, "big") + _vector(value, 2)
-        extensions += _extension(51, _vector(entries, 2))  # key_share
-        extensions += _extension(45, b"\x01\x01")  # psk_key_exchange_modes: psk_dhe_ke
-        if cookie is not None:
-            extensions += _extension(44, _vector(cookie, 2))
-    extensions += extra
-    legacy = 0x0303 if tls13 else VERSIONS[version]
-    session = os.urandom(32) if session_id is None else session_id  # middlebox compatibility
-    return (
-        legacy.to_bytes(2, "big")
-        + (random or os.urandom(32))
-        + _vector(session, 1)
-        + _vector(b"".join(s.to_bytes(2, "big") for s in suites), 2)
-        + b"\x01\x00"  # compression: null
-        + _vector(extensions, 2)
-    )
+    return extensions
+
+
+def _tls13_extensions(
+    shares: Sequence[str], share_values: Mapping[str, bytes], cookie: bytes | None
+) -> bytes:
+    """The extensions that offer TLS 1.3 alone: the version, a key share for each of `shares`
+    (`share_values`' where it has one, else a fresh one), and a HelloRetryRequest's cookie."""
+    extensions = _extension(43, _vector(b"\x03\x04", 1))  # supported_versions
+    entries = b""
+    for group in shares:
+        value = share_values.get(group) or _key_share(group)
+        entries += GROUPS[group].to_bytes(2, "big") + _vector(value, 2)
+    extensions += _extension(51, _vector(entries, 2))  # key_share
+    extensions += _extension(45, b"\x01\x01")  # psk_key_exchange_modes: psk_dhe_ke
+    if cookie is not None:
+        extensions += _extension(44, _vector(cookie, 2))
+    return extensions
 
 
 def _read_record(sock: socket.socket) -> tuple[int, bytes] | None:
@@ -335,14 +351,17 @@ def ask(
     second ClientHello (RFC 8446 4.1.2), and the server's answer to it is the reply's `retry`: a
     server may take another suite there, which clients refuse (RFC 8446 4.1.4)."""
     random, session_id = os.urandom(32), os.urandom(32)
-    first_hello = client_hello_body(
-        sni, version, groups, shares, suites, random=random, session_id=session_id
-    )
-    hello = handshake_record(1, first_hello)
-    first: HelloReply | None = None
+
+    def hello(shares: Sequence[str], cookie: bytes | None = None) -> bytes:
+        body = client_hello_body(sni, version, groups, shares, suites, random=random,
+                                 session_id=session_id, cookie=cookie)  # fmt: skip
+        return handshake_record(1, body)
+
+    first_hello = hello(shares)
+    first: HelloReply | None = None  # a HelloRetryRequest answered with a second hello
     try:
         with connect(address, timeout) as sock:
-            sock.sendall(hello)
+            sock.sendall(first_hello)
             answer = None
             for kind, message in _messages(sock):
                 if kind == 2 and first is not None:  # the ServerHello after the retry
@@ -352,33 +371,41 @@ def ask(
                     retry = follow_retry and answer.hrr and answer.group in RETRY_SHARES
                     if retry and answer.group is not None:
                         first = answer
-                        second = client_hello_body(sni, version, groups, [answer.group],
-                                                   suites, random=random, session_id=session_id,
-                                                   cookie=answer.cookie)  # fmt: skip
-                        again = handshake_record(1, second)
+                        again = hello([answer.group], answer.cookie)
                         sock.sendall(CHANGE_CIPHER_SPEC + again)
                         continue
                     if not key_exchange or answer.version == "TLSv1.3":
                         return answer
                 elif kind == 12 and answer is not None:  # ServerKeyExchange
-                    body = message[4:]
-                    named = body[:1] == b"\x03"  # ECCurveType named_curve
-                    code = int.from_bytes(body[1:3], "big") if named else None
-                    group = GROUP_NAMES.get(code, hex(code)) if code is not None else None
-                    return replace(answer, group=group)
+                    return replace(answer, group=_key_exchange_group(message))
                 elif kind == 14 and answer is not None:  # ServerHelloDone: no ECDHE
                     return answer
             closed = HelloReply(accepted=False, alert="connection closed")
             return replace(first, retry=closed) if first is not None else closed
-    except _Alert as alert:
-        refused = HelloReply(accepted=False, alert=str(alert), alert_code=alert.code)
-    except TimeoutError:
-        refused = HelloReply(accepted=False, alert="timeout", inconclusive=True)
-    except ConnectionResetError:
-        refused = HelloReply(accepted=False, alert="connection reset", inconclusive=True)
-    except OSError as exc:
-        refused = HelloReply(accepted=False, alert=exc.strerror or str(exc))
+    except (_Alert, OSError) as exc:
+        refused = _refusal(exc)
     return replace(first, retry=refused) if first is not None else refused
+
+
+def _key_exchange_group(message: bytes) -> str | None:
+    """The group of a TLS 1.2 ServerKeyExchange's ECDHE parameters (RFC 8422 5.4), None when
+    they name no curve."""
+    body = message[4:]
+    named = body[:1] == b"\x03"  # ECCurveType named_curve
+    code = int.from_bytes(body[1:3], "big") if named else None
+    return GROUP_NAMES.get(code, hex(code)) if code is not None else None
+
+
+def _refusal(exc: _Alert | OSError) -> HelloReply:
+    """A hello that got no ServerHello: the alert, or why the connection ended (a timeout or a
+    reset is neither accepted nor refused)."""
+    if isinstance(exc, _Alert):
+        return HelloReply(accepted=False, alert=str(exc), alert_code=exc.code)
+    if isinstance(exc, TimeoutError):
+        return HelloReply(accepted=False, alert="timeout", inconclusive=True)
+    if isinstance(exc, ConnectionResetError):
+        return HelloReply(accepted=False, alert="connection reset", inconclusive=True)
+    return HelloReply(accepted=False, alert=exc.strerror or str(exc))
 
 
 @record(frozen=True)

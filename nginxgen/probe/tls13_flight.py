@@ -203,8 +203,15 @@ def tls13_flight(
 ) -> Tls13Flight | None:
     """The chain and 0-RTT offer of a TLS 1.3 handshake with a fresh client `context` (the
     probe's unverifying one: it reports what is sent); None when it cannot be read."""
-    from cryptography.exceptions import InvalidTag
+    read = _handshake_and_secrets(address, sni, timeout, context)
+    return _flight(*read) if read is not None else None
 
+
+def _handshake_and_secrets(
+    address: tuple[str, int], sni: str | None, timeout: float, context: ssl.SSLContext
+) -> tuple[bytes, bytes, bytes] | None:
+    """Every byte the server sent in one handshake, and its handshake and first application
+    traffic secrets (from the key log); None when the handshake or a secret is missing."""
     with tempfile.TemporaryDirectory(prefix="nginxgen-probe-") as folder:
         keylog = os.path.join(folder, "keys")
         try:
@@ -216,6 +223,15 @@ def tls13_flight(
     traffic_secret = secrets.get("SERVER_TRAFFIC_SECRET_0")
     if handshake_secret is None or traffic_secret is None:
         return None
+    return received, handshake_secret, traffic_secret
+
+
+def _flight(received: bytes, handshake_secret: bytes, traffic_secret: bytes) -> Tls13Flight | None:
+    """The server's flight read from what it sent, decrypted with its secrets (after its
+    Finished, with the application traffic keys); None when it does not decrypt or has no
+    certificate."""
+    from cryptography.exceptions import InvalidTag
+
     suite, keys = None, None
     chain: list[bytes] = []
     stapled, early, finished = False, None, False

@@ -136,13 +136,10 @@ class Tally:
         connections, requests = self.connections, self.requests
         groups: dict[str, GroupView] = {}
         hour = _hour_key(self.roles["time"])
-        marker = self.fmt.tls_marker()
-        tls_value = marker.tls_value if marker else None  # None: any value but an empty one
+        tls_value = self._tls_value()
         counted = InputCount(name)
         self.inputs.append(counted)
-        if self._unfilled is None:
-            self._unfilled = [i for i, variable in enumerate(self.roles.values()) if variable]
-        unfilled = self._unfilled
+        unfilled = self._unfilled_roles()
         unreadable_before = self.unreadable.count
         number = readable = 0
         try:
@@ -182,10 +179,29 @@ class Tally:
                     continue
                 connections[self._tls_connection(values, when, site, groups)] += 1
         finally:
-            self.lines += number
-            self._filled_any = self._filled_any or readable > 0
-            counted.readable = readable
-            counted.unreadable = self.unreadable.count - unreadable_before
+            self._input_read(counted, number, readable, unreadable_before)
+
+    def _tls_value(self) -> str | None:
+        """The value of the format's TLS variable that marks a TLS line; None: any value but an
+        empty one."""
+        marker = self.fmt.tls_marker()
+        return marker.tls_value if marker else None
+
+    def _unfilled_roles(self) -> list[int]:
+        """The roles no readable line filled yet (before the first log: every one the format
+        has)."""
+        if self._unfilled is None:
+            self._unfilled = [i for i, variable in enumerate(self.roles.values()) if variable]
+        return self._unfilled
+
+    def _input_read(
+        self, counted: InputCount, lines: int, readable: int, unreadable_before: int
+    ) -> None:
+        """A log read to its end (or to an error): its lines counted."""
+        self.lines += lines
+        self._filled_any = self._filled_any or readable > 0
+        counted.readable = readable
+        counted.unreadable = self.unreadable.count - unreadable_before
 
     def _unreadable_line(self, counted: InputCount, number: int, line: bytes) -> None:
         """A line the format did not read: counted, and kept as an example while few."""
