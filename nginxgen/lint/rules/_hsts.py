@@ -43,9 +43,13 @@ def content_servers(ctx: Context) -> Iterator[Server]:
 
 def responses(ctx: Context, server: Server) -> list[tuple[str, Headers]]:
     """The add_header lines of each kind of response a server gives: those it answers itself
-    (a URI no location takes, or its own `return`), then each location's."""
-    own = ("the responses the server answers itself", ctx.headers_in(server, ()))
-    locations = [
-        (f"location {' '.join(loc.stmt.args)}", h) for loc, h in ctx.location_headers(server)
-    ]
-    return [own, *locations]
+    (a URI no location takes, or its own `return`), then each location's. Once per server and
+    model: NGX701 and NGX704 both read them."""
+    made: dict[int, list[tuple[str, Headers]]] = ctx.memo("responses", dict)
+    if id(server) not in made:
+        own = ("the responses the server answers itself", ctx.headers_in(server, ()))
+        locations = [
+            (f"location {' '.join(loc.stmt.args)}", h) for loc, h in ctx.location_headers(server)
+        ]
+        made[id(server)] = [own, *locations]
+    return made[id(server)]
