@@ -14,6 +14,7 @@ which a record, holding values already checked, does not do.
 from __future__ import annotations
 
 from collections.abc import Callable
+from operator import attrgetter
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:
@@ -139,13 +140,17 @@ def _methods(
         inner = ", ".join(f"{n}={getattr(self, n)!r}" for n in names)
         return f"{type(self).__qualname__}({inner})"
 
+    # the compared fields' values in one C call (a record is a dict key and a set member in
+    # hot loops: the lint's findings, the grammar's memo)
+    values: Callable[[Any], Any] = attrgetter(*compared) if compared else (lambda _: ())
+
     def __eq__(self: Any, other: object) -> bool:
         if other.__class__ is not self.__class__:
             return NotImplemented
-        return all(getattr(self, n) == getattr(other, n) for n in compared)
+        return bool(values(self) == values(other))
 
     def __hash__(self: Any) -> int:
-        return hash(tuple(getattr(self, n) for n in compared))
+        return hash(values(self))
 
     def __setattr__(self: Any, name: str, value: Any = None) -> None:
         raise AttributeError(f"cannot assign to field {name!r} of a frozen record")

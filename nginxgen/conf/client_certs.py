@@ -85,7 +85,7 @@ class ClientCertificates:
     crl: Setting
     ocsp: Setting  # off, on, leaf
     ocsp_responder: Setting
-    checks: tuple[VerifyCheck, ...]
+    checks: tuple[VerifyCheck, ...]  # looked for only where it asks for a certificate
     unknown: Stmt | None  # an include that could not be read: the checks are not all known
 
     @property
@@ -149,16 +149,18 @@ def _unknown(server: Server) -> Stmt | None:
 
 def client_certificates(config: Config, server: Server) -> ClientCertificates:
     """What `server` asks of clients and how it checks what they send."""
+    verify = _setting(server, "ssl_verify_client", lower=True)
     return ClientCertificates(
         server=server,
-        verify=_setting(server, "ssl_verify_client", lower=True),
+        verify=verify,
         client_certificate=_setting(server, "ssl_client_certificate"),
         trusted_certificate=_setting(server, "ssl_trusted_certificate"),
         depth=_setting(server, "ssl_verify_depth"),
         crl=_setting(server, "ssl_crl"),
         ocsp=_setting(server, "ssl_ocsp", lower=True),
         ocsp_responder=_setting(server, "ssl_ocsp_responder"),
-        checks=_checks(config, server),
+        # a fleet's servers rarely ask: walking each one's lines for checks was most of this
+        checks=_checks(config, server) if verify.value not in (None, "off") else (),
         unknown=_unknown(server),
     )
 

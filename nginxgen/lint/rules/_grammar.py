@@ -23,6 +23,10 @@ from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._values import Refusal, merge_refusals, refusal, unmet_requirements
 from nginxgen.records import field, record
 
+TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
+if TYPE_CHECKING:
+    from nginxgen.target import Target
+
 # (enclosing context, block directive) -> the context inside it
 CHILD = {
     ("main", "events"): "events", ("main", "http"): "http", ("main", "stream"): "stream",
@@ -91,70 +95,96 @@ def _judge(ctx: Context) -> list[Verdict]:
     return out
 
 
+@record(frozen=True)
+class _Said:
+    """A verdict that follows from a statement's name, context, shape and argument count."""
+
+    code: str
+    message: str
+    severity: Severity
+    fix: str | None = None
+
+
+@record(frozen=True)
+class _Taking:
+    """The definitions that take a statement of that name, context, shape and count: the
+    modules that read its value, and their generic setters."""
+
+    modules: frozenset[str]
+    kinds: frozenset[str | None]
+
+
 @record
 class _Memo:
     """What one pass has judged already: a fleet's tree repeats the same few dozen directives,
     and most of their lines, thousands of times."""
 
-    definitions: dict[str, tuple[directives.DirectiveEntry, ...] | None] = field(
+    shapes: dict[tuple[str, str | None, bool, int], _Said | _Taking | None] = field(
         default_factory=dict
     )
-    refusals: dict[
-        tuple[str, tuple[str, ...], frozenset[str], frozenset[str | None]], Refusal | None
-    ] = field(default_factory=dict)
+    # by the shape's _Taking (one object per shape, kept in `shapes`: its id is the cheap key)
+    refusals: dict[tuple[int, tuple[str, ...]], Refusal | None] = field(default_factory=dict)
 
 
 def _one(ctx: Context, stmt: Stmt, context: str | None, memo: _Memo) -> Verdict | None:
     name = stmt.directive
     if ctx.target.plus or name == "#":
         return None  # NGINX Plus has directives of its own that no source describes
-    if name not in memo.definitions:
-        memo.definitions[name] = directives.nginx_directive(ctx.target, name)
-    entries = memo.definitions[name]
+    key = (name, context, stmt.block is not None, len(stmt.args))
+    if key not in memo.shapes:
+        memo.shapes[key] = _shape(ctx.target, *key)
+    found = memo.shapes[key]
+    if found is None:
+        return None
+    if isinstance(found, _Said):
+        return Verdict(stmt, found.code, found.message, found.severity, found.fix)
+    return _value(ctx, stmt, found, memo)
+
+
+def _shape(
+    target: Target, name: str, context: str | None, block: bool, count: int
+) -> _Said | _Taking | None:
+    """NGX007 (unknown), NGX008 (not allowed here) or NGX009 (argument count) for a statement
+    of this name, context, shape and count; else the definitions that take it (its value is
+    judged next); None: nothing to say."""
+    entries = directives.nginx_directive(target, name)
     if not entries:
         if nginx.known_names("directive") and name in nginx.known_names("directive"):
             return None  # NGX301 says why this release lacks it
         third = directives.third_party_directive(name)  # read only when nginx's own tables fail
         if third:
-            return _third_party(stmt, third)
+            return _third_party(name, third)
         backport = nginx.backports().get(name)
         if backport is not None:
             message = (
                 f'unknown directive "{name}" before nginx {backport.since}, unless the '
                 f"package backports it ({backport.packages})"
             )
-            return Verdict(stmt, "NGX007", message, Severity.WARNING)
-        return Verdict(stmt, "NGX007", f'unknown directive "{name}"', Severity.ERROR)
+            return _Said("NGX007", message, Severity.WARNING)
+        return _Said("NGX007", f'unknown directive "{name}"', Severity.ERROR)
     if context is not None:
         here = [e for e in entries if e.allows(context)]
         if not here:
             third = directives.third_party_directive(name)
             if any(e.allows(context) for e in third):
-                return _third_party(stmt, third)
-            return Verdict(
-                stmt, "NGX008", f'"{name}" directive is not allowed here', Severity.ERROR
-            )
+                return _third_party(name, third)
+            return _Said("NGX008", f'"{name}" directive is not allowed here', Severity.ERROR)
     else:
         here = list(entries)
-    shaped = [e for e in here if e.block == (stmt.block is not None)]
+    shaped = [e for e in here if e.block == block]
     if not shaped:
         return None  # a block where a `;` belongs or the reverse: NGX001 says so
-    count = len(stmt.args)
     taking = [e for e in shaped if e.takes(count)]
     if not taking:
         message = f'invalid number of arguments in "{name}" directive'
-        return Verdict(stmt, "NGX009", message, Severity.ERROR)
-    return _value(ctx, stmt, taking, memo)
+        return _Said("NGX009", message, Severity.ERROR)
+    return _Taking(frozenset(e.module for e in taking), frozenset(e.value for e in taking))
 
 
-def _value(
-    ctx: Context, stmt: Stmt, taking: list[directives.DirectiveEntry], memo: _Memo
-) -> Verdict | None:
-    modules = frozenset(e.module for e in taking)
-    kinds = frozenset(e.value for e in taking)
-    key = (stmt.directive, tuple(stmt.args), modules, kinds)
+def _value(ctx: Context, stmt: Stmt, taking: _Taking, memo: _Memo) -> Verdict | None:
+    key = (id(taking), tuple(stmt.args))
     if key not in memo.refusals:
-        memo.refusals[key] = refusal(ctx.target, stmt, modules, set(kinds))
+        memo.refusals[key] = refusal(ctx.target, stmt, taking.modules, set(taking.kinds))
     refused = memo.refusals[key]
     if refused is None:
         return None
@@ -162,12 +192,11 @@ def _value(
     return Verdict(stmt, "NGX010", refused.message, Severity.ERROR, fix)
 
 
-def _third_party(stmt: Stmt, third: tuple[directives.DirectiveEntry, ...]) -> Verdict:
+def _third_party(name: str, third: tuple[directives.DirectiveEntry, ...]) -> _Said:
     repo = third[0].third_party
-    return Verdict(
-        stmt,
+    return _Said(
         "NGX007",
-        f'"{stmt.directive}" is a directive of the third-party module {third[0].module} '
+        f'"{name}" is a directive of the third-party module {third[0].module} '
         f"({repo}): nginx -t fails unless this nginx has that module",
         Severity.INFO,
         f"build or load {third[0].module} ({repo}), or remove the line",
