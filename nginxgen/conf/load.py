@@ -361,9 +361,12 @@ class Loader:
         if self.prefix is None:
             self.prefix = os.path.dirname(os.path.abspath(path)) if path != "-" else os.getcwd()
         if self.infer and self.dump is None and path != STDIN_NAME:
-            parsed = self._parse(self._key(path), text if text is not None else self._text(path))
+            source = text if text is not None else self._text(path)
+            parsed = self._parse(self._key(path), source)
             given = self.loaded.path_map
-            self.loaded.inferred = infer_map(path, _absolute_includes(parsed[0]), given)
+            # a fleet in one file often has no include at all: then no walk over its statements
+            includes = _absolute_includes(parsed[0]) if "include" in source else []
+            self.loaded.inferred = infer_map(path, includes, given)
             self.loaded.path_map = sorted_map([*given, *self.loaded.inferred])
         self.loaded.prefix = self.prefix
         statements = self._load_file(path, (), text)
