@@ -220,6 +220,11 @@ class Effective:
     def all_statements(self) -> Iterator[Stmt]:
         return iter(self._flat)
 
+    def directive_names(self) -> set[str]:
+        """Every directive name the tree holds (a rule or check with nothing to look at in a
+        tree is not run there)."""
+        return self.memo("directive names", lambda: {stmt.directive for stmt in self._flat})
+
     @cached_property
     def _flat(self) -> list[Stmt]:
         # Several rules scan every statement: flatten the tree once per lint.

@@ -53,8 +53,8 @@ def lint(
     """The findings; with `build_fixes` False each fixable one says so (`autofix`, `touches`)
     without its edits being built on the lossless model (a plain lint needs no edits)."""
     ctx = Context(build(loaded), target, build_fixes)
-    present = {stmt.directive for stmt in ctx.all_statements()}
-    return run_rules(ctx, triggered(present, selection.picks), selection, report_files)
+    rules = triggered(ctx.directive_names(), selection.picks)
+    return run_rules(ctx, rules, selection, report_files)
 
 
 def run_rules(

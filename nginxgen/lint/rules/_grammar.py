@@ -83,12 +83,14 @@ def _judge(ctx: Context) -> list[Verdict]:
                 stack.append((stmt.block, inner))
     if first == "main" and not ctx.target.plus:  # merged settings: the whole tree is needed
         met = {(v.stmt.file, v.stmt.line) for v in out}
-        for stmt, message in unmet_requirements(loaded.statements):
+        for stmt, message in unmet_requirements(loaded.statements, ctx.directive_names()):
             if (stmt.file, stmt.line) not in met:
                 met.add((stmt.file, stmt.line))
                 fix = "set the trusted certificates, or turn the verification off"
                 out.append(Verdict(stmt, "NGX010", message, Severity.ERROR, fix))
-        for stmt, message, fix in merge_refusals(loaded.statements, ctx.target):
+        for stmt, message, fix in merge_refusals(
+            loaded.statements, ctx.target, ctx.directive_names()
+        ):
             if (stmt.file, stmt.line) not in met:
                 met.add((stmt.file, stmt.line))
                 out.append(Verdict(stmt, "NGX010", message, Severity.ERROR, fix))

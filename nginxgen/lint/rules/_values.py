@@ -313,10 +313,13 @@ def upstream_tls(statements: list[Stmt]) -> Iterator[tuple[Stmt, dict[str, list[
                     yield stmt, here
 
 
-def unmet_requirements(statements: list[Stmt]) -> Iterator[tuple[Stmt, str]]:
+def unmet_requirements(statements: list[Stmt], present: set[str]) -> Iterator[tuple[Stmt, str]]:
     """(the `switch` statement in effect, nginx's message) for each pass to TLS whose
-    verification is on with no trusted certificates in effect (checked at merge time)."""
+    verification is on with no trusted certificates in effect (checked at merge time);
+    `present`: the directive names of the tree (without a switch, nothing to walk)."""
     by_pass = {r.pass_directive: r for r in nginx_values.custom_grammars().requires}
+    if present.isdisjoint(r.switch for r in by_pass.values()):
+        return
     for sender, here in upstream_tls(statements):
         wanted = by_pass.get(sender.directive)
         if wanted is None:
@@ -370,13 +373,18 @@ def tls_servers(statements: list[Stmt], target: Target) -> Iterator[TlsServer]:
                 yield TlsServer(top.directive, stmt, here)
 
 
-def merge_refusals(statements: list[Stmt], target: Target) -> Iterator[tuple[Stmt, str, str]]:
+def merge_refusals(
+    statements: list[Stmt], target: Target, present: set[str]
+) -> Iterator[tuple[Stmt, str, str]]:
     """(the switch's statement in effect, nginx's message, a fix) for each TLS server whose
-    merge nginx refuses (nginx_values.toml, server_requires and server_unsupported)."""
+    merge nginx refuses (nginx_values.toml, server_requires and server_unsupported);
+    `present`: the directive names of the tree (without a switch, nothing to walk)."""
     checks = [
         c for c in nginx_values.custom_grammars().server_checks
-        if in_range(target.nginx, c.since, c.until)
+        if in_range(target.nginx, c.since, c.until) and c.switch in present
     ]  # fmt: skip
+    if not checks:
+        return
     for server in tls_servers(statements, target):
         for check in checks:
             switch = server.settings.get(check.switch)
