@@ -7,7 +7,6 @@ the include line instead of a crash.
 
 from __future__ import annotations
 
-import glob
 import os
 import re
 
@@ -344,6 +343,8 @@ class Loader:
         if self.dump is not None:
             return sorted(p for p in self.dump if fnmatch.fnmatchcase(p, pattern))
         if pattern not in self._shared.globs:
+            import glob
+
             self._shared.globs[pattern] = glob.glob(pattern)
         found = set(self._shared.globs[pattern])
         if self.overlay:  # files a plan creates: matched in their folder, as glob would
@@ -441,6 +442,8 @@ class Loader:
             self.loaded.suppressions.append(Suppression(path, line, codes, match["reason"].strip()))
 
     def _include(self, stmt: Stmt, stack: tuple[str, ...]) -> list[Stmt]:
+        import glob  # with contextlib, which it imports: only for a tree that has includes
+
         pattern = self.loaded.here(stmt.args[0])
         if glob.has_magic(pattern):
             names = self._glob(pattern)  # an empty glob is fine for nginx too

@@ -12,7 +12,6 @@ name (said in one line).
 
 from __future__ import annotations
 
-import glob
 import os
 
 from nginxgen.errors import NginxgenError
@@ -98,6 +97,8 @@ def _named_root(pattern: str, here: str) -> str | None:
     """The folder an absolute include names that `here` stands for: the longest ancestor A of
     `pattern` whose next part (a plain name, not a glob) exists in `here`, so /A/conf.d/*.conf
     read from here is here/conf.d/*.conf."""
+    import glob  # only for a tree with absolute includes
+
     parts = pattern.strip("/").split("/")
     for cut in range(len(parts) - 1, 0, -1):
         first = parts[cut]

@@ -160,9 +160,6 @@ def render_index() -> str:
     return INDEX_HEADER + "".join(rows) + ")\n# fmt: on\n"
 
 
-_SELECTOR = re.compile(r"^NGX\d{0,3}$")
-
-
 def selector_problem(selector: str) -> str | None:
     """Why `selector` picks no rule, naming the nearest known code or name; None when it is a
     rule's name, its code, or a code prefix (NGX4) that at least one rule has. A typo must not
@@ -172,7 +169,7 @@ def selector_problem(selector: str) -> str | None:
     codes = [code for code, _, _, _ in INDEX]
     names = {name for _, name, _, _ in INDEX}
     if selector in names or (
-        _SELECTOR.match(selector) and any(code.startswith(selector) for code in codes)
+        re.fullmatch(r"NGX\d{0,3}", selector) and any(code.startswith(selector) for code in codes)
     ):
         return None
     from nginxgen.spelling import nearest  # only on the way to an error
