@@ -221,7 +221,8 @@ def probe(
         typer.Option(
             "--ech-config",
             help="try Encrypted Client Hello per name with this ECHConfigList: base64, an HTTPS"
-            " record's text, or a file (an `openssl ech` key file, or a record)",
+            " record's text, or a file (an `openssl ech` key file, or a record); `grease`: a"
+            " GREASE ECH, which a server with ECH answers with its retry configs",
         ),
     ] = None,
     stream: Annotated[

@@ -33,7 +33,11 @@ ORACLE = {
     "ECH: success": "accepted",
     "ECH: failed+retry-configs": "rejected",
     "ECH: tried but failed": "ignored",
+    # -ech_grease (the longer status first: both start alike)
+    "ECH: GREASE+retry-configs": "rejected",
+    "ECH: GREASE": "ignored",
 }
+GREASE = "grease"  # the client's "key": `--ech-config grease`, s_client -ech_grease
 
 
 def certificate(folder: Path, name: str) -> tuple[Path, Path]:
@@ -98,6 +102,8 @@ SCENARIOS = [
     ("rotation-second", ech_files("k1", "k2"), "", "k2", PUBLIC),
     ("rotation-unknown", ech_files("k1", "k2"), "", "k3", PUBLIC),
     ("public-not-covered", ech_files("k1"), "", "k3", INNER),
+    ("grease", ech_files("k1", "k2"), "", GREASE, PUBLIC),
+    ("grease-no-ech", "", ech_files("k1"), GREASE, PUBLIC),
 ]
 
 
@@ -138,22 +144,25 @@ def main() -> int:
 def one(nginx: str, openssl: str, folder: Path, port: int, key: str) -> tuple[str, bool]:
     from nginxgen.ech import read_config_list
 
+    offer = GREASE if key == GREASE else str(folder / f"{key}.pem")
     done = subprocess.run(
         [sys.executable, "-m", "nginxgen", "probe", f"127.0.0.1:{port}", "--sni", INNER,
-         "--ech-config", str(folder / f"{key}.pem"), "--format", "json", "--timeout", "2",
+         "--ech-config", offer, "--format", "json", "--timeout", "2",
          "--config", str(folder / "nginx.conf"), "--nginx-bin", nginx],
         capture_output=True, text=True, check=False,
     )  # fmt: skip
     found = json.loads(done.stdout)[0]
     ech = found["ech"] or {}
-    # s_client gets the ECHCONFIG block as openssl wrote it, not as nginxgen reads it
-    block = re.search(r"-----BEGIN ECHCONFIG-----(.*?)-----END",
-                      (folder / f"{key}.pem").read_text(), re.S)  # fmt: skip
-    assert block is not None
-    configs = "".join(block.group(1).split())
+    if key == GREASE:
+        asked = ["-ech_grease"]
+    else:  # s_client gets the ECHCONFIG block as openssl wrote it, not as nginxgen reads it
+        block = re.search(r"-----BEGIN ECHCONFIG-----(.*?)-----END",
+                          (folder / f"{key}.pem").read_text(), re.S)  # fmt: skip
+        assert block is not None
+        asked = ["-ech_config_list", "".join(block.group(1).split())]
     said = subprocess.run(
         [openssl, "s_client", "-connect", f"127.0.0.1:{port}", "-servername", INNER,
-         "-CAfile", str(folder / "both.crt"), "-ech_config_list", configs],
+         "-CAfile", str(folder / "both.crt"), *asked],
         capture_output=True, text=True, stdin=subprocess.DEVNULL, check=False,
     )  # fmt: skip
     status = next((ln for ln in (said.stdout + said.stderr).splitlines()

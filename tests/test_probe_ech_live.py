@@ -5,6 +5,7 @@ OpenSSL 4.0.3's own client, `s_client -ech_config_list`, which shares no code wi
 
 from __future__ import annotations
 
+import base64
 import itertools
 import json
 import re
@@ -24,7 +25,15 @@ from nginxgen.cli import main
 from nginxgen.conf.per_name import NameModel
 from nginxgen.probe.check import NameProbe
 from nginxgen.probe.checks import ech as ech_check
-from nginxgen.probe.ech_hello import ACCEPTED, IGNORED, REJECTED, ask_ech, usable
+from nginxgen.probe.ech_hello import (
+    ACCEPTED,
+    GREASE,
+    IGNORED,
+    REJECTED,
+    ask_ech,
+    grease_config,
+    usable,
+)
 from tests.builds import Build, load_builds
 from tests.conftest import require_build
 from tests.helpers import make_cert
@@ -244,6 +253,7 @@ def test_the_probe_command_takes_the_record_and_reports_the_verdict(
         "verdict": "accepted",
         "config_id": configs.configs[0].config_id,
         "public_name": PUBLIC,
+        "grease": False,
         "public_key": configs.configs[0].public_key.hex(),
         "retry_configs": None,
         "retry_public_names": [],
@@ -251,6 +261,61 @@ def test_the_probe_command_takes_the_record_and_reports_the_verdict(
         "detail": None,
     }
     assert unnamed["ech"] is None  # no name, nothing to hide
+
+
+def _list_in(key_file: Path) -> bytes:
+    """The ECHConfigList of an `openssl ech` key file's ECHCONFIG block, decoded here (not by
+    nginxgen's reader)."""
+    block = re.search(r"-----BEGIN ECHCONFIG-----(.*?)-----END", key_file.read_text(), re.S)
+    assert block is not None
+    return base64.b64decode("".join(block.group(1).split()))
+
+
+def _grease_oracle(build: Build, port: int) -> str:
+    """What OpenSSL 4.0.3's s_client says of a GREASE ECH of its own (`-ech_grease`)."""
+    done = build.openssl("s_client", "-connect", f"127.0.0.1:{port}", "-servername", INNER,
+                         "-ech_grease")  # fmt: skip
+    return "\n".join(line for line in (done.stdout + done.stderr).splitlines()
+                     if line.startswith("ECH:"))  # fmt: skip
+
+
+def test_grease_learns_the_servers_retry_configs(
+    openssl40: Build, server_key: Path, ech_server: int
+) -> None:
+    """A GREASE ECH (RFC 9849 6.2) to a server with a key: it cannot decrypt it, answers the
+    name itself, and sends the retry configs of its key file (7.1), as s_client sees."""
+    sent = grease_config(INNER)
+    assert sent.public_name == INNER
+    answer = ask_ech(("127.0.0.1", ech_server), INNER, sent, 10)
+    assert answer.verdict == REJECTED, answer
+    assert answer.retry_configs is not None
+    assert answer.retry_configs.raw == _list_in(server_key)
+    assert answer.certificate_names == (INNER,)  # the real name outside: its certificate
+    assert "ECH: GREASE+retry-configs" in _grease_oracle(openssl40, ech_server)
+
+
+def test_grease_is_ignored_by_a_server_without_a_key(openssl40: Build, plain_server: int) -> None:
+    answer = ask_ech(("127.0.0.1", plain_server), INNER, grease_config(INNER), 10)
+    assert (answer.verdict, answer.retry_configs) == (IGNORED, None), answer
+    said = _grease_oracle(openssl40, plain_server)
+    assert "ECH: GREASE" in said and "retry" not in said, said
+
+
+def test_the_probe_command_with_grease_reports_the_retry_configs(
+    openssl40: Build, folder: Path, server_key: Path
+) -> None:
+    """`--ech-config grease`: no problem where the server rejects it with retry configs (that is
+    GREASE working), the configs in the JSON key `ech`."""
+    for port in _server(openssl40, folder / "grease-cli", "-ech_key", str(server_key)):
+        done = run_cli("probe", f"127.0.0.1:{port}", "--sni", INNER, "--ech-config", "grease",
+                       "--format", "json", "--timeout", "2")  # fmt: skip
+    assert done.stdout, done.stderr
+    [named, _] = json.loads(done.stdout)
+    found = named["ech"]
+    assert (found["verdict"], found["grease"], found["public_name"]) == (REJECTED, True, INNER)
+    assert base64.b64decode(found["retry_configs"]) == _list_in(server_key)
+    assert found["retry_public_names"] == [PUBLIC]
+    assert not [p for p in named["problems"] if "ECH" in p], named["problems"]
 
 
 def test_an_unreadable_ech_config_is_one_line_and_exit_2(
@@ -382,3 +447,11 @@ def test_the_model_predicts_each_verdict_and_the_retry_configs(
     assert meant == ACCEPTED and "default server" in ignored.why
     # a library without OpenSSL's ECH API: nginx serves no ECH whatever the files
     assert said(accepted, here, library="openssl-3.5.4") == [("ech.verdict", IGNORED, ACCEPTED)]
+    # GREASE: no file decrypts it; the default server's files give the retry configs
+    probe = NameProbe(("127.0.0.1", ech_server), INNER, 5, GREASE)
+    probe.found["protocols"] = {"TLSv1.3": True}
+    grease = {"sni": INNER, **ech_check.observe(probe)}
+    assert said(grease, here) == [("ech.verdict", REJECTED, REJECTED),
+                                  ("ech.retry_configs", served, served)]  # fmt: skip
+    assert said(grease, "") == [("ech.verdict", IGNORED, REJECTED),
+                                ("ech.retry_configs", None, served)]  # fmt: skip

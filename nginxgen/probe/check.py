@@ -19,7 +19,7 @@ from __future__ import annotations
 import ssl
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cached_property
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from nginxgen.conf.per_name import Answer, Ignored, NameModel
 from nginxgen.ech import EchConfig
@@ -88,12 +88,12 @@ class NameProbe:
         address: tuple[str, int],
         sni: str | None,
         timeout: float,
-        ech: EchConfig | None = None,
+        ech: EchConfig | Literal["grease"] | None = None,
     ) -> None:
         self.address = address
         self.sni = sni
         self.timeout = timeout
-        self.ech = ech  # the ECH config to try (`--ech-config`), None when none was given
+        self.ech = ech  # what `--ech-config` asks to try: a config, "grease" or None
         self.found: dict[str, Any] = {"sni": sni}
         self.inconclusive: list[str] = []
         self.problems: list[str] = []  # what breaks clients, whatever the config says

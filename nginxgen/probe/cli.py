@@ -16,6 +16,8 @@ from nginxgen.target import Target
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Literal
+
     from nginxgen.conf.config import Config
     from nginxgen.ech import EchConfig
 
@@ -34,7 +36,8 @@ class ProbeOptions:
     root: Path | None  # with --config: the main file whose tree includes it
     target: Target  # the nginx and TLS library the config is read for
     mapping: TreeMapping  # where the --config tree's folders are (nginxgen.conf.tree)
-    ech: EchConfig | None  # the ECHConfig --ech-config names, tried per name
+    # the ECHConfig --ech-config names, tried per name, or GREASE ("grease")
+    ech: EchConfig | Literal["grease"] | None
     stream: bool  # probe the stream{} TLS listeners of --config instead of HOST:PORT
 
 
@@ -72,11 +75,11 @@ def resolve_options(
     check_format(output)
     _check_flags(config=config, root=root, tree_map=tree_map, stream=stream)
     target = resolve(nginx_version, tls_library, nginx_bin)
-    ech = None
+    ech: EchConfig | Literal["grease"] | None = None
     if ech_config is not None:
-        from nginxgen.probe.ech_hello import config_from_argument
+        from nginxgen.probe.ech_hello import GREASE, config_from_argument
 
-        ech = config_from_argument(ech_config)
+        ech = GREASE if ech_config.strip().lower() == GREASE else config_from_argument(ech_config)
     host, port = parse_address(address)
     return ProbeOptions(
         host=host,

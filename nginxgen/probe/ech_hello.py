@@ -43,7 +43,9 @@ from nginxgen.ech import (
     EchConfig,
     EchConfigList,
     EchError,
+    parse_config,
     parse_config_list,
+    serialise_config,
 )
 from nginxgen.probe import hpke
 from nginxgen.probe.hello import (
@@ -67,6 +69,10 @@ from nginxgen.probe.tls13_flight import (
     _messages,
 )
 from nginxgen.records import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Literal
 
 ACCEPTED, REJECTED, IGNORED, ERROR = "accepted", "rejected", "ignored", "error"
 OUTER, INNER = 0, 1  # ECHClientHelloType (section 5)
@@ -375,6 +381,21 @@ def _retry_configs(data: bytes) -> EchConfigList | None:
         return parse_config_list(data)
     except EchError as exc:
         raise _Failed(f"retry_configs do not parse: {exc}") from None
+
+
+GREASE: Literal["grease"] = (
+    "grease"  # `--ech-config grease`: a GREASE ECH for each name (RFC 9849 section 6.2)
+)
+
+
+def grease_config(name: str) -> EchConfig:
+    """A config nobody holds the key of, for a GREASE ECH to `name`: a random config id and a
+    fresh X25519 public key, so that the extension is what section 6.2.1 asks of GREASE (a
+    random config_id, a valid `enc`, a random payload of a real one's length), and `name` as the
+    public name, as a GREASE hello shows the real name outside. A server with ECH keys cannot
+    decrypt it and answers with its retry configs (section 7.1): how a client with no DNS record
+    learns them."""
+    return parse_config(serialise_config(os.urandom(1)[0], os.urandom(32), name))
 
 
 def config_from_argument(value: str) -> EchConfig:

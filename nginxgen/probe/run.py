@@ -10,7 +10,7 @@ handshake or a request use this Python's TLS library (nginxgen/probe/session.py)
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 from nginxgen.ech import EchConfig
 from nginxgen.probe import checks
@@ -24,7 +24,7 @@ def probe_name(
     address: tuple[str, int],
     sni: str | None,
     timeout: float,
-    ech: EchConfig | None = None,
+    ech: EchConfig | Literal["grease"] | None = None,
     run: Sequence[Check] | None = None,
 ) -> dict[str, Any]:
     """Every check of `run` (default: all of them) that applies to the name, in order
@@ -79,7 +79,7 @@ def probe(
     names: list[str | None],
     connect: str | None,
     timeout: float,
-    ech: EchConfig | None = None,
+    ech: EchConfig | Literal["grease"] | None = None,
 ) -> list[dict[str, Any]]:
     """Each name probed in a thread of its own, at most CONCURRENT at a time, in the given
     order. Threads, not asyncio: every check is a short blocking exchange, and the full

@@ -11,6 +11,12 @@ public name (section 6.1.7: the client verifies it for the public name before ta
 configs); when it does not, the problem says that instead. The model (`NameModel.ech_keys`:
 the deciding ssl_ech_file lines and what their files hold) predicts the verdict for the config
 sent, and for a rejection the retry configs.
+
+With `--ech-config grease`, a GREASE ECH (section 6.2) per name: a random config nobody holds the
+key of, the name itself outside. Nothing is hidden, and neither verdict is a problem: a server
+with ECH keys rejects it with its retry configs, which is how a client without the DNS record
+learns them; one without answers as if the extension were not there. A server that breaks the
+handshake instead fails every browser that sends GREASE: that is a problem.
 """
 
 from __future__ import annotations
@@ -21,7 +27,15 @@ from typing import Any
 
 from nginxgen.conf.per_name import EchKeys, NameModel
 from nginxgen.probe.check import Found, NameProbe, Prediction, expect
-from nginxgen.probe.ech_hello import ACCEPTED, IGNORED, REJECTED, ask_ech
+from nginxgen.probe.ech_hello import (
+    ACCEPTED,
+    ERROR,
+    GREASE,
+    IGNORED,
+    REJECTED,
+    ask_ech,
+    grease_config,
+)
 from nginxgen.probe.session import covers
 
 KEYS: Mapping[str, Any] = {"ech": None}
@@ -34,13 +48,21 @@ def runs(found: Found) -> bool:
 def observe(probe: NameProbe) -> dict[str, Any]:
     if probe.ech is None or probe.sni is None:
         return dict(KEYS)
-    answer = ask_ech(probe.address, probe.sni, probe.ech, probe.timeout)
+    grease = probe.ech == GREASE
+    sent = grease_config(probe.sni) if isinstance(probe.ech, str) else probe.ech
+    answer = ask_ech(probe.address, probe.sni, sent, probe.timeout)
     if answer.inconclusive:
         probe.inconclusive.append(f"ECH: {answer.detail}")
     retry = answer.retry_configs
     names = list(answer.certificate_names)
     config = f"config {answer.config_id} of {answer.public_name}"
-    if answer.verdict == REJECTED and not covers(names, answer.public_name):
+    if grease:
+        if answer.verdict == ERROR and not answer.inconclusive:
+            probe.problems.append(
+                f"a GREASE ECH hello failed ({answer.detail}): every client that sends GREASE "
+                "ECH, as browsers do, fails here (RFC 9849 6.2, 7.1)"
+            )
+    elif answer.verdict == REJECTED and not covers(names, answer.public_name):
         probe.problems.append(
             f"ECH rejected, and the certificate sent ({', '.join(names) or 'no DNS names'}) does "
             f"not cover the public name {answer.public_name}: clients cannot take the retry "
@@ -61,7 +83,8 @@ def observe(probe: NameProbe) -> dict[str, Any]:
             "verdict": answer.verdict,
             "config_id": answer.config_id,
             "public_name": answer.public_name,
-            "public_key": probe.ech.public_key.hex(),
+            "grease": grease,
+            "public_key": sent.public_key.hex(),
             "retry_configs": retry.base64() if retry is not None else None,
             "retry_public_names": [c.public_name for c in retry.configs] if retry else [],
             "certificate_names": names,
@@ -97,6 +120,8 @@ def text(found: Found) -> list[str]:
     if ech is None:
         return []
     offered = f"config {ech['config_id']}, outer name {ech['public_name']}"
+    if ech["grease"]:
+        offered = f"GREASE, a random config {ech['config_id']}"
     verdict = ech["verdict"]
     if verdict == REJECTED:
         names = ", ".join(ech["retry_public_names"]) or "none"
