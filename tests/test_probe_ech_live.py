@@ -138,6 +138,28 @@ def test_accepted_with_the_servers_config(
     assert "ECH: success: 1" in said and f"ECH: inner: {INNER}" in said, said
 
 
+@pytest.mark.parametrize(
+    "suite", ["0x20,1,2", "0x20,1,3", "0x20,2,1", "0x20,3,3"],
+    ids=["aes256gcm", "chacha20poly1305", "hkdf-sha384", "hkdf-sha512-chacha"],
+)  # fmt: skip
+def test_each_hpke_suite_of_a_key_is_accepted(openssl40: Build, folder: Path, suite: str) -> None:
+    """A key made with another suite (`openssl ech -suite KEM,KDF,AEAD`): the server decrypts
+    the probe's hello only if its HPKE is right for that KDF and AEAD; s_client agrees."""
+    key = folder / f"suite-{suite}.pem"
+    done = openssl40.openssl("ech", "-public_name", PUBLIC, "-suite", suite, "-out", str(key))
+    assert done.returncode == 0, done.stderr
+    config = _config(key)
+    assert [(s.kdf_id, s.aead_id) for s in config.suites] == [
+        tuple(int(part, 0) for part in suite.split(",")[1:])
+    ]
+    for port in _server(openssl40, folder / f"suite-{suite}", "-ech_key", str(key)):
+        answer = ask_ech(("127.0.0.1", port), INNER, config, timeout=5)
+        said = _oracle(openssl40, port, key, folder / f"suite-{suite}" / f"{INNER}.ecdsa.crt")
+    assert answer.verdict == ACCEPTED, answer
+    assert answer.certificate_names == (INNER,)
+    assert "ECH: success: 1" in said, said
+
+
 def test_rejected_with_another_keys_config_and_the_servers_retry_config(
     openssl40: Build, folder: Path, server_key: Path, ech_server: int
 ) -> None:

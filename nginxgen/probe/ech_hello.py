@@ -36,9 +36,7 @@ import socket
 import struct
 
 from nginxgen.ech import (
-    AEAD_AES_128_GCM,
     ECH_EXTENSION,
-    KDF_HKDF_SHA256,
     KEM_X25519_HKDF_SHA256,
     EchConfig,
     EchConfigList,
@@ -76,7 +74,7 @@ if TYPE_CHECKING:
 
 ACCEPTED, REJECTED, IGNORED, ERROR = "accepted", "rejected", "ignored", "error"
 OUTER, INNER = 0, 1  # ECHClientHelloType (section 5)
-TAG = 16  # AES-128-GCM's tag: the payload is the encoded inner hello and this
+TAG = 16  # each AEAD of RFC 9180 7.3 adds a 16-byte tag to the sealed inner hello
 
 
 @record(frozen=True)
@@ -97,19 +95,29 @@ def usable(configs: EchConfigList) -> tuple[EchConfig | None, str]:
     it lacks, and a config with a mandatory extension it does not know), or None and why."""
     reasons = [f"version {version:#06x}" for version, _ in configs.others]
     for config in configs.configs:
-        suite = any(
-            s.kdf_id == KDF_HKDF_SHA256 and s.aead_id == AEAD_AES_128_GCM for s in config.suites
-        )
         if config.kem_id != KEM_X25519_HKDF_SHA256:
             reasons.append(f"config {config.config_id}: KEM {config.kem_id:#06x}, not X25519")
-        elif not suite:
-            reasons.append(f"config {config.config_id}: no HKDF-SHA256 with AES-128-GCM suite")
+        elif suite_of(config) is None:
+            reasons.append(
+                f"config {config.config_id}: no suite of HKDF-SHA256/384/512 with AES-128-GCM, "
+                "AES-256-GCM or ChaCha20Poly1305"
+            )
         elif config.mandatory_extensions:
             kinds = ", ".join(f"{k:#06x}" for k in config.mandatory_extensions)
             reasons.append(f"config {config.config_id}: mandatory extensions {kinds}")
         else:
             return config, ""
     return None, "no config this probe can use (" + "; ".join(reasons) + ")"
+
+
+def suite_of(config: EchConfig) -> hpke.Suite | None:
+    """The first of the config's cipher suites HPKE here has (section 6.1: the client picks
+    one it supports), None when it has none."""
+    return next(
+        (hpke.Suite(s.kdf_id, s.aead_id) for s in config.suites
+         if hpke.supported(s.kdf_id, s.aead_id)),
+        None,
+    )  # fmt: skip
 
 
 def _padding(encoded_length: int, inner_name: str, config: EchConfig) -> int:
@@ -178,12 +186,13 @@ def build(
     inner = hello(inner_name, session_id, inner_random, marker)
     encoded = hello(inner_name, b"", inner_random, marker)  # section 5.1: no session id
     encoded += bytes(_padding(len(encoded), inner_name, config))
-    enc, context = hpke.setup_base_s(config.public_key, b"tls ech\x00" + config.raw)
+    suite = suite_of(config) or hpke.DEFAULT  # a GREASE config has the default suite
+    enc, context = hpke.setup_base_s(config.public_key, b"tls ech\x00" + config.raw, suite=suite)
 
     def outer_extension(payload: bytes) -> bytes:
         body = (
             bytes([OUTER])
-            + struct.pack("!HHB", KDF_HKDF_SHA256, AEAD_AES_128_GCM, config.config_id)
+            + struct.pack("!HHB", suite.kdf_id, suite.aead_id, config.config_id)
             + _vector(enc, 2)
             + _vector(payload, 2)
         )
