@@ -361,3 +361,17 @@ def test_upstream_client_certificates_and_streams_pass_nginx_t(
     checked = nginx_check(build, conf)
     assert checked.returncode == 0, checked.stderr
     assert "[warn]" not in checked.stderr, checked.stderr
+
+
+def test_stream_sites_are_refused_into_an_existing_tree(tmp_path: Path) -> None:
+    """`--into` plans http sites only: stream sites left out would be lost in silence, so they
+    are refused whole, with one line naming `streams`."""
+    from nginxgen.errors import NginxgenError
+    from nginxgen.into.plan import plan_into
+
+    main = tmp_path / "nginx.conf"
+    main.write_text("events {}\nhttp {\n}\n")
+    with pytest.raises(NginxgenError) as caught:
+        plan_into(str(main), model(streams=[STREAM]), resolve("1.26.3", "openssl-3.5.7"), [], False)
+    assert caught.value.where == "streams" and "--out" in str(caught.value)
+    plan_into(str(main), model(), resolve("1.26.3", "openssl-3.5.7"), [], False)  # without: fine

@@ -112,7 +112,14 @@ def _tree_zone(statements: list[Stmt]) -> str | None:
 
 def _for_tree(model: GeneratorConfig, statements: list[Stmt]) -> GeneratorConfig:
     """The model as the tree takes it: our log beside the tree's own logs, unless the model
-    names one; Encrypted Client Hello refused (the tree's own default servers decide it)."""
+    names one; Encrypted Client Hello refused (the tree's own default servers decide it), and
+    stream sites (not planned into a tree yet: left out, they would be lost in silence)."""
+    if model.streams:
+        raise NginxgenError(
+            "stream sites are not added to an existing tree yet: generate them with --out, "
+            "then include their files in the tree's stream{} block",
+            where="streams",
+        )
     if model.access_log is None:
         folder = tree_log_folder(statements)
         if folder is not None:
