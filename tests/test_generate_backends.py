@@ -4,6 +4,7 @@ using them all on every real build."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ from nginxgen.conf.upstream import backends
 from nginxgen.errors import ValidationError
 from nginxgen.generate.models import GeneratorConfig
 from nginxgen.generate.plan import Plan, make_plan
-from nginxgen.generate.render import MAIN_FILE, render, site_file, stream_file
+from nginxgen.generate.render import MAIN_FILE, STREAM_TLS_FILE, render, site_file, stream_file
 from nginxgen.target import Target, resolve
 from tests.builds import ALL_BUILD_NAMES, Build
 from tests.fuzzing.generate_check import build_target, lint_findings
@@ -259,7 +260,7 @@ def test_the_config_model_reads_back_what_the_generator_meant(tmp_path: Path) ->
 # --- nginx -t on every build -----------------------------------------------------------------
 
 
-def full_config(folder: Path, target: Target, streams: bool) -> GeneratorConfig:
+def full_config(folder: Path, target: Target, streams: bool, sites: bool = True) -> GeneratorConfig:
     factory = CertificateFactory(folder / "pki", "ecdsa")
     leaf = factory.leaf("example.com", "ecdsa")
     pair = {"cert": str(leaf.fullchain), "key": str(leaf.key)}
@@ -270,7 +271,7 @@ def full_config(folder: Path, target: Target, streams: bool) -> GeneratorConfig:
 
     if libraries.has(target.library, "ocsp_client"):
         client["ocsp"] = "leaf"
-    sites = [
+    http = [
         {
             "domains": ["example.com"],
             "certificates": [pair],
@@ -294,7 +295,7 @@ def full_config(folder: Path, target: Target, streams: bool) -> GeneratorConfig:
     return GeneratorConfig.model_validate(
         {
             "policy": {**POLICY, "resolver": ["127.0.0.53"]},
-            "sites": sites,
+            "sites": http if sites else [],
             "streams": [stream] if streams else [],
             "access_log": "/dev/null",
         }
@@ -363,6 +364,36 @@ def test_upstream_client_certificates_and_streams_pass_nginx_t(
     assert "[warn]" not in checked.stderr, checked.stderr
 
 
+@pytest.mark.parametrize("build", ALL_BUILD_NAMES, indirect=True)
+def test_stream_sites_alone_make_a_config_without_http(build: Build, tmp_path: Path) -> None:
+    """`streams:` without `sites:`: nginx.conf has stream{} and no http{} (nor its files), and
+    passes nginx -t and lint where the build has stream TLS; elsewhere it is refused."""
+    target = build_target(build)
+    dynamic = "--with-stream=dynamic" in build.nginx("-V").stderr.split()
+    config = full_config(tmp_path, target, streams=True, sites=False)
+    if not (build.stream_tls or dynamic):
+        assert "ngx_stream_ssl_module" in refusal(config, target)
+        return
+    files = render(make_plan(config, target))
+    assert set(files) == {MAIN_FILE, STREAM_TLS_FILE, stream_file("db.example.com")}
+    assert "http {" not in files[MAIN_FILE] and "stream {" in files[MAIN_FILE]
+    conf = write(make_plan(config, target), tmp_path / "conf")
+    if dynamic:
+        dynamic_stream(build, target, conf)
+    bad = [f for f in lint_findings(conf, target) if f.severity in ("error", "warning")]
+    assert not bad, bad
+    prepare_prefix(conf, build)
+    checked = nginx_check(build, conf)
+    assert checked.returncode == 0, checked.stderr
+    assert "[warn]" not in checked.stderr, checked.stderr
+
+
+def test_a_config_needs_a_site_or_a_stream_site() -> None:
+    with pytest.raises(pydantic.ValidationError) as caught:
+        GeneratorConfig.model_validate({"policy": POLICY})
+    assert "nothing to generate: give a site under sites:, or streams:" in str(caught.value)
+
+
 def test_stream_sites_are_refused_into_an_existing_tree(tmp_path: Path) -> None:
     """`--into` plans http sites only: stream sites left out would be lost in silence, so they
     are refused whole, with one line naming `streams`."""
@@ -375,3 +406,26 @@ def test_stream_sites_are_refused_into_an_existing_tree(tmp_path: Path) -> None:
         plan_into(str(main), model(streams=[STREAM]), resolve("1.26.3", "openssl-3.5.7"), [], False)
     assert caught.value.where == "streams" and "--out" in str(caught.value)
     plan_into(str(main), model(), resolve("1.26.3", "openssl-3.5.7"), [], False)  # without: fine
+
+
+def test_the_command_takes_a_config_of_stream_sites_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from nginxgen.cli import main
+
+    leaf = CertificateFactory(tmp_path / "pki", "ecdsa").leaf("db.example.com", "ecdsa")
+    stream = {**STREAM, "certificates": [{"cert": str(leaf.fullchain), "key": str(leaf.key)}]}
+    config = tmp_path / "streams.yaml"
+    config.write_text(json.dumps({"streams": [stream]}))  # YAML takes JSON
+    out = tmp_path / "out"
+    flags = ["--nginx-version", "1.26.3", "--tls-library", "openssl-3.5"]
+    code = main(["generate", "--preset", "intermediate", "--config", str(config), *flags,
+                 "--out", str(out)])  # fmt: skip
+    assert code == 0, capsys.readouterr().err
+    assert sorted(p.name for p in out.iterdir()) == sorted(
+        [MAIN_FILE, STREAM_TLS_FILE, stream_file("db.example.com")]
+    )
+    (tmp_path / "empty.yaml").write_text("policy: {}\n")
+    code = main(["generate", "--preset", "intermediate", "--config", str(tmp_path / "empty.yaml"),
+                 *flags, "--out", str(tmp_path / "none")])  # fmt: skip
+    assert code == 2 and "sites: or streams: in --config" in capsys.readouterr().err

@@ -222,9 +222,9 @@ def compose(
     extra = _command_line_site(domains, certs, keys, listen, http_listen)
     if extra is not None:
         sites.append(extra)
-    if not sites:
+    if not sites and not data.get("streams"):
         raise NginxgenError(
-            "no site: give --domain D --cert PATH --key PATH (or sites: in --config)",
+            "no site: give --domain D --cert PATH --key PATH (or sites: or streams: in --config)",
             where="--domain",
         )
     site_defaults = {k: v for k, v in data.get("site", {}).items() if k in SITE_DEFAULT_KEYS}

@@ -418,7 +418,7 @@ def _sockets(listen: list[str]) -> set[str]:
 
 class GeneratorConfig(Strict):
     policy: TLSPolicy
-    sites: list[Site] = Field(min_length=1)
+    sites: list[Site] = []
     streams: list[StreamSite] = []
     default_server: DefaultServer = DefaultServer()
     comments: bool = True
@@ -431,6 +431,8 @@ class GeneratorConfig(Strict):
 
     @model_validator(mode="after")
     def _distinct(self) -> GeneratorConfig:
+        if not self.sites and not self.streams:
+            raise ValueError("nothing to generate: give a site under sites:, or streams:")
         primaries = [s.primary for s in self.sites]
         if len(set(primaries)) != len(primaries):
             raise ValueError("two sites have the same first domain (it names the site's file)")

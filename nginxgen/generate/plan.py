@@ -97,7 +97,7 @@ class Plan:
     sites: list[SitePlan]
     default_listens: list[ListenLine]
     default_reject: bool
-    default_certificate: tuple[str, str]
+    default_certificate: tuple[str, str] | None  # None: no http site, no http{} block
     redirect_listens: list[ListenLine]
     comments: bool
     access_log: AccessLog | None = None
@@ -725,14 +725,14 @@ def make_plan(
     )
     old_http2 = not _directive_ok(target, "http2") and any(s.http2 for s in config.sites)
     _suppress_misdirected(config.sites, sites, reject, old_http2)
-    first = config.sites[0].certificates[0]
+    first = config.sites[0].certificates[0] if config.sites else None
     return Plan(
         target=target,
         tls=tls,
         sites=sites,
         default_listens=_default_listens(config.sites, quic_sockets, old_http2),
         default_reject=reject,
-        default_certificate=(first.cert, first.key),
+        default_certificate=(first.cert, first.key) if first is not None else None,
         redirect_listens=_redirect_listens(config.sites),
         comments=config.comments,
         access_log=access_log,

@@ -71,22 +71,8 @@ def render(plan: Plan) -> dict[str, str]:
     out = {
         MAIN_FILE: env.get_template("nginx.conf.j2").render(common, load_modules=plan.load_modules)
     }
-    out[TLS_FILE] = env.get_template("tls.conf.j2").render(
-        common, tls=plan.tls, access_log=plan.access_log, ech=plan.ech
-    )
-    out[DEFAULT_FILE] = env.get_template("default-server.conf.j2").render(
-        common,
-        default_listens=plan.default_listens,
-        default_reject=plan.default_reject,
-        default_certificate=plan.default_certificate,
-    )
-    if plan.redirect_listens:
-        out[REDIRECT_FILE] = env.get_template("http-redirect.conf.j2").render(
-            common, redirect_listens=plan.redirect_listens
-        )
-    template = env.get_template("site.ssl.conf.j2")
-    for site in plan.sites:
-        out[site_file(site.name)] = template.render(common, site=site)
+    if plan.sites:  # stream sites alone: no http{} block, none of its files
+        out.update(_render_http(plan, env, common))
     if plan.streams:
         out.update(_render_streams(plan, env, common))
     texts = {name: _comments(text, plan.comments) for name, text in out.items()}
@@ -95,6 +81,29 @@ def render(plan: Plan) -> dict[str, str]:
         if plan.ech.new_key is not None:
             texts[NEW_KEY_FILE] = plan.ech.new_key
     return texts
+
+
+def _render_http(plan: Plan, env: jinja2.Environment, common: dict[str, object]) -> dict[str, str]:
+    """http{}'s files: its TLS settings, the default server, the redirect, one per site."""
+    out = {
+        TLS_FILE: env.get_template("tls.conf.j2").render(
+            common, tls=plan.tls, access_log=plan.access_log, ech=plan.ech
+        ),
+        DEFAULT_FILE: env.get_template("default-server.conf.j2").render(
+            common,
+            default_listens=plan.default_listens,
+            default_reject=plan.default_reject,
+            default_certificate=plan.default_certificate,
+        ),
+    }
+    if plan.redirect_listens:
+        out[REDIRECT_FILE] = env.get_template("http-redirect.conf.j2").render(
+            common, redirect_listens=plan.redirect_listens
+        )
+    template = env.get_template("site.ssl.conf.j2")
+    for site in plan.sites:
+        out[site_file(site.name)] = template.render(common, site=site)
+    return out
 
 
 def _file_names(plan: Plan) -> dict[str, str | list[str] | None]:
