@@ -321,6 +321,19 @@ def dynamic_stream(build: Build, target: Target, conf: Path) -> None:
     conf.write_text(text.replace(module, str(shipped)))
 
 
+def passes(build: Build, target: Target, conf: Path, dynamic: bool) -> None:
+    """The generated tree lints without an error or warning and passes nginx -t without a
+    warning (with the build's own stream module where it is dynamic)."""
+    if dynamic:
+        dynamic_stream(build, target, conf)
+    bad = [f for f in lint_findings(conf, target) if f.severity in ("error", "warning")]
+    assert not bad, bad
+    prepare_prefix(conf, build)
+    checked = nginx_check(build, conf)
+    assert checked.returncode == 0, checked.stderr
+    assert "[warn]" not in checked.stderr, checked.stderr
+
+
 @pytest.mark.parametrize("build", ["bookworm", "trixie"], indirect=True)
 def test_a_dynamic_stream_module_is_loaded_first(build: Build, tmp_path: Path) -> None:
     """Debian builds stream as a module of its own (`--with-stream=dynamic`): the generated
@@ -353,15 +366,7 @@ def test_upstream_client_certificates_and_streams_pass_nginx_t(
         with_streams = full_config(tmp_path / "refused", target, streams=True)
         assert "ngx_stream_ssl_module" in refusal(with_streams, target)
     config = full_config(tmp_path, target, streams=streams)
-    conf = write(make_plan(config, target), tmp_path / "conf")
-    if dynamic:
-        dynamic_stream(build, target, conf)
-    bad = [f for f in lint_findings(conf, target) if f.severity in ("error", "warning")]
-    assert not bad, bad
-    prepare_prefix(conf, build)
-    checked = nginx_check(build, conf)
-    assert checked.returncode == 0, checked.stderr
-    assert "[warn]" not in checked.stderr, checked.stderr
+    passes(build, target, write(make_plan(config, target), tmp_path / "conf"), dynamic)
 
 
 @pytest.mark.parametrize("build", ALL_BUILD_NAMES, indirect=True)
@@ -377,15 +382,7 @@ def test_stream_sites_alone_make_a_config_without_http(build: Build, tmp_path: P
     files = render(make_plan(config, target))
     assert set(files) == {MAIN_FILE, STREAM_TLS_FILE, stream_file("db.example.com")}
     assert "http {" not in files[MAIN_FILE] and "stream {" in files[MAIN_FILE]
-    conf = write(make_plan(config, target), tmp_path / "conf")
-    if dynamic:
-        dynamic_stream(build, target, conf)
-    bad = [f for f in lint_findings(conf, target) if f.severity in ("error", "warning")]
-    assert not bad, bad
-    prepare_prefix(conf, build)
-    checked = nginx_check(build, conf)
-    assert checked.returncode == 0, checked.stderr
-    assert "[warn]" not in checked.stderr, checked.stderr
+    passes(build, target, write(make_plan(config, target), tmp_path / "conf"), dynamic)
 
 
 def test_a_config_needs_a_site_or_a_stream_site() -> None:
