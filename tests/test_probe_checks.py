@@ -100,6 +100,8 @@ def test_a_check_after_a_failed_handshake_keeps_its_not_run_value(
     assert found["broken"] == "not run"
     assert found["toy"] is None  # after the failure: its KEYS, not run
     assert found["error"].startswith("full handshake failed: reset by peer")
+    # the checks that did not run are not answered: the name is inconclusive (exit 1)
+    assert found["inconclusive"] == [f"{found['error']}; the checks after it did not run"]
 
 
 def test_client_certificate_request_is_read_in_both_versions() -> None:

@@ -356,3 +356,20 @@ def test_what_a_refusal_says(
     assert message.rstrip("\n") in error[0], error[0]
     if message.endswith("\n"):
         assert error[0].endswith(message.rstrip("\n")), error[0]
+
+
+def test_a_site_file_from_no_preset_is_told_how_to_start_from_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No --preset and no `extends:`: one line naming the file and the way out, not a line per
+    missing policy key (a user tried a file of `streams:` alone)."""
+    pair = make_cert(tmp_path, "example.com")
+    site = f"sites:\n  - domains: [example.com]\n    certificates:\n      - cert: {pair.cert}\n"
+    (tmp_path / "site.yaml").write_text(site + f"        key: {pair.key}\n")
+    code, out, err = run(["generate", "--config", str(tmp_path / "site.yaml"), *TARGET], capsys)
+    assert code == 2 and out == "" and len(err.splitlines()) == 1, err
+    assert err.startswith(f"nginxgen: error: {tmp_path / 'site.yaml'}: policy: protocols and "), err
+    assert "extends: intermediate" in err and "--preset NAME" in err
+    code, _, err = run(["generate", "--config", str(tmp_path / "site.yaml"), *TARGET,
+                        "--preset", "intermediate", "--out", str(tmp_path / "out")], capsys)  # fmt: skip
+    assert code == 0, err

@@ -83,7 +83,25 @@ def _load(preset: str | None, config_file: Path | None) -> dict[str, Any]:
     data: dict[str, Any] = load_preset(preset) if preset else {}
     if config_file is not None:
         data = merge(data, load_config(config_file))
+        _check_policy(data, config_file)
     return data
+
+
+def _check_policy(data: dict[str, Any], config_file: Path) -> None:
+    """A site file that starts from no preset (no --preset, no `extends:`) and sets no complete
+    policy: one line that says how to start from one, not a line per missing key."""
+    from nginxgen.generate.models import TLSPolicy
+
+    policy = data.get("policy") or {}
+    required = [n for n, f in TLSPolicy.model_fields.items() if f.is_required()]
+    missing = [n for n in required if n not in policy]
+    if missing:
+        raise NginxgenError(
+            f"policy: {' and '.join(missing)} not set and no preset to take them from: add "
+            "`extends: intermediate` (or another preset, see `nginxgen presets`) to the file, "
+            "or give --preset NAME",
+            where=str(config_file),
+        )
 
 
 def _command_line_site(

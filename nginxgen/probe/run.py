@@ -42,6 +42,8 @@ def probe_name(
         except HANDSHAKE_ERRORS as exc:
             probe.found.update(check.KEYS)
             probe.found["error"] = f"full handshake failed: {exc}"
+            # what the checks after it would have seen is not known: neither yes nor no
+            probe.inconclusive.append(f"{probe.found['error']}; the checks after it did not run")
             failed = True
     probe.found["inconclusive"] = probe.inconclusive
     probe.found["problems"] = probe.problems
