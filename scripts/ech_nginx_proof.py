@@ -85,23 +85,27 @@ class Lab:
     def file(self, key: str) -> str:
         return f"ssl_ech_file {self.keys[key]};"
 
-    def server(self, name: str | None, extra: str = "", default: bool = False) -> str:
+    def server(
+        self, name: str | None, extra: str = "", default: bool = False, stream: bool = False
+    ) -> str:
+        """An http{} server (a stream{} one with `stream`: the same, with stream's `return`)."""
         listen = f"listen 127.0.0.1:{self.port} ssl{' default_server' if default else ''};"
         if name is None:
             return f"server {{ {listen} ssl_reject_handshake on; {extra} }}"
         cert = self.work / f"{name}.crt"
         key = self.work / f"{name}.key"
+        answer = f'return "{name}\\n";' if stream else f'return 200 "{name}\\n";'
         return (
             f"server {{ {listen} server_name {name}; ssl_certificate {cert}; "
-            f'ssl_certificate_key {key}; {extra} return 200 "{name}\\n"; }}'
+            f"ssl_certificate_key {key}; {extra} {answer} }}"
         )
 
-    def start(self, label: str, http: str, servers: list[str]) -> Path:
+    def start(self, label: str, http: str, servers: list[str], block: str = "http") -> Path:
         prefix = self.work / label
         (prefix / "logs").mkdir(parents=True, exist_ok=True)
         (prefix / "nginx.conf").write_text(
             "error_log logs/error.log info; pid logs/nginx.pid; events {}\n"
-            "http {\n log_format ech '$ssl_ech_status|$ssl_ech_outer_server_name';\n"
+            f"{block} {{\n log_format ech '$ssl_ech_status|$ssl_ech_outer_server_name';\n"
             f" access_log logs/access.log ech;\n {http}\n " + "\n ".join(servers) + "\n}\n"
         )
         done = subprocess.run(
@@ -260,6 +264,24 @@ def run(lab: Lab) -> None:
                   [lab.server("public.example", "", True), lab.server("a.example")])  # fmt: skip
     lab.expect("config-only", "k1 (its config, key left out)", lab.connect(p, "k1"),
                ech="failed", retry_keys=[], logged="")  # fmt: skip
+    lab.stop(p)
+
+    # stream{} (virtual servers by name from nginx 1.25.5): the same rule
+    def stream(name: str | None, extra: str = "", default: bool = False) -> str:
+        return lab.server(name, extra, default, stream=True)
+
+    p = lab.start("stream-default-decides", "", [stream("public.example", lab.file("k1"), True),
+                                                 stream("a.example")], "stream")  # fmt: skip
+    lab.expect("stream-default-decides", "k1, file in default server", lab.connect(p, "k1"),
+               ech="accepted", subject="a.example", logged="SUCCESS|public.example")  # fmt: skip
+    lab.expect("stream-default-decides", "k3 (stale key)", lab.connect(p, "k3"), ech="retry",
+               subject="public.example", verified=True, retry_keys=[k1])  # fmt: skip
+    lab.stop(p)
+    p = lab.start("stream-vhost-only", "", [stream("public.example", "", True),
+                                            stream("a.example", lab.file("k1"))], "stream")  # fmt: skip
+    # stream logs the session even when the client gives up: nginx's own word for it
+    lab.expect("stream-vhost-only", "k1, file only in a.example", lab.connect(p, "k1"),
+               ech="failed", subject="public.example", retry_keys=[], logged="FAILED|-")  # fmt: skip
     lab.stop(p)
 
     # what `nginx -t` says of a key file

@@ -552,6 +552,12 @@ CASES: list[tuple[str, tuple[str, str], str, str]] = [
              top="ssl_session_cache shared:S:1m; ssl_protocols TLSv1.3; ssl_ech_file ech.pem;"),
     ),
     (
+        "NGX110",  # stream{} alike (scripts/ech_nginx_proof.py, stream-vhost-only)
+        ECH,
+        stream(SDEFAULT, SSITE.format(body="ssl_ech_file ech.pem;")),
+        stream(SDEFAULT, SSITE.format(body=""), top="ssl_ech_file ech.pem;"),
+    ),
+    (
         "NGX412",
         ECH,
         http(DEFAULT, SITE.format(body=HSTS),
