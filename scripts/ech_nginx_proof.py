@@ -283,6 +283,12 @@ def run(lab: Lab) -> None:
     lab.expect("stream-vhost-only", "k1, file only in a.example", lab.connect(p, "k1"),
                ech="failed", subject="public.example", retry_keys=[], logged="FAILED|-")  # fmt: skip
     lab.stop(p)
+    p = lab.start("stream-tls13-off", "ssl_protocols TLSv1.2;",
+                  [stream("public.example", lab.file("k1"), True), stream("a.example")],
+                  "stream")  # fmt: skip
+    lab.expect("stream-tls13-off", "k1", lab.connect(p, "k1"), ech="handshake-failed",
+               alert="47")  # fmt: skip
+    lab.stop(p)
 
     # what `nginx -t` says of a key file
     key_only = text[: text.index("-----BEGIN ECHCONFIG")]

@@ -17,7 +17,7 @@ from nginxgen.target import resolve
 from tests.builds import Build
 from tests.conftest import require_build
 from tests.every_rule import lint_checked
-from tests.helpers import make_cert
+from tests.helpers import CertPair, make_cert
 from tests.test_tls_libraries_live import nginx_t
 
 ECH = ("1.30.4", "openssl-4.0.3")
@@ -105,6 +105,29 @@ def test_the_public_name_with_a_certificate_for_another_name(key: Path, tmp_path
 def test_a_wildcard_certificate_covers_the_public_name(key: Path, tmp_path: Path) -> None:
     wildcard = server("public.example", tmp_path, cert_name="*.example")
     assert findings(tmp_path, key, REJECT, wildcard) == []
+
+
+def test_stream_servers_are_judged_alike(key: Path, tmp_path: Path) -> None:
+    """stream{}: its default server's key files decide too (scripts/ech_nginx_proof.py,
+    stream-default-decides): a public name its default server's certificate does not cover
+    (NGX752), and TLS 1.3 off there (NGX412)."""
+    other = make_cert(tmp_path / "certs", "a.example")
+    conf = tmp_path / "nginx.conf"
+
+    def codes(protocols: str, pair: CertPair) -> list[str]:
+        conf.write_text(
+            "events {}\nhttp { server { listen 80; } }\nstream {\n"
+            f"ssl_protocols {protocols}; ssl_ech_file {key};\n"
+            "server { listen 5443 ssl default_server; server_name public.example; "
+            f"ssl_certificate {pair.cert}; ssl_certificate_key {pair.key}; "
+            "proxy_pass 127.0.0.1:1; }\n}\n"
+        )
+        found = lint_checked(load_path(str(conf)), resolve(*ECH))
+        return sorted(f.code for f in found if f.code in ("NGX412", "NGX752"))
+
+    assert codes("TLSv1.2 TLSv1.3", other) == ["NGX752"]
+    assert codes("TLSv1.2", other) == ["NGX412", "NGX752"]
+    assert codes("TLSv1.2 TLSv1.3", make_cert(tmp_path / "certs", "public.example")) == []
 
 
 def test_builds_without_ech_say_what_the_rules_say(

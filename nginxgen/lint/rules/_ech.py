@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen.conf.config import Server
+from nginxgen.conf.effective import Effective
 from nginxgen.conf.load import Stmt
 from nginxgen.conf.per_name import NameModel
 from nginxgen.lint.context import Context
@@ -24,16 +25,19 @@ class EchSocket:
     files: tuple[str, ...]  # the deciding files, the retry configs' first
     line: Stmt  # the first deciding line (where a finding about the address points)
     model: NameModel  # for a client that sends no name: the default server's answers
+    block: Effective  # the http{} or stream{} model the address is one of
 
 
 def ech_sockets(ctx: Context) -> Iterator[EchSocket]:
-    """Every TLS address whose default server has ECH key files."""
-    for socket, default, _ in ctx.tls_sockets():
-        model = NameModel(ctx, socket, None, default, default)
-        answer = model.ech_files()
-        if answer.value and answer.line is not None:
-            first = next(s for s in default.effective("ssl_ech_file") if s.args)
-            yield EchSocket(socket, default, answer.value, first, model)
+    """Every TLS address, of http{} or of stream{}, whose default server has ECH key files
+    (the default server decides in both: scripts/ech_nginx_proof.py)."""
+    for block in (ctx, ctx.stream):
+        for socket, default, _ in block.tls_sockets():
+            model = NameModel(block, socket, None, default, default)
+            answer = model.ech_files()
+            if answer.value and answer.line is not None:
+                first = next(s for s in default.effective("ssl_ech_file") if s.args)
+                yield EchSocket(socket, default, answer.value, first, model, block)
 
 
 @record

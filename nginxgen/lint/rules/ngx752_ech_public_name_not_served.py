@@ -48,7 +48,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                 if config.public_name not in names:
                     names.append(config.public_name)
         for name in names:
-            model = NameModel(ctx, found.socket, name)
+            model = NameModel(found.block, found.socket, name)
             if model.refused().value:
                 yield ctx.finding(
                     RULE,
