@@ -340,6 +340,37 @@ def test_the_probe_command_with_grease_reports_the_retry_configs(
     assert not [p for p in named["problems"] if "ECH" in p], named["problems"]
 
 
+def test_the_stream_probe_tries_ech_and_compares_it_with_the_stream_model(
+    openssl40: Build, folder: Path, server_key: Path
+) -> None:
+    """`probe --stream --config --ech-config`: each stream{} listener's names get the ECH
+    check, and the stream model predicts the verdict from its default server's ssl_ech_file
+    (s_server stands in for the listener: the config is read, never run)."""
+    for port in _server(openssl40, folder / "stream", "-ech_key", str(server_key)):
+        crt = folder / "stream" / f"{PUBLIC}.ecdsa.crt"
+        conf = folder / "stream" / "nginx.conf"
+        conf.write_text(
+            "events {}\nstream {\n"
+            f"  server {{ listen 127.0.0.1:{port} ssl default_server; server_name {PUBLIC};\n"
+            f"    ssl_certificate {crt}; ssl_certificate_key {crt.with_suffix('.key')};\n"
+            f"    ssl_ech_file {server_key}; proxy_pass 127.0.0.1:1; }}\n}}\n"
+        )
+        done = run_cli("probe", "127.0.0.1", "--config", str(conf), "--stream",
+                       "--ech-config", str(server_key), "--nginx-version", "1.30.4",
+                       "--tls-library", "openssl-4.0.3", "--format", "json",
+                       "--timeout", "2")  # fmt: skip
+    assert done.stdout, done.stderr
+    results = json.loads(done.stdout)
+    named = {r["sni"]: r for r in results}
+    assert set(named) == {PUBLIC, None}, named.keys()
+    assert named[None]["ech"] is None  # no name, nothing to hide
+    found = named[PUBLIC]
+    assert found["ech"]["verdict"] == ACCEPTED, found["ech"]
+    predicted = [c for c in found["config"] if c["key"] == "ech.verdict"]
+    assert [(c["value"], c["observed"]) for c in predicted] == [(ACCEPTED, ACCEPTED)], found
+    assert not [m for m in found["mismatches"] if m["key"].startswith("ech.")]
+
+
 def test_an_unreadable_ech_config_is_one_line_and_exit_2(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -172,7 +172,9 @@ def _probe_stream(options: ProbeOptions) -> tuple[list[dict[str, Any]], str, int
     from nginxgen.probe.stream import probe_stream
 
     model, lines = _read_config(options)
-    results = probe_stream(model, options.target, options.host, options.connect, options.timeout)
+    results = probe_stream(
+        model, options.target, options.host, options.connect, options.timeout, options.ech
+    )
     if not results:
         raise NginxgenError(
             f"{options.config} has no stream{{}} listener that ends TLS", where="--stream"

@@ -6,26 +6,29 @@ A stream listener is probed without SNI and, where stream has virtual servers (n
 with each literal server_name of its servers: the name selects the server whose certificate is
 sent, while the default server of the address decides the groups and, before nginx 1.29.2, the
 protocols (knowledge: default_server_only, `stream` entries). Only the checks that speak TLS
-alone run: a stream server answers with whatever its proxy_pass or return sends, not HTTP.
+alone run: a stream server answers with whatever its proxy_pass or return sends, not HTTP. With
+`--ech-config`, Encrypted Client Hello too, per name (the default server's ssl_ech_file decides
+in stream{} as in http{}: scripts/ech_nginx_proof.py).
 """
 
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, Literal
 
 from nginxgen.conf.config import Config
 from nginxgen.conf.effective import Effective
 from nginxgen.conf.per_name import by_name
 from nginxgen.conf.stream import Stream
+from nginxgen.ech import EchConfig
 from nginxgen.probe.check import Check
-from nginxgen.probe.checks import certificate, groups, protocols
+from nginxgen.probe.checks import certificate, ech, groups, protocols
 from nginxgen.probe.predict import compare_model
 from nginxgen.probe.run import CONCURRENT, probe_name
 from nginxgen.records import record
 from nginxgen.target import Target
 
-CHECKS: tuple[Check, ...] = (protocols, groups, certificate)
+CHECKS: tuple[Check, ...] = (protocols, groups, certificate, ech)
 
 
 @record(frozen=True)
@@ -55,7 +58,12 @@ def listeners(stream: Stream) -> list[Listener]:
 
 
 def probe_stream(
-    config: Config, target: Target, host: str, connect: str | None, timeout: float
+    config: Config,
+    target: Target,
+    host: str,
+    connect: str | None,
+    timeout: float,
+    offer: EchConfig | Literal["grease"] | None = None,
 ) -> list[dict[str, Any]]:
     """Each stream TLS listener of `config`, each of its names, probed on `connect` or `host`
     and compared with the stream model: every result has `port`, `mismatches` and `config`
@@ -65,7 +73,7 @@ def probe_stream(
 
     def one(item: tuple[Listener, str | None]) -> dict[str, Any]:
         listener, name = item
-        found = probe_name((connect or host, listener.port), name, timeout, run=CHECKS)
+        found = probe_name((connect or host, listener.port), name, timeout, offer, run=CHECKS)
         found["port"] = listener.port
         found["mismatches"], found["config"] = compare_model(
             stream.tls(listener.socket, name), found, CHECKS
