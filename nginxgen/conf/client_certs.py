@@ -91,11 +91,15 @@ class ClientCertificates:
     @property
     def asks(self) -> bool:
         """Whether the handshake asks for a certificate (a CertificateRequest)."""
-        return self.verify.value not in (None, "off")
+        return _asks(self.verify)
 
     @property
     def required(self) -> bool:
         return self.verify.value == "on"
+
+
+def _asks(verify: Setting) -> bool:
+    return verify.value not in (None, "off")
 
 
 def _setting(server: Server, directive: str, lower: bool = False) -> Setting:
@@ -160,7 +164,7 @@ def client_certificates(config: Config, server: Server) -> ClientCertificates:
         ocsp=_setting(server, "ssl_ocsp", lower=True),
         ocsp_responder=_setting(server, "ssl_ocsp_responder"),
         # a fleet's servers rarely ask: walking each one's lines for checks was most of this
-        checks=_checks(config, server) if verify.value not in (None, "off") else (),
+        checks=_checks(config, server) if _asks(verify) else (),
         unknown=_unknown(server),
     )
 

@@ -62,10 +62,15 @@ def _table() -> dict[str, Any]:
     return json_file_by_line("nginx_directives", "directives")[0]
 
 
+def _lines() -> dict[str, str]:
+    """Each directive's entries in nginx_directives.json, as JSON text not yet decoded."""
+    return json_file_by_line("nginx_directives", "directives")[1]
+
+
 @lru_cache(maxsize=4096)  # bounded: names come from the text being edited (the language server)
 def _definitions(name: str) -> list[dict[str, Any]] | None:
     """The entries of a directive in nginx_directives.json, each decoded when first asked."""
-    text = json_file_by_line("nginx_directives", "directives")[1].get(name)
+    text = _lines().get(name)
     if text is None:
         return None
     entries: list[dict[str, Any]] = json.loads(text)
@@ -129,7 +134,7 @@ def module_built(target: Target, module: str) -> bool | None:
 
 
 def known_in_some_release(name: str) -> bool:
-    return name in json_file_by_line("nginx_directives", "directives")[1]
+    return name in _lines()
 
 
 @cache

@@ -55,12 +55,15 @@ class LibraryTable:
 TABLES_DIR = os.path.join(KNOWLEDGE_DIR, "tls_tables")
 
 
-def _table_names() -> list[str]:
+@cache
+def _table_names() -> tuple[str, ...]:
     """The measured libraries, by file name: each file is named for its `library` value."""
-    return sorted(
-        name[:-5]
-        for name in os.listdir(TABLES_DIR)
-        if name.endswith(".json") and name != "names.json"
+    return tuple(
+        sorted(
+            name[:-5]
+            for name in os.listdir(TABLES_DIR)
+            if name.endswith(".json") and name != "names.json"
+        )
     )
 
 

@@ -18,8 +18,9 @@ if TYPE_CHECKING:
 KEM_ID = 0x0020
 KDF_HKDF_SHA256, AEAD_AES_128_GCM = 0x0001, 0x0001
 N_SECRET, N_SK, N_N = 32, 32, 12  # section 7.1 (the KEM's own KDF is HKDF-SHA256), 7.3
-KDF_HASHES = {0x0001: "SHA256", 0x0002: "SHA384", 0x0003: "SHA512"}  # section 7.2
-AEAD_KEY_SIZES = {0x0001: 16, 0x0002: 32, 0x0003: 32}  # section 7.3: Nk
+KDFS = {0x0001: ("SHA256", 32), 0x0002: ("SHA384", 48), 0x0003: ("SHA512", 64)}  # 7.2: Nh
+AEAD_CHACHA20_POLY1305 = 0x0003
+AEAD_KEY_SIZES = {AEAD_AES_128_GCM: 16, 0x0002: 32, AEAD_CHACHA20_POLY1305: 32}  # 7.3: Nk
 KEM_SUITE = b"KEM" + KEM_ID.to_bytes(2, "big")
 MODE_BASE = 0x00
 
@@ -39,16 +40,16 @@ class Suite:
 
     @property
     def hash_name(self) -> str:
-        return KDF_HASHES[self.kdf_id]
+        return KDFS[self.kdf_id][0]
 
     @property
     def n_h(self) -> int:
-        return {"SHA256": 32, "SHA384": 48, "SHA512": 64}[self.hash_name]
+        return KDFS[self.kdf_id][1]
 
 
 def supported(kdf_id: int, aead_id: int) -> bool:
     """Whether this module has the KDF and the AEAD (not the export-only AEAD 0xffff)."""
-    return kdf_id in KDF_HASHES and aead_id in AEAD_KEY_SIZES
+    return kdf_id in KDFS and aead_id in AEAD_KEY_SIZES
 
 
 DEFAULT = Suite()
@@ -182,7 +183,7 @@ class Context:
     def _aead(self) -> AESGCM | ChaCha20Poly1305:
         from cryptography.hazmat.primitives.ciphers.aead import AESGCM, ChaCha20Poly1305
 
-        if self.suite.aead_id == 0x0003:
+        if self.suite.aead_id == AEAD_CHACHA20_POLY1305:
             return ChaCha20Poly1305(self.schedule.key)
         return AESGCM(self.schedule.key)
 

@@ -30,7 +30,6 @@ from nginxgen.probe.check import Found, NameProbe, Prediction, expect
 from nginxgen.probe.ech_hello import (
     ACCEPTED,
     ERROR,
-    GREASE,
     IGNORED,
     REJECTED,
     ask_ech,
@@ -48,8 +47,10 @@ def runs(found: Found) -> bool:
 def observe(probe: NameProbe) -> dict[str, Any]:
     if probe.ech is None or probe.sni is None:
         return dict(KEYS)
-    grease = probe.ech == GREASE
-    sent = grease_config(probe.sni) if isinstance(probe.ech, str) else probe.ech
+    if isinstance(probe.ech, str):  # the one word --ech-config takes: GREASE
+        sent, grease = grease_config(probe.sni), True
+    else:
+        sent, grease = probe.ech, False
     answer = ask_ech(probe.address, probe.sni, sent, probe.timeout)
     if answer.inconclusive:
         probe.inconclusive.append(f"ECH: {answer.detail}")
