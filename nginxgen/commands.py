@@ -301,14 +301,14 @@ def doctor(
 ) -> None:
     """What this machine's nginx, TLS library and kernel can do for TLS (HTTP/2 and HTTP/3
     modules, ML-KEM, kTLS, AES instructions), and which presets fit it."""
-    import shutil
 
     from nginxgen.console import check_format, show
     from nginxgen.doctor import diagnose, text_report
     from nginxgen.target import detect as read_target
+    from nginxgen.target import machine_nginx
 
     check_format(output)
-    binary = nginx_bin or shutil.which("nginx") or "/usr/sbin/nginx"
+    binary = nginx_bin or machine_nginx() or "/usr/sbin/nginx"
     found = diagnose(read_target(binary), binary, proc, interval)
     show(output, found, text_report)
 

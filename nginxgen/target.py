@@ -1,8 +1,10 @@
 """The target: which nginx and which TLS library the configuration is for.
 
-A target comes from flags (`--nginx-version 1.26.3 --tls-library openssl-3.5.7`), from an nginx
-binary's `nginx -V`, or, with nothing given, from the knowledge base's current stable nginx and
-OpenSSL; whatever was assumed is recorded so that every report can say so.
+A target comes from flags (`--nginx-version 1.26.3 --tls-library openssl-3.5.7`) or the settings
+file, from an nginx binary's `nginx -V` (`--nginx-bin`), else from the nginx this machine has
+(`$NGINXGEN_NGINX`, `nginx` on PATH, then the usual places), and only when there is none from the
+knowledge base's current stable nginx and OpenSSL. Where it came from is recorded (`origin`) and
+whatever was assumed too, so that every command can say so.
 """
 
 from __future__ import annotations
@@ -13,8 +15,12 @@ import sys
 
 from nginxgen.errors import TargetError
 from nginxgen.knowledge import libraries, nginx, releases
-from nginxgen.records import field, record
+from nginxgen.records import field, record, replace
 from nginxgen.version import Version
+
+TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
+if TYPE_CHECKING:
+    from typing import Any
 
 _LIBRARY_SPEC = re.compile(
     r"^(?P<kind>openssl|quictls|boringssl|aws-?lc|libressl)"
@@ -47,6 +53,9 @@ class Target:
     without: frozenset[str] | None = None  # `--without-*_module` names (default modules left out)
     exact: bool = False  # read from the binary's `nginx -V`, not given or assumed
     assumed: tuple[str, ...] = field(default=())
+    # which parts nobody gave or read ("nginx", "library"): a fix right only for some releases
+    # of that part is then not safe (nginxgen.lint.context)
+    guessed: frozenset[str] = frozenset()
     # where the binary reads its main file (`--conf-path`, else its prefix's conf/nginx.conf):
     # a tree given elsewhere is a copy of that folder (nginxgen.conf.tree)
     conf_path: str | None = None
@@ -54,6 +63,8 @@ class Target:
     # them needs `load_module` with the file in `modules_path` (`--modules-path`)
     dynamic: frozenset[str] | None = None
     modules_path: str | None = None
+    # where the target came from when nobody gave it: the machine's binary that was read
+    origin: str | None = None
 
     def describe(self) -> str:
         text = f"nginx {self.nginx}{' (Plus)' if self.plus else ''} with {self.library.display}"
@@ -64,12 +75,22 @@ class Target:
             )
         return text
 
+    def stated(self) -> str:
+        """The line every command prints on stderr: the target and where it came from."""
+        if self.origin:
+            return (
+                f"target: {self.describe()}, read from {self.origin} -V (this machine's nginx; "
+                "pin another with --nginx-version/--tls-library or .nginxgen.toml)"
+            )
+        return f"target: {self.describe()}"
+
     def as_dict(self) -> dict[str, object]:
         return {
             "nginx": str(self.nginx),
             "tls_library": str(self.library),
             "plus": self.plus,
             "assumed": list(self.assumed),
+            "origin": self.origin,
         }
 
 
@@ -175,6 +196,32 @@ def _under_prefix(arguments: str, option: str, default: str) -> str:
     return os.path.join(prefix[1].strip("'\"") if prefix else "/usr/local/nginx", path)
 
 
+# Where an nginx is when it is not on PATH (Debian's /usr/sbin is not on a user's PATH): the
+# distributions' and nginx.org's packages, a source build's default prefix, Homebrew, OpenResty.
+USUAL_PLACES = (
+    "/usr/sbin/nginx",
+    "/usr/local/sbin/nginx",
+    "/usr/local/nginx/sbin/nginx",
+    "/usr/local/bin/nginx",
+    "/opt/homebrew/bin/nginx",
+    "/usr/local/openresty/nginx/sbin/nginx",
+)
+MACHINE_VARIABLE = "NGINXGEN_NGINX"  # a binary to read instead, or `none`: never look
+
+
+def machine_nginx() -> str | None:
+    """The nginx binary this machine has: $NGINXGEN_NGINX (`none`: no lookup), else `nginx` on
+    PATH, else the first of the usual places; None when there is none."""
+    chosen = os.environ.get(MACHINE_VARIABLE)
+    if chosen is not None:
+        return None if chosen.strip().lower() in ("", "none") else chosen
+    folders = [f for f in os.environ.get("PATH", "").split(os.pathsep) if f]
+    for path in (*(os.path.join(f, "nginx") for f in folders), *USUAL_PLACES):
+        if os.path.isfile(path) and os.access(path, os.X_OK):
+            return path
+    return None
+
+
 def detect(nginx_bin: str) -> Target:
     if not os.path.exists(nginx_bin):
         raise TargetError(f"no such file: {nginx_bin}", where="--nginx-bin")
@@ -189,6 +236,26 @@ def detect(nginx_bin: str) -> Target:
     except subprocess.TimeoutExpired:
         raise TargetError(f"{nginx_bin} -V did not answer in 20 s", where="--nginx-bin") from None
     return parse_nginx_v(result.stderr + result.stdout)
+
+
+def _from_machine() -> Target | None:
+    """The target read from this machine's nginx (once per process: the language server
+    resolves again and again); None when it has none. A binary that cannot be read is a
+    warning, and the target is then assumed as if there were none."""
+    if "machine" in _machine:
+        return _machine["machine"]
+    found = machine_nginx()
+    target = None
+    if found is not None:
+        try:
+            target = replace(detect(found), origin=found)
+        except TargetError as exc:
+            _warn(f"{found} is this machine's nginx, but {exc.args[0]}: the target is assumed")
+    _machine["machine"] = target
+    return target
+
+
+_machine: dict[str, Target | None] = {}
 
 
 def check_release(
@@ -259,14 +326,46 @@ def _warn(message: str) -> None:
         print(f"nginxgen: warning: {message}", file=sys.stderr)
 
 
+def resolve_set(
+    nginx_version: str | None,
+    tls_library: str | None,
+    nginx_bin: str | None,
+    found: tuple[str, dict[str, Any]] | None,
+) -> Target:
+    """The target every command uses: the flags given, else the settings file's
+    `nginx-version`/`tls-library`/`nginx-bin` (`found`, from nginxgen.settings.find_settings),
+    else this machine's nginx, else assumed. A bad value from the settings names its line."""
+    conf: dict[str, Any] = found[1] if found else {}
+    given = {"nginx-version": nginx_version, "tls-library": tls_library, "nginx-bin": nginx_bin}
+    binary = nginx_bin or (None if nginx_version or tls_library else conf.get("nginx-bin"))
+    try:
+        return resolve(
+            nginx_version or (None if binary else conf.get("nginx-version")),
+            tls_library or (None if binary else conf.get("tls-library")),
+            binary,
+        )
+    except TargetError as exc:
+        key = (exc.where or "").removeprefix("--")
+        if found and key in conf and not given.get(key):
+            from nginxgen.settings import where
+
+            exc.where = f"{where(found[0], key)}: {key}"  # the value came from the settings
+        raise
+
+
 def resolve(
     nginx_version: str | None = None,
     tls_library: str | None = None,
     nginx_bin: str | None = None,
 ) -> Target:
-    """Build the target from whatever the user gave; fill the rest from the knowledge base.
-    Every command resolves its target here, so a version that is no release is refused the
-    same way everywhere (a version read from `nginx -V` is a fact, not checked)."""
+    """Build the target from whatever the user gave; with nothing given, from this machine's
+    nginx; fill the rest from the knowledge base. Every command resolves its target here, so a
+    version that is no release is refused the same way everywhere (a version read from
+    `nginx -V` is a fact, not checked)."""
+    if not (nginx_bin or nginx_version or tls_library):
+        machine = _from_machine()
+        if machine is not None:
+            return machine
     if nginx_bin:
         if tls_library or nginx_version:
             raise TargetError(
@@ -275,15 +374,18 @@ def resolve(
             )
         return detect(nginx_bin)
     assumed: list[str] = []
+    guessed: set[str] = set()
     if nginx_version:
         version = parse_nginx_version(nginx_version)
         newer = check_release(version, "nginx", "--nginx-version")
         if newer:
             _warn(newer)
             assumed.append(newer)
+            guessed.add("nginx")
     else:
         version = nginx.current_nginx()
         assumed.append(f"nginx {version}, the current stable")
+        guessed.add("nginx")
     if tls_library:
         library = parse_library(tls_library)
         stated = _LIBRARY_SPEC.match(tls_library.strip())
@@ -293,7 +395,9 @@ def resolve(
             if newer:
                 _warn(newer)
                 assumed.append(newer)
+                guessed.add("library")
     else:
         library = parse_library("openssl")
         assumed.append(f"{library.display}")
-    return Target(version, library, assumed=tuple(assumed))
+        guessed.add("library")
+    return Target(version, library, assumed=tuple(assumed), guessed=frozenset(guessed))

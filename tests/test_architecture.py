@@ -35,9 +35,10 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "spelling",  # the nearest known word, for every "did you mean"
             "ech",  # ECH config lists, key files and DNS records: generator, linter and probe
             "console",  # what a command prints beside its result, and how it prints it
+            "severity",  # how much a finding matters: the linter, the settings, the editor
         ),
     ),
-    ("files", ("diff", "writer", "nginx_check", "certs")),
+    ("files", ("diff", "writer", "nginx_check", "certs", "settings")),
     # knowledge names target's types and target reads knowledge: one floor, not two
     ("facts", ("knowledge", "ciphers", "target", "values")),
     ("config model", ("conf",)),

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from nginxgen.lint import settings
-from nginxgen.lint.settings import find_settings
+from nginxgen import settings
+from nginxgen.settings import find_settings
 
 
 @pytest.mark.parametrize(

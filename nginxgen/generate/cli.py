@@ -58,10 +58,12 @@ def resolve_options(
 ) -> GenerateOptions:
     """The flags as given (each one named after its flag), checked: a flag that needs another,
     or two that exclude each other, is one line naming it (exit 2)."""
-    from nginxgen.target import resolve
+    from nginxgen.settings import find_settings
+    from nginxgen.target import resolve_set
 
     _check_flags(cpu=cpu, out=out, into=into, root=root, tree_map=tree_map, diff=diff)
-    target = resolve(nginx_version, tls_library, nginx_bin)
+    # the flags, else the settings file's target, else this machine's nginx
+    target = resolve_set(nginx_version, tls_library, nginx_bin, find_settings(os.getcwd()))
     model = compose(
         preset,
         config,
@@ -142,7 +144,7 @@ def run(options: GenerateOptions) -> int:
     from nginxgen.writer import diff as diff_of
     from nginxgen.writer import plan_changes, write
 
-    note(f"target: {options.target.describe()}")
+    note(options.target.stated())
     kept = _kept_ech_key(options.out, options.model)
     plan = make_plan(options.model, options.target, kept, options.lines)
     files = render(plan)

@@ -37,7 +37,7 @@ def run(into: Path, options: GenerateOptions, check: Callable[[Loaded], list[Fin
     from nginxgen.diff import show
     from nginxgen.into.apply import run_into
 
-    note(f"target: {options.target.describe()}")
+    note(options.target.stated())
     result = run_into(into, options, check)
     for line in result.notes:
         note(line)

@@ -126,8 +126,21 @@ def _report(args: Arguments, options: LintOptions, trees: _Trees) -> int:
             findings.extend(leave_managed(got, loaded.texts))
             files.extend(f for f in loaded.files if f not in seen)
             seen.update(loaded.files)
+    _say_target(args, options)
     sys.stdout.write(report.render(args.format, findings, options.target, files))
     return _exit_code(findings, options)
+
+
+def _say_target(args: Arguments, options: LintOptions) -> None:
+    """In every mode (JSON, SARIF, --diff included), once the files were read: which nginx the
+    findings and fixes are for, and where that came from."""
+    print(f"nginxgen: {options.target.stated()}", file=sys.stderr)
+    if options.target.guessed and (args.fix or args.unsafe_fixes or args.diff):
+        print(
+            "nginxgen: fixes that are right only for some nginx releases or TLS libraries "
+            "(`http2 on;`, group spellings) are unsafe while the target is assumed",
+            file=sys.stderr,
+        )
 
 
 def _exit_code(findings: list[Finding], options: LintOptions) -> int:
@@ -227,6 +240,8 @@ def _report_fixes(
     from nginxgen.lint import report
     from nginxgen.lint.fix import FixError, merge, undone, unified_diff, write_all
     from nginxgen.nginx_check import write_checked
+
+    _say_target(args, options)
 
     try:
         result = merge(outcomes)

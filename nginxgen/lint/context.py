@@ -35,6 +35,10 @@ class Rule:
     # given to the rule, whose module is then not even imported (a pre-commit start); empty: the
     # rule runs on every tree (nginxgen/lint/rules/index.py lists them, generated)
     triggers: tuple[str, ...] = ()
+    # the parts of the target its fix is right only for ("nginx": `http2 on;` does not exist
+    # before 1.25.1; "library": group spellings): where that part was assumed, not read or
+    # given, the fix is never applied as safe (as ruff is conservative with its default target)
+    target_bound: tuple[str, ...] = ()
 
     @property
     def severities(self) -> tuple[Severity, ...]:
@@ -72,6 +76,8 @@ class Context(Effective):
         the class the rule declares (or UNSAFE when it declares none) unless `autofix` names
         another for this finding."""
         applicability = autofix or (rule.autofix[0] if rule.autofix else Applicability.UNSAFE)
+        if self.target.guessed.intersection(rule.target_bound):
+            applicability = Applicability.UNSAFE
         built = None
         touches: tuple[str, ...] = ()  # files of a fix declared but not built
         if edits is None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 
 from nginxgen.conf.tree import TreeMapping, parse_map
-from nginxgen.errors import NginxgenError, TargetError
+from nginxgen.errors import NginxgenError
 from nginxgen.lint.findings import Severity
 from nginxgen.lint.run import Selection
 from nginxgen.records import record
@@ -35,8 +35,8 @@ class LintOptions:
 
 def resolve_options(args: Arguments, cwd: str) -> LintOptions:
     """The flags given, with the settings found from `cwd` filling what they leave out."""
-    from nginxgen.lint.settings import find_settings, where
-    from nginxgen.target import resolve
+    from nginxgen.settings import find_settings, where
+    from nginxgen.target import resolve_set
 
     found = find_settings(cwd)
     conf: dict[str, Any] = found[1] if found else {}
@@ -50,20 +50,10 @@ def resolve_options(args: Arguments, cwd: str) -> LintOptions:
             return _codes(conf[key], f"{where(found[0], key)}: {key}")
         return set()
 
-    nginx_bin = args.nginx_bin or (
-        None if args.nginx_version or args.tls_library else conf.get("nginx-bin")
-    )
-    try:
-        target = resolve(
-            args.nginx_version or (None if nginx_bin else conf.get("nginx-version")),
-            args.tls_library or (None if nginx_bin else conf.get("tls-library")),
-            nginx_bin,
-        )
-    except TargetError as exc:
-        key = (exc.where or "").removeprefix("--")
-        if found and key in conf and not getattr(args, key.replace("-", "_"), None):
-            exc.where = f"{where(found[0], key)}: {key}"  # the value came from the settings
-        raise
+    target = resolve_set(args.nginx_version, args.tls_library, args.nginx_bin, found)
+    # a binary named here also checks a fix with its `nginx -t`; the machine's is only read
+    flags = args.nginx_version or args.tls_library
+    nginx_bin = args.nginx_bin or (None if flags else conf.get("nginx-bin"))
     selection = Selection(
         select=codes("select"),
         ignore=codes("ignore"),

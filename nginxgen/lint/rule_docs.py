@@ -23,7 +23,7 @@ def page(entry: RuleEntry) -> str:
         f"{_severity(rule)}\n\n"
         f"{entry.doc.strip()}\n\n"
         f"## Fix\n\n{rule.fix}\n\n"
-        f"Automatic fix: {_autofix(rule.autofix)}\n\n"
+        f"Automatic fix: {_autofix(rule)}\n\n"
         "## Silence it\n\n"
         f"On the line or the line above: `# nginxgen: ignore[{rule.code}] why this is fine here`"
         f" (a reason is required). For a whole run: `--ignore {rule.code}`, or "
@@ -38,12 +38,21 @@ def _severity(rule: Rule) -> str:
     return line + ("" if not rule.otherwise else ".")
 
 
-def _autofix(autofix: tuple[Applicability, str] | None) -> str:
-    if autofix is None:
+def _autofix(rule: Rule) -> str:
+    if rule.autofix is None:
         return "none (the right value is one only you know, or the fix is not automatic yet)."
-    kind, what = autofix
+    kind, what = rule.autofix
     flag = "--fix" if kind is Applicability.SAFE else "--unsafe-fixes"
-    return f"**{kind}**, with `{flag}`: {what}."
+    parts = " or ".join(
+        {"nginx": "nginx release", "library": "TLS library"}[p] for p in rule.target_bound
+    )
+    bound = (
+        f" The fix is right only for the target's {parts}: where that was assumed (no flag,"
+        " settings file or nginx binary said it), it is unsafe."
+        if parts
+        else ""
+    )
+    return f"**{kind}**, with `{flag}`: {what}.{bound}"
 
 
 def index() -> str:

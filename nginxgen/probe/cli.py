@@ -70,11 +70,13 @@ def resolve_options(
     stream: bool = False,
 ) -> ProbeOptions:
     """The flags as given (each one named after its flag), checked before anything connects."""
-    from nginxgen.target import resolve
+    from nginxgen.settings import find_settings
+    from nginxgen.target import resolve_set
 
     check_format(output)
     _check_flags(config=config, root=root, tree_map=tree_map, stream=stream)
-    target = resolve(nginx_version, tls_library, nginx_bin)
+    # the flags, else the settings file's target, else this machine's nginx
+    target = resolve_set(nginx_version, tls_library, nginx_bin, find_settings(os.getcwd()))
     ech: EchConfig | Literal["grease"] | None = None
     if ech_config is not None:
         from nginxgen.probe.ech_hello import GREASE, config_from_argument

@@ -52,6 +52,7 @@ RULE = Rule(
         "name becomes its standard successor where the target has it",
     ),
     triggers=("ssl_ecdh_curve", "ssl_conf_command"),
+    target_bound=("library",),
 )
 
 

@@ -37,6 +37,7 @@ RULE = Rule(
         "address:port, and `http2 on;` turns it on for every listen of the server); `ssl on;` "
         "becomes the ssl parameter on the server's listens (safe)",
     ),
+    target_bound=("nginx",),
 )
 
 

@@ -35,6 +35,7 @@ RULE = Rule(
         "takes the TLS 1.3 names out of ssl_ciphers (the library ignores them there)",
     ),
     triggers=("ssl_ciphers",),
+    target_bound=("library",),
 )
 
 

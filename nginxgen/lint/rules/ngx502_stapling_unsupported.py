@@ -23,6 +23,7 @@ RULE = Rule(
     fix="remove ssl_stapling",
     autofix=(Applicability.SAFE, "deletes the ssl_stapling line the library ignores"),
     triggers=("ssl_stapling",),
+    target_bound=("library",),
 )
 
 

@@ -1,11 +1,12 @@
-"""Lint settings from `[tool.nginxgen]` in pyproject.toml or from .nginxgen.toml."""
+"""Settings from `[tool.nginxgen]` in pyproject.toml or from .nginxgen.toml: the target every
+command uses (nginxgen.target.resolve_set) and lint's own keys."""
 
 from __future__ import annotations
 
 import os
 
 from nginxgen.errors import NginxgenError
-from nginxgen.lint.findings import SEVERITIES
+from nginxgen.severity import SEVERITIES
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:
