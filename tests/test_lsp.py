@@ -299,3 +299,37 @@ async def test_a_copied_tree_is_read_from_the_copy(lsp: LanguageClient, tmp_path
     assert f"nginxgen: reading /etc/nginx from {root}: the main file's includes name" in "\n".join(
         logged
     ), logged
+
+
+def test_the_settings_file_applies_in_the_editor_as_on_the_command_line(tmp_path: Path) -> None:
+    """.nginxgen.toml (target, ignore, min-severity) is read by the language server through
+    lint's own resolver: the editor shows what `nginxgen lint` run in that folder reports."""
+    import json
+
+    from nginxgen.lsp.session import Session
+
+    etc = tree(tmp_path / "etc")
+    (etc / ".nginxgen.toml").write_text(
+        'nginx-version = "1.22.1"\ntls-library = "openssl-3.0"\nignore = ["NGX701"]\n'
+    )
+    checked = Session().check(str(etc / "conf.d" / "b.conf"))
+    assert str(checked.target.nginx) == "1.22.1"
+    codes = {f.code for f in checked.findings}
+    assert "NGX701" not in codes and "NGX201" in codes  # no ML-KEM on OpenSSL 3.0
+    cli = subprocess.run(
+        [sys.executable, "-m", "nginxgen", "lint", "--format", "json", "nginx.conf"],
+        cwd=etc,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    shown = json.loads(cli.stdout)["findings"]
+    assert [(f.file, f.line, f.code, f.message) for f in checked.findings] == [
+        (
+            str(etc / f["file"]) if not f["file"].startswith("/") else f["file"],
+            f["line"],
+            f["code"],
+            f["message"],
+        )
+        for f in shown
+    ]

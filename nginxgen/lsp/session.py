@@ -11,17 +11,22 @@ from collections.abc import Iterator
 
 from nginxgen.conf.config import Config, Location, Server, build
 from nginxgen.conf.load import Loaded, LoadError, Stmt, load_path, walk
-from nginxgen.conf.tree import notes, sorted_map
+from nginxgen.conf.tree import notes
 from nginxgen.errors import NginxgenError
 from nginxgen.knowledge import nginx
+from nginxgen.lint.args import Arguments
 from nginxgen.lint.context import server_label
 from nginxgen.lint.findings import Finding, fix_classes
 from nginxgen.lint.fix import run_fixes
 from nginxgen.lint.managed import leave_managed
 from nginxgen.lint.rules import catalog
-from nginxgen.lint.run import Selection, lint
+from nginxgen.lint.run import lint
 from nginxgen.records import field, record
-from nginxgen.target import Target, resolve
+from nginxgen.target import Target
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from nginxgen.lint.options import LintOptions
 
 ROOT_NAMES = ("nginx.conf",)
 MAX_CLIMB = 6  # folders walked up from a file to find the tree's main file
@@ -53,6 +58,15 @@ class Settings:
             path_map=dict(nginx.get("pathMap", old.path_map)),
         )
 
+    def arguments(self) -> Arguments:
+        """These settings as `nginxgen lint`'s flags: the editor's settings stand where the
+        command line does, over the settings file, and are resolved by the same code."""
+        args = Arguments()
+        args.nginx_version, args.tls_library = self.nginx_version, self.tls_library
+        args.nginx_bin, args.root = self.nginx_bin, self.root
+        args.map = [f"{folder}={here}" for folder, here in self.path_map.items()]
+        return args
+
 
 @record
 class Checked:
@@ -62,30 +76,37 @@ class Checked:
     loaded: Loaded
     config: Config
     findings: list[Finding]  # with their fixes (the fix engine's edits)
+    target: Target
 
 
 class Session:
     def __init__(self) -> None:
         self.settings = Settings()
         self.open: dict[str, str] = {}  # path -> the editor's text
-        self._target: Target | None = None
+        self._options: dict[str, LintOptions] = {}  # folder -> its resolved options
 
     def configure(self, data: object) -> None:
         self.settings = Settings.read(data, self.settings)
-        self._target = None
+        self._options.clear()
 
-    @property
-    def target(self) -> Target:
-        if self._target is None:
-            s = self.settings
-            self._target = resolve(s.nginx_version, s.tls_library, s.nginx_bin)
-        return self._target
+    def options(self, path: str) -> LintOptions:
+        """What `nginxgen lint` run in this file's folder would use (lint's one resolver): the
+        editor's settings as flags, over the .nginxgen.toml or [tool.nginxgen] found from the
+        file's folder, over this machine's nginx. NginxgenError: a setting is unusable."""
+        from nginxgen.lint.options import resolve_options
+
+        folder = os.path.dirname(os.path.abspath(path))
+        if folder not in self._options:
+            self._options[folder] = resolve_options(self.settings.arguments(), folder)
+        return self._options[folder]
 
     def root_for(self, path: str) -> str:
-        """The main file of the tree a file belongs to: the setting, else the first nginx.conf
-        found walking up from the file's folder, else the file itself."""
-        if self.settings.root:
-            return os.path.abspath(self.settings.root)
+        """The main file of the tree a file belongs to: the setting (the editor's, else the
+        settings file's), else the first nginx.conf found walking up from the file's folder,
+        else the file itself."""
+        root = self.options(path).root
+        if root:
+            return os.path.abspath(root)
         folder = os.path.dirname(os.path.abspath(path))
         for _ in range(MAX_CLIMB):
             for name in ROOT_NAMES:
@@ -98,12 +119,19 @@ class Session:
             folder = parent
         return os.path.abspath(path)
 
-    def _load(self, root: str, overlay: dict[str, str] | None = None) -> Loaded:
-        # a pathMap setting is the whole answer; without one, a copied tree's folders are
+    def _load(
+        self, options: LintOptions, root: str, overlay: dict[str, str] | None = None
+    ) -> Loaded:
+        # a map the user gave is the whole answer; without one, a copied tree's folders are
         # inferred (nginxgen.conf.tree), as on the command line
-        path_map = sorted_map(self.settings.path_map.items())
+        path_map, infer = options.mapping.for_main(root)
         return load_path(
-            root, path_map=path_map, overlay=overlay or self.open, spans=True, infer=not path_map
+            root,
+            options.prefix,
+            path_map=path_map,
+            overlay=overlay or self.open,
+            spans=True,
+            infer=infer,
         )
 
     def notes(self, checked: Checked) -> list[str]:
@@ -115,22 +143,28 @@ class Session:
     def check(self, path: str) -> Checked:
         """Lint the tree of this file as the editor holds it (LoadError, NginxgenError: the
         tree cannot be read, or the settings name no usable target)."""
+        options = self.options(path)
         root = self.root_for(path)
-        loaded = self._load(root)
+        loaded = self._load(options, root)
         if os.path.abspath(path) not in {os.path.abspath(f) for f in loaded.files}:
             root = os.path.abspath(path)  # not part of that tree: on its own
-            loaded = self._load(root)
-        findings = leave_managed(lint(loaded, self.target, Selection()), loaded.texts)
-        return Checked(root, loaded, build(loaded), findings)
+            loaded = self._load(options, root)
+        found = lint(loaded, options.target, options.selection)
+        return Checked(
+            root, loaded, build(loaded), leave_managed(found, loaded.texts), options.target
+        )
 
     def fix_all(self, path: str, unsafe: bool) -> dict[str, tuple[str, str]]:
         """Every fix `lint --fix` (or `--unsafe-fixes`) would apply to the tree: file -> (text
         now, text after)."""
+        options = self.options(path)
         root = self.root_for(path)
         classes = fix_classes(unsafe)
         outcome = run_fixes(
-            lambda fixed: self._load(root, {**self.open, **fixed}),
-            lambda loaded: leave_managed(lint(loaded, self.target, Selection()), loaded.texts),
+            lambda fixed: self._load(options, root, {**self.open, **fixed}),
+            lambda loaded: leave_managed(
+                lint(loaded, options.target, options.selection), loaded.texts
+            ),
             classes,
         )
         return {f: (outcome.originals[f], text) for f, text in outcome.changed.items()}
@@ -151,7 +185,7 @@ class Session:
         parts = []
         if stmt is not None:
             parts.append(f"`{stmt.directive} {' '.join(stmt.args)}`".replace(" `", "`"))
-            parts.extend(self._effect(checked.config, stmt))
+            parts.extend(self._effect(checked, stmt))
         for finding in checked.findings:
             if os.path.abspath(finding.file) == os.path.abspath(path) and finding.line == line:
                 entry = catalog()[finding.code]
@@ -161,10 +195,11 @@ class Session:
                 )
         return "\n\n".join(parts) if parts else None
 
-    def _effect(self, config: Config, stmt: Stmt) -> Iterator[str]:
+    def _effect(self, checked: Checked, stmt: Stmt) -> Iterator[str]:
         """Where this line takes effect: the server it is in, and for settings only the
         default server of an address:port decides, whether this line is the deciding one."""
-        only = nginx.default_server_only(self.target)
+        config = checked.config
+        only = nginx.default_server_only(checked.target)
         key = stmt.directive
         if key == "ssl_conf_command" and stmt.args:
             key = f"ssl_conf_command {stmt.args[0]}"
