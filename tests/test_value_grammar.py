@@ -5,7 +5,6 @@ nginx's sources."""
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -20,6 +19,7 @@ from tests.builds import BUILD_NAMES, NEWEST_BUILD_NAMES, Build
 from tests.conftest import require_build
 from tests.fuzzing.generate_check import build_target
 from tests.fuzzing.grammar import nginx_refuses
+from tests.paths import script
 
 REPO = Path(__file__).resolve().parent.parent
 GRAMMAR = Selection(select={"NGX00", "NGX010"})
@@ -143,20 +143,9 @@ def test_no_fix_is_written_on_a_line_nginx_refuses(tmp_path: Path) -> None:
     assert "NGX409" in done.stdout  # the fix that was built there before is still reported
 
 
-def _script() -> object:
-    spec = importlib.util.spec_from_file_location(
-        "build_value_tables", REPO / "scripts" / "build_value_tables.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_the_value_tables_regenerate_byte_for_byte() -> None:
     """No clone of nginx is needed: the script's parser reads the committed excerpts."""
-    script = _script()
-    excerpts = getattr(script, "EXCERPTS").read_text()  # noqa: B009
-    built = getattr(script, "build")(excerpts)  # noqa: B009
+    tables = script("build_value_tables")
+    built = tables.build(tables.EXCERPTS.read_text())
     assert built == (REPO / "nginxgen" / "knowledge" / "nginx_values.json").read_text()
     assert '"TLSv1.3"' in built and '"optional_no_ca"' in built
