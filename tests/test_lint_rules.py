@@ -478,6 +478,12 @@ CASES: list[tuple[str, tuple[str, str], str, str]] = [
         http("ssl_session_tickets on; ssl_buffer_size 4k;", DEFAULT),
     ),
     (
+        "NGX011",
+        MID,
+        http(DEFAULT, SITE.format(body=f"add_header X-Signature $ssl_sigalg always; {HSTS}")),
+        http(DEFAULT, SITE.format(body=f"add_header X-Signature $ssl_curve always; {HSTS}")),
+    ),
+    (
         "NGX108",
         MID,
         http(

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from functools import cache, lru_cache
 
-from nginxgen.knowledge.data import from_table, json_file, toml_file
+from nginxgen.knowledge.data import from_table, holds, json_file, release_index, toml_file
 from nginxgen.records import record
 from nginxgen.version import Version
 
@@ -35,13 +35,6 @@ class ValueTable:
     prefixes: tuple[str, ...] = ()  # listen: parameters compared by their start (backlog=)
 
 
-@cache
-def _value_release_index(version: str) -> int:
-    releases = [Version(v) for v in json_file("nginx_values")["releases"]]
-    wanted = Version(version)
-    return max((i for i, r in enumerate(releases) if r <= wanted), default=0)
-
-
 def value_tables(target: Target, name: str) -> tuple[ValueTable, ...]:
     """The value tables of a directive in the target's nginx release, one per module."""
     return _value_tables(str(target.nginx), name)
@@ -49,10 +42,11 @@ def value_tables(target: Target, name: str) -> tuple[ValueTable, ...]:
 
 @lru_cache(maxsize=1024)  # bounded: names come from the text being edited (the language server)
 def _value_tables(version: str, name: str) -> tuple[ValueTable, ...]:
-    at = _value_release_index(version)
+    table = json_file("nginx_values")
+    at = release_index(tuple(table["releases"]), version)
     out = []
-    for e in json_file("nginx_values")["directives"].get(name, ()):
-        if not any(first <= at and (end is None or at < end) for first, end in e["ranges"]):
+    for e in table["directives"].get(name, ()):
+        if not holds(e["ranges"], at):
             continue
         bounds = e.get("bounds")
         out.append(
@@ -180,6 +174,22 @@ class BackendCertificates:
 
 
 @record(frozen=True)
+class VariableGrammar:
+    """Where a config defines variables, and which arguments nginx does not compile (their `$`
+    names are text): nginx_values.toml, [variables]."""
+
+    message: str  # nginx's words for a name nothing defines (`{name}`)
+    defines: dict[str, int]  # directive -> the argument naming the variable (1-based, -1 last)
+    text: frozenset[str]
+    text_since: dict[str, str]  # directive -> the release from which its arguments are text
+    text_first: frozenset[str]
+    regex_when_tilde: frozenset[str]
+    if_regex_operators: frozenset[str]
+    text_blocks: frozenset[str]
+    dollar_whole: frozenset[str]
+
+
+@record(frozen=True)
 class ServerCheck:
     """What nginx checks when it merges a TLS server's settings: `switch` in effect with one of
     `values` needs one of `needs` in effect (in the releases since..until), or, with `capability`,
@@ -207,6 +217,7 @@ class CustomGrammars:
     requires: tuple[Requirement, ...]
     server_checks: tuple[ServerCheck, ...]
     backend_certificates: BackendCertificates
+    variables: VariableGrammar
     stream_by_certificate_since: str
 
 
@@ -228,6 +239,7 @@ def custom_grammars() -> CustomGrammars:
             for c in (*data["server_requires"], *data["server_unsupported"])
         ),
         backend_certificates=from_table(BackendCertificates, data["backend_certificates"]),
+        variables=from_table(VariableGrammar, data["variables"]),
         stream_by_certificate_since=data["tls_servers"]["stream_by_certificate_since"],
     )
 

@@ -15,6 +15,7 @@ INDEX: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
     ("NGX008", "directive-not-allowed-here", "ngx008_directive_not_allowed_here", ()),
     ("NGX009", "invalid-argument-count", "ngx009_invalid_argument_count", ()),
     ("NGX010", "invalid-value", "ngx010_invalid_value", ()),
+    ("NGX011", "unknown-variable", "ngx011_unknown_variable", ()),
     ("NGX101", "curves-outside-default-server", "ngx101_curves_outside_default_server", ("ssl_ecdh_curve", "ssl_conf_command")),
     ("NGX102", "session-outside-default-server", "ngx102_session_outside_default_server", ("ssl_session_cache", "ssl_session_timeout", "ssl_session_ticket_key")),
     ("NGX103", "protocols-outside-default-server", "ngx103_protocols_outside_default_server", ("ssl_protocols", "ssl_conf_command")),
