@@ -1,5 +1,5 @@
 """The site file of `generate --config`: its JSON Schema (`nginxgen schema`), the loader's checks
-made from the same models, the README's complete example, and the small options of issue 35."""
+made from the same models, the complete example in docs/generate.md, and the small options of issue 35."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from nginxgen.generate.models import site_file_schema
 from nginxgen.generate.presets import preset_dir
 from tests.helpers import make_cert
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+SITE_FILE_PAGE = Path(__file__).resolve().parent.parent / "docs" / "generate.md"
 TARGET = ["--nginx-version", "1.26.3", "--tls-library", "openssl-3.5.7"]
 
 
@@ -67,9 +67,9 @@ def schema_problems(value: Any, schema: dict[str, Any], root: dict[str, Any]) ->
 
 
 def readme_example() -> str:
-    blocks = re.findall(r"```yaml\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
+    blocks = re.findall(r"```yaml\n(.*?)```", SITE_FILE_PAGE.read_text(encoding="utf-8"), re.S)
     found = [b for b in blocks if b.startswith("# yaml-language-server: $schema=")]
-    assert len(found) == 1, "the README has one complete site file example"
+    assert len(found) == 1, "docs/generate.md has one complete site file example"
     return found[0]
 
 
