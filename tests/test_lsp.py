@@ -333,3 +333,29 @@ def test_the_settings_file_applies_in_the_editor_as_on_the_command_line(tmp_path
         )
         for f in shown
     ]
+
+
+def test_hover_says_who_decides_in_stream_too(tmp_path: Path) -> None:
+    """The hover reads NameModel, the one answer lint and the probe read: a stream{} vhost's
+    ssl_ecdh_curve is ignored for its default server's (the hover knew http{} only)."""
+    from nginxgen.lsp.session import Session, Settings
+
+    conf = tmp_path / "nginx.conf"
+    conf.write_text(
+        "events {}\nstream {\n"
+        "    server { listen 9443 ssl default_server; ssl_certificate a.crt;"
+        " ssl_certificate_key a.key;\n"
+        "        ssl_ecdh_curve X25519; proxy_pass 127.0.0.1:1; }\n"
+        "    server { listen 9443 ssl; server_name b.example; ssl_certificate b.crt;"
+        " ssl_certificate_key b.key;\n"
+        "        ssl_ecdh_curve X25519MLKEM768;\n"
+        "        proxy_pass 127.0.0.1:1; }\n"
+        "}\n"
+    )
+    session = Session()
+    session.configure({"nginxVersion": "1.31.3", "tlsLibrary": "openssl-3.5.7"})
+    session.settings = Settings.read({"root": str(conf)}, session.settings)
+    checked = session.check(str(conf))
+    shown = session.hover(checked, str(conf), 6) or ""
+    assert "ignored on *:9443" in shown and "(in effect: X25519)" in shown, shown
+    assert "decides for every name on *:9443" in (session.hover(checked, str(conf), 4) or "")

@@ -111,6 +111,14 @@ def tls_socket_for_port(config: Config, port: int) -> str | None:
     return None
 
 
+def key_of(stmt: Stmt) -> str:
+    """The setting a line sets, as NameModel names it: its directive, or `ssl_conf_command
+    NAME` (each command a setting of its own)."""
+    if stmt.directive == "ssl_conf_command" and stmt.args:
+        return f"ssl_conf_command {stmt.args[0]}"
+    return stmt.directive
+
+
 def lines_of(server: Server, key: str, own: bool = False) -> list[Stmt]:
     """The lines of a directive (or `ssl_conf_command NAME`) in effect in a server, or only
     its own."""

@@ -10,10 +10,11 @@ import os
 from collections.abc import Iterator
 
 from nginxgen.conf.config import Config, Location, Server, build
+from nginxgen.conf.effective import Effective
 from nginxgen.conf.load import Loaded, LoadError, Stmt, load_path, walk
+from nginxgen.conf.per_name import NameModel, key_of
 from nginxgen.conf.tree import notes
 from nginxgen.errors import NginxgenError
-from nginxgen.knowledge import nginx
 from nginxgen.lint.args import Arguments
 from nginxgen.lint.context import server_label
 from nginxgen.lint.findings import Finding, fix_classes
@@ -196,37 +197,24 @@ class Session:
         return "\n\n".join(parts) if parts else None
 
     def _effect(self, checked: Checked, stmt: Stmt) -> Iterator[str]:
-        """Where this line takes effect: the server it is in, and for settings only the
-        default server of an address:port decides, whether this line is the deciding one."""
-        config = checked.config
-        only = nginx.default_server_only(checked.target)
-        key = stmt.directive
-        if key == "ssl_conf_command" and stmt.args:
-            key = f"ssl_conf_command {stmt.args[0]}"
-        server = _server_of(config, stmt)
-        if server is None:
-            if any(stmt is s for s in config.http.get(stmt.directive, [])):
-                yield "http{} level: in effect in every server that does not set its own"
-            return
-        if key not in only:
-            yield f"applies to {server_label(server)}"
-            return
-        for listen in server.listens:
-            if not listen.ssl:
+        """Where this line takes effect: the server it is in, and for each TLS address:port of
+        that server whether this line decides there or is ignored for the default server's,
+        as NameModel (the one answer to "who decides", which lint and the probe read) says, in
+        http{} and stream{} alike."""
+        effective = Effective(checked.config, checked.target)
+        for model in (effective, effective.stream):
+            config = model.config
+            server = _server_of(config, stmt)
+            if server is None:
+                if any(stmt is s for s in config.http.get(stmt.directive, [])):
+                    yield (
+                        f"{config.block}{{}} level: in effect in every server that does not "
+                        "set its own"
+                    )
+                    return
                 continue
-            default = config.default_server(listen.socket)
-            if default is server:
-                yield (
-                    f"decides for every name on {listen.socket}: this is its default server "
-                    f"({only[key].why})"
-                )
-            else:
-                value = default.value(stmt.directive)
-                shown = " ".join(value) if value else "(not set)"
-                yield (
-                    f"ignored on {listen.socket}: {server_label(default)} is the default server "
-                    f"and decides there (in effect: {shown})"
-                )
+            yield from _deciding(model, server, key_of(stmt))
+            return
 
     def definition(self, checked: Checked, path: str, line: int) -> list[str]:
         stmt = self.statement_at(checked, path, line)
@@ -285,6 +273,31 @@ def _location_symbol(loc: Location) -> Symbol:
 def _last_line(stmt: Stmt) -> int:
     lines = [s.line for s in walk(stmt.block or []) if s.file == stmt.file]
     return max([stmt.line, *lines]) + (1 if stmt.block is not None else 0)
+
+
+def _deciding(effective: Effective, server: Server, key: str) -> Iterator[str]:
+    tls = [lst.socket for lst in server.listens if effective.config.tls_socket(lst.socket)]
+    decided = False
+    for socket in dict.fromkeys(tls):
+        name = NameModel(effective, socket, None, server=server)
+        if key not in name.decided:
+            continue
+        decided = True
+        decider = name.decider(key)
+        if decider is server:
+            yield (
+                f"decides for every name on {socket}: this is its default server "
+                f"({name.decided[key].why})"
+            )
+        else:
+            answer = name.setting(key)
+            shown = " ".join(answer.value) if answer.value else "(not set)"
+            yield (
+                f"ignored on {socket}: {server_label(decider)} is the default server "
+                f"and decides there (in effect: {shown})"
+            )
+    if not decided:
+        yield f"applies to {server_label(server)}"
 
 
 def _server_of(config: Config, stmt: Stmt) -> Server | None:
