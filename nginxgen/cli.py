@@ -27,30 +27,12 @@ def main(argv: list[str] | None = None) -> int:
         gc.enable()
         return run_lint(args[1:])
     if args and args[0] == "lsp":
+        from nginxgen.lsp.launch import run_lsp
+
         return run_lsp(args[1:])
     from nginxgen.commands import run
 
     return run(args, debug=debug)
-
-
-def run_lsp(argv: list[str]) -> int:
-    """`nginxgen lsp`: the language server, from the `lsp` extra (pygls)."""
-    from nginxgen.errors import NginxgenError
-
-    try:
-        from nginxgen.lsp.server import main as serve
-    except ImportError as exc:
-        print(
-            f"nginxgen: error: nginxgen lsp needs the lsp extra (pip install 'nginxgen[lsp]'): "
-            f"{exc}",
-            file=sys.stderr,
-        )
-        return 2
-    try:
-        return serve(argv)
-    except NginxgenError as exc:
-        print(f"nginxgen: error: {exc}", file=sys.stderr)
-        return 2
 
 
 def console() -> None:

@@ -379,7 +379,7 @@ def lint(ctx: typer.Context) -> None:
 )
 def lsp(ctx: typer.Context) -> None:
     """The language server for editors (stdio; the lsp extra: pip install 'nginxgen[lsp]')."""
-    from nginxgen.cli import run_lsp
+    from nginxgen.lsp.launch import run_lsp
 
     raise SystemExit(run_lsp(list(ctx.args)))
 

@@ -14,9 +14,12 @@ import re
 import sys
 
 from nginxgen.errors import TargetError
-from nginxgen.knowledge import libraries, nginx, releases
-from nginxgen.records import field, record, replace
+from nginxgen.knowledge import builds, nginx, releases
+from nginxgen.knowledge.builds import Library, Target
+from nginxgen.records import replace
 from nginxgen.version import Version
+
+__all__ = ["Library", "Target", "machine_nginx", "parse_library", "resolve", "resolve_set"]
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:
@@ -30,88 +33,24 @@ _LIBRARY_SPEC = re.compile(
 )
 
 
-@record(frozen=True)
-class Library:
-    kind: str  # one of libraries.LIBRARY_KINDS
-    version: Version | None  # None: not stated (BoringSSL has no versions); answers as newest
-
-    def __str__(self) -> str:
-        return f"{self.kind}-{self.version}" if self.version else self.kind
-
-    @property
-    def display(self) -> str:
-        name = libraries.library_display(self.kind)
-        return f"{name} {self.version}" if self.version else name
-
-
-@record(frozen=True)
-class Target:
-    nginx: Version
-    library: Library
-    plus: bool = False
-    modules: frozenset[str] | None = None  # `--with-*_module` names when read from nginx -V
-    without: frozenset[str] | None = None  # `--without-*_module` names (default modules left out)
-    exact: bool = False  # read from the binary's `nginx -V`, not given or assumed
-    assumed: tuple[str, ...] = field(default=())
-    # which parts nobody gave or read ("nginx", "library"): a fix right only for some releases
-    # of that part is then not safe (nginxgen.lint.context)
-    guessed: frozenset[str] = frozenset()
-    # where the binary reads its main file (`--conf-path`, else its prefix's conf/nginx.conf):
-    # a tree given elsewhere is a copy of that folder (nginxgen.conf.tree)
-    conf_path: str | None = None
-    # modules built as loadable ones (`--with-stream=dynamic` -> stream): a config that uses
-    # them needs `load_module` with the file in `modules_path` (`--modules-path`)
-    dynamic: frozenset[str] | None = None
-    modules_path: str | None = None
-    # where the target came from when nobody gave it: the machine's binary that was read
-    origin: str | None = None
-
-    def describe(self) -> str:
-        text = f"nginx {self.nginx}{' (Plus)' if self.plus else ''} with {self.library.display}"
-        if self.assumed:
-            text += (
-                f" (assumed: {', '.join(self.assumed)}; "
-                "set --nginx-version/--tls-library or --nginx-bin)"
-            )
-        return text
-
-    def stated(self) -> str:
-        """The line every command prints on stderr: the target and where it came from."""
-        if self.origin:
-            return (
-                f"target: {self.describe()}, read from {self.origin} -V (this machine's nginx; "
-                "pin another with --nginx-version/--tls-library or .nginxgen.toml)"
-            )
-        return f"target: {self.describe()}"
-
-    def as_dict(self) -> dict[str, object]:
-        return {
-            "nginx": str(self.nginx),
-            "tls_library": str(self.library),
-            "plus": self.plus,
-            "assumed": list(self.assumed),
-            "origin": self.origin,
-        }
-
-
 def parse_library(spec: str) -> Library:
     """`openssl-3.5.7`, `openssl-3.0`, `boringssl`, `aws-lc-1.37.0`, `libressl-4.3.0`, ..."""
     match = _LIBRARY_SPEC.match(spec.strip())
     if not match:
         from nginxgen.spelling import nearest  # only on the way to an error
 
-        kinds = ", ".join(libraries.LIBRARY_KINDS)
+        kinds = ", ".join(builds.LIBRARY_KINDS)
         name = re.split(r"[-_ ]?v?\d", spec.strip(), maxsplit=1)[0].lower()
         raise TargetError(
             f"unknown TLS library {spec!r}; did you mean "
-            f"{nearest(name, libraries.LIBRARY_KINDS)}? (one of {kinds}, "
+            f"{nearest(name, builds.LIBRARY_KINDS)}? (one of {kinds}, "
             "optionally with a version: openssl-3.5.7, aws-lc-1.37.0)",
             where="--tls-library",
         )
     kind = match["kind"].lower().replace("awslc", "aws-lc")
     version = match["version"]
     if version is None:
-        current = libraries.current_library_version(kind)
+        current = builds.current_library_version(kind)
         return Library(kind, Version(current) if current else None)
     return Library(kind, Version(version))
 
@@ -267,7 +206,7 @@ def check_release(
     gets releases, or a new branch of the newest major within `minors_ahead` (releases.json).
     `branch_ok`: a known branch alone (openssl-3.0) stands for that branch."""
     known = releases.releases(product)
-    name = libraries.library_display(product) if product != "nginx" else "nginx"
+    name = builds.library_display(product) if product != "nginx" else "nginx"
     if known is None:
         raise TargetError(f"{name} has no release numbers: give {product} alone", where=where)
     parts = tuple(int(p) for p in version.text.split("."))

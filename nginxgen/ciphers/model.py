@@ -15,7 +15,7 @@ TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-
 if TYPE_CHECKING:
     from typing import Any
 
-    from nginxgen.target import Library
+    from nginxgen.knowledge.builds import Library
 
 
 @record(frozen=True)

@@ -9,7 +9,7 @@ import pydantic
 
 from nginxgen.certs import ca_file_here, check_pair
 from nginxgen.errors import NginxgenError, ValidationError
-from nginxgen.generate.models import SITE_DEFAULT_KEYS, GeneratorConfig
+from nginxgen.generate.models import SITE_DEFAULT_KEYS, GeneratorConfig, pydantic_problems
 from nginxgen.generate.planning import locate
 from nginxgen.generate.presets import (
     KeyLines,
@@ -23,21 +23,6 @@ from nginxgen.generate.presets import (
 from nginxgen.knowledge import pki
 
 CpuMode = Literal["auto", "aes-ni", "no-aes-ni"]
-
-
-def _loc(loc: tuple[int | str, ...]) -> str:
-    return ".".join(str(part) for part in loc) or "config"
-
-
-def pydantic_problems(err: pydantic.ValidationError) -> str:
-    lines = []
-    for item in err.errors():
-        message = str(item["msg"]).removeprefix("Value error, ")
-        value = item.get("input")
-        said = item["type"] == "missing" or isinstance(value, dict) or repr(value) in message
-        shown = "" if said else f" (got {value!r})"  # once: a message may quote it already
-        lines.append(f"{_loc(item['loc'])}: {message}{shown}")
-    return "\n".join(lines)
 
 
 def cpu_has_aes(cpuinfo: Path = Path("/proc/cpuinfo")) -> bool | None:

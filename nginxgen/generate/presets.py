@@ -9,7 +9,7 @@ import pydantic
 import yaml
 
 from nginxgen.errors import NginxgenError
-from nginxgen.generate.models import PRESET_KEYS, Site, SiteFile
+from nginxgen.generate.models import PRESET_KEYS, Site, SiteFile, pydantic_problems
 from nginxgen.records import record
 from nginxgen.resources import data_dir
 
@@ -90,8 +90,6 @@ def check_site_file(data: dict[str, Any], path: Path, preset: bool = False) -> N
         loc = tuple(first["loc"])
         where = f"{path}:{_line(path, loc)}" if _line(path, loc) else str(path)
         if first["type"] != "extra_forbidden":
-            from nginxgen.generate.compose import pydantic_problems
-
             raise NginxgenError(pydantic_problems(err).splitlines()[0], where=where) from None
         raise NginxgenError(_unknown_key(loc), where=where) from None
     extra = sorted(set(data) - PRESET_KEYS) if preset else []

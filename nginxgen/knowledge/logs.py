@@ -12,7 +12,7 @@ from nginxgen.version import in_range
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:
-    from nginxgen.target import Target
+    from nginxgen.knowledge.builds import Target
 
 
 @record(frozen=True)

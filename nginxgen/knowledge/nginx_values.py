@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any, TypeVar
 
-    from nginxgen.target import Target
+    from nginxgen.knowledge.builds import Target
 
     T = TypeVar("T")
 

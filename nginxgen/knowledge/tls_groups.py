@@ -6,13 +6,12 @@ from __future__ import annotations
 
 from functools import cache
 
+from nginxgen.knowledge.builds import LIBRARY_KINDS, library_display
 from nginxgen.knowledge.data import from_table, toml_file
 from nginxgen.knowledge.libraries import (
-    LIBRARY_KINDS,
     NO_SUPPORT,
     Support,
     behaves_as,
-    library_display,
     support,
     supports,
 )
@@ -22,7 +21,7 @@ from nginxgen.version import Version, in_range
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:
-    from nginxgen.target import Library
+    from nginxgen.knowledge.builds import Library
 
 
 @record(frozen=True)
