@@ -52,7 +52,7 @@ ABOUT = (
     "`maintained`: how many of the newest branches still get releases (nginx: stable and "
     "mainline); without it every branch may. `minors_ahead`: how many minor numbers past the "
     "newest known a new release may plausibly be (nginx: a stable and a mainline a year); without "
-    "it any minor of the newest major. Read by nginxgen/target.py: a version outside these is "
+    "it any minor of the newest major. Read by nginxgen/knowledge/target.py: a version outside these is "
     "refused, a plausible newer one is taken with a warning. Written by scripts/build_releases.py."
 )
 

@@ -155,8 +155,8 @@ def debian_launcher(root: Path) -> list[str]:
 
 def describe(nginx: list[str], openssl: list[str] | None) -> dict[str, str]:
     """Versions as the binaries themselves report them, read by nginxgen's own `-V` parser."""
-    from nginxgen.errors import TargetError
-    from nginxgen.target import parse_nginx_v
+    from nginxgen.base.errors import TargetError
+    from nginxgen.knowledge.target import parse_nginx_v
 
     try:
         target = parse_nginx_v(run([*nginx, "-V"]))

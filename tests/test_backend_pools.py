@@ -12,7 +12,7 @@ from nginxgen.conf.backend_pools import shared_pools
 from nginxgen.conf.config import build
 from nginxgen.conf.effective import Effective
 from nginxgen.conf.load import load_path
-from nginxgen.target import resolve
+from nginxgen.knowledge.target import resolve
 
 MID = ("1.26.3", "openssl-3.5.9")
 NEW = ("1.31.3", "openssl-3.3.7")

@@ -13,7 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from nginxgen.ciphers import CipherModel, evaluate, evaluate_ciphersuites, load_model
+from nginxgen.ciphers.engine import evaluate, evaluate_ciphersuites
+from nginxgen.ciphers.model import CipherModel, load_model
 from tests.builds import Build
 from tests.paths import CORPUS, GUIDELINES
 

@@ -20,12 +20,12 @@ from pathlib import Path
 
 import pytest
 
-from nginxgen.conf.client_certs import client_certificates, request_outcome
+from nginxgen.base.version import Version
+from nginxgen.conf.client_certificates import client_certificates, request_outcome
 from nginxgen.conf.config import Config, build
 from nginxgen.conf.load import load_path
+from nginxgen.knowledge.target import resolve
 from nginxgen.lint.run import Selection, lint
-from nginxgen.target import resolve
-from nginxgen.version import Version
 from tests.builds import Build
 from tests.helpers import missing_real_part
 from tests.live import Server, free_port, prepare_prefix

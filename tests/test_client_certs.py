@@ -1,4 +1,4 @@
-"""The client-certificate model (nginxgen/conf/client_certs.py) without a live server: the settings
+"""The client-certificate model (nginxgen/conf/client_certificates.py) without a live server: the settings
 in effect with their lines, the checks of `$ssl_client_verify`, the CA names, the depth a CA file
 needs, and what a request gets for each SNI/Host pair. tests/test_client_certificates_live.py
 holds the same pairs against real nginx."""
@@ -14,7 +14,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from nginxgen.conf.client_certs import (
+from nginxgen.conf.client_certificates import (
     ClientCertificates,
     ca_names,
     client_certificates,
@@ -231,7 +231,7 @@ def test_a_certificate_that_does_not_verify(
 
 
 def lint_codes(tmp_path: Path, http: str, target: tuple[str, str]) -> list[tuple[str, str]]:
-    from nginxgen.target import resolve
+    from nginxgen.knowledge.target import resolve
     from tests.every_rule import lint_checked
 
     conf = tmp_path / "nginx.conf"

@@ -1,4 +1,4 @@
-"""nginxgen.der reads what the rules ask of certificates and keys without cryptography; every
+"""nginxgen.base.der reads what the rules ask of certificates and keys without cryptography; every
 answer must be cryptography's. Files made by the openssl command line, answers checked against
 cryptography, field by field, and against its key matching."""
 
@@ -13,7 +13,7 @@ import pytest
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 
-from nginxgen import der
+from nginxgen.base import der
 from tests.paths import REPO
 
 # openssl genpkey options per key kind
@@ -81,7 +81,7 @@ def _name(name: x509.Name) -> der.NameKey:
 
 
 def test_every_field_is_cryptographys(pki: Path) -> None:
-    from nginxgen import pem
+    from nginxgen.base import pem
 
     files = sorted(pki.glob("*.pem"))
     assert len(files) == 12
@@ -130,7 +130,7 @@ def test_the_common_files_are_read_without_cryptography(pki: Path) -> None:
 
 
 def test_which_certificate_a_key_belongs_to_is_cryptographys(pki: Path) -> None:
-    from nginxgen import pem
+    from nginxgen.base import pem
 
     light = 0
     for key in sorted([*pki.glob("*.key"), pki / "combined.pem", pki / "root.pem"]):

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nginxgen.diff import FileDiff, unified
+from nginxgen.files.diff import FileDiff, unified
 from tests.helpers import CertPair
 from tests.patching import TOOLS, apply_to_copies, copies, require_tools, state
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from nginxgen.errors import NginxgenError
-from nginxgen.writer import EarlyStaging, replace_all
+from nginxgen.base.errors import NginxgenError
+from nginxgen.files.writer import EarlyStaging, replace_all
 
 
 def files(tmp_path: Path) -> tuple[dict[str, str | None], Path, Path]:

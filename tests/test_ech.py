@@ -1,4 +1,4 @@
-"""nginxgen/ech.py: ECHConfigLists, OpenSSL 4.0's ECH key files and the HTTPS record's `ech=`.
+"""nginxgen/base/ech_configs.py: ECHConfigLists, OpenSSL 4.0's ECH key files and the HTTPS record's `ech=`.
 The oracle for the key file and the config list is OpenSSL 4.0.3's own `openssl ech`: it writes
 the files read here, and reads back (`-in FILE -text`) the ones written here."""
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from nginxgen import ech
+from nginxgen.base import ech_configs as ech
 from tests.builds import Build
 from tests.conftest import require_build
 

@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from nginxgen.cli import main
 from nginxgen.conf.load import load_path
 from nginxgen.edit.edits import Edit
 from nginxgen.knowledge import managers
 from nginxgen.lint.findings import Applicability, Finding, Severity, fix_classes
 from nginxgen.lint.fix import run_fixes
+from nginxgen.shell.cli import main
 from tests.builds import Build
 from tests.conftest import require_build
 from tests.directive_probe import nginx_t

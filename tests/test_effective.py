@@ -13,7 +13,7 @@ from nginxgen.conf.config import build
 from nginxgen.conf.effective import Effective, header_sent, locations_for
 from nginxgen.conf.load import load_path
 from nginxgen.knowledge import tls_groups
-from nginxgen.target import resolve
+from nginxgen.knowledge.target import resolve
 
 SERVER = """events {{}}
 http {{

@@ -10,11 +10,11 @@ import tempfile
 from pathlib import Path
 
 from nginxgen.conf.load import Loaded, load_path
+from nginxgen.knowledge.target import Target
 from nginxgen.lint.findings import Finding, fix_classes
 from nginxgen.lint.fix import run_fixes
 from nginxgen.lint.rules import catalog
 from nginxgen.lint.run import Selection, lint
-from nginxgen.target import Target
 from tests.builds import ALL_BUILD_NAMES, Build
 from tests.conftest import require_build
 from tests.directive_probe import nginx_t

@@ -10,7 +10,7 @@ import os
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from nginxgen.target import resolve
+from nginxgen.knowledge.target import resolve
 from tests.builds import BUILD_NAMES, Build
 from tests.conftest import require_build
 from tests.fuzzing.configs import mutated, seed_texts

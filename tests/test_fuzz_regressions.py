@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from nginxgen.errors import NginxgenError
+from nginxgen.base.errors import NginxgenError
 from nginxgen.generate.models import GeneratorConfig
 from nginxgen.generate.plan import make_plan
 from nginxgen.generate.render import TLS_FILE, render
-from nginxgen.target import resolve
+from nginxgen.knowledge.target import resolve
 
 TARGET = resolve("1.22.1", "openssl-3.0.22")
 

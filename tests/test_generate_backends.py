@@ -11,14 +11,14 @@ from typing import Any
 import pydantic
 import pytest
 
+from nginxgen.base.errors import ValidationError
 from nginxgen.conf.config import build as build_config
 from nginxgen.conf.load import load_path
 from nginxgen.conf.upstream import backends
-from nginxgen.errors import ValidationError
 from nginxgen.generate.models import GeneratorConfig
 from nginxgen.generate.plan import Plan, make_plan
 from nginxgen.generate.render import MAIN_FILE, STREAM_TLS_FILE, render, site_file, stream_file
-from nginxgen.target import Target, resolve
+from nginxgen.knowledge.target import Target, resolve
 from tests.builds import ALL_BUILD_NAMES, Build
 from tests.fuzzing.generate_check import build_target, lint_findings
 from tests.live import nginx_check, prepare_prefix
@@ -394,7 +394,7 @@ def test_a_config_needs_a_site_or_a_stream_site() -> None:
 def test_stream_sites_are_refused_into_an_existing_tree(tmp_path: Path) -> None:
     """`--into` plans http sites only: stream sites left out would be lost in silence, so they
     are refused whole, with one line naming `streams`."""
-    from nginxgen.errors import NginxgenError
+    from nginxgen.base.errors import NginxgenError
     from nginxgen.into.plan import plan_into
 
     main = tmp_path / "nginx.conf"
@@ -408,7 +408,7 @@ def test_stream_sites_are_refused_into_an_existing_tree(tmp_path: Path) -> None:
 def test_the_command_takes_a_config_of_stream_sites_alone(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from nginxgen.cli import main
+    from nginxgen.shell.cli import main
 
     leaf = CertificateFactory(tmp_path / "pki", "ecdsa").leaf("db.example.com", "ecdsa")
     stream = {**STREAM, "certificates": [{"cert": str(leaf.fullchain), "key": str(leaf.key)}]}

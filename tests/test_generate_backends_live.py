@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from nginxgen.cli import main
+from nginxgen.shell.cli import main
 from tests.builds import Build
 from tests.live import Server, free_port, prepare_prefix
 from tests.pki import CertificateFactory

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from nginxgen import writer as output
-from nginxgen.cli import main
-from nginxgen.errors import NginxgenError
+from nginxgen.base.errors import NginxgenError
+from nginxgen.files import writer as output
+from nginxgen.shell.cli import main
 from tests.helpers import CertPair, make_cert
 
 
@@ -308,7 +308,7 @@ def _planned(out: Path, preset: str, ecdsa_pair: CertPair) -> list[output.Change
     from nginxgen.generate.compose import compose
     from nginxgen.generate.plan import make_plan
     from nginxgen.generate.render import render
-    from nginxgen.target import resolve
+    from nginxgen.knowledge.target import resolve
 
     model = compose(
         preset,

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from nginxgen import ech
-from nginxgen.cli import main
+from nginxgen.base import ech_configs as ech
+from nginxgen.shell.cli import main
 from tests.builds import Build
 from tests.conftest import require_build
 from tests.helpers import CertPair, make_cert

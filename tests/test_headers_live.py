@@ -20,7 +20,7 @@ import pytest
 from nginxgen.conf.config import build as build_config
 from nginxgen.conf.effective import HSTS, Effective
 from nginxgen.conf.load import load_path
-from nginxgen.target import resolve
+from nginxgen.knowledge.target import resolve
 from tests.builds import Build
 from tests.helpers import missing_real_part
 from tests.live import Server, free_port, prepare_prefix

@@ -16,11 +16,11 @@ from types import ModuleType
 import pytest
 
 import nginxgen.knowledge
+from nginxgen.base.records import record
+from nginxgen.base.version import Version
 from nginxgen.knowledge import libraries, nginx, tls_groups
 from nginxgen.knowledge.data import from_table, toml_file
-from nginxgen.records import record
-from nginxgen.target import Library, Target
-from nginxgen.version import Version
+from nginxgen.knowledge.target import Library, Target
 from tests.paths import REPO
 
 LIBRARIES = [

@@ -9,8 +9,8 @@ import pytest
 
 from nginxgen.conf.load import load_path
 from nginxgen.edit import source
+from nginxgen.knowledge.target import resolve
 from nginxgen.lint.run import Selection, lint
-from nginxgen.target import resolve
 from tests.test_lint_rules import CASES
 
 

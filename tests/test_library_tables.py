@@ -127,7 +127,7 @@ def test_mailcow_curves_warn_about_secp256k1_only(
 def test_brainpool_warns_unless_the_policy_lists_it(tmp_path: Path) -> None:
     """Brainpool is NGX204 in a hand-written config, and silent in one generated under the
     bsi-tr-02102-2 preset, whose policy lists it (the generator says why in the file)."""
-    from nginxgen.target import resolve
+    from nginxgen.knowledge.target import resolve
     from tests.helpers import make_cert
 
     target = resolve("1.26.3", "openssl-3.5.9")
@@ -159,7 +159,7 @@ def test_each_table_is_named_for_its_library() -> None:
     """A lint opens only its target's table, chosen by file name: the name must be the library
     the file was measured on, and every target of a measured series finds its table."""
     from nginxgen.knowledge.library_tables import library_table, library_tables
-    from nginxgen.target import parse_library
+    from nginxgen.knowledge.target import parse_library
 
     tables = library_tables()
     assert len(tables) == len(list(TABLES.glob("*.json"))) - 1  # names.json is no table

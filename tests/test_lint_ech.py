@@ -12,8 +12,8 @@ import pytest
 
 from nginxgen.conf.load import load_path
 from nginxgen.knowledge import directives, ech, libraries
+from nginxgen.knowledge.target import resolve
 from nginxgen.lint.findings import Finding
-from nginxgen.target import resolve
 from tests.builds import Build
 from tests.conftest import require_build
 from tests.every_rule import lint_checked

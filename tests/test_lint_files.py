@@ -11,10 +11,10 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import dh
 
+from nginxgen.base.records import replace
 from nginxgen.conf.load import load_path
+from nginxgen.knowledge.target import Target, resolve
 from nginxgen.lint.findings import Finding
-from nginxgen.records import replace
-from nginxgen.target import Target, resolve
 from tests.builds import Build
 from tests.every_rule import lint_checked
 from tests.live import nginx_check, prepare_prefix

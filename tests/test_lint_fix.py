@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from nginxgen.cli import main
+from nginxgen.shell.cli import main
 
 TARGET = ["--nginx-version", "1.26.3", "--tls-library", "openssl-3.5.7"]
 MAIN = (
@@ -157,9 +157,9 @@ def test_stdin_prints_the_fixed_text(
 def test_rule_metadata_states_each_fix_class(tmp_path: Path) -> None:
     """The docs page (from Rule.autofix) says the class the findings carry."""
     from nginxgen.conf.load import load_path
+    from nginxgen.knowledge.target import resolve
     from nginxgen.lint.rules import catalog
     from nginxgen.lint.run import Selection, lint
-    from nginxgen.target import resolve
 
     findings = lint(load_path(str(tree(tmp_path))), resolve("1.26.3", "openssl-3.5.7"), Selection())
     fixable = [f for f in findings if f.autofix]

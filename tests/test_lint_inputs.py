@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from nginxgen.cli import main
 from nginxgen.conf.load import load_path
 from nginxgen.generate.examples import EXAMPLE_TARGETS
+from nginxgen.knowledge.target import Target, resolve
 from nginxgen.lint.findings import Finding
 from nginxgen.lint.run import Selection
 from nginxgen.lint.run import lint as run_lint
-from nginxgen.target import Target, resolve
+from nginxgen.shell.cli import main
 from tests.paths import DATA, PROVENANCE, REFERENCE_OUTPUTS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -422,7 +422,7 @@ def test_colour_only_on_a_terminal_and_never_with_no_color(
 ) -> None:
     import sys
 
-    from nginxgen.lint import report
+    from nginxgen.lint import output as report
 
     path = tmp_path / "nginx.conf"
     path.write_text(GOOD.replace("ssl_protocols TLSv1.2 TLSv1.3;", "ssl_protocols TLSv1 TLSv1.2;"))

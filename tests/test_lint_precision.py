@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from nginxgen.cli import main
 from nginxgen.conf.load import load_path
+from nginxgen.knowledge.target import resolve
 from nginxgen.lint.run import Selection, lint
-from nginxgen.target import resolve
+from nginxgen.shell.cli import main
 from tests.test_lint_rules import DEFAULT, HSTS, MID, NEW, OLD, SITE, http
 
 MOZILLA_INTERMEDIATE_CIPHERS = (

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from nginxgen.conf.load import load_path
+from nginxgen.knowledge.target import resolve
 from nginxgen.lint.findings import Finding
 from nginxgen.lint.rules import catalog
-from nginxgen.target import resolve
 from tests.every_rule import lint_checked
 
 OLD = ("1.22.1", "openssl-3.0")
@@ -862,7 +862,7 @@ def test_the_catalog_says_every_severity_a_rule_reports(
     """NGX401 is a warning for TLS 1.0 the library still speaks and info where it cannot
     (issue 35: `nginxgen rules` listed only "warning"); never an error, SSLv3 included: nginx
     starts with it (issue 36)."""
-    from nginxgen.cli import main
+    from nginxgen.shell.cli import main
 
     seen = set()
     for protocols, target in (

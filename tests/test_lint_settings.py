@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from nginxgen import settings
-from nginxgen.settings import find_settings
+from nginxgen.files import settings
+from nginxgen.files.settings import find_settings
 
 
 @pytest.mark.parametrize(
@@ -34,7 +34,7 @@ def test_a_pyproject_without_the_table_is_not_parsed(
     """A project named nginxgen (this one) has no settings in its pyproject.toml: reading it
     with tomllib on every pre-commit run cost about 5 ms of a 40 ms lint."""
     (tmp_path / "pyproject.toml").write_text(
-        '[project]\nname = "nginxgen"\n\n[project.scripts]\nnginxgen = "nginxgen.cli:main"\n'
+        '[project]\nname = "nginxgen"\n\n[project.scripts]\nnginxgen = "nginxgen.shell.cli:main"\n'
     )
 
     def refuse(path: str, table: str | None) -> dict[str, object]:
@@ -46,7 +46,7 @@ def test_a_pyproject_without_the_table_is_not_parsed(
 
 def lint(args: list[str], cwd: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
     """`nginxgen lint ARGS` run in `cwd` (where settings are looked for)."""
-    from nginxgen.cli import main
+    from nginxgen.shell.cli import main
 
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(cwd)
@@ -144,7 +144,7 @@ def test_the_checked_options_keep_lint_off_typer_pydantic_and_jinja2(tmp_path: P
     (tmp_path / "ssl.conf").write_text(WEAK)
     (tmp_path / "pyproject.toml").write_text('[tool.nginxgen]\nignore = ["NGX0"]\n')
     code = (
-        "import sys; from nginxgen.cli import main; "
+        "import sys; from nginxgen.shell.cli import main; "
         "rc = main(['lint', 'ssl.conf', '--select', 'NGX4,legacy-protocol', "
         "'--nginx-version', '1.31.9', '--tls-library', 'openssl-3.5.9']); "
         "print(rc, sorted(m for m in ('typer', 'pydantic', 'jinja2') if m in sys.modules))"

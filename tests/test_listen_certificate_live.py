@@ -13,8 +13,8 @@ import pytest
 
 from nginxgen.conf.load import load_path
 from nginxgen.knowledge import nginx
+from nginxgen.knowledge.target import resolve
 from nginxgen.lint.run import Selection, lint
-from nginxgen.target import resolve
 from tests.builds import ALL_BUILD_NAMES, Build
 from tests.live import Server, free_port, nginx_check, s_client
 from tests.pki import CertificateFactory

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from nginxgen.base.version import Version
 from nginxgen.knowledge import libraries
-from nginxgen.version import Version
 from tests.builds import ALL_BUILD_NAMES, SOURCE_BUILD_NAMES, Build
 from tests.live import Server, free_port, nginx_check, prepare_prefix, s_client
 from tests.pki import CertificateFactory

@@ -306,7 +306,7 @@ def test_the_settings_file_applies_in_the_editor_as_on_the_command_line(tmp_path
     lint's own resolver: the editor shows what `nginxgen lint` run in that folder reports."""
     import json
 
-    from nginxgen.lsp.session import Session
+    from nginxgen.lsp.workspace import Session
 
     etc = tree(tmp_path / "etc")
     (etc / ".nginxgen.toml").write_text(
@@ -338,7 +338,7 @@ def test_the_settings_file_applies_in_the_editor_as_on_the_command_line(tmp_path
 def test_hover_says_who_decides_in_stream_too(tmp_path: Path) -> None:
     """The hover reads NameModel, the one answer lint and the probe read: a stream{} vhost's
     ssl_ecdh_curve is ignored for its default server's (the hover knew http{} only)."""
-    from nginxgen.lsp.session import Session, Settings
+    from nginxgen.lsp.workspace import Session, Settings
 
     conf = tmp_path / "nginx.conf"
     conf.write_text(

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from nginxgen import target as target_module
+from nginxgen.knowledge import target as target_module
 from tests.builds import Build
 from tests.helpers import CertPair, missing_real_part
 from tests.live import nginx_bin_script, nginx_check, prepare_prefix

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from nginxgen.cli import main
 from nginxgen.knowledge import managers
+from nginxgen.shell.cli import main
 from tests.paths import CORPUS, DATA
 
 SWAG_DEFAULTS = CORPUS / "linuxserver__docker-swag" / "root" / "defaults" / "nginx"

@@ -16,7 +16,7 @@ from nginxgen.generate.examples import render_examples as _render_examples
 from nginxgen.generate.plan import make_plan
 from nginxgen.generate.presets import list_presets, load_preset
 from nginxgen.generate.render import TLS_FILE, render
-from nginxgen.target import resolve
+from nginxgen.knowledge.target import resolve
 from tests.helpers import needs_mlkem
 from tests.paths import GUIDELINES
 

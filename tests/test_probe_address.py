@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from nginxgen.errors import NginxgenError
+from nginxgen.base.errors import NginxgenError
 from nginxgen.probe.cli import parse_address
 
 

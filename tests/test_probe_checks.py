@@ -15,11 +15,11 @@ import pytest
 from nginxgen.conf.config import build
 from nginxgen.conf.load import load_path
 from nginxgen.conf.per_name import Answer
+from nginxgen.knowledge.target import resolve
 from nginxgen.probe import checks
 from nginxgen.probe.check import Found, NameProbe, Prediction, expect
 from nginxgen.probe.predict import compare
 from nginxgen.probe.run import probe_name, text_report
-from nginxgen.target import resolve
 
 
 def test_every_module_of_the_folder_is_a_listed_check() -> None:

@@ -20,8 +20,7 @@ from typing import Any
 
 import pytest
 
-from nginxgen import ech
-from nginxgen.cli import main
+from nginxgen.base import ech_configs as ech
 from nginxgen.conf.per_name import NameModel
 from nginxgen.probe.check import NameProbe
 from nginxgen.probe.checks import ech as ech_check
@@ -34,6 +33,7 @@ from nginxgen.probe.ech_hello import (
     grease_config,
     usable,
 )
+from nginxgen.shell.cli import main
 from tests.builds import Build, load_builds
 from tests.conftest import require_build
 from tests.helpers import make_cert
@@ -353,10 +353,10 @@ def test_the_stream_probe_tries_ech_and_compares_it_with_the_stream_model(
     from nginxgen.conf.effective import Effective
     from nginxgen.conf.load import load_path
     from nginxgen.conf.stream import Stream
+    from nginxgen.knowledge.target import resolve
     from nginxgen.probe.predict import compare_model
     from nginxgen.probe.run import probe_name
     from nginxgen.probe.stream import CHECKS, listeners
-    from nginxgen.target import resolve
 
     config = _config(server_key)
     for port in _server(openssl40, folder / "stream", "-ech_key", str(server_key)):
@@ -456,8 +456,8 @@ def _model(
     config is read, never run: the server answering is s_server)."""
     from nginxgen.conf.config import build
     from nginxgen.conf.load import load_path
+    from nginxgen.knowledge.target import resolve
     from nginxgen.probe.predict import model_for
-    from nginxgen.target import resolve
 
     conf = folder / f"nginx-{next(_CONFIGS)}.conf"
     conf.write_text(

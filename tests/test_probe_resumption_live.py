@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
+from nginxgen.base.version import Version
 from nginxgen.knowledge import libraries
-from nginxgen.version import Version
 from tests.builds import BUILD_NAMES, SOURCE_BUILD_NAMES, Build
 from tests.conftest import require_build
 from tests.fuzzing.live import LiveTree, server, write

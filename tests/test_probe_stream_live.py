@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from nginxgen.version import Version
+from nginxgen.base.version import Version
 from tests.builds import REPO, Build
 from tests.live import Server, free_port, s_client
 from tests.pki import CertificateFactory

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from nginxgen.cli import main
-from nginxgen.generate.planning import Problems, key_loc
+from nginxgen.generate.plan_common import Problems, key_loc
 from nginxgen.generate.presets import key_lines
-from nginxgen.target import resolve
+from nginxgen.knowledge.target import resolve
+from nginxgen.shell.cli import main
 from tests.helpers import make_cert
 
 OLD = ["--nginx-version", "1.22.1", "--tls-library", "openssl-3.0.19"]

@@ -8,7 +8,7 @@ from typing import ClassVar
 
 import pytest
 
-from nginxgen.records import COMPILE_AFTER, field, record, replace
+from nginxgen.base.records import COMPILE_AFTER, field, record, replace
 
 
 @record(frozen=True)
@@ -82,9 +82,7 @@ def test_replace() -> None:
 
 
 def test_importing_records_brings_no_dataclasses() -> None:
-    code = (
-        "import sys, nginxgen.records; print(sorted({'dataclasses', 'inspect'} & set(sys.modules)))"
-    )
+    code = "import sys, nginxgen.base.records; print(sorted({'dataclasses', 'inspect'} & set(sys.modules)))"
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
     )

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from nginxgen.target import resolve
+from nginxgen.knowledge.target import resolve
 from tests.builds import ALL_BUILD_NAMES, Build
 from tests.conftest import require_build
 from tests.paths import REPO

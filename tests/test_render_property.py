@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from nginxgen.generate.models import GeneratorConfig
 from nginxgen.generate.plan import make_plan
 from nginxgen.generate.render import render
-from nginxgen.target import resolve
+from nginxgen.knowledge.target import resolve
 from tests.fuzzing.generate_check import parse
 
 POLICY = {

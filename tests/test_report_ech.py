@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from nginxgen.cli import main
 from nginxgen.knowledge import logs
-from nginxgen.target import resolve
+from nginxgen.knowledge.target import resolve
+from nginxgen.shell.cli import main
 from tests.paths import REPO
 
 LOG = REPO / "tests" / "logs" / "ech-nginx-1.30.4.log"

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from nginxgen.cli import main
 from nginxgen.lint.rule_docs import pages
 from nginxgen.lint.rules import catalog, render_index
+from nginxgen.shell.cli import main
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "rules"
 

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from nginxgen.conf.load import load_path
+from nginxgen.knowledge.target import resolve
 from nginxgen.lint.run import Selection, lint
-from nginxgen.target import resolve
 from tests.paths import REPO
 
 RULES = sorted((REPO / "nginxgen" / "lint" / "rules").glob("ngx*.py"))

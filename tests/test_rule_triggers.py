@@ -17,9 +17,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from nginxgen.conf.load import LoadError, load_path
+from nginxgen.knowledge.target import resolve
 from nginxgen.lint.rules import catalog
 from nginxgen.lint.rules._index import INDEX
-from nginxgen.target import resolve
 from tests.every_rule import lint_checked
 from tests.fuzzing.configs import Tree, trees
 from tests.fuzzing.lint_check import TARGETS
@@ -74,7 +74,7 @@ def _imported_rules(tmp_path: Path, text: str) -> set[str]:
     conf.write_text(text)
     probe = (
         "import json, sys\n"
-        "from nginxgen.cli import main\n"
+        "from nginxgen.shell.cli import main\n"
         "main(['lint', '--format', 'json', sys.argv[1]])\n"
         "print(json.dumps(sorted(m for m in sys.modules if m.startswith('nginxgen.lint.rules.ngx'))),"
         " file=sys.stderr)\n"

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 import yaml
 
-from nginxgen.cli import main
 from nginxgen.generate.models import site_file_schema
 from nginxgen.generate.presets import preset_dir
+from nginxgen.shell.cli import main
 from tests.helpers import make_cert
 
 SITE_FILE_PAGE = Path(__file__).resolve().parent.parent / "docs" / "generate.md"

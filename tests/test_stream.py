@@ -13,7 +13,7 @@ from nginxgen.conf.config import build
 from nginxgen.conf.effective import Effective
 from nginxgen.conf.load import load_path
 from nginxgen.conf.stream import Stream
-from nginxgen.target import resolve
+from nginxgen.knowledge.target import resolve
 
 OLD = ("1.24.0", "openssl-3.0")  # before stream virtual servers
 MID = ("1.28.3", "openssl-3.5.7")  # virtual servers, SNI callback after the protocol choice

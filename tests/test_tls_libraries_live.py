@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from nginxgen.knowledge import libraries, tls_groups
-from nginxgen.target import parse_library
+from nginxgen.knowledge.target import parse_library
 from tests.builds import ALL_BUILD_NAMES, SOURCE_BUILD_NAMES, Build
 from tests.conftest import require_build
 from tests.fuzzing.generate_check import build_target, real_files
@@ -98,7 +98,7 @@ def _spellings() -> list[str]:
     """Every group name the knowledge base knows, for any library, plus an unknown one."""
     import tomllib
 
-    from nginxgen.resources import data_dir
+    from nginxgen.base.resources import data_dir
 
     groups = tomllib.loads((data_dir("knowledge") / "groups.toml").read_text())["group"]
     names = {n for g in groups.values() for spelled in g.get("names", {}).values() for n in spelled}
@@ -357,7 +357,7 @@ COVERED = {
 def test_every_library_fact_is_covered() -> None:
     import tomllib
 
-    from nginxgen.resources import data_dir
+    from nginxgen.base.resources import data_dir
 
     data = tomllib.loads((data_dir("knowledge") / "libraries.toml").read_text())
     named = {

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from nginxgen.conf.load import load_path
 from nginxgen.conf.tree import TreeMapping, infer_map
-from nginxgen.target import parse_nginx_v
+from nginxgen.knowledge.target import parse_nginx_v
 from tests.pki import CertificateFactory
 
 DEBIAN_MAIN = """user www-data;

@@ -9,7 +9,7 @@ from nginxgen.conf.config import build
 from nginxgen.conf.effective import Effective
 from nginxgen.conf.load import load_path
 from nginxgen.conf.upstream import BackendTls
-from nginxgen.target import resolve
+from nginxgen.knowledge.target import resolve
 
 OLD = ("1.22.1", "openssl-3.0.22")
 MID = ("1.26.3", "openssl-3.5.9")

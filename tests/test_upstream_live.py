@@ -25,9 +25,9 @@ from nginxgen.conf.config import build as build_config
 from nginxgen.conf.effective import Effective
 from nginxgen.conf.load import load_path
 from nginxgen.conf.upstream import BackendTls
+from nginxgen.knowledge.target import resolve
 from nginxgen.lint.context import Context
 from nginxgen.lint.rules import catalog
-from nginxgen.target import resolve
 from tests.builds import Build
 from tests.live import Server, free_port, prepare_prefix
 from tests.pki import CertificateFactory

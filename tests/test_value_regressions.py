@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from nginxgen.base.version import Version
 from nginxgen.conf.load import load_path
+from nginxgen.knowledge.target import Target, parse_library
 from nginxgen.lint.run import lint
-from nginxgen.target import Target, parse_library
-from nginxgen.version import Version
 from tests.builds import Build
 from tests.conftest import require_build
 from tests.fuzzing import values

@@ -10,10 +10,10 @@ from __future__ import annotations
 import os
 import re
 
+from nginxgen.base.records import field, record
 from nginxgen.conf.lexer import Lexeme, NgxParserSyntaxError, scan
 from nginxgen.conf.tree import PathMap, infer_map, map_path, sorted_map
 from nginxgen.knowledge import directives
-from nginxgen.records import field, record
 
 MAX_DEPTH = 200  # nginx has no limit, but no real config nests this deep; recursion would
 # Directives that includes may bring in: 25x a 10,000-vhost fleet split one file per vhost, yet a
@@ -556,7 +556,7 @@ def load_valid(
     """A config tree a command acts on (generate --into, report --config): a file that cannot
     be read (named by `where`) or a syntax error nginx would stop at is one NginxgenError line
     with its file and line."""
-    from nginxgen.errors import NginxgenError
+    from nginxgen.base.errors import NginxgenError
 
     try:
         loaded = load_path(path, path_map=path_map, spans=spans, infer=infer)

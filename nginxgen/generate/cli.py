@@ -8,14 +8,14 @@ import os
 from pathlib import Path
 from typing import cast, get_args
 
+from nginxgen.base.console import note
+from nginxgen.base.errors import NginxgenError
+from nginxgen.base.records import record
 from nginxgen.conf.tree import TreeMapping, flag_mapping
-from nginxgen.console import note
-from nginxgen.errors import NginxgenError
 from nginxgen.generate.compose import CpuMode, check_ca_files, compose
 from nginxgen.generate.models import GeneratorConfig
 from nginxgen.generate.presets import KeyLines, key_lines
-from nginxgen.records import record
-from nginxgen.target import Target
+from nginxgen.knowledge.target import Target
 
 
 @record
@@ -58,8 +58,8 @@ def resolve_options(
 ) -> GenerateOptions:
     """The flags as given (each one named after its flag), checked: a flag that needs another,
     or two that exclude each other, is one line naming it (exit 2)."""
-    from nginxgen.settings import find_settings
-    from nginxgen.target import resolve_set
+    from nginxgen.files.settings import find_settings
+    from nginxgen.knowledge.target import resolve_set
 
     _check_flags(cpu=cpu, out=out, into=into, root=root, tree_map=tree_map, diff=diff)
     # the flags, else the settings file's target, else this machine's nginx
@@ -137,12 +137,12 @@ def run(options: GenerateOptions) -> int:
     """The rendered files: on stdout (each after a `# ==> NAME <==` line), written into --out
     (a line on stderr per file), or with --diff the diff against --out (exit 1 when it differs).
     The exit code."""
-    from nginxgen.diff import show
+    from nginxgen.files.diff import show
+    from nginxgen.files.writer import diff as diff_of
+    from nginxgen.files.writer import plan_changes, write
     from nginxgen.generate.ech import NEW_KEY_FILE
     from nginxgen.generate.plan import make_plan
     from nginxgen.generate.render import private_files, render
-    from nginxgen.writer import diff as diff_of
-    from nginxgen.writer import plan_changes, write
 
     note(options.target.stated())
     kept = _kept_ech_key(options.out, options.model)

@@ -7,10 +7,10 @@ from typing import Any, Literal
 
 import pydantic
 
-from nginxgen.certs import ca_file_here, check_pair
-from nginxgen.errors import NginxgenError, ValidationError
+from nginxgen.base.errors import NginxgenError, ValidationError
+from nginxgen.files.certs import ca_file_here, check_pair
 from nginxgen.generate.models import SITE_DEFAULT_KEYS, GeneratorConfig, pydantic_problems
-from nginxgen.generate.planning import locate
+from nginxgen.generate.plan_common import locate
 from nginxgen.generate.presets import (
     KeyLines,
     load_config,

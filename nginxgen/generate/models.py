@@ -23,9 +23,9 @@ from pydantic import (
     model_validator,
 )
 
-from nginxgen.generate.values import check_path, check_server_name, check_token
+from nginxgen.base.sockets import normalize_socket
+from nginxgen.generate.quoting import check_path, check_server_name, check_token
 from nginxgen.knowledge import web
-from nginxgen.sockets import normalize_socket
 
 Protocol = Literal["TLSv1", "TLSv1.1", "TLSv1.2", "TLSv1.3"]
 

@@ -8,10 +8,10 @@ from typing import Any
 import pydantic
 import yaml
 
-from nginxgen.errors import NginxgenError
+from nginxgen.base.errors import NginxgenError
+from nginxgen.base.records import record
+from nginxgen.base.resources import data_dir
 from nginxgen.generate.models import PRESET_KEYS, Site, SiteFile, pydantic_problems
-from nginxgen.records import record
-from nginxgen.resources import data_dir
 
 
 @record(frozen=True)
@@ -98,7 +98,7 @@ def check_site_file(data: dict[str, Any], path: Path, preset: bool = False) -> N
 
 
 def _unknown_key(loc: tuple[int | str, ...]) -> str:
-    from nginxgen.spelling import nearest
+    from nginxgen.base.spelling import nearest
 
     key = str(loc[-1])
     if loc == ("preset",):

@@ -14,22 +14,22 @@ from __future__ import annotations
 import difflib
 import os
 
+from nginxgen.base.errors import NginxgenError
+from nginxgen.base.records import field, record, replace
 from nginxgen.conf.config import Config, Server, build, listen_socket
 from nginxgen.conf.effective import server_label
 from nginxgen.conf.load import Loaded, Stmt, load_valid, walk
 from nginxgen.conf.tree import PathMap
 from nginxgen.edit import edits
 from nginxgen.edit.source import Source, SourceStatement
-from nginxgen.edit.tree import TreeSources
-from nginxgen.errors import NginxgenError
+from nginxgen.edit.tree_sources import TreeSources
 from nginxgen.generate.models import GeneratorConfig
 from nginxgen.generate.plan import ListenLine, Plan, SitePlan, default_access_log_path, make_plan
 from nginxgen.generate.render import DEFAULT_FILE, TLS_FILE, render, site_file
 from nginxgen.into.layout import Place, find_place
 from nginxgen.knowledge import managers, nginx
-from nginxgen.records import field, record, replace
-from nginxgen.target import Target
-from nginxgen.values import same_value
+from nginxgen.knowledge.equal_values import same_value
+from nginxgen.knowledge.target import Target
 
 TLS_NAME = "nginxgen-tls.conf"  # the http{}-level settings the tree does not set yet
 DEFAULT_STEM = "nginxgen-default-server"

@@ -1,13 +1,13 @@
 """What every fact is asked of: a target, an nginx release with a TLS library (the records),
 and what the libraries are called (libraries.toml). It imports no other fact, so every
-knowledge module can name these types, and nginxgen.target, which reads the knowledge to resolve
-a target, stands above them all."""
+knowledge module can name these types, and nginxgen.knowledge.target, which reads the
+knowledge to resolve a target, stands above them all."""
 
 from __future__ import annotations
 
+from nginxgen.base.records import field, record
+from nginxgen.base.version import Version
 from nginxgen.knowledge.data import toml_file
-from nginxgen.records import field, record
-from nginxgen.version import Version
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:

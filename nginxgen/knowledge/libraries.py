@@ -3,10 +3,12 @@ signatures each applies. QuicTLS answers as the OpenSSL version it is based on (
 
 from __future__ import annotations
 
+from functools import cache
+
+from nginxgen.base.records import record
+from nginxgen.base.version import Version, in_range
 from nginxgen.knowledge.builds import library_display, library_entry
 from nginxgen.knowledge.data import toml_file
-from nginxgen.records import record
-from nginxgen.version import Version, in_range
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:
@@ -112,3 +114,21 @@ def digest_security_bits(digest: str) -> int | None:
     the table does not say."""
     value = toml_file("libraries")["security_bits"]["digest"].get(digest.lower())
     return int(value) if isinstance(value, int) else None
+
+
+@record(frozen=True)
+class WeakCipherFamilies:
+    """Cipher-string words that ask for broken suite families (libraries.toml
+    [weak_cipher_families]): whole words, parts of words, and word beginnings."""
+
+    words: frozenset[str]
+    substrings: tuple[str, ...]
+    prefixes: tuple[str, ...]
+
+
+@cache
+def weak_cipher_families() -> WeakCipherFamilies:
+    data = toml_file("libraries")["weak_cipher_families"]
+    return WeakCipherFamilies(
+        frozenset(data["words"]), tuple(data["substrings"]), tuple(data["prefixes"])
+    )

@@ -8,10 +8,10 @@ import json
 import os
 from functools import cache
 
+from nginxgen.base.records import field, record
+from nginxgen.base.version import Version
 from nginxgen.knowledge.builds import LIBRARY_KINDS
 from nginxgen.knowledge.data import KNOWLEDGE_DIR
-from nginxgen.records import field, record
-from nginxgen.version import Version
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:

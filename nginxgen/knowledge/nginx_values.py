@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from functools import cache, lru_cache
 
+from nginxgen.base.records import record
+from nginxgen.base.version import Version
 from nginxgen.knowledge.data import from_table, json_file, toml_file
-from nginxgen.records import record
-from nginxgen.version import Version
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:

@@ -8,7 +8,7 @@ table read by a small parser and by the help text.
 
 from __future__ import annotations
 
-from nginxgen.errors import NginxgenError
+from nginxgen.base.errors import NginxgenError
 from nginxgen.lint.findings import SEVERITIES
 
 FORMATS = ("text", "json", "sarif", "github")

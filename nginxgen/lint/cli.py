@@ -7,7 +7,7 @@ import gc
 import os
 import sys
 
-from nginxgen.errors import NginxgenError
+from nginxgen.base.errors import NginxgenError
 from nginxgen.lint.findings import Applicability, fix_classes
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
@@ -106,7 +106,7 @@ class _Trees:
 
 def _report(args: Arguments, options: LintOptions, trees: _Trees) -> int:
     """A plain lint: the findings of each tree (with --root, of the files given), rendered."""
-    from nginxgen.lint import report
+    from nginxgen.lint import output as report
     from nginxgen.lint.managed import leave_managed
     from nginxgen.lint.run import lint
 
@@ -236,10 +236,10 @@ def _report_fixes(
     what remains and `N fixed, M remaining (K more fixable with --unsafe-fixes)`."""
     from nginxgen.conf.load import STDIN_NAME
     from nginxgen.conf.tree import refuse_outside
-    from nginxgen.diff import show
-    from nginxgen.lint import report
+    from nginxgen.files.diff import show
+    from nginxgen.files.nginx_check import write_checked
+    from nginxgen.lint import output as report
     from nginxgen.lint.fix import FixError, merge, undone, unified_diff, write_all
-    from nginxgen.nginx_check import write_checked
 
     _say_target(args, options)
 
@@ -284,7 +284,7 @@ def _fixable(
     """The findings, with the fixes taken away that `--fixable`/`--unfixable` (or the settings)
     rule out, or that would touch a file outside `files` (with --root, only the files given are
     changed): those are still reported, never applied."""
-    from nginxgen.records import replace
+    from nginxgen.base.records import replace
 
     def inside(edits: tuple[tuple[str, Edit], ...]) -> tuple[tuple[str, Edit], ...]:
         return edits if files is None or {file for file, _ in edits} <= files else ()

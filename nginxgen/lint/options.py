@@ -7,18 +7,18 @@ from __future__ import annotations
 
 import os
 
+from nginxgen.base.errors import NginxgenError
+from nginxgen.base.records import record
 from nginxgen.conf.tree import TreeMapping, parse_map
-from nginxgen.errors import NginxgenError
 from nginxgen.lint.findings import Severity
 from nginxgen.lint.run import Selection
-from nginxgen.records import record
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:
     from typing import Any
 
+    from nginxgen.knowledge.target import Target
     from nginxgen.lint.args import Arguments
-    from nginxgen.target import Target
 
 
 @record
@@ -35,8 +35,8 @@ class LintOptions:
 
 def resolve_options(args: Arguments, cwd: str) -> LintOptions:
     """The flags given, with the settings found from `cwd` filling what they leave out."""
-    from nginxgen.settings import find_settings, where
-    from nginxgen.target import resolve_set
+    from nginxgen.files.settings import find_settings, where
+    from nginxgen.knowledge.target import resolve_set
 
     found = find_settings(cwd)
     conf: dict[str, Any] = found[1] if found else {}

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from nginxgen.base.records import field, record
 from nginxgen.conf.config import build
 from nginxgen.conf.load import Loaded
+from nginxgen.knowledge.target import Target
 from nginxgen.lint.context import Context
 from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules import RuleEntry, triggered
-from nginxgen.records import field, record
-from nginxgen.target import Target
 
 
 @record

@@ -9,7 +9,7 @@ import sys
 
 def run_lsp(argv: list[str]) -> int:
     """`nginxgen lsp`: the language server, from the `lsp` extra (pygls)."""
-    from nginxgen.errors import NginxgenError
+    from nginxgen.base.errors import NginxgenError
 
     try:
         from nginxgen.lsp.server import main as serve

@@ -17,8 +17,8 @@ import posixpath
 import re
 from collections.abc import Callable
 
+from nginxgen.base.records import field, record
 from nginxgen.knowledge import ech, logs
-from nginxgen.records import field, record
 
 # What the report needs, and the variables that can supply each (first present wins).
 ROLES: dict[str, tuple[str, ...]] = {

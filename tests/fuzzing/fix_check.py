@@ -12,10 +12,10 @@ from pathlib import Path
 
 from nginxgen.conf.load import load_path
 from nginxgen.edit.edits import Edit
+from nginxgen.knowledge.target import Target
 from nginxgen.lint.findings import fix_classes
 from nginxgen.lint.fix import run_fixes
 from nginxgen.lint.run import Selection, lint
-from nginxgen.target import Target
 from tests.builds import Build
 from tests.directive_probe import nginx_t
 

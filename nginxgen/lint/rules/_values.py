@@ -15,12 +15,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from nginxgen.base.records import record
+from nginxgen.base.version import Version, in_range
 from nginxgen.conf.load import Stmt
 from nginxgen.knowledge import libraries, nginx_values
-from nginxgen.records import record
-from nginxgen.target import Target
-from nginxgen.values import parse_size, parse_time
-from nginxgen.version import Version, in_range
+from nginxgen.knowledge.equal_values import parse_size, parse_time
+from nginxgen.knowledge.target import Target
 
 VALUE_ERRORS = {"size": "invalid value", "msec": "invalid value", "sec": "invalid value",
                 "num": "invalid number"}  # fmt: skip

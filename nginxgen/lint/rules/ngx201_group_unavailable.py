@@ -36,10 +36,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen.knowledge import tls_groups
+from nginxgen.knowledge.target import Library
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Applicability, Finding, Severity
 from nginxgen.lint.rules._groups import group_entries, renamed, successor, verdict
-from nginxgen.target import Library
 
 RULE = Rule(
     code="NGX201",

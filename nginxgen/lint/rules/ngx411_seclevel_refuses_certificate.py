@@ -31,7 +31,7 @@ from nginxgen.lint.rules._values import tls_servers
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:
-    from nginxgen.der import Certificate
+    from nginxgen.base.der import Certificate
 
 RULE = Rule(
     code="NGX411",

@@ -26,7 +26,7 @@ from typing import Any
 from nginxgen.conf.per_name import Answer, NameModel
 from nginxgen.knowledge import nginx
 from nginxgen.probe.check import Found, NameProbe, Prediction, expect, offers_tls
-from nginxgen.probe.session import client_context, connect_tls
+from nginxgen.probe.resumption import client_context, connect_tls
 
 KEYS: Mapping[str, Any] = {"client_certificate": None}
 CERTIFICATE_AUTHORITIES = 47  # the TLS 1.3 extension (RFC 8446 4.2.4)

@@ -7,9 +7,9 @@ import os
 import sys
 
 from nginxgen import __version__
+from nginxgen.knowledge.target import Target
 from nginxgen.lint.findings import SEVERITIES, Finding, Severity
 from nginxgen.lint.rules import catalog
-from nginxgen.target import Target
 
 FORMATS = ("text", "json", "sarif", "github")
 _COLOURS = {Severity.ERROR: "\033[31m", Severity.WARNING: "\033[33m", Severity.INFO: "\033[36m"}

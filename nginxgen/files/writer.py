@@ -13,8 +13,8 @@ import os
 import tempfile
 from pathlib import Path
 
-from nginxgen.errors import NginxgenError
-from nginxgen.records import record
+from nginxgen.base.errors import NginxgenError
+from nginxgen.base.records import record
 
 
 @record(frozen=True)
@@ -72,9 +72,9 @@ def plan_changes(
 
 
 def diff(changes: list[Change]) -> str:
-    """The diff of planned changes (nginxgen.diff): a symlink that a write would replace, never
-    follow, shows as that symlink going and the file coming."""
-    from nginxgen.diff import FileDiff, unified
+    """The diff of planned changes (nginxgen.files.diff): a symlink that a write would replace,
+    never follow, shows as that symlink going and the file coming."""
+    from nginxgen.files.diff import FileDiff, unified
 
     def one(change: Change) -> FileDiff:
         if change.old is not None and change.stat is None and change.path.is_symlink():

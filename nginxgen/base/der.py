@@ -4,7 +4,7 @@ to), read from their DER encoding here, without cryptography: importing cryptogr
 most of a one-file lint that reads a certificate (docs/benchmarks.md).
 
 Whatever this reader does not know (a string type, a curve, a key format, a structure that is
-not plain DER) is asked of cryptography through nginxgen.pem, for that one question, so the
+not plain DER) is asked of cryptography through nginxgen.base.pem, for that one question, so the
 answers are always cryptography's. A file this reader cannot take apart whole is read by
 cryptography whole. Certificates compare their names as cryptography does: by the attribute
 types and decoded values of each relative distinguished name."""
@@ -191,7 +191,7 @@ def _time(data: bytes, item: tuple[int, int, int]) -> datetime.datetime:
 
 
 def _public_key(data: bytes, item: tuple[int, int, int]) -> tuple[tuple[str, int], tuple[Any, ...]]:
-    """A SubjectPublicKeyInfo: (kind, size) as nginxgen.pem.key_kind says them, and what a
+    """A SubjectPublicKeyInfo: (kind, size) as nginxgen.base.pem.key_kind says them, and what a
     private key's public half is compared with."""
     parts = _items(data, *_expect(item, _SEQUENCE))
     if len(parts) != 2:
@@ -308,20 +308,21 @@ class Certificate:
         return self._read().get("public_key_id")  # None: key_index asks cryptography
 
 
-# cryptography's answers for the fields this reader leaves to it (nginxgen.pem imported only then)
+# cryptography's answers for the fields this reader leaves to it (nginxgen.base.pem, imported
+# only then)
 def _digest_name(crypto: Any) -> str | None:
     digest = crypto.signature_hash_algorithm
     return None if digest is None else str(digest.name)
 
 
 def _key_description(crypto: Any) -> tuple[str, int]:
-    from nginxgen.pem import key_description
+    from nginxgen.base.pem import key_description
 
     return key_description(crypto)
 
 
 def _ocsp_urls_of(crypto: Any) -> tuple[str, ...]:
-    from nginxgen.pem import ocsp_urls
+    from nginxgen.base.pem import ocsp_urls
 
     return ocsp_urls(crypto)
 
@@ -426,7 +427,7 @@ def load_chain(data: bytes) -> list[Certificate]:
         chain = [Certificate(der) for label, der in blocks if label in _CERTIFICATE_TAGS]
         if all(_is_certificate(cert.der) for cert in chain):
             return chain
-    from nginxgen.pem import load_chain as read_with_cryptography
+    from nginxgen.base.pem import load_chain as read_with_cryptography
 
     return [Certificate(_der_of(cert), cert) for cert in read_with_cryptography(data)]
 
@@ -459,7 +460,7 @@ def key_index(data: bytes, chain: list[Certificate]) -> int | None:
     theirs = [cert._public_key_id() for cert in chain]
     if mine is not None and None not in theirs:
         return theirs.index(mine) if mine in theirs else -1
-    from nginxgen.pem import load_key, public_bytes
+    from nginxgen.base.pem import load_key, public_bytes
 
     try:
         key = load_key(data)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import subprocess
 
-from nginxgen.errors import NginxgenError
+from nginxgen.base.errors import NginxgenError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
+from nginxgen.ciphers import suites as cipher_suites
 from nginxgen.ciphers.engine import CipherList
-from nginxgen.knowledge import cipher_suites
 
 
 def verdict(suite: cipher_suites.Suite, usable: bool) -> str:

@@ -1,12 +1,12 @@
 """Settings from `[tool.nginxgen]` in pyproject.toml or from .nginxgen.toml: the target every
-command uses (nginxgen.target.resolve_set) and lint's own keys."""
+command uses (nginxgen.knowledge.target.resolve_set) and lint's own keys."""
 
 from __future__ import annotations
 
 import os
 
-from nginxgen.errors import NginxgenError
-from nginxgen.severity import SEVERITIES
+from nginxgen.base.errors import NginxgenError
+from nginxgen.base.severity import SEVERITIES
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:
@@ -92,7 +92,7 @@ def _problem(key: str, value: object) -> str | None:
     """What is wrong with one setting, or None."""
     kind = KEYS.get(key)
     if kind is None:
-        from nginxgen.spelling import nearest  # only on the way to an error
+        from nginxgen.base.spelling import nearest  # only on the way to an error
 
         return f"unknown setting {key!r}; did you mean {nearest(key, KEYS)!r}?"
     if kind == "codes":

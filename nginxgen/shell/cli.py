@@ -30,7 +30,7 @@ def main(argv: list[str] | None = None) -> int:
         from nginxgen.lsp.launch import run_lsp
 
         return run_lsp(args[1:])
-    from nginxgen.commands import run
+    from nginxgen.shell.commands import run
 
     return run(args, debug=debug)
 

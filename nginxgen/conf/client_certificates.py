@@ -32,15 +32,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from nginxgen.conf.config import Config, Server
+from nginxgen.base.records import record
+from nginxgen.conf.config import Config, Server, server_for_name
 from nginxgen.conf.files import read
 from nginxgen.conf.load import Stmt, walk
 from nginxgen.knowledge import nginx
-from nginxgen.records import record
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:
-    from nginxgen.der import Certificate
+    from nginxgen.base.der import Certificate
 
 MODES = ("off", "on", "optional", "optional_no_ca")
 FACTS = nginx.client_certificates()  # statuses, default depth: with sources
@@ -174,7 +174,7 @@ def ca_names(config: Config, settings: ClientCertificates) -> tuple[str, ...] | 
     subjects of the certificates in `ssl_client_certificate` (SSL_load_client_CA_file); none
     without that file (`ssl_trusted_certificate` is trusted but not named). None: the file
     cannot be read here."""
-    from nginxgen.der import load_chain
+    from nginxgen.base.der import load_chain
 
     path = settings.client_certificate.value
     if not settings.asks or path is None:
@@ -213,7 +213,7 @@ def depth_needed(config: Config, settings: ClientCertificates) -> Depth | None:
     certificates issue client certificates: a server's own leaf in the files (a full chain
     named for OCSP stapling) is not counted. None: the files cannot be read, or hold no CA chain
     that reaches a self-signed root."""
-    from nginxgen.der import load_chain
+    from nginxgen.base.der import load_chain
 
     certs: list[Certificate] = []
     for setting in (settings.client_certificate, settings.trusted_certificate):
@@ -278,7 +278,6 @@ def request_outcome(
     the handshake server's files; the answering server judges the verdict by its own mode:
     `on` and `optional` refuse a certificate that failed (400, "The SSL certificate error"),
     `optional_no_ca` lets an unknown issuer through, `off` does not look."""
-    from nginxgen.conf.per_name import server_for_name  # the one reading of server_name
 
     servers = config.sockets[socket]
     default = config.default_server(socket)

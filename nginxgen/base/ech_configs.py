@@ -29,7 +29,7 @@ import binascii
 import os
 import re
 
-from nginxgen.records import record
+from nginxgen.base.records import record
 
 ECH_VERSION = 0xFE0D  # RFC 9849 section 4: the ECHConfig version of the final protocol
 ECH_EXTENSION = 0xFE0D  # RFC 9849 section 11.1: the encrypted_client_hello extension type

@@ -12,8 +12,8 @@ import datetime
 import ssl
 from typing import Any
 
+from nginxgen.base.records import record
 from nginxgen.probe.hello import connect
-from nginxgen.records import record
 
 
 def client_context(alpn: list[str] | None = None) -> ssl.SSLContext:

@@ -11,8 +11,8 @@ os.environ.setdefault("TYPER_USE_RICH", "0")
 
 import typer
 
-from nginxgen.console import note
-from nginxgen.errors import NginxgenError
+from nginxgen.base.console import note
+from nginxgen.base.errors import NginxgenError
 
 app = typer.Typer(
     help="Generate nginx TLS configuration for your nginx and TLS library; lint configs.",
@@ -178,10 +178,11 @@ def ciphers(
     output: TextOrJson = "text",
 ) -> None:
     """Evaluate a cipher string the way the TLS library does: its suites, in its order."""
-    from nginxgen.ciphers import evaluate, evaluate_ciphersuites, model_for
-    from nginxgen.ciphers.report import json_report, text_report
-    from nginxgen.console import check_format
-    from nginxgen.target import resolve
+    from nginxgen.base.console import check_format
+    from nginxgen.ciphers.engine import evaluate, evaluate_ciphersuites
+    from nginxgen.ciphers.listing import json_report, text_report
+    from nginxgen.ciphers.model import model_for
+    from nginxgen.knowledge.target import resolve
 
     check_format(output)
     # No --tls-library: the same default library every other command assumes.
@@ -302,10 +303,10 @@ def doctor(
     """What this machine's nginx, TLS library and kernel can do for TLS (HTTP/2 and HTTP/3
     modules, ML-KEM, kTLS, AES instructions), and which presets fit it."""
 
-    from nginxgen.console import check_format, show
-    from nginxgen.doctor import diagnose, text_report
-    from nginxgen.target import detect as read_target
-    from nginxgen.target import machine_nginx
+    from nginxgen.base.console import check_format, show
+    from nginxgen.knowledge.target import detect as read_target
+    from nginxgen.knowledge.target import machine_nginx
+    from nginxgen.shell.doctor import diagnose, text_report
 
     check_format(output)
     binary = nginx_bin or machine_nginx() or "/usr/sbin/nginx"
@@ -320,7 +321,7 @@ def detect(
     """Print the target read from an nginx binary's -V output."""
     import shutil
 
-    from nginxgen.target import detect as detect_target
+    from nginxgen.knowledge.target import detect as detect_target
 
     path = shutil.which(nginx_bin) or nginx_bin
     target = detect_target(path)

@@ -13,11 +13,11 @@ import os
 import re
 import sys
 
-from nginxgen.errors import TargetError
+from nginxgen.base.errors import TargetError
+from nginxgen.base.records import replace
+from nginxgen.base.version import Version
 from nginxgen.knowledge import builds, nginx, releases
 from nginxgen.knowledge.builds import Library, Target
-from nginxgen.records import replace
-from nginxgen.version import Version
 
 __all__ = ["Library", "Target", "machine_nginx", "parse_library", "resolve", "resolve_set"]
 
@@ -37,7 +37,7 @@ def parse_library(spec: str) -> Library:
     """`openssl-3.5.7`, `openssl-3.0`, `boringssl`, `aws-lc-1.37.0`, `libressl-4.3.0`, ..."""
     match = _LIBRARY_SPEC.match(spec.strip())
     if not match:
-        from nginxgen.spelling import nearest  # only on the way to an error
+        from nginxgen.base.spelling import nearest  # only on the way to an error
 
         kinds = ", ".join(builds.LIBRARY_KINDS)
         name = re.split(r"[-_ ]?v?\d", spec.strip(), maxsplit=1)[0].lower()
@@ -272,7 +272,7 @@ def resolve_set(
     found: tuple[str, dict[str, Any]] | None,
 ) -> Target:
     """The target every command uses: the flags given, else the settings file's
-    `nginx-version`/`tls-library`/`nginx-bin` (`found`, from nginxgen.settings.find_settings),
+    `nginx-version`/`tls-library`/`nginx-bin` (`found`, from nginxgen.files.settings.find_settings),
     else this machine's nginx, else assumed. A bad value from the settings names its line."""
     conf: dict[str, Any] = found[1] if found else {}
     given = {"nginx-version": nginx_version, "tls-library": tls_library, "nginx-bin": nginx_bin}
@@ -286,7 +286,7 @@ def resolve_set(
     except TargetError as exc:
         key = (exc.where or "").removeprefix("--")
         if found and key in conf and not given.get(key):
-            from nginxgen.settings import where
+            from nginxgen.files.settings import where
 
             exc.where = f"{where(found[0], key)}: {key}"  # the value came from the settings
         raise

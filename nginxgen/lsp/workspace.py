@@ -9,12 +9,14 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
+from nginxgen.base.errors import NginxgenError
+from nginxgen.base.records import field, record
 from nginxgen.conf.config import Config, Location, Server, build
 from nginxgen.conf.effective import Effective
 from nginxgen.conf.load import Loaded, LoadError, Stmt, load_path, walk
 from nginxgen.conf.per_name import NameModel, key_of
 from nginxgen.conf.tree import notes
-from nginxgen.errors import NginxgenError
+from nginxgen.knowledge.target import Target
 from nginxgen.lint.args import Arguments
 from nginxgen.lint.context import server_label
 from nginxgen.lint.findings import Finding, fix_classes
@@ -22,8 +24,6 @@ from nginxgen.lint.fix import run_fixes
 from nginxgen.lint.managed import leave_managed
 from nginxgen.lint.rules import catalog
 from nginxgen.lint.run import lint
-from nginxgen.records import field, record
-from nginxgen.target import Target
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import datetime
 from pathlib import Path
 
-from nginxgen.errors import NginxgenError
-from nginxgen.pem import key_kind, load_chain, load_key, ocsp_urls, public_bytes
-from nginxgen.records import record
+from nginxgen.base.errors import NginxgenError
+from nginxgen.base.pem import key_kind, load_chain, load_key, ocsp_urls, public_bytes
+from nginxgen.base.records import record
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:

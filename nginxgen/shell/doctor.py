@@ -15,7 +15,7 @@ from typing import Any
 from nginxgen.generate.compose import cpu_has_aes
 from nginxgen.generate.examples import preset_plans
 from nginxgen.knowledge import advisories, libraries, nginx, tls_groups
-from nginxgen.target import Target
+from nginxgen.knowledge.target import Target
 
 MODULES = ("http_v2", "http_v3", "stream_ssl")
 RECOMMENDED = ("pq", "intermediate")  # first that fits: ML-KEM enforced where the library can

@@ -4,7 +4,7 @@ offer; the broken families a cipher string may name (libraries.toml [weak_cipher
 from __future__ import annotations
 
 from nginxgen.ciphers.model import CipherSuite, load_model
-from nginxgen.knowledge.data import toml_file
+from nginxgen.knowledge import libraries
 
 Suite = CipherSuite  # the generator and linter read the engine's tables (nginxgen.ciphers)
 
@@ -26,11 +26,11 @@ def find_suite(name: str) -> Suite | None:
 
 def is_weak_cipher_word(word: str) -> bool:
     """A cipher-string word that asks for a broken suite family, known to the table or not."""
-    data = toml_file("libraries")["weak_cipher_families"]
+    families = libraries.weak_cipher_families()
     return (
-        word in data["words"]
-        or any(s in word for s in data["substrings"])
-        or word.startswith(tuple(data["prefixes"]))
+        word in families.words
+        or any(s in word for s in families.substrings)
+        or word.startswith(families.prefixes)
     )
 
 

@@ -15,12 +15,12 @@ any line of its own replaces all the enclosing ones.
 
 from __future__ import annotations
 
+from nginxgen.base.records import record
 from nginxgen.conf.groups import parse_groups
 from nginxgen.conf.load import Stmt
 from nginxgen.knowledge import tls_groups
+from nginxgen.knowledge.target import Target
 from nginxgen.knowledge.upstream import upstream_default_protocols, upstream_tls_defaults
-from nginxgen.records import record
-from nginxgen.target import Target
 
 # the levels a connection's lines are merged from, outermost first: (level, its block, its lines)
 Level = tuple[str, Stmt | None, dict[str, list[Stmt]]]

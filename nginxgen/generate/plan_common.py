@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import re
 
-from nginxgen.errors import ValidationError
+from nginxgen.base.errors import ValidationError
+from nginxgen.base.records import record
 from nginxgen.generate.presets import KeyLines, Loc
 from nginxgen.knowledge import directives, nginx
-from nginxgen.records import record
-from nginxgen.target import Target
+from nginxgen.knowledge.target import Target
 
 
 @record

@@ -28,7 +28,7 @@ import os
 import sys
 from collections.abc import Iterable
 
-from nginxgen.records import record
+from nginxgen.base.records import record
 
 NO_NEWLINE = "\\ No newline at end of file\n"
 CONTEXT = 3  # lines of context around each change, as diff -u and git diff give
