@@ -232,3 +232,32 @@ def test_a_repository_pins_its_target_for_every_command(
     assert (
         f"{tmp_path / '.nginxgen.toml'}:1: nginx-version: nginx 1.2 is not a release" in bad.stderr
     )
+
+
+def test_the_machines_nginx_is_read_once_until_it_changes(tmp_path: Path) -> None:
+    """pre-commit lints on every commit: `nginx -V` runs once, and again only when the binary
+    is another file (an upgrade). A stand-in binary counts its runs."""
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    runs = tmp_path / "runs"
+    fake = folder / "nginx"
+    banner = (
+        "nginx version: nginx/{v}\\nbuilt with OpenSSL 3.0.22 1 Jan 2026\\nconfigure arguments:\\n"
+    )
+    script = '#!/bin/sh\necho run >> {runs}\nprintf "{banner}" >&2\n'
+
+    def install(version: str) -> None:
+        fake.write_text(script.format(runs=runs, banner=banner.format(v=version)))
+        fake.chmod(0o755)
+
+    env = machine_env(folder)
+    env["XDG_CACHE_HOME"] = str(tmp_path / "cache")
+    install("1.22.1")
+    for _ in range(2):
+        done = nginxgen("lint", "--format", "json", "-", env=env, cwd=tmp_path)
+        assert json.loads(done.stdout)["target"]["nginx"] == "1.22.1", done.stderr
+    assert runs.read_text().count("run") == 1
+    install("1.26.3")  # an upgrade: another file
+    done = nginxgen("lint", "--format", "json", "-", env=env, cwd=tmp_path)
+    assert json.loads(done.stdout)["target"]["nginx"] == "1.26.3"
+    assert runs.read_text().count("run") == 2

@@ -162,6 +162,11 @@ def machine_nginx() -> str | None:
 
 
 def detect(nginx_bin: str) -> Target:
+    return parse_nginx_v(_version_text(nginx_bin))
+
+
+def _version_text(nginx_bin: str) -> str:
+    """What `nginx_bin -V` prints (TargetError: it cannot be run)."""
     if not os.path.exists(nginx_bin):
         raise TargetError(f"no such file: {nginx_bin}", where="--nginx-bin")
     import subprocess  # only when asked to read a binary: the lint path stays light
@@ -174,7 +179,7 @@ def detect(nginx_bin: str) -> Target:
         raise TargetError(f"cannot run {nginx_bin}: {exc.strerror}", where="--nginx-bin") from None
     except subprocess.TimeoutExpired:
         raise TargetError(f"{nginx_bin} -V did not answer in 20 s", where="--nginx-bin") from None
-    return parse_nginx_v(result.stderr + result.stdout)
+    return result.stderr + result.stdout
 
 
 def _from_machine() -> Target | None:
@@ -187,7 +192,7 @@ def _from_machine() -> Target | None:
     target = None
     if found is not None:
         try:
-            target = replace(detect(found), origin=found)
+            target = replace(parse_nginx_v(_machine_version_text(found)), origin=found)
         except TargetError as exc:
             _warn(f"{found} is this machine's nginx, but {exc.args[0]}: the target is assumed")
     _machine["machine"] = target
@@ -195,6 +200,37 @@ def _from_machine() -> Target | None:
 
 
 _machine: dict[str, Target | None] = {}
+
+
+def _machine_version_text(binary: str) -> str:
+    """`binary -V`, remembered in the user's cache folder ($XDG_CACHE_HOME/nginxgen, else
+    ~/.cache/nginxgen) for as long as the binary is the same file (path, inode, size and
+    modification time): pre-commit lints on every commit, and running nginx each time cost
+    more than the lint of a small file. A cache that cannot be read or written is skipped."""
+    try:
+        info = os.stat(binary)
+    except OSError:
+        return _version_text(binary)
+    key = f"{os.path.abspath(binary)} {info.st_ino} {info.st_size} {info.st_mtime_ns}\n"
+    folder = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    path = os.path.join(folder, "nginxgen", "machine-nginx-v.txt")
+    try:
+        with open(path, encoding="utf-8") as handle:
+            cached = handle.read()
+        if cached.startswith(key):
+            return cached[len(key) :]
+    except (OSError, UnicodeDecodeError):
+        pass
+    text = _version_text(binary)
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        staged = f"{path}.{os.getpid()}"
+        with open(staged, "w", encoding="utf-8") as handle:
+            handle.write(key + text)
+        os.replace(staged, path)  # whole or not at all: another run may read it meanwhile
+    except OSError:
+        pass
+    return text
 
 
 def check_release(
