@@ -47,6 +47,7 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("generator", ("generate",)),
     ("into a tree", ("into",)),
     ("linter", ("lint",)),
+    ("one face", ("api",)),  # the in-process API: lint, fix, generate, explain as records
     ("editor", ("lsp",)),
     ("commands", ("doctor", "commands", "cli", "__main__")),
 )
