@@ -2,8 +2,9 @@
 values) and return typed records, printing nothing and writing nothing. The browser page calls
 it in Pyodide; a Python program can call it too.
 
-- `lint_text`, `lint_path`: findings of a config given as text (one file, or an `nginx -T` dump
-  of many) or of a tree on disk, with the target they were judged for;
+- `lint_text`, `lint_files`, `lint_path`: findings of a config given as text (one file, or an
+  `nginx -T` dump of many), of a tree given as texts, or of a tree on disk, with the target
+  they were judged for;
 - `fix_text`: the automatic fixes of a text (safe ones, or safe and unsafe), as a unified diff
   and the fixed texts;
 - `generate`: a site file (the `--config` YAML, as text) and a preset into a mapping of file name
@@ -168,7 +169,19 @@ def lint_text(
 ) -> LintResult:
     """The findings of a config given as text: one file named `name` (its includes read from
     disk, relative to its folder), or an `nginx -T` dump holding every file."""
-    return _lint(name, {name: text}, target, select, ignore)
+    return lint_files({name: text}, name, target, select, ignore)
+
+
+def lint_files(
+    files: dict[str, str],
+    main: str,
+    target: TargetChoice | None = None,
+    select: tuple[str, ...] = (),
+    ignore: tuple[str, ...] = (),
+) -> LintResult:
+    """The findings of a tree given as texts (path -> text), read from its main file: its
+    includes are found among the texts first, then on disk (generated files before writing)."""
+    return _lint(main, files, target, select, ignore)
 
 
 def lint_path(

@@ -38,7 +38,7 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "severity",  # how much a finding matters: the linter, the settings, the editor
         ),
     ),
-    ("files", ("diff", "writer", "nginx_check", "certs", "settings")),
+    ("files", ("diff", "writer", "nginx_check", "certs", "settings", "pinned")),
     # knowledge names target's types and target reads knowledge: one floor, not two
     ("facts", ("knowledge", "ciphers", "target", "values")),
     ("config model", ("conf",)),
@@ -49,7 +49,7 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("linter", ("lint",)),
     ("one face", ("api",)),  # the in-process API: lint, fix, generate, explain as records
     ("editor", ("lsp",)),
-    ("commands", ("doctor", "commands", "cli", "__main__")),
+    ("commands", ("doctor", "commands", "cli", "__main__", "web")),
 )
 
 # Floors order packages one way only: these never reach each other in either direction.
