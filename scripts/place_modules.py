@@ -38,6 +38,7 @@ MOVES: dict[str, str] = {
     "nginxgen.nginx_check": "nginxgen.files.nginx_check",
     "nginxgen.certs": "nginxgen.files.certs",
     "nginxgen.settings": "nginxgen.files.settings",
+    "nginxgen.pinned": "nginxgen.files.pinned",
     # floor 3, knowledge with the target
     "nginxgen.target": "nginxgen.knowledge.target",
     "nginxgen.values": "nginxgen.knowledge.equal_values",

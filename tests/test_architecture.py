@@ -31,7 +31,8 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("generator", ("generate",)),
     ("into a tree", ("into",)),
     ("linter", ("lint",)),
-    ("shells", ("lsp", "shell", "__main__")),
+    ("one face", ("api",)),  # the in-process API: lint, fix, generate, explain as records
+    ("shells", ("lsp", "shell", "web", "__main__")),
 )
 LOOSE = ("__init__", "__main__")  # the only modules of nginxgen/ outside a folder
 

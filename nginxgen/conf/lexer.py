@@ -38,6 +38,8 @@ class NgxParserSyntaxError(Exception):
 # Lua blocks have a lexer plugin of their own in crossplane (crossplane.ext.lua): such a file is
 # lexed by crossplane, imported only then.
 _LUA_BLOCK = "_by_lua_block"
+# without crossplane (an install that left it out): the file is not read, and its finding says why
+LUA_UNREADABLE = "a *_by_lua_block is read only with crossplane, which is not installed here"
 
 _NEXT = re.compile(
     r"""(?P<ws>\s+)
@@ -85,8 +87,13 @@ def scan(
     (nginxgen.edit.source) is built from this one reading; a file crossplane lexes (Lua blocks)
     gets none."""
     if _LUA_BLOCK in text:
-        from crossplane.errors import NgxParserBaseException
-        from crossplane.lexer import EXTERNAL_LEXERS, lex_string
+        try:
+            from crossplane.errors import NgxParserBaseException
+            from crossplane.lexer import EXTERNAL_LEXERS, lex_string
+        except ImportError:  # an install without it (a browser page): say so where it matters
+            line = text[: text.index(_LUA_BLOCK)].count("\n") + 1
+            message = f"{LUA_UNREADABLE} (pip install ngxparse)"
+            return [], NgxParserSyntaxError(message, filename, line)
 
         if any(directive in text for directive in EXTERNAL_LEXERS):
             tokens: list[Lexeme] = []

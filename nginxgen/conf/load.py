@@ -305,8 +305,11 @@ class Loader:
         shared: PassCache | None = None,
         spans: bool = False,
         infer: bool = False,
+        keep_texts: bool = False,
     ) -> None:
         self.prefix = prefix
+        # a dump's texts are kept (for edits) only when asked: a lint of one needs none of them
+        self.keep_texts = dump is None or keep_texts
         self.spans = spans  # keep each file's token spans: the run edits the files
         self.dump = dump
         self.overlay = overlay or {}  # files as a fix pass left them, not yet written
@@ -394,7 +397,7 @@ class Loader:
         if key not in self._cache:
             source = text if text is not None else self._text(path)
             self._cache[key] = self._parse(key, source, path)
-            if self.dump is None:
+            if self.keep_texts:
                 self.loaded.texts[path] = source
                 if path != STDIN_NAME:
                     self.loaded.real[path] = key

@@ -12,10 +12,14 @@ from nginxgen.base.console import note
 from nginxgen.base.errors import NginxgenError
 from nginxgen.base.records import record
 from nginxgen.conf.tree import TreeMapping, flag_mapping
-from nginxgen.generate.compose import CpuMode, check_ca_files, compose
+from nginxgen.generate.compose import CpuMode, certificate_notes, check_ca_files, compose
 from nginxgen.generate.models import GeneratorConfig
-from nginxgen.generate.presets import KeyLines, key_lines
+from nginxgen.generate.presets import KeyLines, SiteSource, key_lines
 from nginxgen.knowledge.target import Target
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from nginxgen.generate.plan import Plan
 
 
 @record
@@ -36,7 +40,7 @@ class GenerateOptions:
 def resolve_options(
     *,
     preset: str | None,
-    config: Path | None,
+    config: SiteSource | None,
     nginx_version: str | None,
     tls_library: str | None,
     nginx_bin: str | None,
@@ -89,7 +93,9 @@ def resolve_options(
         nginx_bin=nginx_bin,
         force=force,
         diff=diff,
-        notes=check_ca_files(model, lines) + _module_notes(model, target),
+        notes=certificate_notes(model)
+        + check_ca_files(model, lines)
+        + _module_notes(model, target),
     )
 
 
@@ -141,13 +147,10 @@ def run(options: GenerateOptions) -> int:
     from nginxgen.files.writer import diff as diff_of
     from nginxgen.files.writer import plan_changes, write
     from nginxgen.generate.ech import NEW_KEY_FILE
-    from nginxgen.generate.plan import make_plan
-    from nginxgen.generate.render import private_files, render
+    from nginxgen.generate.render import private_files
 
     note(options.target.stated())
-    kept = _kept_ech_key(options.out, options.model)
-    plan = make_plan(options.model, options.target, kept, options.lines)
-    files = render(plan)
+    plan, files = rendered(options)
     if options.out is None:
         if plan.ech is not None and plan.ech.new_key is not None:
             # the key (and its DNS record) is made afresh each run: only --out keeps it
@@ -164,6 +167,17 @@ def run(options: GenerateOptions) -> int:
     for line in write(options.out, files, options.force, private_files(plan)):
         note(line)
     return 0
+
+
+def rendered(options: GenerateOptions) -> tuple[Plan, dict[str, str]]:
+    """The plan and its files (name -> text, in the order a reader should see them): what the
+    command prints or writes, and what the in-process API (nginxgen.api) returns."""
+    from nginxgen.generate.plan import make_plan
+    from nginxgen.generate.render import render
+
+    kept = _kept_ech_key(options.out, options.model)
+    plan = make_plan(options.model, options.target, kept, options.lines)
+    return plan, render(plan)
 
 
 def _kept_ech_key(out: Path | None, model: GeneratorConfig) -> str | None:

@@ -107,23 +107,21 @@ class _Trees:
 def _report(args: Arguments, options: LintOptions, trees: _Trees) -> int:
     """A plain lint: the findings of each tree (with --root, of the files given), rendered."""
     from nginxgen.lint import output as report
-    from nginxgen.lint.managed import leave_managed
-    from nginxgen.lint.run import lint
+    from nginxgen.lint.run import lint_tree
 
     carries_fixes = args.format == "sarif"  # SARIF carries each fix's edits; the others its class
     findings = []
     files: list[str] = []
+    target, selection = options.target, options.selection
     if options.root:
         loaded = trees.load(options.root, spans=carries_fixes)
         files = _given(loaded, {os.path.realpath(p) for p in args.paths}, options.root)
-        got = lint(loaded, options.target, options.selection, files, build_fixes=carries_fixes)
-        findings = leave_managed(got, loaded.texts)
+        findings = lint_tree(loaded, target, selection, files, build_fixes=carries_fixes)
     else:
         seen: set[str] = set()
         for path in args.paths:
             loaded = trees.load(path, spans=carries_fixes)
-            got = lint(loaded, options.target, options.selection, build_fixes=carries_fixes)
-            findings.extend(leave_managed(got, loaded.texts))
+            findings.extend(lint_tree(loaded, target, selection, build_fixes=carries_fixes))
             files.extend(f for f in loaded.files if f not in seen)
             seen.update(loaded.files)
     _say_target(args, options)
@@ -182,8 +180,7 @@ def _fix_units(
 ) -> list[tuple[str, Callable[[Loaded], list[Finding]]]]:
     """Each tree the fix loop runs on, with the lint of one pass: its findings, with the fixes
     --fixable/--unfixable and --root leave (with --root, only the files given change)."""
-    from nginxgen.lint.managed import leave_managed
-    from nginxgen.lint.run import lint
+    from nginxgen.lint.run import lint_tree
 
     target, selection, may_fix, root = (
         options.target, options.selection, options.may_fix, options.root
@@ -193,16 +190,14 @@ def _fix_units(
 
         def lint_root(loaded: Loaded) -> list[Finding]:
             only = _given(loaded, wanted, root)  # from the pass's own load, no extra one
-            found = lint(loaded, target, selection, only)
-            return _fixable(leave_managed(found, loaded.texts), may_fix, set(only))
+            return _fixable(lint_tree(loaded, target, selection, only), may_fix, set(only))
 
         return [(root, lint_root)]
 
-    def lint_tree(loaded: Loaded) -> list[Finding]:
-        found = lint(loaded, target, selection)
-        return _fixable(leave_managed(found, loaded.texts), may_fix)
+    def lint_one(loaded: Loaded) -> list[Finding]:
+        return _fixable(lint_tree(loaded, target, selection), may_fix)
 
-    return [(path, lint_tree) for path in args.paths]
+    return [(path, lint_one) for path in args.paths]
 
 
 def _folder(main: str) -> str:

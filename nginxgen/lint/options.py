@@ -45,9 +45,9 @@ def resolve_options(args: Arguments, cwd: str) -> LintOptions:
         """The codes of --KEY, else of the settings' KEY (errors name the line it is on)."""
         given = getattr(args, key)
         if given:
-            return _codes(given, f"--{key}")
+            return codes_of(given, f"--{key}")
         if found and key in conf:
-            return _codes(conf[key], f"{where(found[0], key)}: {key}")
+            return codes_of(conf[key], f"{where(found[0], key)}: {key}")
         return set()
 
     target = resolve_set(args.nginx_version, args.tls_library, args.nginx_bin, found)
@@ -75,7 +75,7 @@ def resolve_options(args: Arguments, cwd: str) -> LintOptions:
     )
 
 
-def _codes(text: str | list[str], where: str) -> set[str]:
+def codes_of(text: str | list[str], where: str) -> set[str]:
     """Rule codes, code prefixes or rule names, each one checked: a typo is an error, not a
     selection of nothing."""
     from nginxgen.lint.rules import selector_problem

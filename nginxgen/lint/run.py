@@ -57,6 +57,21 @@ def lint(
     return run_rules(ctx, rules, selection, report_files)
 
 
+def lint_tree(
+    loaded: Loaded,
+    target: Target,
+    selection: Selection,
+    report_files: Iterable[str] | None = None,
+    build_fixes: bool = True,
+) -> list[Finding]:
+    """What every shell reports of a loaded tree (the command, the in-process API): its
+    findings, without the fixes that would write a file another tool manages."""
+    from nginxgen.lint.managed import leave_managed
+
+    found = lint(loaded, target, selection, report_files, build_fixes)
+    return leave_managed(found, loaded.texts)
+
+
 def run_rules(
     ctx: Context,
     rules: Iterable[RuleEntry],

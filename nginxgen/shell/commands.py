@@ -363,6 +363,41 @@ def explain(code: str) -> None:
     print(page(entry), end="")
 
 
+@app.command()
+def web(
+    out: Annotated[
+        Path | None, typer.Option(help="write the page into this folder (replaced whole)")
+    ] = None,
+    serve: Annotated[
+        bool, typer.Option("--serve", help="serve the page on this machine (127.0.0.1)")
+    ] = False,
+    port: Annotated[int, typer.Option(help="with --serve: the port (0: any free one)")] = 8000,
+    cache: Annotated[
+        Path | None,
+        typer.Option(help="where the pinned downloads are kept (default: ~/.cache/nginxgen/web)"),
+    ] = None,
+) -> None:
+    """The browser page: generate, lint, presets and rules computed in the page by this engine
+    (Pyodide), a static folder any server can host, offline. Downloads Pyodide and the wheels
+    it needs, each pinned by size and sha256, once."""
+    from nginxgen.files.pinned import DownloadError
+    from nginxgen.web.build import build_site
+    from nginxgen.web.build import serve as serve_site
+
+    if out is None and not serve:
+        raise NginxgenError("give --out DIR, --serve, or both", where="web")
+    folder = (
+        cache or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "nginxgen/web"
+    )
+    try:
+        site = build_site(out or folder / "site", folder / "downloads")
+    except DownloadError as exc:
+        raise NginxgenError(str(exc), where="web") from None
+    note(f"wrote the page into {site}")
+    if serve:
+        serve_site(site, "127.0.0.1", port)
+
+
 @app.command(
     context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
     add_help_option=False,
