@@ -448,3 +448,28 @@ def lint_findings(path: Path) -> tuple[list[Finding], Target, list[str]]:
     found = run_lint(loaded, target, Selection())
     assert found
     return found, target, loaded.files
+
+
+@pytest.mark.parametrize("fix", [False, True])
+def test_each_finding_once_however_many_paths_name_its_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, fix: bool
+) -> None:
+    """pre-commit passes the main file and the vhost it includes (issue 44): every finding, and
+    every fix, once, whatever spelling (./x, a symlink) names the file again."""
+    (tmp_path / "conf.d").mkdir()
+    (tmp_path / "nginx.conf").write_text("events {}\nhttp {\n    include conf.d/*.conf;\n}\n")
+    (tmp_path / "conf.d" / "site.conf").write_text(
+        "server {\n    listen 443 ssl;\n    ssl_protocols TLSv1 TLSv1.2;\n}\n"
+    )
+    (tmp_path / "link.conf").symlink_to(tmp_path / "conf.d" / "site.conf")
+    monkeypatch.chdir(tmp_path)
+    paths = ["conf.d/site.conf", "nginx.conf", "./conf.d/site.conf", "link.conf"]
+    target = ["--nginx-version", "1.26.3", "--tls-library", "openssl-3.5.7"]
+    if fix:
+        code, out, _ = lint([*target, "--unsafe-fixes", "--diff", *paths], capsys)
+        assert code == 1 and out.count("+++ conf.d/site.conf") == 1, out
+        assert out.count("-    ssl_protocols TLSv1 TLSv1.2;") == 1, out
+        return
+    code, out, _ = lint([*target, "--format", "json", *paths], capsys)
+    codes = [f["code"] for f in json.loads(out)["findings"]]
+    assert codes.count("NGX401") == 1, codes

@@ -119,11 +119,11 @@ def _report(args: Arguments, options: LintOptions, trees: _Trees) -> int:
         findings = lint_tree(loaded, target, selection, files, build_fixes=carries_fixes)
     else:
         seen: set[str] = set()
-        for path in args.paths:
-            loaded = trees.load(path, spans=carries_fixes)
+        for _, loaded in _mains(args.paths, trees, carries_fixes):
             findings.extend(lint_tree(loaded, target, selection, build_fixes=carries_fixes))
             files.extend(f for f in loaded.files if f not in seen)
             seen.update(loaded.files)
+        findings = _once(findings)
     _say_target(args, options)
     sys.stdout.write(report.render(args.format, findings, options.target, files))
     return _exit_code(findings, options)
@@ -152,7 +152,7 @@ def _fix(args: Arguments, options: LintOptions, trees: _Trees) -> int:
     from nginxgen.lint.fix import FixError, WriteAhead, run_fixes
 
     classes = fix_classes(args.unsafe_fixes)
-    units = _fix_units(args, options)
+    units = _fix_units(args, options, trees)
     # One tree's fixes are staged on disk while the last pass checks them; several paths are
     # merged first (merge), so they are staged when written.
     ahead = WriteAhead(_folder(units[0][0])) if not args.diff and len(units) == 1 else None
@@ -176,7 +176,7 @@ def _fix(args: Arguments, options: LintOptions, trees: _Trees) -> int:
 
 
 def _fix_units(
-    args: Arguments, options: LintOptions
+    args: Arguments, options: LintOptions, trees: _Trees
 ) -> list[tuple[str, Callable[[Loaded], list[Finding]]]]:
     """Each tree the fix loop runs on, with the lint of one pass: its findings, with the fixes
     --fixable/--unfixable and --root leave (with --root, only the files given change)."""
@@ -197,7 +197,47 @@ def _fix_units(
     def lint_one(loaded: Loaded) -> list[Finding]:
         return _fixable(lint_tree(loaded, target, selection), may_fix)
 
-    return [(path, lint_one) for path in args.paths]
+    mains = [path for path, _ in _mains(args.paths, trees, spans=False)]
+    return [(path, lint_one) for path in mains]
+
+
+def _mains(paths: list[str], trees: _Trees, spans: bool) -> list[tuple[str, Loaded]]:
+    """The trees to lint for the paths given, each file once however many paths name it:
+    pre-commit passes `nginx.conf conf.d/site.conf`, and a file that another path's tree
+    already includes is linted there, where its context is known (`./a.conf` and `a.conf`,
+    or a symlink and its target, are one path). `-` (stdin) is always its own tree."""
+    loaded: list[tuple[str, Loaded]] = []
+    named: set[str] = set()
+    for path in paths:
+        real = path if path == "-" else os.path.realpath(path)
+        if real in named:
+            continue
+        named.add(real)
+        loaded.append((path, trees.load(path, spans=spans)))
+    reads = [{os.path.realpath(f) for f in tree.files} for _, tree in loaded]
+    kept = []
+    for number, (path, tree) in enumerate(loaded):
+        real = os.path.realpath(path)
+        others = [r for n, r in enumerate(reads) if n != number and r != reads[number]]
+        # included by another path's tree (that does not include this one back): linted there
+        covered = path != "-" and any(
+            real in other and not (other <= reads[number]) for other in others
+        )
+        if not covered:
+            kept.append((path, tree))
+    return kept
+
+
+def _once(findings: list[Finding]) -> list[Finding]:
+    """Each finding once, whichever tree reported it (a file two given trees include)."""
+    seen: set[tuple[str, int, str, str]] = set()
+    out = []
+    for f in findings:
+        key = (os.path.realpath(f.file) if f.file != "-" else f.file, f.line, f.code, f.message)
+        if key not in seen:
+            seen.add(key)
+            out.append(f)
+    return out
 
 
 def _folder(main: str) -> str:
