@@ -163,6 +163,9 @@ def test_diff_is_what_applying_writes(
     shown = stock.generate("a.test", "--diff", cwd=stock.dir)
     assert shown.returncode == 1, shown.stderr  # it shows a change
     assert snapshot(stock.dir) == before  # --diff writes nothing
+    # and says so: what would be written, never "written" (issue 44)
+    assert ": written (" not in shown.stderr and ": symlink -> " not in shown.stderr
+    assert "sites-available/a.test.ssl.conf: would be written (" in shown.stderr, shown.stderr
     assert (
         "new file mode 120000\n--- /dev/null\n+++ sites-enabled/a.test.ssl.conf\n" in shown.stdout
     )

@@ -48,7 +48,7 @@ def run(into: Path, options: GenerateOptions, check: Callable[[Loaded], list[Fin
 
     steps = result.plan.steps
     for step in steps:
-        (note if diff else print)(str(step))
+        (note(step.planned()) if diff else print(step))
     if not steps:
         note("nothing to change: the tree already has these sites as planned")
     for line in result.written:

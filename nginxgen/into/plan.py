@@ -48,6 +48,22 @@ class Step:
     def __str__(self) -> str:
         return f"{self.file}: {self.what} ({self.why})"
 
+    def planned(self) -> str:
+        """The line as `--diff` says it: what would happen, since nothing is written."""
+        for done in ("written", "replaced", "removed", "added"):
+            if self.what == done or self.what.endswith(f" {done}"):
+                head = self.what.removesuffix(done).rstrip()
+                what = f"{head} would be {done}".strip()
+                break
+        else:
+            if self.what.startswith("symlink -> "):
+                what = f"would be a {self.what}"
+            elif " kept " in self.what or " left " in self.what:
+                what = self.what  # a line left as it is: the same with or without --diff
+            else:
+                what = f"would change: {self.what}"
+        return f"{self.file}: {what} ({self.why})"
+
 
 @record
 class IntoPlan:
