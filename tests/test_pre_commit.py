@@ -89,3 +89,47 @@ def test_hook_passes_a_clean_file_and_fails_on_a_pitfall(tmp_path: Path) -> None
     bad = pre_commit(project, *hook, "--files", "bad.conf")
     assert bad.returncode == 1, bad.stdout + bad.stderr
     assert "Failed" in bad.stdout and "bad.conf:5: NGX101" in bad.stdout
+
+
+def test_hook_sees_nginx_configs_without_conf(tmp_path: Path) -> None:
+    """Debian's vhosts have no .conf (issue 44): with --all-files the hook's own `files` pattern
+    decides, and it must take sites-available/app, conf.d/*, *.nginx and nginx.conf, and leave
+    other files alone."""
+    project = tmp_path / "project"
+    for folder in ("sites-available", "conf.d", "docs"):
+        (project / folder).mkdir(parents=True)
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    (project / "sites-available" / "app").write_text(BAD)
+    (project / "conf.d" / "shop").write_text(BAD)
+    (project / "api.nginx").write_text(BAD)
+    (project / "docs" / "notes.txt").write_text(BAD)  # not a config: never linted
+    subprocess.run(["git", "add", "."], cwd=project, check=True)
+    run = pre_commit(project, "try-repo", str(REPO), "nginxgen-lint", "--verbose", "--all-files")
+    assert run.returncode == 1, run.stdout + run.stderr
+    for name in ("sites-available/app", "conf.d/shop", "api.nginx"):
+        assert f"{name}:5: NGX101" in run.stdout, run.stdout
+    assert "notes.txt" not in run.stdout
+
+
+def test_the_readme_config_is_one_pre_commit_takes(tmp_path: Path) -> None:
+    """The README's .pre-commit-config.yaml block validates, and its rev is not a tag this
+    repository lacks (it had `rev: v0.1.0`, which no tag named)."""
+    import re
+
+    readme = (REPO / "README.md").read_text()
+    block = re.search(r"```yaml\n(repos:.+?)```", readme, re.S)
+    assert block, "the README shows a .pre-commit-config.yaml"
+    config = tmp_path / ".pre-commit-config.yaml"
+    config.write_text(block[1])
+    checked = pre_commit(tmp_path, "validate-config", str(config))
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    rev = re.search(r"rev:\s*(\S+)", block[1])
+    assert rev
+    tags = subprocess.run(
+        ["git", "tag", "--list"], cwd=REPO, capture_output=True, text=True, check=True
+    ).stdout.split()
+    branches = subprocess.run(
+        ["git", "branch", "--list", "--format=%(refname:short)"],
+        cwd=REPO, capture_output=True, text=True, check=True,
+    ).stdout.split()  # fmt: skip
+    assert rev[1] in tags + branches, f"rev {rev[1]} names no tag or branch here"
