@@ -6,9 +6,10 @@ share) that needs no network beyond its own origin:
   nginxgen/web/pins.json (pydantic-core's wasm32 build and pure wheels from PyPI; markupsafe and
   pyyaml made pure from their pinned sources), and nginxgen's own wheel from this installation;
   wheels.json lists each one the page loads, with its checksum;
-- index.html, app.js, app.css: the page, with the catalogue (targets, presets, rules) and the
-  first screen's generated config computed here, so a config is on screen before Pyodide has
-  loaded. That first screen is computed as the page computes it: without cryptography.
+- index.html, app.js, app.css, and engine.js (nginxgen in Pyodide, in a worker): the page,
+  with the catalogue (targets, presets, rules) and the first screen's generated config computed
+  here, so a config is on screen before Pyodide has loaded. That first screen is computed as
+  the page computes it: without cryptography.
 
 Downloads go through nginxgen.pinned (verified before use, fetched once into `downloads`)."""
 
@@ -68,7 +69,7 @@ def build_site(out: Path, downloads: Path, offline: bool = False) -> Path:
     embedded = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
     page = (STATIC / "index.html").read_text(encoding="utf-8").replace("<!--DATA-->", embedded)
     (staging / "index.html").write_text(page, encoding="utf-8")
-    for name in ("app.js", "app.css"):
+    for name in ("app.js", "engine.js", "app.css"):
         shutil.copy(STATIC / name, staging / name)
     shutil.rmtree(out, ignore_errors=True)
     staging.replace(out)
@@ -120,7 +121,7 @@ def _computed(what: str) -> object:
     return json.loads(done.stdout)
 
 
-def server(folder: Path, host: str, port: int) -> http.server.ThreadingHTTPServer:
+def server(folder: Path, host: str, port: int) -> http.server.HTTPServer:
     """Python's own static server for the page in `folder`, with the types a browser insists
     on for WebAssembly and modules, and quiet (the page's requests are its own business)."""
     import functools
@@ -138,8 +139,14 @@ def server(folder: Path, host: str, port: int) -> http.server.ThreadingHTTPServe
         def log_message(self, format: str, *args: object) -> None:
             pass
 
+    class Server(http.server.ThreadingHTTPServer):
+        def handle_error(self, request: object, client_address: object) -> None:
+            if not isinstance(sys.exc_info()[1], ConnectionError):
+                super().handle_error(request, client_address)  # type: ignore[arg-type]
+            # a tab closed mid-download (a reload, say) is no error of the page's
+
     handler = functools.partial(Handler, directory=str(folder))
-    return http.server.ThreadingHTTPServer((host, port), handler)
+    return Server((host, port), handler)
 
 
 def serve(folder: Path, host: str, port: int) -> None:
