@@ -382,7 +382,7 @@ def web(
     import tempfile
 
     from nginxgen.pinned import DownloadError
-    from nginxgen.web.build import build_site
+    from nginxgen.web.build import SNAPSHOT, build_site
     from nginxgen.web.build import serve as serve_site
 
     if out is None and not serve:
@@ -394,6 +394,11 @@ def web(
         except DownloadError as exc:
             raise NginxgenError(str(exc), where="web") from None
         note(f"wrote the page into {site}" if out else f"built the page in {site}")
+        if not (site / "pyodide" / SNAPSHOT).exists():
+            note(
+                "warning: node was not found, so the page starts Python itself: lint is ready "
+                "about ten seconds later than with Python's snapshot, made under Node"
+            )
         if serve:
             serve_site(site, "127.0.0.1", port)
 

@@ -41,8 +41,11 @@ RUNTIME = (
     "pyodide-lock.json",
     "package.json",
 )
-# What lint needs (ngxparse reads Lua blocks), loaded first; then what generate adds.
-LINT_PROJECTS = ("nginxgen", "ngxparse")
+# Unpacked first, by the page's own Python (and into the snapshot): what lint needs (ngxparse
+# reads Lua blocks) and the pure part of what generate adds; then pydantic and its compiled core,
+# with Pyodide's loadPackage (which loads a wheel's WebAssembly libraries).
+EARLY_PROJECTS = ("nginxgen", "ngxparse", "jinja2", "markupsafe", "pyyaml")
+SNAPSHOT = "snapshot.bin.gz"
 
 
 def build_site(out: Path, downloads: Path, offline: bool = False) -> Path:
@@ -60,11 +63,12 @@ def build_site(out: Path, downloads: Path, offline: bool = False) -> Path:
             _unpack_runtime(path, staging / "pyodide")
     lock = [{"name": w.name, "size": w.stat().st_size, "sha256": sha256_of(w)} for w in wheels]
     (staging / "wheels.json").write_text(json.dumps(lock, indent=1) + "\n")
-    lint = [w.name for w in wheels if _project(w.name) in LINT_PROJECTS]
+    early = [w.name for w in wheels if _project(w.name) in EARLY_PROJECTS]
     data = {
         "catalogue": _computed("catalogue"),
         "first": _computed("first"),
-        "wheels": {"lint": lint, "generate": [w.name for w in wheels if w.name not in lint]},
+        "wheels": {"early": early, "late": [w.name for w in wheels if w.name not in early]},
+        "snapshot": _snapshot(staging, early),
     }
     embedded = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
     page = (STATIC / "index.html").read_text(encoding="utf-8").replace("<!--DATA-->", embedded)
@@ -74,6 +78,27 @@ def build_site(out: Path, downloads: Path, offline: bool = False) -> Path:
     shutil.rmtree(out, ignore_errors=True)
     staging.replace(out)
     return out
+
+
+def _snapshot(staging: Path, early: list[str]) -> bool:
+    """pyodide/snapshot.bin.gz: Pyodide's memory once started, with the early wheels imported
+    (nginxgen/web/snapshot.mjs, under Node); without Node, none, and the page starts Python
+    itself (ten times slower to lint ready, docs/benchmarks.md)."""
+    import gzip
+
+    node = shutil.which("node")
+    if node is None:
+        return False
+    raw = staging / "snapshot.bin"
+    subprocess.run(
+        [node, str(HERE / "snapshot.mjs"), str(staging / "pyodide"), str(staging / "wheels"),
+         str(raw), *early],
+        capture_output=True, check=True, timeout=900,
+    )  # fmt: skip
+    with (staging / "pyodide" / SNAPSHOT).open("wb") as out:
+        out.write(gzip.compress(raw.read_bytes(), compresslevel=6, mtime=0))
+    raw.unlink()
+    return True
 
 
 def _project(wheel: str) -> str:

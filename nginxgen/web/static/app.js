@@ -327,7 +327,7 @@ function startEngine() {
     }
   };
   const base = new URL(".", location.href).href;
-  worker.postMessage({ start: { base, lint: data.wheels.lint, generate: data.wheels.generate } });
+  worker.postMessage({ start: { base, early: data.wheels.early, late: data.wheels.late, snapshot: data.snapshot } });
 }
 
 setUp();
