@@ -17,7 +17,8 @@ from nginxgen.pinned import DownloadError, fetch_pinned, sha256_of
 from nginxgen.web import page
 from nginxgen.web.build import PINS
 from nginxgen.web.wheels import nginxgen_wheel, pure_wheel
-from tests.builds import MANIFEST
+from tests.builds import MANIFEST, Build
+from tests.conftest import require_build
 from tests.helpers import missing_real_part
 from tests.paths import REPO
 
@@ -130,3 +131,21 @@ def test_a_refusal_is_one_line_for_the_page(monkeypatch: pytest.MonkeyPatch) -> 
     assert "X25519MLKEM768" in answer["error"] and answer["site"].startswith('extends: "pq"')
     linted = json.loads(page.lint("server {\n", "nginx.conf", "1.26.3", "openssl-3.5.7"))
     assert [f["code"] for f in linted["findings"]] == ["NGX001"]
+
+
+@pytest.mark.parametrize(
+    ("system", "build_name"), [("Debian 12", "bookworm"), ("Debian 13", "trixie")]
+)
+def test_a_systems_target_is_what_its_packages_run(
+    system: str, build_name: str, provisioned: tuple[dict[str, Build], dict[str, str]]
+) -> None:
+    """The page's "my system" targets (knowledge/nginx.toml) against nginx -V of the build
+    provisioned from that release's own packages."""
+    from nginxgen import api
+
+    build = require_build(provisioned, build_name)
+    (choice,) = [s for s in api.targets().systems if s.name.startswith(system)]
+    assert choice.target.nginx_version == build.nginx_version
+    said, read = choice.target.resolve().library, build.library
+    assert said.kind == read.kind and read.version is not None and said.version is not None
+    assert str(read.version).startswith(f"{said.version}.")

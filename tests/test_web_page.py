@@ -302,14 +302,21 @@ def test_the_page_installs_without_the_commands_dependencies(site: Path) -> None
 def test_a_newcomers_debian_12_config_passes_its_nginx_t(
     page: OfflinePage, provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
 ) -> None:
-    """As the issue's newcomer: pick Debian 12's nginx in the page (1.22.1 with OpenSSL 3.0, as
-    its hint says), take the files, and Debian 12's own nginx -t passes on them."""
+    """As the issue's newcomer: pick "Debian 12" under "my system" in the page, take the files,
+    and Debian 12's own nginx -t passes on them."""
     bookworm = require_build(provisioned, "bookworm")
     pair = make_cert(tmp_path / "certs")
-    state = {"nginx": "1.22.1", "tls": "openssl-3.0", "cert": str(pair.cert), "key": str(pair.key)}
-    go(page, "#/generate?" + urlencode(state))
+    go(page, "#/generate?" + urlencode({"cert": str(pair.cert), "key": str(pair.key)}))
+    generated(page)
+    page.evaluate(
+        "window.nginxgen.last = null; const pick = document.getElementById('system-select');"
+        "pick.value = [...pick.options].find(o => o.text.startsWith('Debian 12')).value;"
+        "pick.dispatchEvent(new Event('change', {bubbles: true}))"
+    )
     shown = generated(page)
     assert shown["source"] == "engine" and not shown.get("error"), shown.get("error")
+    assert shown["target"] == "nginx 1.22.1 with OpenSSL 3.0"
+    assert "nginx=1.22.1" in page.evaluate("location.hash")
     out = tmp_path / "out"
     out.mkdir()
     for name, text in dict(shown["files"]).items():  # type: ignore[call-overload]

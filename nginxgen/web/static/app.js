@@ -276,6 +276,16 @@ function setUp() {
   $("preset-select").innerHTML = catalogue.presets.map((p) => `<option value="${esc(p.name)}" title="${esc(p.summary)}">${esc(p.name)}</option>`).join("");
   $("nginx-releases").innerHTML = catalogue.targets.nginx.map((v) => `<option value="${v}">`).join("");
   $("tls-libraries").innerHTML = catalogue.targets.libraries.flatMap((lib) => lib.versions.length ? lib.versions.map((v) => `<option value="${lib.kind}-${v}">${esc(lib.display)} ${v}</option>`) : [`<option value="${lib.kind}">${esc(lib.display)}</option>`]).join("");
+  const systems = catalogue.targets.systems;
+  $("system-select").innerHTML += systems.map((s, i) => `<option value="${i}" title="${esc(s.source)}">${esc(s.name)}: nginx ${esc(s.nginx)}, ${esc(s.tls)}</option>`).join("");
+  $("system-select").addEventListener("change", (event) => {
+    const system = systems[event.target.value];
+    if (!system) return;
+    form.elements.nginx.value = system.nginx;
+    form.elements.tls.value = system.tls;
+    event.target.value = "";
+    generate();
+  });
   for (const input of [form.elements.nginx, $("lint-nginx")]) input.placeholder = catalogue.targets.default_nginx;
   for (const input of [form.elements.tls, $("lint-tls")]) input.placeholder = catalogue.targets.default_library;
   let timer = null;
