@@ -172,7 +172,11 @@ class Page:
 
     def evaluate(self, expression: str) -> Any:
         answer = self.browser.call(
-            "Runtime.evaluate", self.session, expression=expression, returnByValue=True
+            "Runtime.evaluate",
+            self.session,
+            expression=expression,
+            returnByValue=True,
+            awaitPromise=True,  # a promise's value, once it settles
         )
         if "exceptionDetails" in answer:
             raise RuntimeError(f"JavaScript failed: {answer['exceptionDetails']}")

@@ -20,8 +20,10 @@ import pytest
 
 from nginxgen.files.pinned import DownloadError
 from tests.browser import Chromium, OfflinePage, chromium_binary, png_pixel_bytes
-from tests.builds import MANIFEST
+from tests.builds import MANIFEST, Build
+from tests.conftest import require_build
 from tests.helpers import make_cert, missing_real_part
+from tests.live import nginx_check, prepare_prefix
 
 pytestmark = pytest.mark.browser
 
@@ -31,13 +33,23 @@ SCREENSHOTS = os.environ.get("NGINXGEN_SCREENSHOTS")  # a folder: keep the views
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The checkout's page, built without a network from what provisioning fetched."""
-    from nginxgen.web.build import build_site
+    """The checkout's page, as `nginxgen web --out` writes it, from what provisioning fetched
+    (each pinned file there first: the command then makes no request)."""
+    from nginxgen.files.pinned import fetch_pinned
+    from nginxgen.web.build import PINS
 
     try:
-        return build_site(tmp_path_factory.mktemp("web") / "site", DOWNLOADS, offline=True)
+        for pin in json.loads(PINS.read_text())["files"]:
+            fetch_pinned(pin, DOWNLOADS, offline=True)
     except DownloadError as exc:
         missing_real_part(f"the page's downloads are not provisioned (scripts/provision.py): {exc}")
+    if shutil.which("node") is None:  # the build makes Python's snapshot under Node
+        missing_real_part("node is not installed: the page is built without its snapshot")
+    out = tmp_path_factory.mktemp("web") / "site"
+    done = command("web", "--out", str(out), "--cache", str(DOWNLOADS), cwd=out.parent)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.strip() == f"nginxgen: wrote the page into {out}"
+    return out
 
 
 @pytest.fixture(scope="module")
@@ -72,16 +84,24 @@ def page(browser: Chromium, origin: str) -> Iterator[OfflinePage]:
     """One tab with the engine loaded, shared by the tests that change its state."""
     tab = open_page(browser, origin)
     tab.wait_until("window.nginxgen && window.nginxgen.times.firstConfig")
+    FIRST_SCREEN.update(generated(tab))  # shown before the engine has loaded
     tab.wait_until("window.nginxgen.times.generateReady", timeout=240)
     yield tab
     assert tab.blocked == []
+
+
+FIRST_SCREEN: dict[str, object] = {}
 
 
 def go(page: OfflinePage, fragment: str) -> None:
     """Move the tab to another state of the page (its URL's fragment) and wait for the engine's
     answer to it."""
     page.evaluate("window.nginxgen.last = null; window.nginxgen.lastLint = null")
-    page.evaluate(f"location.hash = {json.dumps(fragment)}")
+    page.evaluate(
+        f"if (location.hash === {json.dumps(fragment)}) "
+        "window.dispatchEvent(new HashChangeEvent('hashchange'));"
+        f"else location.hash = {json.dumps(fragment)}"
+    )
 
 
 def generated(page: OfflinePage) -> dict[str, object]:
@@ -105,29 +125,26 @@ def command(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     )  # fmt: skip
 
 
-def test_first_screen_is_the_engines_own_answer(
-    browser: Chromium, origin: str, tmp_path: Path
-) -> None:
+def test_first_screen_is_the_engines_own_answer(page: OfflinePage) -> None:
     """The config on screen before Pyodide has loaded (computed at build time) is the one the
     engine computes once loaded; the certificates are said not to be checked, as cryptography
     has no build for the page and is not there."""
-    tab = open_page(browser, origin)
-    tab.wait_until("window.nginxgen && window.nginxgen.times.firstConfig")
-    first = generated(tab)
+    first = FIRST_SCREEN
     assert first["source"] == "build" and first["files"]
-    tab.wait_until("window.nginxgen.times.generateReady", timeout=240)
-    tab.evaluate(
-        "window.nginxgen.last = null; window.dispatchEvent(new HashChangeEvent('hashchange'))"
-    )
-    live = generated(tab)
+    go(page, "#/generate")
+    live = generated(page)
     assert live["source"] == "engine"
     assert live["files"] == first["files"] and live["lint"] == first["lint"] == []
-    notes = tab.evaluate("document.getElementById('generate-notes').textContent")
+    notes = page.evaluate("document.getElementById('generate-notes').textContent")
     assert "certificate contents not checked here" in notes
-    python = "window.nginxgen.python.runPython(\"import importlib.util; importlib.util.find_spec('cryptography') is None\")"
-    assert tab.evaluate(python) is True
-    assert tab.blocked == [] and len(tab.requested) > 10
-    tab.close()
+    python = "import importlib.util; importlib.util.find_spec('cryptography') is None"
+    assert page.evaluate(f"window.nginxgen.python({json.dumps(python)})") is True
+    # the worker's requests are the tab's too: seen, and refused if they left the origin
+    assert any(url.endswith("/pyodide/pyodide.asm.wasm") for url in page.requested)
+    # Python's memory was restored from the build's snapshot (made under Node), not started
+    assert any(url.endswith("/pyodide/snapshot.bin.gz") for url in page.requested)
+    assert any(url.endswith(".whl") for url in page.requested)
+    assert page.blocked == []
 
 
 STATES = [
@@ -247,10 +264,16 @@ def test_presets_and_rules_are_browsable(page: OfflinePage, tmp_path: Path) -> N
     )
     assert title == "NGX203 pq-not-enforced"
     text = page.evaluate("document.getElementById('rule-page').textContent")
-    page_md = command("explain", "NGX203", cwd=tmp_path).stdout
-    assert (
-        "Automatic fix:" in text and page_md.splitlines()[2].split("(")[0].replace("*", "") in text
+    explained = command("explain", "NGX203", cwd=tmp_path).stdout
+    assert "Automatic fix:" in text and "Severity: info" in text
+    # every rule's page in the page is the one `nginxgen explain` prints
+    shown = page.evaluate(
+        "Object.fromEntries(JSON.parse(document.getElementById('data').textContent)"
+        ".catalogue.rules.map(r => [r.code, r.page]))"
     )
+    listed = [line.split()[0] for line in command("rules", cwd=tmp_path).stdout.splitlines()]
+    assert list(shown) == listed
+    assert shown["NGX203"] == explained
     screenshot(page, "rules", tmp_path)
     assert page.blocked == []
 
@@ -280,3 +303,34 @@ def test_the_page_installs_without_the_commands_dependencies(site: Path) -> None
     for pinned in lock:
         assert len(pinned["sha256"]) == 64 and pinned["size"] > 0
     assert shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def test_a_newcomers_debian_12_config_passes_its_nginx_t(
+    page: OfflinePage, provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    """As the issue's newcomer: pick "Debian 12" under "my system" in the page, take the files,
+    and Debian 12's own nginx -t passes on them."""
+    bookworm = require_build(provisioned, "bookworm")
+    pair = make_cert(tmp_path / "certs")
+    go(page, "#/generate?" + urlencode({"cert": str(pair.cert), "key": str(pair.key)}))
+    generated(page)
+    page.evaluate(
+        "window.nginxgen.last = null; const pick = document.getElementById('system-select');"
+        "pick.value = [...pick.options].find(o => o.text.startsWith('Debian 12')).value;"
+        "pick.dispatchEvent(new Event('change', {bubbles: true}))"
+    )
+    shown = generated(page)
+    assert shown["source"] == "engine" and not shown.get("error"), shown.get("error")
+    assert shown["target"] == "nginx 1.22.1 with OpenSSL 3.0"
+    assert "nginx=1.22.1" in page.evaluate("location.hash")
+    out = tmp_path / "out"
+    out.mkdir()
+    for name, text in dict(shown["files"]).items():  # type: ignore[call-overload]
+        (out / name).write_text(text)
+    # the one difference from a Debian 12 host: there its nginx package made /var/log/nginx
+    tls = out / "tls.conf"
+    tls.write_text(tls.read_text().replace("/var/log/nginx/", f"{out}/"))
+    prepare_prefix(out / "nginx.conf", bookworm)
+    checked = nginx_check(bookworm, out / "nginx.conf")
+    assert checked.returncode == 0, checked.stderr
+    assert page.blocked == []

@@ -98,6 +98,21 @@ def feature_since(name: str) -> str:
     return str(toml_file("nginx")["feature"][name]["since"])
 
 
+@record(frozen=True)
+class Distribution:
+    """The nginx and OpenSSL branch a distribution's release installs (`apt install nginx`)."""
+
+    name: str
+    nginx: str  # as --nginx-version takes it
+    tls_library: str  # as --tls-library takes it
+    source: str
+
+
+@cache
+def distributions() -> tuple[Distribution, ...]:
+    return tuple(from_table(Distribution, entry) for entry in toml_file("nginx")["distribution"])
+
+
 def _table(key: str) -> dict[str, Any]:
     table: dict[str, Any] = toml_file("nginx")[key]
     return table

@@ -374,28 +374,34 @@ def web(
     port: Annotated[int, typer.Option(help="with --serve: the port (0: any free one)")] = 8000,
     cache: Annotated[
         Path | None,
-        typer.Option(help="where the pinned downloads are kept (default: ~/.cache/nginxgen/web)"),
+        typer.Option(help="the folder of the pinned downloads (default: ~/.cache/nginxgen/web)"),
     ] = None,
 ) -> None:
     """The browser page: generate, lint, presets and rules computed in the page by this engine
     (Pyodide), a static folder any server can host, offline. Downloads Pyodide and the wheels
     it needs, each pinned by size and sha256, once."""
+    import tempfile
+
     from nginxgen.files.pinned import DownloadError
-    from nginxgen.web.build import build_site
+    from nginxgen.web.build import SNAPSHOT, build_site
     from nginxgen.web.build import serve as serve_site
 
     if out is None and not serve:
         raise NginxgenError("give --out DIR, --serve, or both", where="web")
-    folder = (
-        cache or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "nginxgen/web"
-    )
-    try:
-        site = build_site(out or folder / "site", folder / "downloads")
-    except DownloadError as exc:
-        raise NginxgenError(str(exc), where="web") from None
-    note(f"wrote the page into {site}")
-    if serve:
-        serve_site(site, "127.0.0.1", port)
+    home = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    with tempfile.TemporaryDirectory(prefix="nginxgen-web-") as scratch:
+        try:
+            site = build_site(out or Path(scratch) / "site", cache or home / "nginxgen" / "web")
+        except DownloadError as exc:
+            raise NginxgenError(str(exc), where="web") from None
+        note(f"wrote the page into {site}" if out else f"built the page in {site}")
+        if not (site / "pyodide" / SNAPSHOT).exists():
+            note(
+                "warning: node was not found, so the page starts Python itself: lint is ready "
+                "about ten seconds later than with Python's snapshot, made under Node"
+            )
+        if serve:
+            serve_site(site, "127.0.0.1", port)
 
 
 @app.command(
