@@ -27,6 +27,7 @@ PASS = (
     " proxy_ssl_server_name on;"
 )
 UPSTREAM = "upstream backend { server api.example:443; }\n"
+BACKEND = "location / { proxy_pass http://127.0.0.1:8080; }"  # a plain backend the requests reach
 CA = "ssl_client_certificate /etc/nginx/client-ca.pem;"
 TRUSTED = "ssl_trusted_certificate /etc/nginx/client-ca.pem;"
 CRL = "ssl_crl /etc/nginx/client-ca.crl;"
@@ -422,8 +423,12 @@ CASES: list[tuple[str, tuple[str, str], str, str]] = [
     (
         "NGX713",
         MID,
-        http("ssl_early_data on;", DEFAULT),
-        http("ssl_early_data on; ssl_conf_command Options AntiReplay;", DEFAULT),
+        http("ssl_early_data on;", DEFAULT, SITE.format(body=f"{HSTS} {BACKEND}")),
+        http(
+            "ssl_early_data on; ssl_conf_command Options AntiReplay;",
+            DEFAULT,
+            SITE.format(body=f"{HSTS} {BACKEND}"),
+        ),
     ),
     (
         "NGX714",

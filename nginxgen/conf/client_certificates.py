@@ -29,14 +29,15 @@ How nginx decides, from its source (ngx_http_request.c and ngx_http_ssl_module.c
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 from nginxgen.base.records import record
 from nginxgen.conf.config import Config, Server, server_for_name
 from nginxgen.conf.files import read
 from nginxgen.conf.load import Stmt, walk
+from nginxgen.conf.variables import derived, mentions
 from nginxgen.knowledge import nginx
+from nginxgen.knowledge.upstream import request_passes
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:
@@ -50,8 +51,6 @@ DEFAULTS = {
     "ssl_ocsp": "off",
 }
 VARIABLE = "ssl_client_verify"
-# directives that hand a value to the backend, which may judge it (the model cannot see it)
-PASSING = ("proxy_set_header", "grpc_set_header", "fastcgi_param", "uwsgi_param", "scgi_param")
 NO_CERTIFICATE = FACTS.no_certificate_status  # NGX_HTTPS_NO_CERT (496) answered as 400
 MISDIRECTED = FACTS.misdirected_status
 CERTIFICATE_ERROR = FACTS.certificate_error_status  # NGX_HTTPS_CERT_ERROR (495) as 400
@@ -110,36 +109,17 @@ def _setting(server: Server, directive: str, lower: bool = False) -> Setting:
     return Setting(value.lower() if lower else value, lines[-1])
 
 
-def _mentions(stmt: Stmt, names: set[str]) -> bool:
-    text = " ".join(stmt.args)
-    return any(re.search(r"\$\{?" + re.escape(n) + r"\b", text) for n in names)
-
-
-def _derived(config: Config, server: Server) -> set[str]:
-    """`ssl_client_verify` and the variables made from it: http{}-level `map`s whose source
-    mentions it, `set` lines of the server; a map of a map too (a few rounds)."""
-    names = {VARIABLE}
-    maps = [s for s in config.http.get("map", []) if len(s.args) >= 2]
-    sets = [s for s in walk(server.stmt.block or []) if s.directive == "set" and len(s.args) >= 2]
-    for _ in range(3):
-        for stmt in maps:
-            if _mentions(Stmt("map", stmt.args[:1], stmt.line, stmt.file), names):
-                names.add(stmt.args[1].lstrip("$"))
-        for stmt in sets:
-            if _mentions(Stmt("set", stmt.args[1:], stmt.line, stmt.file), names):
-                names.add(stmt.args[0].lstrip("$"))
-    return names
-
-
 def _checks(config: Config, server: Server) -> tuple[VerifyCheck, ...]:
-    names = _derived(config, server)
+    names = derived(config, server, VARIABLE)
+    # directives that hand a value to the backend, which may judge it (the model cannot see it)
+    passing = set(request_passes().values())
     found = []
     inside = walk(server.stmt.block or [])
-    http_passing = [s for d in PASSING for s in config.http.get(d, [])]
+    http_passing = [s for d in sorted(passing) for s in config.http.get(d, [])]
     for stmt in [*inside, *http_passing]:
-        if stmt.directive == "if" and _mentions(stmt, names):
+        if stmt.directive == "if" and mentions(stmt.args, names):
             found.append(VerifyCheck(stmt, "if"))
-        elif stmt.directive in PASSING and _mentions(stmt, names):
+        elif stmt.directive in passing and mentions(stmt.args, names):
             found.append(VerifyCheck(stmt, "passed"))
     return tuple(found)
 
