@@ -94,8 +94,17 @@ class _Trees:
         from nginxgen.conf.tree import notes
 
         path_map, infer = self.options.mapping.for_main(path)
+        options = self.options
         loaded = load_path(
-            path, self.options.prefix, self.stdin_text, path_map, overlay, shared, spans, infer
+            path,
+            options.prefix,
+            self.stdin_text,
+            path_map,
+            overlay,
+            shared,
+            spans,
+            infer,
+            options.jobs,
         )
         for line in notes(loaded.inferred, loaded.read_files(), _folder(path)):
             if line not in self.said:
@@ -116,13 +125,13 @@ def _report(args: Arguments, options: LintOptions, trees: _Trees) -> int:
     if options.root:
         loaded = trees.load(options.root, spans=carries_fixes)
         files = _given(loaded, {os.path.realpath(p) for p in args.paths}, options.root)
-        got = lint(loaded, options.target, options.selection, files, build_fixes=carries_fixes)
+        got = lint(loaded, options.target, options.selection, files, carries_fixes, options.jobs)
         findings = leave_managed(got, loaded.texts)
     else:
         seen: set[str] = set()
         for path in args.paths:
             loaded = trees.load(path, spans=carries_fixes)
-            got = lint(loaded, options.target, options.selection, build_fixes=carries_fixes)
+            got = lint(loaded, options.target, options.selection, None, carries_fixes, options.jobs)
             findings.extend(leave_managed(got, loaded.texts))
             files.extend(f for f in loaded.files if f not in seen)
             seen.update(loaded.files)
@@ -172,21 +181,21 @@ def _fix_units(
     from nginxgen.lint.managed import leave_managed
     from nginxgen.lint.run import lint
 
-    target, selection, may_fix, root = (
-        options.target, options.selection, options.may_fix, options.root
+    target, selection, may_fix, root, jobs = (
+        options.target, options.selection, options.may_fix, options.root, options.jobs
     )  # fmt: skip
     if root:
         wanted = {os.path.realpath(p) for p in args.paths}
 
         def lint_root(loaded: Loaded) -> list[Finding]:
             only = _given(loaded, wanted, root)  # from the pass's own load, no extra one
-            found = lint(loaded, target, selection, only)
+            found = lint(loaded, target, selection, only, jobs=jobs)
             return _fixable(leave_managed(found, loaded.texts), may_fix, set(only))
 
         return [(root, lint_root)]
 
     def lint_tree(loaded: Loaded) -> list[Finding]:
-        found = lint(loaded, target, selection)
+        found = lint(loaded, target, selection, jobs=jobs)
         return _fixable(leave_managed(found, loaded.texts), may_fix)
 
     return [(path, lint_tree) for path in args.paths]
