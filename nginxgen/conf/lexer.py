@@ -238,12 +238,9 @@ def _lex(
                         line += 1
                         continue
                     if piece == "}":
-                        depth -= 1
-                        if depth < lowest:
-                            lowest = depth
-                            if depth < floor:
-                                error = NgxParserSyntaxError('unexpected "}"', filename, line)
-                                return out, error, (pos, line, depth, lowest, False)
+                        depth, lowest, error = _close(depth, lowest, floor, filename, line)
+                        if error is not None:
+                            return out, error, (pos, line, depth, lowest, False)
                     elif piece == "{":
                         depth += 1
                     out.append((piece, line, False))
@@ -285,12 +282,9 @@ def _lex(
             if piece == "{":
                 depth += 1
             elif piece == "}":
-                depth -= 1
-                if depth < lowest:
-                    lowest = depth
-                    if depth < floor:
-                        error = NgxParserSyntaxError('unexpected "}"', filename, line)
-                        return out, error, (pos, line, depth, lowest, False)
+                depth, lowest, error = _close(depth, lowest, floor, filename, line)
+                if error is not None:
+                    return out, error, (pos, line, depth, lowest, False)
             out.append((piece, line, False))
             if keep:
                 placed.append((match.start(), pos))
@@ -325,6 +319,17 @@ def _lex(
         if keep:
             placed.append((token_start, pos))
     return out, None, (pos, line, depth, lowest, open_word)
+
+
+def _close(
+    depth: int, lowest: int, floor: int, filename: str | None, line: int
+) -> tuple[int, int, NgxParserSyntaxError | None]:
+    """A `}`: the depth after it, the lowest depth so far, and the error when it closes a block
+    that was not open (below `floor`)."""
+    depth -= 1
+    if depth >= floor:
+        return depth, min(lowest, depth), None
+    return depth, min(lowest, depth), NgxParserSyntaxError('unexpected "}"', filename, line)
 
 
 def _not_plain(text: str, start: int, stop: int) -> int:
