@@ -291,6 +291,7 @@ class PassCache:
 
     texts: dict[str, str] = field(default_factory=dict)  # path -> text on disk
     real: dict[str, str] = field(default_factory=dict)
+    folders: dict[str, str] = field(default_factory=dict)  # a folder -> its real path
     globs: dict[str, list[str]] = field(default_factory=dict)
     parses: dict[tuple[str, str], Parse] = field(default_factory=dict)  # (real path, text)
 
@@ -298,6 +299,21 @@ class PassCache:
         if path not in self.texts:
             self.texts[path] = read_text(path)
         return self.texts[path]
+
+    def real_path(self, path: str) -> str:
+        """os.path.realpath(path), its folder's resolved once: a file that is not a symlink is
+        its name in its folder's real path (one lstat instead of one per folder above it; a
+        fleet's thousands of included files share a folder)."""
+        real = self.real
+        if path not in real:
+            folder, name = os.path.split(path)
+            if not folder or name in ("", ".", "..") or os.path.islink(path):
+                real[path] = os.path.realpath(path)
+            else:
+                if folder not in self.folders:
+                    self.folders[folder] = os.path.realpath(folder)
+                real[path] = os.path.join(self.folders[folder], name)
+        return real[path]
 
 
 class Loader:
@@ -328,10 +344,7 @@ class Loader:
         """The identity of a file for cycles and caching: its real path on disk."""
         if self.dump is not None or path == "-":
             return path
-        real = self._shared.real
-        if path not in real:
-            real[path] = os.path.realpath(path)
-        return real[path]
+        return self._shared.real_path(path)
 
     def _text(self, path: str) -> str:
         if path in self.overlay:
