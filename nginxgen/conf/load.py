@@ -469,7 +469,7 @@ class Loader:
 
         from nginxgen.forks import each_part, processes
 
-        parts = processes(self.jobs) if len(names) >= READ_AHEAD_MIN else 1
+        parts = processes(self.jobs) if len(names) >= max(READ_AHEAD_MIN, 2) else 1
         if parts < 2:
             return [read[3] for read in self._read_some(names, self.jobs)]
         step = -(-len(names) // parts)
