@@ -13,6 +13,7 @@ from crossplane.lexer import lex_string
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from nginxgen.conf import lexer
 from nginxgen.conf.lexer import NgxParserSyntaxError, lex
 from nginxgen.conf.load import parse_tokens
 from tests.fuzzing.configs import mutated, token_stream
@@ -41,7 +42,15 @@ def crossplane_reading(text: str, filename: str) -> Iterator[tuple[str, int, boo
 
 
 def same(text: str) -> None:
-    assert run(crossplane_reading, text) == run(lex_string, text)
+    """Both readings of nginxgen's lexer, plain stretches in one step and every token by itself
+    (a text under lexer.PLAIN_MIN characters), equal crossplane's."""
+    theirs = run(lex_string, text)
+    assert run(crossplane_reading, text) == theirs
+    plain_min, lexer.PLAIN_MIN = lexer.PLAIN_MIN, 0
+    try:
+        assert run(crossplane_reading, text) == theirs
+    finally:
+        lexer.PLAIN_MIN = plain_min
 
 
 QUIRKS = [

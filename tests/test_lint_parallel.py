@@ -249,15 +249,15 @@ def test_the_lexer_in_pieces_reads_as_in_one(data: bytes, parts: int) -> None:
     text = data.decode("utf-8", "surrogateescape")
     whole_strict: list[tuple[str, int]] = []
     whole_spans: list[tuple[int, int]] = []
-    whole = lexer._scan(text, "f.conf", whole_strict, True, whole_spans)
     strict: list[tuple[str, int]] = []
     spans: list[tuple[int, int]] = []
-    can_fork = forks.can_fork
-    forks.can_fork = lambda: False
+    can_fork, plain_min = forks.can_fork, lexer.PLAIN_MIN
+    forks.can_fork, lexer.PLAIN_MIN = (lambda: False), 0  # plain stretches in pieces too
     try:
+        whole = lexer._scan(text, "f.conf", whole_strict, True, whole_spans)
         pieces = lexer._scan_parts(text, "f.conf", strict, True, spans, parts)
     finally:
-        forks.can_fork = can_fork
+        forks.can_fork, lexer.PLAIN_MIN = can_fork, plain_min
     if pieces is None:
         assert (strict, spans) == ([], [])  # nothing half-written for the whole reading
         return

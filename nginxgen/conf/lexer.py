@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import cache
 
 # a word, its line and whether it was quoted (edit.source.Token is another thing: a span)
 Lexeme = tuple[str, int, bool]
@@ -55,9 +56,22 @@ _NEXT = re.compile(
 # of these, whole lines are words, `;`, `{` and `}` apart by whitespace: read with one regular
 # expression for the stretch instead of one match per word and per space (the lexer's time on
 # a fleet's file: 3x less).
-_MAYBE_NOT_PLAIN = re.compile(r"""[\\"'#$}]""")  # one set of characters: a fast search
-_PLAIN_TOKEN = re.compile(r"[^\s{};]+|[{};]|\n")  # and each newline, to count the lines
-_PLAIN_SPAN = re.compile(r"[^\s{};]+|[{};]")
+# Compiled on the first text of PLAIN_MIN characters: for a pre-commit run's small file,
+# compiling them (0.3-0.6 ms) would cost more than they save.
+PLAIN_MIN = 8192
+
+
+@cache
+def _plain() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """What may not be plain (one set of characters: a fast search), the plain tokens and each
+    newline (to count the lines), the plain tokens alone (for their spans)."""
+    return (
+        re.compile(r"""[\\"'#$}]"""),
+        re.compile(r"[^\s{};]+|[{};]|\n"),
+        re.compile(r"[^\s{};]+|[{};]"),
+    )
+
+
 _COMMENT = re.compile(r"#(?:[^\\\n]|\\[^\n])*")
 _QUOTED = {
     '"': re.compile(r'((?:[^"\\]|\\[\s\S])*)"'),
@@ -225,15 +239,18 @@ def _lex(
     token_start = 0  # where the word being read began
     keep = spans is not None
     placed: list[tuple[int, int]] = spans if spans is not None else []
+    plain = stop - start >= PLAIN_MIN
+    if plain:
+        _, plain_token, plain_span = _plain()
     while pos < stop:
-        if not token:
+        if plain and not token:
             # whole lines up to the next character that is not plain: they start where no
             # word is open, and end after a newline
             if not_plain < pos:
                 not_plain = _not_plain(text, pos, stop)
             plain_end = text.rfind("\n", pos, not_plain) + 1
             if plain_end > pos:
-                for piece in _PLAIN_TOKEN.findall(text, pos, plain_end):
+                for piece in plain_token.findall(text, pos, plain_end):
                     if piece == "\n":
                         line += 1
                         continue
@@ -245,9 +262,7 @@ def _lex(
                         depth += 1
                     out.append((piece, line, False))
                 if keep:
-                    placed.extend(
-                        word.span() for word in _PLAIN_SPAN.finditer(text, pos, plain_end)
-                    )
+                    placed.extend(word.span() for word in plain_span.finditer(text, pos, plain_end))
                 pos = plain_end
                 continue
         match = _NEXT.match(text, pos, stop)
@@ -338,7 +353,7 @@ def _not_plain(text: str, start: int, stop: int) -> int:
     of a word (a `}` at `start` ends none: no word is open there)."""
     pos = start
     while True:
-        found = _MAYBE_NOT_PLAIN.search(text, pos, stop)
+        found = _plain()[0].search(text, pos, stop)
         if found is None:
             return stop
         at = found.start()

@@ -465,13 +465,17 @@ class Loader:
 
     def _parse_all(self, names: list[str]) -> list[Parse]:
         """The parses of the files that can be read, in several processes when they are many."""
-        import marshal
+        parts = 1
+        if len(names) >= max(READ_AHEAD_MIN, 2):
+            from nginxgen.forks import processes  # only for a large tree: a small one's start
 
-        from nginxgen.forks import each_part, processes
-
-        parts = processes(self.jobs) if len(names) >= max(READ_AHEAD_MIN, 2) else 1
+            parts = processes(self.jobs)
         if parts < 2:
             return [read[3] for read in self._read_some(names, self.jobs)]
+        import marshal
+
+        from nginxgen.forks import each_part
+
         step = -(-len(names) // parts)
         slices = [names[i : i + step] for i in range(0, len(names), step)]
         found = each_part(
