@@ -207,7 +207,10 @@ def _statements(
             at = _statements(tokens, at, block, starts)
             stmt["block"] = block
         parsed.append(stmt)
-        parsed.extend({"directive": "#", "line": line, "args": [], "comment": c} for c in comments)
+        if comments:
+            parsed.extend(
+                {"directive": "#", "line": line, "args": [], "comment": c} for c in comments
+            )
     return at + 1  # past the end: every token was read
 
 
@@ -507,16 +510,18 @@ class Loader:
         self, parsed: list[dict[str, object]], path: str, stack: tuple[str, ...]
     ) -> list[Stmt]:
         out: list[Stmt] = []
+        included = len(stack) > 1
         for raw in parsed:
-            directive = str(raw["directive"])
-            line = int(raw["line"])  # type: ignore[call-overload]
+            # the values are of parse_tokens' making: no str(), int() (a fleet has many lines)
+            directive: str = raw["directive"]  # type: ignore[assignment]
+            line: int = raw["line"]  # type: ignore[assignment]
             if directive == "#":
                 self._comment(str(raw.get("comment", "")), path, line)
                 continue
-            args = list(raw.get("args", []))  # type: ignore[call-overload]
-            start = raw.get("start")
-            stmt = Stmt(directive, args, line, path, start=start)  # type: ignore[arg-type]
-            if len(stack) > 1:
+            args = list(raw["args"])  # type: ignore[call-overload]  # a copy: parses are shared
+            start: int | None = raw.get("start")  # type: ignore[assignment]
+            stmt = Stmt(directive, args, line, path, None, None, start)
+            if included:
                 self._included += 1
             block = raw.get("block")
             if block is not None:
