@@ -56,9 +56,10 @@ _NEXT = re.compile(
 # of these, whole lines are words, `;`, `{` and `}` apart by whitespace: read with one regular
 # expression for the stretch instead of one match per word and per space (the lexer's time on
 # a fleet's file: 3x less).
-# Compiled on the first text of PLAIN_MIN characters: for a pre-commit run's small file,
-# compiling them (0.3-0.6 ms) would cost more than they save.
+# Compiled once PLAIN_MIN characters were lexed (in one text or in many small files): for a
+# pre-commit run's small file, compiling them (0.3-0.6 ms) would cost more than they save.
 PLAIN_MIN = 8192
+_lexed = [0]  # the characters lexed so far in this process
 
 
 @cache
@@ -239,7 +240,8 @@ def _lex(
     token_start = 0  # where the word being read began
     keep = spans is not None
     placed: list[tuple[int, int]] = spans if spans is not None else []
-    plain = stop - start >= PLAIN_MIN
+    _lexed[0] += stop - start
+    plain = _lexed[0] >= PLAIN_MIN
     if plain:
         _, plain_token, plain_span = _plain()
     while pos < stop:

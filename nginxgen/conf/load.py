@@ -464,17 +464,19 @@ class Loader:
                         if name not in seen and name not in self.overlay:
                             seen.add(name)
                             names.append(name)
-            level = [parse[0] for parse in self._parse_all(names)]
+            # a file without the word includes nothing: its statements are not walked
+            level = [parse[0] for text, parse in self._parse_all(names) if "include" in text]
 
-    def _parse_all(self, names: list[str]) -> list[Parse]:
-        """The parses of the files that can be read, in several processes when they are many."""
+    def _parse_all(self, names: list[str]) -> list[tuple[str, Parse]]:
+        """The text and parse of each file that can be read, in several processes when they are
+        many."""
         parts = 1
         if len(names) >= max(READ_AHEAD_MIN, 2):
             from nginxgen.forks import processes  # only for a large tree: a small one's start
 
             parts = processes(self.jobs)
         if parts < 2:
-            return [read[3] for read in self._read_some(names, self.jobs)]
+            return [(text, parse) for _, _, text, parse in self._read_some(names, self.jobs)]
         import marshal
 
         from nginxgen.forks import each_part
@@ -492,7 +494,7 @@ class Loader:
             self._shared.real[name] = key
             self._shared.texts[name] = text
             self._shared.parses[key, text] = parse
-            parses.append(parse)
+            parses.append((text, parse))
         return parses
 
     def _read_some(self, names: list[str], jobs: int) -> list[tuple[str, str, str, Parse]]:
