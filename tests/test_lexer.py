@@ -13,6 +13,7 @@ from crossplane.lexer import lex_string
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from nginxgen.conf import lexer
 from nginxgen.conf.lexer import NgxParserSyntaxError, lex
 from nginxgen.conf.load import parse_tokens
 from tests.fuzzing.configs import mutated, token_stream
@@ -41,7 +42,15 @@ def crossplane_reading(text: str, filename: str) -> Iterator[tuple[str, int, boo
 
 
 def same(text: str) -> None:
-    assert run(crossplane_reading, text) == run(lex_string, text)
+    """Both readings of nginxgen's lexer, plain stretches in one step (once lexer.PLAIN_MIN
+    characters were lexed) and every token by itself (before), equal crossplane's."""
+    theirs = run(lex_string, text)
+    plain_min = lexer.PLAIN_MIN
+    try:
+        for lexer.PLAIN_MIN in (0, 10**18):
+            assert run(crossplane_reading, text) == theirs
+    finally:
+        lexer.PLAIN_MIN = plain_min
 
 
 QUIRKS = [

@@ -63,6 +63,12 @@ OPTIONS = (
     Option("--diff", "print the fixes as a unified diff and write nothing", kind="switch"),
     Option("--fixable", "only these codes or prefixes may be fixed (NGX1,NGX404)"),
     Option("--unfixable", "never fix these codes or prefixes"),
+    Option(
+        "--jobs",
+        "processes a large tree is read and checked in (default: the usable cores, at most 4; "
+        "1: one)",
+        metavar="N",
+    ),
     Option("--debug", "show tracebacks of internal errors", kind="switch"),
 )
 BY_FLAG = {option.flag: option for option in OPTIONS}
@@ -88,6 +94,7 @@ class Arguments:
     fixable: str | None
     unfixable: str | None
     diff: bool
+    jobs: str | None
     debug: bool
 
     def __init__(self) -> None:
