@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import missing_real_part
+from tests.real_parts import reach
 
 REPO = Path(__file__).resolve().parent.parent
 # pre-commit keeps the environment it builds; reusing it keeps reruns fast.
@@ -60,6 +61,7 @@ BAD = GOOD.replace(
 
 
 def pre_commit(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    reach("pre-commit")
     exe = Path(sys.executable).with_name("pre-commit")
     if not exe.exists():
         missing_real_part("pre-commit is not installed (pip install '.[test]')")
@@ -69,6 +71,7 @@ def pre_commit(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.live
 def test_hook_passes_a_clean_file_and_fails_on_a_pitfall(tmp_path: Path) -> None:
     if shutil.which("git") is None or not (REPO / ".git").exists():
         pytest.fail("the pre-commit test needs git and this repository's .git")
