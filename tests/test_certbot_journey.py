@@ -25,6 +25,7 @@ from tests.conftest import require_build
 from tests.helpers import missing_real_part
 from tests.live import free_port, nginx_bin_script, s_client
 from tests.pki import CertificateFactory
+from tests.real_parts import reach
 from tests.stock_trees import stock_tree
 
 JOURNEYS = [("debian-12", "bookworm"), ("debian-13", "trixie"), ("nginx-org", "trixie")]
@@ -32,6 +33,7 @@ PQ_LINE = "    ssl_ecdh_curve X25519MLKEM768:X25519;  # PQ first\n"
 
 
 def certbot_binary() -> str:
+    reach("certbot")
     tools = json.loads(MANIFEST.read_text()).get("tools", {}) if MANIFEST.is_file() else {}
     if "certbot" not in tools:
         missing_real_part("certbot not provisioned (python scripts/provision.py installs it)")

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -27,7 +26,7 @@ from nginxgen.conf.load import load_path
 from nginxgen.knowledge.target import resolve
 from nginxgen.lint.run import Selection, lint
 from tests.builds import Build
-from tests.helpers import missing_real_part
+from tests.helpers import require_program
 from tests.live import Server, free_port, prepare_prefix
 from tests.pki import CertificateFactory, Chain, _pem
 
@@ -263,8 +262,7 @@ def test_http2_requests_for_another_name_get_421(build: Build, tmp_path: Path) -
     where it matters: curl connects with SNI a.example and asks for b.example (:authority from
     its Host header), as a browser reusing the connection would; the reverse is served by a.
     Needs `http2 on` (1.25.1+) or `listen ... http2` (1.22.1)."""
-    if shutil.which("curl") is None:
-        missing_real_part("curl is not installed: the HTTP/2 client of this test")
+    require_program("curl", "the HTTP/2 client of this test")
     tree = make_tree(build, tmp_path)
     text = tree.conf.read_text()
     http2 = "http2 on;" if Version(build.nginx_version) >= Version("1.25.1") else None

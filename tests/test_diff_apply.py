@@ -25,6 +25,7 @@ from tests.patching import TOOLS, apply_to_copies, copies, require_tools, state
 LINT = ("lint", "--nginx-version", "1.26.3", "--tls-library", "openssl-3.0", "--unsafe-fixes")
 ISSUE = ("lint", "--nginx-version", "1.22.1", "--tls-library", "openssl-3.0", "--unsafe-fixes")
 TARGET = ("--nginx-version", "1.26.3", "--tls-library", "openssl-3.0")
+pytestmark = pytest.mark.live  # every test applies its diff with the real patch and git apply
 
 
 @pytest.fixture(autouse=True)

@@ -15,10 +15,8 @@ from tests.conftest import require_build
 
 
 @pytest.fixture(scope="module")
-def openssl40() -> Build:
-    from tests.builds import load_builds
-
-    return require_build(load_builds(), "openssl40")
+def openssl40(provisioned: tuple[dict[str, Build], dict[str, str]]) -> Build:
+    return require_build(provisioned, "openssl40")
 
 
 def _openssl_entries(build: Build, path: Path) -> list[tuple[str, int, str, str, str, int]]:

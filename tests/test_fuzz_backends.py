@@ -9,6 +9,7 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, seed, settings
 
 from tests.builds import ALL_BUILD_NAMES, Build
@@ -40,6 +41,7 @@ def _sample(build: Build, pool: BackendPool, number: int, trees: int) -> list[Ba
     return outcomes
 
 
+@pytest.mark.fuzz
 def test_every_location_and_request_as_the_model_says(
     provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
 ) -> None:

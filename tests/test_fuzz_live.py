@@ -57,6 +57,7 @@ def _sample(
 SAMPLED_BUILDS = (*BUILD_NAMES, *SOURCE_BUILD_NAMES, "openssl40")
 
 
+@pytest.mark.fuzz
 @pytest.mark.parametrize("name", SAMPLED_BUILDS)
 def test_a_server_just_started_runs_its_config(
     provisioned: tuple[dict[str, Build], dict[str, str]], name: str
@@ -64,6 +65,7 @@ def test_a_server_just_started_runs_its_config(
     _sample(require_build(provisioned, name), TREES, check_live)
 
 
+@pytest.mark.fuzz
 @pytest.mark.parametrize("name", SAMPLED_BUILDS)
 def test_unsafe_fixes_then_the_server_does_what_the_lines_meant(
     provisioned: tuple[dict[str, Build], dict[str, str]], name: str
@@ -73,6 +75,7 @@ def test_unsafe_fixes_then_the_server_does_what_the_lines_meant(
     _sample(require_build(provisioned, name), FIXED_TREES, check_live_fix)
 
 
+@pytest.mark.fuzz
 @pytest.mark.parametrize("preset", ["intermediate", "pq"])
 @pytest.mark.parametrize("name", SAMPLED_BUILDS)
 def test_generate_into_keeps_its_promises_and_says_what_else_changes(

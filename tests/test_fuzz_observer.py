@@ -6,7 +6,6 @@ says how). CI's sample; scripts/fuzz.py observe runs it for as many trees as ask
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -26,7 +25,7 @@ from tests.fuzzing.observer import (
     compare,
     observed_trees,
 )
-from tests.helpers import missing_real_part
+from tests.helpers import require_program
 from tests.paths import REPO
 
 TREES = int(os.environ.get("NGINXGEN_OBSERVED_TREES", "2"))  # per build: 10 in all
@@ -34,8 +33,7 @@ TREES = int(os.environ.get("NGINXGEN_OBSERVED_TREES", "2"))  # per build: 10 in 
 
 def _clients_present() -> None:
     for tool in ("curl", SYSTEM_OPENSSL[0]):
-        if shutil.which(tool) is None:
-            missing_real_part(f"{tool} missing: the observer's independent client")
+        require_program(tool, "the observer's independent client")
 
 
 @pytest.mark.parametrize("name", [*BUILD_NAMES, *SOURCE_BUILD_NAMES])

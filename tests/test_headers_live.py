@@ -9,7 +9,6 @@ HSTS line with a line lint reports."""
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -22,7 +21,7 @@ from nginxgen.conf.effective import HSTS, Effective
 from nginxgen.conf.load import load_path
 from nginxgen.knowledge.target import resolve
 from tests.builds import Build
-from tests.helpers import missing_real_part
+from tests.helpers import require_program
 from tests.live import Server, free_port, prepare_prefix
 from tests.pki import CertificateFactory
 
@@ -149,8 +148,7 @@ def lint_lines(served: Served, build: Build) -> set[int]:
 @pytest.mark.parametrize("build", ["wheel"], indirect=True)
 def test_headers_model_lint_and_probe_agree_with_nginx(build: Build, tmp_path: Path) -> None:
     assert build.nginx_version == "1.31.3"  # has add_header_inherit (1.29.3)
-    if shutil.which("curl") is None:
-        missing_real_part("curl is not installed: the HTTP client of this test")
+    require_program("curl", "the HTTP client of this test")
     served = write(tmp_path, build)
     config = build_config(load_path(str(served.conf)))
     effective = Effective(config, resolve(build.nginx_version, str(build.library)))

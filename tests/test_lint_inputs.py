@@ -178,6 +178,7 @@ def test_deep_nesting_does_not_crash(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert code == 1 and "NGX001" in out and "nested deeper" in out and "Traceback" not in err
 
 
+@pytest.mark.fuzz
 def test_20mb_config_in_seconds(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     server = (
         "server { listen 443 ssl; server_name s%d.example; ssl_certificate c; ssl_certificate_key k;"

@@ -7,12 +7,13 @@ server."""
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-from tests.helpers import missing_real_part
+import pytest
+
+from tests.helpers import require_program
 from tests.paths import REPO
 from tests.test_lsp import OPTIONS, VHOST, tree, unsafe_fixed
 
@@ -60,10 +61,9 @@ def lua_string(text: str) -> str:
     return json.dumps(text)  # a JSON string is a valid Lua string literal here (ASCII paths)
 
 
+@pytest.mark.live
 def test_neovim_shows_fixes_and_hovers(tmp_path: Path) -> None:
-    nvim = shutil.which("nvim")
-    if nvim is None:
-        missing_real_part("nvim is not installed (python scripts/provision.py installs it)")
+    nvim = require_program("nvim", "python scripts/provision.py installs it")
     root = tree(tmp_path / "etc")
     expected = unsafe_fixed(root, tmp_path / "copy")
     out = tmp_path / "out.json"

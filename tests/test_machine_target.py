@@ -18,7 +18,7 @@ import pytest
 
 from nginxgen.knowledge import target as target_module
 from tests.builds import Build
-from tests.helpers import CertPair, missing_real_part
+from tests.helpers import CertPair, require_program
 from tests.live import nginx_bin_script, nginx_check, prepare_prefix
 
 REPO = Path(__file__).resolve().parent.parent
@@ -131,8 +131,7 @@ def test_fix_with_no_target_never_breaks_debian_12(
     """The issue's repro: `lint --fix --diff nginx.conf | patch -p0`, then Debian 12's
     `nginx -t`. With no target given, either the machine's nginx is read (1.22.1: no
     `http2 on;` to write) or the target is assumed and `http2 on;` is not a safe fix."""
-    if shutil.which("patch") is None:
-        missing_real_part("patch is not installed")
+    require_program("patch", "the issue's repro pipes the diff to it")
     if machine == "none":
         no_usual_nginx()
     conf = site(tmp_path, ecdsa_pair)

@@ -34,6 +34,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+@pytest.mark.live
 def test_wheel_ships_templates_and_presets(wheel: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     templates = {Path(n).name for n in names if n.startswith("nginxgen/templates/")}
@@ -43,6 +44,7 @@ def test_wheel_ships_templates_and_presets(wheel: Path) -> None:
     assert any(n.startswith("nginxgen/knowledge/") and n.endswith(".toml") for n in names)
 
 
+@pytest.mark.live
 def test_installed_wheel_generates_from_another_folder(wheel: Path, tmp_path: Path) -> None:
     site = tmp_path / "site"
     subprocess.run(

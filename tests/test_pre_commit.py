@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import missing_real_part
+from tests.real_parts import reach
 
 REPO = Path(__file__).resolve().parent.parent
 # pre-commit keeps the environment it builds; reusing it keeps reruns fast.
@@ -60,6 +61,7 @@ BAD = GOOD.replace(
 
 
 def pre_commit(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    reach("pre-commit")
     exe = Path(sys.executable).with_name("pre-commit")
     if not exe.exists():
         missing_real_part("pre-commit is not installed (pip install '.[test]')")
@@ -69,6 +71,7 @@ def pre_commit(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.live
 def test_hook_passes_a_clean_file_and_fails_on_a_pitfall(tmp_path: Path) -> None:
     if shutil.which("git") is None or not (REPO / ".git").exists():
         pytest.fail("the pre-commit test needs git and this repository's .git")
@@ -91,6 +94,7 @@ def test_hook_passes_a_clean_file_and_fails_on_a_pitfall(tmp_path: Path) -> None
     assert "Failed" in bad.stdout and "bad.conf:5: NGX101" in bad.stdout
 
 
+@pytest.mark.live
 def test_hook_sees_nginx_configs_without_conf(tmp_path: Path) -> None:
     """Debian's vhosts have no .conf (issue 44): with --all-files the hook's own `files` pattern
     decides, and it must take sites-available/app, conf.d/*, *.nginx and nginx.conf, and leave
@@ -111,6 +115,7 @@ def test_hook_sees_nginx_configs_without_conf(tmp_path: Path) -> None:
     assert "notes.txt" not in run.stdout
 
 
+@pytest.mark.live
 def test_the_readme_config_is_one_pre_commit_takes(tmp_path: Path) -> None:
     """The README's .pre-commit-config.yaml block validates, and its rev is not a tag this
     repository lacks (it had `rev: v0.1.0`, which no tag named)."""

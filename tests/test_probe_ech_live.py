@@ -34,7 +34,7 @@ from nginxgen.probe.ech_hello import (
     usable,
 )
 from nginxgen.shell.cli import main
-from tests.builds import Build, load_builds
+from tests.builds import Build
 from tests.conftest import require_build
 from tests.helpers import make_cert
 from tests.live import free_port
@@ -48,8 +48,8 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.fixture(scope="module")
-def openssl40() -> Build:
-    return require_build(load_builds(), "openssl40")
+def openssl40(provisioned: tuple[dict[str, Build], dict[str, str]]) -> Build:
+    return require_build(provisioned, "openssl40")
 
 
 @pytest.fixture(scope="module")

@@ -17,6 +17,7 @@ import pytest
 from tests.builds import ALL_BUILD_NAMES, MANIFEST
 from tests.helpers import missing_real_part
 from tests.paths import REPO
+from tests.real_parts import reach
 
 sys.path.insert(0, str(REPO / "scripts"))
 from downloads import PINS, DownloadError, fetch_pinned
@@ -150,7 +151,9 @@ def test_provisioning_without_network_and_without_cache_fails_naming_each_file(
         assert "expected sha256" in line  # the static PCRE2, fetched first
 
 
+@pytest.mark.live
 def test_a_second_run_with_a_filled_cache_makes_no_network_request() -> None:
+    reach("the nginx builds")
     if not MANIFEST.is_file():
         missing_real_part(f"{MANIFEST} not found: run scripts/provision.py first")
     before = json.loads(MANIFEST.read_text())

@@ -6,7 +6,6 @@ written at once for a known mix of HTTPS and plain HTTP requests made with curl.
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -15,7 +14,7 @@ import pytest
 
 from nginxgen.report.logformat import COMBINED, generated_log_directives
 from tests.builds import Build
-from tests.helpers import missing_real_part
+from tests.helpers import require_program
 from tests.live import Server
 from tests.test_live_presets import NAME, Served, generate
 
@@ -34,9 +33,7 @@ HTTPS_REQUESTS, PLAIN_REQUESTS = 5, 2
 def serve_all_formats(build: Build, folder: Path) -> Path:
     """Serve a generated site with every format logging at the http{} level (each request goes
     to every log), make the known mix of requests, and return the prefix with the logs."""
-    curl = shutil.which("curl")
-    if curl is None:
-        missing_real_part("curl is not installed")
+    curl = require_program("curl", "the HTTP client of this test")
     served = generate("intermediate", build, folder)
     assert isinstance(served, Served), served.stderr
     prefix = served.conf.parent

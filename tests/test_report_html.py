@@ -46,6 +46,7 @@ def shown_as(value: Any, pointer: str) -> str:
     return str(value)
 
 
+@pytest.mark.browser
 def test_html_page_matches_the_json_in_chromium(chromium: str, tmp_path: Path) -> None:
     log = tmp_path / "tls.log"
     later = [

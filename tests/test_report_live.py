@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import socket
 import subprocess
 import sys
@@ -17,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.builds import Build
-from tests.helpers import missing_real_part
+from tests.helpers import require_program
 from tests.live import Handshake, Server, parse_s_client, s_client
 from tests.test_live_presets import NAME, Served, generate
 
@@ -118,9 +117,7 @@ def test_report_counts_real_handshakes(build: Build, client: Build, tmp_path: Pa
 def test_http2_streams_are_requests_of_one_connection(build: Build, tmp_path: Path) -> None:
     """Browsers speak HTTP/2: its streams count in $connection_requests, so three requests
     multiplexed on one connection are one connection (curl, built with nghttp2)."""
-    curl = shutil.which("curl")
-    if curl is None:
-        missing_real_part("curl is not installed")
+    curl = require_program("curl", "the HTTP/2 client of this test")
     served = generate("intermediate", build, tmp_path)
     assert isinstance(served, Served), served.stderr
     url = f"https://{NAME}:{served.port}/"

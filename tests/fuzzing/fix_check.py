@@ -23,6 +23,9 @@ CLASSES = fix_classes(unsafe=True)
 Trace = list[tuple[str, bytes, list[Edit], bytes]]
 
 
+NGINX_T = "fixed, nginx -t ok before and after"
+
+
 @dataclass(frozen=True)
 class FixCase:
     kind: str  # unchanged | fixed | fixed, nginx -t ok before and after | nginx refused before
@@ -95,7 +98,7 @@ def check_fix(data: bytes, target: Target, build: Build | None = None) -> FixCas
                 assert not now, (
                     f"nginx -t on {build.name} accepted it before the fix, not after: {now}"
                 )
-                kind = "fixed, nginx -t ok before and after"
+                kind = NGINX_T
         path.write_bytes(fixed)
         assert fix_once(path, target) == {}, "a second run changed something"
     return FixCase(kind, time.perf_counter() - started)
