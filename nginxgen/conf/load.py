@@ -227,6 +227,10 @@ def parse_tokens(
     return parsed, None
 
 
+# what any template mark below starts with: the file's lines are read only where one is
+_TEMPLATE_HINT = re.compile(r"\{\{|\{%|\$\{[A-Z]")
+
+
 def template_mark(text: str) -> tuple[str, int] | None:
     """Where a file shows it is a template, not a config nginx reads (a Jinja `{{ name }}` or
     `{% if %}`, an envsubst `${NAME}` as Docker's nginx image renders from /etc/nginx/templates):
@@ -235,8 +239,8 @@ def template_mark(text: str) -> tuple[str, int] | None:
     so `${NAME}` in capitals counts unless the file sets it (`set $NAME`, a map or geo)."""
     if "{{" not in text and "{%" not in text and "${" not in text:
         return None  # the common case, without a regular expression
-    import re
-
+    if not _TEMPLATE_HINT.search(text):
+        return None  # `${host}`: nginx's own variables, common; no line needs reading
     for number, line in enumerate(text.splitlines(), 1):
         code = line.split("#", 1)[0] if "#" in line else line
         jinja = re.search(r"\{\{-?\s*[\w.'\"\[\]|() -]+?\s*-?\}\}|\{%-?\s*[a-z]+\b", code)

@@ -1,5 +1,6 @@
 """Settings from `[tool.nginxgen]` in pyproject.toml or from .nginxgen.toml: the target every
-command uses (nginxgen.knowledge.target.resolve_set) and lint's own keys."""
+command uses (nginxgen.knowledge.target.resolve_set) and lint's own keys; and the user's cache
+folder, where what is worth keeping between runs goes."""
 
 from __future__ import annotations
 
@@ -29,6 +30,13 @@ KEYS = {
     "root": "string",
     "prefix": "string",
 }
+
+
+def cache_folder() -> str:
+    """nginxgen's folder in the user's cache: $XDG_CACHE_HOME/nginxgen, else ~/.cache/nginxgen
+    (the machine's `nginx -V`, the browser page's downloads)."""
+    home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(home, "nginxgen")
 
 
 def find_settings(start: str) -> tuple[str, dict[str, Any]] | None:

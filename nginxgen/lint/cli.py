@@ -128,11 +128,13 @@ def _report(args: Arguments, options: LintOptions, trees: _Trees) -> int:
         findings = lint_tree(loaded, target, selection, files, carries_fixes, options.jobs)
     else:
         seen: set[str] = set()
-        for _, loaded in _mains(args.paths, trees, carries_fixes):
+        mains = _mains(args.paths, trees, carries_fixes)
+        for _, loaded in mains:
             findings.extend(lint_tree(loaded, target, selection, None, carries_fixes, options.jobs))
             files.extend(f for f in loaded.files if f not in seen)
             seen.update(loaded.files)
-        findings = _once(findings)
+        if len(mains) > 1:
+            findings = _once(findings)
     _say_target(args, options)
     sys.stdout.write(report.render(args.format, findings, options.target, files))
     return _exit_code(findings, options)
@@ -208,8 +210,9 @@ def _fix_units(
     def lint_one(loaded: Loaded) -> list[Finding]:
         return _fixable(lint_tree(loaded, target, selection, jobs=jobs), may_fix)
 
-    mains = [path for path, _ in _mains(args.paths, trees, spans=False)]
-    return [(path, lint_one) for path in mains]
+    if len(set(args.paths)) == 1:  # one tree: the fix loop loads it, not once more beforehand
+        return [(args.paths[0], lint_one)]
+    return [(path, lint_one) for path, _ in _mains(args.paths, trees, spans=False)]
 
 
 def _mains(paths: list[str], trees: _Trees, spans: bool) -> list[tuple[str, Loaded]]:
@@ -225,6 +228,8 @@ def _mains(paths: list[str], trees: _Trees, spans: bool) -> list[tuple[str, Load
             continue
         named.add(real)
         loaded.append((path, trees.load(path, spans=spans)))
+    if len(loaded) == 1:
+        return loaded  # nothing to compare: no real path of every file read (a fleet's tree)
     reads = [{os.path.realpath(f) for f in tree.files} for _, tree in loaded]
     kept = []
     for number, (path, tree) in enumerate(loaded):

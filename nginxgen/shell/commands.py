@@ -388,10 +388,11 @@ def web(
 
     if out is None and not serve:
         raise NginxgenError("give --out DIR, --serve, or both", where="web")
-    home = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    from nginxgen.files.settings import cache_folder
+
     with tempfile.TemporaryDirectory(prefix="nginxgen-web-") as scratch:
         try:
-            site = build_site(out or Path(scratch) / "site", cache or home / "nginxgen" / "web")
+            site = build_site(out or Path(scratch) / "site", cache or Path(cache_folder()) / "web")
         except DownloadError as exc:
             raise NginxgenError(str(exc), where="web") from None
         note(f"wrote the page into {site}" if out else f"built the page in {site}")
