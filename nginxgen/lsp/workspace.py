@@ -21,9 +21,8 @@ from nginxgen.lint.args import Arguments
 from nginxgen.lint.context import server_label
 from nginxgen.lint.findings import Finding, fix_classes
 from nginxgen.lint.fix import run_fixes
-from nginxgen.lint.managed import leave_managed
 from nginxgen.lint.rules import catalog
-from nginxgen.lint.run import lint
+from nginxgen.lint.run import lint_tree
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -150,10 +149,8 @@ class Session:
         if os.path.abspath(path) not in {os.path.abspath(f) for f in loaded.files}:
             root = os.path.abspath(path)  # not part of that tree: on its own
             loaded = self._load(options, root)
-        found = lint(loaded, options.target, options.selection)
-        return Checked(
-            root, loaded, build(loaded), leave_managed(found, loaded.texts), options.target
-        )
+        found = lint_tree(loaded, options.target, options.selection)
+        return Checked(root, loaded, build(loaded), found, options.target)
 
     def fix_all(self, path: str, unsafe: bool) -> dict[str, tuple[str, str]]:
         """Every fix `lint --fix` (or `--unsafe-fixes`) would apply to the tree: file -> (text
@@ -163,9 +160,7 @@ class Session:
         classes = fix_classes(unsafe)
         outcome = run_fixes(
             lambda fixed: self._load(options, root, {**self.open, **fixed}),
-            lambda loaded: leave_managed(
-                lint(loaded, options.target, options.selection), loaded.texts
-            ),
+            lambda loaded: lint_tree(loaded, options.target, options.selection),
             classes,
         )
         return {f: (outcome.originals[f], text) for f, text in outcome.changed.items()}
