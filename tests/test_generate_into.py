@@ -209,6 +209,100 @@ def test_nginx_t_failure_puts_everything_back(
     assert marker.is_file()
 
 
+# A tree run as `nginx -p PREFIX -c CONF/nginx.conf`: its pid, logs and temp folders are relative,
+# in PREFIX (includes are relative to CONF, the main file's folder), and nothing names /etc/nginx.
+RELATIVE_MAIN = """pid run/nginx.pid;
+error_log logs/error.log;
+events {{}}
+http {{
+    access_log logs/access.log;
+    {temp}
+    include conf.d/*.conf;
+}}
+"""
+
+
+def relative_tree(build: Build, conf: Path, prefix: Path) -> Path:
+    for sub in ("run", "logs", "temp"):
+        (prefix / sub).mkdir(parents=True)
+    (conf / "conf.d").mkdir(parents=True)
+    (conf / "conf.d" / "app.conf").write_text("server { listen 8080; server_name app.test; }\n")
+    main = conf / "nginx.conf"
+    main.write_text(RELATIVE_MAIN.format(temp="\n    ".join(build.temp_path_directives)))
+    return main
+
+
+def add_site(
+    tree: Path, nginx_bin: Path, *extra: str, domain: str = "a.test", cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    chain = CertificateFactory(tree.parent / "certs").leaf(domain)
+    return nginxgen(
+        "generate", "--preset", "intermediate", "--nginx-bin", str(nginx_bin),
+        "--domain", domain, "--cert", str(chain.fullchain), "--key", str(chain.key),
+        "--into", str(tree), *extra, cwd=cwd or tree.parent,
+    )  # fmt: skip
+
+
+def test_nginx_t_runs_in_the_trees_prefix(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    # Issue 44: Debian's nginx as installed (prefix /usr/share/nginx) ran the check on such a
+    # tree in its own prefix: `open() "/usr/share/nginx/run/nginx.pid" failed`, not judged,
+    # exit 0. The tree's folder is its prefix, and our log goes beside its relative own.
+    build = require_build(provisioned, "bookworm")
+    tree = tmp_path / "tree"
+    relative_tree(build, tree, tree)
+    installed = nginx_bin_script(build, None, tmp_path / "nginx")
+    done = add_site(tree, installed)
+    assert done.returncode == 0, done.stderr
+    assert "not judged" not in done.stderr, done.stderr
+    assert f"nginx -t passes after the change ({tree}/nginx.conf, -p {tree})" in done.stderr
+    tls = (tree / "nginxgen-tls.conf").read_text()
+    assert "access_log logs/nginxgen-tls.log nginxgen_tls;" in tls, tls
+    # and a change nginx -t refuses in that prefix is put back
+    site = tree / "conf.d" / "b.test.ssl.conf"
+    inject = f'if [ -e "{site}" ]; then echo "nginx: [emerg] injected failure" >&2; exit 1; fi'
+    before = snapshot(tree)
+    refused = add_site(
+        tree, nginx_bin_script(build, None, tmp_path / "nginx-b", before=inject), domain="b.test"
+    )
+    assert refused.returncode == 3, refused.stderr
+    assert "every file put back: nginx: [emerg] injected failure" in refused.stderr
+    assert snapshot(tree) == before
+
+
+def test_prefix_names_the_folder_the_tree_means(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    # nginx's own layout, PREFIX/conf/nginx.conf with PREFIX/logs: neither the binary's
+    # compiled-in prefix nor the tree's folder is the one. Not judged, and said why; --prefix
+    # or the settings file's prefix (the key lint reads) names it.
+    build = require_build(provisioned, "bookworm")
+    installed = nginx_bin_script(build, None, tmp_path / "nginx")
+    prefix = tmp_path / "unknown"
+    relative_tree(build, prefix / "conf", prefix)
+    done = add_site(prefix / "conf", installed)
+    assert done.returncode == 0, done.stderr
+    assert (
+        "nginx -t failed before the change too, so it was not judged (--prefix DIR names the "
+        "folder the tree's relative paths mean): with the binary's own prefix: "
+    ) in done.stderr, done.stderr
+    assert '"/usr/share/nginx/run/nginx.pid" failed' in done.stderr
+    assert f"; with -p {prefix}/conf: " in done.stderr
+    assert f'"{prefix}/conf/run/nginx.pid" failed' in done.stderr
+    for given in ("flag", "settings"):
+        prefix = tmp_path / given
+        relative_tree(build, prefix / "conf", prefix)
+        if given == "flag":
+            done = add_site(prefix / "conf", installed, "--prefix", str(prefix))
+        else:
+            (prefix / ".nginxgen.toml").write_text(f'prefix = "{prefix}"\n')
+            done = add_site(prefix / "conf", installed, cwd=prefix)
+        assert done.returncode == 0, done.stderr
+        passed = f"nginx -t passes after the change ({prefix}/conf/nginx.conf, -p {prefix})"
+        assert passed in done.stderr, done.stderr
+
+
 @pytest.mark.parametrize(
     ("case", "expected"),
     [

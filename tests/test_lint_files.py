@@ -4,13 +4,15 @@ paths say nothing; the three error rules are confirmed on real nginx (nginx -t r
 
 from __future__ import annotations
 
+import re
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import dh
 
+from nginxgen.base.der import dh_prime_bits
 from nginxgen.base.records import replace
 from nginxgen.conf.load import load_path
 from nginxgen.knowledge.target import Target, resolve
@@ -162,23 +164,29 @@ def test_stapling_needs_an_ocsp_url(pki: CertificateFactory, chain: Chain, tmp_p
     assert codes(site(with_url.fullchain, with_url.key, stapling), tmp_path) == []
 
 
+def openssl_dh(out: Path, *args: str) -> Path:
+    """DH parameters made by OpenSSL, as a user makes them (`openssl dhparam`, `genpkey`)."""
+    command, *rest = args  # options before `dhparam`'s size
+    subprocess.run(["openssl", command, "-out", str(out), *rest], check=True, capture_output=True)
+    return out
+
+
 @pytest.fixture(scope="module")
 def dhparams(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     folder = tmp_path_factory.mktemp("dh")
-    weak = folder / "dh1024.pem"
-    weak.write_bytes(
-        dh.generate_parameters(2, 1024).parameter_bytes(
-            serialization.Encoding.PEM, serialization.ParameterFormat.PKCS3
-        )
+    weak = openssl_dh(folder / "dh1024.pem", "dhparam", "1024")  # PKCS #3 `DH PARAMETERS`
+    group = ("-algorithm", "DH", "-pkeyopt", "group:ffdhe2048")
+    return weak, openssl_dh(folder / "ffdhe2048.pem", "genpkey", "-genparam", *group)
+
+
+@pytest.fixture(scope="module")
+def x942(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """`X9.42 DH PARAMETERS` (p, g, q), which nginx loads too: 1024 and 2048 bits."""
+    folder = tmp_path_factory.mktemp("x942")
+    make = ("dhparam", "-dsaparam")
+    return openssl_dh(folder / "1024.pem", *make, "1024"), openssl_dh(
+        folder / "2048.pem", *make, "2048"
     )
-    good = folder / "ffdhe2048.pem"
-    with good.open("wb") as out:
-        subprocess.run(
-            ["openssl", "genpkey", "-genparam", "-algorithm", "DH", "-pkeyopt", "group:ffdhe2048"],
-            stdout=out,
-            check=True,
-        )
-    return weak, good
 
 
 DHE = "ssl_ciphers ECDHE-ECDSA-AES128-GCM-SHA256:DHE-RSA-AES128-GCM-SHA256;"
@@ -195,6 +203,36 @@ def test_dhparam_rules(chain: Chain, dhparams: tuple[Path, Path], tmp_path: Path
     assert codes(site(*cert, f"{ECDHE} ssl_dhparam {good};"), tmp_path) == ["NGX733"]
     tls13 = f"ssl_protocols TLSv1.3; ssl_dhparam {good};"
     assert codes(site(*cert, tls13), tmp_path) == ["NGX733"]
+
+
+def test_dh_parameters_are_read_as_openssl_reads_them(
+    dhparams: tuple[Path, Path], x942: tuple[Path, Path]
+) -> None:
+    for path in (*dhparams, *x942):
+        shown = subprocess.run(
+            ["openssl", "pkeyparam", "-in", str(path), "-text", "-noout"],
+            capture_output=True, text=True, check=True,
+        ).stdout  # fmt: skip
+        said = re.search(r"DH Parameters: \((\d+) bit\)", shown)
+        assert said is not None, shown
+        assert dh_prime_bits(path.read_bytes()) == int(said[1]), path
+
+
+def test_dhparam_tree_prints_no_library_warning(
+    chain: Chain, dhparams: tuple[Path, Path], x942: tuple[Path, Path], tmp_path: Path
+) -> None:
+    # Issue 44: cryptography 50 deprecates finite-field DH and warned on each run that read
+    # the parameters (CryptographyDeprecationWarning on stderr, every pre-commit run).
+    conf = tmp_path / "nginx.conf"
+    for path in (dhparams[0], x942[0]):
+        conf.write_text(site(chain.fullchain, chain.key, f"{DHE} ssl_dhparam {path};"))
+        done = subprocess.run(
+            [sys.executable, "-m", "nginxgen", "lint", "--nginx-version", OPENSSL[0],
+             "--tls-library", OPENSSL[1], "--select", "NGX731", str(conf)],
+            capture_output=True, text=True, check=False,
+        )  # fmt: skip
+        assert done.stderr == "nginxgen: target: nginx 1.26.3 with OpenSSL 3.5.7\n", done.stderr
+        assert done.returncode == 1 and "NGX731 error" in done.stdout, done.stdout
 
 
 @pytest.mark.parametrize(("size", "expected"), [(32, ["NGX734"]), (48, []), (80, [])])
@@ -214,7 +252,7 @@ def test_unreadable_or_variable_paths_say_nothing(chain: Chain, tmp_path: Path) 
 
 @pytest.mark.parametrize("build", ["wheel", "bookworm", "trixie"], indirect=True)
 def test_real_nginx_refuses_what_the_error_rules_flag(
-    build: Build, pki: CertificateFactory, chain: Chain, tmp_path: Path
+    build: Build, pki: CertificateFactory, chain: Chain, x942: tuple[Path, Path], tmp_path: Path
 ) -> None:
     pem = serialization.Encoding.PEM
     swapped = tmp_path / "swapped.pem"
@@ -226,6 +264,7 @@ def test_real_nginx_refuses_what_the_error_rules_flag(
         ("", swapped, chain.key, "NGX721", "key values mismatch"),
         ("ssl_session_ticket_key ticket.key;", chain.fullchain, chain.key, "NGX734", "48 or 80"),
         ("", weak.fullchain, weak.key, "NGX724", "ee key too small"),
+        (f"{DHE} ssl_dhparam {x942[0]};", chain.fullchain, chain.key, "NGX731", "dh key too small"),
     ]:
         text = site(cert, key, extra).replace("events {}", "worker_processes auto;\nevents {}")
         assert code in codes(text, tmp_path, target)

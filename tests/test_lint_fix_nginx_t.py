@@ -95,3 +95,17 @@ def test_tree_nginx_refused_before_is_fixed_and_said_so(
     assert "nginx -t failed before the change too, so it was not judged" in done.stderr
     assert 'unknown directive "no_such_directive"' in done.stderr, done.stderr
     assert FIXED in (tree / "conf.d" / "a.conf").read_text()
+
+
+def test_nginx_t_runs_in_the_trees_prefix(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tree: Path
+) -> None:
+    # Issue 44: the binary as installed runs in its compiled-in prefix (/usr/share/nginx), where
+    # this tree's relative log and pid are not; the tree's folder is its prefix.
+    build = require_build(provisioned, "trixie")
+    main = tree / "nginx.conf"
+    main.write_text("pid nginx.pid;\n" + main.read_text())
+    done = fix(tree, nginx_bin_script(build, None, tree / "nginx-bin"))
+    assert "not judged" not in done.stderr, done.stderr
+    assert f"nginx -t passes after the change ({main}, -p {tree})" in done.stderr
+    assert FIXED in (tree / "conf.d" / "a.conf").read_text()

@@ -292,6 +292,7 @@ def generate(request: GenerateRequest) -> GeneratedSite:
         out=None,
         into=None,
         root=None,
+        prefix=None,
         force=False,
         diff=False,
         comments=request.comments,

@@ -50,7 +50,13 @@ OPTIONS = (
         choices=SEVERITIES,
     ),
     Option("--root", "load this whole config, report only findings in PATHS", metavar="FILE"),
-    Option("--prefix", "folder relative includes resolve against (default: the main file's)"),
+    Option(
+        "--prefix",
+        "the tree's prefix (nginx -p): relative includes resolve there, and nginx -t of "
+        "--nginx-bin runs there (default: the main file's folder; for nginx -t, the binary's own "
+        "prefix on the tree it reads or a copy of it)",
+        metavar="DIR",
+    ),
     Option(
         "--map",
         "read files the config names under FOLDER from HERE instead (a repository that mirrors "

@@ -315,6 +315,7 @@ def _report_fixes(
             mains,
             lambda: write_all(result, ahead),
             lambda: write_all(undone(result)),
+            options.prefix,
         )
         for line in lines:
             print(f"nginxgen: {line}", file=sys.stderr)

@@ -13,6 +13,7 @@ import typer
 
 from nginxgen.base.console import note
 from nginxgen.base.errors import NginxgenError
+from nginxgen.lint import args as lint_options
 
 app = typer.Typer(
     help="Generate nginx TLS configuration for your nginx and TLS library; lint configs.",
@@ -59,6 +60,9 @@ TreeMap = Annotated[
         "--conf-path with --nginx-bin, else inferred when the tree is a copy (and said so)",
     ),
 ]
+Prefix = Annotated[
+    str | None, typer.Option("--prefix", help=lint_options.BY_FLAG["--prefix"].help)
+]  # lint's option (nginxgen.lint.args), one declaration
 TextOrJson = Annotated[str, typer.Option("--format", help="text or json")]
 
 
@@ -104,6 +108,7 @@ def generate(
     root: Annotated[
         Path | None, typer.Option(help="with --into: the main file, if not DIR/nginx.conf")
     ] = None,
+    prefix: Prefix = None,
     force: Annotated[bool, typer.Option(help="replace differing files (atomically)")] = False,
     diff: Annotated[
         bool, typer.Option(help="show the diff against --out or --into, write nothing")
@@ -147,6 +152,7 @@ def generate(
         out=out,
         into=into,
         root=root,
+        prefix=prefix,
         force=force,
         diff=diff,
         comments=comments,
