@@ -182,6 +182,7 @@ def write_fleet(folder: Path, count: int, split: bool) -> Path:
     return main
 
 
+@pytest.mark.fuzz  # a long run: 1,000 vhosts, six ways, each in one process and in several
 def test_a_large_tree_in_several_processes_is_linted_as_in_one(tmp_path: Path) -> None:
     one_file = write_fleet(tmp_path / "one", 1000, split=False)
     split = write_fleet(tmp_path / "split", 1000, split=True)
@@ -213,6 +214,7 @@ def test_jobs_takes_a_whole_number_from_one_up(tmp_path: Path, jobs: str) -> Non
     assert run(["--jobs", jobs, str(main)]) == 2
 
 
+@pytest.mark.fuzz  # a long run: every corpus file in one process and in several
 def test_every_corpus_file_in_several_processes_is_linted_as_in_one(tmp_path: Path) -> None:
     files = [p for p in corpus_files() if not p.name.startswith("_LICENSE")]
     assert len(files) > 300
