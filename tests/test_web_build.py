@@ -17,12 +17,10 @@ from nginxgen.files.pinned import DownloadError, fetch_pinned, sha256_of
 from nginxgen.web import page
 from nginxgen.web.build import PINS
 from nginxgen.web.wheels import nginxgen_wheel, pure_wheel
-from tests.builds import MANIFEST, Build
+from tests.builds import Build, provisioned_downloads
 from tests.conftest import require_build
 from tests.helpers import missing_real_part
 from tests.paths import REPO
-
-DOWNLOADS = MANIFEST.parent / "downloads" / "web"
 
 
 def test_every_page_pin_names_its_bytes() -> None:
@@ -56,6 +54,7 @@ def test_nginxgens_wheel_is_the_same_bytes_each_time(tmp_path: Path) -> None:
     assert b"Requires-Dist: typer" in metadata and b"sys_platform != 'emscripten'" in metadata
 
 
+@pytest.mark.live  # the sources provisioning fetched
 @pytest.mark.parametrize(
     ("project", "check"),
     [
@@ -69,7 +68,7 @@ def test_nginxgens_wheel_is_the_same_bytes_each_time(tmp_path: Path) -> None:
 def test_pure_wheels_from_the_pinned_sources(project: str, check: str, tmp_path: Path) -> None:
     (pin,) = [p for p in json.loads(PINS.read_text())["files"] if p["name"].startswith(project)]
     try:
-        sdist = fetch_pinned(pin, DOWNLOADS, offline=True)
+        sdist = fetch_pinned(pin, provisioned_downloads("web"), offline=True)
     except DownloadError as exc:
         missing_real_part(f"the page's downloads are not provisioned (scripts/provision.py): {exc}")
     (tmp_path / "a").mkdir()

@@ -20,14 +20,13 @@ import pytest
 
 from nginxgen.files.pinned import DownloadError
 from tests.browser import Chromium, OfflinePage, chromium_binary, png_pixel_bytes
-from tests.builds import MANIFEST, Build
+from tests.builds import Build, provisioned_downloads
 from tests.conftest import require_build
-from tests.helpers import make_cert, missing_real_part
+from tests.helpers import make_cert, missing_real_part, require_program
 from tests.live import nginx_check, prepare_prefix
 
 pytestmark = pytest.mark.browser
 
-DOWNLOADS = MANIFEST.parent / "downloads" / "web"
 SCREENSHOTS = os.environ.get("NGINXGEN_SCREENSHOTS")  # a folder: keep the views' pictures
 
 
@@ -38,15 +37,15 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from nginxgen.files.pinned import fetch_pinned
     from nginxgen.web.build import PINS
 
+    downloads = provisioned_downloads("web")
     try:
         for pin in json.loads(PINS.read_text())["files"]:
-            fetch_pinned(pin, DOWNLOADS, offline=True)
+            fetch_pinned(pin, downloads, offline=True)
     except DownloadError as exc:
         missing_real_part(f"the page's downloads are not provisioned (scripts/provision.py): {exc}")
-    if shutil.which("node") is None:  # the build makes Python's snapshot under Node
-        missing_real_part("node is not installed: the page is built without its snapshot")
+    require_program("node", "the build makes Python's snapshot under Node")
     out = tmp_path_factory.mktemp("web") / "site"
-    done = command("web", "--out", str(out), "--cache", str(DOWNLOADS), cwd=out.parent)
+    done = command("web", "--out", str(out), "--cache", str(downloads), cwd=out.parent)
     assert done.returncode == 0, done.stderr
     assert done.stderr.strip() == f"nginxgen: wrote the page into {out}"
     return out
