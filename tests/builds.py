@@ -102,6 +102,12 @@ def _this_wheel() -> tuple[str, ...] | None:
     return (str(nginx_binary()),)
 
 
+def provisioned_downloads(kind: str) -> Path:
+    """The folder of pinned files provisioning fetched for `kind` (web: the browser page's)."""
+    reach("the provisioned downloads")
+    return MANIFEST.parent / "downloads" / kind
+
+
 def load_builds() -> tuple[dict[str, Build], dict[str, str]]:
     """Builds found by the provisioning script, and why the others are missing."""
     reach("the nginx builds")

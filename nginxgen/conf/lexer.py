@@ -7,7 +7,7 @@ One difference, where nginx reads otherwise (ngx_conf_read_token): a `}` inside 
 to the word (`appl}ication` is one word to nginx, and `a}` then `}` closes one block, not two);
 crossplane ends the word there.
 
-Equality with crossplane's lex_string, quirks included, is what tests/test_lexer.py checks on
+Equality with crossplane's lex_string, quirks included, is what tests/conf/test_lexer.py checks on
 every corpus file and on generated text: a backslash pairs with the next character (a lone one at
 the end is dropped); a newline is counted on the line after it; `#` starts a comment only at the
 start of a token; a quote inside a token is an ordinary character, and a quoted string ends its
