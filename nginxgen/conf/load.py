@@ -20,8 +20,8 @@ MAX_DEPTH = 200  # nginx has no limit, but no real config nests this deep; recur
 # bound on files that include each other several times over (2^n expansion, a hang otherwise).
 MAX_INCLUDED_STATEMENTS = 500_000
 # The included files of one level below which they are read and parsed in one process: a
-# forked process's start and the return of the parses cost more than it saves (measured,
-# docs/benchmarks.md).
+# forked process's start and the return of the parses cost about what it saves (measured,
+# docs/benchmarks.md#fleets-on-two-cores-issue-47).
 READ_AHEAD_MIN = 200
 DUMP_MARKER = re.compile(r"^# configuration file (?P<path>.+):\s*$", re.MULTILINE)
 STDIN_NAME = "<stdin>"  # how `-` is named in findings, and in the fix loop's texts
