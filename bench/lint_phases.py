@@ -2,7 +2,10 @@
 lint, in this process, for bench/run.py's trees of N vhosts (one file, one include per vhost),
 in one process (--jobs 1) and in as many as lint takes (the children's CPU time beside).
 
-    python bench/lint_phases.py [--vhosts 2000] [--repeat 5]
+    python bench/lint_phases.py [--vhosts 2000,...] [--repeat 5] [--forced]
+
+`--forced`: the several-process lint with every threshold at 0 (each way of sharing the work
+on, whatever the size: how the thresholds were chosen, docs/benchmarks.md).
 
 Phases: reading the files, their real paths, lexing, the token checks (_check_tokens), the
 statements (parse_tokens), the rest of loading (statements made into Stmt, includes followed:
@@ -95,12 +98,19 @@ print(json.dumps({**spent, **wall}))
 """
 
 
-def phases(main: Path, jobs: int, repeat: int) -> dict[str, float]:
+FORCED = """
+from nginxgen.conf import lexer as _lexer, load as _load
+from nginxgen.lint import run as _run
+_lexer.PART_MIN = _load.READ_AHEAD_MIN = _run.RULES_IN_PARTS_MIN = 0
+"""
+
+
+def phases(main: Path, jobs: int, repeat: int, forced: bool = False) -> dict[str, float]:
     """Each phase's median CPU seconds over `repeat` fresh processes."""
     runs: list[dict[str, float]] = []
     for _ in range(repeat):
         done = subprocess.run(
-            [sys.executable, "-c", PHASES, str(main), str(jobs)],
+            [sys.executable, "-c", (FORCED if forced else "") + PHASES, str(main), str(jobs)],
             capture_output=True,
             text=True,
             check=False,
@@ -115,18 +125,21 @@ def phases(main: Path, jobs: int, repeat: int) -> dict[str, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--vhosts", type=int, default=2000)
+    parser.add_argument("--vhosts", default="2000")
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--forced", action="store_true")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        for split in (False, True):
-            main_file = write_tree(Path(tmp) / str(split), args.vhosts, split)
-            label = f"{args.vhosts} vhosts, {'one include per vhost' if split else 'one file'}"
-            for jobs in (1, 0):
-                found = phases(main_file, jobs, args.repeat)
-                print(f"{label}, {'--jobs 1' if jobs == 1 else 'default jobs'}:")
-                for name, seconds in found.items():
-                    print(f"  {name:32} {seconds:.3f} s")
+        for vhosts in (int(n) for n in args.vhosts.split(",")):
+            for split in (False, True):
+                main_file = write_tree(Path(tmp) / f"{vhosts}-{split}", vhosts, split)
+                label = f"{vhosts} vhosts, {'one include per vhost' if split else 'one file'}"
+                several = "--jobs 2, every threshold at 0" if args.forced else "default jobs"
+                for jobs, name in ((1, "--jobs 1"), (2 if args.forced else 0, several)):
+                    found = phases(main_file, jobs, args.repeat, args.forced and jobs != 1)
+                    print(f"{label}, {name}:")
+                    for phase, seconds in found.items():
+                        print(f"  {phase:32} {seconds:.3f} s")
 
 
 if __name__ == "__main__":

@@ -139,8 +139,9 @@ def scan(
 
 
 # Below this many characters a text is lexed in one piece: the pieces' start-up and the return
-# of their tokens cost more than they save (measured, docs/benchmarks.md).
-PART_MIN = 400_000
+# of their tokens cost about what they save (about 430 of bench/run.py's vhosts; measured,
+# docs/benchmarks.md#fleets-on-two-cores-issue-47).
+PART_MIN = 200_000
 
 # where a piece of the text stopped: its position, its line, the block depth there and the
 # lowest depth it met (both from its start), and whether a word was still open

@@ -20,8 +20,8 @@ MAX_DEPTH = 200  # nginx has no limit, but no real config nests this deep; recur
 # bound on files that include each other several times over (2^n expansion, a hang otherwise).
 MAX_INCLUDED_STATEMENTS = 500_000
 # The included files of one level below which they are read and parsed in one process: a
-# forked process's start and the return of the parses cost more than it saves (measured,
-# docs/benchmarks.md).
+# forked process's start and the return of the parses cost about what it saves (measured,
+# docs/benchmarks.md#fleets-on-two-cores-issue-47).
 READ_AHEAD_MIN = 200
 DUMP_MARKER = re.compile(r"^# configuration file (?P<path>.+):\s*$", re.MULTILINE)
 STDIN_NAME = "<stdin>"  # how `-` is named in findings, and in the fix loop's texts
@@ -294,9 +294,17 @@ def _parse_text(text: str, filename: str, with_spans: bool = False, jobs: int = 
 
 
 def read_text(path: str) -> str:
+    # os.read, not open() (a file object and its buffer for each of a fleet's thousands of
+    # files: 2,000 read in 14 ms of CPU instead of 24), nor pathlib (slow to import); O_BINARY:
+    # no newline translation on Windows
+    chunks = []
     try:
-        with open(path, "rb") as handle:  # not pathlib: slow to import, on every pre-commit run
-            data = handle.read()
+        handle = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+        try:
+            while chunk := os.read(handle, 1 << 20):
+                chunks.append(chunk)
+        finally:
+            os.close(handle)
     except IsADirectoryError:
         raise LoadError(f"{path}: is a directory (give the nginx.conf inside it)") from None
     except FileNotFoundError:
@@ -304,7 +312,7 @@ def read_text(path: str) -> str:
     except OSError as exc:
         raise LoadError(f"{path}: cannot read: {exc.strerror}") from None
     # nginx reads bytes; a stray non-UTF-8 byte in a comment must not stop the lint.
-    return data.decode("utf-8", errors="surrogateescape")
+    return b"".join(chunks).decode("utf-8", errors="surrogateescape")
 
 
 def split_dump(text: str) -> dict[str, str] | None:

@@ -59,9 +59,10 @@ def lint(
     return run_rules(ctx, rules, selection, report_files, jobs)
 
 
-# The statements below which the rules run in one process: a forked process's start and the
-# return of its findings cost more than it saves (measured, docs/benchmarks.md).
-RULES_IN_PARTS_MIN = 20_000
+# The statements below which the rules run in one process: a forked process's start, what it
+# derives again and the return of its findings cost about what it saves (about 300 of
+# bench/run.py's vhosts; measured, docs/benchmarks.md#fleets-on-two-cores-issue-47).
+RULES_IN_PARTS_MIN = 4_000
 
 
 def lint_tree(

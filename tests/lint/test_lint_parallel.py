@@ -78,6 +78,7 @@ def driver() -> None:
         return code, out.buffer.getvalue(), err.getvalue()  # type: ignore[attr-defined]
 
     results = []
+    thresholds = lexer.PART_MIN, load.READ_AHEAD_MIN, run.RULES_IN_PARTS_MIN
     for argv in json.load(sys.stdin):
         serial = lint(["--jobs", "1", *argv])
         reported.clear()
@@ -85,7 +86,7 @@ def driver() -> None:
         try:
             same = [lint(["--jobs", str(jobs), *argv]) == serial for jobs in (2, 3)]
         finally:
-            lexer.PART_MIN, load.READ_AHEAD_MIN, run.RULES_IN_PARTS_MIN = 400_000, 200, 20_000
+            lexer.PART_MIN, load.READ_AHEAD_MIN, run.RULES_IN_PARTS_MIN = thresholds
         results.append({"argv": argv, "same": same, "exit": serial[0], "children": dict(reported)})
     json.dump(results, sys.stdout)
 
