@@ -8,10 +8,12 @@ How nginx decides, from its source (ngx_http_request.c and ngx_http_ssl_module.c
 1.22.1, 1.26.3 and 1.31.3; seen live on those releases, tests/test_client_certificates_live.py):
 
 - The handshake: nginx starts every connection with the default server's SSL context; where the
-  SNI names a server (ngx_http_ssl_servername finds it), that server's context and verify mode
-  replace it (`SSL_set_SSL_CTX`, `SSL_set_verify`, `SSL_set_verify_depth`). So whether a
+  SNI names a server (ngx_http_ssl_servername finds it) that has a context of its own (a
+  certificate, or ssl_reject_handshake on), that server's context and verify mode replace it
+  (`SSL_set_SSL_CTX`, `SSL_set_verify`, `SSL_set_verify_depth`). So whether a
   CertificateRequest is sent, with which CA names and checked against which CAs, is the SNI's
-  server's business, and the default server's for no SNI or a name no server has. The
+  server's business, and the default server's for no SNI, a name no server has, or a server
+  without a certificate of its own (conf/effective.handshake_server). The
   handshake never fails for a missing or bad certificate: nginx's verify callback accepts
   everything and judges later.
 - The request: the server the Host header names answers it. Where the SNI named a server and the
@@ -33,6 +35,7 @@ from collections.abc import Callable
 
 from nginxgen.base.records import record
 from nginxgen.conf.config import Config, Server, server_for_name
+from nginxgen.conf.effective import handshake_server
 from nginxgen.conf.files import read
 from nginxgen.conf.load import Stmt, walk
 from nginxgen.conf.variables import derived, mentions
@@ -237,7 +240,7 @@ def sharing(config: Config, socket: str, server: Server) -> list[Server]:
 class Outcome:
     """What nginx does with one request on a connection made for `sni`."""
 
-    handshake: Server  # whose settings the handshake used (the SNI's server, else the default)
+    handshake: Server  # whose TLS context the handshake ran on (effective.handshake_server)
     answering: Server  # the server the Host names (else the default), whose mode is judged
     status: int | None  # 421, 400 (no or bad certificate); None: served as the config says
     why: str
@@ -262,7 +265,7 @@ def request_outcome(
     servers = config.sockets[socket]
     default = config.default_server(socket)
     named = server_for_name(servers, sni)
-    handshake = named or default
+    handshake = handshake_server(named or default, default)
     by_host = server_for_name(servers, host) or default
     shook = client_certificates(config, handshake)
     sent = certificate and shook.asks

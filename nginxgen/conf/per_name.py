@@ -19,7 +19,14 @@ from nginxgen.base.records import record
 from nginxgen.conf.client_certificates import ClientCertificates, ca_names, client_certificates
 from nginxgen.conf.client_certificates import request_outcome as _request_outcome
 from nginxgen.conf.config import Config, Server, server_for_name
-from nginxgen.conf.effective import HSTS, Effective, header_sent, server_label
+from nginxgen.conf.effective import (
+    HSTS,
+    Effective,
+    handshake_server,
+    header_sent,
+    in_context,
+    server_label,
+)
 from nginxgen.conf.files import read
 from nginxgen.conf.groups import parse_groups
 from nginxgen.conf.load import Stmt
@@ -109,7 +116,13 @@ class NameModel:
     """What applies to `sni` (None: a client that sends no name) on a TLS `socket`; with
     `server`, to the names of that server of the socket. The socket is an http{} one or, where
     the effective model is stream{}'s (conf/stream.py), a stream one: the same answers, with the
-    knowledge of that block."""
+    knowledge of that block.
+
+    Three servers may speak for a name: `server`, the one its SNI selects (the request's, and
+    the lines nginx reads from it); `context`, the one whose TLS context the handshake runs on
+    (the selected server where it has a certificate of its own, else the default server:
+    effective.handshake_server); and `default`, the address's default server, which alone
+    decides some settings on some targets (knowledge: default_server_only)."""
 
     def __init__(
         self,
@@ -129,12 +142,33 @@ class NameModel:
             server_for_name(self.config.sockets[socket], sni) if by_name(effective) else None
         )
         self.server = found or self.default
+        self.context = handshake_server(self.server, self.default)
         target, block = self.target, self.config.block  # once per model, not once per name
         self.decided = effective.memo("decided", lambda: nginx.default_server_only(target, block))
 
     def decider(self, key: str) -> Server:
-        """The server whose lines decide `key` for this name."""
-        return self.default if key in self.decided else self.server
+        """The server whose lines decide `key` for this name: the default server where only it
+        decides on this target; for the other settings of the TLS context, the server whose
+        context the handshake runs on; else the name's own."""
+        if key in self.decided:
+            return self.default
+        return self.context if in_context(key) else self.server
+
+    def why_decides(self, key: str, what: str) -> str | None:
+        """Why a server other than the name's own decides `key` (`what` it gives, in words);
+        None: the name's own server does."""
+        if self.decider(key) is self.server:
+            return None
+        if self.context is not self.server and in_context(key):
+            return (
+                f"{server_label(self.server)} has no certificate of its own: its handshakes run "
+                f"on the TLS context of {server_label(self.default)}, the default server of "
+                f"{self.socket}, which decides {what}"
+            )
+        return (
+            f"{server_label(self.default)} is the default server of {self.socket} and "
+            f"decides {what} ({self.decided[key].why})"
+        )
 
     def answer(
         self,
@@ -152,11 +186,8 @@ class NameModel:
         value = (predict or meaning)(lines)
         ignored: tuple[Ignored, ...] = ()
         own = lines_of(self.server, key, own=True) if self.server is not decider else []
-        if own:
-            why = (
-                f"{server_label(self.default)} is the default server of {self.socket} and "
-                f"decides {what} ({self.decided[key].why})"
-            )
+        why = self.why_decides(key, what or key)
+        if own and why is not None:
             ignored = (Ignored(own[-1], meaning(own), why, lines[-1] if lines else decider.stmt),)
         return Answer(key, value, lines[-1] if lines else None, ignored)
 
@@ -237,8 +268,8 @@ class NameModel:
             return _stores_sessions(stmts, one_worker)
 
         def predicted(stmts: list[Stmt]) -> bool | None:
-            own = self.server.effective("ssl_session_cache")
-            off_here = self.server is not self.default and own and own[-1].args == ["off"]
+            own = self.context.effective("ssl_session_cache")
+            off_here = self.context is not self.default and own and own[-1].args == ["off"]
             if off_here and not fact.session_id_resumption_predicted:
                 return None
             return stores(stmts)
@@ -260,7 +291,7 @@ class NameModel:
             return True if keys else None
 
         def predicted(stmts: list[Stmt]) -> bool | None:
-            vhost = self.server.effective("ssl_session_tickets")
+            vhost = self.context.effective("ssl_session_tickets")
             if self._tickets_differ(stmts):
                 fact = self._tickets_fact(vhost)
                 if self.target.library.kind in fact.libraries:
@@ -273,10 +304,10 @@ class NameModel:
     def _tickets_differ(self, decided: list[Stmt]) -> bool:
         """Whether the default server decides tickets for this name and the name's own server
         turns them the other way."""
-        vhost_on = _tickets_on(self.server.effective("ssl_session_tickets"))
+        vhost_on = _tickets_on(self.context.effective("ssl_session_tickets"))
         return (
             "ssl_session_tickets" in self.decided
-            and self.server is not self.default
+            and self.context is not self.default
             and vhost_on != _tickets_on(decided)
         )
 
@@ -305,9 +336,10 @@ class NameModel:
             other way, what happens is a fact of its own (knowledge: tickets_on_under_off,
             tickets_off_under_on); libraries it does not name follow the name's own value."""
             if self._tickets_differ(stmts):
-                fact = self._tickets_fact(self.server.effective("ssl_session_tickets"))
+                vhost = self.context.effective("ssl_session_tickets")
+                fact = self._tickets_fact(vhost)
                 if self.target.library.kind not in fact.libraries:
-                    return resumes(self.server.effective("ssl_session_tickets"))
+                    return resumes(vhost)
                 groups = self.groups().value  # the deciding server's
                 share = tls_groups.find_group(fact.unless_retry_from_key_share)
                 if groups is not None and share is not None and share.id not in groups:
@@ -347,7 +379,7 @@ class NameModel:
         from nginxgen.base.der import load_chain  # only with a certificate to read: a lint start
 
         leaves = {}
-        for stmt in self.server.effective("ssl_certificate"):
+        for stmt in self.context.effective("ssl_certificate"):
             data = read(self.config.loaded, stmt.args[0])
             chain = load_chain(data) if data else []
             if not chain:
@@ -357,7 +389,7 @@ class NameModel:
 
     def certificates(self) -> Answer:
         """sha256 of each leaf the server may send -> its ssl_certificate path."""
-        lines = self.server.effective("ssl_certificate")
+        lines = self.context.effective("ssl_certificate")
         leaves = self._leaves
         value = None if leaves is None else {leaf.sha256(): p for p, leaf in leaves.items()}
         return Answer("ssl_certificate", value, lines[-1] if lines else None)
@@ -370,7 +402,7 @@ class NameModel:
         from nginxgen.ciphers.engine import allowed_at, evaluate
         from nginxgen.ciphers.model import model_for
 
-        lines = self.server.effective("ssl_ciphers")
+        lines = self.context.effective("ssl_ciphers")
         line = lines[-1] if lines else None
         model = model_for(self.target.library)
         leaves = self._leaves
@@ -413,7 +445,7 @@ class NameModel:
     def stapling(self) -> Answer:
         """Whether an OCSP response is stapled: never with `ssl_stapling off` (the default);
         with it on, that depends on the responder (not predicted)."""
-        lines = self.server.effective("ssl_stapling")
+        lines = self.context.effective("ssl_stapling")
         on = bool(lines) and lines[-1].args == ["on"]
         return Answer("ssl_stapling", None if on else False, lines[-1] if lines else None)
 
@@ -421,9 +453,9 @@ class NameModel:
 
     @cached_property
     def client_certificates(self) -> ClientCertificates:
-        """The client-certificate settings of the handshake for this name: the name's server's
-        (nginx switches the verify mode with the SSL context when the SNI names a server)."""
-        return client_certificates(self.config, self.server)
+        """The client-certificate settings of the handshake for this name: those of the server
+        whose TLS context it runs on (nginx switches the verify mode with the context)."""
+        return client_certificates(self.config, self.context)
 
     def client_certificate_request(self) -> Answer:
         """Whether the handshake asks for a client certificate (`ssl_verify_client` not off)."""
