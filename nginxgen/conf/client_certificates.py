@@ -34,17 +34,19 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from nginxgen.base.records import record
+from nginxgen.base.version import Version
 from nginxgen.conf.config import Config, Server, server_for_name
 from nginxgen.conf.effective import handshake_server
 from nginxgen.conf.files import read
 from nginxgen.conf.load import Stmt, walk
 from nginxgen.conf.variables import derived, mentions
-from nginxgen.knowledge import nginx
+from nginxgen.knowledge import libraries, nginx
 from nginxgen.knowledge.upstream import request_passes
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:
     from nginxgen.base.der import Certificate
+    from nginxgen.knowledge.target import Target
 
 MODES = ("off", "on", "optional", "optional_no_ca")
 FACTS = nginx.client_certificates()  # statuses, default depth: with sources
@@ -152,11 +154,14 @@ def client_certificates(config: Config, server: Server) -> ClientCertificates:
     )
 
 
-def ca_names(config: Config, settings: ClientCertificates) -> tuple[str, ...] | None:
-    """The CA names the CertificateRequest carries (RFC 4514, in file order, each once): the
-    subjects of the certificates in `ssl_client_certificate` (SSL_load_client_CA_file); none
-    without that file (`ssl_trusted_certificate` is trusted but not named). None: the file
-    cannot be read here."""
+def ca_names(
+    config: Config, settings: ClientCertificates, target: Target
+) -> tuple[str, ...] | None:
+    """The CA names the CertificateRequest carries (RFC 4514, each once): the subjects of the
+    certificates in `ssl_client_certificate`, in the file's order, except where nginx reads the
+    file with SSL_load_client_CA_file (before 1.27.2) of a library that sorts them (knowledge:
+    client_ca_list_sorted); none without that file (`ssl_trusted_certificate` is trusted but
+    not named). None: the file cannot be read here."""
     from nginxgen.base.der import load_chain
 
     path = settings.client_certificate.value
@@ -165,8 +170,11 @@ def ca_names(config: Config, settings: ClientCertificates) -> tuple[str, ...] | 
     data = read(config.loaded, path)
     if data is None:
         return None
-    names = [cert.subject_text for cert in load_chain(data)]
-    return tuple(dict.fromkeys(names))
+    chain = load_chain(data)
+    by_library = target.nginx < Version(nginx.certificate_files().ca_cached_since)
+    if by_library and libraries.has(target.library, "client_ca_list_sorted"):
+        chain = sorted(chain, key=lambda cert: cert.subject_order)
+    return tuple(dict.fromkeys(cert.subject_text for cert in chain))
 
 
 def _is_ca(cert: Certificate) -> bool:
