@@ -27,6 +27,11 @@ How nginx decides, from its source (ngx_http_request.c and ngx_http_ssl_module.c
   "The SSL certificate error" (`optional_no_ca` lets an unknown issuer through); `optional`
   and `optional_no_ca` serve the request either way and leave the verdict in
   `$ssl_client_verify` (NONE, SUCCESS, FAILED:reason) for the config to act on.
+- Before either 400, nginx removes the connection's session from the session cache
+  (`ngx_ssl_remove_cached_session` on `c->ssl->session_ctx`, the default server's context, in
+  1.22.1 to 1.31.3): that session no longer resumes by its ID, nor in TLS 1.3 from the cache;
+  a ticket the client already holds still resumes (seen live,
+  tests/test_probe_resumption_live.py). A 421 removes nothing.
 """
 
 from __future__ import annotations
@@ -253,6 +258,12 @@ class Outcome:
     status: int | None  # 421, 400 (no or bad certificate); None: served as the config says
     why: str
     kind: str  # misdirected, no-certificate, certificate-error or served
+
+    @property
+    def drops_session(self) -> bool:
+        """Whether nginx removes the connection's session from the session cache on answering
+        (the two 400s, not the 421)."""
+        return self.kind in ("no-certificate", "certificate-error")
 
 
 def request_outcome(

@@ -259,8 +259,31 @@ class NameModel:
 
         return self.answer("ssl_ecdh_curve", listed, "the groups")
 
-    def session_id_resumption(self) -> Answer:
-        """Whether a TLS 1.2 session ID resumes (a cache that stores sessions)."""
+    def session_id_resumption(self, host: str | None = None) -> Answer:
+        """Whether a TLS 1.2 session ID resumes (a cache that stores sessions); with `host`,
+        the session of a client without a certificate whose connection carried a request for
+        `host` (session_dropped)."""
+        plain = self._session_id_resumption()
+        dropped = self.session_dropped(host)
+        return plain if dropped is None or plain.value is False else dropped
+
+    def session_dropped(self, host: str | None) -> Answer | None:
+        """Where a client without a certificate made a request for `host` on its connection
+        for this name and nginx refused it for want of a certificate (400: the answering
+        server's `ssl_verify_client on`), nginx removed the session from the session cache
+        first (conf/client_certificates.py): it resumes from the cache no more, whatever the
+        cache lines say. Then the answer "not resumed" with that ssl_verify_client line; else
+        (no request, or a request nginx served) None. In http{} only: a stream server has no
+        request."""
+        if host is None or self.config.block != "http":
+            return None
+        outcome = _request_outcome(self.config, self.socket, self.sni, host, certificate=False)
+        if not outcome.drops_session:
+            return None
+        line = client_certificates(self.config, outcome.answering).verify.line
+        return Answer("ssl_verify_client", False, line)
+
+    def _session_id_resumption(self) -> Answer:
         fact = nginx.vhost_session_cache_off()
         one_worker = self.effective.single_worker()
 
@@ -316,10 +339,23 @@ class NameModel:
             return nginx.tickets_on_under_off()
         return nginx.tickets_off_under_on()
 
-    def tls13_resumption(self) -> Answer:
+    def tls13_resumption(self, host: str | None = None) -> Answer:
         """Whether a TLS 1.3 session resumes: by tickets when they are on and every worker
         shares their keys (else a ticket resumes only on the worker that issued it: not
-        predicted), else from the session cache where the library resumes statefully."""
+        predicted), else from the session cache where the library resumes statefully. With
+        `host`, the session of a client without a certificate whose connection carried a
+        request for `host`: where nginx refused it and dropped the session (session_dropped),
+        a resumption from the cache is gone; a ticket the client holds still resumes."""
+        plain = self._tls13_resumption(dropped=False)
+        dropped = self.session_dropped(host)
+        if dropped is None or plain.value is False:
+            return plain
+        after = self._tls13_resumption(dropped=True)
+        if after.value == plain.value:
+            return plain
+        return Answer(dropped.key, after.value, dropped.line, after.ignored)
+
+    def _tls13_resumption(self, dropped: bool) -> Answer:
         cache = _stores_sessions(
             self.default.effective("ssl_session_cache"), self.effective.single_worker()
         )
@@ -329,7 +365,7 @@ class NameModel:
         def resumes(stmts: list[Stmt]) -> bool | None:
             if _tickets_on(stmts):
                 return True if keys else None
-            return cache and stateful
+            return False if dropped else cache and stateful
 
         def predicted(stmts: list[Stmt]) -> bool | None:
             """Where the default server decides tickets and the name's server turns them the
