@@ -27,7 +27,7 @@ from nginxgen.conf.effective import (
     in_context,
     server_label,
 )
-from nginxgen.conf.files import read
+from nginxgen.conf.files import for_name, missing_for_name, read
 from nginxgen.conf.groups import parse_groups
 from nginxgen.conf.load import Stmt
 from nginxgen.knowledge import libraries, nginx, tls_groups
@@ -233,8 +233,28 @@ class NameModel:
         return self.answer("ssl_ech_file", meaning, "the ECH keys")
 
     def refused(self) -> Answer:
-        """Whether the handshake is refused (`ssl_reject_handshake on` in the name's server)."""
-        return self.answer("ssl_reject_handshake", lambda s: bool(s) and s[-1].args == ["on"], "")
+        """Whether the handshake is refused: `ssl_reject_handshake on` in the name's server, or
+        a certificate nginx cannot load for this name (unloadable)."""
+        rejected = self.answer(
+            "ssl_reject_handshake", lambda s: bool(s) and s[-1].args == ["on"], ""
+        )
+        return rejected if rejected.value else self.unloadable() or rejected
+
+    def unloadable(self) -> Answer | None:
+        """A certificate or key the handshake for this name cannot load: a path with variables
+        is read per handshake (ngx_http_ssl_certificate, ngx_stream_ssl_certificate), and
+        where the file it names for this name is not there (files.missing_for_name: a client
+        without SNI makes `$ssl_server_name` empty) the handshake fails (internal_error).
+        Then the answer "refused" with that ssl_certificate line; else None."""
+        certificates = self.context.effective("ssl_certificate")
+        keys = self.context.effective("ssl_certificate_key")
+        for index, line in enumerate(certificates):
+            paths = [line.args[0]] if line.args else []
+            if index < len(keys) and keys[index].args:
+                paths.append(keys[index].args[0])
+            if any(missing_for_name(self.config.loaded, p, self.sni) for p in paths):
+                return Answer("ssl_certificate", True, line)
+        return None
 
     def protocols(self) -> Answer:
         """The protocol versions the server negotiates (those its line, else this nginx's
@@ -410,13 +430,15 @@ class NameModel:
 
     @cached_property
     def _leaves(self) -> dict[str, Certificate] | None:
-        """Path -> the first certificate of each of the server's ssl_certificate files (None
-        when one cannot be read: a variable in the path, a missing or unreadable file)."""
+        """Path -> the first certificate of each of the server's ssl_certificate files, those
+        with variables as they are read for this name (None when one cannot be read: a
+        variable other than $ssl_server_name, a missing or unreadable file)."""
         from nginxgen.base.der import load_chain  # only with a certificate to read: a lint start
 
         leaves = {}
         for stmt in self.context.effective("ssl_certificate"):
-            data = read(self.config.loaded, stmt.args[0])
+            path = for_name(stmt.args[0], self.sni)
+            data = read(self.config.loaded, path) if path is not None else None
             chain = load_chain(data) if data else []
             if not chain:
                 return None
