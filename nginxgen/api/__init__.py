@@ -14,7 +14,7 @@ it in Pyodide; a Python program can call it too.
 
 Problems with the input raise NginxgenError (its `where` names the file and line, or the field).
 The commands call the same functions underneath (nginxgen.lint.run.lint_tree,
-nginxgen.generate.cli.rendered), so their results are the same (tests/test_api.py checks).
+nginxgen.generate.cli.rendered), so their results are the same (tests/house/test_api.py checks).
 """
 
 from __future__ import annotations
@@ -292,6 +292,7 @@ def generate(request: GenerateRequest) -> GeneratedSite:
         out=None,
         into=None,
         root=None,
+        prefix=None,
         force=False,
         diff=False,
         comments=request.comments,

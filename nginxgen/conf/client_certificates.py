@@ -5,7 +5,8 @@ The one answer to these questions: the lint rules (NGX010's missing CA list, NGX
 `probe --config` (through conf/per_name.py) and the live tests read it.
 
 How nginx decides, from its source (ngx_http_request.c and ngx_http_ssl_module.c, the same in
-1.22.1, 1.26.3 and 1.31.3; seen live on those releases, tests/test_client_certificates_live.py):
+1.22.1, 1.26.3 and 1.31.3; seen live on those releases,
+tests/conf/test_client_certificates_live.py):
 
 - The handshake: nginx starts every connection with the default server's SSL context; where the
   SNI names a server (ngx_http_ssl_servername finds it) that has a context of its own (a
@@ -31,7 +32,7 @@ How nginx decides, from its source (ngx_http_request.c and ngx_http_ssl_module.c
   (`ngx_ssl_remove_cached_session` on `c->ssl->session_ctx`, the default server's context, in
   1.22.1 to 1.31.3): that session no longer resumes by its ID, nor in TLS 1.3 from the cache;
   a ticket the client already holds still resumes (seen live,
-  tests/test_probe_resumption_live.py). A 421 removes nothing.
+  tests/probe/test_probe_resumption_live.py). A 421 removes nothing.
 """
 
 from __future__ import annotations
