@@ -30,6 +30,8 @@ TABLE: tuple[tuple[str, str], ...] = (
     ("backend_pools", "conf"),
     ("client_certs", "conf"),
     ("client_certificates_live", "conf"),
+    ("certificate_per_name_live", "conf"),
+    ("handshake_context_live", "conf"),
     ("effective", "conf"),
     ("headers_live", "conf"),
     ("lexer", "conf"),

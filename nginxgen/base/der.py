@@ -169,6 +169,59 @@ def _name(data: bytes, item: tuple[int, int, int]) -> NameKey:
     return tuple(rdns)
 
 
+# the string types OpenSSL canonicalizes in a name (x_name.c ASN1_MASK_CANON), by tag, with how
+# ASN1_STRING_to_UTF8 reads each (T61String as Latin-1)
+_CANON_STRINGS = {0x0C: "utf-8", 0x13: "latin-1", 0x14: "latin-1", 0x16: "latin-1",
+                  0x1A: "latin-1", 0x1E: "utf-16-be", 0x1C: "utf-32-be"}  # fmt: skip
+_SPACES = b" \t\n\v\f\r"  # ossl_isspace, OPENSSL_isspace
+
+
+def _tlv_bytes(tag: int, content: bytes) -> bytes:
+    size = len(content)
+    if size < 0x80:
+        return bytes((tag, size)) + content
+    length = size.to_bytes((size.bit_length() + 7) // 8, "big")
+    return bytes((tag, 0x80 | len(length))) + length + content
+
+
+def _canon_value(tag: int, content: bytes) -> bytes:
+    """A name's string value as x509_name_canon writes it (asn1_string_canon): as UTF-8,
+    without leading and trailing white space, each run of white space one space, ASCII letters
+    in lower case, as a UTF8String; a value of another type as it is."""
+    if tag not in _CANON_STRINGS:
+        return _tlv_bytes(tag, content)
+    text = content.decode(_CANON_STRINGS[tag], "replace").encode("utf-8").strip(_SPACES)
+    out = bytearray()
+    at = 0
+    while at < len(text):
+        byte = text[at]
+        if byte in _SPACES:
+            out.append(0x20)
+            while at < len(text) and text[at] in _SPACES:
+                at += 1
+            continue
+        out.append(byte + 32 if 0x41 <= byte <= 0x5A else byte)
+        at += 1
+    return _tlv_bytes(0x0C, bytes(out))
+
+
+def name_canon(der: bytes) -> bytes:
+    """The canonical encoding OpenSSL, BoringSSL and AWS-LC compare names by (x509_name_canon):
+    each RDN's SET of its attributes with their values canonical (DER's SET OF order), the
+    SETs one after another without the outer SEQUENCE."""
+    canon = b""
+    for rdn in _items(der, *_expect(_tlv(der, 0, len(der)), _SEQUENCE)):
+        members = []
+        for attribute in _items(der, *_expect(rdn, _SET)):
+            oid, value = _items(der, *_expect(attribute, _SEQUENCE))
+            kind = _tlv_bytes(_OID, der[oid[1] : oid[2]])
+            members.append(
+                _tlv_bytes(_SEQUENCE, kind + _canon_value(value[0], der[value[1] : value[2]]))
+            )
+        canon += _tlv_bytes(_SET, b"".join(sorted(members)))
+    return canon
+
+
 def _time(data: bytes, item: tuple[int, int, int]) -> datetime.datetime:
     import datetime
 
@@ -278,6 +331,13 @@ class Certificate:
     def subject_text(self) -> str:
         """The subject as RFC 4514 writes it (cryptography's rendering)."""
         return str(self.crypto().subject.rfc4514_string())
+
+    @property
+    def subject_order(self) -> tuple[int, bytes]:
+        """Where the subject sorts among names as OpenSSL, BoringSSL and AWS-LC sort them
+        (X509_NAME_cmp): by the length of the canonical encoding, then its bytes."""
+        canon = name_canon(self.crypto().subject.public_bytes())
+        return len(canon), canon
 
     @property
     def not_after(self) -> datetime.datetime:

@@ -387,6 +387,10 @@ class ListenCertificate:
     stream_default_server_since: str
     seen: str
     source: str
+    # the ssl_* lines nginx reads from the named server, not from the TLS context the handshake
+    # runs on (a vhost without a certificate runs on the default server's)
+    per_server: tuple[str, ...]
+    context_seen: str
 
 
 @cache

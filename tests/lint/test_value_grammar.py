@@ -72,6 +72,20 @@ CASES = [
     ("location / { proxy_ssl_verify off; proxy_pass https://127.0.0.1:9; }", None),
     ("location / { grpc_ssl_verify on; grpc_pass grpcs://127.0.0.1:9; }",
      "no grpc_ssl_trusted_certificate for grpc_ssl_verify"),
+    # a pass whose address takes no URI (issue 44: the generator wrote grpcs://block/)
+    ("location / { grpc_pass grpcs://127.0.0.1:9/; }",
+     'invalid host in upstream "127.0.0.1:9/"'),
+    ("location / { grpc_pass GRPC://localhost/api; }",
+     'invalid host in upstream "localhost/api"'),
+    ("location / { grpc_pass grpcs://[::1]:9/; }", 'invalid host in upstream "[::1]:9/"'),
+    ("location / { grpc_pass 127.0.0.1:9?x; }", 'invalid host in upstream "127.0.0.1:9?x"'),
+    ("location / { uwsgi_pass suwsgi://127.0.0.1:9/; }",
+     'invalid host in upstream "127.0.0.1:9/"'),
+    ("location / { fastcgi_pass 127.0.0.1:9/; }", 'invalid host in upstream "127.0.0.1:9/"'),
+    ("location / { grpc_pass grpcs://127.0.0.1:9; }", None),
+    ("location / { grpc_pass grpcs://$host/; }", None),  # read per request
+    ("location / { grpc_pass unix:/tmp/nginxgen-grpc.sock; }", None),
+    ("location / { proxy_pass https://127.0.0.1:9/app?x; }", None),  # proxy_pass takes a URI
 ]  # fmt: skip
 
 
