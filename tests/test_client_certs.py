@@ -23,6 +23,7 @@ from nginxgen.conf.client_certificates import (
 )
 from nginxgen.conf.config import Config, Server, build
 from nginxgen.conf.load import load_path
+from nginxgen.knowledge.target import resolve
 
 SOCKET = "*:443"
 
@@ -152,7 +153,8 @@ def test_ca_names_are_the_client_certificate_file_subjects(tmp_path: Path) -> No
         + server("c.example", "ssl_client_certificate root.pem;")  # verify off: no request
         + server("d.example", "ssl_verify_client on; ssl_client_certificate nowhere.pem;"),
     )
-    names = [ca_names(config, client_certificates(config, s)) for s in config.servers]
+    target = resolve("1.26.3", "openssl-3.5.7")
+    names = [ca_names(config, client_certificates(config, s), target) for s in config.servers]
     assert names == [("CN=two", "CN=one", "CN=root"), (), (), None]
 
 

@@ -42,6 +42,7 @@ from nginxgen.knowledge.upstream import request_passes
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:
     from nginxgen.base.der import Certificate
+    from nginxgen.knowledge.target import Target
 
 MODES = ("off", "on", "optional", "optional_no_ca")
 FACTS = nginx.client_certificates()  # statuses, default depth: with sources
@@ -149,11 +150,14 @@ def client_certificates(config: Config, server: Server) -> ClientCertificates:
     )
 
 
-def ca_names(config: Config, settings: ClientCertificates) -> tuple[str, ...] | None:
+def ca_names(
+    config: Config, settings: ClientCertificates, target: Target
+) -> tuple[str, ...] | None:
     """The CA names the CertificateRequest carries (RFC 4514, in file order, each once): the
-    subjects of the certificates in `ssl_client_certificate` (SSL_load_client_CA_file); none
-    without that file (`ssl_trusted_certificate` is trusted but not named). None: the file
-    cannot be read here."""
+    subjects of the certificates in `ssl_client_certificate` that this nginx reads as names
+    (before 1.27.2 SSL_load_client_CA_file, which skips the `TRUSTED CERTIFICATE` form:
+    knowledge certificate_files); none without that file (`ssl_trusted_certificate` is
+    trusted but not named). None: the file cannot be read here."""
     from nginxgen.base.der import load_chain
 
     path = settings.client_certificate.value
@@ -162,7 +166,8 @@ def ca_names(config: Config, settings: ClientCertificates) -> tuple[str, ...] | 
     data = read(config.loaded, path)
     if data is None:
         return None
-    names = [cert.subject_text for cert in load_chain(data)]
+    read_as = nginx.certificate_files().trusted_read(target, "client_ca_names")
+    names = [cert.subject_text for cert in load_chain(data, read_as)]
     return tuple(dict.fromkeys(names))
 
 
@@ -193,8 +198,9 @@ def depth_needed(config: Config, settings: ClientCertificates) -> Depth | None:
     certificates issue client certificates: a server's own leaf in the files (a full chain
     named for OCSP stapling) is not counted. None: the files cannot be read, or hold no CA chain
     that reaches a self-signed root."""
-    from nginxgen.base.der import load_chain
+    from nginxgen.base.der import TRUSTED_ALL, load_chain
 
+    trusted = TRUSTED_ALL  # the trust store takes both PEM forms (knowledge: certificate_files)
     certs: list[Certificate] = []
     for setting in (settings.client_certificate, settings.trusted_certificate):
         if setting.value is None:
@@ -202,7 +208,7 @@ def depth_needed(config: Config, settings: ClientCertificates) -> Depth | None:
         data = read(config.loaded, setting.value)
         if data is None:
             return None
-        certs.extend(c for c in load_chain(data) if _is_ca(c))
+        certs.extend(c for c in load_chain(data, trusted) if _is_ca(c))
     by_subject = {c.subject: c for c in certs}
     best: Depth | None = None
     for cert in certs:

@@ -433,7 +433,7 @@ class NameModel:
     def client_ca_names(self) -> Answer:
         """The CA names of the CertificateRequest (RFC 4514; None: the file cannot be read)."""
         settings = self.client_certificates
-        names = ca_names(self.config, settings)
+        names = ca_names(self.config, settings, self.target)
         return Answer("ssl_client_certificate", names, settings.client_certificate.line)
 
     def without_client_certificate(self, host: str) -> Answer:
