@@ -586,6 +586,19 @@ CASES: list[tuple[str, tuple[str, str], str, str]] = [
             "proxy_ssl_verify on; proxy_ssl_trusted_certificate ca.pem; }\n"
         ),
     ),
+    (  # stream's proxy_ssl, verified or not, sends no SNI without proxy_ssl_server_name
+        "NGX802",
+        NEW,
+        stream(
+            "server { listen 5432; proxy_pass db.internal:5432; proxy_ssl on; "
+            "proxy_ssl_verify on; proxy_ssl_trusted_certificate ca.pem; }\n"
+        ),
+        stream(
+            "server { listen 5432; proxy_pass db.internal:5432; proxy_ssl on; "
+            "proxy_ssl_verify on; proxy_ssl_trusted_certificate ca.pem; "
+            "proxy_ssl_server_name on; }\n"
+        ),
+    ),
     (
         "NGX401",
         NEW,
