@@ -7,7 +7,7 @@ branch, from the release tags of their git repositories (issue 35).
         --repo aws/aws-lc=CLONE --repo openssl/release-metadata=CLONE
 
 A clone's facts are kept in tests/data/releases/ in a compact form, one file per repository, so
-that a clone of this repository is all the build (and its test, tests/test_releases.py) needs:
+that a clone of this repository is all the build (and its test, tests/knowledge/test_releases.py) needs:
 - a tag repository: its `git tag` list, one tag a line, under a header naming the commit of its
   default branch and that commit's date;
 - github.com/openssl/release-metadata (OpenSSL's own release announcements, for the releases

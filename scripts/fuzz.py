@@ -1,4 +1,4 @@
-"""Long fuzz runs (issue 7): the checks of tests/test_fuzz_*.py for as many cases as asked.
+"""Long fuzz runs (issue 7): the checks of tests/*/test_fuzz_*.py for as many cases as asked.
 
     .venv/bin/python scripts/fuzz.py lint --cases 100000 [--seed N]
     .venv/bin/python scripts/fuzz.py generate --cases 100000 [--seed N] [--build trixie]

@@ -32,6 +32,7 @@ MOVES: dict[str, str] = {
     "nginxgen.pem": "nginxgen.base.pem",
     "nginxgen.der": "nginxgen.base.der",
     "nginxgen.ech": "nginxgen.base.ech_configs",
+    "nginxgen.forks": "nginxgen.base.forks",
     # floor 2, files
     "nginxgen.diff": "nginxgen.files.diff",
     "nginxgen.writer": "nginxgen.files.writer",

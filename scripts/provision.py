@@ -17,7 +17,7 @@
   the cache).
 - ``neovim``: Debian's Neovim, the editor the language server is tested in, the same way.
 - ``strace``: Debian's strace, which watches every file a newcomer's run opens
-  (tests/test_newcomer_trees.py), the same way.
+  (tests/conf/test_newcomer_trees.py), the same way.
 - ``certbot``: certbot 5.8.0 and its nginx plugin in a venv of their own under the cache, from
   their pinned wheels (nginxgen's edits are tested beside certbot's own).
 - ``web``: what the browser page is built from (Pyodide's npm package and the wheels it loads,
@@ -312,7 +312,7 @@ def main(argv: list[str] | None = None) -> int:
         "neovim": debian_tool("neovim", "nvim"),
         "strace": debian_tool("strace", "strace"),  # watches a newcomer's run (tests/watch.py)
         "certbot": certbot_tool,
-        "web": web_downloads,  # the browser page's Pyodide and wheels (tests/test_web_page.py)
+        "web": web_downloads,  # the browser page's Pyodide and wheels (tests/web/test_web_page.py)
     }
     for name, provide in tooling.items():
         try:

@@ -8,12 +8,13 @@ import base64
 import contextlib
 import json
 import os
-import shutil
 import subprocess
 import tempfile
 import time
 from collections.abc import Callable
 from typing import Any
+
+from tests.real_parts import program
 
 # The flags that keep Chromium off the network and quiet in a sandbox without a desktop.
 FLAGS = (
@@ -32,7 +33,7 @@ TIMEOUT = 30.0
 
 
 def chromium_binary() -> str | None:
-    return shutil.which("chromium") or shutil.which("chromium-browser")
+    return program("chromium", "browser") or program("chromium-browser", "browser")
 
 
 class Chromium:
@@ -172,7 +173,11 @@ class Page:
 
     def evaluate(self, expression: str) -> Any:
         answer = self.browser.call(
-            "Runtime.evaluate", self.session, expression=expression, returnByValue=True
+            "Runtime.evaluate",
+            self.session,
+            expression=expression,
+            returnByValue=True,
+            awaitPromise=True,  # a promise's value, once it settles
         )
         if "exceptionDetails" in answer:
             raise RuntimeError(f"JavaScript failed: {answer['exceptionDetails']}")

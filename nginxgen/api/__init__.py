@@ -14,7 +14,7 @@ it in Pyodide; a Python program can call it too.
 
 Problems with the input raise NginxgenError (its `where` names the file and line, or the field).
 The commands call the same functions underneath (nginxgen.lint.run.lint_tree,
-nginxgen.generate.cli.rendered), so their results are the same (tests/test_api.py checks).
+nginxgen.generate.cli.rendered), so their results are the same (tests/house/test_api.py checks).
 """
 
 from __future__ import annotations
@@ -118,14 +118,24 @@ class LibraryReleases:
 
 
 @record(frozen=True)
+class SystemTarget:
+    """What a distribution's release installs with its nginx package (knowledge/nginx.toml)."""
+
+    name: str
+    target: TargetChoice
+    source: str
+
+
+@record(frozen=True)
 class TargetChoices:
-    """The releases the knowledge holds (knowledge/releases.json), newest first, and what is
-    assumed when none is given."""
+    """The releases the knowledge holds (knowledge/releases.json), newest first, what is
+    assumed when none is given, and the targets of known distributions' releases."""
 
     nginx: tuple[str, ...]
     libraries: tuple[LibraryReleases, ...]
     default_nginx: str
     default_library: str
+    systems: tuple[SystemTarget, ...] = ()
 
 
 def _selection(select: tuple[str, ...], ignore: tuple[str, ...]) -> Selection:
@@ -282,6 +292,7 @@ def generate(request: GenerateRequest) -> GeneratedSite:
         out=None,
         into=None,
         root=None,
+        prefix=None,
         force=False,
         diff=False,
         comments=request.comments,
@@ -365,6 +376,14 @@ def targets() -> TargetChoices:
     )
     from nginxgen.knowledge.target import parse_library
 
+    systems = tuple(
+        SystemTarget(d.name, TargetChoice(d.nginx, d.tls_library), d.source)
+        for d in nginx.distributions()
+    )
     return TargetChoices(
-        versions("nginx"), libs, str(nginx.current_nginx()), str(parse_library("openssl"))
+        versions("nginx"),
+        libs,
+        str(nginx.current_nginx()),
+        str(parse_library("openssl")),
+        systems,
     )

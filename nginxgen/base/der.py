@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     NameKey = tuple[frozenset[tuple[str, str]], ...]
 
 _PEM = re.compile(rb"-----BEGIN ([A-Z0-9 ]+)-----\r?\n(.*?)-----END \1-----", re.DOTALL)
+_DH_PEM = re.compile(rb"-----BEGIN (?:X9\.42 )?DH PARAMETERS-----\r?\n(.*?)-----END ", re.DOTALL)
 _CERTIFICATE_TAGS = (b"CERTIFICATE", b"X509 CERTIFICATE")  # what cryptography reads as one
 # `openssl x509 -trustout`: the certificate, then its trust settings (X509_CERT_AUX). OpenSSL's
 # PEM_read_bio_X509_AUX reads it, PEM_read_bio_X509 skips it as any block of another kind.
@@ -422,6 +423,23 @@ def _blocks(data: bytes) -> list[tuple[bytes, bytes]] | None:
         except binascii.Error:
             return None
     return blocks
+
+
+def dh_prime_bits(data: bytes) -> int | None:
+    """The size of the prime of the first DH parameters block in `data`, in bits: PKCS #3's
+    DHParameter and X9.42's DomainParameters (RFC 3279 2.3.3) both start with p. None when
+    there is none, or it is not plain DER. Read here, not by cryptography: its 50.0 deprecates
+    finite-field DH and warns on every load (printed on each run), and 49 refuses parameters
+    OpenSSL and nginx take (pyca/cryptography#15042)."""
+    for body in _DH_PEM.findall(data):
+        try:
+            der = binascii.a2b_base64(body, strict_mode=False)
+            _, start, end = _expect_sequence(der)
+            begin, stop = _expect(_tlv(der, start, end), _INTEGER)
+            return _unsigned(der[begin:stop]).bit_length()
+        except (binascii.Error, _Unknown):
+            return None
+    return None
 
 
 def load_chain(data: bytes, trusted: str = TRUSTED_FIRST) -> list[Certificate]:

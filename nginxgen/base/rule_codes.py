@@ -1,7 +1,7 @@
 """The codes of the lint rules that the generator names when it marks a line as chosen on purpose
 (`# nginxgen: ignore[NGX401] chosen for legacy clients`). The code is the contract between the
 two: each of these rules takes its code from here, and the generator reads it here instead of
-importing the linter (tests/test_architecture.py keeps generate below lint)."""
+importing the linter (tests/house/test_architecture.py keeps generate below lint)."""
 
 from __future__ import annotations
 

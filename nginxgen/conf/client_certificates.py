@@ -5,7 +5,8 @@ The one answer to these questions: the lint rules (NGX010's missing CA list, NGX
 `probe --config` (through conf/per_name.py) and the live tests read it.
 
 How nginx decides, from its source (ngx_http_request.c and ngx_http_ssl_module.c, the same in
-1.22.1, 1.26.3 and 1.31.3; seen live on those releases, tests/test_client_certificates_live.py):
+1.22.1, 1.26.3 and 1.31.3; seen live on those releases,
+tests/conf/test_client_certificates_live.py):
 
 - The handshake: nginx starts every connection with the default server's SSL context; where the
   SNI names a server (ngx_http_ssl_servername finds it), that server's context and verify mode

@@ -220,6 +220,9 @@ class Effective:
     def all_statements(self) -> Iterator[Stmt]:
         return iter(self._flat)
 
+    def statement_count(self) -> int:
+        return len(self._flat)
+
     def directive_names(self) -> set[str]:
         """Every directive name the tree holds (a rule or check with nothing to look at in a
         tree is not run there)."""

@@ -25,9 +25,11 @@ class NginxRefused(NginxgenError):
     exit_code = 3
 
 
-def nginx_t(nginx_bin: str, conf: str) -> str | None:
-    """None when `nginx -t -c conf` passes, else nginx's own message (its [emerg] lines)."""
-    argv = [nginx_bin, "-t", "-q", "-c", os.path.abspath(conf)]
+def nginx_t(nginx_bin: str, conf: str, prefix: str | None = None) -> str | None:
+    """None when `nginx -t -c conf` (with `-p prefix`, if given) passes, else nginx's own
+    message (its [emerg] lines)."""
+    argv = [nginx_bin, "-t", "-q", *(["-p", prefix.rstrip("/") + "/"] if prefix else [])]
+    argv += ["-c", os.path.abspath(conf)]
     try:
         done = subprocess.run(
             argv, capture_output=True, text=True, errors="replace", timeout=TIMEOUT_S, check=False
@@ -47,22 +49,44 @@ def write_checked(
     mains: list[str],
     write: Callable[[], list[str]],
     undo: Callable[[], object],
+    prefix: str | None = None,
 ) -> list[str]:
     """Run `write`; with an nginx binary, test each main file before and after, and when one
     that passed fails afterwards, run `undo` and raise NginxRefused with nginx's message. A
     main file that failed before is not judged (the write did not break it); the returned lines
-    say so."""
+    say so. Each runs in the tree's prefix (tree_prefix), the same before and after."""
     if not nginx_bin:
         return write()
-    before = {conf: nginx_t(nginx_bin, conf) for conf in mains}
+    before = {conf: tree_prefix(nginx_bin, conf, prefix) for conf in mains}
     lines = write()
-    for conf, was in before.items():
-        if was is not None:
-            lines.append(f"nginx -t failed before the change too, so it was not judged: {was}")
+    for conf, (used, failures) in before.items():
+        if failures is not None:
+            lines.append(
+                "nginx -t failed before the change too, so it was not judged "
+                f"(--prefix DIR names the folder the tree's relative paths mean): {failures}"
+            )
             continue
-        now = nginx_t(nginx_bin, conf)
+        now = nginx_t(nginx_bin, conf, used)
         if now is not None:
             undo()
             raise NginxRefused(f"nginx -t fails after the change, every file put back: {now}")
-        lines.append(f"nginx -t passes after the change ({conf})")
+        lines.append(f"nginx -t passes after the change ({conf}{f', -p {used}' if used else ''})")
     return lines
+
+
+def tree_prefix(nginx_bin: str, conf: str, given: str | None) -> tuple[str | None, str | None]:
+    """The prefix (`-p`) under which `nginx -t` passes on the tree before a change, and None;
+    where none passed, None and nginx's messages. The prefix is where the tree's relative pid,
+    log, temp and load_module paths resolve (includes and certificates resolve against the
+    main file's folder whatever -p is): the one given, else the binary's own (None: Debian's
+    `load_module modules/...` means its /usr/share/nginx/modules), else the tree's folder, as
+    `nginx -p DIR` runs a tree kept away from the binary's folders."""
+    tried = [os.path.abspath(given)] if given else [None, os.path.dirname(os.path.abspath(conf))]
+    failures = []
+    for prefix in tried:
+        failed = nginx_t(nginx_bin, conf, prefix)
+        if failed is None:
+            return prefix, None
+        ran = f"with -p {prefix}" if prefix else "with the binary's own prefix"
+        failures.append(f"{ran}: {failed}")
+    return None, "; ".join(failures)

@@ -1,5 +1,6 @@
 """Settings from `[tool.nginxgen]` in pyproject.toml or from .nginxgen.toml: the target every
-command uses (nginxgen.knowledge.target.resolve_set) and lint's own keys."""
+command uses (nginxgen.knowledge.target.resolve_set) and lint's own keys; and the user's cache
+folder, where what is worth keeping between runs goes."""
 
 from __future__ import annotations
 
@@ -7,28 +8,24 @@ import os
 
 from nginxgen.base.errors import NginxgenError
 from nginxgen.base.severity import SEVERITIES
+from nginxgen.files.options import SETTINGS
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:
     from typing import Any
 
 
-# Each key and the shape of its value: a string, rule codes (a "NGX1,NGX402" string or a list
-# of strings, checked against the rules by the command), a severity, or a table of strings.
-KEYS = {
-    "nginx-version": "string",
-    "tls-library": "string",
-    "nginx-bin": "string",
-    "select": "codes",
-    "ignore": "codes",
-    "min-severity": "severity",
-    "fail-on": "severity",
-    "path-map": "table",
-    "fixable": "codes",
-    "unfixable": "codes",
-    "root": "string",
-    "prefix": "string",
-}
+# Each key and the shape of its value (nginxgen.files.options declares them with their flags): a
+# string, rule codes (a "NGX1,NGX402" string or a list of strings, checked against the rules by
+# the command), a severity, or a table of strings.
+KEYS = SETTINGS
+
+
+def cache_folder() -> str:
+    """nginxgen's folder in the user's cache: $XDG_CACHE_HOME/nginxgen, else ~/.cache/nginxgen
+    (the machine's `nginx -V`, the browser page's downloads)."""
+    home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(home, "nginxgen")
 
 
 def find_settings(start: str) -> tuple[str, dict[str, Any]] | None:

@@ -261,42 +261,24 @@ class EarlyStaging:
     (Windows) nothing is staged early."""
 
     def __init__(self, originals: dict[str, str | None], texts: dict[str, str]) -> None:
+        from nginxgen.base.forks import in_child
+
         self.texts = dict(texts)
         self._originals = {file: originals[file] for file in texts}
-        self._child: tuple[int, int] | None = None  # (pid, read end of its pipe)
-        if not hasattr(os, "fork"):
-            return
-        read, write = os.pipe()
-        try:
-            pid = os.fork()
-        except OSError:  # no process to spare: the write stages everything itself
-            os.close(read)
-            os.close(write)
-            return
-        if pid == 0:  # the child: stage, report, leave without running the parent's exit code
-            os.close(read)
-            try:
-                _stage_ahead(self._originals, self.texts, write)
-            finally:
-                os._exit(0)
-        os.close(write)
-        self._child = (pid, read)
+        staged: list[Staged] = []  # the child's, removed there when nobody takes them
+        self._child = in_child(
+            lambda: _stage_ahead(self._originals, self.texts, staged), lambda: _remove(staged)
+        )
 
     def _collect(self) -> list[Staged]:
         """The child's records; empty when it failed (after removing what it did stage)."""
         import marshal
 
-        if self._child is None:
+        collect, self._child = self._child, None
+        data = collect() if collect is not None else None
+        if data is None:  # the child died before it reported
             return []
-        pid, read = self._child
-        self._child = None
-        with open(read, "rb") as pipe:
-            data = pipe.read()
-        os.waitpid(pid, 0)
-        try:
-            failed, records = marshal.loads(data)
-        except (EOFError, ValueError, TypeError):  # the child died before it reported
-            return []
+        failed, records = marshal.loads(data)
         if failed or len(records) != len(self.texts):
             _remove(records)
             return []
@@ -327,13 +309,14 @@ class EarlyStaging:
         _remove(self._collect())
 
 
-def _stage_ahead(originals: dict[str, str | None], texts: dict[str, str], out: int) -> None:
-    """EarlyStaging's child: read each file again and stage its new text, then report; a file
-    that cannot be staged ends it (the write reads everything again and says why). When nobody
-    reads the report any more, it removes what it staged."""
+def _stage_ahead(
+    originals: dict[str, str | None], texts: dict[str, str], records: list[Staged]
+) -> bytes:
+    """EarlyStaging's child: read each file again and stage its new text (into `records`), then
+    report; a file that cannot be staged ends it (the write reads everything again and says
+    why)."""
     import marshal
 
-    records: list[Staged] = []
     failed = False
     try:
         for file, new in texts.items():
@@ -343,11 +326,7 @@ def _stage_ahead(originals: dict[str, str | None], texts: dict[str, str], out: i
         failed = True
     if records and not failed:
         os.sync()  # on disk before the parent renames them in, as replace_all's own staging
-    try:
-        with open(out, "wb") as pipe:
-            pipe.write(marshal.dumps((failed, records)))
-    except OSError:
-        _remove(records)
+    return marshal.dumps((failed, records))
 
 
 def put_back(changes: list[Change]) -> None:

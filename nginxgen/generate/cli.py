@@ -32,6 +32,7 @@ class GenerateOptions:
     root: Path | None  # with --into: its main file, if not DIR/nginx.conf
     mapping: TreeMapping  # with --into: where the tree's folders are (nginxgen.conf.tree)
     nginx_bin: str | None  # with --into: the binary whose `nginx -t` runs before and after
+    prefix: str | None  # with --into: the tree's prefix, given (files.nginx_check.tree_prefix)
     force: bool  # replace differing files
     diff: bool  # show the diff against --out or --into, write nothing
     notes: list[str]  # lines to say before anything is written (CA files not on this machine)
@@ -53,6 +54,7 @@ def resolve_options(
     out: Path | None,
     into: Path | None,
     root: Path | None,
+    prefix: str | None,
     force: bool,
     diff: bool,
     comments: bool,
@@ -66,8 +68,12 @@ def resolve_options(
     from nginxgen.knowledge.target import resolve_set
 
     _check_flags(cpu=cpu, out=out, into=into, root=root, tree_map=tree_map, diff=diff)
+    if prefix is not None and (into is None or nginx_bin is None):
+        raise NginxgenError("--prefix is the folder nginx -t of --nginx-bin runs --into DIR in",
+                            where="--prefix")  # fmt: skip
+    found = find_settings(os.getcwd())
     # the flags, else the settings file's target, else this machine's nginx
-    target = resolve_set(nginx_version, tls_library, nginx_bin, find_settings(os.getcwd()))
+    target = resolve_set(nginx_version, tls_library, nginx_bin, found)
     model = compose(
         preset,
         config,
@@ -91,6 +97,7 @@ def resolve_options(
         root=root,
         mapping=flag_mapping(tree_map, target.conf_path),
         nginx_bin=nginx_bin,
+        prefix=prefix or (found[1].get("prefix") if found else None),  # as lint reads it
         force=force,
         diff=diff,
         notes=certificate_notes(model)

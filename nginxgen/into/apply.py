@@ -137,7 +137,7 @@ def run_into(
         put_back(changes)
         _remove_empty(folders)
 
-    result.written = write_checked(options.nginx_bin, [main], write, undo)
+    result.written = write_checked(options.nginx_bin, [main], write, undo, options.prefix)
     return result
 
 

@@ -103,12 +103,14 @@ def _key(stmt: Stmt | SourceStatement, source: Source | None = None) -> str:
 
 
 def tree_log_folder(statements: list[Stmt]) -> str | None:
-    """The folder of the tree's first access_log file (not off, syslog: or a variable path)."""
+    """The folder of the tree's first access_log file (not off, syslog: or a variable path),
+    as the tree writes it: a relative one (`logs/access.log`) is in nginx's prefix, where
+    ours then goes too (the tree's folder may not be there)."""
     for stmt in walk(statements):
         if stmt.directive == "access_log" and stmt.args:
             path = stmt.args[0]
-            if path.startswith("/") and "$" not in path:
-                return os.path.dirname(path)
+            if path != "off" and ":" not in path and "$" not in path:
+                return os.path.dirname(path) or "."
     return None
 
 

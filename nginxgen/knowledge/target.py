@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+from functools import cache
 
 from nginxgen.base.errors import TargetError
 from nginxgen.base.records import replace
@@ -182,38 +183,33 @@ def _version_text(nginx_bin: str) -> str:
     return result.stderr + result.stdout
 
 
+@cache  # once per process: the language server resolves again and again
 def _from_machine() -> Target | None:
-    """The target read from this machine's nginx (once per process: the language server
-    resolves again and again); None when it has none. A binary that cannot be read is a
-    warning, and the target is then assumed as if there were none."""
-    if "machine" in _machine:
-        return _machine["machine"]
+    """The target read from this machine's nginx; None when it has none. A binary that cannot
+    be read is a warning, and the target is then assumed as if there were none."""
     found = machine_nginx()
-    target = None
-    if found is not None:
-        try:
-            target = replace(parse_nginx_v(_machine_version_text(found)), origin=found)
-        except TargetError as exc:
-            _warn(f"{found} is this machine's nginx, but {exc.args[0]}: the target is assumed")
-    _machine["machine"] = target
-    return target
-
-
-_machine: dict[str, Target | None] = {}
+    if found is None:
+        return None
+    try:
+        return replace(parse_nginx_v(_machine_version_text(found)), origin=found)
+    except TargetError as exc:
+        _warn(f"{found} is this machine's nginx, but {exc.args[0]}: the target is assumed")
+        return None
 
 
 def _machine_version_text(binary: str) -> str:
-    """`binary -V`, remembered in the user's cache folder ($XDG_CACHE_HOME/nginxgen, else
-    ~/.cache/nginxgen) for as long as the binary is the same file (path, inode, size and
-    modification time): pre-commit lints on every commit, and running nginx each time cost
-    more than the lint of a small file. A cache that cannot be read or written is skipped."""
+    """`binary -V`, remembered in the user's cache folder (files.settings.cache_folder) for
+    as long as the binary is the same file (path, inode, size and modification time):
+    pre-commit lints on every commit, and running nginx each time cost more than the lint of a
+    small file. A cache that cannot be read or written is skipped."""
     try:
         info = os.stat(binary)
     except OSError:
         return _version_text(binary)
     key = f"{os.path.abspath(binary)} {info.st_ino} {info.st_size} {info.st_mtime_ns}\n"
-    folder = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    path = os.path.join(folder, "nginxgen", "machine-nginx-v.txt")
+    from nginxgen.files.settings import cache_folder
+
+    path = os.path.join(cache_folder(), "machine-nginx-v.txt")
     try:
         with open(path, encoding="utf-8") as handle:
             cached = handle.read()

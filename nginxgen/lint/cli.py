@@ -94,8 +94,17 @@ class _Trees:
         from nginxgen.conf.tree import notes
 
         path_map, infer = self.options.mapping.for_main(path)
+        options = self.options
         loaded = load_path(
-            path, self.options.prefix, self.stdin_text, path_map, overlay, shared, spans, infer
+            path,
+            options.prefix,
+            self.stdin_text,
+            path_map,
+            overlay,
+            shared,
+            spans,
+            infer,
+            options.jobs,
         )
         for line in notes(loaded.inferred, loaded.read_files(), _folder(path)):
             if line not in self.said:
@@ -116,14 +125,16 @@ def _report(args: Arguments, options: LintOptions, trees: _Trees) -> int:
     if options.root:
         loaded = trees.load(options.root, spans=carries_fixes)
         files = _given(loaded, {os.path.realpath(p) for p in args.paths}, options.root)
-        findings = lint_tree(loaded, target, selection, files, build_fixes=carries_fixes)
+        findings = lint_tree(loaded, target, selection, files, carries_fixes, options.jobs)
     else:
         seen: set[str] = set()
-        for _, loaded in _mains(args.paths, trees, carries_fixes):
-            findings.extend(lint_tree(loaded, target, selection, build_fixes=carries_fixes))
+        mains = _mains(args.paths, trees, carries_fixes)
+        for _, loaded in mains:
+            findings.extend(lint_tree(loaded, target, selection, None, carries_fixes, options.jobs))
             files.extend(f for f in loaded.files if f not in seen)
             seen.update(loaded.files)
-        findings = _once(findings)
+        if len(mains) > 1:
+            findings = _once(findings)
     _say_target(args, options)
     sys.stdout.write(report.render(args.format, findings, options.target, files))
     return _exit_code(findings, options)
@@ -182,23 +193,26 @@ def _fix_units(
     --fixable/--unfixable and --root leave (with --root, only the files given change)."""
     from nginxgen.lint.run import lint_tree
 
-    target, selection, may_fix, root = (
-        options.target, options.selection, options.may_fix, options.root
+    target, selection, may_fix, root, jobs = (
+        options.target, options.selection, options.may_fix, options.root, options.jobs
     )  # fmt: skip
     if root:
         wanted = {os.path.realpath(p) for p in args.paths}
 
         def lint_root(loaded: Loaded) -> list[Finding]:
             only = _given(loaded, wanted, root)  # from the pass's own load, no extra one
-            return _fixable(lint_tree(loaded, target, selection, only), may_fix, set(only))
+            return _fixable(
+                lint_tree(loaded, target, selection, only, jobs=jobs), may_fix, set(only)
+            )
 
         return [(root, lint_root)]
 
     def lint_one(loaded: Loaded) -> list[Finding]:
-        return _fixable(lint_tree(loaded, target, selection), may_fix)
+        return _fixable(lint_tree(loaded, target, selection, jobs=jobs), may_fix)
 
-    mains = [path for path, _ in _mains(args.paths, trees, spans=False)]
-    return [(path, lint_one) for path in mains]
+    if len(set(args.paths)) == 1:  # one tree: the fix loop loads it, not once more beforehand
+        return [(args.paths[0], lint_one)]
+    return [(path, lint_one) for path, _ in _mains(args.paths, trees, spans=False)]
 
 
 def _mains(paths: list[str], trees: _Trees, spans: bool) -> list[tuple[str, Loaded]]:
@@ -214,6 +228,8 @@ def _mains(paths: list[str], trees: _Trees, spans: bool) -> list[tuple[str, Load
             continue
         named.add(real)
         loaded.append((path, trees.load(path, spans=spans)))
+    if len(loaded) == 1:
+        return loaded  # nothing to compare: no real path of every file read (a fleet's tree)
     reads = [{os.path.realpath(f) for f in tree.files} for _, tree in loaded]
     kept = []
     for number, (path, tree) in enumerate(loaded):
@@ -299,6 +315,7 @@ def _report_fixes(
             mains,
             lambda: write_all(result, ahead),
             lambda: write_all(undone(result)),
+            options.prefix,
         )
         for line in lines:
             print(f"nginxgen: {line}", file=sys.stderr)

@@ -31,6 +31,7 @@ class LintOptions:
     root: str | None  # the main file whose tree includes the files given
     prefix: str | None  # the folder relative includes resolve against
     mapping: TreeMapping  # where the tree's folders are (nginxgen.conf.tree)
+    jobs: int = 0  # processes for a large tree (0: nginxgen.base.forks decides; 1: one)
 
 
 def resolve_options(args: Arguments, cwd: str) -> LintOptions:
@@ -72,7 +73,17 @@ def resolve_options(args: Arguments, cwd: str) -> LintOptions:
         root=args.root or conf.get("root"),
         prefix=args.prefix or conf.get("prefix"),
         mapping=mapping,
+        jobs=_jobs(args.jobs),
     )
+
+
+def _jobs(given: str | None) -> int:
+    """--jobs N: a whole number from 1 up; not given: 0 (as many as are worth it)."""
+    if given is None:
+        return 0
+    if not given.isdigit() or int(given) < 1:
+        raise NginxgenError(f"--jobs: {given!r} is not a whole number from 1 up")
+    return int(given)
 
 
 def codes_of(text: str | list[str], where: str) -> set[str]:
@@ -97,7 +108,7 @@ def _mapping(args: Arguments, conf: dict[str, Any], settings_file: str | None) -
     """Where the tree's folders are: `--map` (relative to the working folder), else the
     settings' path-map (relative to the settings file), else the binary's `--conf-path` and
     what nginxgen.conf.tree infers."""
-    given = parse_map(args.map, os.getcwd())
+    given = parse_map(args.path_map, os.getcwd())
     table = conf.get("path-map")
     if not given and isinstance(table, dict) and settings_file:
         entries = [f"{source}={here}" for source, here in table.items()]

@@ -6,9 +6,10 @@ share) that needs no network beyond its own origin:
   nginxgen/web/pins.json (pydantic-core's wasm32 build and pure wheels from PyPI; markupsafe and
   pyyaml made pure from their pinned sources), and nginxgen's own wheel from this installation;
   wheels.json lists each one the page loads, with its checksum;
-- index.html, app.js, app.css: the page, with the catalogue (targets, presets, rules) and the
-  first screen's generated config computed here, so a config is on screen before Pyodide has
-  loaded. That first screen is computed as the page computes it: without cryptography.
+- index.html, app.js, app.css, and engine.js (nginxgen in Pyodide, in a worker): the page,
+  with the catalogue (targets, presets, rules) and the first screen's generated config computed
+  here, so a config is on screen before Pyodide has loaded. That first screen is computed as
+  the page computes it: without cryptography.
 
 Downloads go through nginxgen.files.pinned (verified before use, fetched once into `downloads`)."""
 
@@ -40,8 +41,11 @@ RUNTIME = (
     "pyodide-lock.json",
     "package.json",
 )
-# What lint needs (ngxparse reads Lua blocks), loaded first; then what generate adds.
-LINT_PROJECTS = ("nginxgen", "ngxparse")
+# Unpacked first, by the page's own Python (and into the snapshot): what lint needs (ngxparse
+# reads Lua blocks) and the pure part of what generate adds; then pydantic and its compiled core,
+# with Pyodide's loadPackage (which loads a wheel's WebAssembly libraries).
+EARLY_PROJECTS = ("nginxgen", "ngxparse", "jinja2", "markupsafe", "pyyaml")
+SNAPSHOT = "snapshot.bin.gz"
 
 
 def build_site(out: Path, downloads: Path, offline: bool = False) -> Path:
@@ -59,20 +63,42 @@ def build_site(out: Path, downloads: Path, offline: bool = False) -> Path:
             _unpack_runtime(path, staging / "pyodide")
     lock = [{"name": w.name, "size": w.stat().st_size, "sha256": sha256_of(w)} for w in wheels]
     (staging / "wheels.json").write_text(json.dumps(lock, indent=1) + "\n")
-    lint = [w.name for w in wheels if _project(w.name) in LINT_PROJECTS]
+    early = [w.name for w in wheels if _project(w.name) in EARLY_PROJECTS]
     data = {
         "catalogue": _computed("catalogue"),
         "first": _computed("first"),
-        "wheels": {"lint": lint, "generate": [w.name for w in wheels if w.name not in lint]},
+        "wheels": {"early": early, "late": [w.name for w in wheels if w.name not in early]},
+        "snapshot": _snapshot(staging, early),
     }
     embedded = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
     page = (STATIC / "index.html").read_text(encoding="utf-8").replace("<!--DATA-->", embedded)
     (staging / "index.html").write_text(page, encoding="utf-8")
-    for name in ("app.js", "app.css"):
+    for name in ("app.js", "engine.js", "app.css"):
         shutil.copy(STATIC / name, staging / name)
     shutil.rmtree(out, ignore_errors=True)
     staging.replace(out)
     return out
+
+
+def _snapshot(staging: Path, early: list[str]) -> bool:
+    """pyodide/snapshot.bin.gz: Pyodide's memory once started, with the early wheels imported
+    (nginxgen/web/snapshot.mjs, under Node); without Node, none, and the page starts Python
+    itself (ten times slower to lint ready, docs/benchmarks.md)."""
+    import gzip
+
+    node = shutil.which("node")
+    if node is None:
+        return False
+    raw = staging / "snapshot.bin"
+    subprocess.run(
+        [node, str(HERE / "snapshot.mjs"), str(staging / "pyodide"), str(staging / "wheels"),
+         str(raw), *early],
+        capture_output=True, check=True, timeout=900,
+    )  # fmt: skip
+    with (staging / "pyodide" / SNAPSHOT).open("wb") as out:
+        out.write(gzip.compress(raw.read_bytes(), compresslevel=6, mtime=0))
+    raw.unlink()
+    return True
 
 
 def _project(wheel: str) -> str:
@@ -120,7 +146,7 @@ def _computed(what: str) -> object:
     return json.loads(done.stdout)
 
 
-def server(folder: Path, host: str, port: int) -> http.server.ThreadingHTTPServer:
+def server(folder: Path, host: str, port: int) -> http.server.HTTPServer:
     """Python's own static server for the page in `folder`, with the types a browser insists
     on for WebAssembly and modules, and quiet (the page's requests are its own business)."""
     import functools
@@ -138,8 +164,14 @@ def server(folder: Path, host: str, port: int) -> http.server.ThreadingHTTPServe
         def log_message(self, format: str, *args: object) -> None:
             pass
 
+    class Server(http.server.ThreadingHTTPServer):
+        def handle_error(self, request: object, client_address: object) -> None:
+            if not isinstance(sys.exc_info()[1], ConnectionError):
+                super().handle_error(request, client_address)  # type: ignore[arg-type]
+            # a tab closed mid-download (a reload, say) is no error of the page's
+
     handler = functools.partial(Handler, directory=str(folder))
-    return http.server.ThreadingHTTPServer((host, port), handler)
+    return Server((host, port), handler)
 
 
 def serve(folder: Path, host: str, port: int) -> None:

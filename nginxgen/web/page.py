@@ -215,6 +215,15 @@ def catalogue() -> dict[str, object]:
                 {"kind": lib.kind, "display": lib.display, "versions": list(lib.versions)}
                 for lib in choices.libraries
             ],
+            "systems": [
+                {
+                    "name": system.name,
+                    "nginx": system.target.nginx_version,
+                    "tls": system.target.tls_library,
+                    "source": system.source,
+                }
+                for system in choices.systems
+            ],
         },
         "presets": [
             {

@@ -20,7 +20,7 @@ Sources: RFC 7465 (RC4); RFC 9325 section 4.2; OpenSSL ciphers(1); suite table r
 nginx's default: ngx_http_ssl_module docs (ssl_ciphers), NGX_DEFAULT_CIPHERS in nginx's
 ngx_http_ssl_module.c and ngx_stream_ssl_module.c; seen on nginx 1.22.1, 1.26.3, 1.28.3 and
 1.31.3 with OpenSSL (s_client negotiates AES128-SHA without ssl_ciphers;
-tests/test_default_ciphers_live.py).
+tests/lint/test_default_ciphers_live.py).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ Fix (no `*-SHA` CBC suites; AES-GCM and ChaCha20-Poly1305 stay):
 
 Sources: Mozilla server-side TLS guideline 6.0 (intermediate has no CBC); RFC 7457; nginx's
 default: ngx_http_ssl_module docs (ssl_ciphers), seen negotiated without ssl_ciphers
-(tests/test_default_ciphers_live.py).
+(tests/lint/test_default_ciphers_live.py).
 """
 
 from __future__ import annotations

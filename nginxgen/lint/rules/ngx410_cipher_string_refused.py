@@ -19,7 +19,7 @@ Fix:  ssl_ciphers ECDHE+AESGCM:ECDHE+CHACHA20;
 
 Sources: OpenSSL SSL_CTX_set_security_level.pod (levels 0-5); BoringSSL ssl/ssl_cipher.cc
 (ssl_create_cipher_list: no `@SECLEVEL`); nginx -t on the builds (scripts/build_library_tables.py;
-tests/test_library_tables.py).
+tests/knowledge/test_library_tables.py).
 """
 
 from __future__ import annotations

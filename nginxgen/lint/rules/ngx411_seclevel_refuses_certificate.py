@@ -15,7 +15,7 @@ needs a real one).
 
 Sources: OpenSSL SSL_CTX_set_security_level.pod; ssl/t1_lib.c ssl_security_cert; the bits of
 each key and digest in libraries.toml [security_bits]; nginx -t on the builds
-(tests/test_value_regressions.py).
+(tests/lint/test_value_regressions.py).
 """
 
 from __future__ import annotations

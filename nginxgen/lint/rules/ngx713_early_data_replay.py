@@ -26,7 +26,7 @@ Fix (the backend is told, and answers 425 where a replay would harm):
 Sources: ngx_http_ssl_module docs (ssl_early_data, $ssl_early_data); RFC 8470 (Early-Data,
 425 Too Early); nginx ngx_ssl_create() (SSL_OP_NO_ANTI_REPLAY); seen on nginx 1.22.1, 1.26.3
 and 1.31.3: a request sent twice in the early data of one session reaches the backend twice,
-with `Early-Data: 1` only where proxy_set_header passes it (tests/test_early_data_live.py).
+with `Early-Data: 1` only where proxy_set_header passes it (tests/lint/test_early_data_live.py).
 """
 
 from __future__ import annotations

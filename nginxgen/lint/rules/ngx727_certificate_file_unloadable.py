@@ -20,14 +20,24 @@ CERTIFICATE` form (`openssl x509 -trustout`) loads as an ssl_certificate leaf on
 form, and a file with no certificate in the plain form fails with `SSL_load_client_CA_file(...)
 failed` (the trust files `ssl_trusted_certificate` and the backend CAs load).
 
+A certificate key named by another source than a file is refused where this nginx or its
+library cannot read that source: `store:URI` (an OpenSSL provider's store) before nginx 1.29.0
+(read as a file name) or with a library without OSSL_STORE (BoringSSL, AWS-LC), `engine:NAME:ID`
+with a library without engines (BoringSSL, AWS-LC, OpenSSL 4.0): nginx's `cannot load
+certificate key`, for ssl_certificate_key and a backend's proxy_ssl_certificate_key (and grpc_,
+uwsgi_, stream's).
+
 For example `ssl_client_certificate /etc/nginx/client-ca.pem;` where that file holds a private
 key, or the HTML page a download saved in its place: the fix is the CA certificates in PEM
 (`-----BEGIN CERTIFICATE-----`), or the line pointed at them.
 
 Sources: nginx src/event/ngx_event_openssl.c ngx_ssl_certificate, ngx_ssl_client_certificate,
-ngx_ssl_trusted_certificate; src/event/ngx_event_openssl_cache.c (1.27.2); nginx CHANGES 1.27.2
-(certificates cached on start); seen with nginx -t on 1.22.1, 1.26.3, 1.28.3 and 1.31.3, the
-trusted form on all seven builds (tests/test_trusted_certificates_live.py).
+ngx_ssl_trusted_certificate; src/event/ngx_event_openssl_cache.c (1.27.2) ngx_ssl_cache_cert_create,
+ngx_ssl_cache_ca_create, ngx_ssl_cache_init_key and ngx_ssl_cache_pkey_create
+(nginxgen/knowledge/nginx.toml, certificate_files and certificate_keys); nginx CHANGES 1.27.2
+(certificates cached on start), 1.7.9 (engine:) and 1.29.0 (store:); seen with nginx -t on
+1.22.1, 1.26.3, 1.28.3 and 1.31.3, the trusted form on all seven builds
+(tests/lint/test_trusted_certificates_live.py).
 """
 
 from __future__ import annotations
@@ -50,6 +60,7 @@ RULE = Rule(
     severity=Severity.ERROR,
     fix="point the line at the PEM file (for a CA: the CA certificates, PEM)",
 )
+KEY_FIX = "load the key from a file (PEM), or from a source this nginx and its library read"
 
 
 @record(frozen=True)
@@ -84,8 +95,33 @@ def _loaded(ctx: Context) -> Iterator[Loaded]:
             yield Loaded(line, True)
 
 
+def _keys(ctx: Context) -> Iterator[Stmt]:
+    """Each key line nginx loads beside a certificate: servers' and backends' (mutual TLS)."""
+    for server in ctx.config.servers:
+        if server.effective("ssl_certificate"):
+            yield from server.effective("ssl_certificate_key")
+    for backend in ctx.backends():
+        if backend.certificate().value and (line := backend.certificate_key().line):
+            yield line
+    stream = Stream(ctx)
+    for server in stream.config.servers:
+        if server.tls:
+            yield from server.effective("ssl_certificate_key")
+        client = stream.upstream_tls(server)
+        if client and client.certificate().value and (line := client.certificate_key().line):
+            yield line
+
+
 def check(ctx: Context) -> Iterator[Finding]:
+    keys = nginx.certificate_keys()
     seen: set[int] = set()
+    for line in _keys(ctx):
+        if id(line) in seen or not line.args:
+            continue
+        seen.add(id(line))
+        refused = keys.refusal(ctx.target, line.args[0])
+        if refused is not None:
+            yield ctx.finding(RULE, line, refused, KEY_FIX)
     facts = nginx.certificate_files()
     for loaded in _loaded(ctx):
         line = loaded.line

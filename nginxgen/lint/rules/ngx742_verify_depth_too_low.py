@@ -9,7 +9,7 @@ files where they can be read here; a CA that reaches no self-signed root in them
 
 Sources: https://nginx.org/en/docs/http/ngx_http_ssl_module.html#ssl_verify_depth; OpenSSL
 SSL_CTX_set_verify_depth(3); seen on nginx 1.22.1, 1.26.3 and 1.31.3 with a two-intermediate
-client chain (tests/test_client_certificates_live.py).
+client chain (tests/conf/test_client_certificates_live.py).
 """
 
 from __future__ import annotations

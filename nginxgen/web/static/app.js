@@ -1,12 +1,27 @@
 // The page's glue: the form and views in the DOM, the state in the URL, and nginxgen itself
-// (Python, in Pyodide) loaded behind the first screen, which the build computed beforehand.
-import { loadPyodide } from "./pyodide/pyodide.mjs";
-
+// (Python, in Pyodide, in a worker: engine.js) loaded behind the first screen, which the build
+// computed beforehand.
 const data = JSON.parse(document.getElementById("data").textContent);
 const catalogue = data.catalogue;
 const times = { start: performance.now() }; // read by the benchmark and the tests
-const app = { times, page: null, lintReady: false, generateReady: false, last: null };
+const app = { times, lintReady: false, generateReady: false, last: null };
 window.nginxgen = app;
+
+// --- the engine: calls answered by the worker, in order ---
+
+const worker = new Worker(new URL("engine.js", import.meta.url), { type: "module" });
+const waiting = new Map();
+let nextCall = 0;
+
+function engine(fn, ...args) {
+  const id = ++nextCall;
+  return new Promise((resolve, reject) => {
+    waiting.set(id, { resolve, reject });
+    worker.postMessage({ id, fn, args });
+  });
+}
+app.engine = engine; // the tests' and the benchmark's way in, as the views call it
+app.python = (code) => engine("python", code);
 
 const $ = (id) => document.getElementById(id);
 const esc = (text) => String(text).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
@@ -131,15 +146,19 @@ function showGenerated(result, state) {
   app.last = result;
 }
 
-function generate() {
+let shownFor = 0; // the latest form state asked of the engine: older answers are dropped
+
+async function generate() {
   const state = readForm();
   setRoute("generate", changedParams(state));
   const key = JSON.stringify(state);
+  const asked = ++shownFor;
   if (app.generateReady) {
-    const result = JSON.parse(app.page.generate(key));
+    const result = JSON.parse(await engine("generate", key));
+    if (asked !== shownFor) return;
     showGenerated(result, state);
-    result.source = "engine";
-    app.last = result;
+    app.last = { ...result, source: "engine" };
+    if (!times.generateReady) times.generateReady = performance.now();
   } else if (key === JSON.stringify(data.first.state)) {
     showGenerated(data.first.result, state);
     app.last = { ...data.first.result, source: "build" };
@@ -170,12 +189,16 @@ function dumpOffsets(text) {
   return offsets;
 }
 
-function runLint() {
+let lintFor = 0;
+
+async function runLint() {
   if (!app.lintReady) return;
   const text = $("lint-text").value;
   const name = $("lint-name").value.trim() || "nginx.conf";
   const started = performance.now();
-  const result = JSON.parse(app.page.lint(text, name, $("lint-nginx").value.trim(), $("lint-tls").value.trim()));
+  const asked = ++lintFor;
+  const result = JSON.parse(await engine("lint", text, name, $("lint-nginx").value.trim(), $("lint-tls").value.trim()));
+  if (asked !== lintFor) return;
   times.lastLint = performance.now() - started;
   app.lastLint = result;
   $("lint-error").hidden = !result.error;
@@ -253,6 +276,16 @@ function setUp() {
   $("preset-select").innerHTML = catalogue.presets.map((p) => `<option value="${esc(p.name)}" title="${esc(p.summary)}">${esc(p.name)}</option>`).join("");
   $("nginx-releases").innerHTML = catalogue.targets.nginx.map((v) => `<option value="${v}">`).join("");
   $("tls-libraries").innerHTML = catalogue.targets.libraries.flatMap((lib) => lib.versions.length ? lib.versions.map((v) => `<option value="${lib.kind}-${v}">${esc(lib.display)} ${v}</option>`) : [`<option value="${lib.kind}">${esc(lib.display)}</option>`]).join("");
+  const systems = catalogue.targets.systems;
+  $("system-select").innerHTML += systems.map((s, i) => `<option value="${i}" title="${esc(s.source)}">${esc(s.name)}: nginx ${esc(s.nginx)}, ${esc(s.tls)}</option>`).join("");
+  $("system-select").addEventListener("change", (event) => {
+    const system = systems[event.target.value];
+    if (!system) return;
+    form.elements.nginx.value = system.nginx;
+    form.elements.tls.value = system.tls;
+    event.target.value = "";
+    generate();
+  });
   for (const input of [form.elements.nginx, $("lint-nginx")]) input.placeholder = catalogue.targets.default_nginx;
   for (const input of [form.elements.tls, $("lint-tls")]) input.placeholder = catalogue.targets.default_library;
   let timer = null;
@@ -268,31 +301,44 @@ function setUp() {
   times.firstConfig = performance.now(); // the first screen, from the build, is on screen
 }
 
-async function startEngine() {
-  const engine = $("engine");
-  const base = new URL(".", location.href);
-  const py = await loadPyodide({ indexURL: new URL("pyodide/", base).href });
-  times.runtime = performance.now();
-  app.python = py;
-  engine.textContent = "engine: loading nginxgen";
-  await py.loadPackage(data.wheels.lint.map((w) => new URL(`wheels/${w}`, base).href), { messageCallback: () => {} });
-  times.lintWheels = performance.now();
-  app.page = py.pyimport("nginxgen.web.page");
-  app.lintReady = true;
-  times.lintReady = performance.now();
-  $("lint-run").disabled = false;
-  engine.textContent = "engine: lint ready, loading the generator";
-  if (!route().view || route().view === "lint") runLint();
-  await py.loadPackage(data.wheels.generate.map((w) => new URL(`wheels/${w}`, base).href), { messageCallback: () => {} });
-  app.generateReady = true;
-  if (route().view === "generate") generate();
-  times.generateReady = performance.now();
-  engine.textContent = "engine: ready";
-  engine.classList.add("ready");
+function startEngine() {
+  const status = $("engine");
+  const said = {
+    runtime: "engine: loading nginxgen",
+    lintReady: "engine: lint ready, loading the generator",
+    generateReady: "engine: ready",
+  };
+  worker.onmessage = ({ data: message }) => {
+    if (message.id) {
+      const call = waiting.get(message.id);
+      waiting.delete(message.id);
+      if ("error" in message) call.reject(new Error(message.error));
+      else call.resolve(message.result);
+      return;
+    }
+    if (message.event === "failed") {
+      status.textContent = `engine failed: ${message.error}`;
+      console.error(message.error);
+      return;
+    }
+    if (message.event !== "generateReady") times[message.event] = performance.now();
+    if (message.event in said) status.textContent = said[message.event];
+    if (message.event === "lintReady") {
+      app.lintReady = true;
+      $("lint-run").disabled = false;
+      if (route().view === "lint" && $("lint-text").value) runLint();
+    }
+    if (message.event === "generateReady") {
+      app.generateReady = true;
+      status.classList.add("ready");
+      // the engine's own answer replaces the build's (the same, a test checks)
+      if (route().view === "generate") generate();
+      else times.generateReady = performance.now();
+    }
+  };
+  const base = new URL(".", location.href).href;
+  worker.postMessage({ start: { base, early: data.wheels.early, late: data.wheels.late, snapshot: data.snapshot } });
 }
 
 setUp();
-startEngine().catch((error) => {
-  $("engine").textContent = `engine failed: ${error}`;
-  console.error(error);
-});
+startEngine();
