@@ -55,6 +55,9 @@ TABLE: tuple[tuple[str, str], ...] = (
     ("listen_certificate_live", "lint"),
     ("pre_commit", "lint"),
     ("early_data", "lint"),
+    ("default_ciphers", "lint"),
+    ("trusted_certificates", "lint"),
+    ("stream_sni", "lint"),
     # fix: --fix, --unsafe-fixes, --diff, the edits and the writer
     ("lint_fix", "fix"),
     ("fix_", "fix"),

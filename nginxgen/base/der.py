@@ -26,6 +26,11 @@ if TYPE_CHECKING:
 _PEM = re.compile(rb"-----BEGIN ([A-Z0-9 ]+)-----\r?\n(.*?)-----END \1-----", re.DOTALL)
 _DH_PEM = re.compile(rb"-----BEGIN (?:X9\.42 )?DH PARAMETERS-----\r?\n(.*?)-----END ", re.DOTALL)
 _CERTIFICATE_TAGS = (b"CERTIFICATE", b"X509 CERTIFICATE")  # what cryptography reads as one
+# `openssl x509 -trustout`: the certificate, then its trust settings (X509_CERT_AUX). OpenSSL's
+# PEM_read_bio_X509_AUX reads it, PEM_read_bio_X509 skips it as any block of another kind.
+_TRUSTED_TAG = b"TRUSTED CERTIFICATE"
+# which TRUSTED CERTIFICATE blocks a reader takes (load_chain)
+TRUSTED_FIRST, TRUSTED_ALL, TRUSTED_NONE = "first", "all", "none"
 _KEY_TAGS = (b"PRIVATE KEY", b"RSA PRIVATE KEY", b"EC PRIVATE KEY")
 
 # tags
@@ -497,17 +502,46 @@ def dh_prime_bits(data: bytes) -> int | None:
     return None
 
 
-def load_chain(data: bytes) -> list[Certificate]:
-    """The PEM certificates in `data`, as written (leaf first); none when it is not PEM or one
-    of them cannot be read (as cryptography, which refuses the file then)."""
-    blocks = _blocks(data)
-    if blocks is not None:
-        chain = [Certificate(der) for label, der in blocks if label in _CERTIFICATE_TAGS]
-        if all(_is_certificate(cert.der) for cert in chain):
-            return chain
-    from nginxgen.base.pem import load_chain as read_with_cryptography
+def load_chain(data: bytes, trusted: str = TRUSTED_FIRST) -> list[Certificate]:
+    """The PEM certificates in `data` that OpenSSL reads, as written (leaf first); none when it
+    is not PEM or one of them cannot be read (as OpenSSL, which refuses the file then).
 
-    return [Certificate(_der_of(cert), cert) for cert in read_with_cryptography(data)]
+    `CERTIFICATE` (and the old `X509 CERTIFICATE`) blocks are always read; `TRUSTED
+    CERTIFICATE` blocks (the certificate with its trust settings) as `trusted` says: only as
+    the file's first certificate (TRUSTED_FIRST: nginx reads an ssl_certificate file's leaf with
+    PEM_read_bio_X509_AUX and the rest of the chain with PEM_read_bio_X509), every one
+    (TRUSTED_ALL), or none (TRUSTED_NONE: PEM_read_bio_X509 alone)."""
+    blocks = _blocks(data)
+    if blocks is None:  # not plain PEM: cryptography reads it whole (no trusted form there)
+        from nginxgen.base.pem import load_chain as read_with_cryptography
+
+        return [Certificate(_der_of(cert), cert) for cert in read_with_cryptography(data)]
+    chain: list[Certificate] = []
+    for label, der in blocks:
+        aux = label == _TRUSTED_TAG
+        wanted = trusted == TRUSTED_ALL or (trusted == TRUSTED_FIRST and not chain)
+        if label not in _CERTIFICATE_TAGS and not (aux and wanted):
+            continue
+        if aux:
+            try:  # the certificate is the block's first element, its trust settings follow
+                der = der[: _expect_sequence(der)[2]]
+            except _Unknown:
+                return []
+        cert = _certificate(der)
+        if cert is None:
+            return []
+        chain.append(cert)
+    return chain
+
+
+def _certificate(der: bytes) -> Certificate | None:
+    """A certificate read here, or by cryptography where this reader cannot (None: neither)."""
+    if _is_certificate(der):
+        return Certificate(der)
+    from nginxgen.base.pem import load_der
+
+    crypto = load_der(der)
+    return None if crypto is None else Certificate(der, crypto)
 
 
 def _is_certificate(der: bytes) -> bool:

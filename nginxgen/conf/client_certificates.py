@@ -164,10 +164,11 @@ def ca_names(
     config: Config, settings: ClientCertificates, target: Target
 ) -> tuple[str, ...] | None:
     """The CA names the CertificateRequest carries (RFC 4514, each once): the subjects of the
-    certificates in `ssl_client_certificate`, in the file's order, except where nginx reads the
-    file with SSL_load_client_CA_file (before 1.27.2) of a library that sorts them (knowledge:
-    client_ca_list_sorted); none without that file (`ssl_trusted_certificate` is trusted but
-    not named). None: the file cannot be read here."""
+    certificates in `ssl_client_certificate` that this nginx reads as names (before 1.27.2
+    SSL_load_client_CA_file, which skips the `TRUSTED CERTIFICATE` form: knowledge
+    certificate_files), in the file's order, except where that function of a library sorts them
+    (knowledge: client_ca_list_sorted); none without that file (`ssl_trusted_certificate` is
+    trusted but not named). None: the file cannot be read here."""
     from nginxgen.base.der import load_chain
 
     path = settings.client_certificate.value
@@ -176,7 +177,8 @@ def ca_names(
     data = read(config.loaded, path)
     if data is None:
         return None
-    chain = load_chain(data)
+    read_as = nginx.certificate_files().trusted_read(target, "client_ca_names")
+    chain = load_chain(data, read_as)
     by_library = target.nginx < Version(nginx.certificate_files().ca_cached_since)
     if by_library and libraries.has(target.library, "client_ca_list_sorted"):
         chain = sorted(chain, key=lambda cert: cert.subject_order)
@@ -210,8 +212,9 @@ def depth_needed(config: Config, settings: ClientCertificates) -> Depth | None:
     certificates issue client certificates: a server's own leaf in the files (a full chain
     named for OCSP stapling) is not counted. None: the files cannot be read, or hold no CA chain
     that reaches a self-signed root."""
-    from nginxgen.base.der import load_chain
+    from nginxgen.base.der import TRUSTED_ALL, load_chain
 
+    trusted = TRUSTED_ALL  # the trust store takes both PEM forms (knowledge: certificate_files)
     certs: list[Certificate] = []
     for setting in (settings.client_certificate, settings.trusted_certificate):
         if setting.value is None:
@@ -219,7 +222,7 @@ def depth_needed(config: Config, settings: ClientCertificates) -> Depth | None:
         data = read(config.loaded, setting.value)
         if data is None:
             return None
-        certs.extend(c for c in load_chain(data) if _is_ca(c))
+        certs.extend(c for c in load_chain(data, trusted) if _is_ca(c))
     by_subject = {c.subject: c for c in certs}
     best: Depth | None = None
     for cert in certs:

@@ -153,7 +153,7 @@ def test_ca_names_are_the_client_certificate_file_subjects(tmp_path: Path) -> No
         + server("c.example", "ssl_client_certificate root.pem;")  # verify off: no request
         + server("d.example", "ssl_verify_client on; ssl_client_certificate nowhere.pem;"),
     )
-    target = resolve("1.26.3", "openssl-3.5")
+    target = resolve("1.26.3", "openssl-3.5.7")
     names = [ca_names(config, client_certificates(config, s), target) for s in config.servers]
     assert names == [("CN=two", "CN=one", "CN=root"), (), (), None]
 
