@@ -7,12 +7,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from functools import cached_property
 
+from nginxgen.base.records import record
 from nginxgen.conf.config import Config, Location, Server
 from nginxgen.conf.load import Stmt, walk
 from nginxgen.conf.upstream import BackendTls, backends
 from nginxgen.knowledge import libraries, nginx
-from nginxgen.records import record
-from nginxgen.target import Target
+from nginxgen.knowledge.target import Target
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:
@@ -33,7 +33,7 @@ class Effective:
         stream model's own stream is itself."""
         if self.config.block == "stream":
             return self
-        from nginxgen.conf.stream import build_stream
+        from nginxgen.conf.stream_config import build_stream
 
         return Effective(build_stream(self.config.loaded), self.target)
 
@@ -220,6 +220,9 @@ class Effective:
     def all_statements(self) -> Iterator[Stmt]:
         return iter(self._flat)
 
+    def statement_count(self) -> int:
+        return len(self._flat)
+
     def directive_names(self) -> set[str]:
         """Every directive name the tree holds (a rule or check with nothing to look at in a
         tree is not run there)."""
@@ -252,6 +255,26 @@ def _certified(server: Server) -> str | None:
     if server.unknown("ssl_certificate") or server.unknown("ssl_reject_handshake"):
         return None
     return ""
+
+
+def handshake_server(server: Server, default: Server) -> Server:
+    """The server whose TLS context the handshake runs on, for a connection whose SNI selected
+    `server` (the default server where no name selects one): nginx starts every connection on
+    the default server's context and switches to the selected server's only where it made that
+    server one, with ssl_certificate in effect or `ssl_reject_handshake on` (a server whose
+    lines an unread include may set is taken to have one); a server with neither keeps the
+    default server's (knowledge: listen_certificate). What the request gets is still
+    `server`'s."""
+    return server if _certified(server) != "" else default
+
+
+def in_context(key: str) -> bool:
+    """Whether a setting (a directive, or `ssl_conf_command NAME`) is one of the TLS context a
+    handshake runs on (handshake_server), rather than the selected server's own: the ssl_*
+    lines, except those nginx reads from the selected server (knowledge:
+    listen_certificate.per_server)."""
+    directive = key.split(" ", 1)[0]
+    return directive.startswith("ssl_") and directive not in nginx.listen_certificate().per_server
 
 
 def server_label(server: Server) -> str:

@@ -7,14 +7,14 @@ from __future__ import annotations
 import json
 from functools import cache, lru_cache
 
+from nginxgen.base.records import record
 from nginxgen.knowledge.data import holds, json_file, json_file_by_line, release_index
-from nginxgen.records import record
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:
     from typing import Any
 
-    from nginxgen.target import Target
+    from nginxgen.knowledge.builds import Target
 
 
 @record(frozen=True)

@@ -6,16 +6,16 @@ from __future__ import annotations
 
 from functools import cache, lru_cache
 
+from nginxgen.base.records import record
+from nginxgen.base.version import Version
 from nginxgen.knowledge.data import from_table, holds, json_file, release_index, toml_file
-from nginxgen.records import record
-from nginxgen.version import Version
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any, TypeVar
 
-    from nginxgen.target import Target
+    from nginxgen.knowledge.builds import Target
 
     T = TypeVar("T")
 
@@ -149,6 +149,16 @@ class LastWordGrammar:
 
 
 @record(frozen=True)
+class AddressGrammar:
+    """A pass whose address takes no URI: after one of `schemes` (which the module strips,
+    any letter case), a `/` or `?` in a host[:port] (for an IPv6 address, a `/` after its `]`)
+    is refused with `message` (`{value}`: the address as nginx prints it)."""
+
+    schemes: tuple[str, ...]
+    message: str
+
+
+@record(frozen=True)
 class Requirement:
     """`switch on` in effect where `pass` goes to TLS needs `needs` in effect there too."""
 
@@ -214,6 +224,7 @@ class CustomGrammars:
     parameters: dict[str, ParametersGrammar]
     post: dict[str, tuple[PostCheck, ...]]
     last_word: dict[str, LastWordGrammar]
+    addresses: dict[str, AddressGrammar]
     requires: tuple[Requirement, ...]
     server_checks: tuple[ServerCheck, ...]
     backend_certificates: BackendCertificates
@@ -231,6 +242,7 @@ def custom_grammars() -> CustomGrammars:
         parameters=_by_directive(data["parameters"], _parameters_grammar),
         post=_by_directive(data["post"], lambda p: tuple(_post_check(c) for c in p["checks"])),
         last_word=_by_directive(data["last_word"], lambda w: from_table(LastWordGrammar, w)),
+        addresses=_by_directive(data["addresses"], lambda a: from_table(AddressGrammar, a)),
         requires=tuple(
             from_table(Requirement, r, pass_directive=r["pass"]) for r in data["requires"]
         ),

@@ -7,15 +7,15 @@ from __future__ import annotations
 
 from functools import cache, lru_cache
 
+from nginxgen.base.records import record
 from nginxgen.knowledge.data import holds, json_file, release_index
 from nginxgen.knowledge.directives import module_built
-from nginxgen.records import record
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:
     from typing import Any
 
-    from nginxgen.target import Target
+    from nginxgen.knowledge.target import Target
 
 FAMILIES = ("http", "stream")
 

@@ -21,14 +21,16 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cached_property
 from typing import Any, Literal, Protocol
 
+from nginxgen.base.ech_configs import EchConfig
+from nginxgen.base.records import record
 from nginxgen.conf.per_name import Answer, Ignored, NameModel
-from nginxgen.ech import EchConfig
 from nginxgen.probe.hello import Flight, HelloReply, ask, tls12_flight
-from nginxgen.probe.session import client_context, connect_tls
+from nginxgen.probe.resumption import client_context, connect_tls
 from nginxgen.probe.tls13_flight import Tls13Flight, tls13_flight
-from nginxgen.records import record
 
 Found = Mapping[str, Any]  # what the checks found for one name, by JSON key
+
+CLASSICAL = ["X25519", "secp256r1", "secp384r1"]  # the groups of a hello that is not about them
 
 
 @record(frozen=True)

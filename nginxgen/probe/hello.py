@@ -20,8 +20,8 @@ import struct
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 
+from nginxgen.base.records import record, replace
 from nginxgen.knowledge import tls_groups
-from nginxgen.records import record, replace
 
 # IANA TLS registries: protocol versions, and suites offered for each version. The groups the
 # probe asks about, as it names them; their code points come from the knowledge base.

@@ -23,8 +23,8 @@ import os
 import ssl
 import tempfile
 
+from nginxgen.base.records import record
 from nginxgen.probe.hello import connect
-from nginxgen.records import record
 
 # TLS 1.3 suites: (AEAD, key length, hash)
 SUITES = {

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from nginxgen.base.records import field, record
 from nginxgen.conf.load import Stmt
 from nginxgen.knowledge import directives, nginx
 from nginxgen.lint.context import Context, Rule
@@ -27,11 +28,10 @@ from nginxgen.lint.rules._values import (
     refusal,
     unmet_requirements,
 )
-from nginxgen.records import field, record
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:
-    from nginxgen.target import Target
+    from nginxgen.knowledge.target import Target
 
 # (enclosing context, block directive) -> the context inside it
 CHILD = {

@@ -1,6 +1,6 @@
 """Each rule's code, name, module and triggers (Rule.triggers), in catalog order: lint
 imports a rule only for a tree that holds one of its triggers (nginxgen.lint.rules.triggered).
-Generated from the rule modules by `python scripts/render_rule_docs.py`; tests/test_rule_docs.py
+Generated from the rule modules by `python scripts/render_rule_docs.py`; tests/lint/test_rule_docs.py
 fails when it is stale."""
 
 # fmt: off
@@ -35,8 +35,8 @@ INDEX: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
     ("NGX303", "default-protocols", "ngx303_default_protocols", ()),
     ("NGX304", "security-advisories", "ngx304_security_advisories", ()),
     ("NGX401", "legacy-protocol", "ngx401_legacy_protocol", ()),
-    ("NGX402", "weak-cipher", "ngx402_weak_cipher", ("ssl_ciphers",)),
-    ("NGX403", "cbc-sha1-cipher", "ngx403_cbc_sha1_cipher", ("ssl_ciphers",)),
+    ("NGX402", "weak-cipher", "ngx402_weak_cipher", ("ssl_ciphers", "ssl_certificate")),
+    ("NGX403", "cbc-sha1-cipher", "ngx403_cbc_sha1_cipher", ("ssl_ciphers", "ssl_certificate")),
     ("NGX404", "tls13-name-in-ssl-ciphers", "ngx404_tls13_name_in_ssl_ciphers", ("ssl_ciphers",)),
     ("NGX405", "tls13-suites-from-ssl-ciphers", "ngx405_tls13_suites_from_ssl_ciphers", ("ssl_ciphers",)),
     ("NGX406", "prioritize-chacha-without-preference", "ngx406_prioritize_chacha_without_preference", ("ssl_conf_command",)),

@@ -29,7 +29,7 @@ Sources: nginx src/http/ngx_http_variables.c ngx_http_variables_init_vars (and
 src/stream/ngx_stream_variables.c); the variable arrays of github.com/nginx/nginx at each
 release tag (scripts/build_variable_tables.py); where a config defines variables:
 nginxgen/knowledge/nginx_values.toml, [variables]; seen with nginx -t on the seven builds
-(tests/test_variable_oracle.py).
+(tests/lint/test_variable_oracle.py).
 """
 
 from __future__ import annotations
@@ -37,12 +37,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from nginxgen.base.records import record
+from nginxgen.base.version import Version
 from nginxgen.conf.load import Stmt, walk
 from nginxgen.knowledge import directives, nginx_values, variables
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
-from nginxgen.records import record
-from nginxgen.version import Version
 
 RULE = Rule(
     code="NGX011",

@@ -21,14 +21,16 @@ from nginxgen.lint.findings import Applicability, Finding, Severity
 from nginxgen.lint.rules import _fixes
 from nginxgen.lint.rules._hsts import is_hsts
 
+_AGES = web.hsts()  # the threshold and the recommended age: knowledge/web.toml, with sources
 RULE = Rule(
     code="NGX703",
     name="hsts-short",
     severity=Severity.WARNING,
-    fix="max-age=63072000",
+    fix=f"max-age={_AGES.recommended_max_age}",
     autofix=(
         Applicability.UNSAFE,
-        "sets max-age=63072000 (two years), keeping the other parameters",
+        f"sets max-age={_AGES.recommended_max_age} ({_AGES.recommended_max_age // 31536000} "
+        "years), keeping the other parameters",
     ),
     triggers=("add_header",),
 )
@@ -40,12 +42,12 @@ def check(ctx: Context) -> Iterator[Finding]:
             match = re.search(r"max-age\s*=\s*\"?(\d+)", stmt.args[1], re.IGNORECASE)
             if match is None:
                 yield ctx.finding(RULE, stmt, "HSTS without max-age is ignored by browsers")
-            elif int(match[1]) < web.hsts().min_max_age:
-                recommended = str(web.hsts().recommended_max_age)
+            elif int(match[1]) < _AGES.min_max_age:
+                recommended = str(_AGES.recommended_max_age)
                 longer = stmt.args[1][: match.start(1)] + recommended + stmt.args[1][match.end(1) :]
                 yield ctx.finding(
                     RULE,
                     stmt,
-                    f"HSTS max-age={match[1]} is under six months",
+                    f"HSTS max-age={match[1]} is under {_AGES.min_max_age} ({_AGES.min_max_age // 86400} days)",
                     edits=_fixes.set_args(ctx, stmt, [stmt.args[0], longer, *stmt.args[2:]]),
                 )

@@ -11,7 +11,7 @@ from typing import Any
 from nginxgen.conf.effective import HSTS
 from nginxgen.conf.per_name import NameModel
 from nginxgen.probe.check import Found, NameProbe, Prediction, expect, offers_tls
-from nginxgen.probe.session import request
+from nginxgen.probe.resumption import request
 
 KEYS: Mapping[str, Any] = {"hsts": None}
 MISSING_PAGE = "/nginxgen-probe-404"

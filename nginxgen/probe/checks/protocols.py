@@ -10,11 +10,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from nginxgen.conf.per_name import NameModel
-from nginxgen.probe.check import Found, NameProbe, Prediction, expect
+from nginxgen.probe.check import CLASSICAL, Found, NameProbe, Prediction, expect
 from nginxgen.probe.hello import VERSIONS, alert_text
 
 KEYS: Mapping[str, Any] = {"protocols": {}, "alerts": {}}
-CLASSICAL = ["X25519", "secp256r1", "secp384r1"]  # the groups of a hello that is not about them
 
 
 def runs(found: Found) -> bool:

@@ -20,8 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from nginxgen.conf.per_name import NameModel
-from nginxgen.probe.check import Found, NameProbe, Prediction, expect_suites
-from nginxgen.probe.checks.protocols import CLASSICAL
+from nginxgen.probe.check import CLASSICAL, Found, NameProbe, Prediction, expect_suites
 from nginxgen.probe.hello import TLS13_SUITES, HelloReply
 
 KEYS: Mapping[str, Any] = {"tls13": None, "pq": "none"}
