@@ -118,6 +118,26 @@ def test_quic_sockets_have_default_servers(tmp_path: Path) -> None:
     assert not {"NGX106", "NGX101"} & codes(http(a_default, b_same), MID, tmp_path)
 
 
+def test_a_line_ignored_on_several_addresses_is_one_finding(tmp_path: Path) -> None:
+    # a new user's trial (Home Assistant's add-on): a vhost on *:443 and [::]:443, over TCP and
+    # QUIC, under one default server got NGX102 four times for each session line
+    default = (
+        "server { listen 443 ssl default_server; listen [::]:443 ssl default_server; "
+        "listen 443 quic default_server; listen [::]:443 quic default_server; "
+        "ssl_reject_handshake on; }\n"
+    )
+    vhost = (
+        "server { listen 443 ssl; listen [::]:443 ssl; listen 443 quic; listen [::]:443 quic; "
+        "server_name a.example; ssl_certificate c; ssl_certificate_key k; "
+        f"ssl_session_cache shared:A:1m; ssl_session_timeout 1h; {HSTS} }}\n"
+    )
+    session = [f for f in findings(http(default, vhost), NEW, tmp_path) if f[0] == "NGX102"]
+    assert len(session) == 2, session  # one for each line
+    for _, _, message in session:
+        for address in ("*:443", "[::]:443", "*:443/udp", "[::]:443/udp"):
+            assert f"{address} " in message or f"{address}," in message, message
+
+
 def test_a_quic_only_server_gets_tls_findings(tmp_path: Path) -> None:
     quic_only = "server { listen 443 quic default_server; server_name a.example; ssl_certificate c; ssl_certificate_key k; }\n"
     assert "NGX701" in codes(http(quic_only), MID, tmp_path)
