@@ -118,6 +118,19 @@ def test_quic_sockets_have_default_servers(tmp_path: Path) -> None:
     assert not {"NGX106", "NGX101"} & codes(http(a_default, b_same), MID, tmp_path)
 
 
+def test_hsts_from_a_variable_is_not_called_without_max_age(tmp_path: Path) -> None:
+    # a new user's trial (Nginx Proxy Manager's hosts): the header's value is a map's, which
+    # nginx sends as "max-age=63072000; preload" (curl saw it); NGX703 called it age-less
+    maps = 'map $scheme $hsts_header { https "max-age=63072000; preload"; }\n'
+    site = (
+        "server { listen 443 ssl default_server; server_name a.example; ssl_certificate c; "
+        "ssl_certificate_key k; add_header Strict-Transport-Security $hsts_header always; }\n"
+    )
+    assert "NGX703" not in codes(http(maps + site), MID, tmp_path)
+    age_less = site.replace("$hsts_header", '"includeSubDomains"')
+    assert "NGX703" in codes(http(age_less), MID, tmp_path)
+
+
 def test_a_line_ignored_on_several_addresses_is_one_finding(tmp_path: Path) -> None:
     # a new user's trial (Home Assistant's add-on): a vhost on *:443 and [::]:443, over TCP and
     # QUIC, under one default server got NGX102 four times for each session line
