@@ -27,6 +27,7 @@ from nginxgen.probe.hello import Flight, HelloReply, ask, tls12_flight
 from nginxgen.probe.session import client_context, connect_tls
 from nginxgen.probe.tls13_flight import Tls13Flight, tls13_flight
 from nginxgen.records import record
+from nginxgen.target import Library
 
 Found = Mapping[str, Any]  # what the checks found for one name, by JSON key
 
@@ -89,11 +90,13 @@ class NameProbe:
         sni: str | None,
         timeout: float,
         ech: EchConfig | Literal["grease"] | None = None,
+        library: Library | None = None,
     ) -> None:
         self.address = address
         self.sni = sni
         self.timeout = timeout
         self.ech = ech  # what `--ech-config` asks to try: a config, "grease" or None
+        self.library = library  # the target's TLS library: what the suites probed must cover
         self.found: dict[str, Any] = {"sni": sni}
         self.inconclusive: list[str] = []
         self.problems: list[str] = []  # what breaks clients, whatever the config says
@@ -110,6 +113,16 @@ class NameProbe:
             self.inconclusive.append(f"{check}: {answer.alert}")
             return None
         return ok
+
+    @property
+    def suites_not_known(self) -> str | None:
+        """Why the suites probed may lack some of the target library's (None: they cover all;
+        no target: the library is not known, and neither is that)."""
+        from nginxgen.knowledge.cipher_suites import suites_not_known
+
+        if self.library is None:
+            return None
+        return suites_not_known(self.library)
 
     def offers(self, version: str) -> bool:
         return bool(self.found["protocols"].get(version))

@@ -136,9 +136,8 @@ def run(options: ProbeOptions) -> int:
         why = unreachable(options.connect or options.host, options.port, options.timeout)
         if why is not None:
             raise NginxgenError(why, where="probe")
-        results = probe(
-            options.host, options.port, options.names, options.connect, options.timeout, options.ech
-        )
+        results = probe(options.host, options.port, options.names, options.connect,
+                        options.timeout, options.ech, options.target.library)  # fmt: skip
         if not any(any(r["protocols"].values()) for r in results):
             raise NginxgenError(_no_answer(where, results), where="probe")
         found = _compare(options, results) if options.config is not None else 0

@@ -16,6 +16,7 @@ from nginxgen.ech import EchConfig
 from nginxgen.probe import checks
 from nginxgen.probe.check import HANDSHAKE_ERRORS, Check, NameProbe
 from nginxgen.probe.hello import connections_made
+from nginxgen.target import Library
 
 CONCURRENT = 16  # names probed at once
 
@@ -26,12 +27,13 @@ def probe_name(
     timeout: float,
     ech: EchConfig | Literal["grease"] | None = None,
     run: Sequence[Check] | None = None,
+    library: Library | None = None,
 ) -> dict[str, Any]:
     """Every check of `run` (default: all of them) that applies to the name, in order
     (nginxgen/probe/checks/); where a full handshake fails, the checks after it keep their
     values for "not run"."""
     connections_made()  # count this name's connections from here
-    probe = NameProbe(address, sni, timeout, ech)
+    probe = NameProbe(address, sni, timeout, ech, library)
     failed = False
     for check in checks.CHECKS if run is None else run:
         if failed or not check.runs(probe.found):
@@ -82,6 +84,7 @@ def probe(
     connect: str | None,
     timeout: float,
     ech: EchConfig | Literal["grease"] | None = None,
+    library: Library | None = None,
 ) -> list[dict[str, Any]]:
     """Each name probed in a thread of its own, at most CONCURRENT at a time, in the given
     order. Threads, not asyncio: every check is a short blocking exchange, and the full
@@ -90,7 +93,9 @@ def probe(
 
     address = (connect or host, port)
     with ThreadPoolExecutor(max_workers=max(1, min(CONCURRENT, len(names)))) as pool:
-        return list(pool.map(lambda name: probe_name(address, name, timeout, ech), names))
+        return list(
+            pool.map(lambda name: probe_name(address, name, timeout, ech, library=library), names)
+        )
 
 
 def text_report(results: list[dict[str, Any]]) -> str:
