@@ -125,7 +125,7 @@ class NameProbe:
         return suites_not_known(self.library)
 
     def offers(self, version: str) -> bool:
-        return bool(self.found["protocols"].get(version))
+        return bool((self.found.get("protocols") or {}).get(version))
 
     @cached_property
     def handshake(self) -> tuple[str | None, bytes | None]:
