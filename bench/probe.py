@@ -1,17 +1,21 @@
-"""`nginxgen probe` wall time on loopback (issue 16): one name, and 200 names on one endpoint.
+"""`nginxgen probe` wall time on loopback (issues 16 and 47): 1, 200, 1,000 and 5,000 names on
+one endpoint.
 
-    python bench/probe.py [--runs 3] [--names 200] [--build trixie]
+    python bench/probe.py [--runs 3] [--names 1 200 1000 5000] [--build trixie] [--no-config]
 
 Serves the generated `intermediate` preset on a provisioned build (python scripts/provision.py)
-with one server for all names (a certificate for *.bench.test), then times the whole command
-`nginxgen probe 127.0.0.1:PORT --sni ... --format json` (median of the runs), with the number of
-connections it reports.
+with one server for all names (`server_name .example.com`, a certificate for *.example.com),
+then times the whole command `nginxgen probe 127.0.0.1:PORT --sni ... --format json --config
+nginx.conf` (median of the runs) for each size, with the connections it reports (which do not
+depend on the machine's load) and the load average before and after. With --config the names
+share one TLS context (nginxgen/probe/plan.py); --no-config probes every name whole.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import statistics
 import subprocess
@@ -26,9 +30,13 @@ from tests.live import Server
 from tests.test_live_presets import Served, generate
 
 
-def timed_probe(port: int, names: list[str]) -> tuple[float, int]:
+def timed_probe(
+    port: int, names: list[str], conf: Path | None, flags: list[str]
+) -> tuple[float, int]:
     nginxgen = str(Path(sys.executable).with_name("nginxgen"))
-    argv = [nginxgen, "probe", f"127.0.0.1:{port}", "--format", "json"]
+    argv = [nginxgen, "probe", f"127.0.0.1:{port}", "--format", "json", *flags]
+    if conf is not None:
+        argv += ["--config", str(conf)]
     for name in names:
         argv += ["--sni", name]
     start = time.perf_counter()
@@ -46,24 +54,34 @@ def timed_probe(port: int, names: list[str]) -> tuple[float, int]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--names", type=int, default=200)
+    parser.add_argument("--names", type=int, nargs="+", default=[1, 200, 1000, 5000])
     parser.add_argument("--build", default="trixie")
+    parser.add_argument("--no-config", action="store_true", help="probe every name whole")
     args = parser.parse_args()
     build = build_or_exit(args.build)
+    results = {"build": args.build, "config": not args.no_config, "load_before": os.getloadavg()}
     with tempfile.TemporaryDirectory() as tmp:
         served = generate("intermediate", build, Path(tmp))
         assert isinstance(served, Served), served.stderr
         site = served.conf.parent / "example.com.ssl.conf"
-        names = [f"n{i}.example.com" for i in range(args.names)]
         text = site.read_text()
         site.write_text(re.sub(r"server_name [^;]+;", "server_name .example.com;", text, count=1))
-        results = {}
+        conf = None if args.no_config else served.conf
         with Server(build, served.conf, [served.port]):
-            for label, asked in (("1 name", names[:1]), (f"{args.names} names", names)):
-                runs = [timed_probe(served.port, asked) for _ in range(args.runs)]
+            for size in args.names:
+                names = [f"n{i}.example.com" for i in range(size)]
+                runs = [timed_probe(served.port, names, conf, build.target_flags)
+                        for _ in range(args.runs)]  # fmt: skip
                 seconds = statistics.median(s for s, _ in runs)
-                results[label] = {"seconds": round(seconds, 2), "connections": runs[0][1]}
-                print(f"{label}: {seconds:.2f} s (median of {args.runs}), {runs[0][1]} connections")
+                label = f"{size} name" + ("s" if size > 1 else "")
+                results[label] = {
+                    "seconds": round(seconds, 2),
+                    "runs": [round(s, 2) for s, _ in runs],
+                    "connections": runs[0][1],
+                }
+                print(f"{label}: {seconds:.2f} s (median of {args.runs}), {runs[0][1]} connections",
+                      flush=True)  # fmt: skip
+    results["load_after"] = os.getloadavg()
     print(json.dumps(results))
 
 

@@ -22,7 +22,7 @@ from nginxgen.conf.config import Config, Server
 from nginxgen.conf.effective import HSTS, Effective, header_sent, server_label
 from nginxgen.conf.files import read
 from nginxgen.conf.groups import parse_groups
-from nginxgen.conf.load import Stmt
+from nginxgen.conf.load import Loaded, Stmt
 from nginxgen.knowledge import libraries, nginx, tls_groups
 from nginxgen.records import record
 
@@ -380,17 +380,11 @@ class NameModel:
     @cached_property
     def _leaves(self) -> dict[str, Certificate] | None:
         """Path -> the first certificate of each of the server's ssl_certificate files (None
-        when one cannot be read: a variable in the path, a missing or unreadable file)."""
-        from nginxgen.der import load_chain  # only with a certificate to read: a lint start
-
-        leaves = {}
-        for stmt in self.server.effective("ssl_certificate"):
-            data = read(self.config.loaded, stmt.args[0])
-            chain = load_chain(data) if data else []
-            if not chain:
-                return None
-            leaves[stmt.args[0]] = chain[0]
-        return leaves or None
+        when one cannot be read: a variable in the path, a missing or unreadable file); read
+        once per server, however many names' models ask (a fleet probe has thousands)."""
+        server, loaded = self.server, self.config.loaded
+        key = f"leaves of {server.stmt.file}:{server.stmt.line}"
+        return self.effective.memo(key, lambda: _leaves(loaded, server))
 
     def certificates(self) -> Answer:
         """sha256 of each leaf the server may send -> its ssl_certificate path."""
@@ -500,6 +494,19 @@ class NameModel:
         )
         line = sent[-1] if sent else None
         return Answer("add_header Strict-Transport-Security", value, line, ignored)
+
+
+def _leaves(loaded: Loaded, server: Server) -> dict[str, Certificate] | None:
+    from nginxgen.der import load_chain  # only with a certificate to read: a lint start
+
+    leaves = {}
+    for stmt in server.effective("ssl_certificate"):
+        data = read(loaded, stmt.args[0])
+        chain = load_chain(data) if data else []
+        if not chain:
+            return None
+        leaves[stmt.args[0]] = chain[0]
+    return leaves or None
 
 
 def names_on(config: Config, socket: str) -> list[str | None]:

@@ -24,12 +24,22 @@ from typing import Any, Literal, Protocol
 from nginxgen.conf.per_name import Answer, Ignored, NameModel
 from nginxgen.ech import EchConfig
 from nginxgen.probe.hello import Flight, HelloReply, ask, tls12_flight
-from nginxgen.probe.session import client_context, connect_tls
+from nginxgen.probe.session import (
+    Page,
+    connect_tls,
+    get_pages,
+    host_header,
+    pages_in,
+    requests,
+    shared_context,
+)
 from nginxgen.probe.tls13_flight import Tls13Flight, tls13_flight
 from nginxgen.records import record
 from nginxgen.target import Library
 
 Found = Mapping[str, Any]  # what the checks found for one name, by JSON key
+MISSING_PAGE = "/nginxgen-probe-404"  # a page the site most likely lacks
+PAGES = ("/", MISSING_PAGE)  # what the checks ask the server for (HSTS; client certificates)
 
 
 @record(frozen=True)
@@ -100,6 +110,7 @@ class NameProbe:
         self.found: dict[str, Any] = {"sni": sni}
         self.inconclusive: list[str] = []
         self.problems: list[str] = []  # what breaks clients, whatever the config says
+        self._pages: dict[str, Page] | None = None
 
     def hello(
         self, version: str, groups: Sequence[str], shares: Sequence[str] = (), **kw: Any
@@ -131,16 +142,34 @@ class NameProbe:
     def handshake(self) -> tuple[str | None, bytes | None]:
         """(the ALPN protocol chosen, the leaf as DER) of one full handshake by this Python's
         TLS library, offering h2 and http/1.1."""
-        context = client_context(["h2", "http/1.1"])
+        context = shared_context(("h2", "http/1.1"))
         with connect_tls(self.address, self.sni, context, self.timeout) as tls:
             return tls.selected_alpn_protocol(), tls.getpeercert(binary_form=True)
 
     @cached_property
     def tls13_flight(self) -> Tls13Flight | None:
-        """The server's TLS 1.3 flight, decrypted (None: TLS 1.3 is off or it cannot be read)."""
+        """The server's TLS 1.3 flight, decrypted, and its answers to a GET of each of PAGES
+        (None: TLS 1.3 is off or it cannot be read)."""
         if not self.offers("TLSv1.3"):
             return None
-        return tls13_flight(self.address, self.sni, self.timeout, client_context())
+        asked = requests(host_header(self.address, self.sni), list(PAGES))
+        return tls13_flight(self.address, self.sni, self.timeout, asked)
+
+    def page(self, path: str) -> Page:
+        """The answer to a GET of `path` (one of PAGES) for this name, from a client without a
+        certificate: read on the TLS 1.3 flight's connection, which asks for every page, else
+        on one connection for all of them; a page the server did not answer there (it closed
+        after an earlier one, as nginx does after a 400) on a connection of its own."""
+        if self._pages is None:
+            flight = self.tls13_flight
+            got = pages_in(flight.answers) if flight is not None else []
+            if not got:
+                got = get_pages(self.address, self.sni, list(PAGES), self.timeout)
+            self._pages = dict(zip(PAGES, got, strict=False))
+        if path not in self._pages:
+            alone = get_pages(self.address, self.sni, [path], self.timeout)
+            self._pages[path] = alone[0] if alone else Page(None, {}, b"")
+        return self._pages[path]
 
     @cached_property
     def flight(self) -> Tls13Flight | Flight | None:

@@ -9,11 +9,23 @@ stopping the probe.
 from __future__ import annotations
 
 import datetime
+import functools
 import ssl
 from typing import Any
 
 from nginxgen.probe.hello import connect
 from nginxgen.records import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from cryptography import x509
+
+
+@functools.cache
+def shared_context(alpn: tuple[str, ...] = ()) -> ssl.SSLContext:
+    """One client context for every connection that does not change it (creating one costs a
+    third of a handshake): its users only connect with it."""
+    return client_context(list(alpn))
 
 
 def client_context(alpn: list[str] | None = None) -> ssl.SSLContext:
@@ -40,7 +52,7 @@ def connect_tls(
         raise
 
 
-def _host(address: tuple[str, int], sni: str | None) -> str:
+def host_header(address: tuple[str, int], sni: str | None) -> str:
     """The Host header: the name, else the address (an IPv6 one in brackets, RFC 9110 7.2;
     bare, nginx answers 400 before any location, with the server level's headers)."""
     if sni:
@@ -52,25 +64,102 @@ def _get(tls: ssl.SSLSocket, host: str, method: str, path: str) -> None:
     tls.sendall(f"{method} {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode())
 
 
-def request(
-    address: tuple[str, int], sni: str | None, path: str, timeout: float
-) -> tuple[int | None, dict[str, str]]:
-    with connect_tls(address, sni, client_context(), timeout) as tls:
-        _get(tls, _host(address, sni), "GET", path)
-        data = b""
-        while b"\r\n\r\n" not in data and len(data) < 65536:
-            chunk = tls.recv(4096)
+PAGE_READ = 65536  # what is kept of one answer, head and body
+
+
+@record(frozen=True)
+class Page:
+    """The server's answer to a GET: its status, its headers (names in lower case), and the
+    answer as sent (head and body), PAGE_READ bytes at most."""
+
+    status: int | None
+    headers: dict[str, str]
+    raw: bytes
+
+
+def requests(host: str, paths: list[str]) -> bytes:
+    """GETs of `paths` one after the other on one connection (HTTP/1.1 pipelining, RFC 9112
+    9.3.2), the last one closing it."""
+    out = []
+    for n, path in enumerate(paths):
+        close = "Connection: close\r\n" if n == len(paths) - 1 else ""
+        out.append(f"GET {path} HTTP/1.1\r\nHost: {host}\r\n{close}\r\n")
+    return "".join(out).encode()
+
+
+def pages_in(data: bytes) -> list[Page]:
+    """The whole answers in `data`, in order. Each one's body ends where its Content-Length or
+    its last chunk says (RFC 9112 6.3); one with neither runs to the close and is the last. An
+    answer cut short is kept as far as it came, and is the last."""
+    out: list[Page] = []
+    while data:
+        head, found, rest = data.partition(b"\r\n\r\n")
+        if not found:
+            break
+        lines = head.decode("latin-1").split("\r\n")
+        parts = lines[0].split()
+        status = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else None
+        headers = {}
+        for line in lines[1:]:
+            key, _, value = line.partition(":")
+            headers[key.strip().lower()] = value.strip()
+        end = _body_end(rest, headers, status)
+        page_end = len(head) + 4 + (len(rest) if end is None else end)
+        out.append(Page(status, headers, data[: min(page_end, PAGE_READ)]))
+        if end is None:
+            break
+        data = rest[end:]
+    return out
+
+
+def _body_end(rest: bytes, headers: dict[str, str], status: int | None) -> int | None:
+    """Where the body that opens `rest` ends; None: at the close, or not within `rest`."""
+    if status is not None and (status < 200 or status in (204, 304)):
+        return 0
+    if "chunked" in headers.get("transfer-encoding", "").lower():
+        at = 0
+        while True:
+            line, found, _ = rest[at:].partition(b"\r\n")
+            size_text = line.split(b";")[0].strip()
+            if not found or not size_text:
+                return None
+            try:
+                size = int(size_text, 16)
+            except ValueError:
+                return None
+            at += len(line) + 2
+            if size == 0:  # the last chunk, then any trailer lines up to an empty line
+                if rest[at : at + 2] == b"\r\n":
+                    return at + 2
+                end = rest.find(b"\r\n\r\n", at)
+                return None if end < 0 else end + 4
+            at += size + 2
+            if at > len(rest):
+                return None
+    length = headers.get("content-length", "")
+    if length.isdigit():
+        end = int(length)
+        return end if end <= len(rest) else None
+    return None
+
+
+def get_pages(
+    address: tuple[str, int], sni: str | None, paths: list[str], timeout: float
+) -> list[Page]:
+    """GETs of `paths` on one connection (this Python's TLS library), a client without a
+    certificate: the answers that came before the server closed."""
+    with connect_tls(address, sni, shared_context(), timeout) as tls:
+        tls.sendall(requests(host_header(address, sni), paths))
+        data = bytearray()
+        while len(data) < PAGE_READ * len(paths):
+            try:
+                chunk = tls.recv(65536)
+            except (ssl.SSLZeroReturnError, ssl.SSLEOFError):
+                break
             if not chunk:
                 break
             data += chunk
-    head = data.split(b"\r\n\r\n", 1)[0].decode("latin-1").split("\r\n")
-    parts = head[0].split()
-    status = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else None
-    headers = {}
-    for line in head[1:]:
-        key, _, value = line.partition(":")
-        headers[key.strip().lower()] = value.strip()
-    return status, headers
+    return pages_in(bytes(data))
 
 
 @record(frozen=True)
@@ -90,7 +179,7 @@ def _first_session(
     """One full handshake and a request (TLS 1.3 tickets come after the handshake: a request
     makes the server send them); the session the client keeps."""
     with connect_tls(address, sni, context, timeout) as tls:
-        _get(tls, _host(address, sni), "HEAD", "/")
+        _get(tls, host_header(address, sni), "HEAD", "/")
         try:
             while tls.recv(4096):
                 pass
@@ -164,11 +253,28 @@ def resumption(
 
 
 def certificate_facts(der: bytes, sni: str | None) -> dict[str, Any]:
+    facts = dict(_facts(der))
+    expires = datetime.datetime.fromisoformat(facts["expires"])
+    facts["days_left"] = (expires - datetime.datetime.now(datetime.UTC)).days
+    facts["covers_sni"] = sni is None or covers(facts["names"], sni)
+    return facts
+
+
+@functools.lru_cache(maxsize=1024)
+def load_certificate(der: bytes) -> x509.Certificate:
+    """A certificate, parsed once however many names of a fleet are sent it."""
+    from cryptography import x509
+
+    return x509.load_der_x509_certificate(der)
+
+
+@functools.lru_cache(maxsize=1024)
+def _facts(der: bytes) -> dict[str, Any]:
     from cryptography import x509
     from cryptography.hazmat.primitives import hashes
     from cryptography.hazmat.primitives.asymmetric import ec, rsa
 
-    cert = x509.load_der_x509_certificate(der)
+    cert = load_certificate(der)
     key = cert.public_key()
     kind = (
         "ECDSA"
@@ -187,9 +293,9 @@ def certificate_facts(der: bytes, sni: str | None) -> dict[str, Any]:
         "key": kind,
         "bits": getattr(key, "key_size", None),
         "expires": expires.isoformat(),
-        "days_left": (expires - datetime.datetime.now(datetime.UTC)).days,
+        "days_left": None,  # (certificate_facts: now, and the name asked for)
         "names": names,
-        "covers_sni": sni is None or covers(names, sni),
+        "covers_sni": None,
         "sha256": cert.fingerprint(hashes.SHA256()).hex(),
     }
 

@@ -33,6 +33,10 @@ Oracle, per name and per key of the probe's JSON an outside client can observe: 
 - `hsts.root`, `hsts.root_status`, `hsts.not_found`, `hsts.not_found_status`: `curl --http1.1`
   on `/` and on the probe's documented missing page (docs/probe.md).
 
+The probe runs with `--config`, so names nginx answers from one TLS context take what that
+context decides from one name's probe (nginxgen/probe/plan.py): the observer checks every name
+all the same, so a value shared wrongly shows as a disagreement for the name it was shared to.
+
 Trees are served with one worker: with several, whether a session resumes can depend on which
 worker takes the connection (each worker's own ticket keys or `builtin` cache), and the probe and
 the observer would meet different servers.
@@ -365,8 +369,11 @@ def _family(key: str) -> str:
 def _probe(written: Written, build: Build, socket: int) -> list[dict[str, Any]]:
     host, port = written.hosts[socket], written.ports[socket]
     sni = [arg for name in written.names[socket] for arg in ("--sni", name)]
+    # with --config the probe shares what a TLS context decides among the names nginx answers
+    # from one (nginxgen/probe/plan.py): each name's JSON must still be what that name shows
     done = subprocess.run(
-        [sys.executable, "-m", "nginxgen", "probe", f"{host}:{port}", *sni, "--format", "json"],
+        [sys.executable, "-m", "nginxgen", "probe", f"{host}:{port}", *sni, "--format", "json",
+         "--config", str(written.conf), *build.target_flags],
         capture_output=True, text=True, timeout=300, check=False,
     )  # fmt: skip
     if done.returncode == 2:  # nothing answered: every name was refused
@@ -406,6 +413,9 @@ def check_observed(
                 where = Where(host, port, found["sni"])
                 seen = observe_name(found, where, clients_, Path(tmp))
                 outcome.names += 1
+                context = found.get("context") or {}
+                if context and not context.get("refuted"):  # values from another name's probe
+                    outcome.observations["shared contexts"] += 1
                 for key, mine, theirs in compare(found, seen):
                     outcome.observations[_family(key)] += 1
                     if mine != theirs:
