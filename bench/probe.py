@@ -26,8 +26,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from tests.builds import build_or_exit
+from tests.generate.test_live_presets import Served, generate
 from tests.live import Server
-from tests.test_live_presets import Served, generate
 
 
 def timed_probe(

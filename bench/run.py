@@ -1,14 +1,23 @@
-"""Lint throughput and pre-commit latency: nginxgen lint vs gixy-ng vs the bare crossplane parse.
+"""Lint throughput and pre-commit latency, side by side: nginxgen lint (in as many processes
+as it takes, and with --jobs 1) against the bare crossplane parse, gixy-ng and nginx-lint.
 
-    python bench/run.py [--gixy PATH] [--runs 5] [--sizes 2000,10000] [--out bench/results.json]
+    python bench/run.py [--gixy PATH] [--nginx-lint PATH] [--runs 5] [--sizes 2000,10000]
+                        [--out bench/results.json]
 
 (`--sizes ""`: the small files only; `--before DIR`: DIR's nginxgen lints them too, alternating.)
+gixy-ng and nginx-lint are peers the machine may lack: one not given, or that does not run, is
+named in the results under "missing" with the reason, and printed; never left out in silence.
 
 Each case runs once to warm up, then the tools alternate, `--runs` times each; the median wall
-time and the peak RSS (os.wait4) are kept. Inputs are generated into a temporary folder: N TLS
-vhosts (listen ssl, http2, names, certificate, HSTS, three locations with proxy_pass/root/return),
-as one file and as one include per vhost; and one small file with one TLS server, alone and
-with its certificate and key (made by the openssl command line) for the lint to read.
+and CPU time (user + system, the children's included) and the peak RSS (os.wait4) are kept, and
+for each peer the median of the ratios nginxgen lint / peer taken run by run (paired: a machine
+whose speed drifts moves both sides of a pair alike). The 1-minute load average is read before
+every round: on a machine others share, the wall times are read with it (CPU time counts no
+waiting for a core). Every tool runs in the temporary folder (no settings file of a checkout on
+its way). Inputs are generated there: N TLS vhosts (listen ssl, http2, names, certificate, HSTS,
+three locations with proxy_pass/root/return), as one file and as one include per vhost; and one
+small file with one TLS server, alone and with its certificate and key (made by the openssl
+command line) for the lint to read.
 """
 
 from __future__ import annotations
@@ -113,10 +122,10 @@ def write_certificate_tree(folder: Path) -> Path:
     return main
 
 
-def measure(argv: list[str]) -> tuple[float, int, float]:
+def measure(argv: list[str], cwd: str | None = None) -> tuple[float, int, float]:
     """Wall seconds, peak RSS in MiB and CPU seconds (user and system) of one run."""
     start = time.perf_counter()
-    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=cwd)
     assert process.stderr is not None
     errors = process.stderr.read()
     _, status, usage = os.wait4(process.pid, 0)
@@ -127,28 +136,55 @@ def measure(argv: list[str]) -> tuple[float, int, float]:
     return elapsed, usage.ru_maxrss // 1024, usage.ru_utime + usage.ru_stime
 
 
-def compare(tools: dict[str, list[str]], runs: int) -> dict[str, dict[str, float]]:
-    """Each tool's median wall and CPU time and its peak RSS. CPU time is the steadier figure
-    on a machine that others share: waiting for a core is not counted in it."""
+def compare(
+    tools: dict[str, list[str]], runs: int, cwd: str | None = None
+) -> dict[str, dict[str, object]]:
+    """Each tool's median wall and CPU time and its peak RSS; for each tool after the first, the
+    medians of the first's time over its own, run by run (wall and CPU); the load average met.
+    CPU time is the steadier figure on a machine that others share: waiting for a core is not
+    counted in it."""
     for argv in tools.values():
-        measure(argv)  # warm-up: page cache, .pyc files
+        measure(argv, cwd)  # warm-up: page cache, .pyc files
     times: dict[str, list[float]] = {name: [] for name in tools}
     cpu: dict[str, list[float]] = {name: [] for name in tools}
     memory: dict[str, int] = dict.fromkeys(tools, 0)
+    load: list[float] = []
     for _ in range(runs):
+        load.append(os.getloadavg()[0])
         for name, argv in tools.items():  # alternating, so drift hits every tool alike
-            seconds, rss, cpu_seconds = measure(argv)
+            seconds, rss, cpu_seconds = measure(argv, cwd)
             times[name].append(seconds)
             cpu[name].append(cpu_seconds)
             memory[name] = max(memory[name], rss)
-    return {
-        name: {
+    first = next(iter(tools))
+    out: dict[str, dict[str, object]] = {}
+    for name, t in times.items():
+        out[name] = {
             "median_s": round(statistics.median(t), 3),
             "median_cpu_s": round(statistics.median(cpu[name]), 3),
             "peak_mib": memory[name],
         }
-        for name, t in times.items()
-    }
+        if name != first:
+            out[name][f"paired {first} / this, wall"] = _paired(times[first], t)
+            out[name][f"paired {first} / this, cpu"] = _paired(cpu[first], cpu[name])
+    out["load average"] = {"min": min(load), "median": statistics.median(load), "max": max(load)}
+    return out
+
+
+def _paired(mine: list[float], theirs: list[float]) -> float:
+    return round(statistics.median(a / b for a, b in zip(mine, theirs, strict=True)), 3)
+
+
+def peer(name: str, path: str | None, flag: str) -> tuple[list[str] | None, str]:
+    """A peer's command, and its version or why it is missing."""
+    if not path:
+        return None, f"not given ({flag} PATH)"
+    try:
+        done = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=60)
+    except OSError as exc:
+        return None, f"{path} does not run: {exc}"
+    version = (done.stdout or done.stderr).strip().splitlines()
+    return [path], version[0] if version else f"{name} (no version printed)"
 
 
 def console_script(python: str, checkout: Path) -> list[str]:
@@ -167,6 +203,9 @@ def console_script(python: str, checkout: Path) -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--gixy", help="gixy-ng executable (in its own venv)")
+    parser.add_argument(
+        "--nginx-lint", help="nginx-lint executable (Rust), built from its pinned repository"
+    )
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--sizes", default="2000,10000")
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results.json")
@@ -198,6 +237,21 @@ def main() -> None:
         "runs": args.runs,
         "cases": {},
     }
+    peers: dict[str, list[str]] = {}
+    versions: dict[str, str] = {}  # each peer that runs: its path and version
+    missing: dict[str, str] = {}  # each that does not: why
+    for name, path, flag in (
+        ("gixy-ng", args.gixy, "--gixy"),
+        ("nginx-lint", args.nginx_lint, "--nginx-lint"),
+    ):
+        command, said = peer(name, path, flag)
+        if command is None:
+            missing[name] = said
+            print(f"missing peer {name}: {said}", flush=True)
+        else:
+            peers[name] = command
+            versions[name] = f"{said} ({path})"
+    results["peers"], results["missing"] = versions, missing
     cases: dict[str, object] = {}
     with tempfile.TemporaryDirectory() as tmp:
         # the small files first: a child's peak RSS counts what it shares with this process when
@@ -215,8 +269,10 @@ def main() -> None:
             }
             if args.before:
                 tools["nginxgen lint, before"] = [*before, *lint[1:], str(small)]
+            for name, command in peers.items():
+                tools[name] = [*command, str(small)]
             # a few milliseconds each: more runs for a stable median
-            cases[label] = compare(tools, max(args.runs, 40))
+            cases[label] = compare(tools, max(args.runs, 40), tmp)
             print(label, cases[label], flush=True)
         for size in (int(s) for s in args.sizes.split(",") if s):
             for split in (False, True):
@@ -224,11 +280,14 @@ def main() -> None:
                 main_file = write_tree(Path(tmp) / f"{size}-{split}", size, split)
                 tools = {
                     "nginxgen lint": [*lint, str(main_file)],
+                    "nginxgen lint --jobs 1": [*lint, "--jobs", "1", str(main_file)],
                     "crossplane parse": [python, "-c", PARSE, str(main_file)],
                 }
-                if args.gixy and size <= 2000:
-                    tools["gixy-ng"] = [args.gixy, str(main_file)]
-                cases[label] = compare(tools, args.runs)
+                for name, command in peers.items():
+                    # gixy-ng took 2.8 s a run on 2,000 vhosts (docs/benchmarks.md)
+                    if name != "gixy-ng" or size <= 2000:
+                        tools[name] = [*command, str(main_file)]
+                cases[label] = compare(tools, args.runs, tmp)
                 print(label, cases[label], flush=True)
     results["cases"] = cases
     args.out.write_text(json.dumps(results, indent=2) + "\n")

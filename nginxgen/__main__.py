@@ -1,3 +1,3 @@
-from nginxgen.cli import console
+from nginxgen.shell.cli import console
 
 console()

@@ -7,7 +7,7 @@ branch, from the release tags of their git repositories (issue 35).
         --repo aws/aws-lc=CLONE --repo openssl/release-metadata=CLONE
 
 A clone's facts are kept in tests/data/releases/ in a compact form, one file per repository, so
-that a clone of this repository is all the build (and its test, tests/test_releases.py) needs:
+that a clone of this repository is all the build (and its test, tests/knowledge/test_releases.py) needs:
 - a tag repository: its `git tag` list, one tag a line, under a header naming the commit of its
   default branch and that commit's date;
 - github.com/openssl/release-metadata (OpenSSL's own release announcements, for the releases
@@ -52,7 +52,7 @@ ABOUT = (
     "`maintained`: how many of the newest branches still get releases (nginx: stable and "
     "mainline); without it every branch may. `minors_ahead`: how many minor numbers past the "
     "newest known a new release may plausibly be (nginx: a stable and a mainline a year); without "
-    "it any minor of the newest major. Read by nginxgen/target.py: a version outside these is "
+    "it any minor of the newest major. Read by nginxgen/knowledge/target.py: a version outside these is "
     "refused, a plausible newer one is taken with a warning. Written by scripts/build_releases.py."
 )
 

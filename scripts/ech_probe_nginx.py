@@ -145,7 +145,7 @@ def main() -> int:
 
 
 def one(nginx: str, openssl: str, folder: Path, port: int, key: str) -> tuple[str, bool]:
-    from nginxgen.ech import read_config_list
+    from nginxgen.base.ech_configs import read_config_list
 
     offer = GREASE if key == GREASE else str(folder / f"{key}.pem")
     done = subprocess.run(

@@ -1,4 +1,4 @@
-"""Long fuzz runs (issue 7): the checks of tests/test_fuzz_*.py for as many cases as asked.
+"""Long fuzz runs (issue 7): the checks of tests/*/test_fuzz_*.py for as many cases as asked.
 
     .venv/bin/python scripts/fuzz.py lint --cases 100000 [--seed N]
     .venv/bin/python scripts/fuzz.py generate --cases 100000 [--seed N] [--build trixie]
@@ -275,7 +275,7 @@ def backends_runner(figures: Figures, builds: list[Any], pools: dict[str, Any],
 def fix_runner(figures: Figures, nginx_every: int) -> Callable[..., None]:
     """lint --fix --unsafe-fixes (issue 13); every `nginx_every`-th case on a real build also
     goes through its nginx -t before and after."""
-    from nginxgen.target import resolve
+    from nginxgen.knowledge.target import resolve
     from tests.builds import BUILD_NAMES, load_builds
     from tests.fuzzing.configs import mutated, seed_texts
     from tests.fuzzing.fix_check import check_fix, rule_cases

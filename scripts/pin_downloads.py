@@ -77,6 +77,55 @@ OTHER_FILES = [
 ]
 
 
+# The browser page (nginxgen.web): Pyodide's runtime from npm, and the wheels nginxgen's import
+# needs there, for CPython 3.14 on wasm32 (pydantic-core is the one binary: it ties pydantic's
+# version); markupsafe and pyyaml have no pure wheel, so their sources are pinned and made into
+# one (nginxgen.web.wheels). Written to nginxgen/web/pins.json, which the package ships.
+WEB_PINS = HERE.parent / "nginxgen" / "web" / "pins.json"
+WEB_NPM = [("pyodide", "314.0.7")]
+WEB_PYPI = [
+    ("pydantic", "pydantic-2.14.4-py3-none-any.whl"),
+    ("pydantic-core", "pydantic_core-2.50.5-cp314-cp314-pyemscripten_2026_0_wasm32.whl"),
+    ("annotated-types", "annotated_types-0.8.0-py3-none-any.whl"),
+    ("typing-extensions", "typing_extensions-4.16.0-py3-none-any.whl"),
+    ("typing-inspection", "typing_inspection-0.4.5-py3-none-any.whl"),
+    ("jinja2", "jinja2-3.1.6-py3-none-any.whl"),
+    ("markupsafe", "markupsafe-3.0.3.tar.gz"),
+    ("pyyaml", "pyyaml-6.0.3.tar.gz"),
+    ("ngxparse", "ngxparse-0.5.16-py3-none-any.whl"),
+]
+
+
+def web_pins() -> list[dict[str, object]]:
+    """Each file by the checksum its registry gives, checked against the bytes fetched."""
+    pins = []
+    for name, version in WEB_NPM:
+        dist = json.loads(fetch(f"https://registry.npmjs.org/{name}/{version}"))["dist"]
+        data = fetch(dist["tarball"])
+        if hashlib.sha1(data).hexdigest() != dist["shasum"]:
+            raise SystemExit(f"{dist['tarball']}: not the bytes the registry names")
+        pins.append(_pin(dist["tarball"].rsplit("/", 1)[1], data, dist["tarball"]))
+    for project, filename in WEB_PYPI:
+        request = urllib.request.Request(
+            f"https://pypi.org/simple/{project}/",
+            headers={"Accept": "application/vnd.pypi.simple.v1+json"},
+        )
+        with urllib.request.urlopen(request, timeout=120) as response:
+            files = json.loads(response.read())["files"]
+        (found,) = [f for f in files if f["filename"] == filename]
+        data = fetch(found["url"])
+        pin = _pin(filename, data, found["url"])
+        if pin["sha256"] != found["hashes"]["sha256"]:
+            raise SystemExit(f"{found['url']}: not the bytes the index names")
+        pins.append(pin)
+    return pins
+
+
+def _pin(name: str, data: bytes, url: str) -> dict[str, object]:
+    return {"name": name, "size": len(data), "sha256": hashlib.sha256(data).hexdigest(),
+            "urls": [url]}  # fmt: skip
+
+
 def fetch(url: str) -> bytes:
     with urllib.request.urlopen(url, timeout=120) as response:
         return bytes(response.read())
@@ -168,7 +217,7 @@ def main() -> None:
     groups: dict[str, list[dict[str, object]]] = {}
     if args.only:
         groups = json.loads(PINS.read_text())["groups"]
-    wanted = set(args.only or [*DEBIAN_GROUPS, "certbot", *(g for g, _, _ in OTHER_FILES)])
+    wanted = set(args.only or [*DEBIAN_GROUPS, "certbot", "web", *(g for g, _, _ in OTHER_FILES)])
     for group, (release, names) in DEBIAN_GROUPS.items():
         if group in wanted:
             groups[group] = debian_pins(release, names, args.date)
@@ -182,6 +231,12 @@ def main() -> None:
         entry = {"name": name, "size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
         groups[group] = [e for e in groups.get(group, []) if e["name"] != name]
         groups[group].append({**entry, "urls": urls})
+    if "web" in wanted:
+        web = {"pinned": args.date, "files": web_pins()}
+        WEB_PINS.write_text(json.dumps(web, indent=1) + "\n")
+        print(f"wrote {WEB_PINS}: {len(web['files'])} files")
+        if args.only == ["web"]:
+            return
     document = {"pinned": args.date, "groups": groups}
     PINS.write_text(json.dumps(document, indent=1) + "\n")
     print(f"wrote {PINS}: {sum(len(g) for g in groups.values())} files")

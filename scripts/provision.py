@@ -17,9 +17,12 @@
   the cache).
 - ``neovim``: Debian's Neovim, the editor the language server is tested in, the same way.
 - ``strace``: Debian's strace, which watches every file a newcomer's run opens
-  (tests/test_newcomer_trees.py), the same way.
+  (tests/conf/test_newcomer_trees.py), the same way.
 - ``certbot``: certbot 5.8.0 and its nginx plugin in a venv of their own under the cache, from
   their pinned wheels (nginxgen's edits are tested beside certbot's own).
+- ``web``: what the browser page is built from (Pyodide's npm package and the wheels it loads,
+  pinned in nginxgen/web/pins.json) into ``<cache>/downloads/web``; the browser tests build the
+  checkout's page from there, in Chromium (installed as above).
 
 Every file downloaded is pinned in scripts/pins.json by name, size and sha256, with the places
 to fetch it from in order, and verified before use (scripts/downloads.py). Debian packages for
@@ -155,8 +158,8 @@ def debian_launcher(root: Path) -> list[str]:
 
 def describe(nginx: list[str], openssl: list[str] | None) -> dict[str, str]:
     """Versions as the binaries themselves report them, read by nginxgen's own `-V` parser."""
-    from nginxgen.errors import TargetError
-    from nginxgen.target import parse_nginx_v
+    from nginxgen.base.errors import TargetError
+    from nginxgen.knowledge.target import parse_nginx_v
 
     try:
         target = parse_nginx_v(run([*nginx, "-V"]))
@@ -252,6 +255,21 @@ def certbot_tool(cache: Path) -> str:
     return f"{binary} ({run([str(binary), '--version']).strip()})"
 
 
+def web_downloads(cache: Path) -> str:
+    """What the browser page is built from (nginxgen/web/pins.json: Pyodide's runtime and the
+    wheels it loads), fetched and verified into the cache: the browser tests build the page of
+    the checkout from them (nginxgen.web.build) without a network."""
+    from nginxgen.files.pinned import DownloadError, fetch_pinned
+    from nginxgen.web.build import PINS
+
+    folder = cache / "downloads" / "web"
+    try:
+        files = [fetch_pinned(pin, folder) for pin in json.loads(PINS.read_text())["files"]]
+    except DownloadError as error:
+        raise ProvisionError(str(error)) from error
+    return f"{folder} ({len(files)} pinned files)"
+
+
 def _installed(package: str) -> bool:
     try:
         status = run(["dpkg-query", "-W", "-f=${Status}", package], stdout_only=True)
@@ -294,6 +312,7 @@ def main(argv: list[str] | None = None) -> int:
         "neovim": debian_tool("neovim", "nvim"),
         "strace": debian_tool("strace", "strace"),  # watches a newcomer's run (tests/watch.py)
         "certbot": certbot_tool,
+        "web": web_downloads,  # the browser page's Pyodide and wheels (tests/web/test_web_page.py)
     }
     for name, provide in tooling.items():
         try:

@@ -8,11 +8,13 @@ import base64
 import contextlib
 import json
 import os
-import shutil
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 from typing import Any
+
+from tests.real_parts import program
 
 # The flags that keep Chromium off the network and quiet in a sandbox without a desktop.
 FLAGS = (
@@ -31,7 +33,7 @@ TIMEOUT = 30.0
 
 
 def chromium_binary() -> str | None:
-    return shutil.which("chromium") or shutil.which("chromium-browser")
+    return program("chromium", "browser") or program("chromium-browser", "browser")
 
 
 class Chromium:
@@ -40,6 +42,8 @@ class Chromium:
         self.next_id = 0
         self.events: list[dict[str, Any]] = []
         self.buffer = b""
+        self.unanswered: set[int] = set()  # ids of `send` commands: their answers are dropped
+        self.hooks: dict[str, Callable[[dict[str, Any]], None]] = {}  # event method -> handler
 
     def __enter__(self) -> Chromium:
         self.profile = tempfile.TemporaryDirectory(prefix="nginxgen-chromium-")
@@ -75,9 +79,14 @@ class Chromium:
         self.profile.cleanup()
 
     def _read_message(self, deadline: float) -> dict[str, Any]:
+        import select
+
         while b"\0" not in self.buffer:
-            if time.monotonic() > deadline:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
                 raise TimeoutError("Chromium did not answer")
+            if not select.select([self.reader], [], [], remaining)[0]:
+                continue
             chunk = os.read(self.reader, 1 << 20)
             if not chunk:
                 raise RuntimeError("Chromium closed the DevTools pipe")
@@ -86,32 +95,61 @@ class Chromium:
         message: dict[str, Any] = json.loads(raw)
         return message
 
-    def call(self, method: str, session: str | None = None, **params: Any) -> dict[str, Any]:
+    def _next(self, deadline: float) -> dict[str, Any]:
+        """The next message no hook took: answers to `send` are dropped, and an event with a
+        hook (a paused request, say) is handled as it arrives, whatever the caller waits for."""
+        while True:
+            message = self._read_message(deadline)
+            if message.get("id") in self.unanswered:
+                self.unanswered.discard(message["id"])
+                continue
+            hook = self.hooks.get(message.get("method", ""))
+            if hook is not None:
+                hook(message)
+                continue
+            return message
+
+    def _write(self, method: str, session: str | None, params: dict[str, Any]) -> int:
         self.next_id += 1
         request: dict[str, Any] = {"id": self.next_id, "method": method, "params": params}
         if session is not None:
             request["sessionId"] = session
         os.write(self.writer, json.dumps(request).encode() + b"\0")
+        return self.next_id
+
+    def send(self, method: str, session: str | None = None, **params: Any) -> None:
+        """A command whose answer nobody waits for (a hook's, inside another call's wait)."""
+        self.unanswered.add(self._write(method, session, params))
+
+    def call(self, method: str, session: str | None = None, **params: Any) -> dict[str, Any]:
+        asked = self._write(method, session, params)
         deadline = time.monotonic() + TIMEOUT
         while True:
-            message = self._read_message(deadline)
-            if message.get("id") == self.next_id:
+            message = self._next(deadline)
+            if message.get("id") == asked:
                 if "error" in message:
                     raise RuntimeError(f"{method}: {message['error']}")
                 result: dict[str, Any] = message.get("result", {})
                 return result
             self.events.append(message)
 
-    def wait_for(self, method: str) -> dict[str, Any]:
-        deadline = time.monotonic() + TIMEOUT
+    def wait_for(self, method: str, timeout: float = TIMEOUT) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
         for index, event in enumerate(self.events):
             if event.get("method") == method:
                 return self.events.pop(index)
         while True:
-            message = self._read_message(deadline)
+            message = self._next(deadline)
             if message.get("method") == method:
                 return message
             self.events.append(message)
+
+    def pump(self, seconds: float) -> None:
+        """Handle what arrives for `seconds` (hooks run; other events are kept)."""
+        deadline = time.monotonic() + seconds
+        with contextlib.suppress(TimeoutError):
+            while True:
+                self.events.append(self._next(deadline))
 
 
 class Page:
@@ -120,10 +158,14 @@ class Page:
     def __init__(self, browser: Chromium) -> None:
         self.browser = browser
         target = browser.call("Target.createTarget", url="about:blank")["targetId"]
+        self.target = target
         attached = browser.call("Target.attachToTarget", targetId=target, flatten=True)
         self.session: str = attached["sessionId"]
         for domain in ("Page", "Runtime", "Log"):
             browser.call(f"{domain}.enable", self.session)
+
+    def close(self) -> None:
+        self.browser.call("Target.closeTarget", targetId=self.target)
 
     def load(self, url: str) -> None:
         self.browser.call("Page.navigate", self.session, url=url)
@@ -131,13 +173,18 @@ class Page:
 
     def evaluate(self, expression: str) -> Any:
         answer = self.browser.call(
-            "Runtime.evaluate", self.session, expression=expression, returnByValue=True
+            "Runtime.evaluate",
+            self.session,
+            expression=expression,
+            returnByValue=True,
+            awaitPromise=True,  # a promise's value, once it settles
         )
         if "exceptionDetails" in answer:
             raise RuntimeError(f"JavaScript failed: {answer['exceptionDetails']}")
         return answer["result"].get("value")
 
     def screenshot(self, width: int = 1100, height: int = 1400) -> bytes:
+        self.browser.call("Page.bringToFront", self.session)  # a tab behind others draws nothing
         self.browser.call(
             "Emulation.setDeviceMetricsOverride",
             self.session,
@@ -161,6 +208,54 @@ class Page:
             elif method == "Log.entryAdded" and params["entry"].get("level") == "error":
                 errors.append(str(params["entry"]))
         return errors
+
+
+class OfflinePage(Page):
+    """A tab that may reach only `origin`: every other request is refused (Fetch.failRequest)
+    and kept in `blocked`, so a test can say none was made."""
+
+    def __init__(self, browser: Chromium, origin: str) -> None:
+        super().__init__(browser)
+        self.origin = origin.rstrip("/") + "/"
+        self.blocked: list[str] = []
+        self.requested: list[str] = []
+        earlier = browser.hooks.get("Fetch.requestPaused")  # another tab's, kept for its own
+
+        def paused(event: dict[str, Any]) -> None:
+            if event.get("sessionId") == self.session:
+                self._paused(event)
+            elif earlier is not None:
+                earlier(event)
+
+        browser.hooks["Fetch.requestPaused"] = paused
+        browser.call("Fetch.enable", self.session, patterns=[{"urlPattern": "*"}])
+
+    def _paused(self, event: dict[str, Any]) -> None:
+        params = event["params"]
+        url: str = params["request"]["url"]
+        session = event.get("sessionId")
+        if url.startswith(self.origin) or url.startswith(("data:", "blob:")):
+            self.requested.append(url)
+            self.browser.send("Fetch.continueRequest", session, requestId=params["requestId"])
+        else:
+            self.blocked.append(url)
+            self.browser.send(
+                "Fetch.failRequest",
+                session,
+                requestId=params["requestId"],
+                errorReason="BlockedByClient",
+            )
+
+    def wait_until(self, expression: str, timeout: float = 120.0) -> Any:
+        """The value of `expression` once it is truthy (the page's requests served meanwhile)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            value = self.evaluate(expression)
+            if value:
+                return value
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"never true: {expression}")
+            self.browser.pump(0.05)
 
 
 def png_pixel_bytes(png: bytes) -> bytes:

@@ -10,7 +10,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from nginxgen.target import Library, parse_library
+from nginxgen.knowledge.target import Library, parse_library
+from tests.real_parts import reach
 
 REPO = Path(__file__).resolve().parent.parent
 MANIFEST = Path(os.environ.get("NGINXGEN_BUILDS", REPO / ".cache" / "builds")) / "builds.json"
@@ -101,8 +102,15 @@ def _this_wheel() -> tuple[str, ...] | None:
     return (str(nginx_binary()),)
 
 
+def provisioned_downloads(kind: str) -> Path:
+    """The folder of pinned files provisioning fetched for `kind` (web: the browser page's)."""
+    reach("the provisioned downloads")
+    return MANIFEST.parent / "downloads" / kind
+
+
 def load_builds() -> tuple[dict[str, Build], dict[str, str]]:
     """Builds found by the provisioning script, and why the others are missing."""
+    reach("the nginx builds")
     if not MANIFEST.exists():
         reason = f"{MANIFEST} not found: run `python scripts/provision.py` first"
         return {}, dict.fromkeys(ALL_BUILD_NAMES, reason)

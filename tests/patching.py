@@ -9,7 +9,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from tests.helpers import missing_real_part
+from tests.helpers import require_program
 
 TOOLS = ("patch", "git")
 
@@ -19,11 +19,7 @@ State = dict[str, tuple[str, bytes | str, int]]
 
 def require_tools() -> None:
     for tool in TOOLS:
-        if shutil.which(tool) is None:
-            missing_real_part(
-                f"{tool} is not installed",
-                f"{tool} is missing: the --diff tests apply every diff with the real tool",
-            )
+        require_program(tool, "the --diff tests apply every diff with the real tool")
 
 
 def command(tool: str) -> list[str]:

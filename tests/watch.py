@@ -17,13 +17,12 @@ from __future__ import annotations
 import os
 import re
 import shlex
-import shutil
 import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tests.helpers import missing_real_part
+from tests.helpers import missing_real_part, require_program
 
 # the folders a stock tree names by absolute path, where a host keeps its own nginx files
 WATCHED = ("/etc/nginx", "/etc/letsencrypt", "/etc/ssl", "/var/log/nginx", "/config",
@@ -85,8 +84,7 @@ def _under(path: str, roots: list[str] | tuple[str, ...]) -> bool:
 
 def require_watch_tools() -> None:
     for tool in ("unshare", "strace", "mount"):
-        if shutil.which(tool) is None:
-            missing_real_part(f"{tool} is not installed (the file-system watch needs it)")
+        require_program(tool, "the file-system watch needs it")
     if os.geteuid() != 0:
         missing_real_part("the file-system watch needs root (a private mount namespace)")
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import re
 
+from nginxgen.base.records import field, record
 from nginxgen.ciphers.model import CipherModel, CipherSuite
-from nginxgen.records import field, record
 
 SEPARATORS = ":, ;"
 

@@ -7,15 +7,15 @@ import os
 from collections.abc import Iterator, Mapping
 from functools import cache, cached_property
 
+from nginxgen.base.records import field, record
+from nginxgen.base.version import Version
 from nginxgen.knowledge.data import KNOWLEDGE_DIR, toml_file
-from nginxgen.records import field, record
-from nginxgen.version import Version
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:
     from typing import Any
 
-    from nginxgen.target import Library
+    from nginxgen.knowledge.builds import Library
 
 
 @record(frozen=True)

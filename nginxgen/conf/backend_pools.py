@@ -18,10 +18,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from nginxgen.base.records import record
 from nginxgen.conf.load import Stmt
 from nginxgen.conf.upstream import BackendTls
 from nginxgen.knowledge.upstream import upstream_keepalive_defaults
-from nginxgen.records import record
 
 # What a connection's handshake fixed, per setting: the key a finding names (the directive
 # after the module's prefix) and how a location's value is read.

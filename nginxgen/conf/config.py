@@ -4,11 +4,12 @@ types hold stream{}'s servers (conf/stream.py builds them): a block is "http" or
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
+from nginxgen.base.records import field, record
+from nginxgen.base.sockets import normalize_socket
 from nginxgen.conf.load import Loaded, Stmt
-from nginxgen.records import field, record
-from nginxgen.sockets import normalize_socket
 
 
 @record(eq=False)  # identity: servers are compared and hashed by object, never by value
@@ -187,3 +188,40 @@ def index_sockets(config: Config) -> Config:
         for socket in dict.fromkeys(listen.socket for listen in server.listens):
             config.sockets.setdefault(socket, []).append(server)
     return config
+
+
+def server_for_name(servers: list[Server], name: str | None) -> Server | None:
+    """The server nginx picks for a requested name among a socket's servers (ngx_http_find_
+    virtual_server): an exact name; else the longest matching leading wildcard (`*.example.org`,
+    and `.example.org` which also covers example.org itself); else the longest trailing
+    wildcard (`www.example.*`); else the first regular expression (`~...`) that matches, in
+    order. None: no server names it (the default server takes it). Names compare without case."""
+    if not name:
+        return None
+    name = name.lower().rstrip(".")
+    leading: tuple[int, Server] | None = None
+    trailing: tuple[int, Server] | None = None
+    for server in servers:
+        for entry in (n.lower() for n in server.names):
+            if entry == name:
+                return server
+            if entry.startswith(("*.", ".")):
+                suffix = entry[1:]  # ".example.org"
+                hit = name.endswith(suffix) or (entry[0] == "." and name == entry[1:])
+                if hit and (leading is None or len(suffix) > leading[0]):
+                    leading = (len(suffix), server)
+            elif entry.endswith(".*"):
+                prefix = entry[:-1]  # "www.example."
+                if name.startswith(prefix) and (trailing is None or len(prefix) > trailing[0]):
+                    trailing = (len(prefix), server)
+    if leading or trailing:
+        return (leading or trailing)[1]  # type: ignore[index]
+    for server in servers:
+        for entry in server.names:
+            if entry.startswith("~"):
+                try:
+                    if re.search(entry[1:], name, re.IGNORECASE):
+                        return server
+                except re.error:  # a PCRE construct Python's re lacks: not predictable here
+                    continue
+    return None

@@ -7,12 +7,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from functools import cached_property
 
+from nginxgen.base.records import record
 from nginxgen.conf.config import Config, Location, Server
 from nginxgen.conf.load import Stmt, walk
 from nginxgen.conf.upstream import BackendTls, backends
 from nginxgen.knowledge import libraries, nginx
-from nginxgen.records import record
-from nginxgen.target import Target
+from nginxgen.knowledge.target import Target
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:
@@ -33,7 +33,7 @@ class Effective:
         stream model's own stream is itself."""
         if self.config.block == "stream":
             return self
-        from nginxgen.conf.stream import build_stream
+        from nginxgen.conf.stream_config import build_stream
 
         return Effective(build_stream(self.config.loaded), self.target)
 
@@ -219,6 +219,9 @@ class Effective:
 
     def all_statements(self) -> Iterator[Stmt]:
         return iter(self._flat)
+
+    def statement_count(self) -> int:
+        return len(self._flat)
 
     def directive_names(self) -> set[str]:
         """Every directive name the tree holds (a rule or check with nothing to look at in a

@@ -1,7 +1,7 @@
 """The files a config names (certificates, keys, DH parameters, ticket keys): where nginx would
 find each, and its bytes. A file that cannot be read here (a variable in the path, a CI runner
 without the secrets) is None: callers only speak about what they could see. What is in a
-certificate or key, nginxgen.pem says."""
+certificate or key, nginxgen.base.pem says."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@ prefixes (`?`, `*`, `-`) and the tuple it is in (OpenSSL 3.5 `a/b` lists)."""
 
 from __future__ import annotations
 
-from nginxgen.records import record
+from nginxgen.base.records import record
 
 
 @record(frozen=True)

@@ -10,15 +10,19 @@ from __future__ import annotations
 import os
 import re
 
+from nginxgen.base.records import field, record
 from nginxgen.conf.lexer import Lexeme, NgxParserSyntaxError, scan
 from nginxgen.conf.tree import PathMap, infer_map, map_path, sorted_map
 from nginxgen.knowledge import directives
-from nginxgen.records import field, record
 
 MAX_DEPTH = 200  # nginx has no limit, but no real config nests this deep; recursion would
 # Directives that includes may bring in: 25x a 10,000-vhost fleet split one file per vhost, yet a
 # bound on files that include each other several times over (2^n expansion, a hang otherwise).
 MAX_INCLUDED_STATEMENTS = 500_000
+# The included files of one level below which they are read and parsed in one process: a
+# forked process's start and the return of the parses cost about what it saves (measured,
+# docs/benchmarks.md#fleets-on-two-cores-issue-47).
+READ_AHEAD_MIN = 200
 DUMP_MARKER = re.compile(r"^# configuration file (?P<path>.+):\s*$", re.MULTILINE)
 STDIN_NAME = "<stdin>"  # how `-` is named in findings, and in the fix loop's texts
 SUPPRESSION = re.compile(r"nginxgen:\s*ignore\[(?P<codes>[^\]]*)\]\s*(?P<reason>.*)$")
@@ -203,7 +207,10 @@ def _statements(
             at = _statements(tokens, at, block, starts)
             stmt["block"] = block
         parsed.append(stmt)
-        parsed.extend({"directive": "#", "line": line, "args": [], "comment": c} for c in comments)
+        if comments:
+            parsed.extend(
+                {"directive": "#", "line": line, "args": [], "comment": c} for c in comments
+            )
     return at + 1  # past the end: every token was read
 
 
@@ -220,12 +227,51 @@ def parse_tokens(
     return parsed, None
 
 
-def _parse_text(text: str, filename: str, with_spans: bool = False) -> Parse:
+# what any template mark below starts with: the file's lines are read only where one is
+_TEMPLATE_HINT = re.compile(r"\{\{|\{%|\$\{[A-Z]")
+
+
+def template_mark(text: str) -> tuple[str, int] | None:
+    """Where a file shows it is a template, not a config nginx reads (a Jinja `{{ name }}` or
+    `{% if %}`, an envsubst `${NAME}` as Docker's nginx image renders from /etc/nginx/templates):
+    the problem to report once, at its first line. nginx stops at the first such line, so one
+    line says it all; a line per mark would bury it. nginx's own variables are lower case,
+    so `${NAME}` in capitals counts unless the file sets it (`set $NAME`, a map or geo)."""
+    if "{{" not in text and "{%" not in text and "${" not in text:
+        return None  # the common case, without a regular expression
+    if not _TEMPLATE_HINT.search(text):
+        return None  # `${host}`: nginx's own variables, common; no line needs reading
+    for number, line in enumerate(text.splitlines(), 1):
+        code = line.split("#", 1)[0] if "#" in line else line
+        jinja = re.search(r"\{\{-?\s*[\w.'\"\[\]|() -]+?\s*-?\}\}|\{%-?\s*[a-z]+\b", code)
+        if jinja:
+            return (
+                f"a Jinja template, not a config ({jinja[0].strip()!r}): nginx -t stops here; "
+                "lint the rendered file (render it, then `nginxgen lint -` reads it from stdin)",
+                number,
+            )
+        for name in re.findall(r"\$\{([A-Z][A-Z0-9_]*)\}", code):
+            if not re.search(rf"(?m)^\s*(set|map\s+\S+|geo(\s+\S+)?)\s+\${name}\b", text):
+                return (
+                    f"an envsubst template, not a config (${{{name}}} is not an nginx variable "
+                    "here): nginx reads the rendered file; lint that (render it with envsubst, "
+                    "then `nginxgen lint -`)",
+                    number,
+                )
+    return None
+
+
+def _parse_text(text: str, filename: str, with_spans: bool = False, jobs: int = 1) -> Parse:
     """A file's statements and problems; `with_spans`: and its tokens' spans, for edits (a plain
-    lint does without them: they cost a third more memory on a large file)."""
+    lint does without them: they cost a third more memory on a large file). A template is one
+    problem and no statements. `jobs`: how many processes may lex a large text
+    (nginxgen.conf.lexer.scan)."""
+    mark = template_mark(text)
+    if mark is not None:
+        return [], [mark], []
     problems: list[tuple[str, int]] = []
     spans: list[tuple[int, int]] = []
-    lexed, error = scan(text, filename, problems, spans=spans if with_spans else None)
+    lexed, error = scan(text, filename, problems, spans=spans if with_spans else None, jobs=jobs)
     if len(spans) != len(lexed):
         spans = []  # crossplane lexed it (Lua blocks): no offsets
     checked = _check_tokens(lexed, problems)
@@ -248,9 +294,17 @@ def _parse_text(text: str, filename: str, with_spans: bool = False) -> Parse:
 
 
 def read_text(path: str) -> str:
+    # os.read, not open() (a file object and its buffer for each of a fleet's thousands of
+    # files: 2,000 read in 14 ms of CPU instead of 24), nor pathlib (slow to import); O_BINARY:
+    # no newline translation on Windows
+    chunks = []
     try:
-        with open(path, "rb") as handle:  # not pathlib: slow to import, on every pre-commit run
-            data = handle.read()
+        handle = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+        try:
+            while chunk := os.read(handle, 1 << 20):
+                chunks.append(chunk)
+        finally:
+            os.close(handle)
     except IsADirectoryError:
         raise LoadError(f"{path}: is a directory (give the nginx.conf inside it)") from None
     except FileNotFoundError:
@@ -258,7 +312,7 @@ def read_text(path: str) -> str:
     except OSError as exc:
         raise LoadError(f"{path}: cannot read: {exc.strerror}") from None
     # nginx reads bytes; a stray non-UTF-8 byte in a comment must not stop the lint.
-    return data.decode("utf-8", errors="surrogateescape")
+    return b"".join(chunks).decode("utf-8", errors="surrogateescape")
 
 
 def split_dump(text: str) -> dict[str, str] | None:
@@ -286,6 +340,7 @@ class PassCache:
 
     texts: dict[str, str] = field(default_factory=dict)  # path -> text on disk
     real: dict[str, str] = field(default_factory=dict)
+    folders: dict[str, str] = field(default_factory=dict)  # a folder -> its real path
     globs: dict[str, list[str]] = field(default_factory=dict)
     parses: dict[tuple[str, str], Parse] = field(default_factory=dict)  # (real path, text)
 
@@ -293,6 +348,21 @@ class PassCache:
         if path not in self.texts:
             self.texts[path] = read_text(path)
         return self.texts[path]
+
+    def real_path(self, path: str) -> str:
+        """os.path.realpath(path), its folder's resolved once: a file that is not a symlink is
+        its name in its folder's real path (one lstat instead of one per folder above it; a
+        fleet's thousands of included files share a folder)."""
+        real = self.real
+        if path not in real:
+            folder, name = os.path.split(path)
+            if not folder or name in ("", ".", "..") or os.path.islink(path):
+                real[path] = os.path.realpath(path)
+            else:
+                if folder not in self.folders:
+                    self.folders[folder] = os.path.realpath(folder)
+                real[path] = os.path.join(self.folders[folder], name)
+        return real[path]
 
 
 class Loader:
@@ -305,8 +375,14 @@ class Loader:
         shared: PassCache | None = None,
         spans: bool = False,
         infer: bool = False,
+        keep_texts: bool = False,
+        jobs: int = 1,
     ) -> None:
         self.prefix = prefix
+        # a dump's texts are kept (for edits) only when asked: a lint of one needs none of them
+        self.keep_texts = dump is None or keep_texts
+        # processes that may read and parse a large tree at once (0: nginxgen.base.forks decides)
+        self.jobs = jobs
         self.spans = spans  # keep each file's token spans: the run edits the files
         self.dump = dump
         self.overlay = overlay or {}  # files as a fix pass left them, not yet written
@@ -320,10 +396,7 @@ class Loader:
         """The identity of a file for cycles and caching: its real path on disk."""
         if self.dump is not None or path == "-":
             return path
-        real = self._shared.real
-        if path not in real:
-            real[path] = os.path.realpath(path)
-        return real[path]
+        return self._shared.real_path(path)
 
     def _text(self, path: str) -> str:
         if path in self.overlay:
@@ -366,10 +439,16 @@ class Loader:
             parsed = self._parse(self._key(path), source)
             given = self.loaded.path_map
             # a fleet in one file often has no include at all: then no walk over its statements
-            includes = _absolute_includes(parsed[0]) if "include" in source else []
+            includes = (
+                [a for a in _include_arguments(parsed[0]) if a.startswith("/")]
+                if "include" in source
+                else []
+            )
             self.loaded.inferred = infer_map(path, includes, given)
             self.loaded.path_map = sorted_map([*given, *self.loaded.inferred])
         self.loaded.prefix = self.prefix
+        if self.jobs != 1 and self.dump is None and path != STDIN_NAME:
+            self._read_ahead(path, text if text is not None else self._text(path))
         statements = self._load_file(path, (), text)
         self.loaded.statements = statements
         top = {s.directive for s in statements}
@@ -394,7 +473,7 @@ class Loader:
         if key not in self._cache:
             source = text if text is not None else self._text(path)
             self._cache[key] = self._parse(key, source, path)
-            if self.dump is None:
+            if self.keep_texts:
                 self.loaded.texts[path] = source
                 if path != STDIN_NAME:
                     self.loaded.real[path] = key
@@ -406,26 +485,94 @@ class Loader:
         parsed = self._cache[key][0]
         return self._convert(parsed, path, (*stack, key))
 
-    def _parse(self, key: str, source: str, path: str | None = None) -> Parse:
+    def _parse(
+        self, key: str, source: str, path: str | None = None, jobs: int | None = None
+    ) -> Parse:
+        """The file's parse, made once (`jobs`: the processes that may lex it, if not the
+        loader's)."""
         parses = self._shared.parses
         if (key, source) not in parses:
-            parses[key, source] = _parse_text(source, path or key, self.spans)
+            jobs = self.jobs if jobs is None else jobs
+            parses[key, source] = _parse_text(source, path or key, self.spans, jobs)
         return parses[key, source]
+
+    def _read_ahead(self, path: str, source: str) -> None:
+        """Read and parse the files the tree includes before the walk does, level by level
+        (the main file's includes, theirs, ...), a level of at least READ_AHEAD_MIN files in
+        several processes at once (`jobs`); the walk then finds each in the caches (PassCache). What
+        it reads is what the walk would read: each include's files (_names), files a fix pass
+        changed excepted (the walk takes those from the overlay); a file that cannot be read is
+        left to the walk, which says so where it is included."""
+        seen = {path}
+        level = [self._parse(self._key(path), source, path)[0]] if "include" in source else []
+        while level:
+            names: list[str] = []
+            for parsed in level:
+                for argument in _include_arguments(parsed):
+                    for name in self._names(self.loaded.here(argument)) or ():
+                        if name not in seen and name not in self.overlay:
+                            seen.add(name)
+                            names.append(name)
+            # a file without the word includes nothing: its statements are not walked
+            level = [parse[0] for text, parse in self._parse_all(names) if "include" in text]
+
+    def _parse_all(self, names: list[str]) -> list[tuple[str, Parse]]:
+        """The text and parse of each file that can be read, in several processes when they are
+        many."""
+        parts = 1
+        if len(names) >= max(READ_AHEAD_MIN, 2):
+            from nginxgen.base.forks import processes  # only for a large tree: a small one's start
+
+            parts = processes(self.jobs)
+        if parts < 2:
+            return [(text, parse) for _, _, text, parse in self._read_some(names, self.jobs)]
+        import marshal
+
+        from nginxgen.base.forks import each_part
+
+        step = -(-len(names) // parts)
+        slices = [names[i : i + step] for i in range(0, len(names), step)]
+        found = each_part(
+            lambda part: self._read_some(slices[part], 1),
+            len(slices),
+            marshal.dumps,
+            marshal.loads,
+        )
+        parses = []
+        for name, key, text, parse in (read for some in found for read in some):
+            self._shared.real[name] = key
+            self._shared.texts[name] = text
+            self._shared.parses[key, text] = parse
+            parses.append((text, parse))
+        return parses
+
+    def _read_some(self, names: list[str], jobs: int) -> list[tuple[str, str, str, Parse]]:
+        """(name, real path, text, parse) of each file of `names` that can be read."""
+        out = []
+        for name in names:
+            try:
+                key, text = self._key(name), self._text(name)
+            except LoadError:
+                continue
+            out.append((name, key, text, self._parse(key, text, name, jobs)))
+        return out
 
     def _convert(
         self, parsed: list[dict[str, object]], path: str, stack: tuple[str, ...]
     ) -> list[Stmt]:
         out: list[Stmt] = []
+        included = len(stack) > 1
         for raw in parsed:
-            directive = str(raw["directive"])
-            line = int(raw["line"])  # type: ignore[call-overload]
+            # the values are of parse_tokens' making: no str(), int() (a fleet has many lines)
+            directive: str = raw["directive"]  # type: ignore[assignment]
+            line: int = raw["line"]  # type: ignore[assignment]
             if directive == "#":
                 self._comment(str(raw.get("comment", "")), path, line)
                 continue
-            args = list(raw.get("args", []))  # type: ignore[call-overload]
-            start = raw.get("start")
-            stmt = Stmt(directive, args, line, path, start=start)  # type: ignore[arg-type]
-            if len(stack) > 1:
+            args = list(raw["args"])  # type: ignore[call-overload]  # a copy: parses are shared
+            start: int | None = raw.get("start")  # type: ignore[assignment]
+            stmt = Stmt(directive, args, line, path, None, None, start)
+            if included:
                 self._included += 1
             block = raw.get("block")
             if block is not None:
@@ -441,15 +588,18 @@ class Loader:
             codes = frozenset(c.strip().upper() for c in match["codes"].split(",") if c.strip())
             self.loaded.suppressions.append(Suppression(path, line, codes, match["reason"].strip()))
 
-    def _include(self, stmt: Stmt, stack: tuple[str, ...]) -> list[Stmt]:
+    def _names(self, pattern: str) -> list[str] | None:
+        """The files an include of this pattern reads; None: it names a file that is not there."""
         import glob  # with contextlib, which it imports: only for a tree that has includes
 
-        pattern = self.loaded.here(stmt.args[0])
         if glob.has_magic(pattern):
-            names = self._glob(pattern)  # an empty glob is fine for nginx too
-        elif self._exists(pattern):
-            names = [pattern]
-        else:
+            return self._glob(pattern)  # an empty glob is fine for nginx too
+        return [pattern] if self._exists(pattern) else None
+
+    def _include(self, stmt: Stmt, stack: tuple[str, ...]) -> list[Stmt]:
+        pattern = self.loaded.here(stmt.args[0])
+        names = self._names(pattern)
+        if names is None:
             stmt.unread = True
             self.loaded.problems.append(
                 Problem(
@@ -495,15 +645,15 @@ class Loader:
         return out
 
 
-def _absolute_includes(parsed: list[dict[str, object]]) -> list[str]:
-    """The arguments of a parsed file's `include` lines that are absolute paths."""
+def _include_arguments(parsed: list[dict[str, object]]) -> list[str]:
+    """What a parsed file's `include` lines name (their first arguments)."""
     found: list[str] = []
     stack = list(parsed)
     while stack:
         raw = stack.pop()
         args = raw.get("args")
         if raw["directive"] == "include" and isinstance(args, list) and args:
-            found.extend(str(a) for a in args[:1] if str(a).startswith("/"))
+            found.append(str(args[0]))
         block = raw.get("block")
         if isinstance(block, list):
             stack.extend(block)
@@ -519,12 +669,14 @@ def load_path(
     shared: PassCache | None = None,
     spans: bool = False,
     infer: bool = True,
+    jobs: int = 1,
 ) -> Loaded:
     """Load a config file, a `nginx -T` dump, or stdin (`-`); `path_map` says where the folders
     the config names by absolute path are found here, `infer` adds the folders a copied tree's
     absolute includes name that it leaves out (conf.tree); `shared`: what earlier passes of a
     fix run read and parsed; `spans`: keep what the lossless model of each file is built from
-    (for a run that edits)."""
+    (for a run that edits); `jobs`: how many processes may read and parse a large tree (0:
+    nginxgen.base.forks decides)."""
     if path == "-":
         text = stdin_text if stdin_text is not None else ""
         name = STDIN_NAME
@@ -542,7 +694,7 @@ def load_path(
     if dump:
         main = next(iter(dump))
         return Loader(prefix or os.path.dirname(main), dump).load(main)
-    loader = Loader(prefix, None, path_map, overlay, shared, spans, infer)
+    loader = Loader(prefix, None, path_map, overlay, shared, spans, infer, jobs=jobs)
     return loader.load(name, text)
 
 
@@ -556,7 +708,7 @@ def load_valid(
     """A config tree a command acts on (generate --into, report --config): a file that cannot
     be read (named by `where`) or a syntax error nginx would stop at is one NginxgenError line
     with its file and line."""
-    from nginxgen.errors import NginxgenError
+    from nginxgen.base.errors import NginxgenError
 
     try:
         loaded = load_path(path, path_map=path_map, spans=spans, infer=infer)

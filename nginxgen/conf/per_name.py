@@ -12,25 +12,24 @@ the library's own default, or a combination whose outcome no build has shown con
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from functools import cached_property
 
-from nginxgen.conf.client_certs import ClientCertificates, ca_names, client_certificates
-from nginxgen.conf.client_certs import request_outcome as _request_outcome
-from nginxgen.conf.config import Config, Server
+from nginxgen.base.records import record
+from nginxgen.conf.client_certificates import ClientCertificates, ca_names, client_certificates
+from nginxgen.conf.client_certificates import request_outcome as _request_outcome
+from nginxgen.conf.config import Config, Server, server_for_name
 from nginxgen.conf.effective import HSTS, Effective, header_sent, server_label
 from nginxgen.conf.files import read
 from nginxgen.conf.groups import parse_groups
 from nginxgen.conf.load import Loaded, Stmt
 from nginxgen.knowledge import libraries, nginx, tls_groups
-from nginxgen.records import record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from nginxgen.der import Certificate
+    from nginxgen.base.der import Certificate
 
 
 @record(frozen=True)
@@ -59,43 +58,6 @@ class EchKeys:
 
     decrypts: frozenset[tuple[int, bytes]]
     retry_configs: bytes | None
-
-
-def server_for_name(servers: list[Server], name: str | None) -> Server | None:
-    """The server nginx picks for a requested name among a socket's servers (ngx_http_find_
-    virtual_server): an exact name; else the longest matching leading wildcard (`*.example.org`,
-    and `.example.org` which also covers example.org itself); else the longest trailing
-    wildcard (`www.example.*`); else the first regular expression (`~...`) that matches, in
-    order. None: no server names it (the default server takes it). Names compare without case."""
-    if not name:
-        return None
-    name = name.lower().rstrip(".")
-    leading: tuple[int, Server] | None = None
-    trailing: tuple[int, Server] | None = None
-    for server in servers:
-        for entry in (n.lower() for n in server.names):
-            if entry == name:
-                return server
-            if entry.startswith(("*.", ".")):
-                suffix = entry[1:]  # ".example.org"
-                hit = name.endswith(suffix) or (entry[0] == "." and name == entry[1:])
-                if hit and (leading is None or len(suffix) > leading[0]):
-                    leading = (len(suffix), server)
-            elif entry.endswith(".*"):
-                prefix = entry[:-1]  # "www.example."
-                if name.startswith(prefix) and (trailing is None or len(prefix) > trailing[0]):
-                    trailing = (len(prefix), server)
-    if leading or trailing:
-        return (leading or trailing)[1]  # type: ignore[index]
-    for server in servers:
-        for entry in server.names:
-            if entry.startswith("~"):
-                try:
-                    if re.search(entry[1:], name, re.IGNORECASE):
-                        return server
-                except re.error:  # a PCRE construct Python's re lacks: not predictable here
-                    continue
-    return None
 
 
 def by_name(effective: Effective) -> bool:
@@ -218,7 +180,7 @@ class NameModel:
         configs (knowledge: ech.rotation), a file with no key decrypts nothing (ech.key_file);
         nothing where the library lacks OpenSSL's ECH API (capability ech). None where a file
         cannot be read here."""
-        from nginxgen.ech import EchError, read_key_file
+        from nginxgen.base.ech_configs import EchError, read_key_file
 
         def meaning(stmts: list[Stmt]) -> EchKeys | None:
             decrypts: set[tuple[int, bytes]] = set()
@@ -363,7 +325,8 @@ class NameModel:
         """The TLS 1.3 suite names the server takes: its `ssl_conf_command Ciphersuites` (none:
         the library's default); without that command (BoringSSL, AWS-LC) the library's fixed
         set. LibreSSL takes them from ssl_ciphers: not predicted (None)."""
-        from nginxgen.ciphers import evaluate_ciphersuites, model_for
+        from nginxgen.ciphers.engine import evaluate_ciphersuites
+        from nginxgen.ciphers.model import model_for
 
         def taken(stmts: list[Stmt]) -> frozenset[str] | None:
             if not self.effective.has("tls13_suites_via_conf_command"):
@@ -398,7 +361,8 @@ class NameModel:
         engine, with the library's model and security level) that its certificates can serve.
         Not predicted where the library's cipher strings follow rules nginxgen models only
         approximately (BoringSSL, AWS-LC: the model says which)."""
-        from nginxgen.ciphers import allowed_at, evaluate, model_for
+        from nginxgen.ciphers.engine import allowed_at, evaluate
+        from nginxgen.ciphers.model import model_for
 
         lines = self.server.effective("ssl_ciphers")
         line = lines[-1] if lines else None
@@ -497,7 +461,7 @@ class NameModel:
 
 
 def _leaves(loaded: Loaded, server: Server) -> dict[str, Certificate] | None:
-    from nginxgen.der import load_chain  # only with a certificate to read: a lint start
+    from nginxgen.base.der import load_chain  # only with a certificate to read: a lint start
 
     leaves = {}
     for stmt in server.effective("ssl_certificate"):

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 
-from nginxgen.errors import NginxgenError
+from nginxgen.base.errors import NginxgenError
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:

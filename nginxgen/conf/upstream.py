@@ -15,24 +15,24 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen.conf.client_tls import ClientTls, Level, Text, destination, upstream_blocks
-from nginxgen.conf.client_tls import Destination as Destination
-from nginxgen.conf.client_tls import Flag as Flag
-from nginxgen.conf.client_tls import Lines as Lines
-from nginxgen.conf.client_tls import Name as Name
-from nginxgen.conf.client_tls import Words as Words
-from nginxgen.conf.client_tls import is_hostname as is_hostname
-from nginxgen.conf.client_tls import strip_port as strip_port
+from nginxgen.base.records import record
+from nginxgen.conf.as_client import ClientTls, Level, Text, destination, upstream_blocks
+from nginxgen.conf.as_client import Destination as Destination
+from nginxgen.conf.as_client import Flag as Flag
+from nginxgen.conf.as_client import Lines as Lines
+from nginxgen.conf.as_client import Name as Name
+from nginxgen.conf.as_client import Words as Words
+from nginxgen.conf.as_client import is_hostname as is_hostname
+from nginxgen.conf.as_client import strip_port as strip_port
 from nginxgen.conf.config import Config, Location, Server
 from nginxgen.conf.load import Stmt
+from nginxgen.knowledge.target import Target
 from nginxgen.knowledge.upstream import (
     PassModule,
     UpstreamKeepaliveDefaults,
     pass_modules,
     upstream_keepalive_defaults,
 )
-from nginxgen.records import record
-from nginxgen.target import Target
 
 
 @record(frozen=True)

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from itertools import pairwise
 
+from nginxgen.base.records import record
 from nginxgen.conf.words import word
 from nginxgen.edit.source import Source, SourceStatement
-from nginxgen.records import record
 
 
 class OverlappingEdits(Exception):

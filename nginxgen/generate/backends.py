@@ -9,7 +9,9 @@ generator never writes a TLS backend that anyone on the path could stand in for 
 
 from __future__ import annotations
 
-from nginxgen import rule_codes
+from nginxgen.base import rule_codes
+from nginxgen.base.records import field, record
+from nginxgen.base.version import Version
 from nginxgen.generate.models import (
     BackendTls,
     ClientCertificates,
@@ -18,12 +20,10 @@ from nginxgen.generate.models import (
     Upstream,
     is_address,
 )
-from nginxgen.generate.planning import IgnoreComment, ListenLine, Problems, directive_in
+from nginxgen.generate.plan_common import IgnoreComment, ListenLine, Problems, directive_in
 from nginxgen.knowledge import directives, libraries, nginx, pki, tls_groups
+from nginxgen.knowledge.target import Target
 from nginxgen.knowledge.upstream import upstream_keepalive_defaults
-from nginxgen.records import field, record
-from nginxgen.target import Target
-from nginxgen.version import Version
 
 # the groups offered to a backend: ML-KEM first, then the policy's classical ones
 PQ_GROUP = "X25519MLKEM768"

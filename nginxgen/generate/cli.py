@@ -8,14 +8,18 @@ import os
 from pathlib import Path
 from typing import cast, get_args
 
+from nginxgen.base.console import note
+from nginxgen.base.errors import NginxgenError
+from nginxgen.base.records import record
 from nginxgen.conf.tree import TreeMapping, flag_mapping
-from nginxgen.console import note
-from nginxgen.errors import NginxgenError
-from nginxgen.generate.compose import CpuMode, check_ca_files, compose
+from nginxgen.generate.compose import CpuMode, certificate_notes, check_ca_files, compose
 from nginxgen.generate.models import GeneratorConfig
-from nginxgen.generate.presets import KeyLines, key_lines
-from nginxgen.records import record
-from nginxgen.target import Target
+from nginxgen.generate.presets import KeyLines, SiteSource, key_lines
+from nginxgen.knowledge.target import Target
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from nginxgen.generate.plan import Plan
 
 
 @record
@@ -28,6 +32,7 @@ class GenerateOptions:
     root: Path | None  # with --into: its main file, if not DIR/nginx.conf
     mapping: TreeMapping  # with --into: where the tree's folders are (nginxgen.conf.tree)
     nginx_bin: str | None  # with --into: the binary whose `nginx -t` runs before and after
+    prefix: str | None  # with --into: the tree's prefix, given (files.nginx_check.tree_prefix)
     force: bool  # replace differing files
     diff: bool  # show the diff against --out or --into, write nothing
     notes: list[str]  # lines to say before anything is written (CA files not on this machine)
@@ -36,7 +41,7 @@ class GenerateOptions:
 def resolve_options(
     *,
     preset: str | None,
-    config: Path | None,
+    config: SiteSource | None,
     nginx_version: str | None,
     tls_library: str | None,
     nginx_bin: str | None,
@@ -49,6 +54,7 @@ def resolve_options(
     out: Path | None,
     into: Path | None,
     root: Path | None,
+    prefix: str | None,
     force: bool,
     diff: bool,
     comments: bool,
@@ -58,12 +64,16 @@ def resolve_options(
 ) -> GenerateOptions:
     """The flags as given (each one named after its flag), checked: a flag that needs another,
     or two that exclude each other, is one line naming it (exit 2)."""
-    from nginxgen.settings import find_settings
-    from nginxgen.target import resolve_set
+    from nginxgen.files.settings import find_settings
+    from nginxgen.knowledge.target import resolve_set
 
     _check_flags(cpu=cpu, out=out, into=into, root=root, tree_map=tree_map, diff=diff)
+    if prefix is not None and (into is None or nginx_bin is None):
+        raise NginxgenError("--prefix is the folder nginx -t of --nginx-bin runs --into DIR in",
+                            where="--prefix")  # fmt: skip
+    found = find_settings(os.getcwd())
     # the flags, else the settings file's target, else this machine's nginx
-    target = resolve_set(nginx_version, tls_library, nginx_bin, find_settings(os.getcwd()))
+    target = resolve_set(nginx_version, tls_library, nginx_bin, found)
     model = compose(
         preset,
         config,
@@ -87,9 +97,12 @@ def resolve_options(
         root=root,
         mapping=flag_mapping(tree_map, target.conf_path),
         nginx_bin=nginx_bin,
+        prefix=prefix or (found[1].get("prefix") if found else None),  # as lint reads it
         force=force,
         diff=diff,
-        notes=check_ca_files(model, lines) + _module_notes(model, target),
+        notes=certificate_notes(model)
+        + check_ca_files(model, lines)
+        + _module_notes(model, target),
     )
 
 
@@ -137,17 +150,14 @@ def run(options: GenerateOptions) -> int:
     """The rendered files: on stdout (each after a `# ==> NAME <==` line), written into --out
     (a line on stderr per file), or with --diff the diff against --out (exit 1 when it differs).
     The exit code."""
-    from nginxgen.diff import show
+    from nginxgen.files.diff import show
+    from nginxgen.files.writer import diff as diff_of
+    from nginxgen.files.writer import plan_changes, write
     from nginxgen.generate.ech import NEW_KEY_FILE
-    from nginxgen.generate.plan import make_plan
-    from nginxgen.generate.render import private_files, render
-    from nginxgen.writer import diff as diff_of
-    from nginxgen.writer import plan_changes, write
+    from nginxgen.generate.render import private_files
 
     note(options.target.stated())
-    kept = _kept_ech_key(options.out, options.model)
-    plan = make_plan(options.model, options.target, kept, options.lines)
-    files = render(plan)
+    plan, files = rendered(options)
     if options.out is None:
         if plan.ech is not None and plan.ech.new_key is not None:
             # the key (and its DNS record) is made afresh each run: only --out keeps it
@@ -164,6 +174,17 @@ def run(options: GenerateOptions) -> int:
     for line in write(options.out, files, options.force, private_files(plan)):
         note(line)
     return 0
+
+
+def rendered(options: GenerateOptions) -> tuple[Plan, dict[str, str]]:
+    """The plan and its files (name -> text, in the order a reader should see them): what the
+    command prints or writes, and what the in-process API (nginxgen.api) returns."""
+    from nginxgen.generate.plan import make_plan
+    from nginxgen.generate.render import render
+
+    kept = _kept_ech_key(options.out, options.model)
+    plan = make_plan(options.model, options.target, kept, options.lines)
+    return plan, render(plan)
 
 
 def _kept_ech_key(out: Path | None, model: GeneratorConfig) -> str | None:

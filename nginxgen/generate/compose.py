@@ -7,12 +7,13 @@ from typing import Any, Literal
 
 import pydantic
 
-from nginxgen.certs import ca_file_here, check_pair
-from nginxgen.errors import NginxgenError, ValidationError
-from nginxgen.generate.models import SITE_DEFAULT_KEYS, GeneratorConfig
-from nginxgen.generate.planning import locate
+from nginxgen.base.errors import NginxgenError, ValidationError
+from nginxgen.files.certs import NOT_CHECKED, ca_file_here, check_pair, unreadable_here
+from nginxgen.generate.models import SITE_DEFAULT_KEYS, GeneratorConfig, pydantic_problems
+from nginxgen.generate.plan_common import locate
 from nginxgen.generate.presets import (
     KeyLines,
+    SiteSource,
     load_config,
     load_preset,
     merge,
@@ -23,21 +24,6 @@ from nginxgen.generate.presets import (
 from nginxgen.knowledge import pki
 
 CpuMode = Literal["auto", "aes-ni", "no-aes-ni"]
-
-
-def _loc(loc: tuple[int | str, ...]) -> str:
-    return ".".join(str(part) for part in loc) or "config"
-
-
-def pydantic_problems(err: pydantic.ValidationError) -> str:
-    lines = []
-    for item in err.errors():
-        message = str(item["msg"]).removeprefix("Value error, ")
-        value = item.get("input")
-        said = item["type"] == "missing" or isinstance(value, dict) or repr(value) in message
-        shown = "" if said else f" (got {value!r})"  # once: a message may quote it already
-        lines.append(f"{_loc(item['loc'])}: {message}{shown}")
-    return "\n".join(lines)
 
 
 def cpu_has_aes(cpuinfo: Path = Path("/proc/cpuinfo")) -> bool | None:
@@ -74,7 +60,7 @@ def apply_cpu(policy: dict[str, Any], mode: CpuMode | None) -> dict[str, Any]:
     return out
 
 
-def _load(preset: str | None, config_file: Path | None) -> dict[str, Any]:
+def _load(preset: str | None, config_file: SiteSource | None) -> dict[str, Any]:
     """The preset's data with the site file's merged over it."""
     if preset is None and config_file is None:
         raise NginxgenError(
@@ -87,7 +73,7 @@ def _load(preset: str | None, config_file: Path | None) -> dict[str, Any]:
     return data
 
 
-def _check_policy(data: dict[str, Any], config_file: Path) -> None:
+def _check_policy(data: dict[str, Any], config_file: SiteSource) -> None:
     """A site file that starts from no preset (no --preset, no `extends:`) and sets no complete
     policy: one line that says how to start from one, not a line per missing key."""
     from nginxgen.generate.models import TLSPolicy
@@ -160,8 +146,20 @@ def _absolute(site: dict[str, Any]) -> dict[str, Any]:
     return site
 
 
+def certificate_notes(config: GeneratorConfig) -> list[str]:
+    """The note that the certificates and keys were not read, when they cannot be here (compose
+    then leaves them unchecked): nginx -t reads them on the server."""
+    why = unreadable_here()
+    pairs = [s.certificates for s in config.sites] + [s.certificates for s in config.streams]
+    if why is None or not any(pairs):
+        return []
+    return [f"note: {NOT_CHECKED} ({why}): nginx -t reads them on the server"]
+
+
 def _check_certificate_types(config: GeneratorConfig) -> None:
     """Every pair readable and matching its key; a second pair of the other key type."""
+    if unreadable_here():
+        return  # certificate_notes says so
     named = [("sites", s.certificates) for s in config.sites]
     named += [("streams", s.certificates) for s in config.streams]
     counts: dict[str, int] = {}
@@ -221,7 +219,7 @@ def check_ca_files(config: GeneratorConfig, lines: KeyLines | None = None) -> li
 
 def compose(
     preset: str | None,
-    config_file: Path | None,
+    config_file: SiteSource | None,
     *,
     domains: list[str],
     certs: list[str],

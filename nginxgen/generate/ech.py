@@ -13,15 +13,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from nginxgen import ech
+from nginxgen.base import ech_configs as ech
+from nginxgen.base.records import record
+from nginxgen.base.sockets import normalize_socket
 from nginxgen.generate.models import EchPolicy, GeneratorConfig, Site
-from nginxgen.generate.planning import Problems
+from nginxgen.generate.plan_common import Problems
 from nginxgen.knowledge.directives import directive_first_release
 from nginxgen.knowledge.ech import directive as ech_directive
 from nginxgen.knowledge.ech import ech_refusal
-from nginxgen.records import record
-from nginxgen.sockets import normalize_socket
-from nginxgen.target import Target
+from nginxgen.knowledge.target import Target
 
 NEW_KEY_FILE = "ech.pem"  # written into --out when policy.ech.keys is empty
 DNS_FILE = "ech-dns.txt"  # the records to publish and the rotation plan

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from nginxgen.errors import NginxgenError
+from nginxgen.base.errors import NginxgenError
 from nginxgen.generate.compose import compose
 from nginxgen.generate.plan import Plan, make_plan
 from nginxgen.generate.presets import list_presets
 from nginxgen.generate.render import render
-from nginxgen.target import Target, resolve
+from nginxgen.knowledge.target import Target, resolve
 
 EXAMPLE_TARGETS = {
     "nginx-1.22.1_openssl-3.0": ("1.22.1", "openssl-3.0"),

@@ -17,14 +17,15 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    ValidationError,
     create_model,
     field_validator,
     model_validator,
 )
 
-from nginxgen.generate.values import check_path, check_server_name, check_token
+from nginxgen.base.sockets import normalize_socket
+from nginxgen.generate.quoting import check_path, check_server_name, check_token
 from nginxgen.knowledge import web
-from nginxgen.sockets import normalize_socket
 
 Protocol = Literal["TLSv1", "TLSv1.1", "TLSv1.2", "TLSv1.3"]
 
@@ -535,3 +536,20 @@ def site_file_schema() -> dict[str, Any]:
     """The JSON Schema editors check a site file with (`nginxgen schema`)."""
     schema = SiteFile.model_json_schema()
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", **schema}
+
+
+def _loc(loc: tuple[int | str, ...]) -> str:
+    return ".".join(str(part) for part in loc) or "config"
+
+
+def pydantic_problems(err: ValidationError) -> str:
+    """A model's refusal as lines of `key.path: message (got value)`, one per problem: the
+    site file's loader and the composer say it the same way."""
+    lines = []
+    for item in err.errors():
+        message = str(item["msg"]).removeprefix("Value error, ")
+        value = item.get("input")
+        said = item["type"] == "missing" or isinstance(value, dict) or repr(value) in message
+        shown = "" if said else f" (got {value!r})"  # once: a message may quote it already
+        lines.append(f"{_loc(item['loc'])}: {message}{shown}")
+    return "\n".join(lines)

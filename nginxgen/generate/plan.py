@@ -6,7 +6,10 @@ instead. All version and library facts come from `nginxgen.knowledge`.
 
 from __future__ import annotations
 
-from nginxgen import rule_codes
+from nginxgen.base import rule_codes
+from nginxgen.base.records import field, record
+from nginxgen.base.sockets import normalize_socket
+from nginxgen.ciphers import suites as cipher_suites
 from nginxgen.generate.backends import (
     ClientCertPlan,
     StreamPlan,
@@ -18,20 +21,18 @@ from nginxgen.generate.backends import (
 )
 from nginxgen.generate.ech import EchPlan, plan_ech
 from nginxgen.generate.models import GeneratorConfig, Site, TLSPolicy
-from nginxgen.generate.planning import IgnoreComment as IgnoreComment  # templates read it
-from nginxgen.generate.planning import ListenLine as ListenLine  # into/plan.py imports it here
-from nginxgen.generate.planning import Problems as _Problems
-from nginxgen.generate.planning import directive_ok as _directive_ok
-from nginxgen.generate.planning import switch as _switch
+from nginxgen.generate.plan_common import IgnoreComment as IgnoreComment  # templates read it
+from nginxgen.generate.plan_common import ListenLine as ListenLine  # into/plan.py imports it here
+from nginxgen.generate.plan_common import Problems as _Problems
+from nginxgen.generate.plan_common import directive_ok as _directive_ok
+from nginxgen.generate.plan_common import switch as _switch
 from nginxgen.generate.presets import KeyLines
-from nginxgen.knowledge import cipher_suites, libraries, logs, nginx, tls_groups, web
-from nginxgen.records import field, record
+from nginxgen.knowledge import libraries, logs, nginx, tls_groups, web
+from nginxgen.knowledge.target import Library, Target
 from nginxgen.report.logformat import (  # into/plan.py imports the path from here
     default_access_log_path as default_access_log_path,
 )
 from nginxgen.report.logformat import generated_format_strings
-from nginxgen.sockets import normalize_socket
-from nginxgen.target import Library, Target
 
 
 @record

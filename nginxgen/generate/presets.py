@@ -8,10 +8,10 @@ from typing import Any
 import pydantic
 import yaml
 
-from nginxgen.errors import NginxgenError
-from nginxgen.generate.models import PRESET_KEYS, Site, SiteFile
-from nginxgen.records import record
-from nginxgen.resources import data_dir
+from nginxgen.base.errors import NginxgenError
+from nginxgen.base.records import record
+from nginxgen.base.resources import data_dir
+from nginxgen.generate.models import PRESET_KEYS, Site, SiteFile, pydantic_problems
 
 
 @record(frozen=True)
@@ -19,6 +19,24 @@ class PresetInfo:
     name: str
     summary: str
     path: Path
+
+
+@record(frozen=True)
+class SiteText:
+    """A site file given as its text (the in-process API, the browser page), read wherever a
+    site file's Path is read; messages name it `name`, as they name a file by its path."""
+
+    name: str
+    text: str
+
+    def read_text(self, encoding: str = "utf-8") -> str:
+        return self.text
+
+    def __str__(self) -> str:
+        return self.name
+
+
+SiteSource = Path | SiteText  # a site file on disk, or given as text
 
 
 def preset_dir() -> Path:
@@ -33,7 +51,7 @@ def list_presets() -> list[PresetInfo]:
     return infos
 
 
-def read_yaml(path: Path) -> dict[str, Any]:
+def read_yaml(path: SiteSource) -> dict[str, Any]:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
@@ -66,7 +84,7 @@ def merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
 
 
 def resolve_extends(
-    data: dict[str, Any], path: Path, preset: bool, chain: tuple[str, ...] = ()
+    data: dict[str, Any], path: SiteSource, preset: bool, chain: tuple[str, ...] = ()
 ) -> dict[str, Any]:
     """Merge `data` over the preset it extends (recursively); `chain` is the presets so far."""
     check_site_file(data, path, preset)
@@ -80,7 +98,7 @@ def resolve_extends(
     return merge(base, own)
 
 
-def check_site_file(data: dict[str, Any], path: Path, preset: bool = False) -> None:
+def check_site_file(data: dict[str, Any], path: SiteSource, preset: bool = False) -> None:
     """Check a site file against SiteFile, the model `nginxgen schema` prints; the first
     problem is one line: file:line: where: what (an unknown key names the nearest known one)."""
     try:
@@ -90,8 +108,6 @@ def check_site_file(data: dict[str, Any], path: Path, preset: bool = False) -> N
         loc = tuple(first["loc"])
         where = f"{path}:{_line(path, loc)}" if _line(path, loc) else str(path)
         if first["type"] != "extra_forbidden":
-            from nginxgen.generate.compose import pydantic_problems
-
             raise NginxgenError(pydantic_problems(err).splitlines()[0], where=where) from None
         raise NginxgenError(_unknown_key(loc), where=where) from None
     extra = sorted(set(data) - PRESET_KEYS) if preset else []
@@ -100,7 +116,7 @@ def check_site_file(data: dict[str, Any], path: Path, preset: bool = False) -> N
 
 
 def _unknown_key(loc: tuple[int | str, ...]) -> str:
-    from nginxgen.spelling import nearest
+    from nginxgen.base.spelling import nearest
 
     key = str(loc[-1])
     if loc == ("preset",):
@@ -142,7 +158,7 @@ class KeyLines:
     """The line of every key and list item of a site file, by its path, for messages that
     name a key of the file (a mapping key: the key's line; a list item: the item's line)."""
 
-    path: Path
+    path: SiteSource
     lines: dict[Loc, int]
 
     def nearest(self, loc: Loc) -> int | None:
@@ -159,7 +175,7 @@ class KeyLines:
         return None if line is None else f"{self.path}:{line}"
 
 
-def key_lines(path: Path) -> KeyLines:
+def key_lines(path: SiteSource) -> KeyLines:
     """Every key's line in the YAML file at `path` (none where it does not parse)."""
     lines: dict[Loc, int] = {}
     try:
@@ -185,7 +201,7 @@ def key_lines(path: Path) -> KeyLines:
     return KeyLines(path, lines)
 
 
-def _line(path: Path, loc: Loc) -> int | None:
+def _line(path: SiteSource, loc: Loc) -> int | None:
     """The line of the key (or list item) at `loc` in the YAML file, as near as it gets."""
     return key_lines(path).nearest(loc)
 
@@ -224,6 +240,6 @@ def policy_origins(name: str, own: dict[str, Any]) -> dict[str, str]:
     return {k: v for k, v in found.items() if k not in own}
 
 
-def load_config(path: Path) -> dict[str, Any]:
+def load_config(path: SiteSource) -> dict[str, Any]:
     """A user's --config file: the same fields as a preset, plus sites and default_server."""
     return resolve_extends(read_yaml(path), path, False)

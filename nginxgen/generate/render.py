@@ -5,11 +5,11 @@ from __future__ import annotations
 import jinja2
 
 from nginxgen import __version__
+from nginxgen.base.resources import data_dir
 from nginxgen.generate.ech import DNS_FILE, NEW_KEY_FILE
 from nginxgen.generate.plan import Plan
-from nginxgen.generate.values import quote
+from nginxgen.generate.quoting import quote
 from nginxgen.knowledge import nginx
-from nginxgen.resources import data_dir
 
 TLS_FILE = "tls.conf"
 DEFAULT_FILE = "default-server.conf"

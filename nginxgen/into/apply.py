@@ -15,15 +15,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Generic, Protocol, TypeVar
 
+from nginxgen.base.errors import NginxgenError
+from nginxgen.base.records import field, record
 from nginxgen.conf.load import Loaded, load_path
 from nginxgen.conf.tree import notes, refuse_outside
-from nginxgen.diff import FileDiff
-from nginxgen.diff import unified as diff_of
-from nginxgen.errors import NginxgenError
+from nginxgen.files.diff import FileDiff
+from nginxgen.files.diff import unified as diff_of
+from nginxgen.files.writer import Change, put_back, replace_all, replace_read
 from nginxgen.generate.cli import GenerateOptions
 from nginxgen.into.plan import IntoPlan, plan_into
-from nginxgen.records import field, record
-from nginxgen.writer import Change, put_back, replace_all, replace_read
 
 
 class Located(Protocol):
@@ -62,7 +62,7 @@ def main_file(into: Path, root: Path | None) -> str:
 
 
 def unified(plan: IntoPlan) -> str:
-    """The plan's diff (nginxgen.diff): changed and new files, then the new symlinks."""
+    """The plan's diff (nginxgen.files.diff): changed and new files, then the new symlinks."""
     files = [FileDiff(f, plan.originals[f], new) for f, new in plan.texts.items()]
     links = [FileDiff(link, None, target, new_link=True) for link, target in plan.links.items()]
     return diff_of(files + links)
@@ -108,7 +108,7 @@ def run_into(
     command passes lint: the planner sits below the linter and does not import it), write it all
     or nothing (not with --diff), and never outside the folder: a plan that would is refused
     whole (exit 2), --diff or not."""
-    from nginxgen.nginx_check import write_checked
+    from nginxgen.files.nginx_check import write_checked
 
     main = main_file(into, options.root)
     plan = plan_into(main, options.model, options.target, *options.mapping.for_main(main))
@@ -137,7 +137,7 @@ def run_into(
         put_back(changes)
         _remove_empty(folders)
 
-    result.written = write_checked(options.nginx_bin, [main], write, undo)
+    result.written = write_checked(options.nginx_bin, [main], write, undo, options.prefix)
     return result
 
 

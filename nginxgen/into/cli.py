@@ -11,8 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol, TypeVar
 
+from nginxgen.base.console import note
 from nginxgen.conf.load import Loaded
-from nginxgen.console import note
 from nginxgen.generate.cli import GenerateOptions
 from nginxgen.into.apply import Located
 
@@ -34,7 +34,7 @@ def run(into: Path, options: GenerateOptions, check: Callable[[Loaded], list[Fin
     """Plan, write (not with --diff) and report; `check` is the lint of the tree as it will
     be, its findings at warning and above. The exit code: with --diff, 1 when it would change
     something."""
-    from nginxgen.diff import show
+    from nginxgen.files.diff import show
     from nginxgen.into.apply import run_into
 
     note(options.target.stated())
@@ -48,7 +48,7 @@ def run(into: Path, options: GenerateOptions, check: Callable[[Loaded], list[Fin
 
     steps = result.plan.steps
     for step in steps:
-        (note if diff else print)(str(step))
+        (note(step.planned()) if diff else print(step))
     if not steps:
         note("nothing to change: the tree already has these sites as planned")
     for line in result.written:

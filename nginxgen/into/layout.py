@@ -14,9 +14,9 @@ import fnmatch
 import glob
 import os
 
+from nginxgen.base.records import record
 from nginxgen.conf.config import Config
 from nginxgen.conf.load import Stmt
-from nginxgen.records import record
 
 OWN_FOLDER = "nginxgen.d"
 

@@ -14,22 +14,22 @@ from __future__ import annotations
 import difflib
 import os
 
+from nginxgen.base.errors import NginxgenError
+from nginxgen.base.records import field, record, replace
 from nginxgen.conf.config import Config, Server, build, listen_socket
 from nginxgen.conf.effective import server_label
 from nginxgen.conf.load import Loaded, Stmt, load_valid, walk
 from nginxgen.conf.tree import PathMap
 from nginxgen.edit import edits
 from nginxgen.edit.source import Source, SourceStatement
-from nginxgen.edit.tree import TreeSources
-from nginxgen.errors import NginxgenError
+from nginxgen.edit.tree_sources import TreeSources
 from nginxgen.generate.models import GeneratorConfig
 from nginxgen.generate.plan import ListenLine, Plan, SitePlan, default_access_log_path, make_plan
 from nginxgen.generate.render import DEFAULT_FILE, TLS_FILE, render, site_file
 from nginxgen.into.layout import Place, find_place
 from nginxgen.knowledge import managers, nginx
-from nginxgen.records import field, record, replace
-from nginxgen.target import Target
-from nginxgen.values import same_value
+from nginxgen.knowledge.equal_values import same_value
+from nginxgen.knowledge.target import Target
 
 TLS_NAME = "nginxgen-tls.conf"  # the http{}-level settings the tree does not set yet
 DEFAULT_STEM = "nginxgen-default-server"
@@ -47,6 +47,22 @@ class Step:
 
     def __str__(self) -> str:
         return f"{self.file}: {self.what} ({self.why})"
+
+    def planned(self) -> str:
+        """The line as `--diff` says it: what would happen, since nothing is written."""
+        for done in ("written", "replaced", "removed", "added"):
+            if self.what == done or self.what.endswith(f" {done}"):
+                head = self.what.removesuffix(done).rstrip()
+                what = f"{head} would be {done}".strip()
+                break
+        else:
+            if self.what.startswith("symlink -> "):
+                what = f"would be a {self.what}"
+            elif " kept " in self.what or " left " in self.what:
+                what = self.what  # a line left as it is: the same with or without --diff
+            else:
+                what = f"would change: {self.what}"
+        return f"{self.file}: {what} ({self.why})"
 
 
 @record
@@ -87,12 +103,14 @@ def _key(stmt: Stmt | SourceStatement, source: Source | None = None) -> str:
 
 
 def tree_log_folder(statements: list[Stmt]) -> str | None:
-    """The folder of the tree's first access_log file (not off, syslog: or a variable path)."""
+    """The folder of the tree's first access_log file (not off, syslog: or a variable path),
+    as the tree writes it: a relative one (`logs/access.log`) is in nginx's prefix, where
+    ours then goes too (the tree's folder may not be there)."""
     for stmt in walk(statements):
         if stmt.directive == "access_log" and stmt.args:
             path = stmt.args[0]
-            if path.startswith("/") and "$" not in path:
-                return os.path.dirname(path)
+            if path != "off" and ":" not in path and "$" not in path:
+                return os.path.dirname(path) or "."
     return None
 
 

@@ -3,9 +3,9 @@ by scripts/build_advisories.py): which releases each one concerns."""
 
 from __future__ import annotations
 
+from nginxgen.base.records import record
+from nginxgen.base.version import Version
 from nginxgen.knowledge.data import from_table, json_file
-from nginxgen.records import record
-from nginxgen.version import Version
 
 
 @record(frozen=True)

@@ -5,9 +5,9 @@ the package is their typed records.
 Parsing the TOML files (and importing tomllib, which brings datetime along) was a tenth of a
 pre-commit run's start-up; the snapshot is one json.loads. The TOML files stay the source:
 `python scripts/build_knowledge_snapshot.py` rewrites the snapshot and
-tests/test_knowledge_snapshot.py fails when it differs from them. The package is always unpacked
-on disk (a wheel, or a checkout): plain file reads keep importlib.resources and zipfile off the
-pre-commit path.
+tests/knowledge/test_knowledge_snapshot.py fails when it differs from them. The package is always
+unpacked on disk (a wheel, or a checkout): plain file reads keep importlib.resources and zipfile
+off the pre-commit path.
 """
 
 from __future__ import annotations

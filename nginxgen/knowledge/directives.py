@@ -7,15 +7,15 @@ from __future__ import annotations
 import json
 from functools import cache, lru_cache
 
+from nginxgen.base.records import record
+from nginxgen.base.version import Version
 from nginxgen.knowledge.data import json_file, json_file_by_line
-from nginxgen.records import record
-from nginxgen.version import Version
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:
     from typing import Any
 
-    from nginxgen.target import Target
+    from nginxgen.knowledge.builds import Target
 
 
 @record(frozen=True)

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from functools import cache
 
+from nginxgen.base.records import record
 from nginxgen.knowledge.data import from_table, toml_file
 from nginxgen.knowledge.directives import directive_first_release, nginx_directive
 from nginxgen.knowledge.libraries import capability
-from nginxgen.records import record
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:
-    from nginxgen.target import Target
+    from nginxgen.knowledge.builds import Target
 
 
 @record(frozen=True)

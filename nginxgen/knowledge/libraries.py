@@ -3,17 +3,18 @@ signatures each applies. QuicTLS answers as the OpenSSL version it is based on (
 
 from __future__ import annotations
 
+from functools import cache
+
+from nginxgen.base.records import record
+from nginxgen.base.version import Version, in_range
+from nginxgen.knowledge.builds import library_display, library_entry
 from nginxgen.knowledge.data import toml_file
-from nginxgen.records import record
-from nginxgen.version import Version, in_range
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:
     from typing import Any
 
-    from nginxgen.target import Library
-
-LIBRARY_KINDS = ("openssl", "quictls", "boringssl", "aws-lc", "libressl")
+    from nginxgen.knowledge.builds import Library
 
 
 @record(frozen=True)
@@ -44,23 +45,9 @@ def supports(table: dict[str, Any], library: Library) -> bool:
     return support(table.get(behaves_as(library))).holds(library.version)
 
 
-def _library(kind: str) -> dict[str, Any]:
-    info: dict[str, Any] = toml_file("libraries")["library"][kind]
-    return info
-
-
-def library_display(kind: str) -> str:
-    return str(_library(kind)["display"])
-
-
-def current_library_version(kind: str) -> str | None:
-    current = _library(kind).get("current")
-    return str(current) if current else None
-
-
 def behaves_as(library: Library) -> str:
     """The kind whose entries answer for this library: QuicTLS answers as OpenSSL."""
-    return str(_library(library.kind).get("like", library.kind))
+    return str(library_entry(library.kind).get("like", library.kind))
 
 
 @record(frozen=True)
@@ -127,3 +114,21 @@ def digest_security_bits(digest: str) -> int | None:
     the table does not say."""
     value = toml_file("libraries")["security_bits"]["digest"].get(digest.lower())
     return int(value) if isinstance(value, int) else None
+
+
+@record(frozen=True)
+class WeakCipherFamilies:
+    """Cipher-string words that ask for broken suite families (libraries.toml
+    [weak_cipher_families]): whole words, parts of words, and word beginnings."""
+
+    words: frozenset[str]
+    substrings: tuple[str, ...]
+    prefixes: tuple[str, ...]
+
+
+@cache
+def weak_cipher_families() -> WeakCipherFamilies:
+    data = toml_file("libraries")["weak_cipher_families"]
+    return WeakCipherFamilies(
+        frozenset(data["words"]), tuple(data["substrings"]), tuple(data["prefixes"])
+    )

@@ -8,14 +8,14 @@ import json
 import os
 from functools import cache
 
+from nginxgen.base.records import field, record
+from nginxgen.base.version import Version
+from nginxgen.knowledge.builds import LIBRARY_KINDS
 from nginxgen.knowledge.data import KNOWLEDGE_DIR
-from nginxgen.knowledge.libraries import LIBRARY_KINDS
-from nginxgen.records import field, record
-from nginxgen.version import Version
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:
-    from nginxgen.target import Library
+    from nginxgen.knowledge.builds import Library
 
 # The example list of each syntax feature in the tables (GROUP_LISTS of the script) that answers
 # for a feature of libraries.toml [syntax]

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from functools import cache
 
+from nginxgen.base.records import record
+from nginxgen.base.version import in_range
 from nginxgen.knowledge.data import from_table, toml_file
 from nginxgen.knowledge.libraries import has
-from nginxgen.records import record
-from nginxgen.version import in_range
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:
-    from nginxgen.target import Target
+    from nginxgen.knowledge.builds import Target
 
 
 @record(frozen=True)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import os
 from functools import cache
 
+from nginxgen.base.records import record
 from nginxgen.knowledge.data import from_table, toml_file
-from nginxgen.records import record
 
 
 @record(frozen=True)

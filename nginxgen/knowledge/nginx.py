@@ -6,16 +6,16 @@ from __future__ import annotations
 
 from functools import cache
 
+from nginxgen.base.records import record
+from nginxgen.base.version import Version, in_range
 from nginxgen.knowledge.data import from_table, toml_file
-from nginxgen.knowledge.libraries import behaves_as
-from nginxgen.records import record
-from nginxgen.version import Version, in_range
+from nginxgen.knowledge.libraries import behaves_as, has
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:
     from typing import Any
 
-    from nginxgen.target import Target
+    from nginxgen.knowledge.builds import Target
 
 
 def current_nginx() -> Version:
@@ -96,6 +96,21 @@ def feature_available(target: Target, name: str) -> bool:
 
 def feature_since(name: str) -> str:
     return str(toml_file("nginx")["feature"][name]["since"])
+
+
+@record(frozen=True)
+class Distribution:
+    """The nginx and OpenSSL branch a distribution's release installs (`apt install nginx`)."""
+
+    name: str
+    nginx: str  # as --nginx-version takes it
+    tls_library: str  # as --tls-library takes it
+    source: str
+
+
+@cache
+def distributions() -> tuple[Distribution, ...]:
+    return tuple(from_table(Distribution, entry) for entry in toml_file("nginx")["distribution"])
 
 
 def _table(key: str) -> dict[str, Any]:
@@ -190,19 +205,56 @@ def value_types() -> ValueTypes:
 
 
 @record(frozen=True)
+class BackportPackage:
+    """A distribution package that carries a directive before its nginx release: its nginx
+    release and the TLS library branch it links against (`openssl-3.0`: kind and major.minor)."""
+
+    name: str
+    nginx: str
+    library: str
+
+    def could_be(self, target: Target) -> bool:
+        """Whether the target could be this package: the same nginx release, and a library of
+        the same kind and branch (a build of another library or branch is not the package)."""
+        kind, _, branch = self.library.rpartition("-")
+        version = target.library.version
+        return (
+            target.nginx == Version(self.nginx)
+            and target.library.kind == kind
+            and (version is None or _branch(version) == _branch(Version(branch)))
+        )
+
+
+def _branch(version: Version) -> tuple[int, int]:
+    """major.minor (`3.0.22` -> (3, 0); Version drops trailing zeros: `3.0` is (3,))."""
+    major, minor = (*version.parts, 0)[:2]
+    return major, minor
+
+
+@record(frozen=True)
 class Backport:
     """A directive distribution packages carry before the nginx release that added it."""
 
     name: str
     since: str  # the nginx release that added it
-    packages: str  # the packages that carry it earlier
+    packages: tuple[BackportPackage, ...]  # the packages that carry it earlier
     source: str
+
+    def packages_for(self, target: Target) -> tuple[BackportPackage, ...]:
+        """The packages the target could be (none: nginx refuses the directive there)."""
+        return tuple(p for p in self.packages if p.could_be(target))
 
 
 @cache
 def backports() -> dict[str, Backport]:
     return {
-        name: from_table(Backport, data, name=name) for name, data in _table("backported").items()
+        name: from_table(
+            Backport,
+            data,
+            name=name,
+            packages=tuple(from_table(BackportPackage, p) for p in data["packages"]),
+        )
+        for name, data in _table("backported").items()
     }
 
 
@@ -362,6 +414,52 @@ class CertificateFiles:
 @cache
 def certificate_files() -> CertificateFiles:
     return from_table(CertificateFiles, _table("certificate_files"))
+
+
+@record(frozen=True)
+class KeyPrefix:
+    """A certificate key source other than a file (`store:URI`): the release that reads it, and
+    the library capability it needs (libraries.toml)."""
+
+    prefix: str
+    since: str
+    capability: str | None = None
+
+
+@record(frozen=True)
+class CertificateKeys:
+    """Where nginx reads a certificate key from: a file, or a source named by a prefix."""
+
+    message: str  # nginx's words for a key it cannot load (`{path}`: the value)
+    unsupported: str  # nginx's words for a prefix the library cannot serve (`{prefix}`)
+    prefixes: tuple[KeyPrefix, ...]
+    source: str
+
+    def refusal(self, target: Target, path: str) -> str | None:
+        """What nginx -t says of this key value (None: nothing known against it). A value with
+        a variable is loaded per handshake; a file is NGX727's other question."""
+        if "$" in path:
+            return None
+        found = next((p for p in self.prefixes if path.startswith(p.prefix)), None)
+        if found is None:
+            return None
+        failed = self.message.format(path=path)
+        if target.nginx < Version(found.since):
+            return (
+                f"{failed}: nginx {target.nginx} reads it as a file name ({found.prefix} keys "
+                f"came in nginx {found.since})"
+            )
+        if found.capability and not has(target.library, found.capability):
+            return f"{failed}: {self.unsupported.format(prefix=found.prefix)}"
+        return None
+
+
+@cache
+def certificate_keys() -> CertificateKeys:
+    data = _table("certificate_keys")
+    return from_table(
+        CertificateKeys, data, prefixes=tuple(from_table(KeyPrefix, p) for p in data["prefixes"])
+    )
 
 
 @record(frozen=True)

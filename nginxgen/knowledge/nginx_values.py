@@ -6,16 +6,16 @@ from __future__ import annotations
 
 from functools import cache, lru_cache
 
+from nginxgen.base.records import record
+from nginxgen.base.version import Version
 from nginxgen.knowledge.data import from_table, json_file, toml_file
-from nginxgen.records import record
-from nginxgen.version import Version
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any, TypeVar
 
-    from nginxgen.target import Target
+    from nginxgen.knowledge.builds import Target
 
     T = TypeVar("T")
 
@@ -166,6 +166,20 @@ class Requirement:
 
 
 @record(frozen=True)
+class BackendCertificates:
+    """A client certificate for a backend where a pass goes to TLS: the certificate directive
+    each sender (a pass, or stream's `proxy_ssl`) uses, whose key is `<certificate>_key`;
+    nginx's message for a certificate without its key; the releases [since, until) that take an
+    empty value for a certificate (nginx then fails to load it)."""
+
+    senders: dict[str, str]
+    missing_key: str
+    empty_is_certificate_since: str
+    empty_is_certificate_until: str
+    empty_unloadable: str
+
+
+@record(frozen=True)
 class ServerCheck:
     """What nginx checks when it merges a TLS server's settings: `switch` in effect with one of
     `values` needs one of `needs` in effect (in the releases since..until), or, with `capability`,
@@ -192,6 +206,7 @@ class CustomGrammars:
     last_word: dict[str, LastWordGrammar]
     requires: tuple[Requirement, ...]
     server_checks: tuple[ServerCheck, ...]
+    backend_certificates: BackendCertificates
     stream_by_certificate_since: str
 
 
@@ -212,6 +227,7 @@ def custom_grammars() -> CustomGrammars:
             from_table(ServerCheck, c)
             for c in (*data["server_requires"], *data["server_unsupported"])
         ),
+        backend_certificates=from_table(BackendCertificates, data["backend_certificates"]),
         stream_by_certificate_since=data["tls_servers"]["stream_by_certificate_since"],
     )
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from functools import cache
 
+from nginxgen.base.records import record
+from nginxgen.base.version import Version
 from nginxgen.knowledge.data import json_file
-from nginxgen.records import record
-from nginxgen.version import Version
 
 
 @record(frozen=True)

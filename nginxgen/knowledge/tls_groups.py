@@ -6,23 +6,22 @@ from __future__ import annotations
 
 from functools import cache
 
+from nginxgen.base.records import record
+from nginxgen.base.version import Version, in_range
+from nginxgen.knowledge.builds import LIBRARY_KINDS, library_display
 from nginxgen.knowledge.data import from_table, toml_file
 from nginxgen.knowledge.libraries import (
-    LIBRARY_KINDS,
     NO_SUPPORT,
     Support,
     behaves_as,
-    library_display,
     support,
     supports,
 )
 from nginxgen.knowledge.library_tables import library_table
-from nginxgen.records import record
-from nginxgen.version import Version, in_range
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:
-    from nginxgen.target import Library
+    from nginxgen.knowledge.builds import Library
 
 
 @record(frozen=True)

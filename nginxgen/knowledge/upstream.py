@@ -1,18 +1,19 @@
-"""What nginx does as a client of a backend (nginx.toml `upstream_tls`, `upstream_keepalive`):
-the pass directives that may speak TLS, their defaults, and keeping connections to backends."""
+"""What nginx does as a client of a backend (nginx.toml `upstream_tls`, `upstream_keepalive`,
+`request_passes`): the pass directives that may speak TLS, their defaults, keeping connections
+to backends, and the header lines each pass hands the backend."""
 
 from __future__ import annotations
 
 from functools import cache
 
+from nginxgen.base.records import record
+from nginxgen.base.version import Version
 from nginxgen.knowledge.data import from_table, toml_file
 from nginxgen.knowledge.nginx import default_protocols
-from nginxgen.records import record
-from nginxgen.version import Version
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:
-    from nginxgen.target import Target
+    from nginxgen.knowledge.builds import Target
 
 
 @record(frozen=True)
@@ -32,6 +33,15 @@ def pass_modules() -> dict[str, PassModule]:
         name: from_table(PassModule, data, directive=name)
         for name, data in toml_file("nginx")["upstream_tls"]["pass"].items()
     }
+
+
+@cache
+def request_passes() -> dict[str, str]:
+    """The directives that hand a request to a backend, each with the list directive that adds
+    a header or parameter to what the backend receives (nginx.toml request_passes):
+    proxy_pass -> proxy_set_header, fastcgi_pass -> fastcgi_param, ..."""
+    table = toml_file("nginx")["request_passes"]
+    return {name: value for name, value in table.items() if name != "source"}
 
 
 @record(frozen=True)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from functools import cache
 
+from nginxgen.base.records import record
 from nginxgen.knowledge.data import from_table, toml_file
-from nginxgen.records import record
 
 
 @record(frozen=True)

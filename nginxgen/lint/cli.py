@@ -7,7 +7,7 @@ import gc
 import os
 import sys
 
-from nginxgen.errors import NginxgenError
+from nginxgen.base.errors import NginxgenError
 from nginxgen.lint.findings import Applicability, fix_classes
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
@@ -94,8 +94,17 @@ class _Trees:
         from nginxgen.conf.tree import notes
 
         path_map, infer = self.options.mapping.for_main(path)
+        options = self.options
         loaded = load_path(
-            path, self.options.prefix, self.stdin_text, path_map, overlay, shared, spans, infer
+            path,
+            options.prefix,
+            self.stdin_text,
+            path_map,
+            overlay,
+            shared,
+            spans,
+            infer,
+            options.jobs,
         )
         for line in notes(loaded.inferred, loaded.read_files(), _folder(path)):
             if line not in self.said:
@@ -106,26 +115,26 @@ class _Trees:
 
 def _report(args: Arguments, options: LintOptions, trees: _Trees) -> int:
     """A plain lint: the findings of each tree (with --root, of the files given), rendered."""
-    from nginxgen.lint import report
-    from nginxgen.lint.managed import leave_managed
-    from nginxgen.lint.run import lint
+    from nginxgen.lint import output as report
+    from nginxgen.lint.run import lint_tree
 
     carries_fixes = args.format == "sarif"  # SARIF carries each fix's edits; the others its class
     findings = []
     files: list[str] = []
+    target, selection = options.target, options.selection
     if options.root:
         loaded = trees.load(options.root, spans=carries_fixes)
         files = _given(loaded, {os.path.realpath(p) for p in args.paths}, options.root)
-        got = lint(loaded, options.target, options.selection, files, build_fixes=carries_fixes)
-        findings = leave_managed(got, loaded.texts)
+        findings = lint_tree(loaded, target, selection, files, carries_fixes, options.jobs)
     else:
         seen: set[str] = set()
-        for path in args.paths:
-            loaded = trees.load(path, spans=carries_fixes)
-            got = lint(loaded, options.target, options.selection, build_fixes=carries_fixes)
-            findings.extend(leave_managed(got, loaded.texts))
+        mains = _mains(args.paths, trees, carries_fixes)
+        for _, loaded in mains:
+            findings.extend(lint_tree(loaded, target, selection, None, carries_fixes, options.jobs))
             files.extend(f for f in loaded.files if f not in seen)
             seen.update(loaded.files)
+        if len(mains) > 1:
+            findings = _once(findings)
     _say_target(args, options)
     sys.stdout.write(report.render(args.format, findings, options.target, files))
     return _exit_code(findings, options)
@@ -154,7 +163,7 @@ def _fix(args: Arguments, options: LintOptions, trees: _Trees) -> int:
     from nginxgen.lint.fix import FixError, WriteAhead, run_fixes
 
     classes = fix_classes(args.unsafe_fixes)
-    units = _fix_units(args, options)
+    units = _fix_units(args, options, trees)
     # One tree's fixes are staged on disk while the last pass checks them; several paths are
     # merged first (merge), so they are staged when written.
     ahead = WriteAhead(_folder(units[0][0])) if not args.diff and len(units) == 1 else None
@@ -178,31 +187,73 @@ def _fix(args: Arguments, options: LintOptions, trees: _Trees) -> int:
 
 
 def _fix_units(
-    args: Arguments, options: LintOptions
+    args: Arguments, options: LintOptions, trees: _Trees
 ) -> list[tuple[str, Callable[[Loaded], list[Finding]]]]:
     """Each tree the fix loop runs on, with the lint of one pass: its findings, with the fixes
     --fixable/--unfixable and --root leave (with --root, only the files given change)."""
-    from nginxgen.lint.managed import leave_managed
-    from nginxgen.lint.run import lint
+    from nginxgen.lint.run import lint_tree
 
-    target, selection, may_fix, root = (
-        options.target, options.selection, options.may_fix, options.root
+    target, selection, may_fix, root, jobs = (
+        options.target, options.selection, options.may_fix, options.root, options.jobs
     )  # fmt: skip
     if root:
         wanted = {os.path.realpath(p) for p in args.paths}
 
         def lint_root(loaded: Loaded) -> list[Finding]:
             only = _given(loaded, wanted, root)  # from the pass's own load, no extra one
-            found = lint(loaded, target, selection, only)
-            return _fixable(leave_managed(found, loaded.texts), may_fix, set(only))
+            return _fixable(
+                lint_tree(loaded, target, selection, only, jobs=jobs), may_fix, set(only)
+            )
 
         return [(root, lint_root)]
 
-    def lint_tree(loaded: Loaded) -> list[Finding]:
-        found = lint(loaded, target, selection)
-        return _fixable(leave_managed(found, loaded.texts), may_fix)
+    def lint_one(loaded: Loaded) -> list[Finding]:
+        return _fixable(lint_tree(loaded, target, selection, jobs=jobs), may_fix)
 
-    return [(path, lint_tree) for path in args.paths]
+    if len(set(args.paths)) == 1:  # one tree: the fix loop loads it, not once more beforehand
+        return [(args.paths[0], lint_one)]
+    return [(path, lint_one) for path, _ in _mains(args.paths, trees, spans=False)]
+
+
+def _mains(paths: list[str], trees: _Trees, spans: bool) -> list[tuple[str, Loaded]]:
+    """The trees to lint for the paths given, each file once however many paths name it:
+    pre-commit passes `nginx.conf conf.d/site.conf`, and a file that another path's tree
+    already includes is linted there, where its context is known (`./a.conf` and `a.conf`,
+    or a symlink and its target, are one path). `-` (stdin) is always its own tree."""
+    loaded: list[tuple[str, Loaded]] = []
+    named: set[str] = set()
+    for path in paths:
+        real = path if path == "-" else os.path.realpath(path)
+        if real in named:
+            continue
+        named.add(real)
+        loaded.append((path, trees.load(path, spans=spans)))
+    if len(loaded) == 1:
+        return loaded  # nothing to compare: no real path of every file read (a fleet's tree)
+    reads = [{os.path.realpath(f) for f in tree.files} for _, tree in loaded]
+    kept = []
+    for number, (path, tree) in enumerate(loaded):
+        real = os.path.realpath(path)
+        others = [r for n, r in enumerate(reads) if n != number and r != reads[number]]
+        # included by another path's tree (that does not include this one back): linted there
+        covered = path != "-" and any(
+            real in other and not (other <= reads[number]) for other in others
+        )
+        if not covered:
+            kept.append((path, tree))
+    return kept
+
+
+def _once(findings: list[Finding]) -> list[Finding]:
+    """Each finding once, whichever tree reported it (a file two given trees include)."""
+    seen: set[tuple[str, int, str, str]] = set()
+    out = []
+    for f in findings:
+        key = (os.path.realpath(f.file) if f.file != "-" else f.file, f.line, f.code, f.message)
+        if key not in seen:
+            seen.add(key)
+            out.append(f)
+    return out
 
 
 def _folder(main: str) -> str:
@@ -236,10 +287,10 @@ def _report_fixes(
     what remains and `N fixed, M remaining (K more fixable with --unsafe-fixes)`."""
     from nginxgen.conf.load import STDIN_NAME
     from nginxgen.conf.tree import refuse_outside
-    from nginxgen.diff import show
-    from nginxgen.lint import report
+    from nginxgen.files.diff import show
+    from nginxgen.files.nginx_check import write_checked
+    from nginxgen.lint import output as report
     from nginxgen.lint.fix import FixError, merge, undone, unified_diff, write_all
-    from nginxgen.nginx_check import write_checked
 
     _say_target(args, options)
 
@@ -264,6 +315,7 @@ def _report_fixes(
             mains,
             lambda: write_all(result, ahead),
             lambda: write_all(undone(result)),
+            options.prefix,
         )
         for line in lines:
             print(f"nginxgen: {line}", file=sys.stderr)
@@ -284,7 +336,7 @@ def _fixable(
     """The findings, with the fixes taken away that `--fixable`/`--unfixable` (or the settings)
     rule out, or that would touch a file outside `files` (with --root, only the files given are
     changed): those are still reported, never applied."""
-    from nginxgen.records import replace
+    from nginxgen.base.records import replace
 
     def inside(edits: tuple[tuple[str, Edit], ...]) -> tuple[tuple[str, Edit], ...]:
         return edits if files is None or {file for file, _ in edits} <= files else ()

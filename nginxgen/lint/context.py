@@ -5,19 +5,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from nginxgen.base.records import record
 from nginxgen.conf.config import Config
 from nginxgen.conf.effective import Effective, server_label
 from nginxgen.conf.load import Stmt
+from nginxgen.knowledge.target import Target
 from nginxgen.lint.findings import SEVERITIES, Applicability, Finding, Fix, Severity
-from nginxgen.records import record
-from nginxgen.target import Target
 
 __all__ = ["Context", "Rule", "server_label"]
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:
     from nginxgen.edit.source import Source, SourceStatement
-    from nginxgen.edit.tree import TreeSources
+    from nginxgen.edit.tree_sources import TreeSources
 
 
 @record(frozen=True)
@@ -114,7 +114,7 @@ class Context(Effective):
         return self._tree().locate(stmt)
 
     def _tree(self) -> TreeSources:
-        from nginxgen.edit.tree import TreeSources
+        from nginxgen.edit.tree_sources import TreeSources
 
         loaded = self.config.loaded
         return self.memo("sources", lambda: TreeSources(loaded.texts, loaded.spans))

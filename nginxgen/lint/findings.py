@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from enum import StrEnum  # imported anyway: re, which the loader needs, imports enum
 
-from nginxgen.records import record
-from nginxgen.severity import SEVERITIES, Severity
+from nginxgen.base.records import record
+from nginxgen.base.severity import SEVERITIES, Severity
 
 __all__ = ["SEVERITIES", "Applicability", "Finding", "Fix", "Severity", "fix_classes"]
 

@@ -5,23 +5,23 @@ fixes of the allowed classes whose edits overlap none taken in the same pass; fi
 error get none. After a pass that changes nothing the result is final; ten passes without that is
 an internal error naming the rules that keep changing. A changed file that no longer parses as
 cleanly as before is an internal error too. Nothing is written here: the caller shows a diff or
-writes every file or none (nginxgen.writer's all-or-none replacement).
+writes every file or none (nginxgen.files.writer's all-or-none replacement).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from nginxgen.base.records import field, record
 from nginxgen.conf.load import STDIN_NAME, Loaded
 from nginxgen.edit.edits import Edit, apply
 from nginxgen.lint.findings import Applicability, Finding, Severity
-from nginxgen.records import field, record
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from nginxgen.writer import Change, EarlyStaging
+    from nginxgen.files.writer import Change, EarlyStaging
 
 MAX_PASSES = 10
 ENCODING = ("utf-8", "surrogateescape")  # the loader's reading of bytes as text
@@ -157,11 +157,11 @@ def _apply(
 
 
 def unified_diff(outcome: FixOutcome) -> str:
-    """The diff of the fixes (nginxgen.diff), naming each file where the write goes: a symlinked
-    file at its target."""
+    """The diff of the fixes (nginxgen.files.diff), naming each file where the write goes: a
+    symlinked file at its target."""
     import os
 
-    from nginxgen.diff import FileDiff, unified
+    from nginxgen.files.diff import FileDiff, unified
 
     def where(file: str) -> str:
         return file if file == STDIN_NAME else os.path.realpath(file)
@@ -208,7 +208,7 @@ class WriteAhead:
 
     def __call__(self, outcome: FixOutcome) -> None:
         from nginxgen.conf.tree import inside
-        from nginxgen.writer import EarlyStaging
+        from nginxgen.files.writer import EarlyStaging
 
         self.discard()
         texts = {f: text for f, text in outcome.changed.items() if f != STDIN_NAME}  # printed
@@ -220,7 +220,7 @@ class WriteAhead:
     ) -> tuple[list[Change], dict[Path, Path]]:
         """The changes to write for `texts`, with what was staged for them (see
         EarlyStaging.take); read again here when nothing was staged."""
-        from nginxgen.writer import replace_read
+        from nginxgen.files.writer import replace_read
 
         current, self.current = self.current, None
         if current is None:
@@ -239,13 +239,13 @@ def write_all(outcome: FixOutcome, ahead: WriteAhead | None = None) -> list[str]
     stops everything. `ahead`: the files staged while the last pass ran, used where they match."""
     import os
 
-    from nginxgen.writer import replace_all
+    from nginxgen.files.writer import replace_all
 
     originals: dict[str, str | None] = dict(outcome.originals)
     # in the order of outcome.changed
     ready: dict[Path, Path] = {}
     if ahead is None:
-        from nginxgen.writer import replace_read
+        from nginxgen.files.writer import replace_read
 
         changes = replace_read(originals, outcome.changed)
     else:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from nginxgen.base.records import replace
 from nginxgen.knowledge import managers
 from nginxgen.lint.findings import Finding
-from nginxgen.records import replace
 
 
 def leave_managed(findings: list[Finding], texts: dict[str, str]) -> list[Finding]:

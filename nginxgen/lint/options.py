@@ -7,18 +7,18 @@ from __future__ import annotations
 
 import os
 
+from nginxgen.base.errors import NginxgenError
+from nginxgen.base.records import record
 from nginxgen.conf.tree import TreeMapping, parse_map
-from nginxgen.errors import NginxgenError
 from nginxgen.lint.findings import Severity
 from nginxgen.lint.run import Selection
-from nginxgen.records import record
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:
     from typing import Any
 
+    from nginxgen.knowledge.target import Target
     from nginxgen.lint.args import Arguments
-    from nginxgen.target import Target
 
 
 @record
@@ -31,12 +31,13 @@ class LintOptions:
     root: str | None  # the main file whose tree includes the files given
     prefix: str | None  # the folder relative includes resolve against
     mapping: TreeMapping  # where the tree's folders are (nginxgen.conf.tree)
+    jobs: int = 0  # processes for a large tree (0: nginxgen.base.forks decides; 1: one)
 
 
 def resolve_options(args: Arguments, cwd: str) -> LintOptions:
     """The flags given, with the settings found from `cwd` filling what they leave out."""
-    from nginxgen.settings import find_settings, where
-    from nginxgen.target import resolve_set
+    from nginxgen.files.settings import find_settings, where
+    from nginxgen.knowledge.target import resolve_set
 
     found = find_settings(cwd)
     conf: dict[str, Any] = found[1] if found else {}
@@ -45,9 +46,9 @@ def resolve_options(args: Arguments, cwd: str) -> LintOptions:
         """The codes of --KEY, else of the settings' KEY (errors name the line it is on)."""
         given = getattr(args, key)
         if given:
-            return _codes(given, f"--{key}")
+            return codes_of(given, f"--{key}")
         if found and key in conf:
-            return _codes(conf[key], f"{where(found[0], key)}: {key}")
+            return codes_of(conf[key], f"{where(found[0], key)}: {key}")
         return set()
 
     target = resolve_set(args.nginx_version, args.tls_library, args.nginx_bin, found)
@@ -72,10 +73,20 @@ def resolve_options(args: Arguments, cwd: str) -> LintOptions:
         root=args.root or conf.get("root"),
         prefix=args.prefix or conf.get("prefix"),
         mapping=mapping,
+        jobs=_jobs(args.jobs),
     )
 
 
-def _codes(text: str | list[str], where: str) -> set[str]:
+def _jobs(given: str | None) -> int:
+    """--jobs N: a whole number from 1 up; not given: 0 (as many as are worth it)."""
+    if given is None:
+        return 0
+    if not given.isdigit() or int(given) < 1:
+        raise NginxgenError(f"--jobs: {given!r} is not a whole number from 1 up")
+    return int(given)
+
+
+def codes_of(text: str | list[str], where: str) -> set[str]:
     """Rule codes, code prefixes or rule names, each one checked: a typo is an error, not a
     selection of nothing."""
     from nginxgen.lint.rules import selector_problem
@@ -97,7 +108,7 @@ def _mapping(args: Arguments, conf: dict[str, Any], settings_file: str | None) -
     """Where the tree's folders are: `--map` (relative to the working folder), else the
     settings' path-map (relative to the settings file), else the binary's `--conf-path` and
     what nginxgen.conf.tree infers."""
-    given = parse_map(args.map, os.getcwd())
+    given = parse_map(args.path_map, os.getcwd())
     table = conf.get("path-map")
     if not given and isinstance(table, dict) and settings_file:
         entries = [f"{source}={here}" for source, here in table.items()]

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
+from nginxgen.base.records import field, record
 from nginxgen.conf.config import build
 from nginxgen.conf.load import Loaded
+from nginxgen.knowledge.target import Target
 from nginxgen.lint.context import Context
 from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules import RuleEntry, triggered
-from nginxgen.records import field, record
-from nginxgen.target import Target
 
 
 @record
@@ -49,12 +49,36 @@ def lint(
     selection: Selection,
     report_files: Iterable[str] | None = None,
     build_fixes: bool = True,
+    jobs: int = 1,
 ) -> list[Finding]:
     """The findings; with `build_fixes` False each fixable one says so (`autofix`, `touches`)
-    without its edits being built on the lossless model (a plain lint needs no edits)."""
+    without its edits being built on the lossless model (a plain lint needs no edits).
+    `jobs` other than 1: the rules of a large tree run in several processes at once (run_rules)."""
     ctx = Context(build(loaded), target, build_fixes)
     rules = triggered(ctx.directive_names(), selection.picks)
-    return run_rules(ctx, rules, selection, report_files)
+    return run_rules(ctx, rules, selection, report_files, jobs)
+
+
+# The statements below which the rules run in one process: a forked process's start, what it
+# derives again and the return of its findings cost about what it saves (about 300 of
+# bench/run.py's vhosts; measured, docs/benchmarks.md#fleets-on-two-cores-issue-47).
+RULES_IN_PARTS_MIN = 4_000
+
+
+def lint_tree(
+    loaded: Loaded,
+    target: Target,
+    selection: Selection,
+    report_files: Iterable[str] | None = None,
+    build_fixes: bool = True,
+    jobs: int = 1,
+) -> list[Finding]:
+    """What every shell reports of a loaded tree (the command, the in-process API): its
+    findings, without the fixes that would write a file another tool manages."""
+    from nginxgen.lint.managed import leave_managed
+
+    found = lint(loaded, target, selection, report_files, build_fixes, jobs)
+    return leave_managed(found, loaded.texts)
 
 
 def run_rules(
@@ -62,17 +86,79 @@ def run_rules(
     rules: Iterable[RuleEntry],
     selection: Selection,
     report_files: Iterable[str] | None = None,
+    jobs: int = 1,
 ) -> list[Finding]:
-    """The findings of these rules on the context's config, selected and not suppressed."""
+    """The findings of these rules on the context's config, selected and not suppressed; with
+    `jobs` > 1 and a tree of at least RULES_IN_PARTS_MIN statements, the rules run in that many
+    processes (0: as many as nginxgen.base.forks.processes gives), with the same result."""
     loaded = ctx.config.loaded
     only = set(report_files) if report_files is not None else None
-    findings: set[Finding] = set()
-    for entry in rules:
-        for finding in entry.check(ctx):
-            if only is not None and finding.file not in only:
-                continue
-            if not selection.wants(finding) or _suppressed(finding, loaded):
-                continue
-            findings.add(finding)
+
+    def check(entry: RuleEntry) -> list[Finding]:
+        return [
+            finding
+            for finding in entry.check(ctx)
+            if (only is None or finding.file in only) and selection.wants(finding)
+        ]
+
+    entries = list(rules)
+    parts = 1
+    if jobs != 1 and ctx.statement_count() >= RULES_IN_PARTS_MIN:
+        from nginxgen.base.forks import processes
+
+        parts = processes(jobs)
+    if parts > 1:
+        found = _check_in_parts(entries, check, parts)
+    else:
+        found = [finding for entry in entries for finding in check(entry)]
+    findings = {finding for finding in found if not _suppressed(finding, loaded)}
     # the message too: two findings of one rule on one line come out in the same order each run
     return sorted(findings, key=lambda f: (f.file, f.line, f.code, f.message))
+
+
+def _check_in_parts(
+    entries: list[RuleEntry], check: Callable[[RuleEntry], list[Finding]], parts: int
+) -> list[Finding]:
+    """Every rule's findings, the rules run by `parts` processes (this one and forked
+    children), each taking the next family of rules from a pipe when it is free. What the rules
+    of a family derive from the tree (ctx.memo) is derived once, by the process that runs the
+    family; rules apart would each derive it again (on 2,000 vhosts, all rules in processes of
+    their own took 1.7x the time of one process). A family is the rules whose codes share their
+    first two digits (NGX70x: HSTS, NGX72x: certificate files), and NGX0xx, which reads the
+    config and nginx's grammar (NGX007-NGX010 share one judgement of every directive). What a
+    child did not report (it failed) is checked here."""
+    import os
+    import pickle
+
+    from nginxgen.base.forks import each_part
+
+    families: dict[str, list[RuleEntry]] = {}
+    for entry in entries:
+        code = entry.rule.code
+        families.setdefault(code[:4] if code < "NGX1" else code[:5], []).append(entry)
+    groups = list(families.values())
+    read, write = os.pipe()
+    # two bytes a ticket: a read of at most PIPE_BUF bytes is never split between readers
+    os.write(write, b"".join(index.to_bytes(2, "big") for index in range(len(groups))))
+    os.close(write)
+
+    def part(_: int) -> tuple[list[int], list[Finding]]:
+        done: list[int] = []
+        found: list[Finding] = []
+        while ticket := os.read(read, 2):
+            index = int.from_bytes(ticket, "big")
+            for entry in groups[index]:
+                found.extend(check(entry))
+            done.append(index)
+        return done, found
+
+    try:
+        results = each_part(part, parts, pickle.dumps, pickle.loads)
+    finally:
+        os.close(read)
+    found = [finding for _, some in results for finding in some]
+    done = {index for indexes, _ in results for index in indexes}
+    for index, group in enumerate(groups):
+        if index not in done:
+            found.extend(finding for entry in group for finding in check(entry))
+    return found

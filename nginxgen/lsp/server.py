@@ -20,12 +20,12 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.uris import from_fs_path, to_fs_path
 
+from nginxgen.base.errors import NginxgenError
 from nginxgen.conf.load import LoadError
 from nginxgen.edit.edits import Edit
-from nginxgen.errors import NginxgenError
 from nginxgen.lint.findings import Applicability, Finding, Severity
 from nginxgen.lsp.positions import Lines
-from nginxgen.lsp.session import Checked, Session, Symbol
+from nginxgen.lsp.workspace import Checked, Session, Symbol
 
 SEVERITY = {
     Severity.ERROR: types.DiagnosticSeverity.Error,

@@ -21,21 +21,14 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cached_property
 from typing import Any, Literal, Protocol
 
+from nginxgen.base.ech_configs import EchConfig
+from nginxgen.base.records import record
 from nginxgen.conf.per_name import Answer, Ignored, NameModel
-from nginxgen.ech import EchConfig
+from nginxgen.knowledge.target import Library
 from nginxgen.probe.hello import Flight, HelloReply, ask, tls12_flight
-from nginxgen.probe.session import (
-    Page,
-    connect_tls,
-    get_pages,
-    host_header,
-    pages_in,
-    requests,
-    shared_context,
-)
+from nginxgen.probe.pages import Page, get_pages, pages_in, requests
+from nginxgen.probe.resumption import connect_tls, host_header, shared_context
 from nginxgen.probe.tls13_flight import Tls13Flight, tls13_flight
-from nginxgen.records import record
-from nginxgen.target import Library
 
 Found = Mapping[str, Any]  # what the checks found for one name, by JSON key
 MISSING_PAGE = "/nginxgen-probe-404"  # a page the site most likely lacks
@@ -129,7 +122,7 @@ class NameProbe:
     def suites_not_known(self) -> str | None:
         """Why the suites probed may lack some of the target library's (None: they cover all;
         no target: the library is not known, and neither is that)."""
-        from nginxgen.knowledge.cipher_suites import suites_not_known
+        from nginxgen.ciphers.suites import suites_not_known
 
         if self.library is None:
             return None

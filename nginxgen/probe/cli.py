@@ -9,18 +9,18 @@ import os
 from pathlib import Path
 from typing import Any
 
+from nginxgen.base.console import check_format, note
+from nginxgen.base.errors import NginxgenError
+from nginxgen.base.records import record
 from nginxgen.conf.tree import TreeMapping, flag_mapping
-from nginxgen.console import check_format, note
-from nginxgen.errors import NginxgenError
-from nginxgen.records import record
-from nginxgen.target import Target
+from nginxgen.knowledge.target import Target
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Literal
 
+    from nginxgen.base.ech_configs import EchConfig
     from nginxgen.conf.config import Config
-    from nginxgen.ech import EchConfig
     from nginxgen.probe.fleet import Progress
 
 DEFAULT_PORT = 443
@@ -89,8 +89,8 @@ def resolve_options(
     expiring: int = 30,
 ) -> ProbeOptions:
     """The flags as given (each one named after its flag), checked before anything connects."""
-    from nginxgen.settings import find_settings
-    from nginxgen.target import resolve_set
+    from nginxgen.files.settings import find_settings
+    from nginxgen.knowledge.target import resolve_set
 
     check_format(output)
     _check_flags(config=config, root=root, tree_map=tree_map, stream=stream)

@@ -35,7 +35,7 @@ import os
 import socket
 import struct
 
-from nginxgen.ech import (
+from nginxgen.base.ech_configs import (
     ECH_EXTENSION,
     KEM_X25519_HKDF_SHA256,
     EchConfig,
@@ -45,6 +45,7 @@ from nginxgen.ech import (
     parse_config_list,
     serialise_config,
 )
+from nginxgen.base.records import record
 from nginxgen.probe import hpke
 from nginxgen.probe.hello import (
     ALERTS,
@@ -57,7 +58,7 @@ from nginxgen.probe.hello import (
     connect,
     handshake_record,
 )
-from nginxgen.probe.session import certificate_facts
+from nginxgen.probe.resumption import certificate_facts
 from nginxgen.probe.tls13_flight import (
     SUITES,
     _certificate,
@@ -65,7 +66,6 @@ from nginxgen.probe.tls13_flight import (
     _hkdf_expand_label,
     _messages,
 )
-from nginxgen.records import record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -406,10 +406,10 @@ def grease_config(name: str) -> EchConfig:
 
 def config_from_argument(value: str) -> EchConfig:
     """The config `--ech-config VALUE` names (a key file, a file or text with an HTTPS record,
-    or a base64 ECHConfigList; nginxgen/ech.py reads them): the first this probe can use, or a
-    one-line refusal."""
-    from nginxgen.ech import read_config_list
-    from nginxgen.errors import NginxgenError
+    or a base64 ECHConfigList; nginxgen/base/ech_configs.py reads them): the first this probe
+    can use, or a one-line refusal."""
+    from nginxgen.base.ech_configs import read_config_list
+    from nginxgen.base.errors import NginxgenError
 
     try:
         configs = read_config_list(value)

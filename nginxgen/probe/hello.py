@@ -20,8 +20,8 @@ import struct
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 
+from nginxgen.base.records import record, replace
 from nginxgen.knowledge import tls_groups
-from nginxgen.records import record, replace
 
 # IANA TLS registries: protocol versions. The groups and suites are the knowledge base's, every
 # one it knows (groups.toml; cipher_suites.every_suite).
@@ -52,7 +52,7 @@ TLS12_GROUPS = [group_name(g) for g in _ORDER if not (g.tls13_only or g.pq)]
 
 
 def _every_suite() -> tuple[dict[int, str], dict[int, str]]:
-    from nginxgen.knowledge.cipher_suites import every_suite
+    from nginxgen.ciphers.suites import every_suite
 
     older, tls13 = every_suite()
     return dict(older), dict(tls13)

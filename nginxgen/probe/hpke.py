@@ -9,7 +9,7 @@ side (`setup_base_r`) is here so the published test vectors (Appendix A.1) can c
 
 from __future__ import annotations
 
-from nginxgen.records import record
+from nginxgen.base.records import record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

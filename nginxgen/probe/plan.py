@@ -21,11 +21,11 @@ is probed whole after all (run.py).
 
 from __future__ import annotations
 
-from nginxgen.conf.config import Config, Server
+from nginxgen.base.records import record
+from nginxgen.conf.config import Config, Server, server_for_name
 from nginxgen.conf.effective import Effective
-from nginxgen.conf.per_name import by_name, server_for_name, tls_socket_for_port
-from nginxgen.records import record
-from nginxgen.target import Target
+from nginxgen.conf.per_name import by_name, tls_socket_for_port
+from nginxgen.knowledge.target import Target
 
 
 @record(frozen=True)

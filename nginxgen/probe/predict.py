@@ -18,9 +18,9 @@ from nginxgen.conf.config import Config
 from nginxgen.conf.effective import Effective
 from nginxgen.conf.load import Stmt
 from nginxgen.conf.per_name import NameModel, tls_socket_for_port
+from nginxgen.knowledge.target import Target
 from nginxgen.probe import checks
 from nginxgen.probe.check import Check, Prediction, expect
-from nginxgen.target import Target
 
 NOT_RUNNING = "the server does not do what this config says (not reloaded?)"
 

@@ -4,7 +4,7 @@ same time, and the text report of what they found.
 
 The probe's own ClientHellos (nginxgen/probe/hello.py, with X25519 key shares and a well-formed
 ML-KEM-768 one) are read only up to the server's first answer; the checks that need a whole
-handshake or a request use this Python's TLS library (nginxgen/probe/session.py).
+handshake or a request use this Python's TLS library (nginxgen/probe/resumption.py).
 """
 
 from __future__ import annotations
@@ -12,13 +12,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
-from nginxgen.ech import EchConfig
+from nginxgen.base.ech_configs import EchConfig
+from nginxgen.base.records import record
+from nginxgen.knowledge.target import Library
 from nginxgen.probe import checks
 from nginxgen.probe.check import HANDSHAKE_ERRORS, Check, Found, NameProbe
 from nginxgen.probe.hello import connections_made
 from nginxgen.probe.plan import Shared
-from nginxgen.records import record
-from nginxgen.target import Library
 
 CONCURRENT = 16  # connections at once to one address (each task has one open at a time)
 

@@ -16,17 +16,17 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Literal
 
+from nginxgen.base.ech_configs import EchConfig
+from nginxgen.base.records import record
 from nginxgen.conf.config import Config
 from nginxgen.conf.effective import Effective
 from nginxgen.conf.per_name import by_name
 from nginxgen.conf.stream import Stream
-from nginxgen.ech import EchConfig
+from nginxgen.knowledge.target import Target
 from nginxgen.probe.check import Check
 from nginxgen.probe.checks import certificate, ech, groups, protocols
 from nginxgen.probe.predict import compare_model
 from nginxgen.probe.run import CONCURRENT, probe_name
-from nginxgen.records import record
-from nginxgen.target import Target
 
 CHECKS: tuple[Check, ...] = (protocols, groups, certificate, ech)
 

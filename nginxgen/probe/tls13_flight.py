@@ -31,8 +31,8 @@ import tempfile
 import threading
 import weakref
 
+from nginxgen.base.records import record, replace
 from nginxgen.probe.hello import connect
-from nginxgen.records import record, replace
 
 # TLS 1.3 suites: (AEAD, key length, hash)
 SUITES = {
@@ -157,7 +157,7 @@ _local = threading.local()
 def _context() -> tuple[ssl.SSLContext, str]:
     """This thread's TLS 1.3 client context, and the file its key log goes to."""
     if not hasattr(_local, "context"):
-        from nginxgen.probe.session import client_context
+        from nginxgen.probe.resumption import client_context
 
         folder = tempfile.mkdtemp(prefix="nginxgen-probe-")
         keylog = os.path.join(folder, "keys")

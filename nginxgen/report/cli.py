@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from nginxgen.console import check_format, note, show
-from nginxgen.errors import NginxgenError
-from nginxgen.records import record
+from nginxgen.base.console import check_format, note, show
+from nginxgen.base.errors import NginxgenError
+from nginxgen.base.records import record
 from nginxgen.report.logformat import LogFormat
 
 EXIT_UNREADABLE = 2  # an input that could not be read to its end
@@ -62,8 +62,8 @@ def run(options: ReportOptions) -> int:
         return EXIT_UNREADABLE
     result = summarize(tally, options.by)
     if options.html is not None:
+        from nginxgen.files.writer import write_named_file
         from nginxgen.report.html import html_report
-        from nginxgen.writer import write_named_file
 
         # the page always charts over time: by hour unless --by day
         charted = result if options.by else summarize(tally, "hour")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 
-from nginxgen.errors import NginxgenError
-from nginxgen.records import replace
+from nginxgen.base.errors import NginxgenError
+from nginxgen.base.records import replace
 from nginxgen.report.logformat import (
     COMBINED,
     LogFormat,

@@ -17,8 +17,8 @@ import posixpath
 import re
 from collections.abc import Callable
 
+from nginxgen.base.records import field, record
 from nginxgen.knowledge import ech, logs
-from nginxgen.records import field, record
 
 # What the report needs, and the variables that can supply each (first present wins).
 ROLES: dict[str, tuple[str, ...]] = {
@@ -106,9 +106,15 @@ def make_parser(fmt: LogFormat) -> LineParser:
 
 
 def _json_parser(slots: list[str | None]) -> LineParser:
-    import orjson  # here: generate imports this module for the format's strings
+    try:
+        import orjson  # here: generate imports this module for the format's strings
 
-    loads, invalid = orjson.loads, orjson.JSONDecodeError
+        loads, invalid = orjson.loads, orjson.JSONDecodeError
+    except ImportError:  # 4x slower, same records: an install without orjson (a browser page)
+        import json
+
+        # ValueError: json's for bad JSON and for bytes that are not UTF-8, which orjson's covers
+        loads, invalid = json.loads, ValueError  # type: ignore[assignment]
     present = [(index, key) for index, key in enumerate(slots) if key is not None]
     empty: list[str | None] = [None] * len(slots)
 

@@ -8,7 +8,7 @@ import zlib
 from collections.abc import Iterator
 from typing import BinaryIO
 
-from nginxgen.errors import NginxgenError
+from nginxgen.base.errors import NginxgenError
 
 GZIP_MAGIC = b"\x1f\x8b"
 

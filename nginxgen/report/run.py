@@ -3,7 +3,7 @@ what could be read, and is reported."""
 
 from __future__ import annotations
 
-from nginxgen.errors import NginxgenError
+from nginxgen.base.errors import NginxgenError
 from nginxgen.report.logformat import LogFormat, make_parser
 from nginxgen.report.read import lines
 from nginxgen.report.tally import InputCount, Tally

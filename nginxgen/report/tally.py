@@ -14,8 +14,8 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 
+from nginxgen.base.records import field, record
 from nginxgen.knowledge import ech, tls_groups
-from nginxgen.records import field, record
 from nginxgen.report.logformat import ROLES, LineParser, LogFormat, Values
 
 TIME, SITE, HOST, PROTOCOL, CIPHER, CURVE, CURVES, REUSED, EARLY, REQUESTS, TLS, ECH = range(

@@ -1,2 +1,2 @@
-"""Fuzzing harness shared by the seeded CI tests (tests/test_fuzz_*.py) and the long runs
+"""Fuzzing harness shared by the seeded CI tests (tests/*/test_fuzz_*.py) and the long runs
 (scripts/fuzz.py): strategies that draw inputs, and checks that state what must hold for each."""

@@ -45,17 +45,17 @@ from pathlib import Path
 
 from hypothesis import strategies as st
 
+from nginxgen.base.version import Version
 from nginxgen.conf.backend_pools import shared_pools
-from nginxgen.conf.client_certs import ClientCertificates, request_outcome
+from nginxgen.conf.client_certificates import ClientCertificates, request_outcome
 from nginxgen.conf.config import Config
 from nginxgen.conf.config import build as build_config
 from nginxgen.conf.effective import Effective
 from nginxgen.conf.load import load_path
 from nginxgen.conf.upstream import BackendTls
+from nginxgen.knowledge.target import resolve
 from nginxgen.knowledge.upstream import upstream_keepalive_defaults
 from nginxgen.lint.run import Selection, lint
-from nginxgen.target import resolve
-from nginxgen.version import Version
 from tests.builds import Build
 from tests.helpers import make_cert
 from tests.live import Server, free_port, nginx_check, prepare_prefix

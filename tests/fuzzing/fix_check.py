@@ -1,4 +1,4 @@
-"""One fuzz case of `lint --fix --unsafe-fixes` (issue 13), shared by tests/test_fuzz_fix.py and
+"""One fuzz case of `lint --fix --unsafe-fixes` (issue 13), shared by tests/fix/test_fuzz_fix.py and
 scripts/fuzz.py: the fixes settle, keep every byte outside their edits, are idempotent, and
 (when a real build is given) never turn a config its `nginx -t` accepts into one it refuses."""
 
@@ -12,15 +12,18 @@ from pathlib import Path
 
 from nginxgen.conf.load import load_path
 from nginxgen.edit.edits import Edit
+from nginxgen.knowledge.target import Target
 from nginxgen.lint.findings import fix_classes
 from nginxgen.lint.fix import run_fixes
 from nginxgen.lint.run import Selection, lint
-from nginxgen.target import Target
 from tests.builds import Build
 from tests.directive_probe import nginx_t
 
 CLASSES = fix_classes(unsafe=True)
 Trace = list[tuple[str, bytes, list[Edit], bytes]]
+
+
+NGINX_T = "fixed, nginx -t ok before and after"
 
 
 @dataclass(frozen=True)
@@ -31,10 +34,10 @@ class FixCase:
 
 @functools.cache
 def rule_cases() -> tuple[bytes, ...]:
-    """The rules' failing configs (tests/test_lint_rules.py), certificates pointed at real files
+    """The rules' failing configs (tests/lint/test_lint_rules.py), certificates pointed at real files
     so that `nginx -t` can load them: each has findings, most of them fixable."""
     from tests.fuzzing.structure import point_files
-    from tests.test_lint_rules import CASES
+    from tests.lint.test_lint_rules import CASES
 
     return tuple(point_files(bad).encode() for _, _, bad, _ in CASES)
 
@@ -95,7 +98,7 @@ def check_fix(data: bytes, target: Target, build: Build | None = None) -> FixCas
                 assert not now, (
                     f"nginx -t on {build.name} accepted it before the fix, not after: {now}"
                 )
-                kind = "fixed, nginx -t ok before and after"
+                kind = NGINX_T
         path.write_bytes(fixed)
         assert fix_once(path, target) == {}, "a second run changed something"
     return FixCase(kind, time.perf_counter() - started)

@@ -17,14 +17,14 @@ from typing import Any
 import crossplane
 import pydantic
 
+from nginxgen.base.errors import NginxgenError
 from nginxgen.conf.load import load_path
-from nginxgen.errors import NginxgenError
 from nginxgen.generate.models import GeneratorConfig
 from nginxgen.generate.plan import Plan, make_plan
 from nginxgen.generate.render import MAIN_FILE, TLS_FILE, render, site_file
+from nginxgen.knowledge.target import Target, parse_nginx_v, resolve
 from nginxgen.lint.findings import Finding
 from nginxgen.lint.run import Selection, lint
-from nginxgen.target import Target, parse_nginx_v, resolve
 from tests.builds import Build
 from tests.live import nginx_check, prepare_prefix
 from tests.pki import CertificateFactory, empty_crl

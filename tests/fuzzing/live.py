@@ -31,9 +31,9 @@ from pathlib import Path
 
 from hypothesis import strategies as st
 
+from nginxgen.base.version import Version
 from nginxgen.knowledge import libraries, nginx
-from nginxgen.target import Target
-from nginxgen.version import Version
+from nginxgen.knowledge.target import Target
 from tests.builds import Build
 from tests.live import Server, free_port, prepare_prefix
 from tests.paths import REPO
@@ -567,8 +567,8 @@ def _kept(report: str) -> set[str]:
 def _all_refused(written: Written, build: Build, port: int, names: tuple[str, ...]) -> bool:
     from nginxgen.conf.config import build as build_config
     from nginxgen.conf.load import load_path
+    from nginxgen.knowledge.target import resolve
     from nginxgen.probe.predict import model_for
-    from nginxgen.target import resolve
 
     config = build_config(load_path(str(written.conf)))
     target = resolve(build.nginx_version, build.tls_library, None)

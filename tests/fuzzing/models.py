@@ -7,8 +7,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from nginxgen.knowledge import cipher_suites
-from nginxgen.sockets import normalize_socket
+from nginxgen.base.sockets import normalize_socket
+from nginxgen.ciphers import suites as cipher_suites
 
 # Targets with a real build (nginx -t runs there) and library families without one.
 TARGETS = (

@@ -21,8 +21,8 @@ from pathlib import Path
 from hypothesis import strategies as st
 
 from nginxgen.conf.load import _parse_text, load_path
+from nginxgen.knowledge.target import Target
 from nginxgen.lint.run import Selection, lint
-from nginxgen.target import Target
 from tests.builds import Build
 from tests.directive_probe import nginx_t
 from tests.fuzzing.generate_check import build_target, real_files

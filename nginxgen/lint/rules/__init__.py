@@ -6,9 +6,9 @@ import re
 from collections.abc import Callable, Iterator
 from functools import cache
 
+from nginxgen.base.records import record
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding
-from nginxgen.records import record
 
 MODULES = (
     "ngx001_syntax_error",
@@ -137,7 +137,7 @@ def triggered(present: set[str], wanted: Callable[[str, str], bool]) -> Iterator
 
 INDEX_HEADER = '''"""Each rule's code, name, module and triggers (Rule.triggers), in catalog order: lint
 imports a rule only for a tree that holds one of its triggers (nginxgen.lint.rules.triggered).
-Generated from the rule modules by `python scripts/render_rule_docs.py`; tests/test_rule_docs.py
+Generated from the rule modules by `python scripts/render_rule_docs.py`; tests/lint/test_rule_docs.py
 fails when it is stale."""
 
 # fmt: off
@@ -172,7 +172,7 @@ def selector_problem(selector: str) -> str | None:
         re.fullmatch(r"NGX\d{0,3}", selector) and any(code.startswith(selector) for code in codes)
     ):
         return None
-    from nginxgen.spelling import nearest  # only on the way to an error
+    from nginxgen.base.spelling import nearest  # only on the way to an error
 
     known = sorted(codes) if selector[:3].upper() == "NGX" else sorted(names)
     guess = nearest(selector, known)

@@ -6,11 +6,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from nginxgen.ciphers import CipherList, CipherModel, evaluate, model_for
+from nginxgen.base.records import record
+from nginxgen.ciphers import suites as cipher_suites
+from nginxgen.ciphers.engine import CipherList, evaluate
+from nginxgen.ciphers.model import CipherModel, model_for
 from nginxgen.conf.load import Stmt
-from nginxgen.knowledge import cipher_suites, nginx
+from nginxgen.knowledge import nginx
 from nginxgen.lint.context import Context
-from nginxgen.records import record
 
 LEGACY = ("SSLv2", "SSLv3", "TLSv1", "TLSv1.1", "TLSv1.2")
 

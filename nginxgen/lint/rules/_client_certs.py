@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen.conf.client_certs import ClientCertificates, client_certificates
+from nginxgen.conf.client_certificates import ClientCertificates, client_certificates
 from nginxgen.lint.context import Context
 
 

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from nginxgen.base.records import record
 from nginxgen.conf.config import Config, Server
 from nginxgen.conf.load import Stmt
 from nginxgen.conf.per_name import NameModel, lines_of
+from nginxgen.knowledge.equal_values import same_value
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Applicability, Finding, Fix
 from nginxgen.lint.rules import _fixes
-from nginxgen.records import record
-from nginxgen.values import same_value
 
 # How the default-server rules fix: never by deleting the ignored line. It says something other
 # than what is in effect (else there is no finding), so it is the one trace of what the user

@@ -1,21 +1,21 @@
 """Shared by the Encrypted Client Hello rules: the key files that decide on each TLS address
-(the config model's answer, nginxgen/conf/per_name.py) and what each file holds (nginxgen/ech.py)."""
+(the config model's answer, nginxgen/conf/per_name.py) and what each file holds (nginxgen/base/ech_configs.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
+from nginxgen.base.records import record
 from nginxgen.conf.config import Server
 from nginxgen.conf.effective import Effective
 from nginxgen.conf.load import Stmt
 from nginxgen.conf.per_name import NameModel
 from nginxgen.lint.context import Context
 from nginxgen.lint.rules._files import read
-from nginxgen.records import record
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # nginxgen.ech only once a key file is read: most configs have none
-    from nginxgen import ech
+if TYPE_CHECKING:  # nginxgen.base.ech_configs only once a key file is read: most configs have none
+    from nginxgen.base import ech_configs as ech
 
 
 @record
@@ -51,7 +51,7 @@ def key_file(ctx: Context, path: str) -> KeyFile | None:
     data = read(ctx, path)
     if data is None:
         return None
-    from nginxgen import ech
+    from nginxgen.base import ech_configs as ech
 
     text = data.decode("utf-8", "replace")
     try:

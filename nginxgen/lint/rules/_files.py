@@ -1,20 +1,20 @@
 """Shared by the rules that read the files a config names (certificates, keys, DH parameters,
-ticket keys), through nginxgen.conf.files and nginxgen.der: a file that cannot be read is
+ticket keys), through nginxgen.conf.files and nginxgen.base.der: a file that cannot be read is
 skipped, these rules only speak about what they could see."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
+from nginxgen.base.records import record
 from nginxgen.conf import files
 from nginxgen.conf.config import Server
 from nginxgen.conf.load import Stmt
 from nginxgen.lint.context import Context
-from nginxgen.records import record
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:
-    from nginxgen.der import Certificate
+    from nginxgen.base.der import Certificate
 
 __all__ = ["certificate_files", "issuer_of", "load_chain", "read", "resolve"]
 
@@ -74,7 +74,7 @@ def _certificate_files(ctx: Context) -> list[CertificateFile]:
             key_path = key_stmt.args[0] if key_stmt and key_stmt.args else None
             if (cert_path, key_path) not in matches:
                 key_data = read(ctx, key_path) if key_path else None
-                from nginxgen.der import key_index
+                from nginxgen.base.der import key_index
 
                 matches[cert_path, key_path] = key_index(key_data, chain) if key_data else None
             out.append(CertificateFile(server, stmt, key_stmt, chain, matches[cert_path, key_path]))
@@ -82,9 +82,9 @@ def _certificate_files(ctx: Context) -> list[CertificateFile]:
 
 
 def load_chain(data: bytes) -> list[Certificate]:
-    """The certificates of a PEM or DER file, leaf first (nginxgen.der, imported only once a
+    """The certificates of a PEM or DER file, leaf first (nginxgen.base.der, imported only once a
     file is read: most lints of a commit read none)."""
-    from nginxgen.der import load_chain as read_chain
+    from nginxgen.base.der import load_chain as read_chain
 
     return read_chain(data)
 

@@ -16,16 +16,22 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from nginxgen.base.records import field, record
 from nginxgen.conf.load import Stmt
 from nginxgen.knowledge import directives, nginx
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
-from nginxgen.lint.rules._values import Refusal, merge_refusals, refusal, unmet_requirements
-from nginxgen.records import field, record
+from nginxgen.lint.rules._values import (
+    Refusal,
+    backend_certificate_refusals,
+    merge_refusals,
+    refusal,
+    unmet_requirements,
+)
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:
-    from nginxgen.target import Target
+    from nginxgen.knowledge.target import Target
 
 # (enclosing context, block directive) -> the context inside it
 CHILD = {
@@ -88,9 +94,11 @@ def _judge(ctx: Context) -> list[Verdict]:
                 met.add((stmt.file, stmt.line))
                 fix = "set the trusted certificates, or turn the verification off"
                 out.append(Verdict(stmt, "NGX010", message, Severity.ERROR, fix))
-        for stmt, message, fix in merge_refusals(
-            loaded.statements, ctx.target, ctx.directive_names()
-        ):
+        refusals = (
+            *merge_refusals(loaded.statements, ctx.target, ctx.directive_names()),
+            *backend_certificate_refusals(loaded.statements, ctx.target, ctx.directive_names()),
+        )
+        for stmt, message, fix in refusals:
             if (stmt.file, stmt.line) not in met:
                 met.add((stmt.file, stmt.line))
                 out.append(Verdict(stmt, "NGX010", message, Severity.ERROR, fix))
@@ -158,11 +166,19 @@ def _shape(
             return _third_party(name, third)
         backport = nginx.backports().get(name)
         if backport is not None:
+            names = " and ".join(p.name for p in backport.packages)
+            if backport.packages_for(target):
+                message = (
+                    f'unknown directive "{name}" before nginx {backport.since}, unless the '
+                    f"package backports it ({names})"
+                )
+                return _Said("NGX007", message, Severity.WARNING)
             message = (
-                f'unknown directive "{name}" before nginx {backport.since}, unless the '
-                f"package backports it ({backport.packages})"
+                f'unknown directive "{name}": nginx {backport.since} added it, and only {names} '
+                f"carry it earlier, which nginx {target.nginx} with {target.library.display} "
+                "is not"
             )
-            return _Said("NGX007", message, Severity.WARNING)
+            return _Said("NGX007", message, Severity.ERROR)
         return _Said("NGX007", f'unknown directive "{name}"', Severity.ERROR)
     if context is not None:
         here = [e for e in entries if e.allows(context)]

@@ -9,10 +9,10 @@ from collections.abc import Iterator
 from nginxgen.conf.groups import GroupEntry, parse_groups
 from nginxgen.conf.load import Stmt
 from nginxgen.knowledge import tls_groups
+from nginxgen.knowledge.target import Library
 from nginxgen.lint.context import Context
 from nginxgen.lint.findings import Fix
 from nginxgen.lint.rules import _fixes
-from nginxgen.target import Library
 
 __all__ = [
     "GroupEntry",

@@ -1,6 +1,6 @@
 """Each rule's code, name, module and triggers (Rule.triggers), in catalog order: lint
 imports a rule only for a tree that holds one of its triggers (nginxgen.lint.rules.triggered).
-Generated from the rule modules by `python scripts/render_rule_docs.py`; tests/test_rule_docs.py
+Generated from the rule modules by `python scripts/render_rule_docs.py`; tests/lint/test_rule_docs.py
 fails when it is stale."""
 
 # fmt: off

@@ -15,12 +15,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from nginxgen.base.records import record
+from nginxgen.base.version import Version, in_range
 from nginxgen.conf.load import Stmt
 from nginxgen.knowledge import libraries, nginx_values
-from nginxgen.records import record
-from nginxgen.target import Target
-from nginxgen.values import parse_size, parse_time
-from nginxgen.version import Version, in_range
+from nginxgen.knowledge.equal_values import parse_size, parse_time
+from nginxgen.knowledge.target import Target
 
 VALUE_ERRORS = {"size": "invalid value", "msec": "invalid value", "sec": "invalid value",
                 "num": "invalid number"}  # fmt: skip
@@ -329,6 +329,36 @@ def unmet_requirements(statements: list[Stmt], present: set[str]) -> Iterator[tu
             continue
         if not here.get(wanted.needs):
             yield switch[-1], wanted.message
+
+
+def backend_certificate_refusals(
+    statements: list[Stmt], target: Target, present: set[str]
+) -> Iterator[tuple[Stmt, str, str]]:
+    """(the certificate's statement in effect, nginx's message, a fix) for each pass to TLS
+    whose client certificate nginx refuses when it merges the block (nginx_values.toml,
+    backend_certificates): one without its key, and in the releases that read an empty value
+    as a certificate, "" with a key nginx loads then (no variable in it)."""
+    fact = nginx_values.custom_grammars().backend_certificates
+    if present.isdisjoint(fact.senders.values()):
+        return
+    empty_read = in_range(
+        target.nginx, fact.empty_is_certificate_since, fact.empty_is_certificate_until
+    )
+    for sender, here in upstream_tls(statements):
+        name = fact.senders.get(sender.directive)
+        lines = here.get(name) if name else None
+        if not name or not lines or not lines[-1].args:
+            continue
+        certificate, value = lines[-1], lines[-1].args[0]
+        if value == "" and not empty_read:
+            continue  # no certificate: it cancels one inherited
+        keys = here.get(f"{name}_key")
+        if not keys or not keys[-1].args:
+            message = fact.missing_key.format(key=f"{name}_key", value=value)
+            yield certificate, message, f"add {name}_key beside it, or remove it"
+        elif value == "" and "$" not in keys[-1].args[0]:
+            fix = f"remove {name} (nginx {target.nginx} takes an empty one for a file)"
+            yield certificate, fact.empty_unloadable.format(value=value), fix
 
 
 @record(frozen=True)

@@ -5,7 +5,11 @@ The names come from nginx's own sources, release by release (knowledge/nginx_dir
 made by scripts/build_directive_tables.py from every ngx_command_t array). With `--nginx-bin`
 the modules the binary was built without (`nginx -V`) count as absent too. A directive of a
 common third-party module (headers-more, lua, njs, brotli, geoip2, vts, ModSecurity, pagespeed)
-is an info naming the module: whether this nginx has it is not known from the text.
+is an info naming the module: whether this nginx has it is not known from the text. A directive
+a distribution's package carries before its nginx release (`max_headers`, in Debian 12's
+1.22.1 and 13's 1.26.3) is a warning where the target could be that package (its nginx release
+and library branch), and an error elsewhere (nginx 1.28.3 with OpenSSL 3.6, 1.26.3 with
+BoringSSL).
 
 Fail: add_heder Strict-Transport-Security "max-age=63072000" always;
 Fix:  add_header Strict-Transport-Security "max-age=63072000" always;
@@ -28,7 +32,10 @@ RULE = Rule(
     severity=Severity.ERROR,
     fix="check the spelling, or load the module that has it",
     otherwise=(
-        (Severity.WARNING, "a later nginx release has it and a package may have backported it"),
+        (
+            Severity.WARNING,
+            "a later nginx release has it and the target could be a package that backported it",
+        ),
         (
             Severity.INFO,
             "a third-party module has it (nginx -t fails unless this nginx has that module)",

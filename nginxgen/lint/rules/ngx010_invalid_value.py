@@ -16,7 +16,10 @@ only `always` as a third word; ssl_certificate_cache (and proxy_, grpc_, uwsgi_)
 valid= and off, with max= unless off; http2_streams_index_size a power of two, http2_pool_size
 112 or more and a multiple of 16, http2_chunk_size not 0. proxy_ssl_verify on (and grpc_,
 uwsgi_) where the pass goes to TLS (https://, or a variable) needs trusted certificates in
-effect there: nginx checks it when it merges the location. In a server nginx sets TLS up for,
+effect there: nginx checks it when it merges the location, and so a backend's client
+certificate (proxy_ssl_certificate, grpc_, uwsgi_, stream's) needs its key there; an empty one
+is no certificate, except in nginx 1.21.0 to 1.22.x, which take "" for a certificate file. In a
+server nginx sets TLS up for,
 ssl_verify_client on or optional needs ssl_client_certificate (from 1.27.2 also
 ssl_trusted_certificate), and ssl_ocsp on or leaf a library with OCSP (not BoringSSL): nginx
 checks them when it merges the server. No automatic fix of any rule is written on a line with
@@ -37,6 +40,7 @@ ngx_parse_url, ngx_http_core_keepalive, ngx_http_headers_add, ngx_http_proxy_set
 ngx_http_ssl_ocsp_cache, ngx_http_ssl_certificate_cache, the http2 post handlers,
 ngx_http_ssl_merge_srv_conf, ngx_ssl_ocsp
 (https://github.com/nginx/nginx/blob/release-1.30.0/src/http/modules/ngx_http_ssl_module.c#L1174-L1268);
+ngx_http_proxy_set_ssl (nginx commit f08dbefad for 1.23.0's empty certificates);
 ngx_http_ssl_merge_srv_conf for the client-certificate checks
 (https://github.com/nginx/nginx/blob/release-1.31.3/src/http/modules/ngx_http_ssl_module.c#L849-L895,
 nginx commit 18afcda93 for 1.27.2), seen with nginx -t on 1.22.1, 1.26.3 and 1.31.3.

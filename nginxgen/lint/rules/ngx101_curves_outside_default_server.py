@@ -6,7 +6,7 @@ connection before SNI selects the virtual server. The same line in another serve
 ignored - no error from `nginx -t`, and a client that only offers the vhost's group fails.
 
 The same in stream{} servers (virtual servers since nginx 1.25.5): a stream vhost's groups
-are ignored too (seen on nginx 1.31.3, tests/test_stream_live.py).
+are ignored too (seen on nginx 1.31.3, tests/conf/test_stream_live.py).
 
 Fail:
     server { listen 443 ssl default_server; ssl_ecdh_curve X25519; ... }
@@ -17,7 +17,7 @@ Fix (the groups once at http{} level, or identically in the default server):
     server { listen 443 ssl default_server; ... }
     server { listen 443 ssl; server_name b.example; ... }
 
-Sources: trac.nginx.org ticket #1089; openssl/openssl#1652; reproduced on the real builds in tests/test_live_rules.py; certbot/certbot#10453.
+Sources: trac.nginx.org ticket #1089; openssl/openssl#1652; reproduced on the real builds in tests/lint/test_live_rules.py; certbot/certbot#10453.
 """
 
 from __future__ import annotations

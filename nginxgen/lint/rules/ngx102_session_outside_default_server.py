@@ -5,7 +5,7 @@ address:port (`c->ssl->session_ctx`). A shared cache configured only in a vhost 
 (no resumption: a full handshake on every connection); a ticket key or timeout there is ignored.
 
 The same in stream{} servers (virtual servers since nginx 1.25.5): a stream vhost's session
-cache and timeout are ignored too (seen on nginx 1.31.3, tests/test_stream_live.py).
+cache and timeout are ignored too (seen on nginx 1.31.3, tests/conf/test_stream_live.py).
 
 Fail:
     server { listen 443 ssl default_server; ssl_reject_handshake on; }
@@ -16,7 +16,7 @@ Fix (ssl_session_cache, ssl_session_timeout and ssl_session_ticket_key at http{}
     server { listen 443 ssl default_server; ssl_reject_handshake on; }
     server { listen 443 ssl; server_name a.example; ... }
 
-Sources: nginx src/event/ngx_event_openssl.c (session_ctx); reproduced on the real builds in tests/test_live_rules.py
+Sources: nginx src/event/ngx_event_openssl.c (session_ctx); reproduced on the real builds in tests/lint/test_live_rules.py
 (a cache only in a vhost gives no resumption).
 """
 

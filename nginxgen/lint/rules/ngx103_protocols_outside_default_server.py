@@ -10,7 +10,7 @@ if the suite changes (seen on nginx 1.26.3 / OpenSSL 3.5).
 
 The same in stream{} servers (virtual servers since nginx 1.25.5, the ClientHello callback of
 1.29.2 for http and stream alike): a stream vhost's protocols work from 1.29.2 (seen on 1.31.3,
-tests/test_stream_live.py).
+tests/conf/test_stream_live.py).
 
 Fail (nginx 1.26.3):
     server { listen 443 ssl default_server; ssl_protocols TLSv1.2 TLSv1.3; ... }
@@ -22,7 +22,7 @@ Fix (the protocols once at http{} level, or nginx >= 1.29.2):
     server { listen 443 ssl; server_name strict.example; ... }
 
 Sources: nginx CHANGES 1.29.2; nginx docs server_names.html ("protocols should be specified only
-for a default server"); trac #844; reproduced on the real builds in tests/test_live_rules.py
+for a default server"); trac #844; reproduced on the real builds in tests/lint/test_live_rules.py
 (ignored on 1.22.1 and 1.26.3, honoured from 1.29.2); RFC 8446 4.1.4.
 """
 

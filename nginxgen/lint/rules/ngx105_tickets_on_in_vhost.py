@@ -19,7 +19,7 @@ Fix (tickets decided at http{} level, or nginx >= 1.29.2):
 
 Sources: nginx src/event/ngx_event_openssl.c (ngx_ssl_session_ticket_key_callback reads the
 connection's session_ctx, the default server's); nginx CHANGES 1.29.2 (server selection in the
-ClientHello callback); tests/test_fuzz_live.py (tickets after the SNI switch, per build).
+ClientHello callback); tests/conf/test_fuzz_live.py (tickets after the SNI switch, per build).
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ Fix (`default_server` on one listen of the address:port, ideally a catch-all ser
 
 Sources: nginx docs server_names.html; nginx docs ngx_http_core_module and ngx_stream_core_module
 (listen default_server, server_name; stream since 1.25.5, nginx CHANGES 1.25.5); checked with
-nginx -t on nginx 1.28.3 and 1.31.3 (stream) by tests/test_default_server_live.py.
+nginx -t on nginx 1.28.3 and 1.31.3 (stream) by tests/lint/test_default_server_live.py.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ Fix (preread where it runs: the default server, or stream{} level):
 Sources: nginx src/stream/ngx_stream_ssl_preread_module.c (ngx_stream_ssl_preread_handler
 declines where ssl_preread is off in the session's configuration, the default server's until a
 name selects another); nginx CHANGES 1.25.5 (stream virtual servers); reproduced on nginx 1.31.3
-in tests/test_stream_live.py::test_preread_routes.
+in tests/conf/test_stream_live.py::test_preread_routes.
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ around an unknown name would still fail `nginx -t`.
 
 Sources: OpenSSL providers/common/capabilities.c and CHANGES 3.5.0; BoringSSL and AWS-LC
 ssl/ssl_key_share.cc (kNamedGroups); LibreSSL t1_lib.c; nginx -t on the real builds
-(knowledge/tls_tables; tests/test_live_rules.py, tests/test_library_tables.py).
+(knowledge/tls_tables; tests/lint/test_live_rules.py, tests/knowledge/test_library_tables.py).
 """
 
 from __future__ import annotations
@@ -36,10 +36,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen.knowledge import tls_groups
+from nginxgen.knowledge.target import Library
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Applicability, Finding, Severity
 from nginxgen.lint.rules._groups import group_entries, renamed, successor, verdict
-from nginxgen.target import Library
 
 RULE = Rule(
     code="NGX201",

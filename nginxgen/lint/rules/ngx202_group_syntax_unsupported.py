@@ -11,7 +11,7 @@ Fix (a plain colon list the library knows): ssl_ecdh_curve X25519:prime256v1;
 
 Sources: OpenSSL CHANGES 3.3.0 and 3.5.0; SSL_CTX_set1_curves.pod; nginx -t on the builds
 (scripts/build_library_tables.py);
-reproduced on the real builds in tests/test_live_rules.py (OpenSSL 3.0 refuses, 3.5 accepts).
+reproduced on the real builds in tests/lint/test_live_rules.py (OpenSSL 3.0 refuses, 3.5 accepts).
 """
 
 from __future__ import annotations

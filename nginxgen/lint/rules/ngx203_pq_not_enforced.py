@@ -14,7 +14,7 @@ only with `ssl_prefer_server_ciphers on` in the default server of the address; w
 client's key share is taken (reproduced on nginx 1.26.3 with AWS-LC 5.12.0 and BoringSSL).
 
 Sources: OpenSSL 3.5 SSL_CTX_set1_curves.pod; OpenSSL CHANGES 3.5.0 (group tuples);
-reproduced on the real builds in tests/test_live_rules.py
+reproduced on the real builds in tests/lint/test_live_rules.py
 (nginx 1.26.3 with OpenSSL 3.5).
 """
 

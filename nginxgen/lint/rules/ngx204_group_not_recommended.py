@@ -19,14 +19,14 @@ something else or fail.
 
 Sources: RFC 8422 section 5.1.1; the IANA TLS Supported Groups registry (Recommended column);
 RFC 7027 and RFC 8734 (Brainpool); BSI TR-02102-2; accepted by nginx -t on the real builds
-(knowledge/tls_tables; tests/test_library_tables.py).
+(knowledge/tls_tables; tests/knowledge/test_library_tables.py).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen import rule_codes
+from nginxgen.base import rule_codes
 from nginxgen.knowledge import tls_groups
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Applicability, Finding, Severity

@@ -9,7 +9,7 @@ Fail (nginx 1.22.1): http2 on;
 Fix: listen 443 ssl http2;
 
 Sources: nginx CHANGES (each directive's first release, in
-nginxgen/knowledge/nginx.toml); nginx -t on the real builds (tests/test_live_rules.py).
+nginxgen/knowledge/nginx.toml); nginx -t on the real builds (tests/lint/test_live_rules.py).
 """
 
 from __future__ import annotations

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from nginxgen.base.version import Version
 from nginxgen.conf.load import Stmt
 from nginxgen.knowledge import advisories
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
-from nginxgen.version import Version
 
 RULE = Rule(
     code="NGX304",

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen.knowledge import cipher_suites
+from nginxgen.ciphers import suites as cipher_suites
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._ciphers import cipher_lines

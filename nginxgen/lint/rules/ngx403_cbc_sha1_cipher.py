@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen import rule_codes
-from nginxgen.knowledge import cipher_suites
+from nginxgen.base import rule_codes
+from nginxgen.ciphers import suites as cipher_suites
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._ciphers import cipher_lines

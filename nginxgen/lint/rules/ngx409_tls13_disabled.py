@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen import rule_codes
+from nginxgen.base import rule_codes
 from nginxgen.knowledge import nginx
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Applicability, Finding, Severity

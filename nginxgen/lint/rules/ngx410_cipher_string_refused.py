@@ -19,7 +19,7 @@ Fix:  ssl_ciphers ECDHE+AESGCM:ECDHE+CHACHA20;
 
 Sources: OpenSSL SSL_CTX_set_security_level.pod (levels 0-5); BoringSSL ssl/ssl_cipher.cc
 (ssl_create_cipher_list: no `@SECLEVEL`); nginx -t on the builds (scripts/build_library_tables.py;
-tests/test_library_tables.py).
+tests/knowledge/test_library_tables.py).
 """
 
 from __future__ import annotations
@@ -27,12 +27,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from nginxgen.ciphers import evaluate, load_model
+from nginxgen.ciphers.engine import evaluate
+from nginxgen.ciphers.model import load_model
 from nginxgen.knowledge import libraries, library_tables
+from nginxgen.knowledge.target import Library
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._ciphers import all_cipher_lines
-from nginxgen.target import Library
 
 RULE = Rule(
     code="NGX410",

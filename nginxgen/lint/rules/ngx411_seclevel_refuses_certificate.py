@@ -15,7 +15,7 @@ needs a real one).
 
 Sources: OpenSSL SSL_CTX_set_security_level.pod; ssl/t1_lib.c ssl_security_cert; the bits of
 each key and digest in libraries.toml [security_bits]; nginx -t on the builds
-(tests/test_value_regressions.py).
+(tests/lint/test_value_regressions.py).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from nginxgen.lint.rules._values import tls_servers
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:
-    from nginxgen.der import Certificate
+    from nginxgen.base.der import Certificate
 
 RULE = Rule(
     code="NGX411",

@@ -26,7 +26,7 @@ Fix:  ssl_conf_command Options KTLS;
 
 Sources: OpenSSL ssl/ssl_conf.c (ssl_conf_cmds, ssl_option_list) and SSL_CONF_cmd.pod; nginx
 ngx_ssl_conf_commands(); nginx -t on the builds (scripts/build_library_tables.py;
-tests/test_library_tables.py).
+tests/knowledge/test_library_tables.py).
 """
 
 from __future__ import annotations

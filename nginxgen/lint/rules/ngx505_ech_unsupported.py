@@ -9,7 +9,7 @@ https://nginx.org/en/docs/http/ngx_http_ssl_module.html#ssl_ech_file), or remove
 the DNS record's ech= parameter.
 
 Sources: nginx src/event/ngx_event_openssl.c ngx_ssl_ech_files() (#ifdef SSL_OP_ECH_GREASE);
-`nginx -t` of nginx 1.31.3 with OpenSSL 3.3.7 (tests/test_lint_ech.py).
+`nginx -t` of nginx 1.31.3 with OpenSSL 3.3.7 (tests/lint/test_lint_ech.py).
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen import rule_codes
+from nginxgen.base import rule_codes
 from nginxgen.conf.effective import HSTS
 from nginxgen.lint.context import Context, Rule, server_label
 from nginxgen.lint.findings import Finding, Severity

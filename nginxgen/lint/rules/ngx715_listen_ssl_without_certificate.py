@@ -24,7 +24,7 @@ No automatic fix: the certificate is the admin's (or, for a server that must not
 Sources: nginx src/http/modules/ngx_http_ssl_module.c (ngx_http_ssl_init) and
 src/stream/ngx_stream_ssl_module.c (ngx_stream_ssl_init; ngx_stream_ssl_merge_srv_conf before
 1.25.5); seen with nginx -t and openssl s_client on nginx 1.22.1, 1.26.3, 1.28.3 and 1.31.3
-(tests/test_listen_certificate_live.py).
+(tests/lint/test_listen_certificate_live.py).
 """
 
 from __future__ import annotations

@@ -13,13 +13,22 @@ it may be on the server while lint runs on a machine without it (`generate` says
 files it writes). A CA file holding only CRLs is not reported (OpenSSL takes it before
 1.27.2).
 
+A certificate key named by another source than a file is refused where this nginx or its
+library cannot read that source: `store:URI` (an OpenSSL provider's store) before nginx 1.29.0
+(read as a file name) or with a library without OSSL_STORE (BoringSSL, AWS-LC), `engine:NAME:ID`
+with a library without engines (BoringSSL, AWS-LC, OpenSSL 4.0): nginx's `cannot load
+certificate key`, for ssl_certificate_key and a backend's proxy_ssl_certificate_key (and grpc_,
+uwsgi_, stream's).
+
 For example `ssl_client_certificate /etc/nginx/client-ca.pem;` where that file holds a private
 key, or the HTML page a download saved in its place: the fix is the CA certificates in PEM
 (`-----BEGIN CERTIFICATE-----`), or the line pointed at them.
 
 Sources: nginx src/event/ngx_event_openssl.c ngx_ssl_certificate, ngx_ssl_client_certificate,
-ngx_ssl_trusted_certificate; nginx CHANGES 1.27.2 (certificates cached on start); seen with
-nginx -t on 1.22.1, 1.26.3, 1.28.3 and 1.31.3.
+ngx_ssl_trusted_certificate; nginx CHANGES 1.27.2 (certificates cached on start), 1.7.9 (engine:) and 1.29.0 (store:);
+src/event/ngx_event_openssl_cache.c ngx_ssl_cache_init_key and ngx_ssl_cache_pkey_create
+(nginxgen/knowledge/nginx.toml, certificate_keys); seen with nginx -t on 1.22.1, 1.26.3,
+1.28.3 and 1.31.3.
 """
 
 from __future__ import annotations
@@ -41,6 +50,7 @@ RULE = Rule(
     severity=Severity.ERROR,
     fix="point the line at the PEM file (for a CA: the CA certificates, PEM)",
 )
+KEY_FIX = "load the key from a file (PEM), or from a source this nginx and its library read"
 
 
 def _loaded(ctx: Context) -> Iterator[tuple[Stmt, bool]]:
@@ -65,8 +75,33 @@ def _loaded(ctx: Context) -> Iterator[tuple[Stmt, bool]]:
             yield line, True
 
 
+def _keys(ctx: Context) -> Iterator[Stmt]:
+    """Each key line nginx loads beside a certificate: servers' and backends' (mutual TLS)."""
+    for server in ctx.config.servers:
+        if server.effective("ssl_certificate"):
+            yield from server.effective("ssl_certificate_key")
+    for backend in ctx.backends():
+        if backend.certificate().value and (line := backend.certificate_key().line):
+            yield line
+    stream = Stream(ctx)
+    for server in stream.config.servers:
+        if server.tls:
+            yield from server.effective("ssl_certificate_key")
+        client = stream.upstream_tls(server)
+        if client and client.certificate().value and (line := client.certificate_key().line):
+            yield line
+
+
 def check(ctx: Context) -> Iterator[Finding]:
+    keys = nginx.certificate_keys()
     seen: set[int] = set()
+    for line in _keys(ctx):
+        if id(line) in seen or not line.args:
+            continue
+        seen.add(id(line))
+        refused = keys.refusal(ctx.target, line.args[0])
+        if refused is not None:
+            yield ctx.finding(RULE, line, refused, KEY_FIX)
     for line, ca in _loaded(ctx):
         if id(line) in seen or not line.args:
             continue

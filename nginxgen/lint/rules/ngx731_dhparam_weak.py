@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from nginxgen.base.der import dh_prime_bits
 from nginxgen.knowledge import libraries
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
@@ -28,16 +29,6 @@ RULE = Rule(
 )
 
 
-def _bits(data: bytes) -> int | None:
-    from cryptography.hazmat.primitives.serialization import load_pem_parameters
-
-    try:
-        params = load_pem_parameters(data)
-        return int(params.parameter_numbers().p.bit_length())
-    except (ValueError, TypeError, AttributeError, NotImplementedError):
-        return None
-
-
 def check(ctx: Context) -> Iterator[Finding]:
     refuses = ctx.has("refuses_small_keys")
     done: set[int] = set()
@@ -46,7 +37,7 @@ def check(ctx: Context) -> Iterator[Finding]:
             continue
         done.add(id(stmt))
         data = read(ctx, stmt.args[0])
-        bits = _bits(data) if data else None
+        bits = dh_prime_bits(data) if data else None
         floor = libraries.key_floor_bits("DH")
         if bits is None or floor is None or bits >= floor:
             continue

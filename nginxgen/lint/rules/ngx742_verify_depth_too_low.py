@@ -9,14 +9,14 @@ files where they can be read here; a CA that reaches no self-signed root in them
 
 Sources: https://nginx.org/en/docs/http/ngx_http_ssl_module.html#ssl_verify_depth; OpenSSL
 SSL_CTX_set_verify_depth(3); seen on nginx 1.22.1, 1.26.3 and 1.31.3 with a two-intermediate
-client chain (tests/test_client_certificates_live.py).
+client chain (tests/conf/test_client_certificates_live.py).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen.conf.client_certs import depth_needed
+from nginxgen.conf.client_certificates import depth_needed
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._client_certs import verifying

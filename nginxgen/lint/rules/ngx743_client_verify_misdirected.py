@@ -30,8 +30,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen import rule_codes
-from nginxgen.conf.client_certs import sharing
+from nginxgen.base import rule_codes
+from nginxgen.conf.client_certificates import sharing
 from nginxgen.conf.per_name import NameModel
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity

@@ -21,12 +21,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from nginxgen.base.pem import covers
 from nginxgen.conf.per_name import NameModel
 from nginxgen.lint.context import Context, Rule, server_label
 from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._ech import ech_sockets, key_file
 from nginxgen.lint.rules._files import load_chain, read
-from nginxgen.pem import covers
 
 RULE = Rule(
     code="NGX752",

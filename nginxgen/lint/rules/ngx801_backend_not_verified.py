@@ -19,8 +19,8 @@ knows, and `proxy_ssl_verify on` without `proxy_ssl_trusted_certificate` is refu
 Sources: nginx.org ngx_http_proxy_module and ngx_stream_proxy_module docs (proxy_ssl_verify,
 default off; proxy_ssl_trusted_certificate); ngx_http_upstream_ssl_handshake_handler and
 ngx_stream_proxy_merge_srv_conf (the verify result is only checked with ssl_verify on); checked
-live on nginx 1.22.1, 1.26.3 and 1.31.3 by tests/test_upstream_live.py (verify off: 200 from a
-self-signed backend for another name) and on 1.31.3 by tests/test_stream_live.py (stream).
+live on nginx 1.22.1, 1.26.3 and 1.31.3 by tests/conf/test_upstream_live.py (verify off: 200 from a
+self-signed backend for another name) and on 1.31.3 by tests/conf/test_stream_live.py (stream).
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ for `proxy_ssl_name` first (NGX803).
 
 Sources: nginx.org ngx_http_proxy_module docs (proxy_ssl_server_name, default off;
 proxy_ssl_name); ngx_http_upstream_ssl_name (no SNI for address literals); RFC 6066 section 3;
-checked live on nginx 1.22.1, 1.26.3 and 1.31.3 by tests/test_upstream_live.py (off: the
+checked live on nginx 1.22.1, 1.26.3 and 1.31.3 by tests/conf/test_upstream_live.py (off: the
 backend sees no SNI; on: it sees the name).
 """
 

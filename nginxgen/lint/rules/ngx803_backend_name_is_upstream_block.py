@@ -25,7 +25,7 @@ No automatic fix: which name the backend's certificate covers is not in the conf
 
 Sources: nginx.org ngx_http_proxy_module docs (proxy_ssl_name, default $proxy_host);
 ngx_http_upstream_init_request (`u->ssl_name = uscf->host`, the block's name);
-checked live on nginx 1.22.1, 1.26.3 and 1.31.3 by tests/test_upstream_live.py (a block named
+checked live on nginx 1.22.1, 1.26.3 and 1.31.3 by tests/conf/test_upstream_live.py (a block named
 "backend": 502 with a certificate for the server's name, 200 with proxy_ssl_name set to it).
 """
 

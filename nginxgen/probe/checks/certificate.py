@@ -12,7 +12,7 @@ from typing import Any
 
 from nginxgen.conf.per_name import NameModel
 from nginxgen.probe.check import Found, NameProbe, Prediction, expect, offers_tls
-from nginxgen.probe.session import certificate_facts, load_certificate
+from nginxgen.probe.resumption import certificate_facts, load_certificate
 
 KEYS: Mapping[str, Any] = {"certificate": None}
 NO_CHAIN = dict.fromkeys(

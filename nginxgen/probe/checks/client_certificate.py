@@ -27,7 +27,7 @@ from typing import Any
 from nginxgen.conf.per_name import Answer, NameModel
 from nginxgen.knowledge import nginx
 from nginxgen.probe.check import Found, NameProbe, Prediction, expect, offers_tls
-from nginxgen.probe.session import host_header
+from nginxgen.probe.resumption import host_header
 
 KEYS: Mapping[str, Any] = {"client_certificate": None}
 CERTIFICATE_AUTHORITIES = 47  # the TLS 1.3 extension (RFC 8446 4.2.4)

@@ -37,7 +37,7 @@ from nginxgen.probe.ech_hello import (
     ask_ech,
     grease_config,
 )
-from nginxgen.probe.session import covers
+from nginxgen.probe.resumption import covers
 
 KEYS: Mapping[str, Any] = {"ech": None}
 

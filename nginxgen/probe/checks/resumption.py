@@ -1,4 +1,4 @@
-"""Resumption, each way tried alone on fresh connections (nginxgen/probe/session.py), under names
+"""Resumption, each way tried alone on fresh connections (nginxgen/probe/resumption.py), under names
 that say what was observed:
 
 - `session_id_resumed`: TLS 1.2, the client offering no ticket, resumed by its session ID;
@@ -19,7 +19,7 @@ from typing import Any
 
 from nginxgen.conf.per_name import NameModel
 from nginxgen.probe.check import Found, NameProbe, Prediction, expect, offers_tls
-from nginxgen.probe.session import resumption
+from nginxgen.probe.resumption import resumption
 
 KEYS: Mapping[str, Any] = {"resumption": None}
 OBSERVED = ("session_id_resumed", "tls12_ticket_issued", "tls12_ticket_resumed",

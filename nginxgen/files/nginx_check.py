@@ -1,0 +1,92 @@
+"""The user's own `nginx -t` around a write: run it before and after, put every file back when
+the change turned a config nginx accepted into one it refuses.
+
+Shared by `lint --fix` and `generate --into`. Only nginx can say whether a tree loads (modules,
+certificates, paths nginxgen cannot see), so a write that breaks that is undone, not reported.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+from nginxgen.base.errors import NginxgenError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+TIMEOUT_S = 60
+
+
+class NginxRefused(NginxgenError):
+    """`nginx -t` accepted the tree before the write and refuses it after; all was put back."""
+
+    exit_code = 3
+
+
+def nginx_t(nginx_bin: str, conf: str, prefix: str | None = None) -> str | None:
+    """None when `nginx -t -c conf` (with `-p prefix`, if given) passes, else nginx's own
+    message (its [emerg] lines)."""
+    argv = [nginx_bin, "-t", "-q", *(["-p", prefix.rstrip("/") + "/"] if prefix else [])]
+    argv += ["-c", os.path.abspath(conf)]
+    try:
+        done = subprocess.run(
+            argv, capture_output=True, text=True, errors="replace", timeout=TIMEOUT_S, check=False
+        )
+    except OSError as exc:
+        raise NginxgenError(f"cannot run it: {exc.strerror}", where=nginx_bin) from None
+    except subprocess.TimeoutExpired:
+        raise NginxgenError(f"nginx -t did not answer in {TIMEOUT_S} s", where=nginx_bin) from None
+    if done.returncode == 0:
+        return None
+    lines = [line for line in done.stderr.splitlines() if "[emerg]" in line]
+    return "; ".join(lines or done.stderr.strip().splitlines()[-1:] or [f"exit {done.returncode}"])
+
+
+def write_checked(
+    nginx_bin: str | None,
+    mains: list[str],
+    write: Callable[[], list[str]],
+    undo: Callable[[], object],
+    prefix: str | None = None,
+) -> list[str]:
+    """Run `write`; with an nginx binary, test each main file before and after, and when one
+    that passed fails afterwards, run `undo` and raise NginxRefused with nginx's message. A
+    main file that failed before is not judged (the write did not break it); the returned lines
+    say so. Each runs in the tree's prefix (tree_prefix), the same before and after."""
+    if not nginx_bin:
+        return write()
+    before = {conf: tree_prefix(nginx_bin, conf, prefix) for conf in mains}
+    lines = write()
+    for conf, (used, failures) in before.items():
+        if failures is not None:
+            lines.append(
+                "nginx -t failed before the change too, so it was not judged "
+                f"(--prefix DIR names the folder the tree's relative paths mean): {failures}"
+            )
+            continue
+        now = nginx_t(nginx_bin, conf, used)
+        if now is not None:
+            undo()
+            raise NginxRefused(f"nginx -t fails after the change, every file put back: {now}")
+        lines.append(f"nginx -t passes after the change ({conf}{f', -p {used}' if used else ''})")
+    return lines
+
+
+def tree_prefix(nginx_bin: str, conf: str, given: str | None) -> tuple[str | None, str | None]:
+    """The prefix (`-p`) under which `nginx -t` passes on the tree before a change, and None;
+    where none passed, None and nginx's messages. The prefix is where the tree's relative pid,
+    log, temp and load_module paths resolve (includes and certificates resolve against the
+    main file's folder whatever -p is): the one given, else the binary's own (None: Debian's
+    `load_module modules/...` means its /usr/share/nginx/modules), else the tree's folder, as
+    `nginx -p DIR` runs a tree kept away from the binary's folders."""
+    tried = [os.path.abspath(given)] if given else [None, os.path.dirname(os.path.abspath(conf))]
+    failures = []
+    for prefix in tried:
+        failed = nginx_t(nginx_bin, conf, prefix)
+        if failed is None:
+            return prefix, None
+        ran = f"with -p {prefix}" if prefix else "with the binary's own prefix"
+        failures.append(f"{ran}: {failed}")
+    return None, "; ".join(failures)

@@ -1,0 +1,175 @@
+"""Where a tree lives (issue 35, nginxgen/conf/tree.py): a copy's absolute includes are read from
+the copy, and said so; `--map` and `nginx -V`'s --conf-path say it instead; a write outside the
+folder given is refused whole; a file --root does not include is an error."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from nginxgen.conf.load import load_path
+from nginxgen.conf.tree import TreeMapping, infer_map
+from nginxgen.knowledge.target import parse_nginx_v
+from tests.pki import CertificateFactory
+
+DEBIAN_MAIN = """user www-data;
+events {}
+http {
+    include /etc/nginx/mime.types;
+    ssl_protocols TLSv1 TLSv1.1 TLSv1.2 TLSv1.3;
+    include /etc/nginx/conf.d/*.conf;
+    include /etc/nginx/sites-enabled/*;
+}
+"""
+
+
+def nginxgen(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "nginxgen", *args],
+        capture_output=True, text=True, check=False, cwd=cwd,
+    )  # fmt: skip
+
+
+def debian_copy(folder: Path) -> Path:
+    """A Debian-shaped tree (absolute includes as shipped) at `folder`."""
+    for sub in ("conf.d", "sites-available", "sites-enabled"):
+        (folder / sub).mkdir(parents=True)
+    (folder / "mime.types").write_text("types { text/html html; }\n")
+    (folder / "sites-available" / "default").write_text(
+        "server {\n    listen 80 default_server;\n    root /var/www/html;\n}\n"
+    )
+    (folder / "sites-enabled" / "default").symlink_to("../sites-available/default")
+    main = folder / "nginx.conf"
+    main.write_text(DEBIAN_MAIN)
+    return main
+
+
+def snapshot(folder: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(folder)): (f"-> {p.readlink()}" if p.is_symlink() else p.read_text())
+        for p in sorted(folder.rglob("*"))
+        if p.is_symlink() or p.is_file()
+    }
+
+
+def test_a_copy_reads_its_own_files(tmp_path: Path) -> None:
+    main = debian_copy(tmp_path / "copy" / "nginx")
+    loaded = load_path(str(main))
+    here = str(main.parent)
+    assert loaded.inferred == [("/etc/nginx", here)]
+    assert f"{here}/mime.types" in loaded.files
+    assert f"{here}/sites-enabled/default" in loaded.files
+    assert not any(f.startswith("/etc/nginx") for f in loaded.files)
+    # a given map is the whole answer: nothing is inferred beside it
+    given = load_path(str(main), path_map=[("/etc/nginx", "/etc/nginx")], infer=False)
+    assert given.inferred == [] and f"{here}/mime.types" not in given.files
+
+
+def test_nothing_is_inferred_for_a_tree_in_place_or_a_folder_it_lacks(tmp_path: Path) -> None:
+    here = tmp_path / "etc" / "nginx"
+    (here / "conf.d").mkdir(parents=True)
+    main = str(here / "nginx.conf")
+    assert infer_map(main, [f"{here}/conf.d/*.conf"]) == []  # the includes name this folder
+    # RHEL's modules live in /usr/share/nginx, which a copy of /etc/nginx does not hold
+    assert infer_map(main, ["/usr/share/nginx/modules/*.conf", "/etc/nginx/conf.d/*.conf"]) == [
+        ("/etc/nginx", str(here))
+    ]
+    # a glob's folder is never taken for the tree: conf.d/*.conf does not make conf.d the root
+    assert infer_map(main, ["/srv/x/*.conf"]) == []
+
+
+def test_the_binary_names_the_folder_the_copy_stands_for(tmp_path: Path) -> None:
+    output = (
+        "nginx version: nginx/1.26.3\nbuilt with OpenSSL 3.5.1 1 Jul 2025\n"
+        "configure arguments: --prefix=/usr/share/nginx --conf-path=/etc/nginx/nginx.conf "
+        "--with-http_ssl_module\n"
+    )
+    assert parse_nginx_v(output).conf_path == "/etc/nginx/nginx.conf"
+    bare = "nginx version: nginx/1.26.3\nbuilt with OpenSSL 3.5.1\nconfigure arguments: --prefix=/opt/ngx\n"
+    assert parse_nginx_v(bare).conf_path == "/opt/ngx/conf/nginx.conf"
+    main = str(tmp_path / "nginx.conf")
+    mapping = TreeMapping(conf_path="/etc/nginx/nginx.conf")
+    assert mapping.for_main(main) == ([("/etc/nginx", str(tmp_path))], True)
+    assert TreeMapping([("/etc/nginx", "/x")], "/etc/nginx/nginx.conf").for_main(main) == (
+        [("/etc/nginx", "/x")],
+        False,
+    )
+
+
+def test_generate_into_a_copy_writes_into_the_copy(tmp_path: Path) -> None:
+    main = debian_copy(tmp_path / "nginx")
+    chain = CertificateFactory(tmp_path / "ca").leaf("new.test")
+    done = nginxgen(
+        "generate", "--preset", "intermediate", "--domain", "new.test",
+        "--cert", str(chain.fullchain), "--key", str(chain.key), "--into", str(main.parent),
+        "--nginx-version", "1.26.3", "--tls-library", "openssl-3.5",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert f"reading /etc/nginx from {main.parent}" in done.stderr
+    assert (main.parent / "sites-available" / "new.test.ssl.conf").is_file()
+    assert (main.parent / "sites-enabled" / "new.test.ssl.conf").is_symlink()
+    # the report names the line the include was written at
+    text = main.read_text().splitlines()
+    [step] = [
+        line for line in done.stdout.splitlines() if "include nginxgen-tls.conf; added" in line
+    ]
+    number = int(step.split(":")[1])
+    assert text[number - 1].strip() == "include nginxgen-tls.conf;", (step, text)
+
+
+def test_a_write_outside_the_folder_is_refused_whole(tmp_path: Path) -> None:
+    main = debian_copy(tmp_path / "nginx")
+    before = snapshot(tmp_path)
+    chain = CertificateFactory(tmp_path.parent / f"{tmp_path.name}-ca").leaf("new.test")
+    done = nginxgen(
+        "generate", "--preset", "intermediate", "--domain", "new.test",
+        "--cert", str(chain.fullchain), "--key", str(chain.key), "--into", str(main.parent),
+        "--map", f"/etc/nginx={tmp_path / 'elsewhere'}", "--nginx-version", "1.26.3",
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    errors = [line for line in done.stderr.splitlines() if "error" in line]
+    assert len(errors) == 1, done.stderr
+    assert f"outside {main.parent}, the folder given; nothing written" in errors[0]
+    assert f"--map /etc/nginx={main.parent} would place it inside" in errors[0]
+    assert snapshot(tmp_path) == before
+
+
+def test_a_fix_outside_the_main_files_folder_is_refused(tmp_path: Path) -> None:
+    snippets = tmp_path / "snippets"
+    snippets.mkdir()
+    (snippets / "tls.conf").write_text("ssl_protocols TLSv1 TLSv1.2;\n")
+    folder = tmp_path / "site"
+    folder.mkdir()
+    (folder / "nginx.conf").write_text(
+        f"events {{}}\nhttp {{\n    include {snippets}/tls.conf;\n    server {{ listen 443 ssl; }}\n}}\n"
+    )
+    before = snapshot(tmp_path)
+    for mode in ("--unsafe-fixes", "--diff"):
+        done = nginxgen(
+            "lint", str(folder / "nginx.conf"), "--unsafe-fixes", mode,
+            "--nginx-version", "1.26.3", "--tls-library", "openssl-3.5",
+        )  # fmt: skip
+        assert done.returncode == 2, (mode, done.stdout, done.stderr)
+        assert (
+            f"{snippets}/tls.conf: outside {folder}, the main file's folder; nothing written"
+            in (done.stderr)
+        )
+        assert snapshot(tmp_path) == before
+        # the read outside was named too
+        assert f"read 1 file outside {folder}: {snippets}/tls.conf" in done.stderr
+
+
+def test_a_file_the_root_does_not_include_is_an_error(tmp_path: Path) -> None:
+    (tmp_path / "nginx.conf").write_text("events {}\nhttp { include site.conf; }\n")
+    (tmp_path / "site.conf").write_text("server { listen 80; }\n")
+    (tmp_path / "orphan.conf").write_text("ssl_protocols SSLv3 TLSv1.2;\nssl_ciphers RC4-SHA;\n")
+    done = nginxgen("lint", "--root", "nginx.conf", "orphan.conf", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "nginxgen: error: orphan.conf: not included by nginx.conf (the --root), so nginx never "
+        "reads it; lint it without --root, or give the root that includes it"
+    ]
+    assert done.stdout == ""
+    ok = nginxgen("lint", "--root", "nginx.conf", "site.conf", cwd=tmp_path)
+    assert ok.returncode in (0, 1), ok.stderr

@@ -1,0 +1,82 @@
+"""Each failure the fuzzers found, pinned (found by scripts/fuzz.py or tests/*/test_fuzz_*.py).
+
+The runaway include expansion (NGX005) is pinned in test_lint_inputs and the OpenSSL letter
+release spec (openssl-1.1.1w) in test_target.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from nginxgen.base.errors import NginxgenError
+from nginxgen.generate.models import GeneratorConfig
+from nginxgen.generate.plan import make_plan
+from nginxgen.generate.render import TLS_FILE, render
+from nginxgen.knowledge.target import resolve
+
+TARGET = resolve("1.22.1", "openssl-3.0.22")
+
+
+def config(**policy: Any) -> GeneratorConfig:
+    base = {
+        "protocols": ["TLSv1.2", "TLSv1.3"],
+        "ciphers": ["ECDHE-ECDSA-AES128-GCM-SHA256"],
+        "groups": ["X25519"],
+    }
+    site = {"domains": ["a.example"], "certificates": [{"cert": "/c.pem", "key": "/k.pem"}]}
+    return GeneratorConfig.model_validate({"policy": base | policy, "sites": [site]})
+
+
+def test_stapling_verify_only_with_a_trusted_certificate() -> None:
+    # Found: ssl_stapling_verify rendered without ssl_trusted_certificate (NGX712).
+    plain = render(make_plan(config(ocsp_stapling=True, resolver=["1.1.1.1"]), TARGET))[TLS_FILE]
+    assert "ssl_stapling on;" in plain and "ssl_stapling_verify" not in plain
+    verified = config(
+        ocsp_stapling=True, resolver=["1.1.1.1"], ocsp_trusted_certificate="/etc/ssl/chain.pem"
+    )
+    text = render(make_plan(verified, TARGET))[TLS_FILE]
+    assert "ssl_stapling_verify on;\nssl_trusted_certificate /etc/ssl/chain.pem;" in text
+
+
+@pytest.mark.parametrize(
+    "groups",
+    [["secp256r1", "prime256v1"], ["P-384", "?secp384r1"], ["X25519", "P-256", "prime256v1"]],
+)
+def test_one_group_under_two_names_is_refused(groups: list[str]) -> None:
+    # Found: secp256r1 and prime256v1 passed as two groups; OpenSSL refuses the list (NGX202).
+    with pytest.raises(NginxgenError, match="again, already listed"):
+        make_plan(config(groups=groups), TARGET)
+
+
+def test_a_socket_cannot_be_https_for_one_site_and_http_for_another() -> None:
+    # Found: site A on 443 (HTTPS), site B redirecting from 443: two default servers (NGX107).
+    sites = [
+        {"domains": ["a.example"], "certificates": [{"cert": "/c", "key": "/k"}]},
+        {
+            "domains": ["b.example"],
+            "certificates": [{"cert": "/c", "key": "/k"}],
+            "listen": ["8443"],
+            "http_listen": ["443"],
+        },
+    ]
+    policy = {"protocols": ["TLSv1.3"], "groups": ["X25519"]}
+    with pytest.raises(
+        ValueError, match=r"\*:443 is HTTPS for a.example \(listen\) and HTTP for b.example"
+    ):
+        GeneratorConfig.model_validate({"policy": policy, "sites": sites})
+
+
+def test_http3_needs_tls13() -> None:
+    # Found by nginx -t on 1.26.3: "ssl_protocols" must enable TLSv1.3 for "listen ... quic".
+    model = GeneratorConfig.model_validate(
+        {
+            "policy": {"protocols": ["TLSv1.2"], "ciphers": ["ECDHE-ECDSA-AES128-GCM-SHA256"],
+                       "groups": ["X25519"]},
+            "sites": [{"domains": ["a.example"], "certificates": [{"cert": "/c", "key": "/k"}],
+                       "http3": True}],
+        }
+    )  # fmt: skip
+    with pytest.raises(NginxgenError, match=r"QUIC is TLS 1\.3 only"):
+        make_plan(model, resolve("1.26.3", "openssl-3.5.7"))

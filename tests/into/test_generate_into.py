@@ -1,0 +1,392 @@
+"""`nginxgen generate --into DIR` on stock trees (issue 14): the result passes real `nginx -t`,
+lint finds nothing the new part could have avoided, a second identical run changes nothing, a
+run for another domain adds only that site, `--diff` shows exactly what applying writes, a
+failing `nginx -t` puts everything back, and bad input stops with one line and writes nothing."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.builds import ALL_BUILD_NAMES, Build
+from tests.conftest import require_build
+from tests.live import nginx_bin_script
+from tests.patching import TOOLS, apply_to_copies, copies, require_tools, state
+from tests.pki import CertificateFactory
+from tests.stock_trees import TREES, stock_tree
+
+CASES = [
+    (tree, build)
+    for tree, (ships_with, _) in TREES.items()
+    for build in ([ships_with] if ships_with else ALL_BUILD_NAMES)
+]
+
+
+def nginxgen(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "nginxgen", *args],
+        capture_output=True, text=True, check=False, cwd=cwd,
+    )  # fmt: skip
+
+
+def snapshot(folder: Path) -> dict[str, str]:
+    """Every file's text and every symlink's target."""
+    out = {}
+    for path in sorted(folder.rglob("*")):
+        key = str(path.relative_to(folder))
+        if path.is_symlink():
+            out[key] = "-> " + os.readlink(path)
+        elif path.is_file() and not _runtime(path.relative_to(folder)):
+            out[key] = path.read_text(errors="surrogateescape")
+    return out
+
+
+def _runtime(path: Path) -> bool:
+    """What nginx itself leaves in the test prefix: logs and the pid file."""
+    return path.parts[0] == "log" or path.name == "error.log" or path.suffix == ".pid"
+
+
+def nginx_t(build: Build, main: Path) -> str:
+    done = build.nginx(
+        "-p", f"{main.parent}/", "-c", str(main), "-e", str(main.parent / "log/error.log"), "-t"
+    )
+    return "" if done.returncode == 0 else done.stderr
+
+
+class Tree:
+    def __init__(self, name: str, build: Build, tmp: Path) -> None:
+        self.build = build
+        self.main = stock_tree(name, build, tmp / "nginx")
+        self.dir = self.main.parent
+        self.certs = CertificateFactory(tmp / "certs")
+
+    def generate(
+        self, domain: str, *extra: str, preset: str = "intermediate", cwd: Path | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        chain = self.certs.leaf(domain, sans=(f"www.{domain}",))
+        return nginxgen(
+            "generate", "--preset", preset, *self.build.target_flags,
+            "--domain", domain, "--domain", f"www.{domain}",
+            "--cert", str(chain.fullchain), "--key", str(chain.key),
+            "--into", str(self.dir), *extra, cwd=cwd,
+        )  # fmt: skip
+
+
+@pytest.mark.parametrize(("tree", "build_name"), CASES, ids=[f"{t}-{b}" for t, b in CASES])
+def test_into_stock_tree_passes_nginx_t_and_lint(
+    provisioned: tuple[dict[str, Build], dict[str, str]],
+    tmp_path: Path,
+    tree: str,
+    build_name: str,
+) -> None:
+    build = require_build(provisioned, build_name)
+    for preset in ["intermediate", *(["pq"] if build.name == "trixie" else [])]:
+        stock = Tree(tree, build, tmp_path / preset)
+        assert nginx_t(build, stock.main) == ""  # the copy runs as shipped
+        for domain in ("one.test", "two.test"):
+            before = snapshot(stock.dir)
+            done = stock.generate(domain, preset=preset)
+            assert done.returncode == 0, done.stderr
+            assert "in what nginxgen wrote" not in done.stderr, done.stderr
+            assert nginx_t(build, stock.main) == "", (preset, done.stdout)
+            changed = {k for k in snapshot(stock.dir) if snapshot(stock.dir)[k] != before.get(k)}
+            if domain == "two.test":  # another domain adds only its own site
+                assert changed and all("two.test" in k for k in changed), changed
+            after = snapshot(stock.dir)
+            again = stock.generate(domain, preset=preset)  # the same run again: nothing changes
+            assert again.returncode == 0 and "nothing to change" in again.stderr, again.stdout
+            assert snapshot(stock.dir) == after
+
+
+def applied(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp: Path, tree: str, build: str
+) -> Tree:
+    """The stock tree with a.test added by `generate --into`."""
+    stock = Tree(tree, require_build(provisioned, build), tmp)
+    done = stock.generate("a.test")
+    assert done.returncode == 0, done.stderr
+    return stock
+
+
+def test_debian12_protocols_changed_in_place_not_merged(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    # Debian 12's http{} sets ssl_protocols TLSv1 TLSv1.1 TLSv1.2 TLSv1.3: a second line would be
+    # merged with it (TLS 1.0/1.1 stay on), so the line itself changes.
+    stock = applied(provisioned, tmp_path, "debian-12", "bookworm")
+    main = stock.main.read_text()
+    assert "\tssl_protocols TLSv1.2 TLSv1.3; # Dropping SSLv3, ref: POODLE\n" in main, main
+    assert main.count("ssl_protocols") == 1
+    everything = "".join(snapshot(stock.dir).values())
+    assert everything.count("ssl_prefer_server_ciphers ") == 1  # changed in place, not added
+    assert (stock.dir / "sites-enabled" / "a.test.ssl.conf").is_symlink()
+
+
+def test_tls_log_goes_beside_the_trees_own_log(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    stock = Tree("debian-12", require_build(provisioned, "bookworm"), tmp_path)
+    before = stock.main.read_text()
+    own = re.findall(r"^\s*access_log (\S+);", before, re.M)[0]
+    assert stock.generate("a.test").returncode == 0
+    assert stock.main.read_text().count("access_log") == before.count("access_log")
+    ours = (stock.dir / "nginxgen-tls.conf").read_text()
+    folder = os.path.dirname(own)
+    assert f"access_log {folder}/nginxgen-tls.log nginxgen_tls;" in ours, ours
+    assert "log_format nginxgen_tls escape=json" in ours
+
+
+def test_nginx_org_default_site_keeps_port_80(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    # conf.d/a.test.ssl.conf sorts before conf.d/default.conf: the stock server, default of
+    # port 80 only by order, is made explicit instead of losing it to the new redirect.
+    stock = applied(provisioned, tmp_path, "nginx-org", "trixie")
+    assert "listen       80 default_server;" in (stock.dir / "conf.d" / "default.conf").read_text()
+    site = (stock.dir / "conf.d" / "a.test.ssl.conf").read_text()
+    assert "    listen 80;\n" in site and "return 308" in site
+
+
+def test_diff_is_what_applying_writes(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    # Debian's tree: new files, new folders' files, new symlinks in sites-enabled/, an edited
+    # nginx.conf; `patch -p0` and `git apply -p0` each leave what the run without --diff writes
+    require_tools()
+    stock = Tree("debian-13", require_build(provisioned, "trixie"), tmp_path)
+    before = snapshot(stock.dir)
+    shown = stock.generate("a.test", "--diff", cwd=stock.dir)
+    assert shown.returncode == 1, shown.stderr  # it shows a change
+    assert snapshot(stock.dir) == before  # --diff writes nothing
+    # and says so: what would be written, never "written" (issue 44)
+    assert ": written (" not in shown.stderr and ": symlink -> " not in shown.stderr
+    assert "sites-available/a.test.ssl.conf: would be written (" in shown.stderr, shown.stderr
+    assert (
+        "new file mode 120000\n--- /dev/null\n+++ sites-enabled/a.test.ssl.conf\n" in shown.stdout
+    )
+    trees = copies(stock.dir)
+    assert stock.generate("a.test").returncode == 0
+    written = state(stock.dir)
+    assert apply_to_copies(shown.stdout.encode(), trees) == {tool: written for tool in TOOLS}
+    again = stock.generate("a.test", "--diff", cwd=stock.dir)
+    assert (again.returncode, again.stdout) == (0, ""), again.stderr  # nothing to change
+
+
+def test_nginx_t_failure_puts_everything_back(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    build = require_build(provisioned, "trixie")
+    stock = Tree("debian-13", build, tmp_path)
+    before = snapshot(stock.dir)
+    marker = stock.dir / "sites-available" / "a.test.ssl.conf"
+    inject = f'if [ -e "{marker}" ]; then echo "nginx: [emerg] injected failure" >&2; exit 1; fi'
+    wrapper = nginx_bin_script(build, stock.dir, tmp_path / "nginx-bin", before=inject)
+    chain = stock.certs.leaf("a.test")
+    done = nginxgen(
+        "generate", "--preset", "intermediate", "--nginx-bin", str(wrapper),
+        "--domain", "a.test", "--cert", str(chain.fullchain), "--key", str(chain.key),
+        "--into", str(stock.dir),
+    )  # fmt: skip
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert done.stderr.strip().splitlines()[-1] == (
+        "nginxgen: error: nginx -t fails after the change, every file put back: "
+        "nginx: [emerg] injected failure"
+    )
+    assert snapshot(stock.dir) == before
+    # and with nginx -t passing, the same run is kept
+    ok = nginx_bin_script(build, stock.dir, tmp_path / "nginx-ok")
+    kept = nginxgen(
+        "generate", "--preset", "intermediate", "--nginx-bin", str(ok),
+        "--domain", "a.test", "--cert", str(chain.fullchain), "--key", str(chain.key),
+        "--into", str(stock.dir),
+    )  # fmt: skip
+    assert kept.returncode == 0 and "nginx -t passes after the change" in kept.stderr
+    assert marker.is_file()
+
+
+# A tree run as `nginx -p PREFIX -c CONF/nginx.conf`: its pid, logs and temp folders are relative,
+# in PREFIX (includes are relative to CONF, the main file's folder), and nothing names /etc/nginx.
+RELATIVE_MAIN = """pid run/nginx.pid;
+error_log logs/error.log;
+events {{}}
+http {{
+    access_log logs/access.log;
+    {temp}
+    include conf.d/*.conf;
+}}
+"""
+
+
+def relative_tree(build: Build, conf: Path, prefix: Path) -> Path:
+    for sub in ("run", "logs", "temp"):
+        (prefix / sub).mkdir(parents=True)
+    (conf / "conf.d").mkdir(parents=True)
+    (conf / "conf.d" / "app.conf").write_text("server { listen 8080; server_name app.test; }\n")
+    main = conf / "nginx.conf"
+    main.write_text(RELATIVE_MAIN.format(temp="\n    ".join(build.temp_path_directives)))
+    return main
+
+
+def add_site(
+    tree: Path, nginx_bin: Path, *extra: str, domain: str = "a.test", cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    chain = CertificateFactory(tree.parent / "certs").leaf(domain)
+    return nginxgen(
+        "generate", "--preset", "intermediate", "--nginx-bin", str(nginx_bin),
+        "--domain", domain, "--cert", str(chain.fullchain), "--key", str(chain.key),
+        "--into", str(tree), *extra, cwd=cwd or tree.parent,
+    )  # fmt: skip
+
+
+def test_nginx_t_runs_in_the_trees_prefix(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    # Issue 44: Debian's nginx as installed (prefix /usr/share/nginx) ran the check on such a
+    # tree in its own prefix: `open() "/usr/share/nginx/run/nginx.pid" failed`, not judged,
+    # exit 0. The tree's folder is its prefix, and our log goes beside its relative own.
+    build = require_build(provisioned, "bookworm")
+    tree = tmp_path / "tree"
+    relative_tree(build, tree, tree)
+    installed = nginx_bin_script(build, None, tmp_path / "nginx")
+    done = add_site(tree, installed)
+    assert done.returncode == 0, done.stderr
+    assert "not judged" not in done.stderr, done.stderr
+    assert f"nginx -t passes after the change ({tree}/nginx.conf, -p {tree})" in done.stderr
+    tls = (tree / "nginxgen-tls.conf").read_text()
+    assert "access_log logs/nginxgen-tls.log nginxgen_tls;" in tls, tls
+    # and a change nginx -t refuses in that prefix is put back
+    site = tree / "conf.d" / "b.test.ssl.conf"
+    inject = f'if [ -e "{site}" ]; then echo "nginx: [emerg] injected failure" >&2; exit 1; fi'
+    before = snapshot(tree)
+    refused = add_site(
+        tree, nginx_bin_script(build, None, tmp_path / "nginx-b", before=inject), domain="b.test"
+    )
+    assert refused.returncode == 3, refused.stderr
+    assert "every file put back: nginx: [emerg] injected failure" in refused.stderr
+    assert snapshot(tree) == before
+
+
+def test_prefix_names_the_folder_the_tree_means(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    # nginx's own layout, PREFIX/conf/nginx.conf with PREFIX/logs: neither the binary's
+    # compiled-in prefix nor the tree's folder is the one. Not judged, and said why; --prefix
+    # or the settings file's prefix (the key lint reads) names it.
+    build = require_build(provisioned, "bookworm")
+    installed = nginx_bin_script(build, None, tmp_path / "nginx")
+    prefix = tmp_path / "unknown"
+    relative_tree(build, prefix / "conf", prefix)
+    done = add_site(prefix / "conf", installed)
+    assert done.returncode == 0, done.stderr
+    assert (
+        "nginx -t failed before the change too, so it was not judged (--prefix DIR names the "
+        "folder the tree's relative paths mean): with the binary's own prefix: "
+    ) in done.stderr, done.stderr
+    assert '"/usr/share/nginx/run/nginx.pid" failed' in done.stderr
+    assert f"; with -p {prefix}/conf: " in done.stderr
+    assert f'"{prefix}/conf/run/nginx.pid" failed' in done.stderr
+    for given in ("flag", "settings"):
+        prefix = tmp_path / given
+        relative_tree(build, prefix / "conf", prefix)
+        if given == "flag":
+            done = add_site(prefix / "conf", installed, "--prefix", str(prefix))
+        else:
+            (prefix / ".nginxgen.toml").write_text(f'prefix = "{prefix}"\n')
+            done = add_site(prefix / "conf", installed, cwd=prefix)
+        assert done.returncode == 0, done.stderr
+        passed = f"nginx -t passes after the change ({prefix}/conf/nginx.conf, -p {prefix})"
+        assert passed in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize(
+    ("case", "expected"),
+    [
+        ("missing", "--into: no such folder"),
+        ("no-main", "no main file nginx.conf here"),
+        ("syntax", 'sites-enabled/broken:2: unexpected "}"'),
+        ("served", "sites-enabled/other:3: a.test is already served by this server"),
+        ("key", "does not match"),
+    ],
+)
+def test_bad_input_exits_2_and_writes_nothing(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path, case: str, expected: str
+) -> None:
+    stock = Tree("debian-13", require_build(provisioned, "trixie"), tmp_path)
+    chain = stock.certs.leaf("a.test")
+    key = chain.key
+    into = stock.dir
+    if case == "missing":
+        into = tmp_path / "nowhere"
+    elif case == "no-main":
+        into = tmp_path / "empty"
+        into.mkdir()
+    elif case == "syntax":
+        (stock.dir / "sites-enabled" / "broken").write_text("server {\n  listen 8080; }}\n")
+    elif case == "served":
+        (stock.dir / "sites-enabled" / "other").write_text(
+            "server {\n    listen 443 ssl;\n    server_name a.test;\n}\n"
+        )
+    else:
+        key = stock.certs.leaf("b.test").key
+    before = snapshot(stock.dir)
+    done = nginxgen(
+        "generate", "--preset", "intermediate", *stock.build.target_flags,
+        "--domain", "a.test", "--cert", str(chain.fullchain), "--key", str(key),
+        "--into", str(into),
+    )  # fmt: skip
+    assert done.returncode == 2, done.stdout + done.stderr
+    lines = [line for line in done.stderr.splitlines() if "target:" not in line]
+    assert len(lines) == 1 and expected in lines[0], done.stderr
+    assert snapshot(stock.dir) == before
+
+
+def test_root_names_another_main_file(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    build = require_build(provisioned, "trixie")
+    stock = Tree("nginx-source", build, tmp_path)
+    main = stock.main.rename(stock.dir / "main.conf")
+    done = stock.generate("a.test", "--root", str(main))
+    assert done.returncode == 0, done.stderr
+    assert "include nginxgen.d/*.conf;" in main.read_text()
+    assert (stock.dir / "nginxgen.d" / "a.test.ssl.conf").is_file()
+    assert nginx_t(build, main) == ""
+
+
+@pytest.mark.parametrize("address_has_http2", [False, True])
+def test_http2_by_listen_is_not_turned_on_for_the_other_servers(
+    tmp_path: Path, address_has_http2: bool
+) -> None:
+    """Before nginx 1.25.1 HTTP/2 is a listen parameter of the address: a new site's
+    `listen ... http2` would turn it on for the tree's servers there (found by the live
+    differential, tests/fuzzing/live.py check_live_into, on nginx 1.22.1). It is left off, and
+    said, unless the address has it already."""
+    certs = CertificateFactory(tmp_path / "certs")
+    old, new = certs.leaf("old.test"), certs.leaf("new.test")
+    flag = " http2" if address_has_http2 else ""
+    main = tmp_path / "nginx.conf"
+    main.write_text(
+        "events {}\nhttp {\n    server {\n"
+        f"        listen 127.0.0.1:8443 ssl{flag};\n        server_name old.test;\n"
+        f"        ssl_certificate {old.fullchain};\n        ssl_certificate_key {old.key};\n"
+        "    }\n}\n"
+    )
+    done = nginxgen(
+        "generate", "--preset", "intermediate", "--nginx-version", "1.22.1",
+        "--tls-library", "openssl-3.0", "--domain", "new.test", "--cert", str(new.fullchain),
+        "--key", str(new.key), "--listen", "127.0.0.1:8443", "--http-listen", "none",
+        "--access-log", "off", "--into", str(tmp_path),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    site = (tmp_path / "nginxgen.d" / "new.test.ssl.conf").read_text()
+    listens = re.findall(r"^\s*listen (.*);", site, re.M)
+    assert listens == [f"127.0.0.1:8443 ssl{flag}"], site
+    said = "http2 left off on 127.0.0.1:8443" in done.stdout
+    assert said != address_has_http2, done.stdout
+    if said:
+        assert "server old.test" in done.stdout

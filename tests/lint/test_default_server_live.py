@@ -1,0 +1,83 @@
+"""NGX106 in stream{} on real nginx (nginx 1.25.5+: stream virtual servers): two stream servers
+share a TLS address and two share a plain one that reads the ClientHello, none marked
+default_server. nginx -t accepts the tree; a name no server has is answered by the first server
+(what the finding says: the default by order), on the TLS address and through ssl_preread; the
+safe fix (`nginxgen lint --fix`) marks that server, nginx -t accepts the result, the same server
+answers the same name, and the rule is silent."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from nginxgen.conf.load import load_path
+from nginxgen.knowledge.target import resolve
+from nginxgen.lint.run import Selection, lint
+from tests.builds import REPO, Build
+from tests.conf.test_stream_live import STREAM_BUILDS, _main
+from tests.live import Server, free_port, nginx_check, s_client
+from tests.pki import CertificateFactory
+
+
+def _tree(tls: int, plain: int, backends: dict[str, int], cert: Path, key: Path) -> str:
+    to = {label: f"proxy_pass 127.0.0.1:{port};" for label, port in backends.items()}
+    served = "".join(
+        f'    server {{ listen 127.0.0.1:{port} ssl; return "{label}\\n"; }}\n'
+        for label, port in backends.items()
+    )
+    return f"""stream {{
+    ssl_certificate {cert}; ssl_certificate_key {key};
+{served}    server {{ listen 127.0.0.1:{tls} ssl; return "first\\n"; }}
+    server {{ listen 127.0.0.1:{tls} ssl; server_name b.example; return "b\\n"; }}
+    server {{ listen 127.0.0.1:{plain}; ssl_preread on; {to["first-preread"]} }}
+    server {{ listen 127.0.0.1:{plain}; server_name b.example; {to["b-preread"]} }}
+}}
+"""
+
+
+def _answers(client: Build, ports: tuple[int, int]) -> list[str]:
+    labels = ("first", "b", "first-preread", "b-preread")
+    got = []
+    for port in ports:
+        for name in ("nobody.example", "b.example"):
+            text = s_client(client, port, name, path="/").output.replace("\r", "")
+            got.append(",".join(label for label in labels if f"\n{label}\n" in text))
+    return got
+
+
+@pytest.mark.parametrize("build", STREAM_BUILDS, indirect=True)
+def test_stream_default_by_order(build: Build, client: Build, tmp_path: Path) -> None:
+    chain = CertificateFactory(tmp_path / "pki").leaf("b.example", sans=("b.example",))
+    tls, plain = free_port(), free_port()
+    backends = {"first-preread": free_port(), "b-preread": free_port()}
+    conf = tmp_path / "nginx.conf"
+    conf.write_text(_main(_tree(tls, plain, backends, chain.fullchain, chain.key)))
+    (tmp_path / "logs").mkdir()
+    assert nginx_check(build, conf).returncode == 0, nginx_check(build, conf).stderr
+    target = resolve(build.nginx_version, build.tls_library)
+    found = [f for f in lint(load_path(str(conf)), target, Selection()) if f.code == "NGX106"]
+    lines = conf.read_text().splitlines()
+    assert {lines[f.line - 1].strip() for f in found} == {
+        f"server {{ listen 127.0.0.1:{plain}; ssl_preread on; proxy_pass 127.0.0.1:{backends['first-preread']}; }}",
+        f'server {{ listen 127.0.0.1:{tls} ssl; return "first\\n"; }}',
+    }, [f.message for f in found]
+    assert all("2 stream servers share" in f.message for f in found)
+    ports = [tls, plain, *backends.values()]
+    with Server(build, conf, ports):
+        before = _answers(client, (tls, plain))
+    assert before == ["first", "b", "first-preread", "b-preread"], before
+
+    fixed = subprocess.run(
+        [sys.executable, "-m", "nginxgen", "lint", "--fix", "--select", "NGX106",
+         *build.target_flags, str(conf)],
+        capture_output=True, text=True, timeout=120, check=False, cwd=REPO,
+    )  # fmt: skip
+    assert fixed.returncode == 0, fixed.stdout + fixed.stderr
+    assert conf.read_text().count("default_server") == 2
+    assert nginx_check(build, conf).returncode == 0, nginx_check(build, conf).stderr
+    assert not [f for f in lint(load_path(str(conf)), target, Selection()) if f.code == "NGX106"]
+    with Server(build, conf, ports):
+        assert _answers(client, (tls, plain)) == before

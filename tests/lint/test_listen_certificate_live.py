@@ -1,0 +1,77 @@
+"""NGX715 on real nginx: a `listen ... ssl` address's servers without certificates, on every
+build (http) and every build with stream TLS compiled in (stream). nginx -t refuses a default
+server without one (and a vhost without one where the default rejects handshakes) with the
+message knowledge records; a vhost without one beside a default server with one passes nginx -t
+and `openssl s_client -servername` its name gets the default server's certificate with the
+vhost's content. What lint says of each tree (error, warning, nothing) follows."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from nginxgen.conf.load import load_path
+from nginxgen.knowledge import nginx
+from nginxgen.knowledge.target import resolve
+from nginxgen.lint.run import Selection, lint
+from tests.builds import ALL_BUILD_NAMES, Build
+from tests.conf.test_stream_live import STREAM_BUILDS, _main
+from tests.live import Server, free_port, nginx_check, s_client
+from tests.pki import CertificateFactory
+
+CASES = [(name, "http") for name in ALL_BUILD_NAMES] + [(n, "stream") for n in STREAM_BUILDS]
+
+
+def _tree(build: Build, block: str, port: int, a: str, b: str, default: str) -> str:
+    """`a`, `b`: the certificate lines of the default server and of b.example's; `default`: more
+    lines of the default server."""
+    if block == "http":
+        temp = " ".join(build.temp_path_directives)
+        return f"""http {{ access_log off; {temp}
+    server {{ listen 127.0.0.1:{port} ssl default_server; {a} {default} return 200 "a\\n"; }}
+    server {{ listen 127.0.0.1:{port} ssl; server_name b.example; {b} return 200 "b\\n"; }}
+}}
+"""
+    return f"""stream {{
+    server {{ listen 127.0.0.1:{port} ssl default_server; {a} {default} return "a\\n"; }}
+    server {{ listen 127.0.0.1:{port} ssl; server_name b.example; {b} return "b\\n"; }}
+}}
+"""
+
+
+@pytest.mark.parametrize(("build", "block"), CASES, indirect=["build"])
+def test_listen_ssl_without_certificate(
+    build: Build, block: str, client: Build, tmp_path: Path
+) -> None:
+    pki = CertificateFactory(tmp_path / "pki")
+    certs = {}
+    for name in ("a.example", "b.example"):
+        chain = pki.leaf(name, sans=(name,))
+        certs[name] = f"ssl_certificate {chain.fullchain}; ssl_certificate_key {chain.key};"
+    port = free_port()
+    target = resolve(build.nginx_version, build.tls_library)
+    message = nginx.listen_certificate().message.format(kind="ssl")
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "temp").mkdir()
+    conf = tmp_path / "nginx.conf"
+    trees = {
+        "default without": ("", certs["b.example"], "", "error"),
+        "default rejects": ("", "", "ssl_reject_handshake on;", "error"),
+        "vhost without": (certs["a.example"], "", "", "warning"),
+        "fixed": (certs["a.example"], certs["b.example"], "", None),
+    }
+    for case, (a, b, default, severity) in trees.items():
+        conf.write_text(_main(_tree(build, block, port, a, b, default)))
+        checked = nginx_check(build, conf)
+        found = [f for f in lint(load_path(str(conf)), target, Selection()) if f.code == "NGX715"]
+        assert [f.severity for f in found] == ([severity] if severity else []), (case, found)
+        if severity == "error":
+            assert checked.returncode == 1 and message in checked.stderr, (case, checked.stderr)
+            continue
+        assert checked.returncode == 0, (case, checked.stderr)
+        with Server(build, conf, [port]):
+            hs = s_client(client, port, "b.example", path="/")
+        subject = "CN=a.example" if severity else "CN=b.example"
+        assert hs.ok and f"subject={subject}" in hs.output, (case, hs.output[-800:])
+        assert "\nb\n" in hs.output.replace("\r", ""), (case, hs.output[-800:])

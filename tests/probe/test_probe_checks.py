@@ -1,0 +1,220 @@
+"""A probe check has one home (issue 24): a module of nginxgen/probe/checks/ says what it sends,
+what it reads and what the config model predicts for it, and the runner, the comparison and
+the text report take it from `CHECKS` alone."""
+
+from __future__ import annotations
+
+import pkgutil
+from collections.abc import Mapping
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from nginxgen.conf.config import build
+from nginxgen.conf.load import load_path
+from nginxgen.conf.per_name import Answer
+from nginxgen.knowledge.target import resolve
+from nginxgen.probe import checks
+from nginxgen.probe.check import Found, NameProbe, Prediction, expect
+from nginxgen.probe.predict import compare
+from nginxgen.probe.run import probe_name, text_report
+
+
+def test_every_module_of_the_folder_is_a_listed_check() -> None:
+    listed = {check.__name__.rsplit(".", 1)[-1] for check in checks.CHECKS}  # type: ignore[attr-defined]
+    found = {m.name for m in pkgutil.iter_modules(checks.__path__)}
+    assert listed == found
+    for check in checks.CHECKS:
+        assert check.__doc__, f"{check} says what it sends, reads and predicts"
+        for part in ("KEYS", "runs", "observe", "predict", "text"):
+            assert hasattr(check, part), (check, part)
+
+
+def test_no_two_checks_fill_the_same_key() -> None:
+    keys = [key for check in checks.CHECKS for key in check.KEYS]
+    assert len(keys) == len(set(keys))
+
+
+def _toy_check() -> ModuleType:
+    """What adding a check takes: one module (here made on the spot, sending nothing)."""
+    toy = ModuleType("toy")
+    toy.KEYS = {"toy": None}  # type: ignore[attr-defined]
+
+    def runs(found: Found) -> bool:
+        return True
+
+    def observe(probe: NameProbe) -> dict[str, Any]:
+        return {"toy": f"seen for {probe.sni}"}
+
+    def predict(model: Any, found: Found) -> list[Prediction]:
+        said = Answer("toy_directive", "what the config says", None)
+        return [expect(said, found["toy"], "toy")]
+
+    def text(found: Mapping[str, Any]) -> list[str]:
+        return [f"  toy: {found['toy']}"]
+
+    for function in (runs, observe, predict, text):
+        setattr(toy, function.__name__, function)
+    return toy
+
+
+def test_a_new_check_is_one_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "nginx.conf").write_text(
+        "events {}\nhttp {\n  server {\n    listen 127.0.0.1:8443 ssl;\n"
+        "    server_name a.example;\n  }\n}\n"
+    )
+    model = build(load_path(str(tmp_path / "nginx.conf")))
+    monkeypatch.setattr(checks, "CHECKS", (_toy_check(),))
+
+    found = probe_name(("127.0.0.1", 9), "a.example", 1.0)  # the toy sends nothing
+    assert found["toy"] == "seen for a.example"
+    assert found["connections"] == 0
+
+    found["protocols"] = {"TLSv1.3": True}  # what the protocols check would have found
+    mismatches, said = compare(model, resolve("1.26.3", "openssl-3.5"), 8443, found)
+    toy = [s for s in said if s["setting"] == "toy_directive"]
+    assert toy and toy[0]["value"] == "what the config says"
+    assert toy[0]["observed"] == "seen for a.example"
+    assert [m["setting"] for m in mismatches] == ["toy_directive"]
+
+    found["mismatches"] = mismatches
+    report = text_report([found])
+    assert "  toy: seen for a.example" in report
+    assert "MISMATCH" in report and "toy_directive" in report
+
+
+def test_a_check_after_a_failed_handshake_keeps_its_not_run_value(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    broken = _toy_check()
+
+    def observe(probe: NameProbe) -> dict[str, Any]:
+        raise ConnectionResetError("reset by peer")
+
+    broken.observe = observe  # type: ignore[attr-defined]
+    broken.KEYS = {"broken": "not run"}  # type: ignore[attr-defined]
+    monkeypatch.setattr(checks, "CHECKS", (broken, _toy_check()))
+    found = probe_name(("127.0.0.1", 9), None, 1.0)
+    assert found["broken"] == "not run"
+    assert found["toy"] is None  # after the failure: its KEYS, not run
+    assert found["error"].startswith("full handshake failed: reset by peer")
+    # the checks that did not run are not answered: the name is inconclusive (exit 1)
+    assert found["inconclusive"] == [f"{found['error']}; the checks after it did not run"]
+
+
+def test_client_certificate_request_is_read_in_both_versions() -> None:
+    """The CA names of a CertificateRequest as TLS 1.2 (RFC 5246 7.4.4) and TLS 1.3 (RFC 8446
+    4.3.2, the certificate_authorities extension) lay them out, in the model's RFC 4514 terms.
+    The live tests compare the same reading with openssl s_client's."""
+    from cryptography import x509
+    from cryptography.x509.oid import NameOID
+
+    from nginxgen.probe.checks.client_certificate import authorities, name_text
+
+    subjects = [
+        x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "client CA é")]),
+        x509.Name(
+            [
+                x509.NameAttribute(NameOID.COUNTRY_NAME, "DE"),
+                x509.NameAttribute(NameOID.ORGANIZATION_NAME, "Example, Inc."),
+            ]
+        ),
+    ]
+    ders = [s.public_bytes() for s in subjects]
+    listed = b"".join(len(d).to_bytes(2, "big") + d for d in ders)
+    names = len(listed).to_bytes(2, "big") + listed
+    tls12 = b"\x02\x01\x40" + b"\x00\x02\x04\x03" + names  # types, sigalgs, names
+    extension = (47).to_bytes(2, "big") + len(names).to_bytes(2, "big") + names
+    sigalgs = (13).to_bytes(2, "big") + b"\x00\x04\x00\x02\x04\x03"
+    extensions = sigalgs + extension
+    tls13 = b"\x00" + len(extensions).to_bytes(2, "big") + extensions
+    for body, version13 in ((tls12, False), (tls13, True)):
+        assert [name_text(n) for n in authorities(body, version13)] == [
+            s.rfc4514_string() for s in subjects
+        ]
+    no_names = b"\x00" + len(sigalgs).to_bytes(2, "big") + sigalgs
+    assert authorities(no_names, True) == []
+    assert authorities(b"\x01\x40\x00\x02\x04\x03\x00\x00", False) == []
+
+
+def test_a_421_the_config_returns_is_not_a_mismatch(tmp_path: Path) -> None:
+    """A default server's own `return 421` is on the wire what nginx's misdirected-request check
+    answers: where the model says "served" it is not compared; where the model says a
+    certificate is required, a served answer is a mismatch (found by tests/probe/test_probe_scenarios,
+    whose default servers return 421)."""
+    from nginxgen.probe.checks import client_certificate
+
+    conf = tmp_path / "nginx.conf"
+    conf.write_text(
+        "events {}\nhttp {\n"
+        "server { listen 443 ssl default_server; ssl_certificate c; ssl_certificate_key k; "
+        "return 421; }\n"
+        "server { listen 443 ssl; server_name b.example; ssl_certificate c; "
+        "ssl_certificate_key k; ssl_verify_client on; ssl_client_certificate ca.pem; }\n}\n"
+    )
+    config = build(load_path(str(conf)))
+    target = resolve("1.26.3", "openssl-3.5.7")
+    from nginxgen.conf.effective import Effective
+    from nginxgen.conf.per_name import NameModel
+
+    def seen(sni: str | None, host: str, without: str) -> list[Prediction]:
+        model = NameModel(Effective(config, target), "*:443", sni)
+        found = {
+            "client_certificate": {
+                "requested": sni is not None,
+                "ca_names": None,  # ca.pem is not readable here
+                "host": host,
+                "without": without,
+            }
+        }
+        return [
+            p for p in client_certificate.predict(model, found) if p.setting == "ssl_verify_client"
+        ]
+
+    default = seen(None, "127.0.0.1", "misdirected")
+    assert [(p.value, p.seen) for p in default] == [(False, False), (None, "misdirected")]
+    required = seen("b.example", "b.example", "served")
+    assert [(p.value, p.seen) for p in required] == [(True, True), ("no-certificate", "served")]
+
+
+def test_resumption_is_predicted_under_what_was_observed(tmp_path: Path) -> None:
+    """Issue 35: `ssl_session_tickets off` with a shared cache was shown as
+    `ssl_session_tickets: true` (the value was TLS 1.3 resumption from the cache). Each record
+    of `--config` now names the observation it predicts (`key`, a path into the probe's JSON)
+    beside the directive deciding it (`setting`), and a mismatch says both."""
+    (tmp_path / "nginx.conf").write_text(
+        "events {}\nhttp {\n  ssl_session_cache shared:S:1m;\n  server {\n"
+        "    listen 127.0.0.1:8443 ssl;\n    server_name a.example;\n"
+        "    ssl_session_tickets off;\n  }\n}\n"
+    )
+    model = build(load_path(str(tmp_path / "nginx.conf")))
+    found: dict[str, Any] = {
+        "sni": "a.example",
+        "protocols": {"TLSv1.2": True, "TLSv1.3": True},
+        "resumption": {
+            "session_id_resumed": True,
+            "tls12_ticket_issued": False,
+            "tls12_ticket_resumed": True,  # what the probe claimed before (a lie, for the test)
+            "tls13_psk_resumed": True,
+        },
+    }
+    for check in checks.CHECKS:  # every other check: not run
+        found.update({k: v for k, v in check.KEYS.items() if k not in found})
+    mismatches, said = compare(model, resolve("1.26.3", "openssl-3.5"), 8443, found)
+    by_key = {s["key"]: (s["setting"], s["value"], s["observed"]) for s in said}
+    assert by_key["resumption.session_id_resumed"] == ("ssl_session_cache", True, True)
+    assert by_key["resumption.tls12_ticket_resumed"] == ("ssl_session_tickets", False, True)
+    # OpenSSL resumes TLS 1.3 from the cache with tickets off (tls13_stateful_resumption)
+    assert by_key["resumption.tls13_psk_resumed"] == ("ssl_session_tickets", True, True)
+    assert [(m["key"], m["setting"], m["line"]) for m in mismatches] == [
+        ("resumption.tls12_ticket_resumed", "ssl_session_tickets", 7)
+    ]
+    report = text_report([{**found, "inconclusive": [], "mismatches": mismatches}])
+    assert "nginx.conf:7 (ssl_session_tickets): resumption.tls12_ticket_resumed False expected" in (
+        report
+    ), report
+    filled = {key for check in checks.CHECKS for key in check.KEYS}
+    # every observation is a path into the JSON the checks fill
+    assert all(record["key"].split(".")[0] in {*filled, "refused"} for record in said), said

@@ -1,0 +1,155 @@
+"""Resumption as the probe reports it, on real nginx, checked with openssl s_client (issue 35,
+item 7): `ssl_session_tickets off` with a shared cache was reported as "TLSv1.2 ticket yes"
+because the session resumed by its ID; no ticket had been issued. Each way of resuming now has
+a name of its own, and a TLS 1.2 ticket resumption is one where a ticket was issued and the next
+connection resumed with it (RFC 5077 3.3-3.4)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from nginxgen.base.version import Version
+from nginxgen.knowledge import libraries
+from tests.builds import BUILD_NAMES, SOURCE_BUILD_NAMES, Build
+from tests.conftest import require_build
+from tests.fuzzing.live import LiveTree, server, write
+from tests.fuzzing.observer import Where, _resumption, clients, compare
+from tests.live import Server
+
+BUILDS = [*BUILD_NAMES, *SOURCE_BUILD_NAMES]
+CACHE = "ssl_session_cache shared:S:1m;"
+BOTH = "ssl_protocols TLSv1.2 TLSv1.3;"
+
+
+def _served(
+    tmp_path: Path, build: Build, default: str, vhost: str
+) -> tuple[LiveTree, Any]:  # (the tree, as written)
+    tree = LiveTree(
+        servers=(server((f"ssl_session_tickets {default};",)), server((f"ssl_session_tickets {vhost};",))),
+        http=(CACHE, BOTH),
+        ipv6=False,
+        defaults=(0,),
+        reject=False,
+    )  # fmt: skip
+    return tree, write(tree, tmp_path, build)
+
+
+def _probe(
+    build: Build, port: int, conf: Path, name: str, output: str = "json"
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "nginxgen", "probe", f"127.0.0.1:{port}", "--sni", name,
+         "--format", output, "--config", str(conf), *build.target_flags],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("name", BUILDS)
+def test_tickets_off_with_a_shared_cache_is_no_ticket(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path, name: str
+) -> None:
+    """The issue's case: tickets off, a shared cache, TLS 1.2. The session resumes by its ID,
+    no ticket is issued, and s_client sees the same; `--config` predicts each under its own
+    name (a TLS 1.3 session resumes from the cache only where the library keeps stateful
+    tickets), and the text report no longer says "ticket yes"."""
+    build = require_build(provisioned, name)
+    _, written = _served(tmp_path, build, "off", "off")
+    port = written.ports[0]
+    with Server(build, written.conf, [port]):
+        done = _probe(build, port, written.conf, "s1.test")
+        text = _probe(build, port, written.conf, "s1.test", "text")
+        seen = _resumption(
+            Where("127.0.0.1", port, "s1.test"), clients(build, provisioned[0])[0], tmp_path,
+            tls12=True, tls13=True,
+        )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr
+    found = json.loads(done.stdout)[0]
+    stateful = libraries.has(build.library, "tls13_stateful_resumption")
+    assert found["resumption"] == {
+        "session_id_resumed": True,
+        "tls12_ticket_issued": False,
+        "tls12_ticket_resumed": False,
+        "tls13_psk_resumed": stateful,
+    }
+    # openssl s_client: no "TLS session ticket" in the TLS 1.2 session, "Reused" by the ID
+    assert seen["resumption.tls12_ticket_issued"] is False
+    assert seen["resumption.tls12_ticket_resumed"] is False
+    assert seen["resumption.session_id_resumed"] is True
+    assert seen["resumption.tls13_psk_resumed"] is stateful
+    said = {s["key"]: s for s in found["config"]}
+    ticket = said["resumption.tls12_ticket_resumed"]
+    assert (ticket["setting"], ticket["value"], ticket["predicted"]) == (
+        "ssl_session_tickets",
+        False,
+        True,
+    )
+    assert said["resumption.tls13_psk_resumed"]["value"] is stateful
+    assert said["resumption.session_id_resumed"]["setting"] == "ssl_session_cache"
+    assert "TLS 1.2 by ticket no" in text.stdout and "TLS 1.2 ticket issued no" in text.stdout
+
+
+@pytest.mark.parametrize(
+    "tickets", [("off", "on"), ("on", "off")], ids=["on-under-off", "off-under-on"]
+)
+@pytest.mark.parametrize("name", BUILDS)
+def test_a_vhost_whose_tickets_differ_from_the_default_servers(
+    provisioned: tuple[dict[str, Build], dict[str, str]],
+    tmp_path: Path,
+    name: str,
+    tickets: tuple[str, str],
+) -> None:
+    """The default server's tickets one way, the vhost's the other (knowledge:
+    tickets_on_under_off, tickets_off_under_on): before nginx 1.29.2 OpenSSL issues a TLS 1.2
+    ticket only where both have them on; nginx 1.31.3, BoringSSL and AWS-LC follow the vhost.
+    The probe and s_client agree on the vhost's name, and the model predicts it."""
+    build = require_build(provisioned, name)
+    default, vhost = tickets
+    _, written = _served(tmp_path, build, default, vhost)
+    port = written.ports[0]
+    with Server(build, written.conf, [port]):
+        done = _probe(build, port, written.conf, "s1.test")
+        seen = _resumption(
+            Where("127.0.0.1", port, "s1.test"), clients(build, provisioned[0])[0], tmp_path,
+            tls12=True, tls13=False,
+        )  # fmt: skip
+    assert done.returncode in (0, 1), done.stderr
+    found = json.loads(done.stdout)[0]
+    both_needed = build.library.kind == "openssl" and Version(build.nginx_version) < Version(
+        "1.29.2"
+    )
+    issued = vhost == "on" and not both_needed
+    assert found["resumption"]["tls12_ticket_issued"] is issued
+    assert found["resumption"]["tls12_ticket_resumed"] is issued
+    assert seen["resumption.tls12_ticket_issued"] is issued
+    assert seen["resumption.tls12_ticket_resumed"] is issued
+    said = {s["key"]: s for s in found["config"]}["resumption.tls12_ticket_resumed"]
+    assert said["predicted"] and said["value"] is issued, said
+
+
+def test_the_observer_reports_the_issues_fault(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    """The oracle can fail: the probe's old claim on the issue's case (a TLS 1.2 ticket
+    resumed, where only the session ID did) is a disagreement with what s_client observed."""
+    build = require_build(provisioned, "trixie")
+    _, written = _served(tmp_path, build, "off", "off")
+    port = written.ports[0]
+    with Server(build, written.conf, [port]):
+        seen = _resumption(
+            Where("127.0.0.1", port, "s1.test"), clients(build, provisioned[0])[0], tmp_path,
+            tls12=True, tls13=False,
+        )  # fmt: skip
+    old_claim = {
+        "sni": "s1.test",
+        "protocols": {"TLSv1.2": True},
+        "resumption": {"session_id_resumed": True, "tls12_ticket_issued": True,
+                       "tls12_ticket_resumed": True},
+    }  # fmt: skip
+    disagree = {key for key, mine, theirs in compare(old_claim, seen) if mine != theirs}
+    assert disagree == {"resumption.tls12_ticket_issued", "resumption.tls12_ticket_resumed"}
