@@ -18,8 +18,7 @@ from __future__ import annotations
 
 import ssl
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from functools import cached_property
-from typing import Any, Literal, Protocol
+from typing import Any, Generic, Literal, Protocol, TypeVar
 
 from nginxgen.base.ech_configs import EchConfig
 from nginxgen.base.records import record
@@ -29,6 +28,24 @@ from nginxgen.probe.hello import Flight, HelloReply, ask, tls12_flight
 from nginxgen.probe.pages import Page, get_pages, pages_in, requests
 from nginxgen.probe.resumption import connect_tls, host_header, shared_context
 from nginxgen.probe.tls13_flight import Tls13Flight, tls13_flight
+
+T = TypeVar("T")
+
+
+class per_probe(Generic[T]):  # a decorator, named like the one it stands for
+    """functools.cached_property without its lock: on Python 3.11 that lock is one for every
+    instance, so the names probed at once took their full handshakes one at a time (a fleet
+    probe spent half its wall time waiting there). A NameProbe belongs to one thread."""
+
+    def __init__(self, func: Callable[[Any], T]) -> None:
+        self.func = func
+        self.name = func.__name__
+
+    def __get__(self, instance: Any, owner: type | None = None) -> T:
+        value = self.func(instance)
+        instance.__dict__[self.name] = value  # found there from now on: no descriptor call
+        return value
+
 
 Found = Mapping[str, Any]  # what the checks found for one name, by JSON key
 MISSING_PAGE = "/nginxgen-probe-404"  # a page the site most likely lacks
@@ -131,7 +148,7 @@ class NameProbe:
     def offers(self, version: str) -> bool:
         return bool((self.found.get("protocols") or {}).get(version))
 
-    @cached_property
+    @per_probe
     def handshake(self) -> tuple[str | None, bytes | None]:
         """(the ALPN protocol chosen, the leaf as DER) of one full handshake by this Python's
         TLS library, offering h2 and http/1.1."""
@@ -139,7 +156,7 @@ class NameProbe:
         with connect_tls(self.address, self.sni, context, self.timeout) as tls:
             return tls.selected_alpn_protocol(), tls.getpeercert(binary_form=True)
 
-    @cached_property
+    @per_probe
     def tls13_flight(self) -> Tls13Flight | None:
         """The server's TLS 1.3 flight, decrypted, and its answers to a GET of each of PAGES
         (None: TLS 1.3 is off or it cannot be read)."""
@@ -164,7 +181,7 @@ class NameProbe:
             self._pages[path] = alone[0] if alone else Page(None, {}, b"")
         return self._pages[path]
 
-    @cached_property
+    @per_probe
     def flight(self) -> Tls13Flight | Flight | None:
         """The chain as sent: from TLS 1.3's decrypted flight, else from TLS 1.2's clear one."""
         if self.tls13_flight is not None:

@@ -160,13 +160,14 @@ def _established(port: int) -> int:
 @contextmanager
 def _most_connections(port: int) -> Iterator[list[int]]:
     """[the most connections to `port` seen open at once], sampled while the block runs. A
-    sample is the least of three reads in a row: the kernel writes its table a page at a time,
-    so one read can list a connection just closed beside the one opened after it."""
+    sample is the least of ten reads in a row: the kernel writes its table a bucket at a time,
+    so one read can list a connection just closed beside the one opened after it (on a loaded
+    machine, three reads in a row did that)."""
     most, running = [0], [True]
 
     def sample() -> None:
         while running[0]:
-            most[0] = max(most[0], min(_established(port) for _ in range(3)))
+            most[0] = max(most[0], min(_established(port) for _ in range(10)))
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
