@@ -269,18 +269,25 @@ def _deciding(effective: Effective, server: Server, key: str) -> Iterator[str]:
     decided = False
     for socket in dict.fromkeys(tls):
         name = NameModel(effective, socket, None, server=server)
-        if key not in name.decided:
-            continue
-        decided = True
         decider = name.decider(key)
         if decider is server:
+            if key in name.decided:
+                decided = True
+                yield (
+                    f"decides for every name on {socket}: this is its default server "
+                    f"({name.decided[key].why})"
+                )
+            continue
+        decided = True
+        answer = name.setting(key)
+        shown = " ".join(answer.value) if answer.value else "(not set)"
+        if name.context is not server:  # no certificate: the default server's TLS context
             yield (
-                f"decides for every name on {socket}: this is its default server "
-                f"({name.decided[key].why})"
+                f"ignored on {socket}: this server has no certificate of its own, so its "
+                f"handshakes run on the TLS context of {server_label(decider)}, the default "
+                f"server (in effect: {shown})"
             )
         else:
-            answer = name.setting(key)
-            shown = " ".join(answer.value) if answer.value else "(not set)"
             yield (
                 f"ignored on {socket}: {server_label(decider)} is the default server "
                 f"and decides there (in effect: {shown})"

@@ -26,7 +26,7 @@ from nginxgen.conf.per_name import Answer, Ignored, NameModel
 from nginxgen.knowledge.target import Library
 from nginxgen.probe.hello import Flight, HelloReply, ask, tls12_flight
 from nginxgen.probe.pages import Page, get_pages, pages_in, requests
-from nginxgen.probe.resumption import connect_tls, host_header, shared_context
+from nginxgen.probe.resumption import connect_tls, request_host, shared_context
 from nginxgen.probe.tls13_flight import Tls13Flight, tls13_flight
 
 T = TypeVar("T")
@@ -162,7 +162,7 @@ class NameProbe:
         (None: TLS 1.3 is off or it cannot be read)."""
         if not self.offers("TLSv1.3"):
             return None
-        asked = requests(host_header(self.address, self.sni), list(PAGES))
+        asked = requests(request_host(self.address, self.sni), list(PAGES))
         return tls13_flight(self.address, self.sni, self.timeout, asked)
 
     def page(self, path: str) -> Page:

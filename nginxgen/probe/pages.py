@@ -6,7 +6,7 @@ from __future__ import annotations
 import ssl
 
 from nginxgen.base.records import record
-from nginxgen.probe.resumption import connect_tls, host_header, shared_context
+from nginxgen.probe.resumption import connect_tls, request_host, shared_context
 
 PAGE_READ = 65536  # what is kept of one answer, head and body
 
@@ -93,7 +93,7 @@ def get_pages(
     """GETs of `paths` on one connection (this Python's TLS library), a client without a
     certificate: the answers that came before the server closed."""
     with connect_tls(address, sni, shared_context(), timeout) as tls:
-        tls.sendall(requests(host_header(address, sni), paths))
+        tls.sendall(requests(request_host(address, sni), paths))
         data = bytearray()
         while len(data) < PAGE_READ * len(paths):
             try:

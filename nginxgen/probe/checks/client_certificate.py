@@ -27,7 +27,7 @@ from typing import Any
 from nginxgen.conf.per_name import Answer, NameModel
 from nginxgen.knowledge import nginx
 from nginxgen.probe.check import Found, NameProbe, Prediction, expect, offers_tls
-from nginxgen.probe.resumption import host_header
+from nginxgen.probe.resumption import request_host
 
 KEYS: Mapping[str, Any] = {"client_certificate": None}
 CERTIFICATE_AUTHORITIES = 47  # the TLS 1.3 extension (RFC 8446 4.2.4)
@@ -129,7 +129,7 @@ def observe(probe: NameProbe) -> dict[str, Any]:
     request = flight.certificate_request
     tls13 = flight is probe.tls13_flight
     names = [name_text(n) for n in authorities(request, tls13)] if request else None
-    host = host_header(probe.address, probe.sni)
+    host = request_host(probe.address, probe.sni)
     status, kind = answer_without(probe)
     return {
         "client_certificate": {
