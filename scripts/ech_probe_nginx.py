@@ -92,6 +92,7 @@ def ech_files(*keys: str) -> str:
     return "".join(f"ssl_ech_file {{folder}}/{key}.pem; " for key in keys)
 
 
+TLS12 = "ssl_protocols TLSv1.2; "
 # (scenario, what the default server has, what a.example has, the key the client uses,
 #  the default server's certificate)
 SCENARIOS = [
@@ -104,6 +105,8 @@ SCENARIOS = [
     ("public-not-covered", ech_files("k1"), "", "k3", INNER),
     ("grease", ech_files("k1", "k2"), "", GREASE, PUBLIC),
     ("grease-no-ech", "", ech_files("k1"), GREASE, PUBLIC),
+    # TLS 1.2 only beside a key (NGX412): every ECH client fails, a problem (issue 44)
+    ("tls12-only", ech_files("k1") + TLS12, TLS12, "k1", PUBLIC),
 ]
 
 
@@ -168,6 +171,8 @@ def one(nginx: str, openssl: str, folder: Path, port: int, key: str) -> tuple[st
     status = next((ln for ln in (said.stdout + said.stderr).splitlines()
                    if ln.startswith("ECH: ") and ":" in ln[5:]), "ECH: none")  # fmt: skip
     oracle = next((v for k, v in ORACLE.items() if status.startswith(k)), status)
+    if "Cipher is (NONE)" in said.stdout:
+        oracle = "error"  # no handshake at all (nginx with TLS 1.2 only: alert 47)
     retry = [k for k in ("k1", "k2", "k3") if ech.get("retry_configs") and
              read_config_list(str(folder / f"{k}.pem")).base64() == ech["retry_configs"]]  # fmt: skip
     verdict = ech.get("verdict")
@@ -182,6 +187,9 @@ def one(nginx: str, openssl: str, folder: Path, port: int, key: str) -> tuple[st
             f"retry={retry or '-'} problems={len(found['problems'])} model={predicted} "
             f"ignored={','.join(ignored) or '-'} | s_client: {status.strip()}")  # fmt: skip
     agreed = len(ignored) == len(mismatches)
+    # an error is no verdict the model predicts; it is always a problem
+    if verdict == "error":
+        return line, oracle == "error" and predicted is None and bool(found["problems"])
     return line, verdict == oracle and predicted == verdict and agreed
 
 

@@ -5,6 +5,15 @@ from __future__ import annotations
 
 from nginxgen.ciphers.model import CipherSuite, load_model
 from nginxgen.knowledge import libraries
+from nginxgen.knowledge.data import toml_file
+
+TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
+if TYPE_CHECKING:
+    from nginxgen.knowledge.builds import Library
+
+TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
+if TYPE_CHECKING:
+    from nginxgen.knowledge.target import Library
 
 Suite = CipherSuite  # the generator and linter read the engine's tables (nginxgen.ciphers)
 
@@ -60,3 +69,35 @@ def suite_weakness(suite: Suite) -> str | None:
 
 def suite_is_cbc_sha1(suite: Suite) -> bool:
     return suite.mac == "SHA1" and "GCM" not in suite.enc and "CHACHA" not in suite.enc
+
+
+# OpenSSL's own client offers `ALL:COMPLEMENTOFALL` in this order (`openssl ciphers`): the
+# order the probe offers every suite in, strongest first
+EVERY_SUITE = "ALL:COMPLEMENTOFALL:@SECLEVEL=0"
+
+
+def every_suite() -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
+    """(code, name) of every TLS 1.2-and-older suite and of every TLS 1.3 suite a known library
+    has: OpenSSL's table, the older suites in the order OpenSSL's client offers them all, then
+    those other libraries have beyond it (cipher_models.toml [beyond_openssl])."""
+    from nginxgen.ciphers.engine import evaluate
+
+    model = load_model("openssl-3.5")
+    older = [(s.code, s.name) for s in evaluate(EVERY_SUITE, model).suites if not s.tls13]
+    older += [(int(e["code"], 16), e["name"]) for e in toml_file("cipher_models")["beyond_openssl"]]
+    return older, [(s.code, s.name) for s in model.tls13]
+
+
+def suites_not_known(library: Library) -> str | None:
+    """Why every_suite may lack suites `library` has (None: it has them all): OpenSSL's table is
+    OpenSSL's own, and [beyond_openssl] holds what the libraries it names have besides."""
+    from nginxgen.knowledge.builds import library_display
+
+    known = {"openssl", "quictls"}
+    for entry in toml_file("cipher_models")["beyond_openssl"]:
+        known.update(entry["libraries"])
+    if library.kind in known:
+        return None
+    return (
+        f"{library_display(library.kind)} may have suites of its own, which nginxgen does not know"
+    )

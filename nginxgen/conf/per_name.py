@@ -29,7 +29,7 @@ from nginxgen.conf.effective import (
 )
 from nginxgen.conf.files import for_name, missing_for_name, read
 from nginxgen.conf.groups import parse_groups
-from nginxgen.conf.load import Stmt
+from nginxgen.conf.load import Loaded, Stmt
 from nginxgen.knowledge import libraries, nginx, tls_groups
 
 TYPE_CHECKING = False
@@ -432,18 +432,14 @@ class NameModel:
     def _leaves(self) -> dict[str, Certificate] | None:
         """Path -> the first certificate of each of the server's ssl_certificate files, those
         with variables as they are read for this name (None when one cannot be read: a
-        variable other than $ssl_server_name, a missing or unreadable file)."""
-        from nginxgen.base.der import load_chain  # only with a certificate to read: a lint start
-
-        leaves = {}
-        for stmt in self.context.effective("ssl_certificate"):
-            path = for_name(stmt.args[0], self.sni)
-            data = read(self.config.loaded, path) if path is not None else None
-            chain = load_chain(data) if data else []
-            if not chain:
-                return None
-            leaves[stmt.args[0]] = chain[0]
-        return leaves or None
+        variable other than $ssl_server_name, a missing or unreadable file); read once per
+        server however many names' models ask (a fleet probe has thousands), once per name
+        where a path has a variable."""
+        context, loaded, sni = self.context, self.config.loaded, self.sni
+        per_name = any("$" in s.args[0] for s in context.effective("ssl_certificate"))
+        key = f"leaves of {context.stmt.file}:{context.stmt.line}"
+        key += f" for {sni}" if per_name else ""
+        return self.effective.memo(key, lambda: _leaves(loaded, context, sni))
 
     def certificates(self) -> Answer:
         """sha256 of each leaf the server may send -> its ssl_certificate path."""
@@ -554,6 +550,20 @@ class NameModel:
         )
         line = sent[-1] if sent else None
         return Answer("add_header Strict-Transport-Security", value, line, ignored)
+
+
+def _leaves(loaded: Loaded, server: Server, sni: str | None) -> dict[str, Certificate] | None:
+    from nginxgen.base.der import load_chain  # only with a certificate to read: a lint start
+
+    leaves = {}
+    for stmt in server.effective("ssl_certificate"):
+        path = for_name(stmt.args[0], sni)
+        data = read(loaded, path) if path is not None else None
+        chain = load_chain(data) if data else []
+        if not chain:
+            return None
+        leaves[stmt.args[0]] = chain[0]
+    return leaves or None
 
 
 def names_on(config: Config, socket: str) -> list[str | None]:

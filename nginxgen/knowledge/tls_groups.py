@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 class Group:
     id: str
     pq: bool
+    pure: bool  # ML-KEM alone, no classical half (a hybrid has one)
     draft: bool
     tls13_only: bool
     tls12_only: bool
@@ -103,6 +104,7 @@ def _groups() -> dict[str, Group]:
         groups[gid] = Group(
             id=gid,
             pq=bool(data.get("pq")),
+            pure=bool(data.get("pure")),
             draft=bool(data.get("draft")),
             tls13_only=bool(data.get("tls13_only")),
             tls12_only=bool(data.get("tls12_only")),
@@ -162,6 +164,12 @@ def _groups_by_codepoint() -> dict[int, Group]:
 def group_by_codepoint(code: int) -> Group | None:
     """The group with this IANA code point (nginx logs groups it cannot name as "0x11ec")."""
     return _groups_by_codepoint().get(code)
+
+
+def classical_groups() -> list[Group]:
+    """The classical groups every client speaks ([instead]), in that order: what a hello that
+    asks about something else offers (the probe's)."""
+    return [_group_index()[gid.lower()] for gid in toml_file("groups")["instead"]["groups"]]
 
 
 def groups_instead(library: Library, lacking: Group) -> list[str]:

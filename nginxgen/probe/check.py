@@ -18,19 +18,38 @@ from __future__ import annotations
 
 import ssl
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from functools import cached_property
-from typing import Any, Literal, Protocol
+from typing import Any, Generic, Literal, Protocol, TypeVar
 
 from nginxgen.base.ech_configs import EchConfig
 from nginxgen.base.records import record
 from nginxgen.conf.per_name import Answer, Ignored, NameModel
+from nginxgen.knowledge.target import Library
 from nginxgen.probe.hello import Flight, HelloReply, ask, tls12_flight
-from nginxgen.probe.resumption import client_context, connect_tls
+from nginxgen.probe.pages import Page, get_pages, pages_in, requests
+from nginxgen.probe.resumption import connect_tls, request_host, shared_context
 from nginxgen.probe.tls13_flight import Tls13Flight, tls13_flight
 
-Found = Mapping[str, Any]  # what the checks found for one name, by JSON key
+T = TypeVar("T")
 
-CLASSICAL = ["X25519", "secp256r1", "secp384r1"]  # the groups of a hello that is not about them
+
+class per_probe(Generic[T]):  # a decorator, named like the one it stands for
+    """functools.cached_property without its lock: on Python 3.11 that lock is one for every
+    instance, so the names probed at once took their full handshakes one at a time (a fleet
+    probe spent half its wall time waiting there). A NameProbe belongs to one thread."""
+
+    def __init__(self, func: Callable[[Any], T]) -> None:
+        self.func = func
+        self.name = func.__name__
+
+    def __get__(self, instance: Any, owner: type | None = None) -> T:
+        value = self.func(instance)
+        instance.__dict__[self.name] = value  # found there from now on: no descriptor call
+        return value
+
+
+Found = Mapping[str, Any]  # what the checks found for one name, by JSON key
+MISSING_PAGE = "/nginxgen-probe-404"  # a page the site most likely lacks
+PAGES = ("/", MISSING_PAGE)  # what the checks ask the server for (HSTS; client certificates)
 
 
 @record(frozen=True)
@@ -91,14 +110,17 @@ class NameProbe:
         sni: str | None,
         timeout: float,
         ech: EchConfig | Literal["grease"] | None = None,
+        library: Library | None = None,
     ) -> None:
         self.address = address
         self.sni = sni
         self.timeout = timeout
         self.ech = ech  # what `--ech-config` asks to try: a config, "grease" or None
+        self.library = library  # the target's TLS library: what the suites probed must cover
         self.found: dict[str, Any] = {"sni": sni}
         self.inconclusive: list[str] = []
         self.problems: list[str] = []  # what breaks clients, whatever the config says
+        self._pages: dict[str, Page] | None = None
 
     def hello(
         self, version: str, groups: Sequence[str], shares: Sequence[str] = (), **kw: Any
@@ -113,25 +135,53 @@ class NameProbe:
             return None
         return ok
 
-    def offers(self, version: str) -> bool:
-        return bool(self.found["protocols"].get(version))
+    @property
+    def suites_not_known(self) -> str | None:
+        """Why the suites probed may lack some of the target library's (None: they cover all;
+        no target: the library is not known, and neither is that)."""
+        from nginxgen.ciphers.suites import suites_not_known
 
-    @cached_property
+        if self.library is None:
+            return None
+        return suites_not_known(self.library)
+
+    def offers(self, version: str) -> bool:
+        return bool((self.found.get("protocols") or {}).get(version))
+
+    @per_probe
     def handshake(self) -> tuple[str | None, bytes | None]:
         """(the ALPN protocol chosen, the leaf as DER) of one full handshake by this Python's
         TLS library, offering h2 and http/1.1."""
-        context = client_context(["h2", "http/1.1"])
+        context = shared_context(("h2", "http/1.1"))
         with connect_tls(self.address, self.sni, context, self.timeout) as tls:
             return tls.selected_alpn_protocol(), tls.getpeercert(binary_form=True)
 
-    @cached_property
+    @per_probe
     def tls13_flight(self) -> Tls13Flight | None:
-        """The server's TLS 1.3 flight, decrypted (None: TLS 1.3 is off or it cannot be read)."""
+        """The server's TLS 1.3 flight, decrypted, and its answers to a GET of each of PAGES
+        (None: TLS 1.3 is off or it cannot be read)."""
         if not self.offers("TLSv1.3"):
             return None
-        return tls13_flight(self.address, self.sni, self.timeout, client_context())
+        asked = requests(request_host(self.address, self.sni), list(PAGES))
+        return tls13_flight(self.address, self.sni, self.timeout, asked)
 
-    @cached_property
+    def page(self, path: str) -> Page:
+        """The answer to a GET of `path` (one of PAGES) for this name, from a client without a
+        certificate: read on the TLS 1.3 flight's connection, which asks for every page, else
+        on one connection for all of them; a page the server did not answer there (it closed
+        after an earlier one, as nginx does after a 400) on a connection of its own."""
+        if self._pages is None:
+            flight = self.tls13_flight
+            got = pages_in(flight.answers) if flight is not None else []
+            if not got:
+                got = get_pages(self.address, self.sni, list(PAGES), self.timeout)
+            self._pages = dict(zip(PAGES, got, strict=False))
+        if path not in self._pages:
+            alone = get_pages(self.address, self.sni, [path], self.timeout)
+            self._pages[path] = alone[0] if alone else Page(None, {}, b"")
+        return self._pages[path]
+
+    @per_probe
     def flight(self) -> Tls13Flight | Flight | None:
         """The chain as sent: from TLS 1.3's decrypted flight, else from TLS 1.2's clear one."""
         if self.tls13_flight is not None:

@@ -4,11 +4,12 @@ each name, compare with the config when one is given, print the report and say w
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any
 
-from nginxgen.base.console import check_format, note, show
+from nginxgen.base.console import check_format, note
 from nginxgen.base.errors import NginxgenError
 from nginxgen.base.records import record
 from nginxgen.conf.tree import TreeMapping, flag_mapping
@@ -20,17 +21,32 @@ if TYPE_CHECKING:
 
     from nginxgen.base.ech_configs import EchConfig
     from nginxgen.conf.config import Config
+    from nginxgen.probe.fleet import Progress
 
 DEFAULT_PORT = 443
 
 
-@record
-class ProbeOptions:
+@record(frozen=True)
+class Endpoint:
+    """One address:port probed, and the names asked of it."""
+
     host: str  # the name or address, without brackets
     port: int
-    names: list[str | None]  # the server names asked for; None: no SNI (always asked last)
+    names: tuple[str | None, ...]  # the server names asked for; None: no SNI (always last)
     connect: str | None  # the address connected to instead of the host
+
+    @property
+    def where(self) -> str:
+        address = self.connect or self.host
+        return f"[{address}]:{self.port}" if ":" in address else f"{address}:{self.port}"
+
+
+@record
+class ProbeOptions:
+    endpoints: list[Endpoint]  # HOST[:PORT] with --sni and --connect, or --targets FILE's lines
     timeout: float  # seconds per connection
+    connections: int  # connections at once to each endpoint
+    expiring: int  # days: the summary lists certificates that expire sooner
     output: str  # text or json
     config: Path | None  # the nginx.conf the answers are compared with
     root: Path | None  # with --config: the main file whose tree includes it
@@ -55,7 +71,7 @@ def parse_address(text: str) -> tuple[str, int]:
 
 def resolve_options(
     *,
-    address: str,
+    address: str | None,
     sni: list[str] | None,
     connect: str | None,
     output: str,
@@ -68,6 +84,9 @@ def resolve_options(
     tree_map: list[str] | None,
     ech_config: str | None = None,
     stream: bool = False,
+    targets: Path | None = None,
+    connections: int = 16,
+    expiring: int = 30,
 ) -> ProbeOptions:
     """The flags as given (each one named after its flag), checked before anything connects."""
     from nginxgen.files.settings import find_settings
@@ -82,13 +101,13 @@ def resolve_options(
         from nginxgen.probe.ech_hello import GREASE, config_from_argument
 
         ech = GREASE if ech_config.strip().lower() == GREASE else config_from_argument(ech_config)
-    host, port = parse_address(address)
+    if connections < 1:
+        raise NginxgenError("--connections takes 1 or more", where="--connections")
     return ProbeOptions(
-        host=host,
-        port=port,
-        names=[*_names(host, sni), None],
-        connect=connect,
+        endpoints=_endpoints(address, sni, connect, targets, stream),
         timeout=timeout,
+        connections=connections,
+        expiring=expiring,
         output=output,
         config=config,
         root=root,
@@ -111,6 +130,50 @@ def _check_flags(
         raise NginxgenError("--stream probes the stream{} listeners of --config", where="--stream")
 
 
+def _endpoints(
+    address: str | None,
+    sni: list[str] | None,
+    connect: str | None,
+    targets: Path | None,
+    stream: bool,
+) -> list[Endpoint]:
+    """HOST[:PORT] with its --sni names, or every line of --targets FILE."""
+    if targets is None:
+        if address is None:
+            raise NginxgenError("give HOST[:PORT], or --targets FILE", where="probe")
+        host, port = parse_address(address)
+        return [Endpoint(host, port, (*_names(host, sni), None), connect)]
+    for flag, given in (("HOST[:PORT]", address), ("--sni", sni), ("--connect", connect),
+                        ("--stream", stream or None)):  # fmt: skip
+        if given:
+            raise NginxgenError(f"{flag} and --targets FILE exclude each other", where=flag)
+    return read_targets(targets)
+
+
+def read_targets(path: Path) -> list[Endpoint]:
+    """--targets FILE: one endpoint a line, `HOST[:PORT] [NAME ...]` (no name: the host, unless
+    it is an IP address); blank lines and `#` comments are skipped. A line that is not one: an
+    error naming the file and line (exit 2)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise NginxgenError(f"{path}: {getattr(exc, 'strerror', None) or exc}",
+                            where="--targets") from None  # fmt: skip
+    out = []
+    for number, line in enumerate(text.splitlines(), 1):
+        words = line.split("#", 1)[0].split()
+        if not words:
+            continue
+        try:
+            host, port = parse_address(words[0])
+        except NginxgenError as exc:
+            raise NginxgenError(str(exc.args[0]), where=f"{path}:{number}") from None
+        out.append(Endpoint(host, port, (*_names(host, words[1:] or None), None), None))
+    if not out:
+        raise NginxgenError(f"{path} lists no HOST[:PORT]", where="--targets")
+    return out
+
+
 def _names(host: str, sni: list[str] | None) -> list[str | None]:
     """The server names asked for: --sni, else the host unless it is an IP address."""
     import ipaddress
@@ -123,29 +186,102 @@ def _names(host: str, sni: list[str] | None) -> list[str | None]:
 
 
 def run(options: ProbeOptions) -> int:
-    """Probe every name at once (with --stream: each stream{} TLS listener of --config and
-    each name on it), compare with --config, print the report (text or JSON) and a summary line
-    on stderr. The exit code: 1 for a difference from the config, an inconclusive check or a
-    problem found; an address with no TLS answer at all is an error (exit 2)."""
-    from nginxgen.probe.run import probe, text_report, unreachable
+    """Probe every endpoint (with --stream: each stream{} TLS listener of --config and each
+    name on it), compare with --config, print the report (text or JSON; with more than one
+    name, the fleet summary first: on stderr beside JSON) and a line on stderr of what was
+    done. The exit code: 1 for a difference from the config, an inconclusive check or a problem
+    found; an endpoint with no TLS answer at all is an error (exit 2), after the others are
+    reported."""
+    from nginxgen.probe.fleet import Progress, summary
+    from nginxgen.probe.run import text_report
 
     if options.stream:
         results, where, found = _probe_stream(options)
+        errors: list[str] = []
     else:
-        where = f"{options.connect or options.host}:{options.port}"
-        why = unreachable(options.connect or options.host, options.port, options.timeout)
-        if why is not None:
-            raise NginxgenError(why, where="probe")
-        results = probe(
-            options.host, options.port, options.names, options.connect, options.timeout, options.ech
+        config = _read_config(options) if options.config is not None else None
+        progress = Progress(sum(len(e.names) for e in options.endpoints))
+        results, found, errors = _probe_endpoints(options, config, progress)
+        progress.close()
+        if errors and not results:
+            raise NginxgenError(errors[0] if len(errors) == 1 else "; ".join(errors),
+                                where="probe")  # fmt: skip
+        where = (
+            options.endpoints[0].where
+            if len(options.endpoints) == 1
+            else (f"{len(options.endpoints)} endpoints")
         )
-        if not any(any(r["protocols"].values()) for r in results):
-            raise NginxgenError(_no_answer(where, results), where="probe")
-        found = _compare(options, results) if options.config is not None else 0
-    show(options.output, results, text_report)
+    lines = summary(results, options.expiring, options.config is not None, errors)
+    fleet = len(options.endpoints) > 1 or sum(r["sni"] is not None for r in results) > 1
+    if options.output == "json" and fleet:
+        for line in lines:
+            note(line)
+    if options.output == "json":  # one name a line: a fleet's thousands stay greppable, and
+        # the C encoder (indent= takes the pure-Python one, 4 times slower) writes them
+        print("[\n" + ",\n".join(json.dumps(r) for r in results) + "\n]")
+    else:
+        print(("\n".join(lines) + "\n\n" if fleet else "") + text_report(results), end="")
+    for error in errors:
+        note(f"error: probe: {error}")
     total = sum(r["connections"] for r in results)
     note(f"probe: {len(results)} names (no SNI included), {total} connections to {where}")
+    if errors:
+        return 2
     return 1 if found or any(r["inconclusive"] or r["problems"] for r in results) else 0
+
+
+def _probe_endpoints(
+    options: ProbeOptions, config: tuple[Config, list[str]] | None, progress: Progress
+) -> tuple[list[dict[str, Any]], int, list[str]]:
+    """Every endpoint probed, a few at a time: (the results in order, the differences from the
+    config, why an endpoint gave no answer)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    if config is not None:
+        for line in config[1]:
+            note(line)
+    at_once = max(1, min(len(options.endpoints), ENDPOINTS_AT_ONCE))
+    with ThreadPoolExecutor(max_workers=at_once) as pool:
+        done = list(pool.map(lambda e: _probe_endpoint(options, e, config, progress),
+                             options.endpoints))  # fmt: skip
+    results = [r for got, _, _ in done for r in got]
+    errors = [error for _, _, error in done if error is not None]
+    return results, sum(found for _, found, _ in done), errors
+
+
+ENDPOINTS_AT_ONCE = 4  # endpoints probed at once, each with --connections of its own
+
+
+def _probe_endpoint(
+    options: ProbeOptions,
+    endpoint: Endpoint,
+    config: tuple[Config, list[str]] | None,
+    progress: Progress,
+) -> tuple[list[dict[str, Any]], int, str | None]:
+    """One endpoint's names: (their results, their differences from the config, why the
+    endpoint gave no answer at all)."""
+    from nginxgen.probe.plan import shared_contexts
+    from nginxgen.probe.run import probe, unreachable
+
+    why = unreachable(endpoint.connect or endpoint.host, endpoint.port, options.timeout)
+    if why is not None:
+        progress.skip(len(endpoint.names))
+        return [], 0, why
+    names = list(endpoint.names)
+    model = config[0] if config is not None else None
+    shared = shared_contexts(model, options.target, endpoint.port, names) if model else {}
+    results = probe(endpoint.host, endpoint.port, names, endpoint.connect, options.timeout,
+                    options.ech, options.target.library, shared, options.connections,
+                    progress.done)  # fmt: skip
+    for result in results:
+        result["endpoint"] = endpoint.where
+    if not any(any(r["protocols"].values()) for r in results):
+        return [], 0, _no_answer(endpoint.where, results)
+    if model is None:
+        return results, 0, None
+    from nginxgen.probe.predict import compare_all
+
+    return results, compare_all(model, options.target, endpoint.port, results), None
 
 
 def _no_answer(where: str, results: list[dict[str, Any]]) -> str:
@@ -174,8 +310,9 @@ def _probe_stream(options: ProbeOptions) -> tuple[list[dict[str, Any]], str, int
     from nginxgen.probe.stream import probe_stream
 
     model, lines = _read_config(options)
+    [endpoint] = options.endpoints  # --stream takes HOST, not --targets
     results = probe_stream(
-        model, options.target, options.host, options.connect, options.timeout, options.ech
+        model, options.target, endpoint.host, endpoint.connect, options.timeout, options.ech
     )
     if not results:
         raise NginxgenError(
@@ -183,25 +320,8 @@ def _probe_stream(options: ProbeOptions) -> tuple[list[dict[str, Any]], str, int
         )
     for line in lines:
         note(line)
-    return results, options.connect or options.host, sum(len(r["mismatches"]) for r in results)
-
-
-def _compare(options: ProbeOptions, results: list[dict[str, Any]]) -> int:
-    """Each result given its differences from what the --config tree says (`mismatches`) and
-    what it says (`config`); says on stderr where the tree was read. The number of
-    differences."""
-    from nginxgen.probe.predict import compare
-
-    model, lines = _read_config(options)
-    found = 0
-    for result in results:
-        result["mismatches"], result["config"] = compare(
-            model, options.target, options.port, result
-        )
-        found += len(result["mismatches"])
-    for line in lines:
-        note(line)
-    return found
+    where = endpoint.connect or endpoint.host
+    return results, where, sum(len(r["mismatches"]) for r in results)
 
 
 def _read_config(options: ProbeOptions) -> tuple[Config, list[str]]:

@@ -51,7 +51,6 @@ from nginxgen.probe.hello import (
     ALERTS,
     GROUP_NAMES,
     HRR_RANDOM,
-    TLS13_SUITES,
     _extension,
     _read_record,
     _vector,
@@ -132,8 +131,6 @@ class KeyShares:
     curves as uncompressed points), kept to finish the key exchange with the one the server
     picks."""
 
-    GROUPS = ("X25519", "secp256r1", "secp384r1")
-
     def __init__(self) -> None:
         from cryptography.hazmat.primitives.asymmetric import ec
         from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
@@ -173,7 +170,7 @@ def build(
     rebuild it, the ClientHelloOuter handshake message), for one config and the real name, both
     hellos with the key shares `shares` (by group name)."""
     session_id = os.urandom(32)
-    suites = list(TLS13_SUITES)
+    suites = list(SUITES)  # those whose records this module decrypts
     groups = list(shares)
 
     def hello(name: str, session: bytes, random: bytes, extra: bytes) -> bytes:

@@ -6,9 +6,9 @@ are in the server's first flight and no TLS library a user has will offer groups
 shares on request: a group offered with no key share makes a TLS 1.3 server that wants it send
 a HelloRetryRequest naming it, which is exactly how enforcement of ML-KEM shows. The first
 hello's key shares are X25519 or X25519MLKEM768; a HelloRetryRequest may be answered once, with
-a share for the group it names (fresh X25519, P-256 and P-384 keys from `cryptography`, ML-KEM
-keys as described below), to read the suite and group of the ServerHello that follows. Nothing
-after a ServerHello is read or answered.
+a share for the group it names (fresh X25519, X448 and NIST-curve keys from `cryptography`,
+ML-KEM keys as described below), to read the suite and group of the ServerHello that follows.
+Nothing after a ServerHello is read or answered.
 """
 
 from __future__ import annotations
@@ -18,54 +18,54 @@ import secrets
 import socket
 import struct
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from nginxgen.base.records import record, replace
 from nginxgen.knowledge import tls_groups
 
-# IANA TLS registries: protocol versions, and suites offered for each version. The groups the
-# probe asks about, as it names them; their code points come from the knowledge base.
+# IANA TLS registries: protocol versions. The groups and suites are the knowledge base's, every
+# one it knows (groups.toml; cipher_suites.every_suite).
 VERSIONS = {"TLSv1": 0x0301, "TLSv1.1": 0x0302, "TLSv1.2": 0x0303, "TLSv1.3": 0x0304}
-PROBED_GROUPS = ("X25519", "secp256r1", "secp384r1", "secp521r1", "X448", "ffdhe2048",
-                 "X25519MLKEM768", "SecP256r1MLKEM768", "SecP384r1MLKEM1024")  # fmt: skip
 
 
-def _codepoint(name: str) -> int:
-    group = tls_groups.find_group(name)
-    assert group is not None and group.codepoint is not None, name
-    return group.codepoint
+def group_name(group: tls_groups.Group) -> str:
+    """How the probe names a group: its IANA name (secp256r1, not OpenSSL's prime256v1), in
+    OpenSSL's letter case where they differ only in that (X25519)."""
+    return group.display if group.display.lower() == group.id.lower() else group.id
 
 
-GROUPS = {name: _codepoint(name) for name in PROBED_GROUPS}
+KNOWN_GROUPS = [g for g in tls_groups.all_groups() if g.codepoint is not None]
+GROUPS = {group_name(g): g.codepoint for g in KNOWN_GROUPS if g.codepoint is not None}
 GROUP_NAMES = {code: name for name, code in GROUPS.items()}
-# The suites the probe offers, in its order; their code points come from the knowledge base's
-# cipher table (OpenSSL 3.5's, which names every one of them).
-PROBED_TLS13_SUITES = ("TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384",
-                       "TLS_CHACHA20_POLY1305_SHA256", "TLS_AES_128_CCM_SHA256")  # fmt: skip
-# ECDHE and plain-RSA suites of TLS 1.0-1.2, GCM/ChaCha first, then CBC (SHA-1 and SHA-2)
-PROBED_TLS12_SUITES = (
-    "ECDHE-ECDSA-AES128-GCM-SHA256", "ECDHE-RSA-AES128-GCM-SHA256",
-    "ECDHE-ECDSA-AES256-GCM-SHA384", "ECDHE-RSA-AES256-GCM-SHA384",
-    "ECDHE-ECDSA-CHACHA20-POLY1305", "ECDHE-RSA-CHACHA20-POLY1305",
-    "ECDHE-ECDSA-AES128-SHA256", "ECDHE-RSA-AES128-SHA256",
-    "ECDHE-ECDSA-AES128-SHA", "ECDHE-RSA-AES128-SHA",
-    "ECDHE-ECDSA-AES256-SHA", "ECDHE-RSA-AES256-SHA",
-    "AES128-GCM-SHA256", "AES256-GCM-SHA384", "AES128-SHA", "AES256-SHA",
-)  # fmt: skip
+# the groups of a hello that is not about them: the classical ones every client offers
+CLASSICAL = [group_name(g) for g in tls_groups.classical_groups()]
+PQ_GROUPS = frozenset(group_name(g) for g in KNOWN_GROUPS if g.pq)
+# the standard hybrids (ML-KEM with a classical group), which clients offer
+PQ_HYBRIDS = [group_name(g) for g in KNOWN_GROUPS if g.pq and not (g.pure or g.draft)]
+# every group TLS 1.3 can negotiate, and every one TLS 1.2's ECDHE can (no finite-field group:
+# OpenSSL takes those in TLS 1.3 only; no ML-KEM, which needs TLS 1.3)
+# (the classical ones first, then the knowledge base's order)
+_RANK = {name: rank for rank, name in enumerate(CLASSICAL)}
+_ORDER = sorted(KNOWN_GROUPS, key=lambda g: _RANK.get(group_name(g), len(CLASSICAL)))
+TLS13_GROUPS = [group_name(g) for g in _ORDER if not g.tls12_only]
+TLS12_GROUPS = [group_name(g) for g in _ORDER if not (g.tls13_only or g.pq)]
 
 
-def _suites(names: tuple[str, ...]) -> dict[int, str]:
-    from nginxgen.ciphers.model import load_model
+def _every_suite() -> tuple[dict[int, str], dict[int, str]]:
+    from nginxgen.ciphers.suites import every_suite
 
-    model = load_model("openssl-3.5")
-    codes = {s.name: s.code for s in (*model.tls13, *model.suites)}
-    return {codes[name]: name for name in names}
+    older, tls13 = every_suite()
+    return dict(older), dict(tls13)
 
 
-TLS13_SUITES = _suites(PROBED_TLS13_SUITES)
-TLS12_SUITES = _suites(PROBED_TLS12_SUITES)
-SIGNATURE_SCHEMES = [0x0403, 0x0503, 0x0603, 0x0804, 0x0805, 0x0806, 0x0401, 0x0501, 0x0601,
-                     0x0203, 0x0201]  # fmt: skip
+# code -> name of every suite, in the order offered: TLS 1.2 (and older) strongest first
+TLS12_SUITES, TLS13_SUITES = _every_suite()
+SUITE_CODES = {name: code for code, name in (*TLS12_SUITES.items(), *TLS13_SUITES.items())}
+# every signature scheme a certificate of a TLS 1.2 suite may need (RFC 8446 4.2.3; DSA: RFC
+# 5246 7.4.1.4.1), so that no suite is out of reach for want of one
+SIGNATURE_SCHEMES = [0x0403, 0x0503, 0x0603, 0x0807, 0x0808, 0x0804, 0x0805, 0x0806, 0x0809,
+                     0x080A, 0x080B, 0x0401, 0x0501, 0x0601, 0x0203, 0x0201, 0x0402, 0x0502,
+                     0x0602, 0x0202]  # fmt: skip
 # the compatibility-mode ChangeCipherSpec a client sends before its second hello (RFC 8446 D.4)
 CHANGE_CIPHER_SPEC = b"\x14\x03\x03\x00\x01\x01"
 HRR_RANDOM = bytes.fromhex("CF21AD74E59A6111BE1D8C021E65B891C2A211167ABB8C5E079E09E2C8A8339C")
@@ -88,6 +88,9 @@ class HelloReply:
     inconclusive: bool = False  # a timeout or a reset: neither accepted nor refused
     cookie: bytes | None = None  # a HelloRetryRequest's cookie, echoed in the second hello
     retry: HelloReply | None = None  # with follow_retry: the answer to the second ClientHello
+    # with key_exchange, TLS 1.2: the group of the leaf certificate's EC key (None: not EC),
+    # which the client's groups must name for the server to use that certificate (RFC 8422 5.1)
+    certificate_curve: str | None = None
 
 
 _opened = threading.local()  # connections made by this thread (one probed name per thread)
@@ -126,9 +129,21 @@ def _ec_share(curve: str) -> bytes:
     from cryptography.hazmat.primitives.asymmetric import ec
     from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
-    kind = {"secp256r1": ec.SECP256R1, "secp384r1": ec.SECP384R1}[curve]
-    public = ec.generate_private_key(kind()).public_key()
+    kind: dict[str, ec.EllipticCurve] = {
+        "secp256r1": ec.SECP256R1(),
+        "secp384r1": ec.SECP384R1(),
+        "secp521r1": ec.SECP521R1(),
+    }
+    public = ec.generate_private_key(kind[curve]).public_key()
     return public.public_bytes(Encoding.X962, PublicFormat.UncompressedPoint)
+
+
+def _x448_share() -> bytes:
+    from cryptography.hazmat.primitives.asymmetric.x448 import X448PrivateKey
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+    public = X448PrivateKey.generate().public_key()
+    return public.public_bytes(Encoding.Raw, PublicFormat.Raw)
 
 
 def _mlkem_encapsulation_key(k: int = 3) -> bytes:
@@ -145,23 +160,25 @@ def _mlkem_encapsulation_key(k: int = 3) -> bytes:
     return bytes(packed) + os.urandom(32)
 
 
+# the groups this probe can make a key share for, each with how (the hybrids as
+# draft-ietf-tls-ecdhe-mlkem lays them out: ML-KEM first only for X25519)
+_SHARES: dict[str, Callable[[], bytes]] = {
+    "X25519": _x25519_share,
+    "X448": _x448_share,
+    "secp256r1": lambda: _ec_share("secp256r1"),
+    "secp384r1": lambda: _ec_share("secp384r1"),
+    "secp521r1": lambda: _ec_share("secp521r1"),
+    "X25519MLKEM768": lambda: _mlkem_encapsulation_key() + _x25519_share(),
+    "SecP256r1MLKEM768": lambda: _ec_share("secp256r1") + _mlkem_encapsulation_key(),
+    "SecP384r1MLKEM1024": lambda: _ec_share("secp384r1") + _mlkem_encapsulation_key(k=4),
+}
+RETRY_SHARES = frozenset(_SHARES)
+
+
 def _key_share(group: str) -> bytes:
-    # the hybrids as draft-ietf-tls-ecdhe-mlkem lays them out: ML-KEM first only for X25519
-    if group == "X25519":
-        return _x25519_share()
-    if group in ("secp256r1", "secp384r1"):
-        return _ec_share(group)
-    if group == "X25519MLKEM768":
-        return _mlkem_encapsulation_key() + _x25519_share()
-    if group == "SecP256r1MLKEM768":
-        return _ec_share("secp256r1") + _mlkem_encapsulation_key()
-    if group == "SecP384r1MLKEM1024":
-        return _ec_share("secp384r1") + _mlkem_encapsulation_key(k=4)
-    raise ValueError(f"no key share can be made for {group}")
-
-
-RETRY_SHARES = ("X25519", "secp256r1", "secp384r1", "X25519MLKEM768", "SecP256r1MLKEM768",
-                "SecP384r1MLKEM1024")  # fmt: skip
+    if group not in _SHARES:
+        raise ValueError(f"no key share can be made for {group}")
+    return _SHARES[group]()
 
 
 def handshake_record(kind: int, body: bytes) -> bytes:
@@ -359,6 +376,7 @@ def ask(
 
     first_hello = hello(shares)
     first: HelloReply | None = None  # a HelloRetryRequest answered with a second hello
+    curve: str | None = None
     try:
         with connect(address, timeout) as sock:
             sock.sendall(first_hello)
@@ -376,15 +394,37 @@ def ask(
                         continue
                     if not key_exchange or answer.version == "TLSv1.3":
                         return answer
+                elif kind == 11 and answer is not None:  # Certificate, in clear in TLS 1.2
+                    curve = _leaf_curve(message[4:])
                 elif kind == 12 and answer is not None:  # ServerKeyExchange
-                    return replace(answer, group=_key_exchange_group(message))
+                    group = _key_exchange_group(message)
+                    return replace(answer, group=group, certificate_curve=curve)
                 elif kind == 14 and answer is not None:  # ServerHelloDone: no ECDHE
-                    return answer
+                    return replace(answer, certificate_curve=curve)
             closed = HelloReply(accepted=False, alert="connection closed")
             return replace(first, retry=closed) if first is not None else closed
     except (_Alert, OSError) as exc:
         refused = _refusal(exc)
     return replace(first, retry=refused) if first is not None else refused
+
+
+def _leaf_curve(body: bytes) -> str | None:
+    """The group of the EC key of the first certificate of a TLS 1.2 Certificate message
+    (None: another kind of key, or none)."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    if len(body) < 6:
+        return None
+    size = int.from_bytes(body[3:6], "big")
+    try:
+        key = x509.load_der_x509_certificate(body[6 : 6 + size]).public_key()
+    except ValueError:
+        return None
+    if not isinstance(key, ec.EllipticCurvePublicKey):
+        return None
+    group = tls_groups.find_group(key.curve.name)
+    return group_name(group) if group is not None else key.curve.name
 
 
 def _key_exchange_group(message: bytes) -> str | None:
@@ -421,9 +461,7 @@ class Flight:
 def tls12_flight(address: tuple[str, int], sni: str | None, timeout: float = 5.0) -> Flight | None:
     """Read a TLS 1.2 server's first flight up to ServerHelloDone (None when TLS 1.2 is refused).
     In TLS 1.2 the Certificate and CertificateStatus messages travel unencrypted."""
-    hello = handshake_record(
-        1, client_hello_body(sni, "TLSv1.2", ["X25519", "secp256r1", "secp384r1"])
-    )
+    hello = handshake_record(1, client_hello_body(sni, "TLSv1.2", CLASSICAL))
     chain: list[bytes] = []
     stapled = False
     request: bytes | None = None

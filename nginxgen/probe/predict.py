@@ -11,7 +11,7 @@ means the server is not running this config (not reloaded, another file, another
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from nginxgen.conf.config import Config
@@ -26,8 +26,20 @@ NOT_RUNNING = "the server does not do what this config says (not reloaded?)"
 
 
 def model_for(config: Config, target: Target, port: int, sni: str | None) -> NameModel | None:
+    return models_for(config, target, port)(sni)
+
+
+def models_for(
+    config: Config, target: Target, port: int
+) -> Callable[[str | None], NameModel | None]:
+    """The model of each name on the port's TLS socket, all of them reading one Effective (what
+    it derives, it derives once for them all); None for every name without such a socket."""
     socket = tls_socket_for_port(config, port)
-    return None if socket is None else NameModel(Effective(config, target), socket, sni)
+    if socket is None:
+        return lambda sni: None
+    effective = Effective(config, target)
+    default = config.default_server(socket)
+    return lambda sni: NameModel(effective, socket, sni, default=default)
 
 
 def predictions(
@@ -48,7 +60,52 @@ def compare(
     config: Config, target: Target, port: int, observed: dict[str, Any]
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """(the mismatches, the model's value of every observed setting) for one probed name."""
-    model = model_for(config, target, port, observed["sni"])
+    return _compare_one(model_for(config, target, port, observed["sni"]), port, observed)
+
+
+def compare_all(config: Config, target: Target, port: int, results: list[dict[str, Any]]) -> int:
+    """Each result of one port given its `mismatches` and `config` (compare); the number of
+    mismatches. A name that took its context values from another name's probe (`context`, not
+    refuted: nginxgen/probe/plan.py) takes that name's answers for them too: the same server and
+    default server give the same answers, beside the same observations. Only its own checks'
+    are worked out again (for thousands of names, the model's answers cost more than the
+    probe's handshakes)."""
+    model = models_for(config, target, port)
+    by_name = {r["sni"]: r for r in results}
+    own = [c for c in checks.CHECKS if c not in checks.SHARED]
+    found = 0
+    for result in results:
+        context = result.get("context") or {}
+        first = by_name.get(context.get("name")) if not context.get("refuted") else None
+        if first is None or "config" not in first:
+            result["mismatches"], result["config"] = _compare_one(
+                model(result["sni"]), port, result
+            )
+        else:
+            mine = model(result["sni"])
+            mismatches, said = compare_model(mine, result, own) if mine else ([], [])
+            result["mismatches"] = [*_shared(first["mismatches"]), *_own(mismatches)]
+            result["config"] = [*_shared(first["config"]), *_own(said)]
+        found += len(result["mismatches"])
+    return found
+
+
+SHARED_KEYS = frozenset(key for check in checks.SHARED for key in check.KEYS) | {"refused"}
+
+
+def _shared(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The entries about what the context checks observed (and whether the handshake is
+    refused)."""
+    return [e for e in entries if e["key"].split(".")[0] in SHARED_KEYS]
+
+
+def _own(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [e for e in entries if e["key"].split(".")[0] not in SHARED_KEYS]
+
+
+def _compare_one(
+    model: NameModel | None, port: int, observed: dict[str, Any]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     if model is None:
         listen = {
             "key": "protocols",

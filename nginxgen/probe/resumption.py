@@ -9,11 +9,23 @@ stopping the probe.
 from __future__ import annotations
 
 import datetime
+import functools
 import ssl
 from typing import Any
 
 from nginxgen.base.records import record
 from nginxgen.probe.hello import connect
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from cryptography import x509
+
+
+@functools.cache
+def shared_context(alpn: tuple[str, ...] = ()) -> ssl.SSLContext:
+    """One client context for every connection that does not change it (creating one costs a
+    third of a handshake): its users only connect with it."""
+    return client_context(list(alpn))
 
 
 def client_context(alpn: list[str] | None = None) -> ssl.SSLContext:
@@ -51,27 +63,6 @@ def request_host(address: tuple[str, int], sni: str | None) -> str:
 
 def _get(tls: ssl.SSLSocket, host: str, method: str, path: str) -> None:
     tls.sendall(f"{method} {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode())
-
-
-def request(
-    address: tuple[str, int], sni: str | None, path: str, timeout: float
-) -> tuple[int | None, dict[str, str]]:
-    with connect_tls(address, sni, client_context(), timeout) as tls:
-        _get(tls, request_host(address, sni), "GET", path)
-        data = b""
-        while b"\r\n\r\n" not in data and len(data) < 65536:
-            chunk = tls.recv(4096)
-            if not chunk:
-                break
-            data += chunk
-    head = data.split(b"\r\n\r\n", 1)[0].decode("latin-1").split("\r\n")
-    parts = head[0].split()
-    status = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else None
-    headers = {}
-    for line in head[1:]:
-        key, _, value = line.partition(":")
-        headers[key.strip().lower()] = value.strip()
-    return status, headers
 
 
 @record(frozen=True)
@@ -169,11 +160,28 @@ def resumption(
 
 
 def certificate_facts(der: bytes, sni: str | None) -> dict[str, Any]:
+    facts = dict(_facts(der))
+    expires = datetime.datetime.fromisoformat(facts["expires"])
+    facts["days_left"] = (expires - datetime.datetime.now(datetime.UTC)).days
+    facts["covers_sni"] = sni is None or covers(facts["names"], sni)
+    return facts
+
+
+@functools.lru_cache(maxsize=1024)
+def load_certificate(der: bytes) -> x509.Certificate:
+    """A certificate, parsed once however many names of a fleet are sent it."""
+    from cryptography import x509
+
+    return x509.load_der_x509_certificate(der)
+
+
+@functools.lru_cache(maxsize=1024)
+def _facts(der: bytes) -> dict[str, Any]:
     from cryptography import x509
     from cryptography.hazmat.primitives import hashes
     from cryptography.hazmat.primitives.asymmetric import ec, rsa
 
-    cert = x509.load_der_x509_certificate(der)
+    cert = load_certificate(der)
     key = cert.public_key()
     kind = (
         "ECDSA"
@@ -192,9 +200,9 @@ def certificate_facts(der: bytes, sni: str | None) -> dict[str, Any]:
         "key": kind,
         "bits": getattr(key, "key_size", None),
         "expires": expires.isoformat(),
-        "days_left": (expires - datetime.datetime.now(datetime.UTC)).days,
+        "days_left": None,  # (certificate_facts: now, and the name asked for)
         "names": names,
-        "covers_sni": sni is None or covers(names, sni),
+        "covers_sni": None,
         "sha256": cert.fingerprint(hashes.SHA256()).hex(),
     }
 

@@ -73,7 +73,8 @@ def probe_stream(
 
     def one(item: tuple[Listener, str | None]) -> dict[str, Any]:
         listener, name = item
-        found = probe_name((connect or host, listener.port), name, timeout, offer, run=CHECKS)
+        found = probe_name((connect or host, listener.port), name, timeout, offer, run=CHECKS,
+                           library=target.library)  # fmt: skip
         found["port"] = listener.port
         found["mismatches"], found["config"] = compare_model(
             stream.tls(listener.socket, name), found, CHECKS

@@ -12,18 +12,26 @@ the server's records itself (RFC 8446 section 5.2 record protection, 7.1 key sch
   status_request extension (an OCSP response stapled, RFC 8446 4.4.2.1);
 - the NewSessionTicket messages (4.6.1) sent after a request: an early_data extension
   (max_early_data_size) means the server accepts 0-RTT data with that ticket;
-- a CertificateRequest (4.3.2), kept as sent for the client-certificate check.
+- a CertificateRequest (4.3.2), kept as sent for the client-certificate check;
 
-The secrets are this probe's own connection's, in a private temporary file removed at once.
+and it keeps the answers to the requests sent after the handshake (the probe's pages: one
+connection for the chain, the tickets and the pages).
+
+The secrets are this probe's own connections': each thread has one client context, whose key
+log is a private temporary file, emptied after each handshake and removed with the context
+(creating a context and a folder per connection cost as much as the handshake).
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import ssl
 import tempfile
+import threading
+import weakref
 
-from nginxgen.base.records import record
+from nginxgen.base.records import record, replace
 from nginxgen.probe.hello import connect
 
 # TLS 1.3 suites: (AEAD, key length, hash)
@@ -41,6 +49,7 @@ class Tls13Flight:
     stapled: bool
     max_early_data: int | None  # from the tickets: None when they allow no 0-RTT
     certificate_request: bytes | None = None  # the CertificateRequest's body, if one was sent
+    answers: bytes = b""  # the server's application data: its answers to `requests`
 
 
 def _hkdf_expand_label(
@@ -138,17 +147,39 @@ def _early_data(body: bytes) -> int | None:
     return None
 
 
+# what is read of the server's answers: enough for every page the checks read (64 KiB each)
+ANSWERS_READ = 256 * 1024
+
+
+_local = threading.local()
+
+
+def _context() -> tuple[ssl.SSLContext, str]:
+    """This thread's TLS 1.3 client context, and the file its key log goes to."""
+    if not hasattr(_local, "context"):
+        from nginxgen.probe.resumption import client_context
+
+        folder = tempfile.mkdtemp(prefix="nginxgen-probe-")
+        keylog = os.path.join(folder, "keys")
+        context = client_context()
+        context.minimum_version = ssl.TLSVersion.TLSv1_3
+        context.keylog_filename = keylog
+        weakref.finalize(context, shutil.rmtree, folder, ignore_errors=True)
+        _local.context, _local.keylog = context, keylog
+    return _local.context, _local.keylog
+
+
 def _handshake(
     address: tuple[str, int],
     sni: str | None,
     timeout: float,
     context: ssl.SSLContext,
-    keylog: str,
-) -> bytes:
-    """One TLS 1.3 handshake and a HEAD request over memory buffers; every byte the server
-    sent, until it closed."""
-    context.minimum_version = ssl.TLSVersion.TLSv1_3
-    context.keylog_filename = keylog
+    requests: bytes,
+) -> tuple[bytes, bytes]:
+    """One TLS 1.3 handshake, then `requests` (HTTP/1.1, the last one closing the connection:
+    the tickets come after the handshake, and a request makes every library send them) over
+    memory buffers: (every byte the server sent until it closed, its application data), at most
+    ANSWERS_READ of the latter."""
     incoming, outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()
     tls = context.wrap_bio(incoming, outgoing, server_hostname=sni)
     received = bytearray()
@@ -176,54 +207,63 @@ def _handshake(
             except ssl.SSLWantReadError:
                 if not pump():
                     raise ConnectionError("the server closed during the handshake") from None
-        host = sni or address[0]
-        tls.write(f"HEAD / HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode())
+        tls.write(requests)
         sock.sendall(outgoing.read())
-        while pump():  # the response and the tickets, until the server closes
+        answers = bytearray()
+        while len(answers) < ANSWERS_READ and pump():  # the tickets and the answers
             try:
-                while tls.read(65536):
-                    pass
+                while chunk := tls.read(65536):
+                    answers += chunk
             except (ssl.SSLWantReadError, ssl.SSLZeroReturnError, ssl.SSLEOFError):
                 pass
-    return bytes(received)
+    return bytes(received), bytes(answers)
 
 
 def _secrets(keylog: str) -> dict[str, bytes]:
+    """The secrets the key log holds (this thread's last handshake's), the log then emptied
+    (the library appends to it)."""
     found = {}
-    with open(keylog, encoding="ascii") as handle:
+    with open(keylog, "r+", encoding="ascii") as handle:
         for line in handle:
             parts = line.split()
             if len(parts) == 3:
                 found[parts[0]] = bytes.fromhex(parts[2])
+        handle.truncate(0)
     return found
 
 
 def tls13_flight(
-    address: tuple[str, int], sni: str | None, timeout: float, context: ssl.SSLContext
+    address: tuple[str, int], sni: str | None, timeout: float, requests: bytes
 ) -> Tls13Flight | None:
-    """The chain and 0-RTT offer of a TLS 1.3 handshake with a fresh client `context` (the
-    probe's unverifying one: it reports what is sent); None when it cannot be read."""
-    read = _handshake_and_secrets(address, sni, timeout, context)
-    return _flight(*read) if read is not None else None
+    """The chain, the 0-RTT offer and the answers to `requests` of a TLS 1.3 handshake of the
+    probe's unverifying client (it reports what is sent); None when it cannot be read."""
+    read = _handshake_and_secrets(address, sni, timeout, requests)
+    if read is None:
+        return None
+    received, answers, handshake_secret, traffic_secret = read
+    flight = _flight(received, handshake_secret, traffic_secret)
+    return replace(flight, answers=answers) if flight is not None else None
 
 
 def _handshake_and_secrets(
-    address: tuple[str, int], sni: str | None, timeout: float, context: ssl.SSLContext
-) -> tuple[bytes, bytes, bytes] | None:
-    """Every byte the server sent in one handshake, and its handshake and first application
-    traffic secrets (from the key log); None when the handshake or a secret is missing."""
-    with tempfile.TemporaryDirectory(prefix="nginxgen-probe-") as folder:
-        keylog = os.path.join(folder, "keys")
+    address: tuple[str, int], sni: str | None, timeout: float, requests: bytes
+) -> tuple[bytes, bytes, bytes, bytes] | None:
+    """Every byte the server sent in one handshake, its application data, and its handshake
+    and first application traffic secrets (from the key log); None when the handshake or a
+    secret is missing."""
+    context, keylog = _context()
+    try:
         try:
-            received = _handshake(address, sni, timeout, context, keylog)
-            secrets = _secrets(keylog)
-        except (OSError, ssl.SSLError, ConnectionError):
-            return None
+            received, answers = _handshake(address, sni, timeout, context, requests)
+        finally:
+            secrets = _secrets(keylog)  # read, and emptied for the next handshake, whatever came
+    except (OSError, ssl.SSLError, ConnectionError):
+        return None
     handshake_secret = secrets.get("SERVER_HANDSHAKE_TRAFFIC_SECRET")
     traffic_secret = secrets.get("SERVER_TRAFFIC_SECRET_0")
     if handshake_secret is None or traffic_secret is None:
         return None
-    return received, handshake_secret, traffic_secret
+    return received, answers, handshake_secret, traffic_secret
 
 
 def _flight(received: bytes, handshake_secret: bytes, traffic_secret: bytes) -> Tls13Flight | None:

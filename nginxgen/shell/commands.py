@@ -190,7 +190,9 @@ def ciphers(
 
 @app.command()
 def probe(
-    target: Annotated[str, typer.Argument(help="HOST[:PORT] (port 443 when left out)")],
+    target: Annotated[
+        str | None, typer.Argument(help="HOST[:PORT] (port 443 when left out)")
+    ] = None,
     sni: Annotated[
         list[str] | None, typer.Option(help="server name to ask for; repeat for more")
     ] = None,
@@ -223,6 +225,17 @@ def probe(
             "--stream", help="with --config: probe each stream{} TLS listener of it on HOST"
         ),
     ] = False,
+    targets: Annotated[
+        Path | None,
+        typer.Option(
+            "--targets",
+            help="probe many endpoints: a file with one `HOST[:PORT] [NAME ...]` a line",
+        ),
+    ] = None,
+    connections: Annotated[int, typer.Option(help="connections at once to each endpoint")] = 16,
+    expiring: Annotated[
+        int, typer.Option(help="the summary lists certificates that expire within DAYS")
+    ] = 30,
 ) -> None:
     """Ask a live server, per name, what it negotiates (versions, groups, ML-KEM, suite order);
     with --config, every difference from what the config says, and why (exit 1)."""
@@ -243,6 +256,9 @@ def probe(
         tree_map=tree_map,
         ech_config=ech_config,
         stream=stream,
+        targets=targets,
+        connections=connections,
+        expiring=expiring,
     )
     _exit(run_probe(options))
 

@@ -266,6 +266,8 @@ class LiveOutcome:
     predicted: int = 0  # values the model predicted and the server showed
     # values the model left open, by observation
     unpredicted: collections.Counter[str] = field(default_factory=collections.Counter)
+    # names that took their TLS context's values from another name's probe (probe/plan.py)
+    shared: int = 0
 
 
 def _lint(conf: Path, build: Build, *extra: str) -> subprocess.CompletedProcess[str]:
@@ -291,6 +293,7 @@ Seen = dict[tuple[str | None, int, str, str | None], object]
 @dataclass
 class _Probed:
     names: int = 0
+    shared: int = 0  # names that took their context's values from another's probe (plan.py)
     explained: int = 0
     predicted: int = 0
     unpredicted: collections.Counter[str] = field(default_factory=collections.Counter)
@@ -332,6 +335,8 @@ def _probe_all(written: Written, build: Build) -> _Probed:
             assert done.returncode in (0, 1), (done.stdout[-2000:], done.stderr[-2000:])
             for answer in json.loads(done.stdout):
                 where = (answer["sni"], port)
+                context = answer.get("context") or {}
+                out.shared += bool(context) and not context.get("refuted")
                 if answer.get("groups") is not None:
                     out.asked[answer["sni"], port, "groups", None] = frozenset(answer["groups"])
                 for said in answer["config"]:
@@ -367,7 +372,7 @@ def check_live(tree: LiveTree, build: Build, folder: Path) -> LiveOutcome:
     probed = _probe_all(written, build)
     return LiveOutcome(
         "agreed", probed.names, probed.explained, time.monotonic() - started, probed.predicted,
-        probed.unpredicted,
+        probed.unpredicted, probed.shared,
     )  # fmt: skip
 
 
@@ -443,7 +448,7 @@ def check_live_fix(tree: LiveTree, build: Build, folder: Path) -> LiveOutcome:
         assert key not in still, (key, "still a mismatch after the fix", _text(written))
     return LiveOutcome(
         "agreed", after.names, moved, time.monotonic() - started, after.predicted,
-        after.unpredicted,
+        after.unpredicted, after.shared,
     )  # fmt: skip
 
 
@@ -551,7 +556,7 @@ def check_live_into(tree: LiveTree, build: Build, folder: Path, preset: str) -> 
         changed += 1
     return LiveOutcome(
         "agreed", after.names, changed, time.monotonic() - started, after.predicted,
-        after.unpredicted,
+        after.unpredicted, after.shared,
     )  # fmt: skip
 
 

@@ -15,9 +15,9 @@ Oracle, per name and per key of the probe's JSON an outside client can observe: 
   TLS 1.3): `-tls1_2 -groups G:P-256:P-384:P-521` with ECDHE suites negotiates G. With the
   server's suite order winning in TLS 1.2 the server's first group wins too, and the probe's
   value is compared as it is;
-- `tls12.accepted`: the suites of the probe's list the server takes, found by offering them all,
-  dropping the one chosen, until the server refuses; `tls12.cipher` and `tls12.server_order`:
-  the list forward and reversed;
+- `tls12.accepted`: the suites the server takes among every one the client knows (`openssl
+  ciphers ALL:COMPLEMENTOFALL`), found by offering them all, dropping the one chosen, until the
+  server refuses; `tls12.cipher` and `tls12.server_order`: that list forward and reversed;
 - `tls13.accepted`: each TLS 1.3 suite offered alone;
 - `alpn`: `-alpn h2,http/1.1`;
 - `certificate.sha256` (the leaf sent for the name) and `certificate.chain_length`
@@ -32,6 +32,10 @@ Oracle, per name and per key of the probe's JSON an outside client can observe: 
 - `early_data.offered`, `early_data.max_early_data`: "Max Early Data" of that TLS 1.3 session;
 - `hsts.root`, `hsts.root_status`, `hsts.not_found`, `hsts.not_found_status`: `curl --http1.1`
   on `/` and on the probe's documented missing page (docs/probe.md).
+
+The probe runs with `--config`, so names nginx answers from one TLS context take what that
+context decides from one name's probe (nginxgen/probe/plan.py): the observer checks every name
+all the same, so a value shared wrongly shows as a disagreement for the name it was shared to.
 
 Trees are served with one worker: with several, whether a session resumes can depend on which
 worker takes the connection (each worker's own ticket keys or `builtin` cache), and the probe and
@@ -64,16 +68,9 @@ SYSTEM_OPENSSL = ("/usr/bin/openssl",)
 MISSING_PAGE = "/nginxgen-probe-404"  # the probe's page a site most likely lacks (docs/probe.md)
 VERSIONS = {"TLSv1": "-tls1", "TLSv1.1": "-tls1_1", "TLSv1.2": "-tls1_2", "TLSv1.3": "-tls1_3"}
 LEGACY = ("-cipher", "ALL:@SECLEVEL=0")  # a client of OpenSSL 3 offers TLS 1.0/1.1 only so
-# The suites the probe offers (docs/probe.md), in OpenSSL's names, written out again here
-TLS12_SUITES = (
-    "ECDHE-ECDSA-AES128-GCM-SHA256", "ECDHE-RSA-AES128-GCM-SHA256",
-    "ECDHE-ECDSA-AES256-GCM-SHA384", "ECDHE-RSA-AES256-GCM-SHA384",
-    "ECDHE-ECDSA-CHACHA20-POLY1305", "ECDHE-RSA-CHACHA20-POLY1305",
-    "ECDHE-ECDSA-AES128-SHA256", "ECDHE-RSA-AES128-SHA256",
-    "ECDHE-ECDSA-AES128-SHA", "ECDHE-RSA-AES128-SHA",
-    "ECDHE-ECDSA-AES256-SHA", "ECDHE-RSA-AES256-SHA",
-    "AES128-GCM-SHA256", "AES256-GCM-SHA384", "AES128-SHA", "AES256-SHA",
-)  # fmt: skip
+# Every TLS 1.2 suite the client knows (docs/probe.md: the probe offers every suite it knows),
+# in the client's own order
+EVERY_SUITE = "ALL:COMPLEMENTOFALL:@SECLEVEL=0"
 TLS13_SUITES = ("TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384",
                 "TLS_CHACHA20_POLY1305_SHA256", "TLS_AES_128_CCM_SHA256")  # fmt: skip
 CLASSICAL = "X25519:secp256r1:secp384r1"
@@ -214,20 +211,27 @@ def _groups(
                 out = s_client(client, where, "-tls1_3", "-groups", group)
             else:
                 offered = ":".join([group, *(c for c in NIST if c != group)])
-                ecdhe = ":".join(s for s in TLS12_SUITES if s.startswith("ECDHE-"))
-                out = s_client(client, where, "-tls1_2", "-groups", offered, "-cipher", ecdhe)
+                out = s_client(client, where, "-tls1_2", "-groups", offered, "-cipher", "ECDHE")
             if not _unknown_option(out):
                 seen[f"groups.{group}"] = _completed(out) and _group(out) == group
                 break
     return seen
 
 
+def _every_suite(client: Client) -> list[str]:
+    """Every TLS 1.2 (and older) suite the client knows, in its own order."""
+    listed = client.run("ciphers", EVERY_SUITE).strip().split(":")
+    return [s for s in listed if s and not s.startswith("TLS_")]
+
+
 def _tls12_suites(where: Where, client: Client) -> dict[str, Any]:
     seen: dict[str, Any] = {}
-    left = list(TLS12_SUITES)
+    every = _every_suite(client)
+    left = list(every)
     accepted = []
     while left:  # the server's pick among what is left, until it refuses
-        out = s_client(client, where, "-tls1_2", "-cipher", ":".join(left), "-groups", CLASSICAL)
+        offered = ":".join(left) + ":@SECLEVEL=0"
+        out = s_client(client, where, "-tls1_2", "-cipher", offered, "-groups", CLASSICAL)
         cipher = parse_s_client(out).cipher
         if cipher not in left:
             break
@@ -235,8 +239,9 @@ def _tls12_suites(where: Where, client: Client) -> dict[str, Any]:
         left.remove(cipher)
     seen["tls12.accepted"] = sorted(accepted)
     picks = []
-    for order in (TLS12_SUITES, TLS12_SUITES[::-1]):
-        out = s_client(client, where, "-tls1_2", "-cipher", ":".join(order), "-groups", CLASSICAL)
+    for order in (every, every[::-1]):
+        offered = ":".join(order) + ":@SECLEVEL=0"
+        out = s_client(client, where, "-tls1_2", "-cipher", offered, "-groups", CLASSICAL)
         picks.append(parse_s_client(out).cipher)
     seen["tls12.cipher"] = picks[0]
     seen["tls12.server_order"] = picks[0] == picks[1]
@@ -364,8 +369,11 @@ def _family(key: str) -> str:
 def _probe(written: Written, build: Build, socket: int) -> list[dict[str, Any]]:
     host, port = written.hosts[socket], written.ports[socket]
     sni = [arg for name in written.names[socket] for arg in ("--sni", name)]
+    # with --config the probe shares what a TLS context decides among the names nginx answers
+    # from one (nginxgen/probe/plan.py): each name's JSON must still be what that name shows
     done = subprocess.run(
-        [sys.executable, "-m", "nginxgen", "probe", f"{host}:{port}", *sni, "--format", "json"],
+        [sys.executable, "-m", "nginxgen", "probe", f"{host}:{port}", *sni, "--format", "json",
+         "--config", str(written.conf), *build.target_flags],
         capture_output=True, text=True, timeout=300, check=False,
     )  # fmt: skip
     if done.returncode == 2:  # nothing answered: every name was refused
@@ -405,6 +413,9 @@ def check_observed(
                 where = Where(host, port, found["sni"])
                 seen = observe_name(found, where, clients_, Path(tmp))
                 outcome.names += 1
+                context = found.get("context") or {}
+                if context and not context.get("refuted"):  # values from another name's probe
+                    outcome.observations["shared contexts"] += 1
                 for key, mine, theirs in compare(found, seen):
                     outcome.observations[_family(key)] += 1
                     if mine != theirs:

@@ -62,6 +62,7 @@ def test_an_independent_client_sees_what_the_probe_reports(
     # what was compared: at least the protocols, ALPN, the certificate and HSTS of every name
     for key in ("protocols", "alpn", "certificate.sha256", "hsts.root"):
         assert observed[key] > 0, observed
+    assert observed["shared contexts"] > 0, observed  # names of one context were compared too
 
 
 def test_the_observer_imports_no_probe_code() -> None:

@@ -218,3 +218,32 @@ def test_resumption_is_predicted_under_what_was_observed(tmp_path: Path) -> None
     filled = {key for check in checks.CHECKS for key in check.KEYS}
     # every observation is a path into the JSON the checks fill
     assert all(record["key"].split(".")[0] in {*filled, "refused"} for record in said), said
+
+
+def test_names_probed_at_once_do_not_wait_for_each_other_s_handshakes() -> None:
+    """Each NameProbe keeps its full handshakes (check.per_probe): one name's slow handshake
+    must not hold another's. functools.cached_property did, on Python 3.11: one lock for every
+    instance, so a fleet's names took their handshakes one at a time. Two names of a server
+    that accepts and never answers: the one with the short timeout gives up after it, not after
+    the other's."""
+    import socket
+    import threading
+    import time
+
+    with socket.create_server(("127.0.0.1", 0)) as silent:
+        address = silent.getsockname()[:2]
+        slow = NameProbe(address, "slow.test", 3.0, None)
+        quick = NameProbe(address, "quick.test", 0.3, None)
+
+        def handshake(probe: NameProbe) -> None:
+            with pytest.raises(OSError):
+                probe.handshake  # noqa: B018 (the property makes the handshake)
+
+        holding = threading.Thread(target=handshake, args=(slow,))
+        holding.start()
+        time.sleep(0.3)  # the slow name is in its handshake
+        started = time.monotonic()
+        handshake(quick)
+        waited = time.monotonic() - started
+        holding.join()
+    assert waited < 1.5, waited

@@ -245,11 +245,20 @@ def test_an_ignored_ech_config_makes_the_probe_exit_1(
     assert done.stdout, done.stderr
     named = json.loads(done.stdout)[0]
     assert named["ech"]["verdict"] == IGNORED == "ignored", named["ech"]
-    assert [p for p in named["problems"] if p.startswith("ECH ")] == [
+    _one_ech_problem_and_exit_1(
+        done,
+        named,
         f"ECH ignored: the server answered the outer hello for {PUBLIC} without using ECH "
         f"(config {named['ech']['config_id']} of {PUBLIC}): it has no ECH key where the default "
-        "server decides, or no ECH"
-    ], named["problems"]
+        "server decides, or no ECH",
+    )
+
+
+def _one_ech_problem_and_exit_1(
+    done: subprocess.CompletedProcess[str], named: dict[str, Any], problem: str
+) -> None:
+    """The name's only ECH problem is `problem`, and the probe exited 1 (docs/probe.md)."""
+    assert [p for p in named["problems"] if p.startswith("ECH ")] == [problem], named["problems"]
     assert done.returncode == 1, (done.stdout, done.stderr)
 
 
@@ -525,3 +534,40 @@ def test_the_model_predicts_each_verdict_and_the_retry_configs(
                                   ("ech.retry_configs", served, served)]  # fmt: skip
     assert said(grease, "") == [("ech.verdict", IGNORED, REJECTED),
                                 ("ech.retry_configs", None, served)]  # fmt: skip
+
+
+def test_an_ech_config_to_a_tls12_only_server_is_a_problem_and_exit_1(
+    openssl40: Build, folder: Path, server_key: Path
+) -> None:
+    """Issue 44: a server with ECH keys that speaks TLS 1.2 only (nginx's `ssl_protocols
+    TLSv1.2` beside `ssl_ech_file`, which NGX412 reports) fails every ECH client: OpenSSL's
+    server refuses the ECH hello with alert 47, and its own client sees ECH fail. The probe said
+    `ech: null`, no problem, exit 0; now the verdict is `error`, a problem says why, exit 1."""
+    for port in _server(openssl40, folder / "tls12", "-ech_key", str(server_key), "-tls1_2"):
+        done = run_cli("probe", f"127.0.0.1:{port}", "--sni", INNER, "--ech-config",
+                       str(server_key), "--format", "json", "--timeout", "2")  # fmt: skip
+    oracle = folder / "tls12-oracle"
+    for port in _server(openssl40, oracle, "-ech_key", str(server_key), "-tls1_2"):
+        said = _oracle(openssl40, port, server_key, oracle / f"{PUBLIC}.ecdsa.crt")
+    assert "ECH: tried but failed" in said, said  # no ECH for OpenSSL's own client either
+    assert done.stdout, done.stderr
+    named = json.loads(done.stdout)[0]
+    assert named["protocols"]["TLSv1.2"] and not named["protocols"]["TLSv1.3"]
+    said_ech = (named["ech"]["verdict"], named["ech"]["detail"])
+    assert said_ech == ("error", "alert: illegal parameter"), named["ech"]
+    _one_ech_problem_and_exit_1(
+        done,
+        named,
+        f"ECH failed (alert: illegal parameter): every client of config "
+        f"{named['ech']['config_id']} of {PUBLIC} fails here; the server offers {INNER} no "
+        "TLS 1.3, which ECH needs (RFC 9849)",
+    )
+
+
+def test_grease_to_a_tls12_only_server_is_not_tried(openssl40: Build, folder: Path) -> None:
+    """A GREASE client offers TLS 1.2 too and gets it there: nothing to see, no problem."""
+    for port in _server(openssl40, folder / "tls12-grease", "-tls1_2"):
+        done = run_cli("probe", f"127.0.0.1:{port}", "--sni", INNER, "--ech-config", GREASE,
+                       "--format", "json", "--timeout", "2")  # fmt: skip
+    named = json.loads(done.stdout)[0]
+    assert named["ech"] is None and named["problems"] == [], named

@@ -31,3 +31,8 @@ CHECKS: tuple[Check, ...] = (
     resumption,
     hsts,
 )
+
+# What depends only on the TLS context nginx answers a name from (the same server{} on the same
+# address, the same default server there): probed once per context (nginxgen/probe/plan.py).
+# The others are the per-name checks.
+SHARED: tuple[Check, ...] = (protocols, groups, tls13, tls12, resumption)

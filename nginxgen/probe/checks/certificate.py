@@ -12,7 +12,7 @@ from typing import Any
 
 from nginxgen.conf.per_name import NameModel
 from nginxgen.probe.check import Found, NameProbe, Prediction, expect, offers_tls
-from nginxgen.probe.resumption import certificate_facts
+from nginxgen.probe.resumption import certificate_facts, load_certificate
 
 KEYS: Mapping[str, Any] = {"certificate": None}
 NO_CHAIN = dict.fromkeys(
@@ -25,14 +25,12 @@ def runs(found: Found) -> bool:
 
 
 def observe(probe: NameProbe) -> dict[str, Any]:
-    from cryptography import x509
-
     leaf = probe.handshake[1]
     certificate: dict[str, Any] = certificate_facts(leaf, probe.sni) if leaf else {}
     flight = probe.flight
     if flight is None or not flight.chain:
         return {"certificate": {**certificate, **NO_CHAIN}}
-    certs = [x509.load_der_x509_certificate(d) for d in flight.chain]
+    certs = [load_certificate(d) for d in flight.chain]
     certificate.update(
         chain_length=len(certs),
         leaf_first=flight.chain[0] == leaf,

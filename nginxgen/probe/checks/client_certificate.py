@@ -7,8 +7,9 @@ decrypted with the probe's own key log (probe/tls13_flight.py, RFC 8446 4.3.2: t
 certificate_authorities extension), else TLS 1.2's first flight, which is in clear
 (probe/hello.py, RFC 5246 7.4.4: the certificate_authorities list). The probe never sends a
 certificate: its client has none, so it answers with an empty Certificate message, and nginx
-finishes the handshake anyway (it judges the certificate per request). Then one GET of `/` with
-this Python's TLS library, Host the name (the address without one), read whole (64 KiB at most):
+finishes the handshake anyway (it judges the certificate per request). Then the answer to a GET
+of `/` (NameProbe.page: on the TLS 1.3 flight's connection where there is one), Host the name
+(the address without one), read whole (64 KiB at most):
 421 is "misdirected"; 400 with nginx's page "No required SSL certificate was sent" is
 "no-certificate"; any other answer is "served". A 421 the config returns itself looks the same
 on the wire: where the model says "served", an observed 421 is not compared.
@@ -26,7 +27,7 @@ from typing import Any
 from nginxgen.conf.per_name import Answer, NameModel
 from nginxgen.knowledge import nginx
 from nginxgen.probe.check import Found, NameProbe, Prediction, expect, offers_tls
-from nginxgen.probe.resumption import client_context, connect_tls, request_host
+from nginxgen.probe.resumption import request_host
 
 KEYS: Mapping[str, Any] = {"client_certificate": None}
 CERTIFICATE_AUTHORITIES = 47  # the TLS 1.3 extension (RFC 8446 4.2.4)
@@ -109,25 +110,16 @@ def name_text(der: bytes) -> str:
         return der.hex()
 
 
-def answer_without(probe: NameProbe, host: str) -> tuple[int | None, str]:
+def answer_without(probe: NameProbe) -> tuple[int | None, str]:
     """(status, kind) of a GET of / by a client that has no certificate."""
     facts = nginx.client_certificates()
-    with connect_tls(probe.address, probe.sni, client_context(), probe.timeout) as tls:
-        tls.sendall(f"GET / HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode())
-        data = b""
-        while len(data) < 65536:
-            chunk = tls.recv(4096)
-            if not chunk:
-                break
-            data += chunk
-    parts = data.split(b"\r\n", 1)[0].split()
-    status = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else None
-    if status == facts.misdirected_status:
-        return status, "misdirected"
-    page = facts.no_certificate_page.encode()
-    if status == facts.no_certificate_status and page in data:
-        return status, "no-certificate"
-    return status, "served"
+    page = probe.page("/")
+    if page.status == facts.misdirected_status:
+        return page.status, "misdirected"
+    nginx_page = facts.no_certificate_page.encode()
+    if page.status == facts.no_certificate_status and nginx_page in page.raw:
+        return page.status, "no-certificate"
+    return page.status, "served"
 
 
 def observe(probe: NameProbe) -> dict[str, Any]:
@@ -138,7 +130,7 @@ def observe(probe: NameProbe) -> dict[str, Any]:
     tls13 = flight is probe.tls13_flight
     names = [name_text(n) for n in authorities(request, tls13)] if request else None
     host = request_host(probe.address, probe.sni)
-    status, kind = answer_without(probe, host)
+    status, kind = answer_without(probe)
     return {
         "client_certificate": {
             "requested": request is not None,

@@ -1,16 +1,18 @@
 """Encrypted Client Hello: with `--ech-config`, one ECH ClientHello per name (the name inside,
 the config's public name outside; nginxgen/probe/ech_hello.py) and the server's verdict:
 accepted, rejected with retry configs, or ignored (the server answered without using ECH; RFC
-9849 sections 6.1 and 7). Not run for the probe without SNI: there is no name to hide.
+9849 sections 6.1 and 7), or an error (the handshake failed: ECH needs TLS 1.3, and a server
+that offers the name only TLS 1.2 fails every ECH client). Not run for the probe without SNI:
+there is no name to hide.
 
-Whoever asks with a config expects it to be accepted, so a rejection and an ignored ECH are
-problems: a rejected client of that config retries with the retry configs (a second handshake,
-section 6.1.6), and where ECH is ignored its clients show the inner name to nobody but send it
-in vain. A rejection is only of use to a client when the certificate it then gets covers the
-public name (section 6.1.7: the client verifies it for the public name before taking the retry
-configs); when it does not, the problem says that instead. The model (`NameModel.ech_keys`:
-the deciding ssl_ech_file lines and what their files hold) predicts the verdict for the config
-sent, and for a rejection the retry configs.
+Whoever asks with a config expects it to be accepted, so an error, a rejection and an ignored
+ECH are problems: an error fails every client of that config, a rejected one retries with the
+retry configs (a second handshake, section 6.1.6), and where ECH is ignored its clients show the
+inner name to nobody but send it in vain. A rejection is only of use to a client when the
+certificate it then gets covers the public name (section 6.1.7: the client verifies it for the
+public name before taking the retry configs); when it does not, the problem says that instead.
+The model (`NameModel.ech_keys`: the deciding ssl_ech_file lines and what their files hold)
+predicts the verdict for the config sent, and for a rejection the retry configs.
 
 With `--ech-config grease`, a GREASE ECH (section 6.2) per name: a random config nobody holds the
 key of, the name itself outside. Nothing is hidden, and neither verdict is a problem: a server
@@ -26,7 +28,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from nginxgen.conf.per_name import EchKeys, NameModel
-from nginxgen.probe.check import Found, NameProbe, Prediction, expect
+from nginxgen.probe.check import Found, NameProbe, Prediction, expect, offers_tls
 from nginxgen.probe.ech_hello import (
     ACCEPTED,
     ERROR,
@@ -41,13 +43,16 @@ KEYS: Mapping[str, Any] = {"ech": None}
 
 
 def runs(found: Found) -> bool:
-    return found["sni"] is not None and bool(found["protocols"].get("TLSv1.3"))
+    return found["sni"] is not None and offers_tls(found)
 
 
 def observe(probe: NameProbe) -> dict[str, Any]:
     if probe.ech is None or probe.sni is None:
         return dict(KEYS)
+    tls13 = probe.offers("TLSv1.3")
     if isinstance(probe.ech, str):  # the one word --ech-config takes: GREASE
+        if not tls13:  # a GREASE client offers TLS 1.2 too, and gets it: nothing to see
+            return dict(KEYS)
         sent, grease = grease_config(probe.sni), True
     else:
         sent, grease = probe.ech, False
@@ -63,6 +68,12 @@ def observe(probe: NameProbe) -> dict[str, Any]:
                 f"a GREASE ECH hello failed ({answer.detail}): every client that sends GREASE "
                 "ECH, as browsers do, fails here (RFC 9849 6.2, 7.1)"
             )
+    elif answer.verdict == ERROR and not answer.inconclusive:
+        why = f"; the server offers {probe.sni} no TLS 1.3, which ECH needs (RFC 9849)"
+        why = "" if tls13 else why
+        probe.problems.append(
+            f"ECH failed ({answer.detail}): every client of {config} fails here{why}"
+        )
     elif answer.verdict == REJECTED and not covers(names, answer.public_name):
         probe.problems.append(
             f"ECH rejected, and the certificate sent ({', '.join(names) or 'no DNS names'}) does "

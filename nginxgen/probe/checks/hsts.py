@@ -10,11 +10,16 @@ from typing import Any
 
 from nginxgen.conf.effective import HSTS
 from nginxgen.conf.per_name import NameModel
-from nginxgen.probe.check import Found, NameProbe, Prediction, expect, offers_tls
-from nginxgen.probe.resumption import request
+from nginxgen.probe.check import (
+    MISSING_PAGE,
+    Found,
+    NameProbe,
+    Prediction,
+    expect,
+    offers_tls,
+)
 
 KEYS: Mapping[str, Any] = {"hsts": None}
-MISSING_PAGE = "/nginxgen-probe-404"
 
 PAGES = (  # (the page's label, its URI, its status key, its header key)
     ("/", "/", "root_status", "root"),
@@ -29,9 +34,9 @@ def runs(found: Found) -> bool:
 def observe(probe: NameProbe) -> dict[str, Any]:
     hsts: dict[str, Any] = {}
     for _label, uri, status_key, header_key in PAGES:
-        status, headers = request(probe.address, probe.sni, uri, probe.timeout)
-        hsts[header_key] = headers.get(HSTS)
-        hsts[status_key] = status
+        page = probe.page(uri)
+        hsts[header_key] = page.headers.get(HSTS)
+        hsts[status_key] = page.status
     return {"hsts": hsts}
 
 

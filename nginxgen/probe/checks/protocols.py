@@ -10,8 +10,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from nginxgen.conf.per_name import NameModel
-from nginxgen.probe.check import CLASSICAL, Found, NameProbe, Prediction, expect
-from nginxgen.probe.hello import VERSIONS, alert_text
+from nginxgen.probe.check import Found, NameProbe, Prediction, expect
+from nginxgen.probe.hello import CLASSICAL, VERSIONS, alert_text
 
 KEYS: Mapping[str, Any] = {"protocols": {}, "alerts": {}}
 
@@ -23,7 +23,7 @@ def runs(found: Found) -> bool:
 def observe(probe: NameProbe) -> dict[str, Any]:
     protocols, alerts = {}, {}
     for version in VERSIONS:
-        shares = ["X25519"] if version == "TLSv1.3" else []
+        shares = CLASSICAL[:1] if version == "TLSv1.3" else []
         answer = probe.hello(version, CLASSICAL, shares)
         protocols[version] = probe.verdict(
             version, answer, answer.accepted and answer.version == version

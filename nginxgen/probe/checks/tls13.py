@@ -20,11 +20,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from nginxgen.conf.per_name import NameModel
-from nginxgen.probe.check import CLASSICAL, Found, NameProbe, Prediction, expect_suites
-from nginxgen.probe.hello import TLS13_SUITES, HelloReply
+from nginxgen.probe.check import Found, NameProbe, Prediction, expect_suites
+from nginxgen.probe.hello import CLASSICAL, PQ_GROUPS, PQ_HYBRIDS, TLS13_SUITES, HelloReply
 
 KEYS: Mapping[str, Any] = {"tls13": None, "pq": "none"}
-PQ_HYBRIDS = ["X25519MLKEM768", "SecP256r1MLKEM768", "SecP384r1MLKEM1024"]
+BROWSER_HYBRID = "X25519MLKEM768"  # what browsers send a key share for, beside X25519
 
 
 def runs(found: Found) -> bool:
@@ -33,13 +33,13 @@ def runs(found: Found) -> bool:
 
 def observe(probe: NameProbe) -> dict[str, Any]:
     offered = [*PQ_HYBRIDS, *CLASSICAL]
-    plain = probe.hello("TLSv1.3", offered, ["X25519"], follow_retry=True)
-    both = probe.hello("TLSv1.3", ["X25519MLKEM768", *CLASSICAL], ["X25519MLKEM768", "X25519"])
-    only = probe.hello("TLSv1.3", ["X25519MLKEM768"], ["X25519MLKEM768"])
+    plain = probe.hello("TLSv1.3", offered, [CLASSICAL[0]], follow_retry=True)
+    both = probe.hello("TLSv1.3", [BROWSER_HYBRID, *CLASSICAL], [BROWSER_HYBRID, CLASSICAL[0]])
+    only = probe.hello("TLSv1.3", [BROWSER_HYBRID], [BROWSER_HYBRID])
     accepted = []
     retried = [("X25519 share, every suite", plain)]
     for code, name in TLS13_SUITES.items():  # each offered alone, otherwise as `plain`
-        answer = probe.hello("TLSv1.3", offered, ["X25519"], suites=[code], follow_retry=True)
+        answer = probe.hello("TLSv1.3", offered, [CLASSICAL[0]], suites=[code], follow_retry=True)
         if probe.verdict(name, answer, answer.accepted and answer.cipher == name):
             accepted.append(name)
             retried.append((f"{name} alone", answer))
@@ -62,7 +62,7 @@ def observe(probe: NameProbe) -> dict[str, Any]:
         found["pq"] = "enforced"
     elif both.accepted and both.group in PQ_HYBRIDS:
         found["pq"] = "preferred"
-    elif any(groups.get(group) for group in PQ_HYBRIDS):
+    elif any(ok for group, ok in groups.items() if group in PQ_GROUPS):
         found["pq"] = "supported"
     else:
         found["pq"] = "none"
