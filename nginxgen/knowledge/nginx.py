@@ -172,10 +172,10 @@ def auto_ticket_rotation(target: Target) -> bool:
 
 @record(frozen=True)
 class Duplicates:
-    """What nginx makes of a directive given twice in one block: `fatal` ones stop it ("is
-    duplicate"), `merged` ones it takes together."""
+    """The directives nginx takes together when given twice in one block (`merged`); which ones
+    it refuses ("is duplicate") is read from its source per release
+    (nginxgen.knowledge.directives.refused_twice)."""
 
-    fatal: frozenset[str]
     merged: frozenset[str]
     source: str
 
