@@ -475,3 +475,8 @@ class DynamicModule:
 @cache
 def dynamic_module(name: str) -> DynamicModule:
     return from_table(DynamicModule, _table("dynamic_module")[name])
+
+
+def dynamic_module_names() -> frozenset[str]:
+    """The modules (block directives: `stream`) whose loadable file the knowledge names."""
+    return frozenset(_table("dynamic_module"))
