@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen.base.records import field, record
-from nginxgen.conf.load import Stmt
+from nginxgen.conf.load import MAIN_BLOCKS, Stmt
 from nginxgen.knowledge import directives, nginx
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
@@ -42,7 +42,6 @@ CHILD = {
     ("location", "location"): "location", ("server", "if"): "if_server",
     ("location", "if"): "if_location", ("location", "limit_except"): "limit_except",
 }  # fmt: skip
-MAIN_BLOCKS = {"events", "http", "stream", "mail"}
 
 
 @record(frozen=True)
