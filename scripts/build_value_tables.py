@@ -25,7 +25,6 @@ Consecutive releases with the same entry are folded into ranges of indexes into 
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import sys
@@ -33,7 +32,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from build_directive_tables import ARRAY, MODULE, Git, fold, tags
+from build_directive_tables import ARRAY, MODULE, Git, fold
+from source_excerpts import collect, main, sections
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "nginxgen" / "knowledge" / "nginx_values.json"
@@ -58,7 +58,6 @@ NAME = re.compile(r'\{\s*ngx_string\("([^"]*)"\)')
 WORD = re.compile(r'ngx_strcmp\(value\[[in]\]\.data, "([^"]+)"\)')
 PREFIX = re.compile(r'ngx_strncmp\(value\[[in]\]\.data, "([^"]+)", \d+\)')
 TABLE_SETTERS = ("ngx_conf_set_enum_slot", "ngx_conf_set_bitmask_slot")
-HEADER = "=== "  # starts each excerpt: `=== path @ first..last, first..last`
 
 
 def _function(text: str, name: str) -> str:
@@ -125,67 +124,30 @@ def parse(text: str) -> list[dict[str, object]]:
     return out
 
 
-def _spans(indexes: list[int], releases: list[str]) -> str:
-    spans, start = [], indexes[0]
-    for previous, current in zip(indexes, [*indexes[1:], None], strict=True):
-        if current != previous + 1:
-            spans.append(f"{releases[start]}..{releases[previous]}")
-            if current is not None:
-                start = current
-    return ", ".join(spans)
-
-
 def extract(git: Git) -> str:
     """The excerpts file's text, from every release tag of the clone."""
-    releases: list[str] = []
-    commits: list[str] = []
-    held: dict[tuple[str, str], list[int]] = {}  # (path, excerpt) -> release indexes
-    for index, (version, tag) in enumerate(tags(git)):
-        releases.append(".".join(map(str, version)))
-        commits.append(git.run("rev-list", "-n", "1", tag).strip())
-        listed = git.run("ls-tree", "-r", "--name-only", tag, "src/").split()
-        texts = {path: git.read(tag, path) for path in listed if path.endswith(".c")}
+
+    def cut(texts: dict[str, str]) -> dict[str, str]:
         shared = {
             m["table"]: m.group(0)
             for text in texts.values()
             for m in TABLE.finditer(text)
             if not m.group(0).startswith("static")
         }
-        for path, text in texts.items():
-            cut = excerpt(text, shared)
-            if cut:
-                held.setdefault((path, cut), []).append(index)
-    lines = [
-        "# Excerpts of nginx's sources (github.com/nginx/nginx release tags, BSD-2-Clause) that",
-        "# scripts/build_value_tables.py reads; written by it with --repo, do not edit.",
-        *(f"release {r} {c}" for r, c in zip(releases, commits, strict=True)),
-    ]
-    for (path, cut), indexes in sorted(held.items(), key=lambda item: (item[0][0], item[1][0])):
-        lines.append(f"{HEADER}{path} @ {_spans(indexes, releases)}")
-        lines.append(cut)
-    return "\n".join(lines)
+        return {path: excerpt(text, shared) for path, text in texts.items()}
+
+    return collect(git, cut, "build_value_tables.py")
 
 
 def build(text: str) -> str:
     """The table's text, from the excerpts file's text."""
-    releases: list[str] = []
-    commits: dict[str, str] = {}
-    per_version: list[list[dict[str, object]]] = []
-    sections = text.split("\n" + HEADER)
-    for line in sections[0].splitlines():
-        if line.startswith("release "):
-            _, version, commit = line.split()
-            releases.append(version)
-            commits[version] = commit
-            per_version.append([])
-    for section in sections[1:]:
-        header, _, body = section.partition("\n")
-        _, _, spans = header.partition(" @ ")
+    commits, excerpts = sections(text)
+    releases = list(commits)
+    per_version: list[list[dict[str, object]]] = [[] for _ in releases]
+    for _, body, indexes in excerpts:
         entries = parse(body)
-        for span in spans.split(", "):
-            first, _, last = span.partition("..")
-            for index in range(releases.index(first), releases.index(last) + 1):
-                per_version[index].extend(entries)
+        for index in indexes:
+            per_version[index].extend(entries)
     for found in per_version:
         found.sort(key=lambda e: (str(e["name"]), str(e["module"])))
     document = {
@@ -203,16 +165,5 @@ def build(text: str) -> str:
     return json.dumps(document, separators=(",", ":"), sort_keys=True) + "\n"
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repo", type=Path, help="a clone of nginx/nginx with its tags")
-    args = parser.parse_args()
-    if args.repo is not None:
-        EXCERPTS.write_text(extract(Git(args.repo)))
-        print(f"wrote {EXCERPTS}")
-    OUT.write_text(build(EXCERPTS.read_text()))
-    print(f"wrote {OUT}")
-
-
 if __name__ == "__main__":
-    main()
+    main(__doc__.splitlines()[0], EXCERPTS, OUT, extract, build)

@@ -17,6 +17,9 @@ from cryptography.x509.oid import NameOID
 from tests.real_parts import program, reach
 
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+# How many cases each in-process fuzzer draws (the lexer, lint, generate and fix fuzzers): the
+# test run's share; longer runs before a release with NGINXGEN_FUZZ_CASES=5000 (docs/fuzzing.md).
+FUZZ_CASES = int(os.environ.get("NGINXGEN_FUZZ_CASES", "400"))
 
 
 def missing_real_part(reason: str, ci_reason: str | None = None) -> NoReturn:
@@ -117,3 +120,15 @@ def needs_mlkem(preset: str) -> bool:
 
     groups = load_preset(preset)["policy"]["groups"]
     return any(g.startswith("X25519MLKEM") for g in groups)
+
+
+def hovers(conf: Path, lines: tuple[int, ...], target: tuple[str, str]) -> list[str]:
+    """What the language server's hover shows on each of `lines` of `conf` (the tree's main
+    file), for the target (nginx version, TLS library)."""
+    from nginxgen.lsp.workspace import Session, Settings
+
+    session = Session()
+    session.configure({"nginxVersion": target[0], "tlsLibrary": target[1]})
+    session.settings = Settings.read({"root": str(conf)}, session.settings)
+    checked = session.check(str(conf))
+    return [session.hover(checked, str(conf), line) or "" for line in lines]

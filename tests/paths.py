@@ -4,7 +4,9 @@ and licence."""
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
+from types import ModuleType
 
 REPO = Path(__file__).resolve().parent.parent
 DATA = REPO / "tests" / "data"
@@ -24,3 +26,12 @@ def corpus_files() -> list[Path]:
 def example_and_corpus_files() -> list[Path]:
     """Every rendered example and every corpus file: the texts the lexer and parsers must take."""
     return sorted(EXAMPLES.rglob("*.conf")) + corpus_files()
+
+
+def script(name: str) -> ModuleType:
+    """scripts/NAME.py as a module (a table script whose parser a test reruns)."""
+    spec = importlib.util.spec_from_file_location(name, REPO / "scripts" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

@@ -26,6 +26,11 @@ if TYPE_CHECKING:
 _PEM = re.compile(rb"-----BEGIN ([A-Z0-9 ]+)-----\r?\n(.*?)-----END \1-----", re.DOTALL)
 _DH_PEM = re.compile(rb"-----BEGIN (?:X9\.42 )?DH PARAMETERS-----\r?\n(.*?)-----END ", re.DOTALL)
 _CERTIFICATE_TAGS = (b"CERTIFICATE", b"X509 CERTIFICATE")  # what cryptography reads as one
+# `openssl x509 -trustout`: the certificate, then its trust settings (X509_CERT_AUX). OpenSSL's
+# PEM_read_bio_X509_AUX reads it, PEM_read_bio_X509 skips it as any block of another kind.
+_TRUSTED_TAG = b"TRUSTED CERTIFICATE"
+# which TRUSTED CERTIFICATE blocks a reader takes (load_chain)
+TRUSTED_FIRST, TRUSTED_ALL, TRUSTED_NONE = "first", "all", "none"
 _KEY_TAGS = (b"PRIVATE KEY", b"RSA PRIVATE KEY", b"EC PRIVATE KEY")
 
 # tags
@@ -169,6 +174,59 @@ def _name(data: bytes, item: tuple[int, int, int]) -> NameKey:
     return tuple(rdns)
 
 
+# the string types OpenSSL canonicalizes in a name (x_name.c ASN1_MASK_CANON), by tag, with how
+# ASN1_STRING_to_UTF8 reads each (T61String as Latin-1)
+_CANON_STRINGS = {0x0C: "utf-8", 0x13: "latin-1", 0x14: "latin-1", 0x16: "latin-1",
+                  0x1A: "latin-1", 0x1E: "utf-16-be", 0x1C: "utf-32-be"}  # fmt: skip
+_SPACES = b" \t\n\v\f\r"  # ossl_isspace, OPENSSL_isspace
+
+
+def _tlv_bytes(tag: int, content: bytes) -> bytes:
+    size = len(content)
+    if size < 0x80:
+        return bytes((tag, size)) + content
+    length = size.to_bytes((size.bit_length() + 7) // 8, "big")
+    return bytes((tag, 0x80 | len(length))) + length + content
+
+
+def _canon_value(tag: int, content: bytes) -> bytes:
+    """A name's string value as x509_name_canon writes it (asn1_string_canon): as UTF-8,
+    without leading and trailing white space, each run of white space one space, ASCII letters
+    in lower case, as a UTF8String; a value of another type as it is."""
+    if tag not in _CANON_STRINGS:
+        return _tlv_bytes(tag, content)
+    text = content.decode(_CANON_STRINGS[tag], "replace").encode("utf-8").strip(_SPACES)
+    out = bytearray()
+    at = 0
+    while at < len(text):
+        byte = text[at]
+        if byte in _SPACES:
+            out.append(0x20)
+            while at < len(text) and text[at] in _SPACES:
+                at += 1
+            continue
+        out.append(byte + 32 if 0x41 <= byte <= 0x5A else byte)
+        at += 1
+    return _tlv_bytes(0x0C, bytes(out))
+
+
+def name_canon(der: bytes) -> bytes:
+    """The canonical encoding OpenSSL, BoringSSL and AWS-LC compare names by (x509_name_canon):
+    each RDN's SET of its attributes with their values canonical (DER's SET OF order), the
+    SETs one after another without the outer SEQUENCE."""
+    canon = b""
+    for rdn in _items(der, *_expect(_tlv(der, 0, len(der)), _SEQUENCE)):
+        members = []
+        for attribute in _items(der, *_expect(rdn, _SET)):
+            oid, value = _items(der, *_expect(attribute, _SEQUENCE))
+            kind = _tlv_bytes(_OID, der[oid[1] : oid[2]])
+            members.append(
+                _tlv_bytes(_SEQUENCE, kind + _canon_value(value[0], der[value[1] : value[2]]))
+            )
+        canon += _tlv_bytes(_SET, b"".join(sorted(members)))
+    return canon
+
+
 def _time(data: bytes, item: tuple[int, int, int]) -> datetime.datetime:
     import datetime
 
@@ -278,6 +336,13 @@ class Certificate:
     def subject_text(self) -> str:
         """The subject as RFC 4514 writes it (cryptography's rendering)."""
         return str(self.crypto().subject.rfc4514_string())
+
+    @property
+    def subject_order(self) -> tuple[int, bytes]:
+        """Where the subject sorts among names as OpenSSL, BoringSSL and AWS-LC sort them
+        (X509_NAME_cmp): by the length of the canonical encoding, then its bytes."""
+        canon = name_canon(self.crypto().subject.public_bytes())
+        return len(canon), canon
 
     @property
     def not_after(self) -> datetime.datetime:
@@ -437,17 +502,46 @@ def dh_prime_bits(data: bytes) -> int | None:
     return None
 
 
-def load_chain(data: bytes) -> list[Certificate]:
-    """The PEM certificates in `data`, as written (leaf first); none when it is not PEM or one
-    of them cannot be read (as cryptography, which refuses the file then)."""
-    blocks = _blocks(data)
-    if blocks is not None:
-        chain = [Certificate(der) for label, der in blocks if label in _CERTIFICATE_TAGS]
-        if all(_is_certificate(cert.der) for cert in chain):
-            return chain
-    from nginxgen.base.pem import load_chain as read_with_cryptography
+def load_chain(data: bytes, trusted: str = TRUSTED_FIRST) -> list[Certificate]:
+    """The PEM certificates in `data` that OpenSSL reads, as written (leaf first); none when it
+    is not PEM or one of them cannot be read (as OpenSSL, which refuses the file then).
 
-    return [Certificate(_der_of(cert), cert) for cert in read_with_cryptography(data)]
+    `CERTIFICATE` (and the old `X509 CERTIFICATE`) blocks are always read; `TRUSTED
+    CERTIFICATE` blocks (the certificate with its trust settings) as `trusted` says: only as
+    the file's first certificate (TRUSTED_FIRST: nginx reads an ssl_certificate file's leaf with
+    PEM_read_bio_X509_AUX and the rest of the chain with PEM_read_bio_X509), every one
+    (TRUSTED_ALL), or none (TRUSTED_NONE: PEM_read_bio_X509 alone)."""
+    blocks = _blocks(data)
+    if blocks is None:  # not plain PEM: cryptography reads it whole (no trusted form there)
+        from nginxgen.base.pem import load_chain as read_with_cryptography
+
+        return [Certificate(_der_of(cert), cert) for cert in read_with_cryptography(data)]
+    chain: list[Certificate] = []
+    for label, der in blocks:
+        aux = label == _TRUSTED_TAG
+        wanted = trusted == TRUSTED_ALL or (trusted == TRUSTED_FIRST and not chain)
+        if label not in _CERTIFICATE_TAGS and not (aux and wanted):
+            continue
+        if aux:
+            try:  # the certificate is the block's first element, its trust settings follow
+                der = der[: _expect_sequence(der)[2]]
+            except _Unknown:
+                return []
+        cert = _certificate(der)
+        if cert is None:
+            return []
+        chain.append(cert)
+    return chain
+
+
+def _certificate(der: bytes) -> Certificate | None:
+    """A certificate read here, or by cryptography where this reader cannot (None: neither)."""
+    if _is_certificate(der):
+        return Certificate(der)
+    from nginxgen.base.pem import load_der
+
+    crypto = load_der(der)
+    return None if crypto is None else Certificate(der, crypto)
 
 
 def _is_certificate(der: bytes) -> bool:

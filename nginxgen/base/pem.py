@@ -28,6 +28,21 @@ def load_chain(data: bytes) -> list[Certificate]:
         return []
 
 
+def load_der(der: bytes) -> Certificate | None:
+    """The DER certificate in `der` (None: cryptography cannot read it), its warnings not
+    printed (as load_chain)."""
+    import warnings
+
+    from cryptography import x509
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return x509.load_der_x509_certificate(der)
+    except ValueError:
+        return None
+
+
 def load_key(data: bytes) -> PrivateKeyTypes:
     """The unencrypted PEM private key in `data`. Raises TypeError when it is encrypted,
     ValueError when it is not a PEM key, as cryptography does: callers say which it was."""

@@ -9,10 +9,12 @@ How nginx decides, from its source (ngx_http_request.c and ngx_http_ssl_module.c
 tests/conf/test_client_certificates_live.py):
 
 - The handshake: nginx starts every connection with the default server's SSL context; where the
-  SNI names a server (ngx_http_ssl_servername finds it), that server's context and verify mode
-  replace it (`SSL_set_SSL_CTX`, `SSL_set_verify`, `SSL_set_verify_depth`). So whether a
+  SNI names a server (ngx_http_ssl_servername finds it) that has a context of its own (a
+  certificate, or ssl_reject_handshake on), that server's context and verify mode replace it
+  (`SSL_set_SSL_CTX`, `SSL_set_verify`, `SSL_set_verify_depth`). So whether a
   CertificateRequest is sent, with which CA names and checked against which CAs, is the SNI's
-  server's business, and the default server's for no SNI or a name no server has. The
+  server's business, and the default server's for no SNI, a name no server has, or a server
+  without a certificate of its own (conf/effective.handshake_server). The
   handshake never fails for a missing or bad certificate: nginx's verify callback accepts
   everything and judges later.
 - The request: the server the Host header names answers it. Where the SNI named a server and the
@@ -26,6 +28,11 @@ tests/conf/test_client_certificates_live.py):
   "The SSL certificate error" (`optional_no_ca` lets an unknown issuer through); `optional`
   and `optional_no_ca` serve the request either way and leave the verdict in
   `$ssl_client_verify` (NONE, SUCCESS, FAILED:reason) for the config to act on.
+- Before either 400, nginx removes the connection's session from the session cache
+  (`ngx_ssl_remove_cached_session` on `c->ssl->session_ctx`, the default server's context, in
+  1.22.1 to 1.31.3): that session no longer resumes by its ID, nor in TLS 1.3 from the cache;
+  a ticket the client already holds still resumes (seen live,
+  tests/probe/test_probe_resumption_live.py). A 421 removes nothing.
 """
 
 from __future__ import annotations
@@ -33,16 +40,19 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from nginxgen.base.records import record
+from nginxgen.base.version import Version
 from nginxgen.conf.config import Config, Server, server_for_name
+from nginxgen.conf.effective import handshake_server
 from nginxgen.conf.files import read
 from nginxgen.conf.load import Stmt, walk
 from nginxgen.conf.variables import derived, mentions
-from nginxgen.knowledge import nginx
+from nginxgen.knowledge import libraries, nginx
 from nginxgen.knowledge.upstream import request_passes
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:
     from nginxgen.base.der import Certificate
+    from nginxgen.knowledge.target import Target
 
 MODES = ("off", "on", "optional", "optional_no_ca")
 FACTS = nginx.client_certificates()  # statuses, default depth: with sources
@@ -150,11 +160,15 @@ def client_certificates(config: Config, server: Server) -> ClientCertificates:
     )
 
 
-def ca_names(config: Config, settings: ClientCertificates) -> tuple[str, ...] | None:
-    """The CA names the CertificateRequest carries (RFC 4514, in file order, each once): the
-    subjects of the certificates in `ssl_client_certificate` (SSL_load_client_CA_file); none
-    without that file (`ssl_trusted_certificate` is trusted but not named). None: the file
-    cannot be read here."""
+def ca_names(
+    config: Config, settings: ClientCertificates, target: Target
+) -> tuple[str, ...] | None:
+    """The CA names the CertificateRequest carries (RFC 4514, each once): the subjects of the
+    certificates in `ssl_client_certificate` that this nginx reads as names (before 1.27.2
+    SSL_load_client_CA_file, which skips the `TRUSTED CERTIFICATE` form: knowledge
+    certificate_files), in the file's order, except where that function of a library sorts them
+    (knowledge: client_ca_list_sorted); none without that file (`ssl_trusted_certificate` is
+    trusted but not named). None: the file cannot be read here."""
     from nginxgen.base.der import load_chain
 
     path = settings.client_certificate.value
@@ -163,8 +177,12 @@ def ca_names(config: Config, settings: ClientCertificates) -> tuple[str, ...] | 
     data = read(config.loaded, path)
     if data is None:
         return None
-    names = [cert.subject_text for cert in load_chain(data)]
-    return tuple(dict.fromkeys(names))
+    read_as = nginx.certificate_files().trusted_read(target, "client_ca_names")
+    chain = load_chain(data, read_as)
+    by_library = target.nginx < Version(nginx.certificate_files().ca_cached_since)
+    if by_library and libraries.has(target.library, "client_ca_list_sorted"):
+        chain = sorted(chain, key=lambda cert: cert.subject_order)
+    return tuple(dict.fromkeys(cert.subject_text for cert in chain))
 
 
 def _is_ca(cert: Certificate) -> bool:
@@ -194,8 +212,9 @@ def depth_needed(config: Config, settings: ClientCertificates) -> Depth | None:
     certificates issue client certificates: a server's own leaf in the files (a full chain
     named for OCSP stapling) is not counted. None: the files cannot be read, or hold no CA chain
     that reaches a self-signed root."""
-    from nginxgen.base.der import load_chain
+    from nginxgen.base.der import TRUSTED_ALL, load_chain
 
+    trusted = TRUSTED_ALL  # the trust store takes both PEM forms (knowledge: certificate_files)
     certs: list[Certificate] = []
     for setting in (settings.client_certificate, settings.trusted_certificate):
         if setting.value is None:
@@ -203,7 +222,7 @@ def depth_needed(config: Config, settings: ClientCertificates) -> Depth | None:
         data = read(config.loaded, setting.value)
         if data is None:
             return None
-        certs.extend(c for c in load_chain(data) if _is_ca(c))
+        certs.extend(c for c in load_chain(data, trusted) if _is_ca(c))
     by_subject = {c.subject: c for c in certs}
     best: Depth | None = None
     for cert in certs:
@@ -238,11 +257,17 @@ def sharing(config: Config, socket: str, server: Server) -> list[Server]:
 class Outcome:
     """What nginx does with one request on a connection made for `sni`."""
 
-    handshake: Server  # whose settings the handshake used (the SNI's server, else the default)
+    handshake: Server  # whose TLS context the handshake ran on (effective.handshake_server)
     answering: Server  # the server the Host names (else the default), whose mode is judged
     status: int | None  # 421, 400 (no or bad certificate); None: served as the config says
     why: str
     kind: str  # misdirected, no-certificate, certificate-error or served
+
+    @property
+    def drops_session(self) -> bool:
+        """Whether nginx removes the connection's session from the session cache on answering
+        (the two 400s, not the 421)."""
+        return self.kind in ("no-certificate", "certificate-error")
 
 
 def request_outcome(
@@ -263,7 +288,7 @@ def request_outcome(
     servers = config.sockets[socket]
     default = config.default_server(socket)
     named = server_for_name(servers, sni)
-    handshake = named or default
+    handshake = handshake_server(named or default, default)
     by_host = server_for_name(servers, host) or default
     shook = client_certificates(config, handshake)
     sent = certificate and shook.asks

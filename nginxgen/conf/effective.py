@@ -257,6 +257,26 @@ def _certified(server: Server) -> str | None:
     return ""
 
 
+def handshake_server(server: Server, default: Server) -> Server:
+    """The server whose TLS context the handshake runs on, for a connection whose SNI selected
+    `server` (the default server where no name selects one): nginx starts every connection on
+    the default server's context and switches to the selected server's only where it made that
+    server one, with ssl_certificate in effect or `ssl_reject_handshake on` (a server whose
+    lines an unread include may set is taken to have one); a server with neither keeps the
+    default server's (knowledge: listen_certificate). What the request gets is still
+    `server`'s."""
+    return server if _certified(server) != "" else default
+
+
+def in_context(key: str) -> bool:
+    """Whether a setting (a directive, or `ssl_conf_command NAME`) is one of the TLS context a
+    handshake runs on (handshake_server), rather than the selected server's own: the ssl_*
+    lines, except those nginx reads from the selected server (knowledge:
+    listen_certificate.per_server)."""
+    directive = key.split(" ", 1)[0]
+    return directive.startswith("ssl_") and directive not in nginx.listen_certificate().per_server
+
+
 def server_label(server: Server) -> str:
     name = server.names[0] if server.names else "(no server_name)"
     block = "stream server" if server.block == "stream" else "server"

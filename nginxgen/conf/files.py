@@ -6,6 +6,7 @@ certificate or key, nginxgen.base.pem says."""
 from __future__ import annotations
 
 import os
+import re
 
 from nginxgen.conf.load import Loaded
 
@@ -46,3 +47,36 @@ def absent(loaded: Loaded, path: str, nginx_conf_path: str | None) -> bool:
     if os.path.realpath(os.path.dirname(nginx_conf_path)) != main_folder:
         return False
     return not os.path.lexists(loaded.here(path))
+
+
+# the variable a per-handshake certificate path is named by, the one whose value a name tells
+_SERVER_NAME = re.compile(r"\$(?:ssl_server_name\b|\{ssl_server_name\})")
+_VARIABLE = re.compile(r"\$(?:\{\w+\}|\w+)")
+
+
+def for_name(path: str, sni: str | None) -> str | None:
+    """The file a certificate path with variables names for one handshake (nginx reads it then,
+    ngx_http_ssl_certificate): `$ssl_server_name` is the name the client sent ("" without
+    one); None where another variable is in it, or a `data:` value."""
+    if path.startswith(("data:", "engine:", "store:")):
+        return None
+    named = _SERVER_NAME.sub(lambda _: sni or "", path)
+    return None if "$" in named else named
+
+
+def missing_for_name(loaded: Loaded, path: str, sni: str | None) -> bool:
+    """Whether the file a per-handshake path names for this name is known not to be there: it
+    is not, while a file the same path names for some other name is (the folder holds this
+    line's files, and not this one). A folder that is not here, or holds none of them, tells
+    nothing (the files may be on the server only)."""
+    named = for_name(path, sni)
+    if named is None or not _VARIABLE.search(path) or resolve(loaded, named) is not None:
+        return False
+    import glob  # only for a path with variables: not on every lint's start
+
+    pieces = _VARIABLE.split(path)
+    pattern = "*".join(glob.escape(piece) for piece in pieces)
+    return any(
+        os.path.isfile(found) and os.access(found, os.R_OK)
+        for found in glob.iglob(loaded.here(pattern))
+    )

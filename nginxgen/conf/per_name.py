@@ -19,8 +19,15 @@ from nginxgen.base.records import record
 from nginxgen.conf.client_certificates import ClientCertificates, ca_names, client_certificates
 from nginxgen.conf.client_certificates import request_outcome as _request_outcome
 from nginxgen.conf.config import Config, Server, server_for_name
-from nginxgen.conf.effective import HSTS, Effective, header_sent, server_label
-from nginxgen.conf.files import read
+from nginxgen.conf.effective import (
+    HSTS,
+    Effective,
+    handshake_server,
+    header_sent,
+    in_context,
+    server_label,
+)
+from nginxgen.conf.files import for_name, missing_for_name, read
 from nginxgen.conf.groups import parse_groups
 from nginxgen.conf.load import Stmt
 from nginxgen.knowledge import libraries, nginx, tls_groups
@@ -109,7 +116,13 @@ class NameModel:
     """What applies to `sni` (None: a client that sends no name) on a TLS `socket`; with
     `server`, to the names of that server of the socket. The socket is an http{} one or, where
     the effective model is stream{}'s (conf/stream.py), a stream one: the same answers, with the
-    knowledge of that block."""
+    knowledge of that block.
+
+    Three servers may speak for a name: `server`, the one its SNI selects (the request's, and
+    the lines nginx reads from it); `context`, the one whose TLS context the handshake runs on
+    (the selected server where it has a certificate of its own, else the default server:
+    effective.handshake_server); and `default`, the address's default server, which alone
+    decides some settings on some targets (knowledge: default_server_only)."""
 
     def __init__(
         self,
@@ -129,12 +142,33 @@ class NameModel:
             server_for_name(self.config.sockets[socket], sni) if by_name(effective) else None
         )
         self.server = found or self.default
+        self.context = handshake_server(self.server, self.default)
         target, block = self.target, self.config.block  # once per model, not once per name
         self.decided = effective.memo("decided", lambda: nginx.default_server_only(target, block))
 
     def decider(self, key: str) -> Server:
-        """The server whose lines decide `key` for this name."""
-        return self.default if key in self.decided else self.server
+        """The server whose lines decide `key` for this name: the default server where only it
+        decides on this target; for the other settings of the TLS context, the server whose
+        context the handshake runs on; else the name's own."""
+        if key in self.decided:
+            return self.default
+        return self.context if in_context(key) else self.server
+
+    def why_decides(self, key: str, what: str) -> str | None:
+        """Why a server other than the name's own decides `key` (`what` it gives, in words);
+        None: the name's own server does."""
+        if self.decider(key) is self.server:
+            return None
+        if self.context is not self.server and in_context(key):
+            return (
+                f"{server_label(self.server)} has no certificate of its own: its handshakes run "
+                f"on the TLS context of {server_label(self.default)}, the default server of "
+                f"{self.socket}, which decides {what}"
+            )
+        return (
+            f"{server_label(self.default)} is the default server of {self.socket} and "
+            f"decides {what} ({self.decided[key].why})"
+        )
 
     def answer(
         self,
@@ -152,11 +186,8 @@ class NameModel:
         value = (predict or meaning)(lines)
         ignored: tuple[Ignored, ...] = ()
         own = lines_of(self.server, key, own=True) if self.server is not decider else []
-        if own:
-            why = (
-                f"{server_label(self.default)} is the default server of {self.socket} and "
-                f"decides {what} ({self.decided[key].why})"
-            )
+        why = self.why_decides(key, what or key)
+        if own and why is not None:
             ignored = (Ignored(own[-1], meaning(own), why, lines[-1] if lines else decider.stmt),)
         return Answer(key, value, lines[-1] if lines else None, ignored)
 
@@ -202,8 +233,28 @@ class NameModel:
         return self.answer("ssl_ech_file", meaning, "the ECH keys")
 
     def refused(self) -> Answer:
-        """Whether the handshake is refused (`ssl_reject_handshake on` in the name's server)."""
-        return self.answer("ssl_reject_handshake", lambda s: bool(s) and s[-1].args == ["on"], "")
+        """Whether the handshake is refused: `ssl_reject_handshake on` in the name's server, or
+        a certificate nginx cannot load for this name (unloadable)."""
+        rejected = self.answer(
+            "ssl_reject_handshake", lambda s: bool(s) and s[-1].args == ["on"], ""
+        )
+        return rejected if rejected.value else self.unloadable() or rejected
+
+    def unloadable(self) -> Answer | None:
+        """A certificate or key the handshake for this name cannot load: a path with variables
+        is read per handshake (ngx_http_ssl_certificate, ngx_stream_ssl_certificate), and
+        where the file it names for this name is not there (files.missing_for_name: a client
+        without SNI makes `$ssl_server_name` empty) the handshake fails (internal_error).
+        Then the answer "refused" with that ssl_certificate line; else None."""
+        certificates = self.context.effective("ssl_certificate")
+        keys = self.context.effective("ssl_certificate_key")
+        for index, line in enumerate(certificates):
+            paths = [line.args[0]] if line.args else []
+            if index < len(keys) and keys[index].args:
+                paths.append(keys[index].args[0])
+            if any(missing_for_name(self.config.loaded, p, self.sni) for p in paths):
+                return Answer("ssl_certificate", True, line)
+        return None
 
     def protocols(self) -> Answer:
         """The protocol versions the server negotiates (those its line, else this nginx's
@@ -228,8 +279,31 @@ class NameModel:
 
         return self.answer("ssl_ecdh_curve", listed, "the groups")
 
-    def session_id_resumption(self) -> Answer:
-        """Whether a TLS 1.2 session ID resumes (a cache that stores sessions)."""
+    def session_id_resumption(self, host: str | None = None) -> Answer:
+        """Whether a TLS 1.2 session ID resumes (a cache that stores sessions); with `host`,
+        the session of a client without a certificate whose connection carried a request for
+        `host` (session_dropped)."""
+        plain = self._session_id_resumption()
+        dropped = self.session_dropped(host)
+        return plain if dropped is None or plain.value is False else dropped
+
+    def session_dropped(self, host: str | None) -> Answer | None:
+        """Where a client without a certificate made a request for `host` on its connection
+        for this name and nginx refused it for want of a certificate (400: the answering
+        server's `ssl_verify_client on`), nginx removed the session from the session cache
+        first (conf/client_certificates.py): it resumes from the cache no more, whatever the
+        cache lines say. Then the answer "not resumed" with that ssl_verify_client line; else
+        (no request, or a request nginx served) None. In http{} only: a stream server has no
+        request."""
+        if host is None or self.config.block != "http":
+            return None
+        outcome = _request_outcome(self.config, self.socket, self.sni, host, certificate=False)
+        if not outcome.drops_session:
+            return None
+        line = client_certificates(self.config, outcome.answering).verify.line
+        return Answer("ssl_verify_client", False, line)
+
+    def _session_id_resumption(self) -> Answer:
         fact = nginx.vhost_session_cache_off()
         one_worker = self.effective.single_worker()
 
@@ -237,8 +311,8 @@ class NameModel:
             return _stores_sessions(stmts, one_worker)
 
         def predicted(stmts: list[Stmt]) -> bool | None:
-            own = self.server.effective("ssl_session_cache")
-            off_here = self.server is not self.default and own and own[-1].args == ["off"]
+            own = self.context.effective("ssl_session_cache")
+            off_here = self.context is not self.default and own and own[-1].args == ["off"]
             if off_here and not fact.session_id_resumption_predicted:
                 return None
             return stores(stmts)
@@ -260,7 +334,7 @@ class NameModel:
             return True if keys else None
 
         def predicted(stmts: list[Stmt]) -> bool | None:
-            vhost = self.server.effective("ssl_session_tickets")
+            vhost = self.context.effective("ssl_session_tickets")
             if self._tickets_differ(stmts):
                 fact = self._tickets_fact(vhost)
                 if self.target.library.kind in fact.libraries:
@@ -273,10 +347,10 @@ class NameModel:
     def _tickets_differ(self, decided: list[Stmt]) -> bool:
         """Whether the default server decides tickets for this name and the name's own server
         turns them the other way."""
-        vhost_on = _tickets_on(self.server.effective("ssl_session_tickets"))
+        vhost_on = _tickets_on(self.context.effective("ssl_session_tickets"))
         return (
             "ssl_session_tickets" in self.decided
-            and self.server is not self.default
+            and self.context is not self.default
             and vhost_on != _tickets_on(decided)
         )
 
@@ -285,10 +359,23 @@ class NameModel:
             return nginx.tickets_on_under_off()
         return nginx.tickets_off_under_on()
 
-    def tls13_resumption(self) -> Answer:
+    def tls13_resumption(self, host: str | None = None) -> Answer:
         """Whether a TLS 1.3 session resumes: by tickets when they are on and every worker
         shares their keys (else a ticket resumes only on the worker that issued it: not
-        predicted), else from the session cache where the library resumes statefully."""
+        predicted), else from the session cache where the library resumes statefully. With
+        `host`, the session of a client without a certificate whose connection carried a
+        request for `host`: where nginx refused it and dropped the session (session_dropped),
+        a resumption from the cache is gone; a ticket the client holds still resumes."""
+        plain = self._tls13_resumption(dropped=False)
+        dropped = self.session_dropped(host)
+        if dropped is None or plain.value is False:
+            return plain
+        after = self._tls13_resumption(dropped=True)
+        if after.value == plain.value:
+            return plain
+        return Answer(dropped.key, after.value, dropped.line, after.ignored)
+
+    def _tls13_resumption(self, dropped: bool) -> Answer:
         cache = _stores_sessions(
             self.default.effective("ssl_session_cache"), self.effective.single_worker()
         )
@@ -298,16 +385,17 @@ class NameModel:
         def resumes(stmts: list[Stmt]) -> bool | None:
             if _tickets_on(stmts):
                 return True if keys else None
-            return cache and stateful
+            return False if dropped else cache and stateful
 
         def predicted(stmts: list[Stmt]) -> bool | None:
             """Where the default server decides tickets and the name's server turns them the
             other way, what happens is a fact of its own (knowledge: tickets_on_under_off,
             tickets_off_under_on); libraries it does not name follow the name's own value."""
             if self._tickets_differ(stmts):
-                fact = self._tickets_fact(self.server.effective("ssl_session_tickets"))
+                vhost = self.context.effective("ssl_session_tickets")
+                fact = self._tickets_fact(vhost)
                 if self.target.library.kind not in fact.libraries:
-                    return resumes(self.server.effective("ssl_session_tickets"))
+                    return resumes(vhost)
                 groups = self.groups().value  # the deciding server's
                 share = tls_groups.find_group(fact.unless_retry_from_key_share)
                 if groups is not None and share is not None and share.id not in groups:
@@ -342,13 +430,15 @@ class NameModel:
 
     @cached_property
     def _leaves(self) -> dict[str, Certificate] | None:
-        """Path -> the first certificate of each of the server's ssl_certificate files (None
-        when one cannot be read: a variable in the path, a missing or unreadable file)."""
+        """Path -> the first certificate of each of the server's ssl_certificate files, those
+        with variables as they are read for this name (None when one cannot be read: a
+        variable other than $ssl_server_name, a missing or unreadable file)."""
         from nginxgen.base.der import load_chain  # only with a certificate to read: a lint start
 
         leaves = {}
-        for stmt in self.server.effective("ssl_certificate"):
-            data = read(self.config.loaded, stmt.args[0])
+        for stmt in self.context.effective("ssl_certificate"):
+            path = for_name(stmt.args[0], self.sni)
+            data = read(self.config.loaded, path) if path is not None else None
             chain = load_chain(data) if data else []
             if not chain:
                 return None
@@ -357,7 +447,7 @@ class NameModel:
 
     def certificates(self) -> Answer:
         """sha256 of each leaf the server may send -> its ssl_certificate path."""
-        lines = self.server.effective("ssl_certificate")
+        lines = self.context.effective("ssl_certificate")
         leaves = self._leaves
         value = None if leaves is None else {leaf.sha256(): p for p, leaf in leaves.items()}
         return Answer("ssl_certificate", value, lines[-1] if lines else None)
@@ -370,7 +460,7 @@ class NameModel:
         from nginxgen.ciphers.engine import allowed_at, evaluate
         from nginxgen.ciphers.model import model_for
 
-        lines = self.server.effective("ssl_ciphers")
+        lines = self.context.effective("ssl_ciphers")
         line = lines[-1] if lines else None
         model = model_for(self.target.library)
         leaves = self._leaves
@@ -413,7 +503,7 @@ class NameModel:
     def stapling(self) -> Answer:
         """Whether an OCSP response is stapled: never with `ssl_stapling off` (the default);
         with it on, that depends on the responder (not predicted)."""
-        lines = self.server.effective("ssl_stapling")
+        lines = self.context.effective("ssl_stapling")
         on = bool(lines) and lines[-1].args == ["on"]
         return Answer("ssl_stapling", None if on else False, lines[-1] if lines else None)
 
@@ -421,9 +511,9 @@ class NameModel:
 
     @cached_property
     def client_certificates(self) -> ClientCertificates:
-        """The client-certificate settings of the handshake for this name: the name's server's
-        (nginx switches the verify mode with the SSL context when the SNI names a server)."""
-        return client_certificates(self.config, self.server)
+        """The client-certificate settings of the handshake for this name: those of the server
+        whose TLS context it runs on (nginx switches the verify mode with the context)."""
+        return client_certificates(self.config, self.context)
 
     def client_certificate_request(self) -> Answer:
         """Whether the handshake asks for a client certificate (`ssl_verify_client` not off)."""
@@ -433,7 +523,7 @@ class NameModel:
     def client_ca_names(self) -> Answer:
         """The CA names of the CertificateRequest (RFC 4514; None: the file cannot be read)."""
         settings = self.client_certificates
-        names = ca_names(self.config, settings)
+        names = ca_names(self.config, settings, self.target)
         return Answer("ssl_client_certificate", names, settings.client_certificate.line)
 
     def without_client_certificate(self, host: str) -> Answer:

@@ -54,7 +54,11 @@ def _read(path: str, what: str) -> bytes:
 
 
 def inspect_chain(cert_path: str) -> tuple[CertInfo, list[Certificate]]:
-    chain = load_chain(_read(cert_path, "certificate"))
+    from nginxgen.base.der import load_chain as nginx_chain
+
+    # the chain as nginx reads an ssl_certificate file (a leaf in the TRUSTED CERTIFICATE form
+    # too: base/der.py)
+    chain = [cert.crypto() for cert in nginx_chain(_read(cert_path, "certificate"))]
     if not chain:
         raise NginxgenError("not a PEM certificate", where=cert_path)
     leaf = chain[0]

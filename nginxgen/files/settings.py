@@ -8,28 +8,17 @@ import os
 
 from nginxgen.base.errors import NginxgenError
 from nginxgen.base.severity import SEVERITIES
+from nginxgen.files.options import SETTINGS
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:
     from typing import Any
 
 
-# Each key and the shape of its value: a string, rule codes (a "NGX1,NGX402" string or a list
-# of strings, checked against the rules by the command), a severity, or a table of strings.
-KEYS = {
-    "nginx-version": "string",
-    "tls-library": "string",
-    "nginx-bin": "string",
-    "select": "codes",
-    "ignore": "codes",
-    "min-severity": "severity",
-    "fail-on": "severity",
-    "path-map": "table",
-    "fixable": "codes",
-    "unfixable": "codes",
-    "root": "string",
-    "prefix": "string",
-}
+# Each key and the shape of its value (nginxgen.files.options declares them with their flags): a
+# string, rule codes (a "NGX1,NGX402" string or a list of strings, checked against the rules by
+# the command), a severity, or a table of strings.
+KEYS = SETTINGS
 
 
 def cache_folder() -> str:

@@ -23,7 +23,7 @@ from nginxgen.generate.models import (
 from nginxgen.generate.plan_common import IgnoreComment, ListenLine, Problems, directive_in
 from nginxgen.knowledge import directives, libraries, nginx, pki, tls_groups
 from nginxgen.knowledge.target import Target
-from nginxgen.knowledge.upstream import upstream_keepalive_defaults
+from nginxgen.knowledge.upstream import request_passes, upstream_keepalive_defaults
 
 # the groups offered to a backend: ML-KEM first, then the policy's classical ones
 PQ_GROUP = "X25519MLKEM768"
@@ -56,7 +56,8 @@ class UpstreamPlan:
     pass_directive: str  # proxy_pass or grpc_pass
     url: str  # the pass line's URL
     http11: bool  # proxy_http_version 1.1 and an empty Connection header (kept connections)
-    host: str | None  # proxy_set_header Host: the backend's name, as the URL would send it
+    header_directive: str  # proxy_set_header or grpc_set_header
+    host: str  # the Host (gRPC: the :authority) the backend gets: its name, port as in the URL
     tls: BackendTlsPlan
 
 
@@ -183,7 +184,10 @@ def plan_upstream(
 ) -> UpstreamPlan:
     """A pass through an upstream{} block of the site's own (only a block keeps connections),
     with the backend's name written out: without `proxy_ssl_name` nginx would verify and send
-    the block's name (NGX803)."""
+    the block's name (NGX803), and without a Host line the backend would be asked for the
+    block's name (proxy_pass sends `Host: $proxy_host`; grpc_pass sends the URL's host as
+    :authority, and a `grpc_set_header Host` line instead of it). A gRPC URL takes no path:
+    nginx refuses one (`invalid host in upstream`), so grpcs://host:port/ passes without it."""
     grpc = upstream.scheme == "grpcs"
     pass_directive = "grpc_pass" if grpc else "proxy_pass"
     if not directive_in(target, pass_directive, "location"):
@@ -211,9 +215,10 @@ def plan_upstream(
         server=f"{host}:{port or 443}",
         keepalive=keepalive,
         pass_directive=pass_directive,
-        url=f"{upstream.scheme}://{block}{upstream.path}",
+        url=f"{upstream.scheme}://{block}{'' if grpc else upstream.path}",
         http11=not grpc and upstream.keepalive > 0,
-        host=None if grpc else host if port is None else f"{host}:{port}",
+        header_directive=request_passes()[pass_directive],
+        host=tls.name if port is None else f"{tls.name}:{port}",
         tls=tls,
     )
 

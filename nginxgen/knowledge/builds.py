@@ -63,6 +63,9 @@ class Target:
     # them needs `load_module` with the file in `modules_path` (`--modules-path`)
     dynamic: frozenset[str] | None = None
     modules_path: str | None = None
+    # third-party modules built in (`--add-module=PATH`, `--add-dynamic-module=PATH`: their
+    # PATHs), when read from nginx -V: they may define directives and variables
+    added: frozenset[str] | None = None
     # where the target came from when nobody gave it: the machine's binary that was read
     origin: str | None = None
 

@@ -16,6 +16,8 @@ import json
 import os
 from functools import cache
 
+from nginxgen.base.version import Version
+
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -92,6 +94,21 @@ def json_file_by_line(name: str, key: str) -> tuple[dict[str, Any], dict[str, st
             end = line.index('":')
             rows[line[1:end]] = line[end + 2 :].removesuffix(",")
     return head, rows
+
+
+@cache
+def release_index(releases: tuple[str, ...], version: str) -> int:
+    """The index of the newest of a table's releases (oldest first) at or before this version
+    (the oldest when none is)."""
+    wanted = Version(version)
+    return max((i for i, r in enumerate(releases) if Version(r) <= wanted), default=0)
+
+
+def holds(ranges: list[list[int | None]], at: int) -> bool:
+    """Whether an entry's ranges of release indexes [first, end) (end None: to the newest) hold
+    the release at this index."""
+    return any(first is not None and first <= at and (end is None or at < end)
+               for first, end in ranges)  # fmt: skip
 
 
 def from_table(kind: type[R], table: Mapping[str, Any], **given: Any) -> R:

@@ -8,8 +8,7 @@ import json
 from functools import cache, lru_cache
 
 from nginxgen.base.records import record
-from nginxgen.base.version import Version
-from nginxgen.knowledge.data import json_file, json_file_by_line
+from nginxgen.knowledge.data import holds, json_file, json_file_by_line, release_index
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:
@@ -80,25 +79,13 @@ def _definitions(name: str) -> list[dict[str, Any]] | None:
     return entries
 
 
-@cache
-def _release_index(version: str) -> int:
-    """The index of the newest known release at or before this version."""
-    releases = [Version(v) for v in _table()["releases"]]
-    wanted = Version(version)
-    return max((i for i, r in enumerate(releases) if r <= wanted), default=0)
-
-
 @lru_cache(maxsize=4096)  # bounded: names come from the text being edited (the language server)
 def _release_entries(version: str, name: str) -> tuple[DirectiveEntry, ...] | None:
     entries = _definitions(name)
     if entries is None:
         return None
-    at = _release_index(version)
-    return tuple(
-        _entry(e)
-        for e in entries
-        if any(first <= at and (end is None or at < end) for first, end in e["ranges"])
-    )
+    at = release_index(tuple(_table()["releases"]), version)
+    return tuple(_entry(e) for e in entries if holds(e["ranges"], at))
 
 
 def nginx_directive(target: Target, name: str) -> tuple[DirectiveEntry, ...] | None:
@@ -142,6 +129,13 @@ def module_built(target: Target, module: str) -> bool | None:
     if info["default"]:
         return key not in (target.without or frozenset())
     return key in target.modules
+
+
+@cache
+def own_module_files() -> frozenset[str]:
+    """The file names nginx's own modules have when built as loadable ones
+    (`ngx_http_geoip_module.so`): any other `load_module` file is a third-party module."""
+    return frozenset(f"{name}.so" for name in _table()["modules"])
 
 
 def known_in_some_release(name: str) -> bool:

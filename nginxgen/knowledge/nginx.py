@@ -387,6 +387,10 @@ class ListenCertificate:
     stream_default_server_since: str
     seen: str
     source: str
+    # the ssl_* lines nginx reads from the named server, not from the TLS context the handshake
+    # runs on (a vhost without a certificate runs on the default server's)
+    per_server: tuple[str, ...]
+    context_seen: str
 
 
 @cache
@@ -396,19 +400,46 @@ def listen_certificate() -> ListenCertificate:
 
 @record(frozen=True)
 class CertificateFiles:
-    """What nginx -t says of a certificate or CA file it cannot load (`{path}`: the file):
-    `message` for ssl_certificate, and for CA files from `ca_cached_since`; before that
-    `ca_message_before` (OpenSSL's SSL_CTX_load_verify_locations)."""
+    """How nginx reads certificate and CA files, and what nginx -t says of one it cannot load
+    (`{path}`: the file): `message` for ssl_certificate, and for CA files from
+    `ca_cached_since`; before that `ca_message_before` (OpenSSL's
+    SSL_CTX_load_verify_locations), or `client_ca_message_before` where only the CA names of
+    ssl_client_certificate cannot be read. Which `TRUSTED CERTIFICATE` blocks each reader takes:
+    `trusted_read` (base/der.py load_chain's TRUSTED_FIRST, TRUSTED_ALL, TRUSTED_NONE)."""
 
     message: str
     ca_message_before: str
     ca_cached_since: str
+    trusted_certificate: str
+    trusted_ca: str
+    trusted_client_ca_names_before: str
+    client_ca_message_before: str
     source: str
+    trusted_source: str
 
-    def refusal(self, target: Target, path: str, ca: bool) -> str:
-        cached = target.nginx >= Version(self.ca_cached_since)
-        template = self.message if cached or not ca else self.ca_message_before
+    def cached(self, target: Target) -> bool:
+        """Whether this nginx reads CA files itself, once (1.27.2), not through OpenSSL's
+        SSL_CTX_load_verify_locations and SSL_load_client_CA_file."""
+        return target.nginx >= Version(self.ca_cached_since)
+
+    def refusal(self, target: Target, path: str, ca: bool, names: bool = False) -> str:
+        """nginx -t's message for a file it cannot load; `names`: only the CA names of an
+        ssl_client_certificate file cannot be read (before 1.27.2)."""
+        if not ca or self.cached(target):
+            template = self.message
+        else:
+            template = self.client_ca_message_before if names else self.ca_message_before
         return template.format(path=path)
+
+    def trusted_read(self, target: Target, kind: str) -> str:
+        """Which trusted-form blocks nginx reads of a file of `kind`: "certificate" (an
+        ssl_certificate file), "ca" (a trust store), "client_ca_names" (the CA names an
+        ssl_client_certificate file gives clients; before 1.27.2 read apart)."""
+        if kind == "certificate":
+            return self.trusted_certificate
+        if kind == "client_ca_names" and not self.cached(target):
+            return self.trusted_client_ca_names_before
+        return self.trusted_ca
 
 
 @cache

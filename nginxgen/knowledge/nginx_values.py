@@ -8,7 +8,7 @@ from functools import cache, lru_cache
 
 from nginxgen.base.records import record
 from nginxgen.base.version import Version
-from nginxgen.knowledge.data import from_table, json_file, toml_file
+from nginxgen.knowledge.data import from_table, holds, json_file, release_index, toml_file
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:
@@ -35,13 +35,6 @@ class ValueTable:
     prefixes: tuple[str, ...] = ()  # listen: parameters compared by their start (backlog=)
 
 
-@cache
-def _value_release_index(version: str) -> int:
-    releases = [Version(v) for v in json_file("nginx_values")["releases"]]
-    wanted = Version(version)
-    return max((i for i, r in enumerate(releases) if r <= wanted), default=0)
-
-
 def value_tables(target: Target, name: str) -> tuple[ValueTable, ...]:
     """The value tables of a directive in the target's nginx release, one per module."""
     return _value_tables(str(target.nginx), name)
@@ -49,10 +42,11 @@ def value_tables(target: Target, name: str) -> tuple[ValueTable, ...]:
 
 @lru_cache(maxsize=1024)  # bounded: names come from the text being edited (the language server)
 def _value_tables(version: str, name: str) -> tuple[ValueTable, ...]:
-    at = _value_release_index(version)
+    table = json_file("nginx_values")
+    at = release_index(tuple(table["releases"]), version)
     out = []
-    for e in json_file("nginx_values")["directives"].get(name, ()):
-        if not any(first <= at and (end is None or at < end) for first, end in e["ranges"]):
+    for e in table["directives"].get(name, ()):
+        if not holds(e["ranges"], at):
             continue
         bounds = e.get("bounds")
         out.append(
@@ -155,6 +149,16 @@ class LastWordGrammar:
 
 
 @record(frozen=True)
+class AddressGrammar:
+    """A pass whose address takes no URI: after one of `schemes` (which the module strips,
+    any letter case), a `/` or `?` in a host[:port] (for an IPv6 address, a `/` after its `]`)
+    is refused with `message` (`{value}`: the address as nginx prints it)."""
+
+    schemes: tuple[str, ...]
+    message: str
+
+
+@record(frozen=True)
 class Requirement:
     """`switch on` in effect where `pass` goes to TLS needs `needs` in effect there too."""
 
@@ -177,6 +181,22 @@ class BackendCertificates:
     empty_is_certificate_since: str
     empty_is_certificate_until: str
     empty_unloadable: str
+
+
+@record(frozen=True)
+class VariableGrammar:
+    """Where a config defines variables, and which arguments nginx does not compile (their `$`
+    names are text): nginx_values.toml, [variables]."""
+
+    message: str  # nginx's words for a name nothing defines (`{name}`)
+    defines: dict[str, int]  # directive -> the argument naming the variable (1-based, -1 last)
+    text: frozenset[str]
+    text_since: dict[str, str]  # directive -> the release from which its arguments are text
+    text_first: frozenset[str]
+    regex_when_tilde: frozenset[str]
+    if_regex_operators: frozenset[str]
+    text_blocks: frozenset[str]
+    dollar_whole: frozenset[str]
 
 
 @record(frozen=True)
@@ -214,9 +234,11 @@ class CustomGrammars:
     parameters: dict[str, ParametersGrammar]
     post: dict[str, tuple[PostCheck, ...]]
     last_word: dict[str, LastWordGrammar]
+    addresses: dict[str, AddressGrammar]
     requires: tuple[Requirement, ...]
     server_checks: tuple[ServerCheck, ...]
     backend_certificates: BackendCertificates
+    variables: VariableGrammar
     stream_by_certificate_since: str
     build_options: dict[str, tuple[BuildOption, ...]]
 
@@ -231,6 +253,7 @@ def custom_grammars() -> CustomGrammars:
         parameters=_by_directive(data["parameters"], _parameters_grammar),
         post=_by_directive(data["post"], lambda p: tuple(_post_check(c) for c in p["checks"])),
         last_word=_by_directive(data["last_word"], lambda w: from_table(LastWordGrammar, w)),
+        addresses=_by_directive(data["addresses"], lambda a: from_table(AddressGrammar, a)),
         requires=tuple(
             from_table(Requirement, r, pass_directive=r["pass"]) for r in data["requires"]
         ),
@@ -239,6 +262,7 @@ def custom_grammars() -> CustomGrammars:
             for c in (*data["server_requires"], *data["server_unsupported"])
         ),
         backend_certificates=from_table(BackendCertificates, data["backend_certificates"]),
+        variables=from_table(VariableGrammar, data["variables"]),
         stream_by_certificate_since=data["tls_servers"]["stream_by_certificate_since"],
         build_options={
             name: tuple(

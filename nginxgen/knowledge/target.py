@@ -102,7 +102,7 @@ def parse_nginx_v(text: str) -> Target:
         line = line[:marker]
     library = _library_from_banner(running if running else line)
     configure = re.search(r"^configure arguments:(.*)$", text, re.MULTILINE)
-    modules = without = dynamic = None
+    modules = without = dynamic = added = None
     if configure:
         # --with-http_ssl_module -> http_ssl; --with-stream(=dynamic) -> stream; --with-file-aio
         modules = frozenset(
@@ -110,6 +110,8 @@ def parse_nginx_v(text: str) -> Target:
         )
         without = frozenset(re.findall(r"--without-(\w+?)_module", configure[1]))
         dynamic = frozenset(re.findall(r"--with-(\w+?)(?:_module)?=dynamic", configure[1]))
+        paths = re.findall(r"--add(?:-dynamic)?-module=(\S+)", configure[1])
+        added = frozenset(p.strip("'\"") for p in paths)
     arguments = configure[1] if configure else ""
     return Target(
         Version(version_match[1]),
@@ -121,6 +123,7 @@ def parse_nginx_v(text: str) -> Target:
         conf_path=_under_prefix(arguments, "--conf-path", "conf/nginx.conf"),
         dynamic=dynamic,
         modules_path=_under_prefix(arguments, "--modules-path", "modules"),
+        added=added,
     )
 
 

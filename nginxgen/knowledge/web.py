@@ -1,5 +1,6 @@
-"""Facts of the web platform nginxgen's policies rest on (web.toml): HSTS lifetimes and the
-protocol versions below TLS 1.2 (not nginx's facts, nor a TLS library's)."""
+"""Facts of the web platform nginxgen's policies rest on (web.toml): HSTS lifetimes, the
+protocol versions below TLS 1.2 and Mozilla's intermediate TLS 1.2 suites (not nginx's facts,
+nor a TLS library's)."""
 
 from __future__ import annotations
 
@@ -28,3 +29,9 @@ def hsts() -> Hsts:
 def legacy_protocols() -> frozenset[str]:
     """Protocol versions below TLS 1.2 (RFC 8996)."""
     return frozenset(toml_file("web")["protocols"]["legacy"])
+
+
+@cache
+def intermediate_ciphers() -> tuple[str, ...]:
+    """Mozilla's intermediate TLS 1.2 suites (guideline 6.0), in its order."""
+    return tuple(toml_file("web")["intermediate"]["ciphers"])

@@ -48,7 +48,8 @@ def _overlaps(edit: Edit, taken: list[Edit]) -> bool:
 
 def _held_back(findings: list[Finding]) -> set[Finding]:
     """The findings whose fixes are not built in this pass. On a statement nginx refuses
-    outright (an error of NGX001-NGX010: structure, name, place, argument count, value) only
+    outright (an error of NGX001-NGX011: structure, name, place, argument count, value,
+    variable) only
     the structural rules' own mends are built (NGX006 deleting a repeated line): any other fix
     would be written on a line `nginx -t` still refuses (`ssl_protocols TLSv1.2 TLSv13;` must not
     become `ssl_protocols TLSv1.2 TLSv13 TLSv1.3;`). A line with another error (an unknown group,
@@ -67,7 +68,7 @@ def _held_back(findings: list[Finding]) -> set[Finding]:
 
 
 def _grammar(code: str) -> bool:
-    return code.startswith("NGX00") or code == "NGX010"
+    return code.startswith("NGX00") or code in ("NGX010", "NGX011")
 
 
 def run_fixes(

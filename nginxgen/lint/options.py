@@ -108,7 +108,7 @@ def _mapping(args: Arguments, conf: dict[str, Any], settings_file: str | None) -
     """Where the tree's folders are: `--map` (relative to the working folder), else the
     settings' path-map (relative to the settings file), else the binary's `--conf-path` and
     what nginxgen.conf.tree infers."""
-    given = parse_map(args.map, os.getcwd())
+    given = parse_map(args.path_map, os.getcwd())
     table = conf.get("path-map")
     if not given and isinstance(table, dict) and settings_file:
         entries = [f"{source}={here}" for source, here in table.items()]

@@ -10,14 +10,14 @@ import os
 from collections.abc import Iterator
 
 from nginxgen.base.errors import NginxgenError
-from nginxgen.base.records import field, record
+from nginxgen.base.records import record
 from nginxgen.conf.config import Config, Location, Server, build
 from nginxgen.conf.effective import Effective
 from nginxgen.conf.load import Loaded, LoadError, Stmt, load_path, walk
 from nginxgen.conf.per_name import NameModel, key_of
 from nginxgen.conf.tree import notes
 from nginxgen.knowledge.target import Target
-from nginxgen.lint.args import Arguments
+from nginxgen.lint.args import OPTIONS, Arguments
 from nginxgen.lint.context import server_label
 from nginxgen.lint.findings import Finding, fix_classes
 from nginxgen.lint.fix import run_fixes
@@ -34,38 +34,32 @@ FILE_DIRECTIVES = ("ssl_certificate", "ssl_certificate_key", "ssl_trusted_certif
                    "ssl_client_certificate", "ssl_dhparam", "ssl_session_ticket_key")  # fmt: skip
 
 
-@record
 class Settings:
     """What `lint` takes on its command line, from initializationOptions or the client's
-    `nginxgen` configuration section."""
+    `nginxgen` configuration section: each option nginxgen.files.options marks as the editor's,
+    under its editor key (nginxVersion, tlsLibrary, nginxBin, root, pathMap)."""
 
-    nginx_version: str | None = None
-    tls_library: str | None = None
-    nginx_bin: str | None = None
-    root: str | None = None  # the main file, when walking up to nginx.conf would not find it
-    path_map: dict[str, str] = field(default_factory=dict)
+    def __init__(self, given: Arguments | None = None) -> None:
+        self.given = given or Arguments()
 
     @classmethod
     def read(cls, data: object, base: Settings | None = None) -> Settings:
+        """The settings in `data` over `base`'s (a key left out keeps its value)."""
         given = data if isinstance(data, dict) else {}
-        nginx = given.get("nginxgen", given)  # {"nginxgen": {...}} or the section itself
-        old = base or cls()
-        return cls(
-            nginx_version=nginx.get("nginxVersion", old.nginx_version),
-            tls_library=nginx.get("tlsLibrary", old.tls_library),
-            nginx_bin=nginx.get("nginxBin", old.nginx_bin),
-            root=nginx.get("root", old.root),
-            path_map=dict(nginx.get("pathMap", old.path_map)),
-        )
+        section = given.get("nginxgen", given)  # {"nginxgen": {...}} or the section itself
+        args = Arguments()
+        for option in OPTIONS:
+            old = getattr(base.given, option.dest) if base else option.default
+            value = section.get(option.editor_key, old) if option.editor else old
+            if option.kind == "append" and isinstance(value, dict):  # pathMap: {FOLDER: HERE}
+                value = [f"{folder}={here}" for folder, here in value.items()]
+            setattr(args, option.dest, list(value) if isinstance(value, list) else value)
+        return cls(args)
 
     def arguments(self) -> Arguments:
         """These settings as `nginxgen lint`'s flags: the editor's settings stand where the
         command line does, over the settings file, and are resolved by the same code."""
-        args = Arguments()
-        args.nginx_version, args.tls_library = self.nginx_version, self.tls_library
-        args.nginx_bin, args.root = self.nginx_bin, self.root
-        args.map = [f"{folder}={here}" for folder, here in self.path_map.items()]
-        return args
+        return self.given
 
 
 @record
@@ -275,18 +269,25 @@ def _deciding(effective: Effective, server: Server, key: str) -> Iterator[str]:
     decided = False
     for socket in dict.fromkeys(tls):
         name = NameModel(effective, socket, None, server=server)
-        if key not in name.decided:
-            continue
-        decided = True
         decider = name.decider(key)
         if decider is server:
+            if key in name.decided:
+                decided = True
+                yield (
+                    f"decides for every name on {socket}: this is its default server "
+                    f"({name.decided[key].why})"
+                )
+            continue
+        decided = True
+        answer = name.setting(key)
+        shown = " ".join(answer.value) if answer.value else "(not set)"
+        if name.context is not server:  # no certificate: the default server's TLS context
             yield (
-                f"decides for every name on {socket}: this is its default server "
-                f"({name.decided[key].why})"
+                f"ignored on {socket}: this server has no certificate of its own, so its "
+                f"handshakes run on the TLS context of {server_label(decider)}, the default "
+                f"server (in effect: {shown})"
             )
         else:
-            answer = name.setting(key)
-            shown = " ".join(answer.value) if answer.value else "(not set)"
             yield (
                 f"ignored on {socket}: {server_label(decider)} is the default server "
                 f"and decides there (in effect: {shown})"

@@ -40,9 +40,10 @@ def connect_tls(
         raise
 
 
-def _host(address: tuple[str, int], sni: str | None) -> str:
-    """The Host header: the name, else the address (an IPv6 one in brackets, RFC 9110 7.2;
-    bare, nginx answers 400 before any location, with the server level's headers)."""
+def request_host(address: tuple[str, int], sni: str | None) -> str:
+    """The Host header of the probe's requests: the name, else the address (an IPv6 one in
+    brackets, RFC 9110 7.2; bare, nginx answers 400 before any location, with the server
+    level's headers)."""
     if sni:
         return sni
     return f"[{address[0]}]" if ":" in address[0] else address[0]
@@ -56,7 +57,7 @@ def request(
     address: tuple[str, int], sni: str | None, path: str, timeout: float
 ) -> tuple[int | None, dict[str, str]]:
     with connect_tls(address, sni, client_context(), timeout) as tls:
-        _get(tls, _host(address, sni), "GET", path)
+        _get(tls, request_host(address, sni), "GET", path)
         data = b""
         while b"\r\n\r\n" not in data and len(data) < 65536:
             chunk = tls.recv(4096)
@@ -82,6 +83,9 @@ class Resumption:
     tls12_ticket_issued: bool | None  # a TLS 1.2 full handshake got a non-empty NewSessionTicket
     tls12_ticket_resumed: bool | None  # ... and the next connection, offering it, resumed
     tls13_psk_resumed: bool | None  # TLS 1.3: a PSK from the first connection's tickets resumed
+    # the Host of the request each first connection made (with no client certificate): where
+    # nginx refuses it for want of one, it drops the session from its cache
+    host: str
 
 
 def _first_session(
@@ -90,7 +94,7 @@ def _first_session(
     """One full handshake and a request (TLS 1.3 tickets come after the handshake: a request
     makes the server send them); the session the client keeps."""
     with connect_tls(address, sni, context, timeout) as tls:
-        _get(tls, _host(address, sni), "HEAD", "/")
+        _get(tls, request_host(address, sni), "HEAD", "/")
         try:
             while tls.recv(4096):
                 pass
@@ -160,6 +164,7 @@ def resumption(
         tls12_ticket_issued=issued,
         tls12_ticket_resumed=resumed,
         tls13_psk_resumed=_resumes(address, sni, timeout, v13, True) if tls13 else None,
+        host=request_host(address, sni),
     )
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 # Plain one-line usage errors (no boxes): set before typer reads it at import.
 os.environ.setdefault("TYPER_USE_RICH", "0")
@@ -13,7 +13,7 @@ import typer
 
 from nginxgen.base.console import note
 from nginxgen.base.errors import NginxgenError
-from nginxgen.lint import args as lint_options
+from nginxgen.files import options as declared_options
 
 app = typer.Typer(
     help="Generate nginx TLS configuration for your nginx and TLS library; lint configs.",
@@ -40,29 +40,21 @@ def _main(
 
 app.add_typer(presets_app, name="presets")
 
-NginxVersion = Annotated[
-    str | None, typer.Option("--nginx-version", help="nginx version, e.g. 1.26.3")
-]
-TlsLibrary = Annotated[
-    Optional[str],  # noqa: UP045
-    typer.Option(
-        "--tls-library",
-        help="openssl-3.5.7, openssl-3.0, boringssl, aws-lc-1.37.0, libressl-4.3.0, quictls-3.3.0",
-    ),
-]
-NginxBin = Annotated[str | None, typer.Option("--nginx-bin", help="read the target from PATH -V")]
-TreeMap = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--map",
-        help="FOLDER=HERE: the tree's FOLDER (as its absolute paths name it) is HERE "
-        "(a copy of /etc/nginx: --map /etc/nginx=DIR); repeatable. Default: nginx -V's "
-        "--conf-path with --nginx-bin, else inferred when the tree is a copy (and said so)",
-    ),
-]
-Prefix = Annotated[
-    str | None, typer.Option("--prefix", help=lint_options.BY_FLAG["--prefix"].help)
-]  # lint's option (nginxgen.lint.args), one declaration
+
+def _declared(flag: str) -> Any:  # typer.Option is typed Any
+    """A flag other commands share with lint, as nginxgen.files.options declares it (its names
+    and its help, once)."""
+    option = declared_options.BY_FLAG[flag]
+    metavar = None if option.kind == "switch" else option.metavar
+    return typer.Option(option.flag, *option.aliases, help=option.help, metavar=metavar)
+
+
+NginxVersion = Annotated[str | None, _declared("--nginx-version")]
+TlsLibrary = Annotated[Optional[str], _declared("--tls-library")]  # noqa: UP045
+NginxBin = Annotated[str | None, _declared("--nginx-bin")]
+TreeMap = Annotated[list[str] | None, _declared("--path-map")]
+Prefix = Annotated[str | None, _declared("--prefix")]
+Root = Annotated[Path | None, _declared("--root")]
 TextOrJson = Annotated[str, typer.Option("--format", help="text or json")]
 
 
@@ -105,14 +97,10 @@ def generate(
         Path | None,
         typer.Option(help="add the sites to the nginx tree in this folder (its nginx.conf)"),
     ] = None,
-    root: Annotated[
-        Path | None, typer.Option(help="with --into: the main file, if not DIR/nginx.conf")
-    ] = None,
+    root: Root = None,
     prefix: Prefix = None,
     force: Annotated[bool, typer.Option(help="replace differing files (atomically)")] = False,
-    diff: Annotated[
-        bool, typer.Option(help="show the diff against --out or --into, write nothing")
-    ] = False,
+    diff: Annotated[bool, _declared("--diff")] = False,
     comments: Annotated[
         bool, typer.Option("--comments/--no-comments", help="one-line why comments")
     ] = True,
@@ -215,10 +203,7 @@ def probe(
         Path | None,
         typer.Option("--config", help="compare with this nginx.conf (the linter's model)"),
     ] = None,
-    root: Annotated[
-        Path | None,
-        typer.Option(help="with --config FILE: the main file whose tree includes FILE"),
-    ] = None,
+    root: Root = None,
     nginx_version: NginxVersion = None,
     tls_library: TlsLibrary = None,
     nginx_bin: NginxBin = None,
@@ -295,9 +280,7 @@ def report(
 
 @app.command()
 def doctor(
-    nginx_bin: Annotated[
-        str | None, typer.Option("--nginx-bin", help="the nginx to ask (default: nginx on PATH)")
-    ] = None,
+    nginx_bin: NginxBin = None,
     output: TextOrJson = "text",
     interval: Annotated[
         float, typer.Option(help="seconds between the two reads of the kTLS counters")
@@ -322,7 +305,7 @@ def doctor(
 
 @app.command()
 def detect(
-    nginx_bin: Annotated[str, typer.Option("--nginx-bin", help="nginx binary")] = "nginx",
+    nginx_bin: Annotated[str, _declared("--nginx-bin")] = "nginx",
 ) -> None:
     """Print the target read from an nginx binary's -V output."""
     import shutil

@@ -22,10 +22,13 @@ import pytest
 from nginxgen.base.version import Version
 from nginxgen.conf.client_certificates import client_certificates, request_outcome
 from nginxgen.conf.config import Config, build
+from nginxgen.conf.config import build as build_config
+from nginxgen.conf.effective import Effective
 from nginxgen.conf.load import load_path
+from nginxgen.conf.per_name import NameModel
 from nginxgen.knowledge.target import resolve
 from nginxgen.lint.run import Selection, lint
-from tests.builds import Build
+from tests.builds import ALL_BUILD_NAMES, Build
 from tests.helpers import require_program
 from tests.live import Server, free_port, prepare_prefix
 from tests.pki import CertificateFactory, Chain, _pem
@@ -299,3 +302,39 @@ def test_http2_requests_for_another_name_get_421(build: Build, tmp_path: Path) -
         ("b.example", "a.example"): ("2", "200"),
     }
     assert [s.status for s in said.values()] == [421, None]
+
+
+@pytest.mark.live
+@pytest.mark.parametrize("build", ALL_BUILD_NAMES, indirect=True)
+def test_ca_names_in_the_order_nginx_sends_them(
+    build: Build, client: Build, tmp_path: Path
+) -> None:
+    """A CA file of three subjects out of X509_NAME_cmp's order: nginx before 1.27.2 reads it
+    with SSL_load_client_CA_file, which BoringSSL and AWS-LC sort (knowledge:
+    client_ca_list_sorted) and OpenSSL does not; from 1.27.2 nginx lists the subjects itself,
+    in the file's order. The model names them in the order s_client reads them."""
+    pki = CertificateFactory(tmp_path / "pki")
+    server = pki.leaf("a.example", sans=("a.example",))
+    deep_ca = pki.ca("nginxgen test deep CA")
+    cas = tmp_path / "cas.pem"
+    cas.write_bytes(_pem(pki.intermediate) + _pem(deep_ca[0]) + _pem(pki.root))
+    port = free_port()
+    conf = tmp_path / "nginx.conf"
+    conf.write_text(
+        "worker_processes auto;\nevents {}\nhttp {\n"
+        f"server {{ listen 127.0.0.1:{port} ssl; server_name a.example;\n"
+        f"    ssl_certificate {server.fullchain}; ssl_certificate_key {server.key};\n"
+        f"    ssl_verify_client on; ssl_client_certificate {cas}; return 200; }}\n"
+        "}\n"
+    )
+    prepare_prefix(conf, build, workers=1)
+    with Server(build, conf, [port]):
+        seen = s_client(client, port, "a.example", "a.example", None, "1_2")
+    config = build_config(load_path(str(conf)))
+    target = resolve(build.nginx_version, build.tls_library)
+    model = NameModel(Effective(config, target), f"127.0.0.1:{port}", "a.example")
+    assert seen.requested, seen.output[-1500:]
+    assert list(model.client_ca_names().value or ()) == seen.ca_names
+    assert sorted(seen.ca_names) == sorted(
+        ["CN=nginxgen test intermediate", "CN=nginxgen test deep CA", "CN=nginxgen test root"]
+    )

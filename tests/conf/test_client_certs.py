@@ -23,6 +23,7 @@ from nginxgen.conf.client_certificates import (
 )
 from nginxgen.conf.config import Config, Server, build
 from nginxgen.conf.load import load_path
+from nginxgen.knowledge.target import resolve
 
 SOCKET = "*:443"
 
@@ -152,8 +153,32 @@ def test_ca_names_are_the_client_certificate_file_subjects(tmp_path: Path) -> No
         + server("c.example", "ssl_client_certificate root.pem;")  # verify off: no request
         + server("d.example", "ssl_verify_client on; ssl_client_certificate nowhere.pem;"),
     )
-    names = [ca_names(config, client_certificates(config, s)) for s in config.servers]
+    target = resolve("1.26.3", "openssl-3.5.7")
+    names = [ca_names(config, client_certificates(config, s), target) for s in config.servers]
     assert names == [("CN=two", "CN=one", "CN=root"), (), (), None]
+
+
+@pytest.mark.parametrize(
+    ("nginx_version", "library", "order"),
+    [
+        ("1.26.3", "boringssl", ("CN=one", "CN=two", "CN=root")),  # SSL_load_client_CA_file sorts
+        ("1.26.3", "aws-lc-5.12.0", ("CN=one", "CN=two", "CN=root")),
+        ("1.28.3", "boringssl", ("CN=two", "CN=one", "CN=root")),  # nginx lists them itself
+        ("1.22.1", "openssl-3.0", ("CN=two", "CN=one", "CN=root")),
+    ],
+)
+def test_ca_names_in_the_order_the_library_gives_them(
+    tmp_path: Path, nginx_version: str, library: str, order: tuple[str, ...]
+) -> None:
+    """X509_NAME_cmp's order: the shorter canonical encoding first ("root" is longer than
+    "one" and "two"), then its bytes."""
+    _ca_files(tmp_path)
+    config = load(
+        tmp_path,
+        server("a.example", "ssl_verify_client on; ssl_client_certificate two-levels.pem;"),
+    )
+    settings = client_certificates(config, config.servers[0])
+    assert ca_names(config, settings, resolve(nginx_version, library)) == order
 
 
 # a: verify off (default server), b: on, c: optional, d: on with a second name

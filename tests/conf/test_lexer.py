@@ -17,6 +17,7 @@ from nginxgen.conf import lexer
 from nginxgen.conf.lexer import NgxParserSyntaxError, lex
 from nginxgen.conf.load import parse_tokens
 from tests.fuzzing.configs import mutated, token_stream
+from tests.helpers import FUZZ_CASES
 from tests.paths import example_and_corpus_files
 
 Outcome = tuple[list[tuple[str, int, bool]], tuple[str, int | None] | None]
@@ -83,7 +84,7 @@ def test_every_example_and_corpus_file() -> None:
             same(handle.read())
 
 
-FUZZ = settings(max_examples=int(os.environ.get("NGINXGEN_FUZZ_CASES", "1000")), deadline=None,
+FUZZ = settings(max_examples=FUZZ_CASES, deadline=None,
                 suppress_health_check=list(HealthCheck))  # fmt: skip
 _alphabet = st.sampled_from([*list("ab $#{};\"'\\\n\r\t}{"), "${", "\\\n", '\\"', "日"])
 

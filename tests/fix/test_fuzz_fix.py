@@ -5,7 +5,6 @@ accepted the original (tests/fuzzing/fix_check.py)."""
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 
 from hypothesis import HealthCheck, given, settings
@@ -17,8 +16,9 @@ from tests.conftest import require_build
 from tests.fuzzing.configs import mutated, seed_texts
 from tests.fuzzing.fix_check import NGINX_T, check_fix, rule_cases
 from tests.fuzzing.generate_check import build_target
+from tests.helpers import FUZZ_CASES
 
-CASES = int(os.environ.get("NGINXGEN_FUZZ_CASES", "1000")) // 4
+CASES = FUZZ_CASES // 4
 # the three real builds, and BoringSSL (no build yet: judged without nginx -t)
 CHOICES = (*BUILD_NAMES, "boringssl")
 

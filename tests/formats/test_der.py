@@ -168,3 +168,23 @@ def test_a_lint_that_reads_a_certificate_does_not_load_cryptography(pki: Path) -
     # and it did read the certificate: the chain holds the intermediate, which names no OCSP
     # responder for the leaf (NGX726 reads the leaf's)
     assert "NGX726" in result.stdout, result.stdout
+
+
+def test_names_compare_by_their_canonical_encoding() -> None:
+    """x509_name_canon: case, white space and the string type do not tell names apart, and
+    the canonical encoding is the SETs of the RDNs without the outer SEQUENCE."""
+    from cryptography import x509
+    from cryptography.x509.name import _ASN1Type
+    from cryptography.x509.oid import NameOID
+
+    from nginxgen.base.der import name_canon
+
+    def canon(value: str, kind: _ASN1Type = _ASN1Type.UTF8String) -> bytes:
+        name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, value, _type=kind)])
+        return name_canon(name.public_bytes())
+
+    plain = canon("example ca")
+    assert canon("  Example \t  CA ") == plain
+    assert canon("Example CA", _ASN1Type.PrintableString) == plain
+    # SET { SEQUENCE { OID 2.5.4.3, UTF8String "example ca" } }
+    assert plain == bytes.fromhex("311330110603550403") + b"\x0c\x0aexample ca"

@@ -3,7 +3,6 @@ into configs that re-parse to the plan, lint clean, and pass nginx -t on each re
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 
 import pytest
@@ -13,8 +12,9 @@ from tests.builds import BUILD_NAMES, Build
 from tests.conftest import require_build
 from tests.fuzzing.generate_check import GeneratorCase, check_generate
 from tests.fuzzing.models import generator_case
+from tests.helpers import FUZZ_CASES
 
-CASES = int(os.environ.get("NGINXGEN_FUZZ_CASES", "1000"))
+CASES = FUZZ_CASES
 FUZZ = settings(
     max_examples=CASES,
     deadline=None,

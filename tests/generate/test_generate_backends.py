@@ -113,6 +113,30 @@ def test_grpcs_takes_grpc_lines() -> None:
     text = site_text(model({"url": "grpcs://api.example.net"}), resolve("1.26.3", "openssl-3.5.7"))
     assert "grpc_pass grpcs://nginxgen_example_com;" in text and "grpc_ssl_verify on;" in text
     assert "server api.example.net:443;" in text and "proxy_" not in text
+    # the :authority the backend gets is its name, not the block's (issue 44)
+    assert "grpc_set_header Host api.example.net;" in text
+
+
+@pytest.mark.parametrize(
+    ("upstream", "host"),
+    [
+        ({"url": "grpcs://api.example.net:8443/"}, "api.example.net:8443"),
+        ({"url": "grpcs://127.0.0.1:9444/", "name": "backend.test"}, "backend.test:9444"),
+        ({"url": "https://127.0.0.1:9443/app", "name": "backend.test"}, "backend.test:9443"),
+    ],
+)
+def test_the_backend_is_asked_for_its_name_and_grpc_takes_no_path(
+    upstream: dict[str, str], host: str
+) -> None:
+    """Issue 44: `grpcs://host:port/` was written `grpc_pass grpcs://nginxgen_..._com/;`, which
+    nginx refuses (invalid host in upstream); and the name the backend is asked for is the one
+    it is verified by and sent as SNI, not the address of the URL."""
+    text = site_text(model(upstream), resolve("1.26.3", "openssl-3.5.7"))
+    grpc = upstream["url"].startswith("grpcs")
+    if grpc:
+        assert "grpc_pass grpcs://nginxgen_example_com;" in text
+    header = "grpc_set_header" if grpc else "proxy_set_header"
+    assert f"{header} Host {host};" in text
 
 
 @pytest.mark.parametrize(

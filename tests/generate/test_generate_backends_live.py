@@ -17,10 +17,12 @@ from pathlib import Path
 import pytest
 import yaml
 
+from nginxgen.base.version import Version
 from nginxgen.shell.cli import main
-from tests.builds import Build
+from tests.builds import BUILD_NAMES, Build
+from tests.h2_backend import RecordingH2Backend
 from tests.live import Server, free_port, prepare_prefix
-from tests.pki import CertificateFactory
+from tests.pki import CertificateFactory, Chain
 
 FRONT = "example.com"
 BACKEND = "backend.test"
@@ -79,8 +81,11 @@ def request(port: int, ca: Path) -> int:
     return request_with(port, ca, None)
 
 
-def generate(folder: Path, build: Build, backend_port: int, ca: Path) -> tuple[Path, int, Path]:
-    """`nginxgen generate` for one upstream site passing to 127.0.0.1:PORT as backend.test."""
+def generate(
+    folder: Path, build: Build, backend_port: int, ca: Path, url: str | None = None
+) -> tuple[Path, int, Path]:
+    """`nginxgen generate` for one upstream site passing to 127.0.0.1:PORT as backend.test
+    (with `url`, that upstream URL instead of https://127.0.0.1:PORT/)."""
     front = CertificateFactory(folder / "front", "ecdsa").leaf(FRONT, "ecdsa")
     port = free_port()
     site = {
@@ -90,7 +95,7 @@ def generate(folder: Path, build: Build, backend_port: int, ca: Path) -> tuple[P
         "http_listen": [],
         "redirect": False,
         "upstream": {
-            "url": f"https://127.0.0.1:{backend_port}/",
+            "url": url or f"https://127.0.0.1:{backend_port}/",
             "name": BACKEND,
             "trusted_certificate": str(ca),
         },
@@ -199,3 +204,90 @@ def test_cloudflare_origin_answers_only_the_client_certificate_of_its_ca(
         assert request_with(port, front.root, None) == 400
         assert request_with(port, front.root, (stranger.fullchain, stranger.key)) == 400
         assert request_with(port, front.root, (member.fullchain, member.key)) == 200
+
+
+def _recording_backend(folder: Path, build: Build, certs: dict[str, Chain]) -> tuple[Path, int]:
+    """An nginx gRPC (HTTP/2 over TLS) backend on loopback with two virtual servers, the
+    default one for other.test and one for backend.test, each with its certificate; its
+    access log records, per request, the server that answered, the SNI, $host and the Host
+    (HTTP/2: :authority, or a host header without it). (its main file, its port)"""
+    port = free_port()
+    old = Version(build.nginx_version) < Version("1.25.1")  # `listen ... http2` before `http2`
+    listen = f"listen 127.0.0.1:{port} ssl{' http2' if old else ''}"
+
+    def vhost(name: str, extra: str = "") -> str:
+        chain = certs[name]
+        return (
+            f"server {{ {listen}{extra}; server_name {name};\n"
+            f"    ssl_certificate {chain.fullchain}; ssl_certificate_key {chain.key};\n"
+            f'    location / {{ return 200 "{name}\\n"; }} }}\n'
+        )
+
+    folder.mkdir()
+    conf = folder / "nginx.conf"
+    conf.write_text(
+        "worker_processes auto;\nevents {}\nhttp {\n"
+        f"{'' if old else 'http2 on;'}\n"
+        "log_format seen '$server_name|$ssl_server_name|$host|$http_host';\n"
+        f"access_log {folder / 'seen.log'} seen;\n"
+        + vhost("other.test", " default_server")
+        + vhost(BACKEND)
+        + "}\n"
+    )
+    prepare_prefix(conf, build, workers=1)
+    return conf, port
+
+
+@pytest.mark.live
+@pytest.mark.parametrize("slash", ["", "/"], ids=["no-path", "slash"])
+@pytest.mark.parametrize("build", ["bookworm", "trixie", "wheel"], indirect=True)
+def test_generated_grpc_upstream_asks_the_backend_for_its_name(
+    build: Build, tmp_path: Path, slash: str
+) -> None:
+    """Issue 44: the generated `upstream: grpcs://...` set no :authority, so nginx sent the
+    upstream block's name (nginxgen_example_com) and a name-based gRPC backend answered from
+    its default virtual server; and `grpcs://host:port/` was written with the path, which
+    nginx refuses at start. The recording backend (real nginx) must see the backend's name as
+    SNI and as the request's host, and answer from its backend.test server."""
+    trusted = CertificateFactory(tmp_path / "ca", "ecdsa")
+    certs = {name: trusted.leaf(name, "ecdsa") for name in ("other.test", BACKEND)}
+    bundle = tmp_path / "trusted.pem"
+    bundle.write_bytes(certs[BACKEND].fullchain.read_bytes() + certs[BACKEND].root.read_bytes())
+    backend_conf, backend_port = _recording_backend(tmp_path / "backend", build, certs)
+    front = tmp_path / "front"
+    front.mkdir()
+    url = f"grpcs://127.0.0.1:{backend_port}{slash}"
+    conf, port, front_ca = generate(front, build, backend_port, bundle, url)
+    with Server(build, backend_conf, [backend_port]), Server(build, conf, [port]):
+        status = request(port, front_ca)
+    seen = (tmp_path / "backend" / "seen.log").read_text().splitlines()
+    assert seen == [f"{BACKEND}|{BACKEND}|{BACKEND}|{BACKEND}:{backend_port}"], seen
+    assert status == 200, (conf.parent / "error.log").read_text()[-1500:]
+
+
+@pytest.mark.live
+@pytest.mark.parametrize("build", [*BUILD_NAMES, "openssl40"], indirect=True)
+def test_generated_grpc_upstream_sends_the_name_on_the_wire(build: Build, tmp_path: Path) -> None:
+    """Issue 44, at the frame level: a recording HTTP/2 backend (the h2 library's parser) sees
+    the backend's name as SNI and as the request's authority, and the upstream block's name
+    nowhere. nginx carries a `grpc_set_header Host` value in a `host` header where it sends
+    no `:authority` (before 1.31.4; gRPC servers read Host then, RFC 9113 section 8.3.1) and
+    in `:authority` after; either way the request names backend.test:PORT, exactly once."""
+    trusted = CertificateFactory(tmp_path / "ca", "ecdsa")
+    leaf = trusted.leaf(BACKEND, "ecdsa")
+    bundle = tmp_path / "trusted.pem"
+    bundle.write_bytes(leaf.fullchain.read_bytes() + leaf.root.read_bytes())
+    with RecordingH2Backend(leaf.fullchain, leaf.key) as backend:
+        front = tmp_path / "front"
+        front.mkdir()
+        conf, port, front_ca = generate(
+            front, build, backend.port, bundle, f"grpcs://127.0.0.1:{backend.port}"
+        )
+        with Server(build, conf, [port]):
+            status = request(port, front_ca)
+    assert len(backend.seen) == 1, backend.seen
+    seen = backend.seen[0]
+    names = seen.header(":authority") + seen.header("host")
+    assert seen.sni == BACKEND and names == [f"{BACKEND}:{backend.port}"], seen
+    assert not [value for _, value in seen.headers if "nginxgen_" in value], seen
+    assert status == 200, (conf.parent / "error.log").read_text()[-1500:]

@@ -55,7 +55,8 @@ def test_lint_json_is_the_commands(path: Path, tmp_path: Path) -> None:
 def test_lint_of_a_dump_is_the_commands(tmp_path: Path) -> None:
     dump = (
         "# configuration file /etc/nginx/nginx.conf:\n"
-        "events {}\nhttp {\n    include /etc/nginx/conf.d/*.conf;\n}\n\n"
+        "events {}\nhttp {\n    ssl_ciphers ECDHE-RSA-AES128-GCM-SHA256;\n"
+        "    include /etc/nginx/conf.d/*.conf;\n}\n\n"
         "# configuration file /etc/nginx/conf.d/site.conf:\n"
         "server {\n    listen 443 ssl;\n    server_name example.com;\n"
         "    ssl_protocols TLSv1 TLSv1.2;\n    ssl_session_tickets on;\n"
@@ -88,7 +89,8 @@ def test_fix_diff_is_the_commands(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
 def test_fix_of_a_dump_edits_each_file_in_it() -> None:
     dump = (
         "# configuration file /etc/nginx/nginx.conf:\n"
-        "events {}\nhttp {\n    include /etc/nginx/site.conf;\n}\n\n"
+        "events {}\nhttp {\n    ssl_ciphers ECDHE-RSA-AES128-GCM-SHA256;\n"
+        "    include /etc/nginx/site.conf;\n}\n\n"
         "# configuration file /etc/nginx/site.conf:\n"
         "server {\n    listen 443 ssl;\n    ssl_protocols TLSv1 TLSv1.2;\n"
         "    ssl_certificate /etc/ssl/a.pem;\n    ssl_certificate_key /etc/ssl/a.key;\n}\n"

@@ -297,3 +297,12 @@ def test_the_directive_table_read_by_line_is_the_json_document() -> None:
     assert dumps_by_line(document, "directives") == (
         Path(nginxgen.knowledge.__file__).parent / "nginx_directives.json"
     ).read_text(encoding="utf-8")
+
+
+def test_the_intermediate_suites_are_the_intermediate_presets() -> None:
+    """What lint's fix writes for nginx's default ssl_ciphers (web.intermediate_ciphers) is the
+    intermediate preset's list: one list, said twice."""
+    from nginxgen.generate.presets import load_preset
+    from nginxgen.knowledge import web
+
+    assert tuple(load_preset("intermediate")["policy"]["ciphers"]) == web.intermediate_ciphers()

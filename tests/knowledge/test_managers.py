@@ -131,3 +131,33 @@ def test_certbots_path_is_certbots_only_with_bytes_it_released(tmp_path: Path) -
     options.write_text(CERTBOT_OPTIONS.read_text() + "ssl_stapling on;\n")
     assert managers.manager_of(str(options)) is None
     assert managers.manager_of(str(options), options.read_text()) is None
+
+
+HESTIA_SSL = """#=========================================================================#
+# Default Web Domain Template                                             #
+# DO NOT MODIFY THIS FILE! CHANGES WILL BE LOST WHEN REBUILDING DOMAINS   #
+#=========================================================================#
+
+server {
+    listen      192.0.2.1:443 ssl;
+    server_name example.com;
+    ssl_certificate      /home/admin/conf/web/example.com/ssl/example.com.pem;
+    ssl_certificate_key  /home/admin/conf/web/example.com/ssl/example.com.key;
+    ssl_protocols TLSv1 TLSv1.2;
+}
+"""
+
+
+def test_a_panels_generated_vhost_is_never_fixed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # seen on HestiaCP's tree by a new user: --fix rewrote a domain file its header says the
+    # panel rebuilds; wherever it lies, that header makes it the panel's
+    site = tmp_path / "conf.d" / "domains" / "example.com.ssl.conf"
+    site.parent.mkdir(parents=True)
+    site.write_text(HESTIA_SSL)
+    target = ["--nginx-version", "1.26.3", "--tls-library", "openssl-3.5.7"]
+    assert main(["lint", "--fix", *target, str(site)]) == 1
+    out = capsys.readouterr().out
+    assert "NGX401" in out and "managed by HestiaCP" in out and "nginx.ssl.conf_" in out, out
+    assert site.read_text() == HESTIA_SSL

@@ -352,6 +352,8 @@ COVERED = {
     "key_engine": "tests/lint/test_lint_release.py (engine: keys refused on both builds)",
     "key_store": "not testable apart: those builds are nginx 1.26.3, before store: keys (1.29.0); "
     "tests/lint/test_lint_release.py shows the release side",
+    "client_ca_list_sorted": "tests/conf/test_client_certificates_live.py "
+    "(test_ca_names_in_the_order_nginx_sends_them, s_client on the seven builds)",
     "ech": "not testable apart: those builds are nginx 1.26.3, before ssl_ech_file (1.29.4); "
     "OpenSSL without the ECH API is shown in tests/lint/test_lint_ech.py (the wheel's warning)",
 }

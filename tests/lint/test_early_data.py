@@ -127,3 +127,22 @@ def test_a_generated_tree_with_0rtt_added(tmp_path: Path) -> None:
     found = lint_checked(load_path(str(conf)), resolve(*OPENSSL))
     (finding,) = [f for f in found if f.code == "NGX713"]
     assert finding.file == str(tls), finding
+
+
+@pytest.mark.parametrize(
+    ("passing", "fix"),
+    [
+        (PASS, "proxy_set_header Early-Data $ssl_early_data;"),
+        ("fastcgi_pass unix:/run/php.sock;", "fastcgi_param EARLY_DATA $ssl_early_data;"),
+        ("grpc_pass grpc://127.0.0.1:50051;", "grpc_set_header Early-Data $ssl_early_data;"),
+    ],
+)
+def test_the_fix_text_is_the_line_of_the_backends_module(
+    passing: str, fix: str, tmp_path: Path
+) -> None:
+    # a new user's trial (HestiaCP's PHP-FPM vhost): a fastcgi_pass location was told to add
+    # proxy_set_header, which a FastCGI backend never receives
+    conf = tmp_path / "nginx.conf"
+    conf.write_text(tree(f"location / {{ {passing} }}"))
+    found = [f for f in lint_checked(load_path(str(conf)), resolve(*OPENSSL)) if f.code == "NGX713"]
+    assert len(found) == 1 and found[0].fix.startswith(fix), found

@@ -3,15 +3,14 @@ for as many cases as asked. Crashes it found are pinned in tests/generate/test_f
 
 from __future__ import annotations
 
-import os
-
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.fuzzing.configs import Tree, trees
 from tests.fuzzing.lint_check import TARGETS, check_lint
+from tests.helpers import FUZZ_CASES
 
-CASES = int(os.environ.get("NGINXGEN_FUZZ_CASES", "1000"))
+CASES = FUZZ_CASES
 
 
 @settings(

@@ -21,6 +21,7 @@ from tests.paths import DATA, PROVENANCE, REFERENCE_OUTPUTS, REPO
 ROOT = REPO
 GOOD = (
     "events {}\nhttp {\n ssl_protocols TLSv1.2 TLSv1.3; ssl_session_cache shared:S:1m;\n"
+    " ssl_ciphers ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305;\n"
     " server { listen 443 ssl default_server; ssl_reject_handshake on; }\n}\n"
 )
 

@@ -118,6 +118,56 @@ def test_quic_sockets_have_default_servers(tmp_path: Path) -> None:
     assert not {"NGX106", "NGX101"} & codes(http(a_default, b_same), MID, tmp_path)
 
 
+def test_quic_on_a_release_without_it_is_one_finding_naming_the_release(tmp_path: Path) -> None:
+    # a new user's trial (Home Assistant's add-on on Debian 12's nginx, read by --nginx-bin):
+    # each `listen ... quic` drew NGX010 "invalid parameter" and NGX301 "needs nginx built
+    # --with-http_v3_module", where no build of 1.22.1 has it
+    from nginxgen.base.records import replace
+
+    conf = tmp_path / "nginx.conf"
+    conf.write_text(http("server { listen 443 quic; listen 443 ssl; server_name a.example; "
+                         f"ssl_certificate c; ssl_certificate_key k; {HSTS} }}\n"))  # fmt: skip
+    target = replace(resolve("1.22.1", "openssl-3.0"), modules=frozenset({"http_ssl"}))
+    found = lint(load_path(str(conf)), target, Selection())
+    on_quic = [f for f in found if f.code in ("NGX010", "NGX301") and "quic" in f.message]
+    # nginx's own words (what nginx -t prints), and the release that has it in the fix
+    assert [(f.code, f.message) for f in on_quic] == [("NGX010", 'invalid parameter "quic"')]
+    assert "from nginx 1.25.0 on" in (on_quic[0].fix or ""), on_quic
+
+
+def test_hsts_from_a_variable_is_not_called_without_max_age(tmp_path: Path) -> None:
+    # a new user's trial (Nginx Proxy Manager's hosts): the header's value is a map's, which
+    # nginx sends as "max-age=63072000; preload" (curl saw it); NGX703 called it age-less
+    maps = 'map $scheme $hsts_header { https "max-age=63072000; preload"; }\n'
+    site = (
+        "server { listen 443 ssl default_server; server_name a.example; ssl_certificate c; "
+        "ssl_certificate_key k; add_header Strict-Transport-Security $hsts_header always; }\n"
+    )
+    assert "NGX703" not in codes(http(maps + site), MID, tmp_path)
+    age_less = site.replace("$hsts_header", '"includeSubDomains"')
+    assert "NGX703" in codes(http(age_less), MID, tmp_path)
+
+
+def test_a_line_ignored_on_several_addresses_is_one_finding(tmp_path: Path) -> None:
+    # a new user's trial (Home Assistant's add-on): a vhost on *:443 and [::]:443, over TCP and
+    # QUIC, under one default server got NGX102 four times for each session line
+    default = (
+        "server { listen 443 ssl default_server; listen [::]:443 ssl default_server; "
+        "listen 443 quic default_server; listen [::]:443 quic default_server; "
+        "ssl_reject_handshake on; }\n"
+    )
+    vhost = (
+        "server { listen 443 ssl; listen [::]:443 ssl; listen 443 quic; listen [::]:443 quic; "
+        "server_name a.example; ssl_certificate c; ssl_certificate_key k; "
+        f"ssl_session_cache shared:A:1m; ssl_session_timeout 1h; {HSTS} }}\n"
+    )
+    session = [f for f in findings(http(default, vhost), NEW, tmp_path) if f[0] == "NGX102"]
+    assert len(session) == 2, session  # one for each line
+    for _, _, message in session:
+        for address in ("*:443", "[::]:443", "*:443/udp", "[::]:443/udp"):
+            assert f"{address} " in message or f"{address}," in message, message
+
+
 def test_a_quic_only_server_gets_tls_findings(tmp_path: Path) -> None:
     quic_only = "server { listen 443 quic default_server; server_name a.example; ssl_certificate c; ssl_certificate_key k; }\n"
     assert "NGX701" in codes(http(quic_only), MID, tmp_path)

@@ -1,10 +1,11 @@
 """What an nginx release, or its TLS library, refuses in configs nobody here wrote (issue 44),
-each against real `nginx -t` on the seven builds: a directive only a distribution's package
-carries before its release (an error where the target cannot be that package), certificate keys
-from another source than a file (`store:` before 1.29.0, `engine:` without engines), and a
-backend's client certificate nginx refuses when it merges the location (without its key; empty
-in 1.21.0 to 1.22.x). Where nginx refuses a case for the reason it names, lint's rule names the
-same; where nginx accepts it, or refuses it for another reason, the rule says nothing."""
+each against real `nginx -t` on the seven builds: a variable the release does not have
+(`$ssl_sigalg` before 1.29.3), a directive only a distribution's package carries before its
+release (an error where the target cannot be that package), certificate keys from another
+source than a file (`store:` before 1.29.0, `engine:` without engines), and a backend's client
+certificate nginx refuses when it merges the location (without its key; empty in 1.21.0 to
+1.22.x). Where nginx refuses a case for the reason it names, lint's rule names the same; where
+nginx accepts it, or refuses it for another reason, the rule says nothing."""
 
 from __future__ import annotations
 
@@ -34,6 +35,9 @@ class Case:
 
 PASS_TLS = "location / {{ proxy_pass https://127.0.0.1:9; {lines} }}"
 CASES = (
+    Case("unknown-variable", "server { listen 127.0.0.1:8080; location / { "
+         "add_header X-Signature $ssl_sigalg always; return 204; } }",
+         "NGX011", r'^unknown "ssl_sigalg" variable'),
     Case("backported-directive", "max_headers 100; server { listen 127.0.0.1:8080; }",
          "NGX007", r'^unknown directive "max_headers"'),
     Case("store-key", "server { listen 127.0.0.1:8443 ssl; ssl_certificate {cert}; "

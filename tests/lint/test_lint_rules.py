@@ -27,6 +27,11 @@ PASS = (
     " proxy_ssl_server_name on;"
 )
 UPSTREAM = "upstream backend { server api.example:443; }\n"
+INTERMEDIATE = (  # Mozilla's intermediate TLS 1.2 suites
+    "ssl_ciphers ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:"
+    "ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:"
+    "ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305;"
+)
 BACKEND = "location / { proxy_pass http://127.0.0.1:8080; }"  # a plain backend the requests reach
 CA = "ssl_client_certificate /etc/nginx/client-ca.pem;"
 TRUSTED = "ssl_trusted_certificate /etc/nginx/client-ca.pem;"
@@ -275,6 +280,10 @@ CASES: list[tuple[str, tuple[str, str], str, str]] = [
         http("ssl_ciphers ECDHE-RSA-AES128-SHA:ECDHE-RSA-AES128-GCM-SHA256;", DEFAULT),
         http("ssl_ciphers ECDHE-RSA-AES128-GCM-SHA256;", DEFAULT),
     ),
+    # no ssl_ciphers: nginx's default HIGH:!aNULL:!MD5, judged like the string written out
+    ("NGX402", MID, http(DEFAULT, SITE.format(body=HSTS)), http(INTERMEDIATE, DEFAULT, SITE.format(body=HSTS))),
+    ("NGX403", OLD, http(DEFAULT, SITE.format(body=HSTS)), http(INTERMEDIATE, DEFAULT, SITE.format(body=HSTS))),
+    ("NGX402", NEW, stream(SDEFAULT), stream(SDEFAULT, top=INTERMEDIATE)),
     (
         "NGX404",
         MID,
@@ -483,6 +492,12 @@ CASES: list[tuple[str, tuple[str, str], str, str]] = [
         http("ssl_session_tickets on; ssl_buffer_size 4k;", DEFAULT),
     ),
     (
+        "NGX011",
+        MID,
+        http(DEFAULT, SITE.format(body=f"add_header X-Signature $ssl_sigalg always; {HSTS}")),
+        http(DEFAULT, SITE.format(body=f"add_header X-Signature $ssl_curve always; {HSTS}")),
+    ),
+    (
         "NGX108",
         MID,
         http(
@@ -584,6 +599,19 @@ CASES: list[tuple[str, tuple[str, str], str, str]] = [
         stream(
             "server { listen 5432; proxy_pass db.internal:5432; proxy_ssl on; "
             "proxy_ssl_verify on; proxy_ssl_trusted_certificate ca.pem; }\n"
+        ),
+    ),
+    (  # stream's proxy_ssl, verified or not, sends no SNI without proxy_ssl_server_name
+        "NGX802",
+        NEW,
+        stream(
+            "server { listen 5432; proxy_pass db.internal:5432; proxy_ssl on; "
+            "proxy_ssl_verify on; proxy_ssl_trusted_certificate ca.pem; }\n"
+        ),
+        stream(
+            "server { listen 5432; proxy_pass db.internal:5432; proxy_ssl on; "
+            "proxy_ssl_verify on; proxy_ssl_trusted_certificate ca.pem; "
+            "proxy_ssl_server_name on; }\n"
         ),
     ),
     (

@@ -5,7 +5,6 @@ nginx's sources."""
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -20,7 +19,7 @@ from tests.builds import BUILD_NAMES, NEWEST_BUILD_NAMES, Build
 from tests.conftest import require_build
 from tests.fuzzing.generate_check import build_target
 from tests.fuzzing.grammar import nginx_refuses
-from tests.paths import REPO
+from tests.paths import REPO, script
 
 GRAMMAR = Selection(select={"NGX00", "NGX010"})
 
@@ -72,6 +71,20 @@ CASES = [
     ("location / { proxy_ssl_verify off; proxy_pass https://127.0.0.1:9; }", None),
     ("location / { grpc_ssl_verify on; grpc_pass grpcs://127.0.0.1:9; }",
      "no grpc_ssl_trusted_certificate for grpc_ssl_verify"),
+    # a pass whose address takes no URI (issue 44: the generator wrote grpcs://block/)
+    ("location / { grpc_pass grpcs://127.0.0.1:9/; }",
+     'invalid host in upstream "127.0.0.1:9/"'),
+    ("location / { grpc_pass GRPC://localhost/api; }",
+     'invalid host in upstream "localhost/api"'),
+    ("location / { grpc_pass grpcs://[::1]:9/; }", 'invalid host in upstream "[::1]:9/"'),
+    ("location / { grpc_pass 127.0.0.1:9?x; }", 'invalid host in upstream "127.0.0.1:9?x"'),
+    ("location / { uwsgi_pass suwsgi://127.0.0.1:9/; }",
+     'invalid host in upstream "127.0.0.1:9/"'),
+    ("location / { fastcgi_pass 127.0.0.1:9/; }", 'invalid host in upstream "127.0.0.1:9/"'),
+    ("location / { grpc_pass grpcs://127.0.0.1:9; }", None),
+    ("location / { grpc_pass grpcs://$host/; }", None),  # read per request
+    ("location / { grpc_pass unix:/tmp/nginxgen-grpc.sock; }", None),
+    ("location / { proxy_pass https://127.0.0.1:9/app?x; }", None),  # proxy_pass takes a URI
 ]  # fmt: skip
 
 
@@ -143,20 +156,9 @@ def test_no_fix_is_written_on_a_line_nginx_refuses(tmp_path: Path) -> None:
     assert "NGX409" in done.stdout  # the fix that was built there before is still reported
 
 
-def _script() -> object:
-    spec = importlib.util.spec_from_file_location(
-        "build_value_tables", REPO / "scripts" / "build_value_tables.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_the_value_tables_regenerate_byte_for_byte() -> None:
     """No clone of nginx is needed: the script's parser reads the committed excerpts."""
-    script = _script()
-    excerpts = getattr(script, "EXCERPTS").read_text()  # noqa: B009
-    built = getattr(script, "build")(excerpts)  # noqa: B009
+    tables = script("build_value_tables")
+    built = tables.build(tables.EXCERPTS.read_text())
     assert built == (REPO / "nginxgen" / "knowledge" / "nginx_values.json").read_text()
     assert '"TLSv1.3"' in built and '"optional_no_ca"' in built

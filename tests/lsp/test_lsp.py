@@ -15,6 +15,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
+from tests.helpers import hovers
 from tests.paths import REPO
 
 DEFAULT = "server {\n    listen 443 ssl default_server;\n    server_name a.example;\n    ssl_reject_handshake on;\n}\n"
@@ -338,8 +339,6 @@ def test_the_settings_file_applies_in_the_editor_as_on_the_command_line(tmp_path
 def test_hover_says_who_decides_in_stream_too(tmp_path: Path) -> None:
     """The hover reads NameModel, the one answer lint and the probe read: a stream{} vhost's
     ssl_ecdh_curve is ignored for its default server's (the hover knew http{} only)."""
-    from nginxgen.lsp.workspace import Session, Settings
-
     conf = tmp_path / "nginx.conf"
     conf.write_text(
         "events {}\nstream {\n"
@@ -352,10 +351,6 @@ def test_hover_says_who_decides_in_stream_too(tmp_path: Path) -> None:
         "        proxy_pass 127.0.0.1:1; }\n"
         "}\n"
     )
-    session = Session()
-    session.configure({"nginxVersion": "1.31.3", "tlsLibrary": "openssl-3.5.7"})
-    session.settings = Settings.read({"root": str(conf)}, session.settings)
-    checked = session.check(str(conf))
-    shown = session.hover(checked, str(conf), 6) or ""
+    shown, default = hovers(conf, (6, 4), ("1.31.3", "openssl-3.5.7"))
     assert "ignored on *:9443" in shown and "(in effect: X25519)" in shown, shown
-    assert "decides for every name on *:9443" in (session.hover(checked, str(conf), 4) or "")
+    assert "decides for every name on *:9443" in default

@@ -15,12 +15,19 @@ from typing import Any
 import pytest
 
 from nginxgen.base.version import Version
+from nginxgen.conf.config import build as build_config
+from nginxgen.conf.effective import Effective
+from nginxgen.conf.load import load_path
+from nginxgen.conf.per_name import NameModel
 from nginxgen.knowledge import libraries
+from nginxgen.knowledge.target import resolve
 from tests.builds import BUILD_NAMES, SOURCE_BUILD_NAMES, Build
 from tests.conftest import require_build
 from tests.fuzzing.live import LiveTree, server, write
 from tests.fuzzing.observer import Where, _resumption, clients, compare
-from tests.live import Server
+from tests.fuzzing.observer import s_client as observer_client
+from tests.live import Server, parse_s_client
+from tests.pki import CertificateFactory, _pem
 
 BUILDS = [*BUILD_NAMES, *SOURCE_BUILD_NAMES]
 CACHE = "ssl_session_cache shared:S:1m;"
@@ -76,6 +83,7 @@ def test_tickets_off_with_a_shared_cache_is_no_ticket(
         "tls12_ticket_issued": False,
         "tls12_ticket_resumed": False,
         "tls13_psk_resumed": stateful,
+        "host": "s1.test",
     }
     # openssl s_client: no "TLS session ticket" in the TLS 1.2 session, "Reused" by the ID
     assert seen["resumption.tls12_ticket_issued"] is False
@@ -153,3 +161,70 @@ def test_the_observer_reports_the_issues_fault(
     }  # fmt: skip
     disagree = {key for key, mine, theirs in compare(old_claim, seen) if mine != theirs}
     assert disagree == {"resumption.tls12_ticket_issued", "resumption.tls12_ticket_resumed"}
+
+
+@pytest.mark.live
+@pytest.mark.parametrize(("verify", "tickets"), [("on", "off"), ("on", "on"), ("optional", "off")])
+@pytest.mark.parametrize("name", BUILDS)
+def test_a_session_refused_for_want_of_a_certificate_is_dropped(
+    provisioned: tuple[dict[str, Build], dict[str, str]],
+    tmp_path: Path,
+    name: str,
+    verify: str,
+    tickets: str,
+) -> None:
+    """Issue 44: under `ssl_verify_client on`, a client without a certificate completes the
+    handshake, and its request gets 400; before answering, nginx removes the session from its
+    cache (ngx_ssl_remove_cached_session). The probe's client, which has no certificate, makes
+    a request on each first connection: its session ID (and on OpenSSL, with tickets off, its
+    TLS 1.3 session, kept in the cache) no longer resumes, while a ticket it holds still does.
+    The model predicted a resumed session ("not reloaded?"); it now says what such a client
+    can resume, with the ssl_verify_client line deciding, as s_client shows: the same requests
+    drop the session, a handshake without a request keeps it. With `optional` the request is
+    served and the session kept."""
+    build = require_build(provisioned, name)
+    pki = CertificateFactory(tmp_path / "pki")
+    ca = tmp_path / "clients-ca.pem"
+    ca.write_bytes(_pem(pki.intermediate) + _pem(pki.root))
+    lines = (f"ssl_verify_client {verify};", f"ssl_client_certificate {ca};")
+    tree = LiveTree(
+        servers=(server(lines),),
+        http=(CACHE, BOTH, f"ssl_session_tickets {tickets};"),
+        ipv6=False,
+        defaults=(0,),
+        reject=False,
+    )
+    written = write(tree, tmp_path, build)
+    port = written.ports[0]
+    where = Where("127.0.0.1", port, "s1.test")
+    first = clients(build, provisioned[0])[0]
+    with Server(build, written.conf, [port]):
+        done = _probe(build, port, written.conf, "s1.test")
+        seen = _resumption(where, first, tmp_path, tls12=True, tls13=True)
+        session = tmp_path / "no-request.pem"  # a handshake alone: no request, nothing dropped
+        observer_client(first, where, "-tls1_2", "-no_ticket", "-sess_out", str(session))
+        again = observer_client(first, where, "-tls1_2", "-no_ticket", "-sess_in", str(session))
+    refused = verify == "on"
+    stateful = libraries.has(build.library, "tls13_stateful_resumption")
+    expected = {
+        "session_id_resumed": not refused,
+        "tls12_ticket_issued": tickets == "on",
+        "tls12_ticket_resumed": tickets == "on",
+        "tls13_psk_resumed": tickets == "on" or (stateful and not refused),
+    }
+    assert parse_s_client(again).reused  # without a request, the session stays
+    assert {k: seen[f"resumption.{k}"] for k in expected} == expected, seen
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr
+    found = json.loads(done.stdout)[0]
+    assert found["mismatches"] == []
+    assert found["resumption"] == {**expected, "host": "s1.test"}
+    said = {s["key"]: s for s in found["config"]}["resumption.session_id_resumed"]
+    assert said["setting"] == ("ssl_verify_client" if refused else "ssl_session_cache"), said
+    # the model, without the request: the session resumes by its ID
+    target = resolve(build.nginx_version, build.tls_library)
+    model = NameModel(
+        Effective(build_config(load_path(str(written.conf))), target), f"127.0.0.1:{port}",
+        "s1.test",
+    )  # fmt: skip
+    assert model.session_id_resumption().value is True
+    assert model.session_id_resumption("s1.test").value is not refused

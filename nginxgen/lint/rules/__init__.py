@@ -21,6 +21,7 @@ MODULES = (
     "ngx008_directive_not_allowed_here",
     "ngx009_invalid_argument_count",
     "ngx010_invalid_value",
+    "ngx011_unknown_variable",
     "ngx101_curves_outside_default_server",
     "ngx102_session_outside_default_server",
     "ngx103_protocols_outside_default_server",

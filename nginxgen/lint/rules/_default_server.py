@@ -36,6 +36,12 @@ class Misplaced:
     default_value: str
     server: Server  # the server whose line it is
     config: Config  # the model of its block: http{}'s, or stream{}'s
+    also: tuple[str, ...] = ()  # other addresses where the same default server ignores it
+
+    @property
+    def on(self) -> str:
+        """The addresses, as a finding names them: `*:443`, or `*:443 and [::]:443`."""
+        return " and ".join((self.socket, *self.also))
 
 
 def _text(stmt: Stmt | None, key: str) -> str:
@@ -57,7 +63,22 @@ def vhost_models(ctx: Context) -> Iterator[tuple[str, Server, NameModel, Config]
 
 def misplaced(ctx: Context, keys: tuple[str, ...]) -> Iterator[Misplaced]:
     """Settings a non-default server makes that the target ignores there: the ignored lines of
-    the config model's answer for that server's names (nginxgen/conf/per_name.py)."""
+    the config model's answer for that server's names (nginxgen/conf/per_name.py). A line
+    ignored on several addresses in favour of the same default server's value is one
+    Misplaced naming them all (`also`): a vhost on *:443 and [::]:443, over TCP and QUIC, is
+    one line to change, not four findings."""
+    seen: dict[tuple[int, str, int, str], Misplaced] = {}
+    for m in _each_socket(ctx, keys):
+        key = (id(m.stmt), m.key, id(m.default), m.default_value)
+        first = seen.get(key)
+        if first is None:
+            seen[key] = m
+        elif m.socket != first.socket and m.socket not in first.also:
+            first.also = (*first.also, m.socket)
+    yield from seen.values()
+
+
+def _each_socket(ctx: Context, keys: tuple[str, ...]) -> Iterator[Misplaced]:
     for socket, server, model, config in vhost_models(ctx):
         for key in keys:
             if key not in model.decided:

@@ -81,12 +81,14 @@ def _certificate_files(ctx: Context) -> list[CertificateFile]:
     return out
 
 
-def load_chain(data: bytes) -> list[Certificate]:
-    """The certificates of a PEM or DER file, leaf first (nginxgen.base.der, imported only once a
-    file is read: most lints of a commit read none)."""
+def load_chain(data: bytes, trusted: str = "first") -> list[Certificate]:
+    """The certificates of a PEM file nginx reads, leaf first (nginxgen.base.der, imported only
+    once a file is read: most lints of a commit read none); `trusted`: which blocks in the
+    `TRUSTED CERTIFICATE` form are read (der.load_chain), by default an ssl_certificate
+    file's."""
     from nginxgen.base.der import load_chain as read_chain
 
-    return read_chain(data)
+    return read_chain(data, trusted)
 
 
 def certificate_files(ctx: Context) -> Iterator[CertificateFile]:

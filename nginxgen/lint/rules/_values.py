@@ -75,6 +75,8 @@ def _refusal(
         return _shared_cache(custom.caches[name], args)
     if name in custom.parameters:
         return _parameters(custom.parameters[name], name, args)
+    if name in custom.addresses and len(args) == 1:
+        return _address(custom.addresses[name], args[0])
     if name in custom.arguments:
         grammar = custom.arguments[name]
         for value, parser in zip(args, grammar.reads, strict=False):
@@ -97,6 +99,26 @@ def _refusal(
     if refused is None and name in custom.post and len(args) == 1:
         return _post(custom.post[name], name, args[0])
     return refused
+
+
+def _address(grammar: nginx_values.AddressGrammar, value: str) -> str | None:
+    """A pass's address without a URI: host[:port] after the module's scheme (ngx_parse_url
+    without uri_part); a variable is read per request, a unix: socket is a path."""
+    if "$" in value:
+        return None
+    address = value
+    for scheme in grammar.schemes:
+        if address[: len(scheme)].lower() == scheme:
+            address = address[len(scheme) :]
+            break
+    if address[:5].lower() == "unix:":
+        return None
+    if address.startswith("["):  # ngx_parse_inet6_url: a URI after the `]`
+        close = address.find("]")
+        refused = close >= 0 and "/" in address[close:]
+    else:
+        refused = "/" in address or "?" in address
+    return grammar.message.format(value=address) if refused else None
 
 
 def _post(checks: tuple[nginx_values.PostCheck, ...], name: str, value: str) -> str | None:

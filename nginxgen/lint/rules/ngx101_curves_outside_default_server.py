@@ -47,5 +47,5 @@ def check(ctx: Context) -> Iterator[Finding]:
             RULE,
             m,
             f"{m.key} here is ignored: {server_label(m.default)} is the default server of "
-            f"{m.socket} and its groups ({m.default_value}) apply to every name on it",
+            f"{m.on} and its groups ({m.default_value}) apply to every name on it",
         )

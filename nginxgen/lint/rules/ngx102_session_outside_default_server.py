@@ -45,6 +45,6 @@ def check(ctx: Context) -> Iterator[Finding]:
             ctx,
             RULE,
             m,
-            f"{m.key} here is ignored: sessions on {m.socket} use {server_label(m.default)}, "
+            f"{m.key} here is ignored: sessions on {m.on} use {server_label(m.default)}, "
             f"its default server ({m.default_value})",
         )

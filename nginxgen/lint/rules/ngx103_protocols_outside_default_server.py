@@ -51,5 +51,5 @@ def check(ctx: Context) -> Iterator[Finding]:
             RULE,
             m,
             f"{m.key} here is ignored on {ctx.target.describe()}: {server_label(m.default)} is "
-            f"the default server of {m.socket} and decides there ({m.default_value})",
+            f"the default server of {m.on} and decides there ({m.default_value})",
         )

@@ -41,5 +41,5 @@ def check(ctx: Context) -> Iterator[Finding]:
             RULE,
             m,
             f"ssl_early_data here is ignored: {server_label(m.default)} is the default server "
-            f"of {m.socket} and decides 0-RTT there ({m.default_value})",
+            f"of {m.on} and decides 0-RTT there ({m.default_value})",
         )

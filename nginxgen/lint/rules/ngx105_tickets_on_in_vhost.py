@@ -52,7 +52,7 @@ def check(ctx: Context) -> Iterator[Finding]:
             ctx,
             RULE,
             m,
-            f"tickets are off in {server_label(m.default)}, the default server of {m.socket}, "
+            f"tickets are off in {server_label(m.default)}, the default server of {m.on}, "
             "so turning them on here has no effect before nginx 1.29.2",
         )
     yield from _off_under_on(ctx)

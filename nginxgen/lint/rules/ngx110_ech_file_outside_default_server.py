@@ -41,5 +41,5 @@ def check(ctx: Context) -> Iterator[Finding]:
             RULE,
             m,
             f"ssl_ech_file here decrypts nothing: {server_label(m.default)} is the default server "
-            f"of {m.socket} and its keys decide Encrypted Client Hello there ({m.default_value})",
+            f"of {m.on} and its keys decide Encrypted Client Hello there ({m.default_value})",
         )

@@ -41,6 +41,8 @@ def check(ctx: Context) -> Iterator[Finding]:
         if is_hsts(stmt) and len(stmt.args) > 1:
             match = re.search(r"max-age\s*=\s*\"?(\d+)", stmt.args[1], re.IGNORECASE)
             if match is None:
+                if "$" in stmt.args[1]:
+                    continue  # a variable's value (a map of it, say) is known per request only
                 yield ctx.finding(RULE, stmt, "HSTS without max-age is ignored by browsers")
             elif int(match[1]) < _AGES.min_max_age:
                 recommended = str(_AGES.recommended_max_age)

@@ -46,6 +46,7 @@ from nginxgen.conf.variables import (
     refusing,
     unread_include,
 )
+from nginxgen.knowledge.upstream import request_passes
 from nginxgen.lint.context import Context, Rule, server_label
 from nginxgen.lint.findings import Applicability, Finding, Severity
 from nginxgen.lint.rules import _fixes
@@ -96,7 +97,16 @@ def check(ctx: Context) -> Iterator[Finding]:
                 f"{server_label(server)}) and can be replayed; nothing refuses them or hands "
                 "$ssl_early_data to the backend",
                 edits=_fixes.set_args(ctx, line, ["off"]),
+                fix=_handing_line(pass_line.directive),
             )
+
+
+def _handing_line(pass_directive: str) -> str:
+    """The fix text for the backend this location passes to: its own module's line that hands
+    $ssl_early_data on (a FastCGI backend takes a parameter, not a proxy header)."""
+    lister = request_passes().get(pass_directive, "proxy_set_header")
+    name = "Early-Data" if lister.endswith("_header") else "EARLY_DATA"
+    return f"{lister} {name} $ssl_early_data; (or ssl_conf_command Options AntiReplay;)"
 
 
 def _exposed(ctx: Context, server: Server) -> Exposed | None:

@@ -10,8 +10,15 @@ Only the lines nginx loads are read: `ssl_certificate` of every server with cert
 but cannot be read here says nothing (as every file rule); a missing one is reported only
 where the tree is the one the `--nginx-bin` binary reads (its `--conf-path` folder): elsewhere
 it may be on the server while lint runs on a machine without it (`generate` says so for the CA
-files it writes). A CA file holding only CRLs is not reported (OpenSSL takes it before
-1.27.2).
+files it writes). A CA file holding only CRLs is reported from nginx 1.27.2 only (OpenSSL's
+loader took it before).
+
+The PEM forms are read as nginx reads them on the target: a certificate in the `TRUSTED
+CERTIFICATE` form (`openssl x509 -trustout`) loads as an ssl_certificate leaf on every release
+(an intermediate in that form is left out of the chain, NGX722), and in every CA file from
+1.27.2; before, the CA names of `ssl_client_certificate` are read with a reader that skips that
+form, and a file with no certificate in the plain form fails with `SSL_load_client_CA_file(...)
+failed` (the trust files `ssl_trusted_certificate` and the backend CAs load).
 
 A certificate key named by another source than a file is refused where this nginx or its
 library cannot read that source: `store:URI` (an OpenSSL provider's store) before nginx 1.29.0
@@ -25,16 +32,19 @@ key, or the HTML page a download saved in its place: the fix is the CA certifica
 (`-----BEGIN CERTIFICATE-----`), or the line pointed at them.
 
 Sources: nginx src/event/ngx_event_openssl.c ngx_ssl_certificate, ngx_ssl_client_certificate,
-ngx_ssl_trusted_certificate; nginx CHANGES 1.27.2 (certificates cached on start), 1.7.9 (engine:) and 1.29.0 (store:);
-src/event/ngx_event_openssl_cache.c ngx_ssl_cache_init_key and ngx_ssl_cache_pkey_create
-(nginxgen/knowledge/nginx.toml, certificate_keys); seen with nginx -t on 1.22.1, 1.26.3,
-1.28.3 and 1.31.3.
+ngx_ssl_trusted_certificate; src/event/ngx_event_openssl_cache.c (1.27.2) ngx_ssl_cache_cert_create,
+ngx_ssl_cache_ca_create, ngx_ssl_cache_init_key and ngx_ssl_cache_pkey_create
+(nginxgen/knowledge/nginx.toml, certificate_files and certificate_keys); nginx CHANGES 1.27.2
+(certificates cached on start), 1.7.9 (engine:) and 1.29.0 (store:); seen with nginx -t on
+1.22.1, 1.26.3, 1.28.3 and 1.31.3, the trusted form on all seven builds
+(tests/lint/test_trusted_certificates_live.py).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
+from nginxgen.base.records import record
 from nginxgen.conf import files
 from nginxgen.conf.load import Stmt
 from nginxgen.conf.stream import Stream
@@ -53,26 +63,36 @@ RULE = Rule(
 KEY_FIX = "load the key from a file (PEM), or from a source this nginx and its library read"
 
 
-def _loaded(ctx: Context) -> Iterator[tuple[Stmt, bool]]:
-    """Each line whose file nginx loads, with whether it is a CA file."""
+@record(frozen=True)
+class Loaded:
+    """A line whose file nginx loads: a certificate file, a CA file, and for a CA file whether
+    nginx also reads the CA names it sends clients from it (ssl_client_certificate)."""
+
+    line: Stmt
+    ca: bool
+    names: bool = False
+
+
+def _loaded(ctx: Context) -> Iterator[Loaded]:
+    """Each line whose file nginx loads."""
     for server in ctx.config.servers:
-        yield from ((s, False) for s in server.effective("ssl_certificate"))
+        yield from (Loaded(s, False) for s in server.effective("ssl_certificate"))
     for settings in verifying(ctx):
         if settings.trusted_certificate.line is not None:
-            yield settings.trusted_certificate.line, True
+            yield Loaded(settings.trusted_certificate.line, True)
         if settings.asks and settings.client_certificate.line is not None:
-            yield settings.client_certificate.line, True
+            yield Loaded(settings.client_certificate.line, True, names=True)
     for backend in ctx.backends():
         if backend.verify().value and (line := backend.trusted_certificate().line):
-            yield line, True
+            yield Loaded(line, True)
     stream = Stream(ctx)
     for server in stream.config.servers:
         if server.tls:
-            yield from ((s, False) for s in server.effective("ssl_certificate"))
+            yield from (Loaded(s, False) for s in server.effective("ssl_certificate"))
         client = stream.upstream_tls(server)
         line = client.trusted_certificate().line if client and client.verify().value else None
         if line is not None:
-            yield line, True
+            yield Loaded(line, True)
 
 
 def _keys(ctx: Context) -> Iterator[Stmt]:
@@ -102,17 +122,42 @@ def check(ctx: Context) -> Iterator[Finding]:
         refused = keys.refusal(ctx.target, line.args[0])
         if refused is not None:
             yield ctx.finding(RULE, line, refused, KEY_FIX)
-    for line, ca in _loaded(ctx):
+    facts = nginx.certificate_files()
+    for loaded in _loaded(ctx):
+        line = loaded.line
         if id(line) in seen or not line.args:
             continue
         seen.add(id(line))
         path = line.args[0]
-        fails = f"nginx -t fails: {nginx.certificate_files().refusal(ctx.target, path, ca)}"
         if files.absent(ctx.config.loaded, path, ctx.target.conf_path):
-            yield ctx.finding(RULE, line, f"{path} does not exist: {fails}")
+            fails = facts.refusal(ctx.target, path, loaded.ca)
+            yield ctx.finding(RULE, line, f"{path} does not exist: nginx -t fails: {fails}")
             continue
         data = read(ctx, path)
-        if data is None or load_chain(data) or (ca and b"-----BEGIN X509 CRL-----" in data):
+        if data is None:
             continue
-        what = "no CA certificate" if ca else "no certificate"
-        yield ctx.finding(RULE, line, f"{path} holds {what} in PEM: {fails}")
+        problem = _unloadable(ctx, data, loaded)
+        if problem is not None:
+            what, names = problem
+            fails = facts.refusal(ctx.target, path, loaded.ca, names)
+            yield ctx.finding(RULE, line, f"{path} holds {what}: nginx -t fails: {fails}")
+
+
+def _unloadable(ctx: Context, data: bytes, loaded: Loaded) -> tuple[str, bool] | None:
+    """What the file lacks for nginx, and whether only the CA names cannot be read; None: it
+    loads. The PEM forms each reader takes are the knowledge's (certificate_files)."""
+    facts = nginx.certificate_files()
+    if not loaded.ca:
+        read_as = facts.trusted_read(ctx.target, "certificate")
+        return None if load_chain(data, read_as) else ("no certificate in PEM", False)
+    if load_chain(data, facts.trusted_read(ctx.target, "ca")):
+        if not loaded.names:
+            return None
+        names = load_chain(data, facts.trusted_read(ctx.target, "client_ca_names"))
+        what = "no CA certificate in the plain PEM form (BEGIN CERTIFICATE) for the CA names"
+        return None if names else (what, True)
+    # OpenSSL's SSL_CTX_load_verify_locations takes a file of CRLs alone; nginx's own reader
+    # (1.27.2) wants a certificate
+    if not facts.cached(ctx.target) and b"-----BEGIN X509 CRL-----" in data:
+        return None
+    return "no CA certificate in PEM", False

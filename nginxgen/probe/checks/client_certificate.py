@@ -26,7 +26,7 @@ from typing import Any
 from nginxgen.conf.per_name import Answer, NameModel
 from nginxgen.knowledge import nginx
 from nginxgen.probe.check import Found, NameProbe, Prediction, expect, offers_tls
-from nginxgen.probe.resumption import client_context, connect_tls
+from nginxgen.probe.resumption import client_context, connect_tls, request_host
 
 KEYS: Mapping[str, Any] = {"client_certificate": None}
 CERTIFICATE_AUTHORITIES = 47  # the TLS 1.3 extension (RFC 8446 4.2.4)
@@ -109,13 +109,6 @@ def name_text(der: bytes) -> str:
         return der.hex()
 
 
-def _host(probe: NameProbe) -> str:
-    """The Host the probe sends: the name, else the address (an IPv6 one in brackets)."""
-    if probe.sni:
-        return probe.sni
-    return f"[{probe.address[0]}]" if ":" in probe.address[0] else probe.address[0]
-
-
 def answer_without(probe: NameProbe, host: str) -> tuple[int | None, str]:
     """(status, kind) of a GET of / by a client that has no certificate."""
     facts = nginx.client_certificates()
@@ -144,7 +137,7 @@ def observe(probe: NameProbe) -> dict[str, Any]:
     request = flight.certificate_request
     tls13 = flight is probe.tls13_flight
     names = [name_text(n) for n in authorities(request, tls13)] if request else None
-    host = _host(probe)
+    host = request_host(probe.address, probe.sni)
     status, kind = answer_without(probe, host)
     return {
         "client_certificate": {

@@ -9,15 +9,20 @@ that say what was observed:
 - `tls13_psk_resumed`: TLS 1.3, a second connection offering the first one's ticket as a PSK
   resumed (RFC 8446 2.2: stateless tickets, or a cache lookup where tickets are off).
 
-Null where that version is off. The model: the session cache and tickets of the server that
-decides them for the name, each observation predicted under its own name."""
+Null where that version is off; `host` is the Host of the request each first connection made
+(it makes a TLS 1.3 server send its tickets). The model: the session cache and tickets of the
+server that decides them for the name, each observation predicted under its own name; and,
+since the probe's client has no certificate, what nginx does with that request: where it
+refuses it for want of a certificate (400), it drops the session from its cache first, so
+neither a session ID nor a TLS 1.3 session kept in the cache resumes, while tickets still do
+(NameModel.session_dropped)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from nginxgen.conf.per_name import NameModel
+from nginxgen.conf.per_name import Answer, NameModel
 from nginxgen.probe.check import Found, NameProbe, Prediction, expect, offers_tls
 from nginxgen.probe.resumption import resumption
 
@@ -38,15 +43,16 @@ def runs(found: Found) -> bool:
 
 def observe(probe: NameProbe) -> dict[str, Any]:
     seen = resumption(probe.address, probe.sni, probe.timeout, probe.found["protocols"])
-    return {"resumption": {key: getattr(seen, key) for key in OBSERVED}}
+    return {"resumption": {**{key: getattr(seen, key) for key in OBSERVED}, "host": seen.host}}
 
 
 def predict(model: NameModel, found: Found) -> list[Prediction]:
     seen = found.get("resumption") or {}
-    answers = {
-        "session_id_resumed": model.session_id_resumption,
+    host = seen.get("host")
+    answers: dict[str, Callable[[], Answer]] = {
+        "session_id_resumed": lambda: model.session_id_resumption(host),
         "tls12_ticket_resumed": model.tls12_ticket_resumption,
-        "tls13_psk_resumed": model.tls13_resumption,
+        "tls13_psk_resumed": lambda: model.tls13_resumption(host),
     }
     return [
         expect(answer(), seen[key], f"resumption.{key}")

@@ -1,0 +1,89 @@
+"""No ssl_ciphers: nginx's own default list on real nginx (issue 44).
+
+Without an ssl_ciphers line nginx uses `HIGH:!aNULL:!MD5` (knowledge: defaults), which offers
+static-RSA and CBC SHA-1 suites; `openssl s_client` negotiates them. Lint judges that default
+exactly like the same string written out (NGX402, NGX403, the same suites named), at the http{}
+line where the line would go; its unsafe fix adds Mozilla's intermediate list there, which
+nginx -t takes and after which those suites are refused and an ECDHE AEAD suite still works."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from nginxgen.conf.load import load_path
+from nginxgen.knowledge.target import resolve
+from nginxgen.lint.findings import Finding
+from nginxgen.shell.cli import main
+from tests.builds import Build
+from tests.every_rule import lint_checked
+from tests.helpers import make_cert
+from tests.live import Server, free_port, nginx_check, prepare_prefix, s_client
+
+# an RSA certificate: static RSA suites need one
+STATIC_RSA_CBC = "AES128-SHA"  # no forward secrecy (NGX402), CBC with SHA-1 (NGX403)
+ECDHE_CBC = "ECDHE-RSA-AES128-SHA"  # forward secret, CBC with SHA-1 (NGX403)
+AEAD = "ECDHE-RSA-AES128-GCM-SHA256"  # what stays
+
+
+def tree(folder: Path, port: int, ciphers: str = "") -> Path:
+    pair = make_cert(folder, "a.test", "rsa")
+    conf = folder / "nginx.conf"
+    conf.write_text(
+        "worker_processes auto;\nevents {}\nhttp {\n"
+        f"    ssl_protocols TLSv1.2 TLSv1.3;\n{ciphers}"
+        f"    server {{\n        listen 127.0.0.1:{port} ssl default_server;\n"
+        "        server_name a.test;\n"
+        f"        ssl_certificate {pair.cert};\n        ssl_certificate_key {pair.key};\n"
+        "    }\n}\n"
+    )
+    return conf
+
+
+def cipher_findings(conf: Path, build: Build) -> list[Finding]:
+    target = resolve(build.nginx_version, build.tls_library)
+    found = lint_checked(load_path(str(conf)), target)
+    return [f for f in found if f.code in ("NGX402", "NGX403")]
+
+
+def negotiates(client: Build, port: int, cipher: str) -> bool:
+    done = s_client(client, port, "a.test", version="1.2", ciphers=cipher, path=None)
+    return done.cipher == cipher
+
+
+@pytest.mark.live
+@pytest.mark.parametrize(
+    "build", ["bookworm", "trixie", "wheel", "openssl36", "openssl40"], indirect=True
+)
+def test_nginx_default_ciphers_are_judged_like_the_string_written_out(
+    build: Build, client: Build, tmp_path: Path
+) -> None:
+    port = free_port()
+    written = tmp_path / "written"
+    written.mkdir()
+    spelled = cipher_findings(tree(written, port, "    ssl_ciphers HIGH:!aNULL:!MD5;\n"), build)
+    conf = tree(tmp_path, port)
+    found = cipher_findings(conf, build)
+    assert sorted(f.code for f in found) == ["NGX402", "NGX403"], found
+    assert all(f.line == 3 for f in found), found  # the http{} line: where the line would go
+    for default, line in zip(found, spelled, strict=True):
+        assert default.code == line.code
+        # the same suites, said after which servers take the default
+        assert default.message.endswith(line.message), (default.message, line.message)
+        assert "no ssl_ciphers for server a.test" in default.message
+    prepare_prefix(conf, build)
+    with Server(build, conf, [port]):
+        assert negotiates(client, port, STATIC_RSA_CBC)
+        assert negotiates(client, port, ECDHE_CBC)
+    flags = ["--nginx-version", build.nginx_version, "--tls-library", build.tls_library]
+    assert main(["lint", *flags, "--fix", str(conf)]) == 1  # unsafe: not applied by --fix
+    assert "ssl_ciphers" not in conf.read_text()
+    main(["lint", *flags, "--unsafe-fixes", "--select", "NGX402,NGX403", str(conf)])
+    assert cipher_findings(conf, build) == []
+    done = nginx_check(build, conf)
+    assert done.returncode == 0, done.stderr
+    with Server(build, conf, [port]):
+        assert not negotiates(client, port, STATIC_RSA_CBC)
+        assert not negotiates(client, port, ECDHE_CBC)
+        assert negotiates(client, port, AEAD)
