@@ -170,19 +170,77 @@ def tags(git: Git) -> list[tuple[tuple[int, ...], str]]:
     return sorted(found)
 
 
+# A directive's setter: its name and body (nginx's style puts the return type on a line of its
+# own), and the setters it hands its line to (`return ngx_conf_set_flag_slot(cf, cmd, conf);`).
+SETTER = re.compile(r"^(?:static\s+)?char\s*\*\n(\w+)\(ngx_conf_t\s*\*cf,.*?^\}\n", re.S | re.M)
+HANDS_ON = re.compile(r"\b(\w+)\(cf, cmd, conf\)")
+REFUSES = 'return "is duplicate";'
+
+
+def refuses_when_set(body: str) -> bool:
+    """Whether a setter refuses its line only because the value is already set: a `return "is
+    duplicate";` whose outermost enclosing statement is an `if` testing that the field is set
+    (`if (clcf->resolver)`, `!= NGX_CONF_UNSET`). Refusals that depend on the value are not
+    counted: inside a loop over the zones given (limit_req: only the same zone twice), after a
+    test of the arguments (`proxy_redirect off` then another), or of a value turned off (`==
+    NULL`, `== 0`: `mirror` after `mirror off`)."""
+    lines = body.splitlines()
+    for at, line in enumerate(lines):
+        if REFUSES not in line:
+            continue
+        depth = len(line) - len(line.lstrip())
+        outer = line
+        for above in reversed(lines[:at]):
+            indent = len(above) - len(above.lstrip())
+            if above.strip() and indent < depth and not above.lstrip().startswith("}"):
+                outer, depth = above, indent
+                if depth <= 4:
+                    break
+        test = outer.strip()
+        if not test.startswith("if (") or any(
+            word in test for word in ("== NULL", "== 0", "ngx_str", "cf->args", "value[")
+        ):
+            return False
+    return REFUSES in body
+
+
+def refusing_setters(texts: list[str]) -> set[str]:
+    """The setters that refuse a second line of their directive in one block: those that
+    `return "is duplicate";` when the value is already set (ngx_conf_file.c's flag, str, num,
+    size, off, msec, sec, bufs, enum and path slots; handlers such as try_files', root's and
+    proxy_pass'), and handlers that hand their line to one of them (`ssl`'s
+    ngx_http_ssl_enable to ngx_conf_set_flag_slot)."""
+    calls: dict[str, set[str]] = {}
+    found: set[str] = set()
+    for text in texts:
+        for setter in SETTER.finditer(text):
+            name, body = setter.group(1), setter.group(0)
+            calls.setdefault(name, set()).update(HANDS_ON.findall(body))
+            if refuses_when_set(body):
+                found.add(name)
+    grown = True
+    while grown:
+        more = {name for name, called in calls.items() if name not in found and called & found}
+        found |= more
+        grown = bool(more)
+    return found
+
+
 def commands(git: Git, tag: str, under: str = "src/") -> list[dict[str, object]]:
     listed = git.run("ls-tree", "-r", "--name-only", tag, *([under] if under else []))
     files = [f for f in listed.split() if f.endswith((".c", ".cc"))]
+    texts = {path: git.read(tag, path) for path in files}
+    refusing = refusing_setters(list(texts.values()))
     out = []
-    for path in files:
-        text = git.read(tag, path)
+    for path, text in texts.items():
         module = MODULE.search(text)
         for array in ARRAY.findall(text):
             for name, flags, handler in ENTRY.findall(array):
                 value = {"value": VALUE_SETTERS[handler]} if handler in VALUE_SETTERS else {}
+                once = {"duplicate": True} if handler in refusing else {}
                 out.append(
                     {"name": name, "module": module.group(1) if module else path,
-                     **parse_flags(flags), **value}
+                     **parse_flags(flags), **value, **once}
                 )  # fmt: skip
     return out
 
@@ -253,7 +311,8 @@ def main() -> None:
     document = {
         "about": "Directives of nginx's own modules per release, from the ngx_command_t arrays of "
         "the release tags (scripts/build_directive_tables.py): contexts, argument count (a list "
-        "of counts, or flag/any/1more/2more), block, value setter, module, and the ranges of "
+        "of counts, or flag/any/1more/2more), block, value setter, whether a second line in one "
+        "block is refused as duplicate, module, and the ranges of "
         "releases [first, end) each entry holds in, as indexes into `releases`. modules: "
         "configure option and whether built by default.",
         "source": "github.com/nginx/nginx release tags; src/core/ngx_conf_file.c ngx_conf_handler()",
@@ -269,7 +328,8 @@ def main() -> None:
         "commit (scripts/build_directive_tables.py --third-party).",
         "modules": third_party(args.third_party),
     }
-    THIRD_PARTY.write_text(json.dumps(extra, separators=(",", ":")) + "\n")
+    if args.third_party:  # without them, the third-party table is left as it was
+        THIRD_PARTY.write_text(json.dumps(extra, separators=(",", ":")) + "\n")
     print(f"wrote {OUT}: {len(document['directives'])} directives over {len(commits)} releases")
 
 

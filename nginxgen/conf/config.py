@@ -140,7 +140,14 @@ def listen_socket(args: list[str]) -> str:
     return socket
 
 
-def _listen(stmt: Stmt) -> Listen | None:
+def ssl_switched_on(own: dict[str, list[Stmt]]) -> bool:
+    """Whether a server has the old `ssl on;` (until nginx 1.25.1): TLS on all its listens, as
+    the `ssl` parameter of each would say (ngx_http_init_connection reads either)."""
+    last = own.get("ssl", [])[-1:]
+    return bool(last and last[0].args[:1] and last[0].args[0].lower() == "on")
+
+
+def _listen(stmt: Stmt, ssl_on: bool = False) -> Listen | None:
     if not stmt.args:
         return None
     socket = listen_socket(stmt.args)
@@ -149,7 +156,8 @@ def _listen(stmt: Stmt) -> Listen | None:
         socket=socket,
         stmt=stmt,
         default="default_server" in params or "default" in params,
-        ssl="ssl" in params or "quic" in params,  # QUIC is TLS 1.3: always a TLS socket
+        # QUIC is TLS 1.3: always a TLS socket; `ssl on;` makes every listen of its server TLS
+        ssl=ssl_on or "ssl" in params or "quic" in params,
         http2="http2" in params,
         quic="quic" in params,
         proxy_protocol="proxy_protocol" in params,
@@ -170,10 +178,11 @@ def build(loaded: Loaded) -> Config:
         if stmt.directive != "server" or stmt.block is None:
             continue
         own = _directives(stmt.block)
-        listens = [lst for s in own.get("listen", []) if (lst := _listen(s))]
+        ssl_on = ssl_switched_on(own)
+        listens = [lst for s in own.get("listen", []) if (lst := _listen(s, ssl_on))]
         if not listens:
             implicit = Stmt("listen", ["*:80"], stmt.line, stmt.file)
-            listens = [Listen("*:80", implicit, False, False, False, False)]
+            listens = [Listen("*:80", implicit, False, ssl_on, False, False)]
         names = [n for s in own.get("server_name", []) for n in s.args]
         servers.append(
             Server(stmt, len(servers), listens, names, own, _locations(stmt.block), http)

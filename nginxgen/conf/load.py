@@ -87,6 +87,9 @@ class Loaded:
     suppressions: list[Suppression] = field(default_factory=list)
     http_level_top: bool = False  # a snippet: top-level servers are read as http{} content
     prefix: str = ""  # relative include, certificate and key paths resolve against it
+    # a file linted alone that is not a main file (no events, http, stream or mail at its top):
+    # its relative includes resolve against the conf prefix found for it (fragment_prefix)
+    fragment: bool = False
     path_map: PathMap = field(default_factory=list)
     inferred: PathMap = field(default_factory=list)  # the part of path_map inferred (conf.tree)
     # other files read (certificates, keys): as named here -> real path
@@ -377,8 +380,10 @@ class Loader:
         infer: bool = False,
         keep_texts: bool = False,
         jobs: int = 1,
+        conf_path: str | None = None,
     ) -> None:
         self.prefix = prefix
+        self.conf_path = conf_path  # the main file the target's nginx reads (nginx -V)
         # a dump's texts are kept (for edits) only when asked: a lint of one needs none of them
         self.keep_texts = dump is None or keep_texts
         # processes that may read and parse a large tree at once (0: nginxgen.base.forks decides)
@@ -432,6 +437,12 @@ class Loader:
         return sorted(found)
 
     def load(self, path: str, text: str | None = None) -> Loaded:
+        if self.prefix is None and self.dump is None and path != STDIN_NAME:
+            source = text if text is not None else self._text(path)
+            top = {str(raw["directive"]) for raw in self._parse(self._key(path), source)[0]}
+            if not top & MAIN_BLOCKS:
+                self.loaded.fragment = True
+                self.prefix = fragment_prefix(path, self.conf_path)
         if self.prefix is None:
             self.prefix = os.path.dirname(os.path.abspath(path)) if path != "-" else os.getcwd()
         if self.infer and self.dump is None and path != STDIN_NAME:
@@ -645,6 +656,35 @@ class Loader:
         return out
 
 
+MAIN_BLOCKS = frozenset(
+    {"events", "http", "stream", "mail"}
+)  # what only a main file has at its top
+TREE_DEPTH = 3  # how many folders up from a fragment its tree's nginx.conf is looked for
+
+
+def fragment_prefix(path: str, conf_path: str | None) -> str:
+    """Where nginx would resolve a fragment's relative includes (`include snippets/ssl.conf;`
+    in sites-enabled/site.conf): its conf prefix, the folder of the main file (ngx_conf_full_name
+    with cycle->conf_prefix), not the fragment's folder. The folder of the target's --conf-path
+    when the file lies inside it (the machine's /etc/nginx); else the tree's root, the nearest
+    folder at most TREE_DEPTH up that holds an nginx.conf; else the file's own folder."""
+    here = os.path.dirname(os.path.abspath(path))
+    real = os.path.realpath(path)
+    if conf_path:
+        folder = os.path.dirname(conf_path)
+        if real.startswith(os.path.realpath(folder).rstrip("/") + "/"):
+            return folder
+    folder = here
+    for _ in range(TREE_DEPTH):
+        if os.path.isfile(os.path.join(folder, "nginx.conf")):
+            return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    return here
+
+
 def _include_arguments(parsed: list[dict[str, object]]) -> list[str]:
     """What a parsed file's `include` lines name (their first arguments)."""
     found: list[str] = []
@@ -670,13 +710,15 @@ def load_path(
     spans: bool = False,
     infer: bool = True,
     jobs: int = 1,
+    conf_path: str | None = None,
 ) -> Loaded:
-    """Load a config file, a `nginx -T` dump, or stdin (`-`); `path_map` says where the folders
-    the config names by absolute path are found here, `infer` adds the folders a copied tree's
-    absolute includes name that it leaves out (conf.tree); `shared`: what earlier passes of a
-    fix run read and parsed; `spans`: keep what the lossless model of each file is built from
-    (for a run that edits); `jobs`: how many processes may read and parse a large tree (0:
-    nginxgen.base.forks decides)."""
+    """Load a config file, a `nginx -T` dump, or stdin (`-`); `conf_path`: the main file the
+    target's nginx reads, which places a fragment's relative includes (fragment_prefix);
+    `path_map` says where the folders the config names by absolute path are found here,
+    `infer` adds the folders a copied tree's absolute includes name that it leaves out
+    (conf.tree); `shared`: what earlier passes of a fix run read and parsed; `spans`: keep what
+    the lossless model of each file is built from (for a run that edits); `jobs`: how many
+    processes may read and parse a large tree (0: nginxgen.base.forks decides)."""
     if path == "-":
         text = stdin_text if stdin_text is not None else ""
         name = STDIN_NAME
@@ -694,7 +736,9 @@ def load_path(
     if dump:
         main = next(iter(dump))
         return Loader(prefix or os.path.dirname(main), dump).load(main)
-    loader = Loader(prefix, None, path_map, overlay, shared, spans, infer, jobs=jobs)
+    loader = Loader(
+        prefix, None, path_map, overlay, shared, spans, infer, jobs=jobs, conf_path=conf_path
+    )
     return loader.load(name, text)
 
 

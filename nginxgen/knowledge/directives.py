@@ -28,6 +28,8 @@ class DirectiveEntry:
     block: bool
     value: str | None  # flag, size, msec, sec, num: nginx's own setter reads it
     third_party: str | None = None  # the module's repository, for a third-party module
+    # its setter refuses a second line in one block (`"NAME" directive is duplicate`)
+    duplicate: bool = False
 
     def allows(self, context: str) -> bool:
         return context in self.contexts or "any" in self.contexts
@@ -53,6 +55,7 @@ def _entry(data: dict[str, Any], third_party: str | None = None) -> DirectiveEnt
         data["block"],
         data.get("value"),
         third_party,
+        data.get("duplicate", False),
     )
 
 
@@ -92,6 +95,14 @@ def nginx_directive(target: Target, name: str) -> tuple[DirectiveEntry, ...] | N
     if not entries:
         return None
     return tuple(e for e in entries if module_built(target, e.module) is not False)
+
+
+def refused_twice(target: Target, name: str, context: str) -> bool:
+    """Whether the target's nginx refuses this directive given twice in one block of this
+    context (`"try_files" directive is duplicate`): its setter, read from nginx's source
+    (scripts/build_directive_tables.py), returns "is duplicate" once the value is set."""
+    entries = nginx_directive(target, name) or ()
+    return any(e.duplicate for e in entries if e.allows(context))
 
 
 def directive_first_release(name: str) -> str | None:

@@ -172,10 +172,10 @@ def auto_ticket_rotation(target: Target) -> bool:
 
 @record(frozen=True)
 class Duplicates:
-    """What nginx makes of a directive given twice in one block: `fatal` ones stop it ("is
-    duplicate"), `merged` ones it takes together."""
+    """The directives nginx takes together when given twice in one block (`merged`); which ones
+    it refuses ("is duplicate") is read from its source per release
+    (nginxgen.knowledge.directives.refused_twice)."""
 
-    fatal: frozenset[str]
     merged: frozenset[str]
     source: str
 
@@ -506,3 +506,8 @@ class DynamicModule:
 @cache
 def dynamic_module(name: str) -> DynamicModule:
     return from_table(DynamicModule, _table("dynamic_module")[name])
+
+
+def dynamic_module_names() -> frozenset[str]:
+    """The modules (block directives: `stream`) whose loadable file the knowledge names."""
+    return frozenset(_table("dynamic_module"))

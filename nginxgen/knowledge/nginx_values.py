@@ -215,6 +215,16 @@ class ServerCheck:
 
 
 @record(frozen=True)
+class BuildOption:
+    """A value a setter reads only where nginx was configured with an option (`aio on` needs
+    --with-file-aio): elsewhere `nginx -t` refuses it with `message`."""
+
+    words: frozenset[str]  # the first argument's words (or `word=...` prefixes) that need it
+    option: str  # the configure option, as Target.modules names it (`file-aio`, `threads`)
+    message: str
+
+
+@record(frozen=True)
 class CustomGrammars:
     """The grammars of nginx's custom setters, written once in nginx_values.toml."""
 
@@ -230,6 +240,7 @@ class CustomGrammars:
     backend_certificates: BackendCertificates
     variables: VariableGrammar
     stream_by_certificate_since: str
+    build_options: dict[str, tuple[BuildOption, ...]]
 
 
 @cache
@@ -253,6 +264,12 @@ def custom_grammars() -> CustomGrammars:
         backend_certificates=from_table(BackendCertificates, data["backend_certificates"]),
         variables=from_table(VariableGrammar, data["variables"]),
         stream_by_certificate_since=data["tls_servers"]["stream_by_certificate_since"],
+        build_options={
+            name: tuple(
+                from_table(BuildOption, o) for o in data["build_options"] if name in o["directives"]
+            )
+            for name in {n for o in data["build_options"] for n in o["directives"]}
+        },
     )
 
 

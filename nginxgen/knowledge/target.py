@@ -104,9 +104,9 @@ def parse_nginx_v(text: str) -> Target:
     configure = re.search(r"^configure arguments:(.*)$", text, re.MULTILINE)
     modules = without = dynamic = added = None
     if configure:
-        # --with-http_ssl_module -> http_ssl; --with-stream(=dynamic) -> stream
+        # --with-http_ssl_module -> http_ssl; --with-stream(=dynamic) -> stream; --with-file-aio
         modules = frozenset(
-            re.findall(r"--with-(\w+?)(?:_module)?(?:=dynamic)?(?=[\s']|$)", configure[1])
+            re.findall(r"--with-([\w-]+?)(?:_module)?(?:=dynamic)?(?=[\s']|$)", configure[1])
         )
         without = frozenset(re.findall(r"--without-(\w+?)_module", configure[1]))
         dynamic = frozenset(re.findall(r"--with-(\w+?)(?:_module)?=dynamic", configure[1]))

@@ -105,6 +105,7 @@ class _Trees:
             spans,
             infer,
             options.jobs,
+            options.mapping.conf_path,
         )
         for line in notes(loaded.inferred, loaded.read_files(), _folder(path)):
             if line not in self.said:

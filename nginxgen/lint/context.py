@@ -53,6 +53,22 @@ class Rule:
         return taken[0] if len(taken) == 1 else f"{taken[0]}-{taken[-1]}"
 
 
+TARGET_PARTS = {"nginx": "nginx release", "library": "TLS library"}
+
+
+def _held_reason(target: Target, assumed: set[str] | frozenset[str]) -> str:
+    """Why a safe fix is applied only with --unsafe-fixes: the part of the target it depends on
+    was assumed, and how to state it."""
+    shown = {"nginx": f"nginx {target.nginx}", "library": target.library.display}
+    named = " and ".join(shown[part] for part in sorted(assumed))
+    parts = " or ".join(f"{TARGET_PARTS[part]}s" for part in sorted(assumed))
+    return (
+        f"unsafe fix: {named} {'were' if len(assumed) > 1 else 'was'} assumed, and this fix is "
+        f"right only for some {parts} (--unsafe-fixes applies it; --nginx-version, "
+        "--tls-library, --nginx-bin or the settings file's target make it safe)"
+    )
+
+
 class Context(Effective):
     """The effective model of the config for a target, and a way for a rule to report."""
 
@@ -76,7 +92,11 @@ class Context(Effective):
         the class the rule declares (or UNSAFE when it declares none) unless `autofix` names
         another for this finding."""
         applicability = autofix or (rule.autofix[0] if rule.autofix else Applicability.UNSAFE)
-        if self.target.guessed.intersection(rule.target_bound):
+        held = ""
+        assumed = self.target.guessed.intersection(rule.target_bound)
+        if assumed:
+            if applicability is Applicability.SAFE:
+                held = _held_reason(self.target, assumed)
             applicability = Applicability.UNSAFE
         built = None
         touches: tuple[str, ...] = ()  # files of a fix declared but not built
@@ -103,6 +123,7 @@ class Context(Effective):
             autofix=applicability if fixable else None,
             edits=tuple(built or ()),
             touches=touches,
+            held=held if fixable else "",
         )
 
     def source(self, file: str) -> Source | None:

@@ -66,6 +66,9 @@ class Finding:
     edits: tuple[tuple[str, Edit], ...] = ()  # (file, byte-span edit) that make the fix
     # files a fix that was declared but not built would touch (a plain lint builds no edits)
     touches: tuple[str, ...] = ()
+    # why a fix its rule would apply as safe is held back as unsafe (the target was assumed):
+    # the text output says it under the fix, as ruff says why a fix is unsafe
+    held: str = ""
 
     def as_dict(self) -> dict[str, object]:
         return {

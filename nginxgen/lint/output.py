@@ -21,6 +21,8 @@ def text(findings: list[Finding], target: Target, files: list[str], colour: bool
         severity = f"{_COLOURS[f.severity]}{f.severity}\033[0m" if colour else f.severity
         lines.append(f"{f.file}:{f.line}: {f.code} {severity} {f.message}")
         lines.append(f"    fix: {f.fix}")
+        if f.held and f.autofix is not None:
+            lines.append(f"    {f.held}")
     counts = {s: sum(1 for f in findings if f.severity is s) for s in reversed(SEVERITIES)}
     summary = ", ".join(f"{n} {s}{'s' if n != 1 else ''}" for s, n in counts.items())
     lines.append(f"# {len(files)} file(s), {summary}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from nginxgen.lint.context import Rule
+from nginxgen.lint.context import TARGET_PARTS, Rule
 from nginxgen.lint.findings import Applicability, Severity
 from nginxgen.lint.rules import RuleEntry, catalog
 
@@ -43,9 +43,7 @@ def _autofix(rule: Rule) -> str:
         return "none (the right value is one only you know, or the fix is not automatic yet)."
     kind, what = rule.autofix
     flag = "--fix" if kind is Applicability.SAFE else "--unsafe-fixes"
-    parts = " or ".join(
-        {"nginx": "nginx release", "library": "TLS library"}[p] for p in rule.target_bound
-    )
+    parts = " or ".join(TARGET_PARTS[p] for p in rule.target_bound)
     bound = (
         f" The fix is right only for the target's {parts}: where that was assumed (no flag,"
         " settings file or nginx binary said it), it is unsafe."

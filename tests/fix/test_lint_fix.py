@@ -213,6 +213,9 @@ def _no_fix_cases() -> set[str]:
         or (code == "NGX101" and "ssl_conf_command Groups" in bad)
         # a group the library lacks with no successor it has: what to use instead is a choice
         or (code == "NGX201" and "ssl_ecdh_curve X25519MLKEM768:X25519;" in bad)
+        # only `ssl on;` has a replacement that is certain; a directive a release lacks is
+        # the user's to replace or drop
+        or (code == "NGX301" and "ssl on;" not in bad and "ssl off;" not in bad)
         # a cipher string written out: which of its suites to keep is the admin's choice (only
         # nginx's default list, where no line is written, gets one: Mozilla's intermediate)
         or (code in ("NGX402", "NGX403") and "ssl_ciphers" in bad)

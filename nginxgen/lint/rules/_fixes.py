@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from nginxgen.conf.load import Stmt
 from nginxgen.lint.context import Context
-from nginxgen.lint.findings import Fix
+from nginxgen.lint.findings import Applicability, Fix
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -48,3 +48,28 @@ def insert_into(ctx: Context, block: Stmt, line: str, first: bool = False) -> Fi
         return [(block.file, edits.insert(found[0], found[1], line, first=first))]
 
     return Fix((block.file,), build)
+
+
+def ssl_to_listens(ctx: Context, switch: Stmt) -> tuple[Applicability, Fix | None]:
+    """`ssl on;` (deprecated in 1.15.0, refused from 1.25.1) -> the `ssl` parameter on each of
+    its server's listens, the line gone; `ssl off;` only goes. Safe where every server of those
+    addresses is TLS already: the parameter makes the whole address:port TLS, and before 1.25.1
+    `ssl on;` did so only in the address's default server (ngx_http_init_connection)."""
+    out = delete(ctx, switch)
+    if switch.args[:1] != ["on"]:
+        return Applicability.SAFE, out
+    server = next((s for s in ctx.config.servers if switch in s.own("ssl")), None)
+    if server is None:
+        return Applicability.SAFE, None
+    for listen in server.own("listen"):
+        if "ssl" not in listen.args[1:]:
+            out += set_args(ctx, listen, [listen.args[0], "ssl", *listen.args[1:]])
+    sockets = {listen.socket for listen in server.listens}
+    alone = all(
+        lst.ssl
+        for socket in sockets
+        for other in ctx.config.sockets.get(socket, [])
+        for lst in other.listens
+        if lst.socket == socket
+    )
+    return (Applicability.SAFE if alone else Applicability.UNSAFE), out

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 
 from nginxgen.base.records import field, record
 from nginxgen.base.version import Version
-from nginxgen.conf.load import Stmt
+from nginxgen.conf.load import MAIN_BLOCKS, Stmt
 from nginxgen.knowledge import directives, nginx
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
@@ -43,7 +43,6 @@ CHILD = {
     ("location", "location"): "location", ("server", "if"): "if_server",
     ("location", "if"): "if_location", ("location", "limit_except"): "limit_except",
 }  # fmt: skip
-MAIN_BLOCKS = {"events", "http", "stream", "mail"}
 
 
 @record(frozen=True)
@@ -88,6 +87,8 @@ def _judge(ctx: Context) -> list[Verdict]:
                 inner = {"server": "server", "location": "location"}.get(stmt.directive)
             if inner is not None:
                 stack.append((stmt.block, inner))
+    if first == "main":
+        out.extend(_unloaded(ctx.target, loaded.statements))
     if first == "main" and not ctx.target.plus:  # merged settings: the whole tree is needed
         met = {(v.stmt.file, v.stmt.line) for v in out}
         for stmt, message in unmet_requirements(loaded.statements, ctx.directive_names()):
@@ -104,6 +105,36 @@ def _judge(ctx: Context) -> list[Verdict]:
                 met.add((stmt.file, stmt.line))
                 out.append(Verdict(stmt, "NGX010", message, Severity.ERROR, fix))
     return out
+
+
+def _unloaded(target: Target, statements: list[Stmt]) -> Iterator[Verdict]:
+    """A block of a module the target's nginx has as a loadable file (`--with-stream=dynamic`,
+    as Debian builds it) without a `load_module` of that file at the top of the tree: nginx -t
+    stops with `unknown directive "stream"`. A top-level include that could not be read may
+    load it: then nothing is said."""
+    dynamic = target.dynamic
+    if not dynamic or any(s.directive == "include" and s.unread for s in statements):
+        return
+    loaded = {
+        s.args[0].rsplit("/", 1)[-1] for s in statements if s.directive == "load_module" and s.args
+    }
+    for stmt in statements:
+        name = stmt.directive
+        if stmt.block is None or name not in dynamic or name not in nginx.dynamic_module_names():
+            continue
+        module = nginx.dynamic_module(name)
+        if module.file in loaded:
+            continue
+        where = (target.modules_path or "modules").rstrip("/")
+        yield Verdict(
+            stmt,
+            "NGX007",
+            f'unknown directive "{name}": this nginx has {name} as a loadable module '
+            f"(--with-{name}=dynamic), and no load_module line loads {module.file}",
+            Severity.ERROR,
+            f"add `load_module {where}/{module.file};` at the top of the main file (Debian: "
+            f"install {module.debian_package}, whose file in modules-enabled/ does it)",
+        )
 
 
 @record(frozen=True)

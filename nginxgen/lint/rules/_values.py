@@ -63,6 +63,14 @@ def _refusal(
 ) -> str | None:
     name, args = stmt.directive, stmt.args
     custom = nginx_values.custom_grammars()
+    if name in custom.build_options and target.modules is not None and args:
+        for needs in custom.build_options[name]:
+            word = args[0]
+            matches = any(
+                word == w or (w.endswith("=") and word.startswith(w)) for w in needs.words
+            )
+            if matches and needs.option not in target.modules:
+                return needs.message
     if name in custom.caches:
         return _shared_cache(custom.caches[name], args)
     if name in custom.parameters:

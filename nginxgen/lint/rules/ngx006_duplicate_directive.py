@@ -13,6 +13,10 @@ Fail (what `include conf.d/*.conf;` brings into http{} here is `ssl_protocols TL
 Fix (keep one line per block: change the first one instead of adding a second):
     http { ssl_protocols TLSv1.2 TLSv1.3; }
 
+Which directives nginx refuses twice is read from its source for each release (the setters that
+return "is duplicate" once the value is set: `try_files`, `root`, `proxy_pass`, the flag, size
+and time slots, ...; scripts/build_directive_tables.py).
+
 Sources: nginx src/core/ngx_conf_file.c (ngx_conf_set_flag_slot and the other slots return
 "is duplicate"; ngx_conf_set_bitmask_slot ORs the values); reproduced with `nginx -t` on nginx
 1.22.1, 1.26.3 and 1.31.3.
@@ -24,7 +28,7 @@ from collections.abc import Iterator
 
 from nginxgen.conf.config import Location
 from nginxgen.conf.load import Stmt
-from nginxgen.knowledge import nginx
+from nginxgen.knowledge import directives, nginx
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Applicability, Finding, Fix, Severity
 from nginxgen.lint.rules import _fixes
@@ -48,26 +52,29 @@ RULE = Rule(
 )
 
 
-def _blocks(ctx: Context) -> Iterator[dict[str, list[Stmt]]]:
+def _blocks(ctx: Context) -> Iterator[tuple[str, dict[str, list[Stmt]]]]:
+    """Each block with its context as nginx's tables name it."""
     config = ctx.config
 
-    def locations(locs: list[Location]) -> Iterator[dict[str, list[Stmt]]]:
+    def locations(locs: list[Location]) -> Iterator[tuple[str, dict[str, list[Stmt]]]]:
         for loc in locs:
-            yield loc.directives
+            yield "location", loc.directives
             yield from locations(loc.locations)
 
-    yield config.http
+    yield "http", config.http
     for server in config.servers:
-        yield server.directives
+        yield "server", server.directives
         yield from locations(server.locations)
 
 
 def check(ctx: Context) -> Iterator[Finding]:
-    table = nginx.duplicates()
-    fatal, merged = table.fatal, table.merged
-    for block in _blocks(ctx):
-        for name in fatal.intersection(block):
-            stmts = block[name]
+    merged = nginx.duplicates().merged
+    for context, block in _blocks(ctx):
+        for name, stmts in block.items():
+            if len(stmts) < 2 or name in merged:
+                continue
+            if not directives.refused_twice(ctx.target, name, context):
+                continue
             for stmt in stmts[1:]:
                 # the same value twice: dropping the copy is safe (nginx refused it anyway)
                 same = stmt.args == stmts[0].args

@@ -8,6 +8,9 @@ Driven by the knowledge base's version table: `ssl` (removed in 1.25.1), `http2 
 Fail (nginx 1.22.1): http2 on;
 Fix: listen 443 ssl http2;
 
+`ssl on;` on a release that no longer has it (1.25.1 and later) is fixed as NGX302 fixes it
+before: the `ssl` parameter goes onto the server's listens.
+
 Sources: nginx CHANGES (each directive's first release, in
 nginxgen/knowledge/nginx.toml); nginx -t on the real builds (tests/lint/test_live_rules.py).
 """
@@ -18,7 +21,8 @@ from collections.abc import Iterator
 
 from nginxgen.base.version import Version, in_range
 from nginxgen.lint.context import Context, Rule
-from nginxgen.lint.findings import Finding, Severity
+from nginxgen.lint.findings import Applicability, Finding, Severity
+from nginxgen.lint.rules import _fixes
 from nginxgen.lint.rules._directives import versioned
 
 RULE = Rule(
@@ -26,6 +30,12 @@ RULE = Rule(
     name="directive-unavailable",
     severity=Severity.ERROR,
     fix="use what this nginx version has instead",
+    autofix=(
+        Applicability.SAFE,
+        "`ssl on;` (refused from 1.25.1) becomes the ssl parameter on its server's listens "
+        "(safe where every server of those addresses is TLS; otherwise unsafe: the parameter "
+        "makes the whole address:port TLS); `ssl off;` goes",
+    ),
 )
 
 
@@ -51,9 +61,14 @@ def check(ctx: Context) -> Iterator[Finding]:
             and status.module not in ctx.target.modules
         ):
             why = f"needs nginx built --with-{status.module}_module"
+        autofix, edits = (
+            _fixes.ssl_to_listens(ctx, stmt) if stmt.directive == "ssl" else (None, None)
+        )
         yield ctx.finding(
             RULE,
             stmt,
             f"{what} {why} ({ctx.target.describe()}): nginx refuses the config",
             f"use {status.replacement}" if status.replacement else None,
+            autofix=autofix,
+            edits=edits,
         )

@@ -35,7 +35,8 @@ RULE = Rule(
         "when every listen of that server has the parameter and no other server shares its "
         "addresses; otherwise unsafe: the parameter turned HTTP/2 on for every server of the "
         "address:port, and `http2 on;` turns it on for every listen of the server); `ssl on;` "
-        "becomes the ssl parameter on the server's listens (safe)",
+        "becomes the ssl parameter on the server's listens (safe where every server of those "
+        "addresses is TLS; otherwise unsafe: the parameter makes the whole address:port TLS)",
     ),
     target_bound=("nginx",),
 )
@@ -68,21 +69,6 @@ def _http2_on(ctx: Context, listen: Stmt) -> Fix | None:
     return changed + _fixes.insert_into(ctx, server.stmt, "http2 on;")
 
 
-def _ssl_on(ctx: Context, switch: Stmt) -> Fix | None:
-    """`ssl on;` -> the `ssl` parameter on each of its server's listens, the line gone. Safe:
-    the server listens with TLS as before. `ssl off;` only goes."""
-    out = _fixes.delete(ctx, switch)
-    if switch.args[:1] != ["on"]:
-        return out
-    server = next((s for s in ctx.config.servers if switch in s.own("ssl")), None)
-    if server is None:
-        return None
-    for listen in server.own("listen"):
-        if "ssl" not in listen.args[1:]:
-            out += _fixes.set_args(ctx, listen, [listen.args[0], "ssl", *listen.args[1:]])
-    return out
-
-
 def check(ctx: Context) -> Iterator[Finding]:
     http2_directive = nginx.directive_status(ctx.target, "http2")
     for stmt, what, status in versioned(ctx):
@@ -94,7 +80,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                 and http2_directive.available
             )
             if stmt.directive == "ssl":
-                autofix, edits = Applicability.SAFE, _ssl_on(ctx, stmt)
+                autofix, edits = _fixes.ssl_to_listens(ctx, stmt)
             else:
                 server = _server_of(ctx, stmt) if fixable else None
                 alone = server is not None and _http2_alone(ctx, server)

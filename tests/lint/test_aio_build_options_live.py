@@ -1,0 +1,51 @@
+"""`aio on` and `aio threads` on builds configured without --with-file-aio or --with-threads
+(issue 44): nginx -t stops with `"aio on" is unsupported on this platform`; lint, its target read
+from that binary's `nginx -V`, says the same, and nothing where the build has the option."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.builds import ALL_BUILD_NAMES, Build
+from tests.conftest import require_build
+from tests.directive_probe import nginx_t
+from tests.live import nginx_bin_script
+
+AIO = "events {{}}\nhttp {{\n    aio {value};\n}}\n"
+
+
+@pytest.mark.parametrize("name", ALL_BUILD_NAMES)
+def test_aio_where_the_build_lacks_it(
+    name: str, provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    build = require_build(provisioned, name)
+    nginx_bin = nginx_bin_script(build, None, tmp_path / "nginx-bin")
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    for value in ("on", "threads", "threads=default"):
+        said = nginx_t(build, AIO.format(value=value), tree)
+        found = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "nginxgen",
+                "lint",
+                "--select",
+                "NGX010",
+                "--nginx-bin",
+                nginx_bin,
+                tree / "nginx.conf",
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if said:
+            assert said.endswith("is unsupported on this platform"), said
+            assert f"nginx.conf:3: NGX010 error {said}" in found.stdout, (value, found.stdout)
+        else:
+            assert found.returncode == 0, (value, found.stdout)

@@ -1,0 +1,59 @@
+"""stream{} on Debian's nginx, where stream is a loadable module (`--with-stream=dynamic`):
+without `load_module` of ngx_stream_module.so nginx -t stops with `unknown directive "stream"`
+(issue 44), and lint, its target read from that binary, says so; with the line, neither does."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.builds import Build
+from tests.conftest import require_build
+from tests.directive_probe import nginx_t
+from tests.live import nginx_bin_script
+
+STREAM = "events {}\nstream {\n    server {\n        listen 127.0.0.1:9999;\n        return x;\n    }\n}\n"
+
+
+def _lint(conf: Path, nginx_bin: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "nginxgen",
+            "lint",
+            "--select",
+            "NGX007",
+            "--nginx-bin",
+            nginx_bin,
+            conf,
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize("name", ["bookworm", "trixie"])
+def test_stream_needs_its_module_loaded(
+    name: str, provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    build = require_build(provisioned, name)
+    assert build.root is not None
+    nginx_bin = nginx_bin_script(build, None, tmp_path / "nginx-bin")
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    assert nginx_t(build, STREAM, tree) == 'unknown directive "stream"'
+    found = _lint(tree / "nginx.conf", nginx_bin)
+    assert found.returncode == 1, found.stderr
+    assert 'nginx.conf:2: NGX007 error unknown directive "stream"' in found.stdout
+    assert "load_module /usr/lib/nginx/modules/ngx_stream_module.so;" in found.stdout
+    # the module file as the package installs it (here: inside the build's unpacked root)
+    module = build.root / "usr/lib/nginx/modules/ngx_stream_module.so"
+    loaded = f"load_module {module};\n{STREAM}"
+    assert nginx_t(build, loaded, tree) == ""
+    found = _lint(tree / "nginx.conf", nginx_bin)
+    assert found.returncode == 0, found.stdout
