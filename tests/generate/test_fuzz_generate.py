@@ -47,4 +47,6 @@ def test_generator_refuses_or_renders_lint_clean() -> None:
 def test_generated_configs_pass_nginx_t(
     name: str, provisioned: tuple[dict[str, Build], dict[str, str]]
 ) -> None:
-    sample(max(CASES // 5, 20), require_build(provisioned, name))
+    # 200 per build, as before the in-process fuzzers' share fell to 400: at 80 the share that
+    # reaches nginx -t (about one in ten) fell under its bound (7 of 80 in a full run)
+    sample(200, require_build(provisioned, name))
