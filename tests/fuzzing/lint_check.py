@@ -34,6 +34,10 @@ def lint_tree(tree: Tree, target: tuple[str, str]) -> tuple[int, str, str]:
             path.write_bytes(data)
         out, err = io.StringIO(), io.StringIO()
         argv = [
+            # --jobs 1: this lint runs inside the test process, where a fork copies only the
+            # forking thread (a child spun for 657 s in a full run); the several-process lint
+            # has its own differential in a fresh process (tests/lint/test_lint_parallel.py)
+            "--jobs", "1",
             "--format", "json", "--debug", "--nginx-version", target[0],
             "--tls-library", target[1], str(folder / tree.main),
         ]  # fmt: skip
