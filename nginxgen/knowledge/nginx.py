@@ -26,6 +26,7 @@ def current_nginx() -> Version:
 class DirectiveStatus:
     name: str
     available: bool
+    released: bool  # the target's release has it (since reached), however this nginx was built
     deprecated: bool
     since: str | None
     removed: str | None
@@ -45,6 +46,7 @@ def directive_status(target: Target, name: str, table: str = "directive") -> Dir
         return None
     version = target.nginx
     since, removed = data.get("since"), data.get("removed")
+    released = in_range(version, since, None)
     available = in_range(version, since, removed)
     module = data.get("module")
     if data.get("plus_only") and not target.plus:
@@ -55,6 +57,7 @@ def directive_status(target: Target, name: str, table: str = "directive") -> Dir
     return DirectiveStatus(
         name=name,
         available=available,
+        released=released,
         deprecated=deprecated,
         since=since,
         removed=removed,

@@ -17,7 +17,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen.base.records import field, record
-from nginxgen.base.version import Version
 from nginxgen.conf.load import MAIN_BLOCKS, Stmt
 from nginxgen.knowledge import directives, nginx
 from nginxgen.lint.context import Context, Rule
@@ -241,7 +240,7 @@ def _value(ctx: Context, stmt: Stmt, taking: _Taking, memo: _Memo) -> Verdict | 
     fix = f'nginx does not read "{refused.value}": write a value "{stmt.directive}" takes'
     if stmt.directive == "listen":  # a parameter of a later release: say which (not NGX301)
         later = nginx.directive_status(ctx.target, refused.value, "listen_param")
-        if later is not None and later.since and ctx.target.nginx < Version(later.since):
+        if later is not None and not later.released:
             fix = f'"{refused.value}" is a listen parameter from nginx {later.since} on: {fix}'
     return Verdict(stmt, "NGX010", refused.message, Severity.ERROR, fix)
 

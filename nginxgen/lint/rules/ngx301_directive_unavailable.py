@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen.base.version import Version, in_range
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Applicability, Finding, Severity
 from nginxgen.lint.rules import _fixes
@@ -43,7 +42,7 @@ def check(ctx: Context) -> Iterator[Finding]:
     for stmt, what, status in versioned(ctx):
         if status.available:
             continue
-        if what.startswith('"listen ... ') and not in_range(ctx.target.nginx, status.since, None):
+        if what.startswith('"listen ... ') and not status.released:
             continue  # a word the release's listen does not have: NGX010 says it, in nginx's words
         if status.plus_only and not ctx.target.plus:
             why = "is NGINX Plus only"
@@ -53,9 +52,8 @@ def check(ctx: Context) -> Iterator[Finding]:
             why = f"needs nginx {status.since}"
         else:
             why = f"needs the {status.module} module"
-        released = status.since is None or ctx.target.nginx >= Version(status.since)
         if (
-            released  # a release without it at all is the answer, not how this one was built
+            status.released  # a release without it at all is the answer, not how this one was built
             and status.module
             and ctx.target.modules is not None
             and status.module not in ctx.target.modules
