@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ipaddress
 import re
+import socket as socketlib
 
 _SOCKET = re.compile(
     r"^(?:(?:(?P<v6>\[[0-9A-Fa-f:.]+\])|(?P<host>\*|[0-9]{1,3}(?:\.[0-9]{1,3}){3}|[A-Za-z0-9.-]+)):)?"
@@ -27,3 +29,44 @@ def normalize_socket(text: str, default_port: int = 80) -> str:
     if bare:
         return f"{bare['host'].lower()}:{default_port}"
     raise ValueError(f"{text!r} is not a listen address (443, [::]:443, 127.0.0.1:8443)")
+
+
+def _ip(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    try:
+        return ipaddress.ip_address(text.strip("[]"))
+    except ValueError:
+        return None
+
+
+def _resolved(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """The address a client connecting to `host` reaches first (as the probe connects)."""
+    ip = _ip(host)
+    if ip is not None:
+        return ip
+    try:
+        infos = socketlib.getaddrinfo(host, None, type=socketlib.SOCK_STREAM)
+    except (OSError, UnicodeError):
+        return None
+    return _ip(str(infos[0][4][0])) if infos else None
+
+
+def socket_answering(sockets: list[str], host: str | None) -> str | None:
+    """Of normalized sockets on one port, the one nginx answers a connection to `host` on: the
+    socket of that very address, else the wildcard of its family (`*` or `0.0.0.0`, `[::]`),
+    as nginx finds the address's configuration by the connection's local address
+    (ngx_http_init_connection). Without a host, or one none of them serves, the first."""
+    if not sockets:
+        return None
+    ip = _resolved(host) if host and len(sockets) > 1 else None
+    if ip is None:
+        return sockets[0]
+    wildcard = "[::]" if ip.version == 6 else "*"
+    exact = None
+    family = None
+    for socket in sockets:
+        address = socket.rsplit(":", 1)[0]
+        if _ip(address) == ip:
+            exact = exact or socket
+        elif address in (wildcard, "0.0.0.0") and (address != "0.0.0.0" or ip.version == 4):
+            family = family or socket
+    return exact or family or sockets[0]

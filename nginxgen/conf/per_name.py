@@ -16,6 +16,7 @@ from collections.abc import Callable
 from functools import cached_property
 
 from nginxgen.base.records import record
+from nginxgen.base.sockets import socket_answering
 from nginxgen.conf.client_certificates import ClientCertificates, ca_names, client_certificates
 from nginxgen.conf.client_certificates import request_outcome as _request_outcome
 from nginxgen.conf.config import Config, Server, server_for_name
@@ -73,11 +74,11 @@ def by_name(effective: Effective) -> bool:
     return effective.config.block != "stream" or nginx.stream_virtual_servers(effective.target)
 
 
-def tls_socket_for_port(config: Config, port: int) -> str | None:
-    for socket in config.sockets:
-        if socket.endswith(f":{port}") and config.tls_socket(socket):
-            return socket
-    return None
+def tls_socket_for_port(config: Config, port: int, host: str | None = None) -> str | None:
+    """The TLS socket of the config that answers a connection to `host` on `port` (an IPv4
+    and an IPv6 socket can share a port and have other default servers)."""
+    sockets = [s for s in config.sockets if s.endswith(f":{port}") and config.tls_socket(s)]
+    return socket_answering(sockets, host)
 
 
 def key_of(stmt: Stmt) -> str:

@@ -269,7 +269,8 @@ def _probe_endpoint(
         return [], 0, why
     names = list(endpoint.names)
     model = config[0] if config is not None else None
-    shared = shared_contexts(model, options.target, endpoint.port, names) if model else {}
+    address = endpoint.connect or endpoint.host
+    shared = shared_contexts(model, options.target, endpoint.port, names, address) if model else {}
     results = probe(endpoint.host, endpoint.port, names, endpoint.connect, options.timeout,
                     options.ech, options.target.library, shared, options.connections,
                     progress.done)  # fmt: skip
@@ -281,7 +282,7 @@ def _probe_endpoint(
         return results, 0, None
     from nginxgen.probe.predict import compare_all
 
-    return results, compare_all(model, options.target, endpoint.port, results), None
+    return results, compare_all(model, options.target, endpoint.port, results, address), None
 
 
 def _no_answer(where: str, results: list[dict[str, Any]]) -> str:

@@ -51,11 +51,12 @@ def _by_variable(server: Server) -> bool:
 
 
 def shared_contexts(
-    config: Config, target: Target, port: int, names: list[str | None]
+    config: Config, target: Target, port: int, names: list[str | None], host: str | None = None
 ) -> dict[str, Shared]:
     """For each name of `names` that nginx answers from the same TLS context as an earlier one
-    (module docstring), that earlier name and why; names probed whole are not in it."""
-    socket = tls_socket_for_port(config, port)
+    (module docstring), that earlier name and why; names probed whole are not in it. `host`:
+    the address connected to (predict.models_for)."""
+    socket = tls_socket_for_port(config, port, host)
     if socket is None:
         return {}
     servers = config.sockets[socket]

@@ -25,16 +25,19 @@ from nginxgen.probe.check import Check, Prediction, expect
 NOT_RUNNING = "the server does not do what this config says (not reloaded?)"
 
 
-def model_for(config: Config, target: Target, port: int, sni: str | None) -> NameModel | None:
-    return models_for(config, target, port)(sni)
+def model_for(
+    config: Config, target: Target, port: int, sni: str | None, host: str | None = None
+) -> NameModel | None:
+    return models_for(config, target, port, host)(sni)
 
 
 def models_for(
-    config: Config, target: Target, port: int
+    config: Config, target: Target, port: int, host: str | None = None
 ) -> Callable[[str | None], NameModel | None]:
     """The model of each name on the port's TLS socket, all of them reading one Effective (what
-    it derives, it derives once for them all); None for every name without such a socket."""
-    socket = tls_socket_for_port(config, port)
+    it derives, it derives once for them all); None for every name without such a socket.
+    `host`: the address connected to, which picks the socket where several share the port."""
+    socket = tls_socket_for_port(config, port, host)
     if socket is None:
         return lambda sni: None
     effective = Effective(config, target)
@@ -57,20 +60,26 @@ def predictions(
 
 
 def compare(
-    config: Config, target: Target, port: int, observed: dict[str, Any]
+    config: Config, target: Target, port: int, observed: dict[str, Any], host: str | None = None
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """(the mismatches, the model's value of every observed setting) for one probed name."""
-    return _compare_one(model_for(config, target, port, observed["sni"]), port, observed)
+    return _compare_one(model_for(config, target, port, observed["sni"], host), port, observed)
 
 
-def compare_all(config: Config, target: Target, port: int, results: list[dict[str, Any]]) -> int:
+def compare_all(
+    config: Config,
+    target: Target,
+    port: int,
+    results: list[dict[str, Any]],
+    host: str | None = None,
+) -> int:
     """Each result of one port given its `mismatches` and `config` (compare); the number of
     mismatches. A name that took its context values from another name's probe (`context`, not
     refuted: nginxgen/probe/plan.py) takes that name's answers for them too: the same server and
     default server give the same answers, beside the same observations. Only its own checks'
     are worked out again (for thousands of names, the model's answers cost more than the
     probe's handshakes)."""
-    model = models_for(config, target, port)
+    model = models_for(config, target, port, host)
     by_name = {r["sni"]: r for r in results}
     own = [c for c in checks.CHECKS if c not in checks.SHARED]
     found = 0

@@ -284,10 +284,10 @@ def _lint_findings(written: Written, build: Build) -> list[dict[str, object]]:
     return findings
 
 
-# (sni, port, observation, page): observed. An observation is the probe's JSON key the model's
+# (sni, address:port, observation, page): observed. An observation is the probe's JSON key the model's
 # answer is compared with (`resumption.tls13_psk_resumed`), not the directive that decides it:
 # one directive can decide several (ssl_session_tickets: TLS 1.2 tickets and TLS 1.3 resumption)
-Seen = dict[tuple[str | None, int, str, str | None], object]
+Seen = dict[tuple[str | None, str, str, str | None], object]
 
 
 @dataclass
@@ -297,18 +297,19 @@ class _Probed:
     explained: int = 0
     predicted: int = 0
     unpredicted: collections.Counter[str] = field(default_factory=collections.Counter)
-    # what each original mismatch expected, by (sni, port, observation, page), and its line
-    mismatches: list[tuple[tuple[str | None, int, str, str | None], object, tuple[str, int]]] = (
+    # what each original mismatch expected, by (sni, address:port, observation, page), and its
+    # line (an IPv4 and an IPv6 socket can share a port, with other default servers)
+    mismatches: list[tuple[tuple[str | None, str, str, str | None], object, tuple[str, int]]] = (
         field(default_factory=list)
     )
     seen: Seen = field(default_factory=dict)
     # the groups the probe asked each name about (nginxgen/probe/checks/groups.py): through
     # TLS 1.3 every group it knows, without TLS 1.3 only the curves TLS 1.2's ECDHE can use
-    asked: dict[tuple[str | None, int, str, str | None], frozenset[str]] = field(
+    asked: dict[tuple[str | None, str, str, str | None], frozenset[str]] = field(
         default_factory=dict
     )
-    # what the config model said, by (sni, port) and then (observation, page)
-    said: dict[tuple[str | None, int], dict[tuple[str, str | None], dict[str, object]]] = field(
+    # what the config model said, by (sni, address:port) and then (observation, page)
+    said: dict[tuple[str | None, str], dict[tuple[str, str | None], dict[str, object]]] = field(
         default_factory=dict
     )
 
@@ -330,18 +331,19 @@ def _probe_all(written: Written, build: Build) -> _Probed:
             if done.returncode == 2:  # no name answered: every one must be refused
                 said = done.stderr  # refused with alerts, or not answered at all
                 assert "refused every handshake" in said or "no TLS answer" in said, said
-                assert _all_refused(written, build, port, names), (port, done.stderr)
+                assert _all_refused(written, build, host, port, names), (port, done.stderr)
                 continue
             assert done.returncode in (0, 1), (done.stdout[-2000:], done.stderr[-2000:])
             for answer in json.loads(done.stdout):
-                where = (answer["sni"], port)
+                at = f"{host}:{port}"
+                where = (answer["sni"], at)
                 context = answer.get("context") or {}
                 out.shared += bool(context) and not context.get("refuted")
                 if answer.get("groups") is not None:
-                    out.asked[answer["sni"], port, "groups", None] = frozenset(answer["groups"])
+                    out.asked[answer["sni"], at, "groups", None] = frozenset(answer["groups"])
                 for said in answer["config"]:
                     out.said.setdefault(where, {})[said["key"], said.get("page")] = said
-                    out.seen[answer["sni"], port, said["key"], said.get("page")] = said["observed"]
+                    out.seen[answer["sni"], at, said["key"], said.get("page")] = said["observed"]
                     if not said["predicted"]:
                         out.unpredicted[said["key"]] += 1
                         continue
@@ -356,7 +358,7 @@ def _probe_all(written: Written, build: Build) -> _Probed:
                     }
                     assert lines & reported, (where, mismatch, "not reported by lint")
                     out.explained += 1
-                    key = (answer["sni"], port, mismatch["key"], mismatch.get("page"))
+                    key = (answer["sni"], at, mismatch["key"], mismatch.get("page"))
                     line = (mismatch["file"], mismatch["line"])
                     out.mismatches.append((key, mismatch["expected"], line))
     return out
@@ -376,14 +378,14 @@ def check_live(tree: LiveTree, build: Build, folder: Path) -> LiveOutcome:
     )  # fmt: skip
 
 
-def _fixable_by_port(
+def _fixable_by_address(
     written: Written, findings: list[dict[str, object]]
-) -> set[tuple[object, object, int]]:
-    """(file, line, port) of each finding whose fix moves a line where it takes effect (the
+) -> set[tuple[object, object, str]]:
+    """(file, line, address:port) of each finding whose fix moves a line where it takes effect (the
     default-server rules: another rule's fix on the same line, such as a group list made a
     tuple, does not answer why the line is ignored), for the addresses its message names (a
     line ignored on two addresses has a finding for each, and only some may have a fix); a
-    finding that names none of them counts for every port."""
+    finding that names none of them counts for every address."""
     from nginxgen.lint.rules import catalog
     from nginxgen.lint.rules._default_server import MOVE_TO_DEFAULT
 
@@ -393,11 +395,9 @@ def _fixable_by_port(
         if not finding.get("autofix") or finding["code"] not in moves:
             continue
         addresses = [f"{h}:{p}" for h, p in zip(written.hosts, written.ports, strict=True)]
-        named = [
-            p for a, p in zip(addresses, written.ports, strict=True) if a in str(finding["message"])
-        ]
-        for port in named or written.ports:
-            out.add((finding["file"], finding["line"], port))
+        named = [a for a in addresses if a in str(finding["message"])]
+        for address in named or addresses:
+            out.add((finding["file"], finding["line"], address))
     return out
 
 
@@ -416,7 +416,7 @@ def check_live_fix(tree: LiveTree, build: Build, folder: Path) -> LiveOutcome:
         return LiveOutcome("refused by nginx -t", 0, 0, time.monotonic() - started)
     before = _probe_all(written, build)
     findings = _lint_findings(written, build)
-    fixable = _fixable_by_port(written, findings)
+    fixable = _fixable_by_address(written, findings)
     # lines another rule's fix changes too (NGX409 adds TLS 1.3 to a moved ssl_protocols): the
     # line takes effect as both fixes leave it, not as it was written
     codes: dict[tuple[object, object], set[object]] = {}
@@ -453,7 +453,7 @@ def check_live_fix(tree: LiveTree, build: Build, folder: Path) -> LiveOutcome:
 
 
 def _in_terms_of_both(
-    key: tuple[str | None, int, str, str | None], before: _Probed, after: _Probed, *values: object
+    key: tuple[str | None, str, str, str | None], before: _Probed, after: _Probed, *values: object
 ) -> tuple[object, ...]:
     """`values` (a mismatch's expected value, what each probe saw) among the groups both probes
     asked the name about. A fix that turns TLS 1.3 on or off for a name (NGX409 adds it to the
@@ -524,7 +524,7 @@ def check_live_into(tree: LiveTree, build: Build, folder: Path, preset: str) -> 
         (*names_, *(NEW_NAMES if n == 0 else ())) for n, names_ in enumerate(written.names)
     )
     after = _probe_all(replace(written, names=grown), build)
-    port = written.ports[0]
+    port = f"{written.hosts[0]}:{written.ports[0]}"
     policy = TLSPolicy.model_validate(load_preset(preset)["policy"])
     promised = {p for p in policy.protocols if p in ("TLSv1.2", "TLSv1.3")}
     kept = _kept(report)
@@ -569,7 +569,9 @@ def _kept(report: str) -> set[str]:
     }
 
 
-def _all_refused(written: Written, build: Build, port: int, names: tuple[str, ...]) -> bool:
+def _all_refused(
+    written: Written, build: Build, host: str, port: int, names: tuple[str, ...]
+) -> bool:
     from nginxgen.conf.config import build as build_config
     from nginxgen.conf.load import load_path
     from nginxgen.knowledge.target import resolve
@@ -578,7 +580,7 @@ def _all_refused(written: Written, build: Build, port: int, names: tuple[str, ..
     config = build_config(load_path(str(written.conf)))
     target = resolve(build.nginx_version, build.tls_library, None)
     for name in (*names, None):
-        model = model_for(config, target, port, name)
+        model = model_for(config, target, port, name, host)
         if model is None or not model.refused().value:
             return False
     return True
