@@ -212,17 +212,23 @@ def depth_needed(config: Config, settings: ClientCertificates) -> Depth | None:
     certificates issue client certificates: a server's own leaf in the files (a full chain
     named for OCSP stapling) is not counted. None: the files cannot be read, or hold no CA chain
     that reaches a self-signed root."""
-    from nginxgen.base.der import TRUSTED_ALL, load_chain
-
-    trusted = TRUSTED_ALL  # the trust store takes both PEM forms (knowledge: certificate_files)
-    certs: list[Certificate] = []
+    files: list[bytes] = []
     for setting in (settings.client_certificate, settings.trusted_certificate):
         if setting.value is None:
             continue
         data = read(config.loaded, setting.value)
         if data is None:
             return None
-        certs.extend(c for c in load_chain(data, trusted) if _is_ca(c))
+        files.append(data)
+    return depth_of_files(files)
+
+
+def depth_of_files(files: list[bytes]) -> Depth | None:
+    """depth_needed for the contents of the CA files (the generator reads a model's `ca`)."""
+    from nginxgen.base.der import TRUSTED_ALL, load_chain
+
+    trusted = TRUSTED_ALL  # the trust store takes both PEM forms (knowledge: certificate_files)
+    certs = [c for data in files for c in load_chain(data, trusted) if _is_ca(c)]
     by_subject = {c.subject: c for c in certs}
     best: Depth | None = None
     for cert in certs:

@@ -9,9 +9,12 @@ generator never writes a TLS backend that anyone on the path could stand in for 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from nginxgen.base import rule_codes
 from nginxgen.base.records import field, record
 from nginxgen.base.version import Version
+from nginxgen.conf.client_certificates import Depth, depth_of_files
 from nginxgen.generate.models import (
     BackendTls,
     ClientCertificates,
@@ -232,6 +235,21 @@ def _keepalive_line(connections: int, target: Target) -> int | None:
     return 0 if target.nginx >= Version(defaults.since) else None
 
 
+def _depth_needed(*paths: str | None) -> Depth | None:
+    """What the CA files need of ssl_verify_depth (lint's NGX742 asks the same): the client CA
+    and ssl_trusted_certificate, which nginx adds to the same trust store. None where one
+    cannot be read here, as the model may name files of another machine."""
+    files = []
+    for path in paths:
+        if path is None:
+            continue
+        try:
+            files.append(Path(path).read_bytes())
+        except OSError:
+            return None
+    return depth_of_files(files)
+
+
 def plan_client_certificates(
     certs: ClientCertificates, where: str, policy: TLSPolicy, target: Target, problems: Problems
 ) -> ClientCertPlan:
@@ -261,6 +279,14 @@ def plan_client_certificates(
                 "and policy.resolver is empty",
                 "set policy.resolver (e.g. [127.0.0.53]), or use client_certificates.crl",
             )
+    needed = _depth_needed(certs.ca, policy.ocsp_trusted_certificate)
+    if needed is not None and needed.needed > certs.depth:
+        problems.refuse(
+            f"{where}.depth",
+            f"{certs.depth} is too low for the CA files: a client certificate issued by "
+            f"{needed.issuer} needs {needed.needed} (the CA certificates above the client's, "
+            f"the root not counted); set depth: {needed.needed}",
+        )
     suppress = IgnoreComment([], [])
     if certs.crl is None and ocsp is None:
         suppress.add(

@@ -450,3 +450,29 @@ def test_the_command_takes_a_config_of_stream_sites_alone(
     code = main(["generate", "--preset", "intermediate", "--config", str(tmp_path / "empty.yaml"),
                  *flags, "--out", str(tmp_path / "none")])  # fmt: skip
     assert code == 2 and "sites: or streams: in --config" in capsys.readouterr().err
+
+
+def test_a_depth_the_ca_files_cannot_verify_is_refused(tmp_path: Path) -> None:
+    """Found by the generator fuzzer on the wheel build: `depth: 0` beside CA files that hold an
+    intermediate wrote `ssl_verify_depth 0;`, which lint's NGX742 then flagged (clients issued
+    by the intermediate fail). The generator reads the same files and refuses, saying the depth
+    to set; the CA of policy.ocsp_trusted_certificate counts, as nginx trusts it for clients
+    too. A file it cannot read here (another machine's) is not judged."""
+    pki = CertificateFactory(tmp_path / "pki")
+    bundle = tmp_path / "clients.pem"
+    bundle.write_bytes(
+        pki.root_path.read_bytes() + pki.leaf("c", client=True).fullchain.read_bytes()
+    )
+    target = resolve("1.26.3", "openssl-3.5.7")
+    said = refusal(model(client_certificates={"ca": str(bundle), "depth": 0}), target)
+    assert "client_certificates.depth: 0 is too low" in said and "set depth: 1" in said, said
+    assert "ssl_verify_depth 1;" in site_text(
+        model(client_certificates={"ca": str(bundle), "depth": 1}), target
+    )
+    chain = tmp_path / "chain.pem"
+    chain.write_bytes(pki.leaf("s").fullchain.read_bytes() + pki.root_path.read_bytes())
+    trusting = {**POLICY, "ocsp_trusted_certificate": str(chain)}
+    root_only = {"ca": str(pki.root_path), "depth": 0}
+    assert "set depth: 1" in refusal(model(client_certificates=root_only, policy=trusting), target)
+    site_text(model(client_certificates=root_only), target)  # the root alone: 0 will do
+    site_text(model(client_certificates={"ca": str(tmp_path / "absent.pem"), "depth": 0}), target)
