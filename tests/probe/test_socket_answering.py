@@ -20,4 +20,3 @@ def test_the_address_own_socket_then_its_family_wildcard() -> None:
     assert socket_answering(["192.0.2.1:443", "192.0.2.2:443"], "10.0.0.1") == "192.0.2.1:443"
     assert socket_answering(both, None) == "[::1]:443"
     assert socket_answering([], "127.0.0.1") is None
-
