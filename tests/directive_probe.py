@@ -45,6 +45,11 @@ NAME_CANDIDATE = re.compile(rb"[a-z][a-z0-9_]{1,48}")
 
 def nginx_t(build: Build, text: str, folder: Path) -> str:
     """The first [emerg] message of `nginx -t` on this text ("" when the syntax is ok)."""
+    return nginx_t_at(build, text, folder)[0]
+
+
+def nginx_t_at(build: Build, text: str, folder: Path) -> tuple[str, int | None]:
+    """nginx_t's message, and the line of the file nginx names with it (None: none named)."""
     conf = folder / "nginx.conf"
     conf.write_bytes(text.encode("utf-8", errors="surrogateescape"))
     result = subprocess.run(
@@ -68,9 +73,11 @@ def nginx_t(build: Build, text: str, folder: Path) -> str:
         env=build.env(),
     )
     if "syntax is ok" in result.stderr:
-        return ""
-    found = re.search(r"\[emerg\] (.*?)(?: in \S+:\d+)?$", result.stderr, re.M)
-    return found.group(1) if found else result.stderr.strip()
+        return "", None
+    found = re.search(r"\[emerg\] (.*?)(?: in \S+:(\d+))?$", result.stderr, re.M)
+    if found is None:
+        return result.stderr.strip(), None
+    return found.group(1), int(found.group(2)) if found.group(2) else None
 
 
 def probe(build: Build, name: str, context: str, folder: Path) -> str:

@@ -112,12 +112,17 @@ class Loaded:
         return map_path(full, self.path_map)
 
 
-def _check_tokens(tokens: list[Lexeme], problems: list[tuple[str, int]]) -> list[Lexeme]:
+def _check_tokens(
+    tokens: list[Lexeme], problems: list[tuple[str, int]], last_line: int
+) -> list[Lexeme]:
     """Note what crossplane lets slip and nginx refuses (ngx_conf_read_token, ngx_conf_handler):
     a directive ended by `}` or by the end of the file instead of `;`; a `;` or `{` with no
     directive before it; a directive that takes no block followed by `{` (a `;` lost before the
     next block) or one that takes a block ended by `;`; a `{` inside a block that holds values
-    (map, types); nesting deep enough to exhaust Python's recursion (the tokens are cut there)."""
+    (map, types); nesting deep enough to exhaust Python's recursion (the tokens are cut there).
+    Each in nginx's words, at the line nginx names: where it stopped reading (the `}`, `{` or
+    `;` that ended the directive, or `last_line` at the end of the file), not where the
+    directive began, which may be lines above."""
     shapes = directives.directive_shapes()
     parents: list[str | None] = []  # the directive name of each open block
     name: str | None = None  # the current directive's name, once its first word is read
@@ -132,7 +137,7 @@ def _check_tokens(tokens: list[Lexeme], problems: list[tuple[str, int]]) -> list
         parent = parents[-1] if parents else None
         if token == "}":
             if open_directive is not None:
-                problems.append(('directive is not terminated by ";"', open_directive))
+                problems.append(('unexpected "}"', line))
             if parents:
                 parents.pop()
         elif open_directive is None or name is None:
@@ -146,9 +151,9 @@ def _check_tokens(tokens: list[Lexeme], problems: list[tuple[str, int]]) -> list
         else:
             kind = shapes.kind(name, parent)
             if token == "{" and kind == "simple":
-                problems.append((f'directive "{name}" is not terminated by ";"', open_directive))
+                problems.append((f'directive "{name}" is not terminated by ";"', line))
             elif token == ";" and kind == "block":
-                problems.append((f'directive "{name}" has no opening "{{"', open_directive))
+                problems.append((f'directive "{name}" has no opening "{{"', line))
             if token == "{":
                 parents.append(name)
         if token == "{" and len(parents) > MAX_DEPTH:
@@ -156,13 +161,13 @@ def _check_tokens(tokens: list[Lexeme], problems: list[tuple[str, int]]) -> list
             return tokens[:index]
         open_directive = name = None
     if open_directive is not None:
-        # crossplane drops the words quietly; nginx stops: unexpected end of file, expecting ";"
-        problems.append(
-            ('directive is not terminated by ";" before the end of the file', open_directive)
-        )
+        # crossplane drops the words quietly; nginx stops at the end of the file
+        problems.append((UNEXPECTED_END, last_line))
     return tokens
 
 
+UNEXPECTED_END = 'unexpected end of file, expecting ";" or "}"'
+UNCLOSED_BLOCK = 'unexpected end of file, expecting "}"'
 UNCLOSED_QUOTE = {'unexpected end of file, expecting "\'"', 'unexpected end of file, expecting """'}
 
 
@@ -277,7 +282,8 @@ def _parse_text(text: str, filename: str, with_spans: bool = False, jobs: int = 
     lexed, error = scan(text, filename, problems, spans=spans if with_spans else None, jobs=jobs)
     if len(spans) != len(lexed):
         spans = []  # crossplane lexed it (Lua blocks): no offsets
-    checked = _check_tokens(lexed, problems)
+    last_line = text.count("\n") + 1  # nginx counts lines as it reads: where the file ends
+    checked = _check_tokens(lexed, problems, last_line)
     if len(checked) < len(lexed):
         error = None  # cut at the nesting limit: the rest, and its errors, are not read
     starts = [start for start, _ in spans] if spans else None
@@ -290,8 +296,15 @@ def _parse_text(text: str, filename: str, with_spans: bool = False, jobs: int = 
         if message in UNCLOSED_QUOTE:
             # nginx reads on to the end of the file, where it stops in the middle of a directive
             # (ngx_conf_read_token)
-            message, line = 'unexpected end of file, expecting ";" or "}"', text.count("\n") + 1
-        problems.append((message, line))
+            message, line = UNEXPECTED_END, last_line
+        elif message == UNCLOSED_BLOCK:
+            line = last_line  # where nginx's reading ends (ngx_conf_parse)
+        # a directive open at the end of the file is where nginx stops: the block is not
+        # said to be open too, nor the end said twice
+        if (message, line) not in problems and (
+            message != UNCLOSED_BLOCK or (UNEXPECTED_END, last_line) not in problems
+        ):
+            problems.append((message, line))
     # the spans make a lossless model only of a file read whole and without errors
     return parsed, problems, spans if error is None and failed is None else []
 

@@ -24,7 +24,7 @@ from nginxgen.conf.load import _parse_text, load_path
 from nginxgen.knowledge.target import Target
 from nginxgen.lint.run import Selection, lint
 from tests.builds import Build
-from tests.directive_probe import nginx_t
+from tests.directive_probe import nginx_t, nginx_t_at
 from tests.fuzzing.generate_check import build_target, real_files
 from tests.paths import EXAMPLES, corpus_files
 
@@ -166,21 +166,26 @@ def mutants(draw: st.DrawFn, seeds: tuple[str, ...]) -> tuple[str, str]:
 class Verdict:
     nginx: str  # accepted | structural | other
     message: str
-    lint_errors: list[str]
+    lint_errors: list[str]  # "line: message", by line
+    line: int | None = None  # the line nginx names
 
     @property
     def agrees(self) -> bool:
+        """Accepted: no syntax error. Refused for structure: lint's first line with a syntax
+        error is nginx's, and nginx's words are among its errors there (nginx stops at the
+        first; a user goes to that line)."""
         if self.nginx == "accepted":
             return not self.lint_errors
         if self.nginx == "structural":
-            return bool(self.lint_errors)
+            first = self.lint_errors[0].split(":", 1)[0] if self.lint_errors else None
+            return first == str(self.line) and f"{self.line}: {self.message}" in self.lint_errors
         return True
 
 
 def compare(build: Build, text: str) -> Verdict:
     with tempfile.TemporaryDirectory(prefix="nginxgen-oracle-") as tmp:
         folder = Path(tmp)
-        message = nginx_t(build, text, folder)
+        message, line = nginx_t_at(build, text, folder)
         conf = folder / "nginx.conf"
         conf.write_bytes(text.encode("utf-8", errors="surrogateescape"))
         target: Target = build_target(build)
@@ -191,7 +196,8 @@ def compare(build: Build, text: str) -> Verdict:
         kind = "structural"
     else:
         kind = "other"
-    return Verdict(kind, message, [f"{f.line}: {f.message}" for f in findings])
+    ordered = sorted(findings, key=lambda f: f.line)
+    return Verdict(kind, message, [f"{f.line}: {f.message}" for f in ordered], line)
 
 
 # --- every non-block directive with its `;` lost before a block (issue 36) -------------------

@@ -94,7 +94,8 @@ def test_semicolon_lost_before_a_block_after_any_directive(
     name = content.split("\n")[3].split()[0]
     code, out, _ = lint([str(path), "--select", "NGX001"], capsys)
     assert code == 1
-    assert f'{path}:4: NGX001 error directive "{name}" is not terminated by ";"' in out, out
+    # nginx names the line of the `{` that ended the directive
+    assert f'{path}:5: NGX001 error directive "{name}" is not terminated by ";"' in out, out
 
 
 def test_brace_inside_a_word_is_part_of_it(
