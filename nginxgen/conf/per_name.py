@@ -177,11 +177,13 @@ class NameModel:
         meaning: Callable[[list[Stmt]], Any],
         what: str,
         predict: Callable[[list[Stmt]], Any] | None = None,
+        meant: Callable[[list[Stmt]], Any] | None = None,
     ) -> Answer:
         """`meaning(lines)`: what a server with these lines in effect gives. The deciding server
         is the default one for settings only it decides on this target, else the name's own;
         `predict` replaces `meaning` for the value in effect where the name's own lines change
-        the outcome under the deciding server's."""
+        the outcome under the deciding server's; `meant` replaces it for what the name's own
+        ignored line means beside the rest of its own server's lines."""
         decider = self.decider(key)
         lines = lines_of(decider, key)
         value = (predict or meaning)(lines)
@@ -189,7 +191,8 @@ class NameModel:
         own = lines_of(self.server, key, own=True) if self.server is not decider else []
         why = self.why_decides(key, what or key)
         if own and why is not None:
-            ignored = (Ignored(own[-1], meaning(own), why, lines[-1] if lines else decider.stmt),)
+            means = (meant or meaning)(own)
+            ignored = (Ignored(own[-1], means, why, lines[-1] if lines else decider.stmt),)
         return Answer(key, value, lines[-1] if lines else None, ignored)
 
     def setting(self, key: str) -> Answer:
@@ -377,16 +380,25 @@ class NameModel:
         return Answer(dropped.key, after.value, dropped.line, after.ignored)
 
     def _tls13_resumption(self, dropped: bool) -> Answer:
-        cache = _stores_sessions(
-            self.default.effective("ssl_session_cache"), self.effective.single_worker()
-        )
-        keys = self.effective.ticket_keys_shared(self.default)
         stateful = libraries.has(self.target.library, "tls13_stateful_resumption")
+        one_worker = self.effective.single_worker()
 
-        def resumes(stmts: list[Stmt]) -> bool | None:
-            if _tickets_on(stmts):
-                return True if keys else None
-            return False if dropped else cache and stateful
+        def resumes_in(server: Server) -> Callable[[list[Stmt]], bool | None]:
+            """What tickets lines mean beside `server`'s own session cache and ticket keys,
+            where it writes them, else the default server's."""
+            cache_from = server if server.own("ssl_session_cache") else self.default
+            keys_from = server if server.own("ssl_session_ticket_key") else self.default
+            cache = _stores_sessions(cache_from.effective("ssl_session_cache"), one_worker)
+            keys = self.effective.ticket_keys_shared(keys_from)
+
+            def resumes(stmts: list[Stmt]) -> bool | None:
+                if _tickets_on(stmts):
+                    return True if keys else None
+                return False if dropped else cache and stateful
+
+            return resumes
+
+        resumes = resumes_in(self.default)
 
         def predicted(stmts: list[Stmt]) -> bool | None:
             """Where the default server decides tickets and the name's server turns them the
@@ -404,7 +416,16 @@ class NameModel:
                 return fact.tls13_resumes
             return resumes(stmts)
 
-        return self.answer("ssl_session_tickets", resumes, "TLS 1.3 resumption", predict=predicted)
+        # a vhost's tickets line means what it gives beside the vhost's own session cache (its
+        # own `ssl_session_cache` is ignored too, NGX102): tickets off with a shared cache
+        # meant resumption from that cache (Mozilla's intermediate, as a vhost writes it)
+        return self.answer(
+            "ssl_session_tickets",
+            resumes,
+            "TLS 1.3 resumption",
+            predict=predicted,
+            meant=resumes_in(self.server),
+        )
 
     def early_data(self) -> Answer:
         """Whether the server's TLS 1.3 tickets offer 0-RTT."""

@@ -229,6 +229,33 @@ def test_tickets_off_in_a_vhost_under_a_default_with_them_on(
     assert check_live(tree, require_build(provisioned, name), tmp_path).kind == "agreed"
 
 
+@pytest.mark.parametrize("name", ["bookworm", "trixie"])
+def test_tickets_off_beside_a_vhosts_own_cache_under_a_default_with_none(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path, name: str
+) -> None:
+    """Found trying Home Assistant's add-on config (as Mozilla's intermediate writes it, in
+    the vhost): the vhost's `ssl_session_cache shared:...` and `ssl_session_tickets off` under
+    a default server (on IPv4 and IPv6) with neither. The cache line is ignored (NGX102); the
+    tickets line meant resumption from that cache, and its names resume no TLS 1.3 session:
+    NGX105 was silent, as the model weighed the line beside the default server's cache (none)
+    instead of its own server's. Then the fixes (both lines moved to the default server) give
+    the names what the lines meant."""
+    tree = LiveTree(
+        servers=(
+            server((), sockets=(0, 1)),
+            server(("ssl_session_cache shared:S:1m;", "ssl_session_tickets off;"), sockets=(0, 1)),
+        ),
+        http=("ssl_protocols TLSv1.2 TLSv1.3;",),
+        ipv6=True,
+        defaults=(0, None),
+        reject=False,
+    )
+    build = require_build(provisioned, name)
+    assert check_live(tree, build, tmp_path / "live").kind == "agreed"
+    outcome = check_live_fix(tree, build, tmp_path / "fix")
+    assert outcome.kind == "agreed" and outcome.mismatches >= 1, outcome
+
+
 def test_into_leaves_http2_off_where_the_listen_would_give_it_to_every_server(
     provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
 ) -> None:

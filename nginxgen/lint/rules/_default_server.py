@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from nginxgen.base.records import record
 from nginxgen.conf.config import Config, Server
@@ -67,8 +67,13 @@ def misplaced(ctx: Context, keys: tuple[str, ...]) -> Iterator[Misplaced]:
     ignored on several addresses in favour of the same default server's value is one
     Misplaced naming them all (`also`): a vhost on *:443 and [::]:443, over TCP and QUIC, is
     one line to change, not four findings."""
+    return merged(_each_socket(ctx, keys))
+
+
+def merged(each: Iterable[Misplaced]) -> Iterator[Misplaced]:
+    """Misplaced lines of each address, one per line and default server (misplaced)."""
     seen: dict[tuple[int, str, int, str], Misplaced] = {}
-    for m in _each_socket(ctx, keys):
+    for m in each:
         key = (id(m.stmt), m.key, id(m.default), m.default_value)
         first = seen.get(key)
         if first is None:
@@ -113,8 +118,10 @@ def _block_fix(fix: str, m: Misplaced) -> str:
     return fix.replace("http{}", "stream{}") if m.config.block == "stream" else fix
 
 
-def _on_another_tls_socket(config: Config, server: Server, socket: str) -> bool:
-    return any(lst.socket != socket and config.tls_socket(lst.socket) for lst in server.listens)
+def _on_another_tls_socket(config: Config, server: Server, sockets: tuple[str, ...]) -> bool:
+    return any(
+        lst.socket not in sockets and config.tls_socket(lst.socket) for lst in server.listens
+    )
 
 
 def _move_to_default(ctx: Context, m: Misplaced) -> Fix | None:
@@ -122,18 +129,23 @@ def _move_to_default(ctx: Context, m: Misplaced) -> Fix | None:
     takes the vhost's value, and the vhost's line goes. A line that also speaks for another TLS
     address is never dropped or overwritten: the vhost's stays when the vhost listens there too,
     and nothing moves into a default server that does. No fix where the address's vhosts want
-    different values (one default server cannot give both) or for ssl_conf_command."""
+    different values (one default server cannot give both) or for ssl_conf_command. The
+    addresses are all those the finding names (`also`): the same default server decides the
+    line on each, so moving it there answers for them all (IPv4 and IPv6, TCP and QUIC)."""
     if m.key.startswith("ssl_conf_command "):
         return None  # several lines of one directive: not automatic yet
-    if _on_another_tls_socket(m.config, m.default, m.socket):
+    on = (m.socket, *m.also)
+    if _on_another_tls_socket(m.config, m.default, on):
         return None
-    for other in m.config.sockets.get(m.socket, []):
-        own = lines_of(other, m.key, own=True) if other not in (m.server, m.default) else []
-        if own and not same_value(m.stmt.directive, own[-1].args, m.stmt.args):
-            # Another vhost of this address wants another value: one default server cannot
-            # give both, and moving either would drop the other's line with its intent.
-            return None
-    elsewhere = _on_another_tls_socket(m.config, m.server, m.socket)
+    for socket in on:
+        for other in m.config.sockets.get(socket, []):
+            own = lines_of(other, m.key, own=True) if other not in (m.server, m.default) else []
+            if own and not same_value(m.stmt.directive, own[-1].args, m.stmt.args):
+                # Another vhost of this address wants another value: one default server
+                # cannot give both, and moving either would drop the other's line with its
+                # intent.
+                return None
+    elsewhere = _on_another_tls_socket(m.config, m.server, on)
     own = lines_of(m.default, m.key, own=True)
     if own:
         made_same = _fixes.set_args(ctx, own[-1], m.stmt.args)

@@ -32,6 +32,7 @@ from nginxgen.lint.rules._default_server import (
     MOVE_TO_DEFAULT,
     Misplaced,
     finding,
+    merged,
     misplaced,
     vhost_models,
 )
@@ -60,7 +61,22 @@ def check(ctx: Context) -> Iterator[Finding]:
 
 def _off_under_on(ctx: Context) -> Iterator[Finding]:
     """A vhost's tickets off where the config model says its names then resume no TLS 1.3
-    session, although its line meant them to resume from the session cache."""
+    session, although its line meant them to resume from the session cache (its own, where
+    the vhost writes one: that line is ignored too, NGX102); one finding per line."""
+    for m in merged(_tickets_off(ctx)):
+        yield finding(
+            ctx,
+            RULE,
+            m,
+            f"tickets are on in {server_label(m.default)}, the default server "
+            f"of {m.on}: turning them off here leaves this server's names without "
+            "TLS 1.3 resumption before nginx 1.29.2 (on "
+            f"{ctx.target.library.display}: the session cache does not resume "
+            "their TLS 1.3 sessions either)",
+        )
+
+
+def _tickets_off(ctx: Context) -> Iterator[Misplaced]:
     for socket, server, model, config in vhost_models(ctx):
         if "ssl_session_tickets" not in model.decided:
             continue
@@ -69,17 +85,7 @@ def _off_under_on(ctx: Context) -> Iterator[Finding]:
             turned_off = ignored.line.args == ["off"]
             if not turned_off or answer.value is not False or ignored.meant is not True:
                 continue
-            m = Misplaced(
+            yield Misplaced(
                 socket, "ssl_session_tickets", ignored.line, model.default,
                 model.decided["ssl_session_tickets"].why, "on", server, config,
             )  # fmt: skip
-            yield finding(
-                ctx,
-                RULE,
-                m,
-                f"tickets are on in {server_label(model.default)}, the default server "
-                f"of {socket}: turning them off here leaves this server's names without "
-                "TLS 1.3 resumption before nginx 1.29.2 (on "
-                f"{ctx.target.library.display}: the session cache does not resume "
-                "their TLS 1.3 sessions either)",
-            )
