@@ -13,6 +13,7 @@ Passes in `if` and `limit_except` blocks, and passes whose scheme is a variable
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from nginxgen.base.records import record
@@ -26,6 +27,7 @@ from nginxgen.conf.as_client import is_hostname as is_hostname
 from nginxgen.conf.as_client import strip_port as strip_port
 from nginxgen.conf.config import Config, Location, Server
 from nginxgen.conf.load import Stmt
+from nginxgen.conf.variables import values
 from nginxgen.knowledge.target import Target
 from nginxgen.knowledge.upstream import (
     PassModule,
@@ -50,6 +52,20 @@ class Keepalive:
 
 def _tls_scheme(module: PassModule, url: str) -> bool:
     return url.lower().startswith(module.schemes)
+
+
+_LONE_VARIABLE = re.compile(r"\$\{?(\w+)\}?")
+
+
+def _tls_pass(config: Config, server: Server, module: PassModule, url: str) -> bool:
+    """Whether a pass's URL is a TLS one: its scheme, or where the URL is one variable, the
+    scheme of any value a `set` or `map` gives it (`set $backend https://api;` then
+    `proxy_pass $backend;`: the requests that get that value go to a TLS backend)."""
+    if _tls_scheme(module, url):
+        return True
+    lone = _LONE_VARIABLE.fullmatch(url)
+    given = values(config, server, lone[1]) if lone else None
+    return any(_tls_scheme(module, value) for value in given or [])
 
 
 class BackendTls(ClientTls):
@@ -147,7 +163,9 @@ def backend_tls(
     modules = pass_modules()
     for directive, lines in locations[-1].directives.items():
         module = modules.get(directive)
-        if module and lines and lines[-1].args and _tls_scheme(module, lines[-1].args[0]):
+        if not (module and lines and lines[-1].args):
+            continue
+        if _tls_pass(config, server, module, lines[-1].args[0]):
             return BackendTls(config, target, server, locations, module, lines[-1])
     return None
 

@@ -48,6 +48,29 @@ def derived(config: Config, server: Server, variable: str) -> set[str]:
     return names
 
 
+MAP_PARAMETERS = frozenset({"hostnames", "volatile", "include"})  # map{} lines that are no entry
+
+
+def values(config: Config, server: Server, variable: str) -> list[str] | None:
+    """The values `variable` can take from the server's `set` lines and http{}'s `map`s: each
+    value of a map, its default included ("" where it has none, as nginx gives). None where
+    neither makes it (one of nginx's own variables, or one an unread include may make)."""
+    found: list[str] = []
+    made = False
+    for stmt in config.http.get("map", []):
+        if len(stmt.args) >= 2 and stmt.args[1].lstrip("$") in (variable, f"{{{variable}}}"):
+            made = True
+            entries = [e for e in stmt.block or [] if e.directive not in MAP_PARAMETERS]
+            found += [e.args[-1] if e.args else "" for e in entries if e.directive != "#"]
+            if not any(e.directive == "default" for e in entries):
+                found.append("")
+    for stmt in walk(server.stmt.block or []):
+        if stmt.directive == "set" and len(stmt.args) >= 2 and stmt.args[0] == f"${variable}":
+            made = True
+            found.append(stmt.args[1])
+    return found if made else None
+
+
 def refusing(block: Sequence[Stmt], names: set[str]) -> Stmt | None:
     """The first `if` directly in `block` whose condition reads one of `names` and whose body
     answers the request itself (`return`): nginx refuses it before any backend sees it."""
