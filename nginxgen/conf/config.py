@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import cached_property
 
 from nginxgen.base.records import field, record
 from nginxgen.base.sockets import normalize_socket
@@ -58,12 +59,15 @@ class Server:
         """An include that could not be read (NGX002) and may set `name` for this server: one
         in the server itself, or at http{} level where the server does not set it. Then whether
         and how `name` is set here is unknown, and no rule may say it is absent."""
-        scopes = [self.directives] if name in self.directives else [self.directives, self.http]
-        for scope in scopes:
-            for stmt in scope.get("include", []):
-                if stmt.unread:
-                    return stmt
-        return None
+        own, enclosing = self._unread_includes
+        return own if name in self.directives else own or enclosing
+
+    @cached_property
+    def _unread_includes(self) -> tuple[Stmt | None, Stmt | None]:
+        """The first unread include of the server's lines, and of the enclosing block's: found
+        once (rules ask `unknown` for each setting of each name; a tree of thousands of include
+        lines made each question a walk over all of them)."""
+        return _first_unread(self.directives), _first_unread(self.http)
 
     @property
     def tls(self) -> bool:
@@ -111,6 +115,10 @@ class Config:
         return any(
             lst.ssl for s in self.sockets[socket] for lst in s.listens if lst.socket == socket
         )
+
+
+def _first_unread(scope: dict[str, list[Stmt]]) -> Stmt | None:
+    return next((stmt for stmt in scope.get("include", []) if stmt.unread), None)
 
 
 def _directives(block: list[Stmt]) -> dict[str, list[Stmt]]:
