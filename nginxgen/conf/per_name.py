@@ -472,7 +472,8 @@ class NameModel:
 
     def tls12_suites(self) -> Answer:
         """The TLS 1.2 suite names the server takes: those its ssl_ciphers selects (the cipher
-        engine, with the library's model and security level) that its certificates can serve.
+        engine, with the library's model and security level) that its certificates can serve,
+        DHE ones only with ssl_dhparam.
         Not predicted where the library's cipher strings follow rules nginxgen models only
         approximately (BoringSSL, AWS-LC: the model says which)."""
         from nginxgen.ciphers.engine import allowed_at, evaluate
@@ -490,13 +491,17 @@ class NameModel:
         if result.error:
             return Answer("ssl_ciphers", None, line)
 
+        # nginx sets no DH parameters without ssl_dhparam (since 1.11.0), and the library then
+        # skips DHE suites (NGX732): the parameters travel with the name's context after SNI
+        dh = bool(self.context.effective("ssl_dhparam"))
+
         def usable(suite: Any) -> bool:
             level_ok = (
                 allowed_at(suite, result.seclevel, model)
                 if result.seclevel is not None
                 else suite.default_seclevel
             )
-            return bool(level_ok) and suite.au in keys
+            return bool(level_ok) and suite.au in keys and (dh or suite.kx != "DH")
 
         names = frozenset(s.name for s in result.suites if not s.tls13 and usable(s))
         return Answer("ssl_ciphers", names, line)
