@@ -289,15 +289,14 @@ def start_source_builds(
     build fills. The -sys crate builds run one after the other (they share libclang's wheel
     and nginx's release tarball), beside the crates.io-source builds (sharing nothing with
     them); PCRE2, which every one links, is unpacked once before."""
-    if offline and not all((cache / n / "nginx").is_file() for n in SOURCE_BUILDS):
-        pcre: Path | None = None  # each uncached build says it is missing
-    else:
-        try:
-            pcre = static_pcre2(cache)
-        except (ProvisionError, DownloadError, OSError, ValueError) as error:
-            failed: Future[dict[str, object]] = Future()
-            failed.set_exception(ProvisionError(f"PCRE2: {type(error).__name__}: {error}"))
-            return dict.fromkeys(SOURCE_BUILDS, failed)
+    # only a build compiled here reads PCRE2; an offline run compiles none
+    compiles = not offline and not all((cache / n / "nginx").is_file() for n in SOURCE_BUILDS)
+    try:
+        pcre = static_pcre2(cache) if compiles else cache / "pcre2"
+    except (ProvisionError, DownloadError, OSError, ValueError) as error:
+        failed: Future[dict[str, object]] = Future()
+        failed.set_exception(ProvisionError(f"PCRE2: {type(error).__name__}: {error}"))
+        return dict.fromkeys(SOURCE_BUILDS, failed)
     chains = (
         [n for n in SOURCE_BUILDS if SOURCE_BUILDS[n]["crate"] is not None],
         [n for n in SOURCE_BUILDS if SOURCE_BUILDS[n]["crate"] is None],
@@ -317,13 +316,11 @@ def _after(
     name: str,
     cache: Path,
     offline: bool,
-    pcre: Path | None,
+    pcre: Path,
 ) -> dict[str, object]:
     """One build of a chain, once the one before it ended (whether or not it built)."""
     if previous is not None:
         wait([previous])
-    if pcre is None:
-        raise ProvisionError(f"{name} is not cached in {cache} and --offline was given")
     return build(name, cache, offline, pcre)
 
 

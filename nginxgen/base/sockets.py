@@ -60,13 +60,13 @@ def socket_answering(sockets: list[str], host: str | None) -> str | None:
     ip = _resolved(host) if host and len(sockets) > 1 else None
     if ip is None:
         return sockets[0]
-    wildcard = "[::]" if ip.version == 6 else "*"
+    wildcards = ("[::]",) if ip.version == 6 else ("*", "0.0.0.0")
     exact = None
     family = None
     for socket in sockets:
         address = socket.rsplit(":", 1)[0]
         if _ip(address) == ip:
             exact = exact or socket
-        elif address in (wildcard, "0.0.0.0") and (address != "0.0.0.0" or ip.version == 4):
+        elif address in wildcards:
             family = family or socket
     return exact or family or sockets[0]

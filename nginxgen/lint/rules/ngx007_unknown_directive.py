@@ -4,8 +4,8 @@
 The names come from nginx's own sources, release by release (knowledge/nginx_directives.json,
 made by scripts/build_directive_tables.py from every ngx_command_t array). With `--nginx-bin`
 the modules the binary was built without (`nginx -V`) count as absent too, and so does a module
-it has as a loadable file (`--with-stream=dynamic`, `--with-mail=dynamic`, as Debian builds them) where no `load_module` line
-of the tree loads that file. A directive of a
+it has as a loadable file (`--with-stream=dynamic`, `--with-mail=dynamic`, as Debian builds
+them) where no `load_module` line of the tree loads that file. A directive of a
 common third-party module (headers-more, lua, njs, brotli, geoip2, vts, ModSecurity, pagespeed)
 is an info naming the module: whether this nginx has it is not known from the text. A directive
 a distribution's package carries before its nginx release (`max_headers`, in Debian 12's
