@@ -74,3 +74,30 @@ def test_a_loadable_module_needs_loading(
         (tree / "nginx.conf").write_text(loaded)
     found = _lint(tree / "nginx.conf", nginx_bin)
     assert found.returncode == 0, found.stdout
+
+
+# Found trying public configs as a new user: brotli_static (google/ngx_brotli) was an info
+# "unless this nginx has that module" although --nginx-bin named a binary whose nginx -V shows
+# no module beyond nginx's own, and nginx -t stops there.
+BROTLI = "events {}\nhttp {\n    server {\n        listen 127.0.0.1:9998;\n        brotli_static on;\n    }\n}\n"
+
+
+@pytest.mark.parametrize("name", ["bookworm", "trixie", "awslc", "boringssl", "openssl40"])
+def test_a_third_party_directive_on_a_binary_without_it(
+    name: str, provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    build = require_build(provisioned, name)
+    nginx_bin = nginx_bin_script(build, None, tmp_path / "nginx-bin")
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    assert nginx_t(build, BROTLI, tree) == 'unknown directive "brotli_static"'
+    found = _lint(tree / "nginx.conf", nginx_bin)
+    assert found.returncode == 1, found.stderr
+    assert 'nginx.conf:5: NGX007 error unknown directive "brotli_static"' in found.stdout
+    # a load_module line of a file that is not nginx's own may bring the module: then unsure
+    (tree / "nginx.conf").write_text(
+        f"load_module modules/ngx_http_brotli_static_module.so;\n{BROTLI}"
+    )
+    found = _lint(tree / "nginx.conf", nginx_bin)
+    assert found.returncode == 0, found.stdout
+    assert 'NGX007 info "brotli_static" is a directive of the third-party module' in found.stdout

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen.conf.load import Stmt
-from nginxgen.knowledge import nginx
+from nginxgen.knowledge import directives, nginx
 from nginxgen.lint.context import Context
 
 
@@ -31,3 +31,21 @@ def versioned(ctx: Context) -> Iterator[tuple[Stmt, str, nginx.DirectiveStatus]]
                     status = nginx.directive_status(ctx.target, arg, "protocol_param")
                     if status:
                         yield stmt, f"ssl_protocols {arg}", status
+
+
+def third_party_loaded(ctx: Context) -> str | None:
+    """What brings a third-party module into this nginx (None: nothing the tree or `nginx -V`
+    shows): the binary was built with one (`--add-module`, as `nginx -V` says), a load_module
+    line loads a file that is not one of nginx's own, or an include at the top that could not
+    be read may. A target not read from a binary may have been built with any (`added` None):
+    the caller says what that means to it."""
+    if ctx.target.added:
+        return "a third-party module this nginx was built with"
+    own = directives.own_module_files()
+    for stmt in ctx.config.loaded.statements:
+        if stmt.directive == "load_module" and stmt.args:
+            if stmt.args[0].rsplit("/", 1)[-1] not in own:
+                return f"the module {stmt.args[0]} loads"
+        elif stmt.directive == "include" and stmt.unread:
+            return f"the unread include {' '.join(stmt.args)}"
+    return None

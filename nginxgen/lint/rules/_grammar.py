@@ -21,6 +21,7 @@ from nginxgen.conf.load import MAIN_BLOCKS, Stmt
 from nginxgen.knowledge import directives, nginx
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
+from nginxgen.lint.rules._directives import third_party_loaded
 from nginxgen.lint.rules._values import (
     Refusal,
     backend_certificate_refusals,
@@ -72,7 +73,9 @@ def _judge(ctx: Context) -> list[Verdict]:
     free = directives.directive_shapes().free_content
     out: list[Verdict] = []
     stack: list[tuple[list[Stmt], str | None]] = [(loaded.statements, first)]
-    memo = _Memo()
+    # nginx -V was read and shows no module beyond nginx's own, nor does the tree load one:
+    # a third-party module's directive is then as unknown to nginx -t as a misspelt one
+    memo = _Memo(alone=ctx.target.added is not None and third_party_loaded(ctx) is None)
     while stack:
         statements, context = stack.pop()
         for stmt in statements:
@@ -163,6 +166,7 @@ class _Memo:
     shapes: dict[tuple[str, str | None, bool, int], _Said | _Taking | None] = field(
         default_factory=dict
     )
+    alone: bool = False  # no third-party module can be in this nginx (see _judge)
     # by the shape's _Taking (one object per shape, kept in `shapes`: its id is the cheap key)
     refusals: dict[tuple[int, tuple[str, ...]], Refusal | None] = field(default_factory=dict)
 
@@ -173,7 +177,7 @@ def _one(ctx: Context, stmt: Stmt, context: str | None, memo: _Memo) -> Verdict 
         return None  # NGINX Plus has directives of its own that no source describes
     key = (name, context, stmt.block is not None, len(stmt.args))
     if key not in memo.shapes:
-        memo.shapes[key] = _shape(ctx.target, *key)
+        memo.shapes[key] = _shape(ctx.target, memo.alone, *key)
     found = memo.shapes[key]
     if found is None:
         return None
@@ -183,7 +187,7 @@ def _one(ctx: Context, stmt: Stmt, context: str | None, memo: _Memo) -> Verdict 
 
 
 def _shape(
-    target: Target, name: str, context: str | None, block: bool, count: int
+    target: Target, alone: bool, name: str, context: str | None, block: bool, count: int
 ) -> _Said | _Taking | None:
     """NGX007 (unknown), NGX008 (not allowed here) or NGX009 (argument count) for a statement
     of this name, context, shape and count; else the definitions that take it (its value is
@@ -194,7 +198,7 @@ def _shape(
             return None  # NGX301 says why this release lacks it
         third = directives.third_party_directive(name)  # read only when nginx's own tables fail
         if third:
-            return _third_party(name, third)
+            return _third_party(name, third, alone)
         backport = nginx.backports().get(name)
         if backport is not None:
             names = " and ".join(p.name for p in backport.packages)
@@ -216,7 +220,7 @@ def _shape(
         if not here:
             third = directives.third_party_directive(name)
             if any(e.allows(context) for e in third):
-                return _third_party(name, third)
+                return _third_party(name, third, alone)
             return _Said("NGX008", f'"{name}" directive is not allowed here', Severity.ERROR)
     else:
         here = list(entries)
@@ -245,12 +249,20 @@ def _value(ctx: Context, stmt: Stmt, taking: _Taking, memo: _Memo) -> Verdict | 
     return Verdict(stmt, "NGX010", refused.message, Severity.ERROR, fix)
 
 
-def _third_party(name: str, third: tuple[directives.DirectiveEntry, ...]) -> _Said:
+def _third_party(name: str, third: tuple[directives.DirectiveEntry, ...], alone: bool) -> _Said:
     repo = third[0].third_party
+    fix = f"build or load {third[0].module} ({repo}), or remove the line"
+    if alone:
+        message = (
+            f'unknown directive "{name}": a directive of the third-party module '
+            f"{third[0].module} ({repo}), which this nginx was not built with (nginx -V) and "
+            "no load_module line loads"
+        )
+        return _Said("NGX007", message, Severity.ERROR, fix)
     return _Said(
         "NGX007",
         f'"{name}" is a directive of the third-party module {third[0].module} '
         f"({repo}): nginx -t fails unless this nginx has that module",
         Severity.INFO,
-        f"build or load {third[0].module} ({repo}), or remove the line",
+        fix,
     )

@@ -43,6 +43,7 @@ from nginxgen.conf.load import Stmt, walk
 from nginxgen.knowledge import directives, nginx_values, variables
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
+from nginxgen.lint.rules._directives import third_party_loaded
 
 RULE = Rule(
     code="NGX011",
@@ -229,9 +230,9 @@ def _defined(statements: list[Stmt]) -> set[str]:
 
 def _third_party(ctx: Context) -> str | None:
     """What else may define variables in this tree (None: nothing but nginx's own modules)."""
-    if ctx.target.added:
-        return "a third-party module this nginx was built with"
-    own = directives.own_module_files()
+    loaded = third_party_loaded(ctx)
+    if loaded is not None:
+        return loaded
     free = directives.directive_shapes().free_content
     stack: list[tuple[list[Stmt], str | None]] = [(ctx.config.loaded.statements, None)]
     while stack:
@@ -239,10 +240,7 @@ def _third_party(ctx: Context) -> str | None:
         if owner in free:
             continue
         for stmt in block:
-            if stmt.directive == "load_module" and stmt.args:
-                if stmt.args[0].rsplit("/", 1)[-1] not in own:
-                    return f"the module {stmt.args[0]} loads"
-            elif stmt.directive != "#" and not directives.known_in_some_release(stmt.directive):
+            if stmt.directive != "#" and not directives.known_in_some_release(stmt.directive):
                 return f"the module of the {stmt.directive} directive"
             if stmt.block is not None:
                 stack.append((stmt.block, stmt.directive))
