@@ -12,6 +12,7 @@ import shlex
 import signal
 import socket
 import subprocess
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -77,6 +78,14 @@ def nginx_bin_script(build: Build, prefix: Path | None, path: Path, before: str 
     path.write_text(f'#!/bin/sh\n{before}\nexec env {env} {argv} "$@"\n')
     path.chmod(0o755)
     return path
+
+
+def lint_as(nginx_bin: Path, conf: Path, code: str) -> subprocess.CompletedProcess[str]:
+    """`nginxgen lint --select CODE` of conf, its target read from nginx_bin's `nginx -V`."""
+    argv = ["lint", "--select", code, "--nginx-bin", str(nginx_bin), str(conf)]
+    return subprocess.run(
+        [sys.executable, "-m", "nginxgen", *argv], capture_output=True, text=True, check=False
+    )
 
 
 def nginx_check(build: Build, conf: Path) -> subprocess.CompletedProcess[str]:

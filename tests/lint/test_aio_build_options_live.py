@@ -4,8 +4,6 @@ from that binary's `nginx -V`, says the same, and nothing where the build has th
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,7 +11,7 @@ import pytest
 from tests.builds import ALL_BUILD_NAMES, Build
 from tests.conftest import require_build
 from tests.directive_probe import nginx_t
-from tests.live import nginx_bin_script
+from tests.live import lint_as, nginx_bin_script
 
 AIO = "events {{}}\nhttp {{\n    aio {value};\n}}\n"
 
@@ -28,22 +26,7 @@ def test_aio_where_the_build_lacks_it(
     tree.mkdir()
     for value in ("on", "threads", "threads=default"):
         said = nginx_t(build, AIO.format(value=value), tree)
-        found = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "nginxgen",
-                "lint",
-                "--select",
-                "NGX010",
-                "--nginx-bin",
-                nginx_bin,
-                tree / "nginx.conf",
-            ],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
+        found = lint_as(nginx_bin, tree / "nginx.conf", "NGX010")
         if said:
             assert said.endswith("is unsupported on this platform"), said
             assert f"nginx.conf:3: NGX010 error {said}" in found.stdout, (value, found.stdout)

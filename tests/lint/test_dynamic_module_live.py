@@ -4,8 +4,6 @@ without `load_module` of ngx_stream_module.so nginx -t stops with `unknown direc
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,28 +11,9 @@ import pytest
 from tests.builds import Build
 from tests.conftest import require_build
 from tests.directive_probe import nginx_t
-from tests.live import nginx_bin_script
+from tests.live import lint_as, nginx_bin_script
 
 STREAM = "events {}\nstream {\n    server {\n        listen 127.0.0.1:9999;\n        return x;\n    }\n}\n"
-
-
-def _lint(conf: Path, nginx_bin: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "nginxgen",
-            "lint",
-            "--select",
-            "NGX007",
-            "--nginx-bin",
-            nginx_bin,
-            conf,
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
 
 
 # Found trying nginx's IMAP proxy example as a new user: Debian builds mail as a loadable
@@ -61,7 +40,7 @@ def test_a_loadable_module_needs_loading(
     tree = tmp_path / "tree"
     tree.mkdir()
     assert nginx_t(build, text, tree) == f'unknown directive "{block}"'
-    found = _lint(tree / "nginx.conf", nginx_bin)
+    found = lint_as(nginx_bin, tree / "nginx.conf", "NGX007")
     assert found.returncode == 1, found.stderr
     assert f'nginx.conf:2: NGX007 error unknown directive "{block}"' in found.stdout
     assert f"load_module /usr/lib/nginx/modules/ngx_{block}_module.so;" in found.stdout
@@ -72,7 +51,7 @@ def test_a_loadable_module_needs_loading(
         assert nginx_t(build, loaded, tree) == ""
     else:
         (tree / "nginx.conf").write_text(loaded)
-    found = _lint(tree / "nginx.conf", nginx_bin)
+    found = lint_as(nginx_bin, tree / "nginx.conf", "NGX007")
     assert found.returncode == 0, found.stdout
 
 
@@ -91,13 +70,13 @@ def test_a_third_party_directive_on_a_binary_without_it(
     tree = tmp_path / "tree"
     tree.mkdir()
     assert nginx_t(build, BROTLI, tree) == 'unknown directive "brotli_static"'
-    found = _lint(tree / "nginx.conf", nginx_bin)
+    found = lint_as(nginx_bin, tree / "nginx.conf", "NGX007")
     assert found.returncode == 1, found.stderr
     assert 'nginx.conf:5: NGX007 error unknown directive "brotli_static"' in found.stdout
     # a load_module line of a file that is not nginx's own may bring the module: then unsure
     (tree / "nginx.conf").write_text(
         f"load_module modules/ngx_http_brotli_static_module.so;\n{BROTLI}"
     )
-    found = _lint(tree / "nginx.conf", nginx_bin)
+    found = lint_as(nginx_bin, tree / "nginx.conf", "NGX007")
     assert found.returncode == 0, found.stdout
     assert 'NGX007 info "brotli_static" is a directive of the third-party module' in found.stdout
