@@ -37,6 +37,13 @@ class Effective:
 
         return Effective(build_stream(self.config.loaded), self.target)
 
+    def families(self) -> tuple[Effective, ...]:
+        """The models whose TLS servers a rule about default servers looks at: http{}'s and,
+        where the tree has a stream{} block, stream{}'s (built only then)."""
+        if self.config.block == "stream" or "stream" not in self.directive_names():
+            return (self,)
+        return (self, self.stream)
+
     def memo(self, key: str, compute: Callable[[], T]) -> T:
         """What several rules derive from the same config, computed once per model."""
         if key not in self._memo:
@@ -59,6 +66,14 @@ class Effective:
             if default.index not in seen:
                 seen.add(default.index)
                 yield socket, default
+
+    def every_default_server(self) -> Iterator[tuple[str, Server, Config]]:
+        """default_servers of http{} and stream{} (families), each with the model of its
+        block; a stream{} socket is named `stream ADDRESS:PORT`."""
+        for family in self.families():
+            stream = family.config.block == "stream"
+            for socket, default in family.default_servers():
+                yield (f"stream {socket}" if stream else socket), default, family.config
 
     def tls_servers(self) -> Iterator[Server]:
         return (s for s in self.config.servers if s.tls)

@@ -215,6 +215,21 @@ class ServerCheck:
 
 
 @record(frozen=True)
+class BlockConflict:
+    """Two settings nginx refuses in one block (in the releases before `until`): the later
+    line of the two stops nginx -t, with `message_first` where it is the `first` one."""
+
+    contexts: frozenset[str]
+    first: str
+    first_values: frozenset[str]
+    second: str
+    second_values: frozenset[str]
+    message_first: str
+    message_second: str
+    until: str | None = None
+
+
+@record(frozen=True)
 class BuildOption:
     """A value a setter reads only where nginx was configured with an option (`aio on` needs
     --with-file-aio): elsewhere `nginx -t` refuses it with `message`."""
@@ -237,6 +252,7 @@ class CustomGrammars:
     addresses: dict[str, AddressGrammar]
     requires: tuple[Requirement, ...]
     server_checks: tuple[ServerCheck, ...]
+    block_conflicts: tuple[BlockConflict, ...]
     backend_certificates: BackendCertificates
     variables: VariableGrammar
     stream_by_certificate_since: str
@@ -261,6 +277,7 @@ def custom_grammars() -> CustomGrammars:
             from_table(ServerCheck, c)
             for c in (*data["server_requires"], *data["server_unsupported"])
         ),
+        block_conflicts=tuple(from_table(BlockConflict, c) for c in data["block_conflicts"]),
         backend_certificates=from_table(BackendCertificates, data["backend_certificates"]),
         variables=from_table(VariableGrammar, data["variables"]),
         stream_by_certificate_since=data["tls_servers"]["stream_by_certificate_since"],

@@ -69,6 +69,12 @@ def _held_reason(target: Target, assumed: set[str] | frozenset[str]) -> str:
     )
 
 
+def block_fix(fix: str, config: Config) -> str:
+    """A rule's fix text for the block of the finding: a stream{} server's settings go to
+    stream{} level, not http{}'s."""
+    return fix.replace("http{}", "stream{}") if config.block == "stream" else fix
+
+
 class Context(Effective):
     """The effective model of the config for a target, and a way for a rule to report."""
 

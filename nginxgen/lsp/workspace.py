@@ -191,7 +191,7 @@ class Session:
         as NameModel (the one answer to "who decides", which lint and the probe read) says, in
         http{} and stream{} alike."""
         effective = Effective(checked.config, checked.target)
-        for model in (effective, effective.stream):
+        for model in effective.families():
             config = model.config
             server = _server_of(config, stmt)
             if server is None:

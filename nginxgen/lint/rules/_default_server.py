@@ -9,7 +9,7 @@ from nginxgen.conf.config import Config, Server
 from nginxgen.conf.load import Stmt
 from nginxgen.conf.per_name import NameModel, lines_of
 from nginxgen.knowledge.equal_values import same_value
-from nginxgen.lint.context import Context, Rule
+from nginxgen.lint.context import Context, Rule, block_fix
 from nginxgen.lint.findings import Applicability, Finding, Fix
 from nginxgen.lint.rules import _fixes
 
@@ -55,7 +55,7 @@ def vhost_models(ctx: Context) -> Iterator[tuple[str, Server, NameModel, Config]
     """(socket, server, the config model of its names there, the model of its block) for each
     server that is not the default of a TLS address it listens on, in http{} servers and in
     stream{} ones (with stream's knowledge of what the default server decides)."""
-    for block in (ctx, ctx.stream):
+    for block in ctx.families():
         for socket, default, others in block.tls_sockets():
             for server in others:
                 yield socket, server, NameModel(block, socket, None, server, default), block.config
@@ -108,14 +108,8 @@ def finding(ctx: Context, rule: Rule, m: Misplaced, message: str) -> Finding:
     """A default-server rule's finding on an ignored line: the rule's fix text for the block of
     the line, and the unsafe move into the default server as its edit (MOVE_TO_DEFAULT)."""
     return ctx.finding(
-        rule, m.stmt, message, edits=_move_to_default(ctx, m), fix=_block_fix(rule.fix, m)
+        rule, m.stmt, message, edits=_move_to_default(ctx, m), fix=block_fix(rule.fix, m.config)
     )
-
-
-def _block_fix(fix: str, m: Misplaced) -> str:
-    """A rule's fix text for the block of the finding: a stream{} server's lines go to
-    stream{} level."""
-    return fix.replace("http{}", "stream{}") if m.config.block == "stream" else fix
 
 
 def _on_another_tls_socket(config: Config, server: Server, sockets: tuple[str, ...]) -> bool:

@@ -31,7 +31,7 @@ class EchSocket:
 def ech_sockets(ctx: Context) -> Iterator[EchSocket]:
     """Every TLS address, of http{} or of stream{}, whose default server has ECH key files
     (the default server decides in both: scripts/ech_nginx_proof.py)."""
-    for block in (ctx, ctx.stream):
+    for block in ctx.families():
         for socket, default, _ in block.tls_sockets():
             model = NameModel(block, socket, None, default, default)
             answer = model.ech_files()

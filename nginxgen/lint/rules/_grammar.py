@@ -17,8 +17,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen.base.records import field, record
+from nginxgen.base.version import in_range
 from nginxgen.conf.load import MAIN_BLOCKS, Stmt
-from nginxgen.knowledge import directives, nginx
+from nginxgen.knowledge import directives, nginx, nginx_values
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._directives import third_party_loaded
@@ -52,10 +53,57 @@ class Verdict:
     message: str
     severity: Severity
     fix: str | None = None
+    other: Stmt | None = None  # the line it conflicts with (block_conflicts)
 
 
 def verdicts(ctx: Context) -> list[Verdict]:
     return ctx.memo("grammar", lambda: list(_judge(ctx)))
+
+
+def conflicting_lines(ctx: Context) -> dict[int, Verdict]:
+    """The verdict on each pair of lines one block may not hold together (block_conflicts), by
+    the id of either line, in any release: a rule that would suggest changing one of them (the
+    `ssl` line nginx 1.25.1 removed beside mail's starttls) says to remove one instead."""
+
+    def compute() -> dict[int, Verdict]:
+        conflicts = list(nginx_values.custom_grammars().block_conflicts)
+        out: dict[int, Verdict] = {}
+        for statements, context in _blocks(ctx.config.loaded.statements, "main"):
+            for verdict in _conflicting(statements, str(context), conflicts):
+                assert verdict.other is not None
+                out[id(verdict.stmt)] = out[id(verdict.other)] = verdict
+        return out
+
+    return ctx.memo("block conflicts", compute)
+
+
+def instead(ctx: Context, stmt: Stmt, replacement: str | None) -> str | None:
+    """The fix text for a line to write differently (NGX301, NGX302): the knowledge base's
+    replacement, unless the line is one of a pair its block may not hold together (`ssl on`
+    beside mail's `starttls on`): then taking one of the two out is the fix, not moving it."""
+    conflict = conflicting_lines(ctx).get(id(stmt))
+    if conflict is not None:
+        why = f"releases that have both refuse them in one block ({conflict.message})"
+        return f"{conflict.fix}: {why}"
+    return f"use {replacement}" if replacement else None
+
+
+def _blocks(statements: list[Stmt], first: str | None) -> Iterator[tuple[list[Stmt], str | None]]:
+    """Each block nginx reads directives of, with its context (None: a snippet's, whose
+    servers are http servers), the outermost first; blocks whose content is values are not."""
+    free = directives.directive_shapes().free_content
+    stack: list[tuple[list[Stmt], str | None]] = [(statements, first)]
+    while stack:
+        statements, context = stack.pop()
+        yield statements, context
+        for stmt in statements:
+            if stmt.block is None or stmt.directive in free:
+                continue
+            inner = CHILD.get((context, stmt.directive)) if context else None
+            if inner is None and context is None:
+                inner = {"server": "server", "location": "location"}.get(stmt.directive)
+            if inner is not None:
+                stack.append((stmt.block, inner))
 
 
 def findings(ctx: Context, rule: Rule) -> Iterator[Finding]:
@@ -70,25 +118,21 @@ def _judge(ctx: Context) -> list[Verdict]:
     top = {s.directive for s in loaded.statements}
     # a snippet's own lines may be meant for http{}, a server or a location: not judged there
     first = "main" if top & MAIN_BLOCKS else None
-    free = directives.directive_shapes().free_content
     out: list[Verdict] = []
-    stack: list[tuple[list[Stmt], str | None]] = [(loaded.statements, first)]
     # nginx -V was read and shows no module beyond nginx's own, nor does the tree load one:
     # a third-party module's directive is then as unknown to nginx -t as a misspelt one
     memo = _Memo(alone=ctx.target.added is not None and third_party_loaded(ctx) is None)
-    while stack:
-        statements, context = stack.pop()
+    conflicts = [
+        c for c in nginx_values.custom_grammars().block_conflicts
+        if in_range(ctx.target.nginx, None, c.until) and c.first in ctx.directive_names()
+    ]  # fmt: skip
+    for statements, context in _blocks(loaded.statements, first):
+        if conflicts and context is not None:
+            out.extend(_conflicting(statements, context, conflicts))
         for stmt in statements:
             verdict = _one(ctx, stmt, context, memo)
             if verdict is not None:
                 out.append(verdict)
-            if stmt.block is None or stmt.directive in free:
-                continue
-            inner = CHILD.get((context, stmt.directive)) if context else None
-            if inner is None and context is None:  # a snippet: its servers are http servers
-                inner = {"server": "server", "location": "location"}.get(stmt.directive)
-            if inner is not None:
-                stack.append((stmt.block, inner))
     if first == "main":
         out.extend(_unloaded(ctx.target, loaded.statements))
     if first == "main" and not ctx.target.plus:  # merged settings: the whole tree is needed
@@ -137,6 +181,32 @@ def _unloaded(target: Target, statements: list[Stmt]) -> Iterator[Verdict]:
             f"add `load_module {where}/{module.file};` at the top of the main file (Debian: "
             f"install {module.debian_package}, whose file in modules-enabled/ does it)",
         )
+
+
+def _conflicting(
+    statements: list[Stmt], context: str, conflicts: list[nginx_values.BlockConflict]
+) -> Iterator[Verdict]:
+    """The later line of two settings this block may not hold together (nginx_values.toml,
+    block_conflicts): nginx -t stops there."""
+    for conflict in conflicts:
+        if context not in conflict.contexts:
+            continue
+        first = second = None
+        for stmt in statements:
+            said = stmt.args[0].lower() if len(stmt.args) == 1 else None
+            if stmt.directive == conflict.first and said in conflict.first_values:
+                first = first or stmt
+            elif stmt.directive == conflict.second and said in conflict.second_values:
+                second = second or stmt
+            if first is not None and second is not None:
+                if stmt is first:
+                    later, other, message = first, second, conflict.message_first
+                else:
+                    later, other, message = second, first, conflict.message_second
+                lines = (" ".join([s.directive, *s.args]) + ";" for s in (first, second))
+                fix = "remove one of `{}` and `{}`".format(*lines)
+                yield Verdict(later, "NGX010", message, Severity.ERROR, fix, other)
+                break
 
 
 @record(frozen=True)

@@ -26,6 +26,9 @@ checks them when it merges the server. No automatic fix of any rule is written o
 this error. Likewise when a
 TLS server's configuration is merged: `ssl_ocsp` cannot go with `optional_no_ca`; nginx says so
 without a file and line, this rule names the `ssl_verify_client` (or `ssl_ocsp`) line in effect.
+Two lines one block may not hold: mail's `ssl on` beside `starttls on` or `only` (before 1.25.1,
+which removed `ssl`): the later of the two stops nginx -t (`"starttls" directive conflicts with
+"ssl on"`), and the fix is to take one out.
 
 Fail: ssl_protocols TLSv1.2 TLSv13;
 Fix:  ssl_protocols TLSv1.2 TLSv1.3;

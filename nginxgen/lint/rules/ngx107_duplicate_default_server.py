@@ -32,7 +32,7 @@ RULE = Rule(
 
 
 def check(ctx: Context) -> Iterator[Finding]:
-    for config in (ctx.config, ctx.stream.config):
+    for config in (f.config for f in ctx.families()):
         yield from _duplicates(ctx, config)
 
 

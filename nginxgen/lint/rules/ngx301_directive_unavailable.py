@@ -23,6 +23,7 @@ from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Applicability, Finding, Severity
 from nginxgen.lint.rules import _fixes
 from nginxgen.lint.rules._directives import versioned
+from nginxgen.lint.rules._grammar import instead
 
 RULE = Rule(
     code="NGX301",
@@ -66,7 +67,7 @@ def check(ctx: Context) -> Iterator[Finding]:
             RULE,
             stmt,
             f"{what} {why} ({ctx.target.describe()}): nginx refuses the config",
-            f"use {status.replacement}" if status.replacement else None,
+            instead(ctx, stmt, status.replacement),
             autofix=autofix,
             edits=edits,
         )

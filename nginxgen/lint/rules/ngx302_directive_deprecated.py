@@ -23,6 +23,7 @@ from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Applicability, Finding, Fix, Severity
 from nginxgen.lint.rules import _fixes
 from nginxgen.lint.rules._directives import versioned
+from nginxgen.lint.rules._grammar import instead
 
 RULE = Rule(
     code="NGX302",
@@ -90,7 +91,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                 RULE,
                 stmt,
                 f"{what} is deprecated on nginx {ctx.target.nginx}",
-                f"use {status.replacement}" if status.replacement else None,
+                instead(ctx, stmt, status.replacement),
                 autofix=autofix,
                 edits=edits,
             )

@@ -10,6 +10,8 @@ Fix (nginx 1.22.1, the protocols at http{} level):
     ssl_protocols TLSv1.2 TLSv1.3;
     server { listen 443 ssl default_server; ... }
 
+The same for a stream{} TLS server (nginx CHANGES 1.23.4 changed both defaults).
+
 Sources: nginx CHANGES 1.23.4 and 1.27.3; nginx docs ssl_protocols (default).
 """
 
@@ -18,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen.knowledge import nginx, web
-from nginxgen.lint.context import Context, Rule
+from nginxgen.lint.context import Context, Rule, block_fix
 from nginxgen.lint.findings import Finding, Severity
 
 RULE = Rule(
@@ -46,7 +48,7 @@ def check(ctx: Context) -> Iterator[Finding]:
             severity = Severity.INFO
     if not problems:
         return
-    for _socket, default_server in ctx.default_servers():
+    for _socket, default_server, block in ctx.every_default_server():
         if default_server.value("ssl_protocols") is None:
             yield ctx.finding(
                 RULE,
@@ -54,4 +56,5 @@ def check(ctx: Context) -> Iterator[Finding]:
                 f"no ssl_protocols: nginx {ctx.target.nginx} defaults to {' '.join(default)} "
                 f"({', '.join(problems)})",
                 severity=severity,
+                fix=block_fix(RULE.fix, block),
             )

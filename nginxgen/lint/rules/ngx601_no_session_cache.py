@@ -10,6 +10,8 @@ Fix (at http{} level or in the default server; 1 MB holds about 4000 sessions):
 Not said where an include that could set it cannot be read (NGX002 reports the include): the
 setting is unknown there, not absent.
 
+The same for a stream{} TLS server, whose fix goes at stream{} level.
+
 Sources: ngx_http_ssl_module docs (ssl_session_cache default "none").
 """
 
@@ -17,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen.lint.context import Context, Rule
+from nginxgen.lint.context import Context, Rule, block_fix
 from nginxgen.lint.findings import Finding, Severity
 
 RULE = Rule(
@@ -29,7 +31,7 @@ RULE = Rule(
 
 
 def check(ctx: Context) -> Iterator[Finding]:
-    for socket, default in ctx.default_servers():
+    for socket, default, block in ctx.every_default_server():
         value = default.value("ssl_session_cache")
         if value and any(v.startswith("shared:") for v in value):
             continue
@@ -42,4 +44,5 @@ def check(ctx: Context) -> Iterator[Finding]:
             RULE,
             where,
             f"no shared session cache for {socket} ({shown}): every resumption is a full handshake",
+            fix=block_fix(RULE.fix, block),
         )

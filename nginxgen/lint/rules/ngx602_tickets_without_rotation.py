@@ -10,6 +10,8 @@ Fix (or rotate ssl_session_ticket_key files yourself): ssl_session_tickets off;
 Not said where an include that could set the session settings cannot be read (NGX002 reports
 the include): they are unknown there, not absent.
 
+The same for a stream{} TLS server.
+
 Sources: nginx commit 1d572e359 (CHANGES 1.23.2).
 """
 
@@ -18,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen.knowledge import nginx
-from nginxgen.lint.context import Context, Rule
+from nginxgen.lint.context import Context, Rule, block_fix
 from nginxgen.lint.findings import Finding, Severity
 
 RULE = Rule(
@@ -30,7 +32,7 @@ RULE = Rule(
 
 
 def check(ctx: Context) -> Iterator[Finding]:
-    for socket, default in ctx.default_servers():
+    for socket, default, block in ctx.every_default_server():
         settings = ("ssl_session_tickets", "ssl_session_ticket_key", "ssl_session_cache")
         if any(default.unknown(name) is not None for name in settings):
             continue  # a missing include may turn tickets off or rotate them (NGX002 says so)
@@ -47,4 +49,5 @@ def check(ctx: Context) -> Iterator[Finding]:
             RULE,
             stmts[-1] if stmts else default.stmt,
             f"session tickets on for {socket}, but {why}",
+            fix=block_fix(RULE.fix, block),
         )

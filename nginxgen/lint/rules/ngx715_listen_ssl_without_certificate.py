@@ -53,7 +53,7 @@ def check(ctx: Context) -> Iterator[Finding]:
     if ctx.config.loaded.http_level_top:  # a snippet: its certificates may be http{}'s, elsewhere
         return
     message = nginx.listen_certificate().message
-    for block in (ctx, ctx.stream):
+    for block in ctx.families():
         for gap in block.uncertified():
             server, default = gap.server, gap.default
             listen = next(lst for lst in server.listens if lst.socket == gap.socket)

@@ -1,0 +1,60 @@
+"""Two lines one block may not hold (knowledge block_conflicts): mail's `ssl on` beside
+`starttls on`, as nginx's own IMAP proxy example has them (found trying it as a new user). On
+Debian 12's nginx 1.22.1 nginx -t stops at the later of the two with its own message; lint says
+the same at the same line, and NGX302's fix no longer says to move `ssl` onto the listens."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.builds import Build
+from tests.conftest import require_build
+from tests.directive_probe import nginx_t_at
+from tests.live import lint_as, nginx_bin_script
+from tests.pki import CertificateFactory, Chain
+
+
+def _mail(build: Build, first: str, second: str, chain: Chain) -> str:
+    assert build.root is not None
+    module = build.root / "usr/lib/nginx/modules/ngx_mail_module.so"
+    return (
+        f"load_module {module};\nevents {{}}\nmail {{\n    auth_http 127.0.0.1:9000/auth;\n"
+        f"    {first}\n    {second}\n"
+        f"    ssl_certificate {chain.fullchain};\n    ssl_certificate_key {chain.key};\n"
+        "    server {\n        listen 127.0.0.1:9143;\n        protocol imap;\n    }\n}\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "message"),
+    [
+        ("starttls on;", "ssl on;", '"starttls" directive conflicts with "ssl on"'),
+        ("ssl on;", "starttls only;", '"ssl" directive conflicts with "starttls"'),
+        ("ssl off;", "starttls on;", ""),
+    ],
+)
+def test_ssl_beside_starttls(
+    first: str,
+    second: str,
+    message: str,
+    provisioned: tuple[dict[str, Build], dict[str, str]],
+    tmp_path: Path,
+) -> None:
+    build = require_build(provisioned, "bookworm")
+    chain = CertificateFactory(tmp_path / "pki").leaf("mail.example")
+    text = _mail(build, first, second, chain)
+    said, line = nginx_t_at(build, text, tmp_path)
+    assert said == message
+    nginx_bin = nginx_bin_script(build, None, tmp_path / "nginx-bin")
+    found = lint_as(nginx_bin, tmp_path / "nginx.conf", "NGX010,NGX302")
+    if message:
+        assert line == 6
+        assert f"nginx.conf:6: NGX010 error {message}" in found.stdout
+        ssl, starttls = sorted((first, second), key=lambda line: not line.startswith("ssl"))
+        fix = f"fix: remove one of `{ssl}` and `{starttls}`"
+        assert found.stdout.count(fix) == 2, found.stdout  # NGX010's and NGX302's
+        assert "listen 443 ssl" not in found.stdout
+    else:
+        assert "NGX010" not in found.stdout
