@@ -36,6 +36,12 @@ class Located(Protocol):
     @property
     def line(self) -> int: ...
 
+    @property
+    def code(self) -> str: ...
+
+    @property
+    def message(self) -> str: ...
+
 
 Finding = TypeVar("Finding", bound=Located)
 
@@ -71,23 +77,36 @@ def unified(plan: IntoPlan) -> str:
 def _lint_after(
     plan: IntoPlan, check: Callable[[Loaded], list[Finding]]
 ) -> tuple[list[Finding], list[Finding]]:
+    """The findings of the tree as it will be: ours (in a file nginxgen writes, or on a line it
+    changed that the same finding was not on before) and the user's own. A listen line that
+    gets `default_server` keeps what the user wrote on it (a deprecated `http2`): its finding
+    was there before, on the line it came from, and is the user's."""
     loaded = load_path(plan.main, path_map=plan.path_map, overlay=plan.overlay(), infer=False)
     findings = check(loaded)
-    changed_lines: set[tuple[str, int]] = set()
+    came_from: dict[tuple[str, int], int] = {}  # a changed line -> the line it replaced
     for file, new in plan.texts.items():
         old = plan.originals[file]
         if old is None or file in plan.ours:
             continue
         matcher = difflib.SequenceMatcher(a=old.splitlines(), b=new.splitlines(), autojunk=False)
-        for tag, _, _, j1, j2 in matcher.get_opcodes():
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
             if tag != "equal":
-                changed_lines.update((file, line + 1) for line in range(j1, max(j2, j1 + 1)))
+                for line in range(j1, max(j2, j1 + 1)):
+                    # a line replaced one for one came from its twin; an added one from none
+                    twin = i1 + line - j1 + 1 if tag == "replace" and i2 - i1 == j2 - j1 else 0
+                    came_from[(os.path.realpath(file), line + 1)] = twin
+    before: set[tuple[str, int, str, str]] = set()
+    if any(came_from.values()):
+        original = load_path(plan.main, path_map=plan.path_map, infer=False)
+        before = {(os.path.realpath(f.file), f.line, f.code, f.message) for f in check(original)}
     ours_files = {os.path.realpath(f) for f in plan.ours}
     ours: list[Finding] = []
     left: list[Finding] = []
     for finding in findings:
-        mine = os.path.realpath(finding.file) in ours_files or (
-            (finding.file, finding.line) in changed_lines
+        where = os.path.realpath(finding.file)
+        origin = came_from.get((where, finding.line))
+        mine = where in ours_files or (
+            origin is not None and (where, origin, finding.code, finding.message) not in before
         )
         (ours if mine else left).append(finding)
     return ours, left

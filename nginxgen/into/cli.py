@@ -9,25 +9,14 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Protocol, TypeVar
+from typing import TypeVar
 
 from nginxgen.base.console import note
 from nginxgen.conf.load import Loaded
 from nginxgen.generate.cli import GenerateOptions
 from nginxgen.into.apply import Located
 
-
-class Reported(Located, Protocol):
-    """What the command says of a finding (the linter's; this package sits below it)."""
-
-    @property
-    def code(self) -> str: ...
-
-    @property
-    def message(self) -> str: ...
-
-
-Finding = TypeVar("Finding", bound=Reported)
+Finding = TypeVar("Finding", bound=Located)
 
 
 def run(into: Path, options: GenerateOptions, check: Callable[[Loaded], list[Finding]]) -> int:

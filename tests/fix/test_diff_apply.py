@@ -93,7 +93,7 @@ def test_crlf_several_files_and_a_symlinked_one(tmp_path: Path) -> None:
     tree = tmp_path / "t"
     (tree / "sub").mkdir(parents=True)
     (tree / "avail").mkdir()
-    # CRLF and no final newline; NGX302's fix writes a new line (http2 on;) into the server
+    # CRLF and no final newline; NGX302's fix writes a new line (http2 on;) after the listen
     (tree / "site.conf").write_bytes(
         b"server {\r\n    listen 443 ssl http2;\r\n    ssl_protocols TLSv1 TLSv1.2;\r\n}"
     )
@@ -106,8 +106,8 @@ def test_crlf_several_files_and_a_symlinked_one(tmp_path: Path) -> None:
     written = states["written"]
     assert isinstance(written, dict)
     assert written["site.conf"][1] == (
-        b"server {\r\n    listen 443 ssl;\r\n    ssl_protocols TLSv1.2 TLSv1.3;\r\n"
-        b"    http2 on;\r\n}"
+        b"server {\r\n    listen 443 ssl;\r\n    http2 on;\r\n"
+        b"    ssl_protocols TLSv1.2 TLSv1.3;\r\n}"
     )
     assert written["enabled.conf"] == ("link", "avail/x.conf", 0)  # edited at its target
     assert b"diff --git avail/x.conf avail/x.conf\n" in diff

@@ -256,7 +256,7 @@ def test_http2_parameter_fix_is_safe_only_where_it_keeps_behaviour(
     conf.write_text(alone)
     lint(capsys, "--fix", "--select", "NGX302", str(conf))
     assert conf.read_text() == alone.replace(" http2;", ";").replace(
-        "    server_name a.example;\n", "    server_name a.example;\n    http2 on;\n"
+        "    server_name a.example;\n", "    http2 on;\n    server_name a.example;\n"
     )
     # another server on the same address got HTTP/2 from this listen: moving it is unsafe
     shared = alone.replace(

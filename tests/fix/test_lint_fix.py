@@ -182,9 +182,10 @@ def test_rule_metadata_states_each_fix_class(tmp_path: Path) -> None:
             "events {}\nhttp {\n    ssl_protocols TLSv1.2 TLSv1.3;\n}\n",
             "--unsafe-fixes",
         ),
-        (  # NGX302: listen ... http2 -> http2 on (unsafe), twice in one server
-            "events {}\nhttp {\n  server {\n    listen 443 ssl http2;\n    listen [::]:443 ssl http2;\n    server_name a.example;\n  }\n}\n",
-            "events {}\nhttp {\n  server {\n    listen 443 ssl;\n    listen [::]:443 ssl;\n    server_name a.example;\n    http2 on;\n  }\n}\n",
+        (  # NGX302: listen ... http2 -> http2 on (unsafe), twice in one server; the new line
+            # goes after the listens, not after the locations (found trying public configs)
+            "events {}\nhttp {\n  server {\n    listen 443 ssl http2;\n    listen [::]:443 ssl http2;\n    server_name a.example;\n    location / {}\n  }\n}\n",
+            "events {}\nhttp {\n  server {\n    listen 443 ssl;\n    listen [::]:443 ssl;\n    http2 on;\n    server_name a.example;\n    location / {}\n  }\n}\n",
             "--unsafe-fixes",
         ),
     ],

@@ -358,17 +358,13 @@ def test_root_names_another_main_file(
     assert nginx_t(build, main) == ""
 
 
-@pytest.mark.parametrize("address_has_http2", [False, True])
-def test_http2_by_listen_is_not_turned_on_for_the_other_servers(
-    tmp_path: Path, address_has_http2: bool
-) -> None:
-    """Before nginx 1.25.1 HTTP/2 is a listen parameter of the address: a new site's
-    `listen ... http2` would turn it on for the tree's servers there (found by the live
-    differential, tests/fuzzing/live.py check_live_into, on nginx 1.22.1). It is left off, and
-    said, unless the address has it already."""
+def _into_beside_one_server(
+    tmp_path: Path, flag: str, version: str, library: str
+) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    """A tree of one TLS server (`listen 127.0.0.1:8443 ssl{flag}`), and new.test generated
+    into it on the same address for that target."""
     certs = CertificateFactory(tmp_path / "certs")
     old, new = certs.leaf("old.test"), certs.leaf("new.test")
-    flag = " http2" if address_has_http2 else ""
     main = tmp_path / "nginx.conf"
     main.write_text(
         "events {}\nhttp {\n    server {\n"
@@ -377,11 +373,24 @@ def test_http2_by_listen_is_not_turned_on_for_the_other_servers(
         "    }\n}\n"
     )
     done = nginxgen(
-        "generate", "--preset", "intermediate", "--nginx-version", "1.22.1",
-        "--tls-library", "openssl-3.0", "--domain", "new.test", "--cert", str(new.fullchain),
+        "generate", "--preset", "intermediate", "--nginx-version", version,
+        "--tls-library", library, "--domain", "new.test", "--cert", str(new.fullchain),
         "--key", str(new.key), "--listen", "127.0.0.1:8443", "--http-listen", "none",
         "--access-log", "off", "--into", str(tmp_path),
     )  # fmt: skip
+    return main, done
+
+
+@pytest.mark.parametrize("address_has_http2", [False, True])
+def test_http2_by_listen_is_not_turned_on_for_the_other_servers(
+    tmp_path: Path, address_has_http2: bool
+) -> None:
+    """Before nginx 1.25.1 HTTP/2 is a listen parameter of the address: a new site's
+    `listen ... http2` would turn it on for the tree's servers there (found by the live
+    differential, tests/fuzzing/live.py check_live_into, on nginx 1.22.1). It is left off, and
+    said, unless the address has it already."""
+    flag = " http2" if address_has_http2 else ""
+    _, done = _into_beside_one_server(tmp_path, flag, "1.22.1", "openssl-3.0")
     assert done.returncode == 0, done.stderr
     site = (tmp_path / "nginxgen.d" / "new.test.ssl.conf").read_text()
     listens = re.findall(r"^\s*listen (.*);", site, re.M)
@@ -390,3 +399,17 @@ def test_http2_by_listen_is_not_turned_on_for_the_other_servers(
     assert said != address_has_http2, done.stdout
     if said:
         assert "server old.test" in done.stdout
+
+
+def test_a_finding_on_the_users_words_of_a_line_nginxgen_changed_is_the_users(
+    tmp_path: Path,
+) -> None:
+    """--into adds `default_server` to the tree's listen; the deprecated `http2` on that line is
+    the user's, found there before: it is "left as is", not "in what nginxgen wrote" (found
+    trying Nextcloud's manual config as a new user)."""
+    main, done = _into_beside_one_server(tmp_path, " http2", "1.26.3", "openssl-3.5")
+    assert done.returncode == 0, done.stderr
+    assert "listen 127.0.0.1:8443 ssl http2 default_server;" in main.read_text()
+    assert "in what nginxgen wrote" not in done.stderr, done.stderr
+    left = done.stdout[done.stdout.index("left as is") :]
+    assert 'nginx.conf:4: NGX302 "listen ... http2" is deprecated on nginx 1.26.3' in left

@@ -36,8 +36,11 @@ def set_args(ctx: Context, stmt: Stmt, args: list[str]) -> Fix:
     return Fix((stmt.file,), build)
 
 
-def insert_into(ctx: Context, block: Stmt, line: str, first: bool = False) -> Fix:
-    """A new line inside the block `block` opens (a server, http{} ...)."""
+def insert_into(
+    ctx: Context, block: Stmt, line: str, first: bool = False, after: Stmt | None = None
+) -> Fix:
+    """A new line inside the block `block` opens (a server, http{} ...): first, after the line
+    `after` where that is one of the block's own lines in its file, else last."""
 
     def build() -> FileEdits | None:
         from nginxgen.edit import edits
@@ -45,7 +48,9 @@ def insert_into(ctx: Context, block: Stmt, line: str, first: bool = False) -> Fi
         found = ctx.locate(block)
         if found is None or found[1].block is None:
             return None
-        return [(block.file, edits.insert(found[0], found[1], line, first=first))]
+        sibling = ctx.locate(after) if after is not None else None
+        behind = sibling[1] if sibling is not None and sibling[1] in found[1].block else None
+        return [(block.file, edits.insert(found[0], found[1], line, behind, first=first))]
 
     return Fix((block.file,), build)
 

@@ -67,7 +67,10 @@ def _http2_on(ctx: Context, listen: Stmt) -> Fix | None:
     changed = _fixes.set_args(ctx, listen, [a for a in listen.args if a != "http2"])
     if server.own("http2"):
         return changed
-    return changed + _fixes.insert_into(ctx, server.stmt, "http2 on;")
+    # beside the server's listens, where a reader looks for what the address speaks
+    listens = server.own("listen")
+    after = listens[-1] if listens else None
+    return changed + _fixes.insert_into(ctx, server.stmt, "http2 on;", after=after)
 
 
 def check(ctx: Context) -> Iterator[Finding]:
