@@ -280,7 +280,9 @@ def build_nginx(name: str, cache: Path, pcre: Path) -> tuple[Path, dict[str, flo
             "./configure" if (tree / "configure").is_file() else "auto/configure",
             f"--prefix={prefix}",
             *spec["modules"],  # type: ignore[misc]
-            f"--with-cc-opt=-I{ssl / 'include'} -I{pcre / 'include'}",
+            # -g0 after nginx's own -g: debug information nothing here reads (nginx 1.28.3's
+            # make -j2 on two idle cores: 42 s against 45 s)
+            f"--with-cc-opt=-g0 -I{ssl / 'include'} -I{pcre / 'include'}",
             # static libraries only in these folders
             f"--with-ld-opt=-L{ssl / 'lib'} -L{pcre / 'lib'} {spec.get('ld_opt', '')}".strip(),
         ],
