@@ -25,6 +25,7 @@ from tests.live import Server, free_port, nginx_check, prepare_prefix, s_client
 STATIC_RSA_CBC = "AES128-SHA"  # no forward secrecy (NGX402), CBC with SHA-1 (NGX403)
 ECDHE_CBC = "ECDHE-RSA-AES128-SHA"  # forward secret, CBC with SHA-1 (NGX403)
 AEAD = "ECDHE-RSA-AES128-GCM-SHA256"  # what stays
+PSK = "PSK-AES128-GCM-SHA256"  # in the default list, never negotiated by nginx
 
 
 def tree(folder: Path, port: int, ciphers: str = "") -> Path:
@@ -73,9 +74,24 @@ def test_nginx_default_ciphers_are_judged_like_the_string_written_out(
         assert default.message.endswith(line.message), (default.message, line.message)
         assert "no ssl_ciphers for server a.test" in default.message
     prepare_prefix(conf, build)
+    # the default's PSK suites are not counted: nginx sets up no pre-shared key, and a client
+    # with one that offers only a PSK suite gets no handshake (found trying public configs)
+    assert all("PSK" not in f.message for f in found), found
     with Server(build, conf, [port]):
         assert negotiates(client, port, STATIC_RSA_CBC)
         assert negotiates(client, port, ECDHE_CBC)
+        psk = client.openssl(
+            "s_client",
+            "-connect",
+            f"127.0.0.1:{port}",
+            "-tls1_2",
+            "-cipher",
+            PSK,
+            "-psk",
+            "0a0b0c0d",
+        )
+        assert "CONNECTED" in psk.stdout and psk.returncode != 0, psk.stdout + psk.stderr
+        assert f"Cipher is {PSK}" not in psk.stdout
     flags = ["--nginx-version", build.nginx_version, "--tls-library", build.tls_library]
     assert main(["lint", *flags, "--fix", str(conf)]) == 1  # unsafe: not applied by --fix
     assert "ssl_ciphers" not in conf.read_text()

@@ -1,14 +1,16 @@
 """ssl_ciphers enables suites that are broken or give no forward secrecy.
 
 NULL (no encryption), anonymous (no authentication), EXPORT, RC4, single DES, 3DES (Sweet32),
-MD5 MACs, PSK/SRP and static-RSA key exchange (no forward secrecy). The string is evaluated the
+MD5 MACs and static-RSA key exchange (no forward secrecy). PSK and SRP suites are not counted:
+nginx sets up no pre-shared key or SRP verifier, so the library never negotiates them (an
+s_client offering only a PSK suite with a key fails against nginx's default list). The string is evaluated the
 way OpenSSL does (aliases, `+`, `!`, `-`), not by substring, so `!aNULL`-style allow-lists are not
 misread; names that this build lacks but an older library would enable (RC4, 3DES) are flagged
 when the string asks for them.
 
 No ssl_ciphers at all is judged the same way: nginx then uses its own default,
-`HIGH:!aNULL:!MD5` (in http{} and stream{}, every release), which enables static-RSA suites and
-PSK ones; the finding is at the http{} (or stream{}) line, where the line would go, for the TLS
+`HIGH:!aNULL:!MD5` (in http{} and stream{}, every release), which enables static-RSA suites; the
+finding is at the http{} (or stream{}) line, where the line would go, for the TLS
 servers with a certificate and no ssl_ciphers in effect (not for a file of http{} content linted
 on its own: the http{} that includes it may set one). Its fix, unsafe since clients that have
 only the dropped suites can no longer connect, adds Mozilla's intermediate list there.
@@ -48,6 +50,8 @@ def check(ctx: Context) -> Iterator[Finding]:
         ev = judged.evaluation
         weak: dict[str, list[str]] = {}
         for suite in ev.suites:
+            if suite.psk_or_srp:
+                continue  # nginx sets up no pre-shared key or SRP verifier: never negotiated
             reason = cipher_suites.suite_weakness(suite)
             if reason:
                 weak.setdefault(reason, []).append(suite.name)
