@@ -141,6 +141,13 @@ class Effective:
         """The protocols a server allows: its ssl_protocols, else this nginx's default."""
         return server.value("ssl_protocols") or list(nginx.default_protocols(self.target))
 
+    def dhe_usable(self, server: Server) -> bool:
+        """Whether the library can negotiate DHE suites in this server's TLS context: its
+        release has built-in DH parameters, or the directive they need is in effect there
+        (knowledge: dh_parameters). Otherwise they are skipped, never an error."""
+        needs = nginx.dhe_needs(self.target)
+        return needs is None or bool(server.effective(needs))
+
     def ticket_keys_managed(self, server: Server) -> bool:
         """Whether this (default) server's ticket keys are the admin's or rotated by nginx:
         ssl_session_ticket_key files, or the keys nginx >= 1.23.2 keeps in a shared cache and

@@ -491,9 +491,8 @@ class NameModel:
         if result.error:
             return Answer("ssl_ciphers", None, line)
 
-        # nginx sets no DH parameters without ssl_dhparam (since 1.11.0), and the library then
-        # skips DHE suites (NGX732): the parameters travel with the name's context after SNI
-        dh = bool(self.context.effective("ssl_dhparam"))
+        # the DH parameters travel with the name's context after SNI
+        dh = self.effective.dhe_usable(self.context)
 
         def usable(suite: Any) -> bool:
             level_ok = (

@@ -174,6 +174,28 @@ def auto_ticket_rotation(target: Target) -> bool:
 
 
 @record(frozen=True)
+class DhParameters:
+    """The directive DHE suites need in effect (`directive`), from the release that dropped
+    nginx's built-in DH parameters (`builtin_until`) on."""
+
+    directive: str
+    builtin_until: str
+    source: str
+
+
+@cache
+def dh_parameters() -> DhParameters:
+    return from_table(DhParameters, _table("dh_parameters"))
+
+
+def dhe_needs(target: Target) -> str | None:
+    """The directive without which a server of this release negotiates no DHE suite (None:
+    the release has built-in parameters)."""
+    known = dh_parameters()
+    return known.directive if target.nginx >= Version(known.builtin_until) else None
+
+
+@record(frozen=True)
 class Duplicates:
     """The directives nginx takes together when given twice in one block (`merged`); which ones
     it refuses ("is duplicate") is read from its source per release

@@ -1,5 +1,6 @@
 """DHE suites listed in `ssl_ciphers` without `ssl_dhparam`. Since nginx 1.11.0 there are no
-built-in DH parameters: without the directive the DHE suites are silently never used.
+built-in DH parameters: without the directive the DHE suites are silently never used (the
+model's answer, Effective.dhe_usable, which the probe's expectations read too).
 
 Sources: nginx docs ssl_dhparam (no DHE suites without it); nginx CHANGES 1.11.0.
 """
@@ -22,9 +23,9 @@ RULE = Rule(
 
 
 def check(ctx: Context) -> Iterator[Finding]:
-    for server, dhparam in dhparam_lines(ctx):
+    for server, _dhparam in dhparam_lines(ctx):
         suites = dhe_suites(ctx, server)
-        if dhparam is None and suites:
+        if suites and not ctx.dhe_usable(server):
             stmt = server.effective("ssl_ciphers")[-1]
             yield ctx.finding(
                 RULE,
