@@ -261,15 +261,14 @@ def _probe_endpoint(
     """One endpoint's names: (their results, their differences from the config, why the
     endpoint gave no answer at all)."""
     from nginxgen.probe.plan import shared_contexts
-    from nginxgen.probe.run import probe, unreachable
+    from nginxgen.probe.run import probe, reach
 
-    why = unreachable(endpoint.connect or endpoint.host, endpoint.port, options.timeout)
+    why, address = reach(endpoint.connect or endpoint.host, endpoint.port, options.timeout)
     if why is not None:
         progress.skip(len(endpoint.names))
         return [], 0, why
     names = list(endpoint.names)
     model = config[0] if config is not None else None
-    address = endpoint.connect or endpoint.host
     shared = shared_contexts(model, options.target, endpoint.port, names, address) if model else {}
     results = probe(endpoint.host, endpoint.port, names, endpoint.connect, options.timeout,
                     options.ech, options.target.library, shared, options.connections,

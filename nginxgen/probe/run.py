@@ -99,28 +99,30 @@ def _probe_name(
     return Probed(probe.found, notes)
 
 
-def unreachable(host: str, port: int, timeout: float) -> str | None:
-    """Why no TLS can be asked of `host:port` at all, in one line (None: a TCP connection
-    opens). A name that does not resolve and a port that refuses are different mistakes (a
-    typo in the name, a server that is down or on another port): each is said as such, not
-    as "no TLS answer"."""
+def reach(host: str, port: int, timeout: float) -> tuple[str | None, str | None]:
+    """(why no TLS can be asked of `host:port` at all, in one line; the address a TCP
+    connection reached): one of the two is None. A name that does not resolve and a port that
+    refuses are different mistakes (a typo in the name, a server that is down or on another
+    port): each is said as such, not as "no TLS answer". The address is the one the model
+    reads the answering socket by (base.sockets.socket_answering), resolved here once."""
     import socket
 
     shown = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     try:
         addresses = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except socket.gaierror as exc:
-        return f"cannot resolve {host}: {exc.strerror or exc}"
+        return f"cannot resolve {host}: {exc.strerror or exc}", None
     try:
-        with socket.create_connection((host, port), timeout=timeout):
-            return None
+        with socket.create_connection((host, port), timeout=timeout) as connected:
+            return None, str(connected.getpeername()[0])
     except ConnectionRefusedError:
         resolved = ", ".join(sorted({str(a[4][0]) for a in addresses} - {host}))
-        return f"{shown}: connection refused" + (f" ({host} is {resolved})" if resolved else "")
+        why = f"{shown}: connection refused" + (f" ({host} is {resolved})" if resolved else "")
     except TimeoutError:
-        return f"{shown} did not answer within {timeout:g} s (connection timed out)"
+        why = f"{shown} did not answer within {timeout:g} s (connection timed out)"
     except OSError as exc:
-        return f"cannot connect to {shown}: {exc.strerror or exc}"
+        why = f"cannot connect to {shown}: {exc.strerror or exc}"
+    return why, None
 
 
 def probe(
