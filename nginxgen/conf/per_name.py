@@ -20,17 +20,11 @@ from nginxgen.base.sockets import socket_answering
 from nginxgen.conf.client_certificates import ClientCertificates, ca_names, client_certificates
 from nginxgen.conf.client_certificates import request_outcome as _request_outcome
 from nginxgen.conf.config import Config, Server, server_for_name
-from nginxgen.conf.effective import (
-    HSTS,
-    Effective,
-    handshake_server,
-    header_sent,
-    in_context,
-    server_label,
-)
+from nginxgen.conf.effective import Effective, handshake_server, in_context, server_label
 from nginxgen.conf.files import for_name, missing_for_name, read
 from nginxgen.conf.groups import parse_groups
 from nginxgen.conf.load import Loaded, Stmt
+from nginxgen.conf.responses import HSTS, header_sent
 from nginxgen.knowledge import libraries, nginx, tls_groups
 
 TYPE_CHECKING = False
@@ -309,7 +303,7 @@ class NameModel:
 
     def _session_id_resumption(self) -> Answer:
         fact = nginx.vhost_session_cache_off()
-        one_worker = self.effective.single_worker()
+        one_worker = self.effective.sessions.single_worker()
 
         def stores(stmts: list[Stmt]) -> bool | None:
             return _stores_sessions(stmts, one_worker)
@@ -330,7 +324,7 @@ class NameModel:
         still resume by its ID (session_id_resumption), never by a ticket. Where the default
         server decides tickets and the name's server turns them the other way, the outcome is
         a fact of its own (knowledge: tickets_on_under_off, tickets_off_under_on)."""
-        keys = self.effective.ticket_keys_shared(self.default)
+        keys = self.effective.sessions.ticket_keys_shared(self.default)
 
         def resumes(stmts: list[Stmt]) -> bool | None:
             if not _tickets_on(stmts):
@@ -381,7 +375,7 @@ class NameModel:
 
     def _tls13_resumption(self, dropped: bool) -> Answer:
         stateful = libraries.has(self.target.library, "tls13_stateful_resumption")
-        one_worker = self.effective.single_worker()
+        one_worker = self.effective.sessions.single_worker()
 
         def resumes_in(server: Server) -> Callable[[list[Stmt]], bool | None]:
             """What tickets lines mean beside `server`'s own session cache and ticket keys,
@@ -389,7 +383,7 @@ class NameModel:
             cache_from = server if server.own("ssl_session_cache") else self.default
             keys_from = server if server.own("ssl_session_ticket_key") else self.default
             cache = _stores_sessions(cache_from.effective("ssl_session_cache"), one_worker)
-            keys = self.effective.ticket_keys_shared(keys_from)
+            keys = self.effective.sessions.ticket_keys_shared(keys_from)
 
             def resumes(stmts: list[Stmt]) -> bool | None:
                 if _tickets_on(stmts):
@@ -563,7 +557,7 @@ class NameModel:
         outer level's that does not reach the response is an ignored line, with the line that
         drops it. Not predicted
         where an `if` block of the location sets add_header lines of its own."""
-        headers = self.effective.headers(self.server, uri)
+        headers = self.effective.responses.headers(self.server, uri)
         sent = headers.named(HSTS)
         value: bool | None = any(header_sent(h, status) for h in sent)
         if headers.conditional:

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from nginxgen.conf.config import build
-from nginxgen.conf.effective import Effective, header_sent, locations_for
+from nginxgen.conf.effective import Effective
 from nginxgen.conf.load import load_path
+from nginxgen.conf.responses import header_sent, locations_for
 from nginxgen.knowledge import tls_groups
 from nginxgen.knowledge.target import resolve
 
@@ -53,7 +54,7 @@ def test_the_location_and_its_headers(
     config = build(load_path(str(path)))
     (server,) = config.servers
     assert [" ".join(loc.stmt.args) for loc in locations_for(server, uri)] == chain
-    headers = Effective(config, resolve("1.26.3", "openssl-3.5.9")).headers(server, uri)
+    headers = Effective(config, resolve("1.26.3", "openssl-3.5.9")).responses.headers(server, uri)
     assert [h.args[0] for h in headers.lines] == [header]
 
 
@@ -61,7 +62,9 @@ def test_without_always_only_some_statuses(tmp_path: Path) -> None:
     path = tmp_path / "nginx.conf"
     path.write_text(SERVER.format(locations='add_header X-Empty "" always;'))
     config = build(load_path(str(path)))
-    headers = Effective(config, resolve("1.26.3", "openssl-3.5.9")).headers(config.servers[0], "/")
+    headers = Effective(config, resolve("1.26.3", "openssl-3.5.9")).responses.headers(
+        config.servers[0], "/"
+    )
     hsts, empty = headers.lines
     assert [s for s in (200, 204, 301, 308, 400, 404, 500) if header_sent(hsts, s)] == [
         200, 204, 301, 308,
@@ -120,7 +123,7 @@ def test_add_header_inheritance(
     config = build(load_path(str(path)))
     (site,) = config.servers
     for version, expected in (("1.31.3", new), ("1.26.3", old)):  # before 1.29.3: no directive
-        headers = Effective(config, resolve(version, "openssl-3.3.7")).headers(site, uri)
+        headers = Effective(config, resolve(version, "openssl-3.3.7")).responses.headers(site, uri)
         assert [h.args[0] for h in headers.lines] == expected, version
 
 
@@ -134,7 +137,7 @@ def test_what_drops_a_line(tmp_path: Path) -> None:
     (site,) = config.servers
     effective = Effective(config, resolve("1.31.3", "openssl-3.3.7"))
     causes = {}
-    for loc, headers in effective.location_headers(site):
+    for loc, headers in effective.responses.location_headers(site):
         (hsts,) = headers.dropped_named("strict-transport-security") or [None]
         causes[" ".join(loc.stmt.args)] = hsts and (hsts.cause.directive, hsts.cause.line)
     assert causes == {
@@ -146,7 +149,7 @@ def test_what_drops_a_line(tmp_path: Path) -> None:
         "/outer/": ("add_header", 14),
         "/outer/inner/": ("add_header", 14),  # dropped by the enclosing location's line
     }
-    (x_http,) = effective.headers_in(site, ()).dropped
+    (x_http,) = effective.responses.headers_in(site, ()).dropped
     assert (x_http.cause.directive, x_http.cause.line) == ("add_header_inherit", 8)
 
 
@@ -166,8 +169,8 @@ def test_workers_share_ticket_keys(tmp_path: Path, main: str, library: str, shar
     path.write_text(main + "\n" + SERVER.format(locations=""))
     config = build(load_path(str(path)))
     effective = Effective(config, resolve("1.26.3", library))
-    assert effective.ticket_keys_shared(config.servers[0]) is shared
-    assert not effective.ticket_keys_managed(config.servers[0])  # so NGX602 still warns
+    assert effective.sessions.ticket_keys_shared(config.servers[0]) is shared
+    assert not effective.sessions.ticket_keys_managed(config.servers[0])  # so NGX602 still warns
 
 
 def test_ticket_keys_in_a_shared_cache_are_shared_by_any_library(tmp_path: Path) -> None:
@@ -175,8 +178,10 @@ def test_ticket_keys_in_a_shared_cache_are_shared_by_any_library(tmp_path: Path)
     text = SERVER.format(locations="ssl_session_cache shared:S:1m;")
     path.write_text("worker_processes 4;\n" + text)
     config = build(load_path(str(path)))
-    assert Effective(config, resolve("1.26.3", "boringssl")).ticket_keys_shared(config.servers[0])
-    assert not Effective(config, resolve("1.22.1", "boringssl")).ticket_keys_shared(
+    assert Effective(config, resolve("1.26.3", "boringssl")).sessions.ticket_keys_shared(
+        config.servers[0]
+    )
+    assert not Effective(config, resolve("1.22.1", "boringssl")).sessions.ticket_keys_shared(
         config.servers[0]
     )  # nginx keeps the keys in the cache from 1.23.2
 

@@ -17,8 +17,9 @@ from pathlib import Path
 import pytest
 
 from nginxgen.conf.config import build as build_config
-from nginxgen.conf.effective import HSTS, Effective
+from nginxgen.conf.effective import Effective
 from nginxgen.conf.load import load_path
+from nginxgen.conf.responses import HSTS
 from nginxgen.knowledge.target import resolve
 from tests.builds import Build
 from tests.helpers import require_program
@@ -158,7 +159,7 @@ def test_headers_model_lint_and_probe_agree_with_nginx(build: Build, tmp_path: P
     with Server(build, served.conf, [served.port]):
         for name, uri in served.lines:
             status, fields = seen[name, uri] = ask(served.port, name, uri)
-            model = effective.headers(servers[name], uri).sent(status)
+            model = effective.responses.headers(servers[name], uri).sent(status)
             assert fields == [h.args[0].lower() for h in model], (name, uri, status)
         probed = probe(served, build)
     disagreements = []

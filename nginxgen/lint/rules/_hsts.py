@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen.conf.config import Server
-from nginxgen.conf.effective import HSTS, Headers
 from nginxgen.conf.load import Stmt
+from nginxgen.conf.responses import HSTS, Headers
 from nginxgen.lint.context import Context
 
 
@@ -47,9 +47,10 @@ def responses(ctx: Context, server: Server) -> list[tuple[str, Headers]]:
     model: NGX701 and NGX704 both read them."""
     made: dict[int, list[tuple[str, Headers]]] = ctx.memo("responses", dict)
     if id(server) not in made:
-        own = ("the responses the server answers itself", ctx.headers_in(server, ()))
+        own = ("the responses the server answers itself", ctx.responses.headers_in(server, ()))
         locations = [
-            (f"location {' '.join(loc.stmt.args)}", h) for loc, h in ctx.location_headers(server)
+            (f"location {' '.join(loc.stmt.args)}", h)
+            for loc, h in ctx.responses.location_headers(server)
         ]
         made[id(server)] = [own, *locations]
     return made[id(server)]

@@ -37,7 +37,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         if any(default.unknown(name) is not None for name in settings):
             continue  # a missing include may turn tickets off or rotate them (NGX002 says so)
         tickets = default.value("ssl_session_tickets") or ["on"]
-        if tickets[0] != "on" or ctx.ticket_keys_managed(default):
+        if tickets[0] != "on" or ctx.sessions.ticket_keys_managed(default):
             continue  # off, or keys that change (the admin's files, or nginx's rotation)
         stmts = default.effective("ssl_session_tickets")
         why = (

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen.base import rule_codes
-from nginxgen.conf.effective import HSTS
+from nginxgen.conf.responses import HSTS
 from nginxgen.lint.context import Context, Rule, server_label
 from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._hsts import content_servers, other_hsts, responses

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen.conf.effective import HSTS
+from nginxgen.conf.responses import HSTS
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._hsts import content_servers, responses

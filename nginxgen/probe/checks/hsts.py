@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from nginxgen.conf.effective import HSTS
 from nginxgen.conf.per_name import NameModel
+from nginxgen.conf.responses import HSTS
 from nginxgen.probe.check import (
     MISSING_PAGE,
     Found,
