@@ -148,6 +148,7 @@ def test_missing_include_empty_glob_and_cycle(
     assert "none.d" not in out  # an empty glob is fine
 
 
+@pytest.mark.fuzz  # a large input: half a million directives read before the stop
 def test_runaway_include_expansion_stops(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -1,0 +1,71 @@
+"""Provision the real parts and run every test, as CI does (the README's test command).
+
+    python scripts/check.py [PYTEST ARGS...]
+
+1. scripts/provision.py fetches and compiles the real parts (on a fresh machine, most of the
+   time: four TLS libraries and nginx compiled from source).
+2. Meanwhile the tests that need no real part (`-m "not live"`: the quick part and the fuzzers
+   that run no nginx) run in one process at a lower priority: the compile leaves part of the two
+   cores idle (configure scripts, cargo, perl and linking run on one), and these tests fill it.
+3. Once everything is provisioned, the live tests on every core (`-m live -n auto`).
+
+The extra arguments go to both pytest runs. Exit status: 0 when provisioning and both runs
+pass; 1 when provisioning failed (its missing parts named; the live tests are not run then,
+as they would only fail on them); otherwise pytest's. Each piece alone is still
+`scripts/provision.py`, `pytest -m "not live"` and `pytest -m live -n auto`.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import IO
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _lower_priority() -> None:
+    os.nice(10)  # the compile is the critical path: these tests take what it leaves
+
+
+def _relay(stream: IO[str], lines: list[str]) -> None:
+    """Keep the provisioning's lines, to print them together once it ends (between pytest's
+    progress dots they would be lost)."""
+    for line in stream:
+        lines.append(line)
+
+
+def main(extra: list[str]) -> int:
+    started = time.monotonic()
+    provision = subprocess.Popen(
+        [sys.executable, str(REPO / "scripts" / "provision.py")],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    said: list[str] = []
+    relay = threading.Thread(target=_relay, args=(provision.stdout, said), daemon=True)
+    relay.start()
+    pytest = [sys.executable, "-m", "pytest", "-q"]
+    print("check: provisioning, and meanwhile the tests that need no real part", flush=True)
+    quick = subprocess.run([*pytest, "-m", "not live", *extra], cwd=REPO, check=False,
+                           preexec_fn=_lower_priority)  # fmt: skip
+    provisioned = provision.wait()
+    relay.join()
+    sys.stdout.write("".join(said))
+    print(f"check: provisioned in {time.monotonic() - started:.0f} s (exit {provisioned})")
+    if provisioned != 0:
+        return 1
+    live = subprocess.run([*pytest, "-m", "live", "-n", "auto", *extra], cwd=REPO, check=False)
+    print(f"check: everything in {time.monotonic() - started:.0f} s")
+    # 5: pytest selected nothing (arguments naming only quick or only live tests)
+    return next((code for code in (quick.returncode, live.returncode) if code not in (0, 5)), 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
