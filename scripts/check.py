@@ -7,7 +7,8 @@
 2. Meanwhile the tests that need no real part (`-m "not live"`: the quick part and the fuzzers
    that run no nginx) run in one process at a lower priority: the compile leaves part of the two
    cores idle (configure scripts, cargo, perl and linking run on one), and these tests fill it.
-3. Once everything is provisioned, the live tests on every core (`-m live -n auto`).
+3. Once everything is provisioned, the live tests on every core (`-m live -n auto`), beside
+   what is left of the others (back at normal priority).
 
 The extra arguments go to both pytest runs. Exit status: 0 when provisioning and both runs
 pass; 1 when provisioning failed (its missing parts named; the live tests are not run then,
@@ -17,6 +18,7 @@ as they would only fail on them); otherwise pytest's. Each piece alone is still
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -30,6 +32,18 @@ REPO = Path(__file__).resolve().parent.parent
 
 def _lower_priority() -> None:
     os.nice(10)  # the compile is the critical path: these tests take what it leaves
+
+
+def _raise_priority(pid: int) -> None:
+    """The process and its children back at normal priority (a user other than root may not
+    lower a niceness: then it stays as it is)."""
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        children = []
+    for each in (pid, *map(int, children)):
+        with contextlib.suppress(OSError):
+            os.setpriority(os.PRIO_PROCESS, each, 0)
 
 
 def _relay(stream: IO[str], lines: list[str]) -> None:
@@ -53,15 +67,19 @@ def main(extra: list[str]) -> int:
     relay.start()
     pytest = [sys.executable, "-m", "pytest", "-q"]
     print("check: provisioning, and meanwhile the tests that need no real part", flush=True)
-    quick = subprocess.run([*pytest, "-m", "not live", *extra], cwd=REPO, check=False,
-                           preexec_fn=_lower_priority)  # fmt: skip
+    quick = subprocess.Popen([*pytest, "-m", "not live", *extra], cwd=REPO,
+                             preexec_fn=_lower_priority)  # fmt: skip
     provisioned = provision.wait()
     relay.join()
     sys.stdout.write("".join(said))
     print(f"check: provisioned in {time.monotonic() - started:.0f} s (exit {provisioned})")
     if provisioned != 0:
+        quick.wait()
         return 1
+    _raise_priority(quick.pid)  # from now on its share of the cores is as large as any
+    # the live tests start at once, beside what is left of the others
     live = subprocess.run([*pytest, "-m", "live", "-n", "auto", *extra], cwd=REPO, check=False)
+    quick.wait()
     print(f"check: everything in {time.monotonic() - started:.0f} s")
     # 5: pytest selected nothing (arguments naming only quick or only live tests)
     return next((code for code in (quick.returncode, live.returncode) if code not in (0, 5)), 0)
