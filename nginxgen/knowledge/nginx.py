@@ -180,6 +180,7 @@ class DhParameters:
 
     directive: str
     builtin_until: str
+    message: str  # nginx's words for a file it cannot open (`{path}`)
     source: str
 
 

@@ -334,6 +334,29 @@ def test_a_certificate_or_ca_file_nginx_cannot_load(
         assert done.returncode == 0, (directive, done.stderr)
 
 
+@pytest.mark.parametrize("build", ["bookworm", "trixie", "boringssl"], indirect=True)
+@pytest.mark.parametrize("directive", ["ssl_certificate_key", "ssl_dhparam"])
+def test_a_missing_key_or_dh_parameters_file(
+    build: Build, chain: Chain, directive: str, tmp_path: Path
+) -> None:
+    """NGX727 on a certificate key or ssl_dhparam file that does not exist, in the tree this
+    machine's nginx reads (found trying Sandstorm's example config as a new user: its
+    `ssl_dhparam /path/to/dhparam.pem;` drew nothing), with nginx -t's own words."""
+    conf = tmp_path / "nginx.conf"
+    missing = tmp_path / "missing.pem"
+    text = site(chain.fullchain, chain.key, f"ssl_dhparam {missing};" if "dh" in directive else "")
+    if directive == "ssl_certificate_key":
+        text = text.replace(f"ssl_certificate_key {chain.key};", f"ssl_certificate_key {missing};")
+    conf.write_text(text.replace("events {}", "worker_processes auto;\nevents {}"))
+    found = lint_checked(load_path(str(conf)), live_target(build, conf))
+    (finding,) = [f for f in found if f.code == "NGX727"]
+    assert directive in conf.read_text().splitlines()[finding.line - 1], finding
+    said = finding.message.split("nginx -t fails: ", 1)[1]
+    prepare_prefix(conf, build)
+    done = nginx_check(build, conf)
+    assert done.returncode != 0 and said in done.stderr, done.stderr
+
+
 def test_a_missing_file_may_be_on_the_server(chain: Chain, tmp_path: Path) -> None:
     """Missing here, in a tree that is not this machine's nginx's (no --nginx-bin, or a copy):
     not reported, lint often runs without the server's files; a CA file of CRLs alone is no

@@ -395,3 +395,29 @@ def test_set_misc_directives_are_known_third_party(tmp_path: Path) -> None:
     found = lint(load_path(str(path)), resolve(*MID), Selection(select={"NGX007"}))
     assert [f.severity for f in found] == ["info", "info"], found
     assert all("set-misc" in f.message for f in found), found
+
+
+# --- found trying public configs as a new user (issue 44) -----------------------------------------
+
+
+def test_a_server_without_a_certificate_is_one_finding_for_all_its_addresses(
+    tmp_path: Path,
+) -> None:
+    """moldyboot's console vhost: no certificate, on *:443 and [::]:443; nginx -t gives one
+    error at the server's line, and so does NGX715, naming both addresses."""
+    text = (
+        "events {}\nhttp {\n    server {\n        listen 443 ssl default_server;\n"
+        "        listen [::]:443 ssl default_server;\n        server_name a.example;\n    }\n}\n"
+    )
+    said = [f for f in findings(text, NEW, tmp_path) if f[0] == "NGX715"]
+    assert len(said) == 1, said
+    assert "no ssl_certificate for *:443 and [::]:443" in said[0][2]
+
+
+def test_stapling_verify_without_stapling_is_not_judged(tmp_path: Path) -> None:
+    """ssl_stapling_verify does nothing without ssl_stapling on: no NGX712 (STB1019's common
+    config has the one without the other)."""
+    verify = "ssl_stapling_verify on;"
+    assert "NGX712" not in codes(http(DEFAULT, SITE.format(body=verify)), NEW, tmp_path)
+    stapled = f"ssl_stapling on; {verify}"
+    assert "NGX712" in codes(http(DEFAULT, SITE.format(body=stapled)), NEW, tmp_path)

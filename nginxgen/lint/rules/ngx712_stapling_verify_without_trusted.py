@@ -27,6 +27,9 @@ RULE = Rule(
 
 def check(ctx: Context) -> Iterator[Finding]:
     for server, verify in ctx.effective_on("ssl_stapling_verify"):
+        stapling = server.effective("ssl_stapling")
+        if not stapling or stapling[-1].args[:1] != ["on"]:
+            continue  # nothing is stapled, so nothing is verified (found trying public configs)
         if not server.effective("ssl_trusted_certificate"):
             yield ctx.finding(
                 RULE,

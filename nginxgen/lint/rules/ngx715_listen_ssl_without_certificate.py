@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from nginxgen.conf.effective import Uncertified
 from nginxgen.knowledge import nginx
 from nginxgen.lint.context import Context, Rule, server_label
 from nginxgen.lint.findings import Finding, Severity
@@ -53,30 +54,42 @@ def check(ctx: Context) -> Iterator[Finding]:
     if ctx.config.loaded.http_level_top:  # a snippet: its certificates may be http{}'s, elsewhere
         return
     message = nginx.listen_certificate().message
-    for block in ctx.families():
-        for gap in block.uncertified():
-            server, default = gap.server, gap.default
-            listen = next(lst for lst in server.listens if lst.socket == gap.socket)
-            kind = "quic" if listen.quic else "ssl"
-            if gap.refused:
-                why = (
-                    "it is the default server"
-                    if server is default
-                    else f"{server_label(default)}, the default server, rejects handshakes"
-                )
-                yield ctx.finding(
-                    RULE,
-                    server.stmt,  # where nginx -t points: the server's line
-                    f"{server_label(server)} has no ssl_certificate for {gap.socket} and {why}: "
-                    f"nginx -t refuses it ({message.format(kind=kind)})",
-                    severity=Severity.ERROR,
-                )
-                continue
+    for gap, sockets in _merged(ctx):
+        server, default = gap.server, gap.default
+        listen = next(lst for lst in server.listens if lst.socket == gap.socket)
+        kind = "quic" if listen.quic else "ssl"
+        on = " and ".join(sockets)  # one server's line, once, naming each of its addresses
+        if gap.refused:
+            why = (
+                "it is the default server"
+                if server is default
+                else f"{server_label(default)}, the default server, rejects handshakes"
+            )
             yield ctx.finding(
                 RULE,
-                server.stmt,
-                f"{server_label(server)} has no ssl_certificate for {gap.socket}: nginx -t "
-                f"accepts it, and its names are answered with the certificate of "
-                f"{server_label(default)}, the default server, which clients checking the name "
-                "refuse",
+                server.stmt,  # where nginx -t points: the server's line
+                f"{server_label(server)} has no ssl_certificate for {on} and {why}: "
+                f"nginx -t refuses it ({message.format(kind=kind)})",
+                severity=Severity.ERROR,
             )
+            continue
+        yield ctx.finding(
+            RULE,
+            server.stmt,
+            f"{server_label(server)} has no ssl_certificate for {on}: nginx -t "
+            f"accepts it, and its names are answered with the certificate of "
+            f"{server_label(default)}, the default server, which clients checking the name "
+            "refuse",
+        )
+
+
+def _merged(ctx: Context) -> list[tuple[Uncertified, list[str]]]:
+    """Each server without a certificate once per verdict (refused or not, the same default
+    server), with every address it has that verdict on: a server on *:443 and [::]:443 is one
+    line to mend (found trying public configs: two errors where nginx -t gives one)."""
+    out: dict[tuple[int, bool, int], tuple[Uncertified, list[str]]] = {}
+    for block in ctx.families():
+        for gap in block.uncertified():
+            key = (id(gap.server), gap.refused, id(gap.default))
+            out.setdefault(key, (gap, []))[1].append(gap.socket)
+    return list(out.values())

@@ -1,5 +1,6 @@
 """A certificate or CA file nginx cannot load: it does not exist, or holds no PEM certificate
-(garbage, a key, a DER file). `nginx -t` refuses the config: "cannot load certificate" for
+(garbage, a key, a DER file); a certificate key or DH parameters file (ssl_dhparam) that does
+not exist (`cannot load certificate key`, `BIO_new_file(...) failed`). `nginx -t` refuses the config: "cannot load certificate" for
 `ssl_certificate`, and for the CA files (`ssl_client_certificate`, `ssl_trusted_certificate`,
 `proxy_ssl_trusted_certificate` and its grpc and uwsgi twins, stream's too) the same message
 from nginx 1.27.2, `SSL_CTX_load_verify_locations(...) failed` before.
@@ -95,6 +96,20 @@ def _loaded(ctx: Context) -> Iterator[Loaded]:
             yield Loaded(line, True)
 
 
+def _missing(ctx: Context, line: Stmt, fails: str) -> Finding:
+    """A line whose file does not exist, with nginx -t's words for it."""
+    return ctx.finding(RULE, line, f"{line.args[0]} does not exist: nginx -t fails: {fails}")
+
+
+def _dhparams(ctx: Context) -> Iterator[Stmt]:
+    """Each ssl_dhparam line nginx opens: that of every server with certificates, http{} and
+    stream{} alike (nginx reads it when it sets up the server's TLS context)."""
+    for family in ctx.families():
+        for server in family.config.servers:
+            if server.effective("ssl_certificate"):
+                yield from server.effective("ssl_dhparam")[-1:]
+
+
 def _keys(ctx: Context) -> Iterator[Stmt]:
     """Each key line nginx loads beside a certificate: servers' and backends' (mutual TLS)."""
     for server in ctx.config.servers:
@@ -122,6 +137,14 @@ def check(ctx: Context) -> Iterator[Finding]:
         refused = keys.refusal(ctx.target, line.args[0])
         if refused is not None:
             yield ctx.finding(RULE, line, refused, KEY_FIX)
+        elif files.absent(ctx.config.loaded, line.args[0], ctx.target.conf_path):
+            yield _missing(ctx, line, keys.message.format(path=line.args[0]))
+    dh = nginx.dh_parameters()
+    for line in _dhparams(ctx):
+        if id(line) not in seen and line.args:
+            seen.add(id(line))
+            if files.absent(ctx.config.loaded, line.args[0], ctx.target.conf_path):
+                yield _missing(ctx, line, dh.message.format(path=line.args[0]))
     facts = nginx.certificate_files()
     for loaded in _loaded(ctx):
         line = loaded.line
@@ -130,8 +153,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         seen.add(id(line))
         path = line.args[0]
         if files.absent(ctx.config.loaded, path, ctx.target.conf_path):
-            fails = facts.refusal(ctx.target, path, loaded.ca)
-            yield ctx.finding(RULE, line, f"{path} does not exist: nginx -t fails: {fails}")
+            yield _missing(ctx, line, facts.refusal(ctx.target, path, loaded.ca))
             continue
         data = read(ctx, path)
         if data is None:
