@@ -58,3 +58,23 @@ def test_ssl_beside_starttls(
         assert "listen 443 ssl" not in found.stdout
     else:
         assert "NGX010" not in found.stdout
+
+
+def test_a_mail_address_listened_on_twice(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    """Two mail servers on one address:port (nauthilus' example, found trying it as a new
+    user): nginx -t stops at the second listen; lint says the same there."""
+    build = require_build(provisioned, "bookworm")
+    chain = CertificateFactory(tmp_path / "pki").leaf("mail.example")
+    text = _mail(build, "starttls on;", "smtp_auth plain;", chain).replace(
+        "        protocol imap;\n    }\n",
+        "        protocol imap;\n    }\n    server {\n        listen 127.0.0.1:9143;\n"
+        "        protocol imap;\n    }\n",
+    )
+    said, line = nginx_t_at(build, text, tmp_path)
+    assert said == 'duplicate "127.0.0.1:9143" address and port pair', said
+    found = lint_as(
+        nginx_bin_script(build, None, tmp_path / "nginx-bin"), tmp_path / "nginx.conf", "NGX010"
+    )
+    assert f"nginx.conf:{line}: NGX010 error {said}" in found.stdout, found.stdout

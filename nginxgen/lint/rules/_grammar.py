@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen.base.records import field, record
+from nginxgen.base.sockets import normalize_socket
 from nginxgen.base.version import in_range
 from nginxgen.conf.load import MAIN_BLOCKS, Stmt
 from nginxgen.knowledge import directives, nginx, nginx_values
@@ -135,6 +136,7 @@ def _judge(ctx: Context) -> list[Verdict]:
                 out.append(verdict)
     if first == "main":
         out.extend(_unloaded(ctx.target, loaded.statements))
+        out.extend(_mail_duplicates(loaded.statements))
     if first == "main" and not ctx.target.plus:  # merged settings: the whole tree is needed
         met = {(v.stmt.file, v.stmt.line) for v in out}
         for stmt, message in unmet_requirements(loaded.statements, ctx.directive_names()):
@@ -151,6 +153,25 @@ def _judge(ctx: Context) -> list[Verdict]:
                 met.add((stmt.file, stmt.line))
                 out.append(Verdict(stmt, "NGX010", message, Severity.ERROR, fix))
     return out
+
+
+def _mail_duplicates(statements: list[Stmt]) -> Iterator[Verdict]:
+    """A mail{} address:port a second listen names again, in the same server or another:
+    ngx_mail_core_listen stops nginx -t at that line (mail has no virtual servers, unlike
+    http{}, where servers share an address by name)."""
+    seen: set[str] = set()
+    for mail in (s for s in statements if s.directive == "mail" and s.block):
+        for server in (s for s in mail.block or [] if s.directive == "server" and s.block):
+            for listen in (s for s in server.block or [] if s.directive == "listen" and s.args):
+                try:
+                    socket = normalize_socket(listen.args[0])
+                except ValueError:
+                    continue  # NGX010 says what is wrong with the address
+                if socket in seen:
+                    message = f'duplicate "{listen.args[0]}" address and port pair'
+                    fix = "listen on another address or port, or merge the two servers"
+                    yield Verdict(listen, "NGX010", message, Severity.ERROR, fix)
+                seen.add(socket)
 
 
 def _unloaded(target: Target, statements: list[Stmt]) -> Iterator[Verdict]:
