@@ -87,6 +87,20 @@ def require_build(provisioned: tuple[dict[str, Build], dict[str, str]], name: st
     missing_real_part(reason, reason + " (CI runs every live test; see scripts/provision.py)")
 
 
+def binary_and_tree(
+    provisioned: tuple[dict[str, Build], dict[str, str]], name: str, tmp_path: Path
+) -> tuple[Build, Path, Path]:
+    """The named build, a `--nginx-bin` script that runs it (tests.live.nginx_bin_script), and
+    an empty folder for the tree lint and nginx -t read: what a test of lint with a binary's
+    target needs."""
+    from tests.live import nginx_bin_script
+
+    build = require_build(provisioned, name)
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    return build, nginx_bin_script(build, None, tmp_path / "nginx-bin"), tree
+
+
 @pytest.fixture
 def build(
     request: pytest.FixtureRequest, provisioned: tuple[dict[str, Build], dict[str, str]]

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from tests.builds import ALL_BUILD_NAMES, Build
-from tests.conftest import require_build
+from tests.conftest import binary_and_tree
 from tests.directive_probe import nginx_t
-from tests.live import lint_as, nginx_bin_script
+from tests.live import lint_as
 
 AIO = "events {{}}\nhttp {{\n    aio {value};\n}}\n"
 
@@ -20,10 +20,7 @@ AIO = "events {{}}\nhttp {{\n    aio {value};\n}}\n"
 def test_aio_where_the_build_lacks_it(
     name: str, provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
 ) -> None:
-    build = require_build(provisioned, name)
-    nginx_bin = nginx_bin_script(build, None, tmp_path / "nginx-bin")
-    tree = tmp_path / "tree"
-    tree.mkdir()
+    build, nginx_bin, tree = binary_and_tree(provisioned, name, tmp_path)
     for value in ("on", "threads", "threads=default"):
         said = nginx_t(build, AIO.format(value=value), tree)
         found = lint_as(nginx_bin, tree / "nginx.conf", "NGX010")

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from tests.builds import Build
-from tests.conftest import require_build
+from tests.conftest import binary_and_tree
 from tests.directive_probe import nginx_t
-from tests.live import lint_as, nginx_bin_script
+from tests.live import lint_as
 
 STREAM = "events {}\nstream {\n    server {\n        listen 127.0.0.1:9999;\n        return x;\n    }\n}\n"
 
@@ -33,11 +33,8 @@ def test_a_loadable_module_needs_loading(
     provisioned: tuple[dict[str, Build], dict[str, str]],
     tmp_path: Path,
 ) -> None:
-    build = require_build(provisioned, name)
+    build, nginx_bin, tree = binary_and_tree(provisioned, name, tmp_path)
     assert build.root is not None
-    nginx_bin = nginx_bin_script(build, None, tmp_path / "nginx-bin")
-    tree = tmp_path / "tree"
-    tree.mkdir()
     assert nginx_t(build, text, tree) == f'unknown directive "{block}"'
     found = lint_as(nginx_bin, tree / "nginx.conf", "NGX007")
     assert found.returncode == 1, found.stderr
@@ -61,10 +58,7 @@ BROTLI = "events {}\nhttp {\n    server {\n        listen 127.0.0.1:9998;\n     
 def test_a_third_party_directive_on_a_binary_without_it(
     name: str, provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
 ) -> None:
-    build = require_build(provisioned, name)
-    nginx_bin = nginx_bin_script(build, None, tmp_path / "nginx-bin")
-    tree = tmp_path / "tree"
-    tree.mkdir()
+    build, nginx_bin, tree = binary_and_tree(provisioned, name, tmp_path)
     assert nginx_t(build, BROTLI, tree) == 'unknown directive "brotli_static"'
     found = lint_as(nginx_bin, tree / "nginx.conf", "NGX007")
     assert found.returncode == 1, found.stderr
