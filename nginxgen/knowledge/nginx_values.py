@@ -216,8 +216,9 @@ class ServerCheck:
 
 @record(frozen=True)
 class BlockConflict:
-    """Two settings nginx refuses in one block (in the releases before `until`): the later
-    line of the two stops nginx -t, with `message_first` where it is the `first` one."""
+    """Two settings nginx refuses in one block (in the releases that have both directives):
+    the later line of the two stops nginx -t, with `message_first` where it is the `first`
+    one."""
 
     contexts: frozenset[str]
     first: str
@@ -226,7 +227,6 @@ class BlockConflict:
     second_values: frozenset[str]
     message_first: str
     message_second: str
-    until: str | None = None
 
 
 @record(frozen=True)

@@ -18,7 +18,6 @@ from collections.abc import Iterator
 
 from nginxgen.base.records import field, record
 from nginxgen.base.sockets import normalize_socket
-from nginxgen.base.version import in_range
 from nginxgen.conf.load import MAIN_BLOCKS, Stmt
 from nginxgen.knowledge import directives, nginx, nginx_values
 from nginxgen.lint.context import Context, Rule
@@ -67,8 +66,10 @@ def conflicting_lines(ctx: Context) -> dict[int, Verdict]:
     `ssl` line nginx 1.25.1 removed beside mail's starttls) says to remove one instead."""
 
     def compute() -> dict[int, Verdict]:
-        conflicts = list(nginx_values.custom_grammars().block_conflicts)
+        conflicts = _present_conflicts(ctx)
         out: dict[int, Verdict] = {}
+        if not conflicts:
+            return out  # no line of the tree is one of a pair: no walk
         for statements, context in _blocks(ctx.config.loaded.statements, "main"):
             for verdict in _conflicting(statements, str(context), conflicts):
                 assert verdict.other is not None
@@ -76,6 +77,21 @@ def conflicting_lines(ctx: Context) -> dict[int, Verdict]:
         return out
 
     return ctx.memo("block conflicts", compute)
+
+
+def _present_conflicts(ctx: Context) -> list[nginx_values.BlockConflict]:
+    """The block_conflicts whose first directive the tree holds at all."""
+    names = ctx.directive_names()
+    return [c for c in nginx_values.custom_grammars().block_conflicts if c.first in names]
+
+
+def _has_both(target: Target, conflict: nginx_values.BlockConflict) -> bool:
+    """Whether the target's nginx has both directives of the pair (the knowledge base's
+    releases of each; one it says nothing of is in every release)."""
+    return all(
+        status is None or status.available
+        for status in (nginx.directive_status(target, n) for n in (conflict.first, conflict.second))
+    )
 
 
 def instead(ctx: Context, stmt: Stmt, replacement: str | None) -> str | None:
@@ -123,10 +139,7 @@ def _judge(ctx: Context) -> list[Verdict]:
     # nginx -V was read and shows no module beyond nginx's own, nor does the tree load one:
     # a third-party module's directive is then as unknown to nginx -t as a misspelt one
     memo = _Memo(alone=ctx.target.added is not None and third_party_loaded(ctx) is None)
-    conflicts = [
-        c for c in nginx_values.custom_grammars().block_conflicts
-        if in_range(ctx.target.nginx, None, c.until) and c.first in ctx.directive_names()
-    ]  # fmt: skip
+    conflicts = [c for c in _present_conflicts(ctx) if _has_both(ctx.target, c)]
     for statements, context in _blocks(loaded.statements, first):
         if conflicts and context is not None:
             out.extend(_conflicting(statements, context, conflicts))
