@@ -240,6 +240,29 @@ class BuildOption:
 
 
 @record(frozen=True)
+class ZoneAdder:
+    """One directive that adds a shared memory zone by name (nginx_values.toml, shared_zones):
+    a declaration where it gives a size, a use where it does not."""
+
+    directive: str
+    families: frozenset[str]
+    use: str  # the tag: lines of one use (and family) name one zone
+    form: str  # shared, parameter or first
+    parameter: str = ""
+    size_argument: int = 0
+    again: str = ""  # a second declaration of the name is refused with this
+    unknown: str = ""  # a use no declaration with `again` (a cache path) answers
+
+
+@record(frozen=True)
+class SharedZones:
+    other_use: str
+    size_conflict: str
+    zero_size: str
+    adders: dict[str, ZoneAdder]
+
+
+@record(frozen=True)
 class CustomGrammars:
     """The grammars of nginx's custom setters, written once in nginx_values.toml."""
 
@@ -257,6 +280,7 @@ class CustomGrammars:
     variables: VariableGrammar
     stream_by_certificate_since: str
     build_options: dict[str, tuple[BuildOption, ...]]
+    shared_zones: SharedZones
 
 
 @cache
@@ -287,7 +311,19 @@ def custom_grammars() -> CustomGrammars:
             )
             for name in {n for o in data["build_options"] for n in o["directives"]}
         },
+        shared_zones=_shared_zones(data["shared_zones"]),
     )
+
+
+def _shared_zones(zones: dict[str, Any]) -> SharedZones:
+    adders = {
+        name: from_table(
+            ZoneAdder, adder, directive=name, use=adder["use"].format(prefix=name.split("_")[0])
+        )
+        for adder in zones["adders"]
+        for name in adder["directives"]
+    }
+    return from_table(SharedZones, zones, adders=adders)
 
 
 def _by_directive(

@@ -498,6 +498,16 @@ CASES: list[tuple[str, tuple[str, str], str, str]] = [
         http(DEFAULT, SITE.format(body=f"add_header X-Signature $ssl_curve always; {HSTS}")),
     ),
     (
+        "NGX012",
+        MID,
+        http(DEFAULT, SITE.format(body=f"{HSTS} location / {{ limit_req zone=perip; }}")),
+        http(
+            "limit_req_zone $binary_remote_addr zone=perip:10m rate=5r/s;",
+            DEFAULT,
+            SITE.format(body=f"{HSTS} location / {{ limit_req zone=perip; }}"),
+        ),
+    ),
+    (
         "NGX108",
         MID,
         http(

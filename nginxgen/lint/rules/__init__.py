@@ -22,6 +22,7 @@ MODULES = (
     "ngx009_invalid_argument_count",
     "ngx010_invalid_value",
     "ngx011_unknown_variable",
+    "ngx012_shared_memory_zone",
     "ngx101_curves_outside_default_server",
     "ngx102_session_outside_default_server",
     "ngx103_protocols_outside_default_server",
