@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-import ipaddress
 import re
-import socket as socketlib
+
+TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
+if TYPE_CHECKING:
+    import ipaddress
 
 _SOCKET = re.compile(
     r"^(?:(?:(?P<v6>\[[0-9A-Fa-f:.]+\])|(?P<host>\*|[0-9]{1,3}(?:\.[0-9]{1,3}){3}|[A-Za-z0-9.-]+)):)?"
@@ -32,6 +34,8 @@ def normalize_socket(text: str, default_port: int = 80) -> str:
 
 
 def _ip(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    import ipaddress  # only where a host is compared: ipaddress and socket cost a lint's start
+
     try:
         return ipaddress.ip_address(text.strip("[]"))
     except ValueError:
@@ -43,6 +47,8 @@ def _resolved(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None
     ip = _ip(host)
     if ip is not None:
         return ip
+    import socket as socketlib
+
     try:
         infos = socketlib.getaddrinfo(host, None, type=socketlib.SOCK_STREAM)
     except (OSError, UnicodeError):
