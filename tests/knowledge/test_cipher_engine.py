@@ -205,3 +205,22 @@ def test_the_30_to_35_difference_is_data() -> None:
         != (old.by_name[s.name].strength, old.by_name[s.name].strength_bits)
     }
     assert changed and all("CCM8" in name for name in changed)
+
+
+@pytest.mark.parametrize("name", ["openssl-3.0", "openssl-3.5", "openssl-4.0"])
+def test_each_alias_has_the_suites_that_match_it(name: str) -> None:
+    """The indexed alias sets (a lint's start-up) against each suite tested alias by alias."""
+    from nginxgen.ciphers.model import _alias, _data
+
+    model = load_model(name)
+    universe = {
+        key: {getattr(s, key) for s in model.suites}
+        for key in ("kx", "au", "enc", "mac", "strength")
+    }
+    checked = 0
+    for alias_name in model.aliases:
+        alias = _alias(alias_name, _data()["aliases"][alias_name], universe)
+        scanned = frozenset(s.name for s in model.suites if alias.matches(s))
+        assert model.aliases[alias_name] == scanned, alias_name
+        checked += bool(scanned)
+    assert checked >= 40  # most aliases match some suite: the sets are not all empty
