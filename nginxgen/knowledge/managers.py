@@ -75,6 +75,24 @@ def _sha256(data: bytes) -> str:
     return str(sha256(data).hexdigest())
 
 
+def star_match(text: str, pattern: str) -> bool:
+    """Whether the pattern, whose only wildcard is `*` (any run of characters, `/` too), matches
+    the whole text. managers.toml's patterns use nothing else; fnmatch would compile a regular
+    expression for each of them in every lint, for a check made once per file."""
+    if "*" not in pattern:
+        return text == pattern
+    first, *middle, last = pattern.split("*")
+    if len(text) < len(first) + len(last) or not text.startswith(first) or not text.endswith(last):
+        return False
+    at, end = len(first), len(text) - len(last)
+    for piece in middle:
+        found = text.find(piece, at, end)
+        if found < 0:
+            return False
+        at = found + len(piece)
+    return True
+
+
 def _read_head(path: str, size: int) -> str | None:
     try:
         with open(path, "rb") as handle:
@@ -86,11 +104,10 @@ def _read_head(path: str, size: int) -> str | None:
 def _folder_is_managed(real: str, folder: ManagedFolder) -> bool:
     """Whether the file lies in a folder (its own, or up to `levels` above) that shows the tool's
     evidence: a suffix alone is no evidence, the folder must hold the tool's own files."""
-    import fnmatch
     import glob
     import re
 
-    if not any(fnmatch.fnmatchcase(os.path.basename(real), name) for name in folder.names):
+    if not any(star_match(os.path.basename(real), name) for name in folder.names):
         return False
     here = os.path.dirname(real)
     for _ in range(folder.levels + 1):
@@ -112,8 +129,6 @@ def manager_of(path: str, text: str | None = None) -> Manager | None:
     its exact bytes (certbot's released options file wherever it was copied), or a name the tool
     replaces inside a folder that holds the tool's own files (SWAG's `.conf.sample` files);
     None: the user's. `text` is the file as read; None reads it from disk where it exists."""
-    import fnmatch
-
     real = os.path.realpath(path)
     if text is None:
         text = _read_head(real, 1 << 20)
@@ -124,7 +139,7 @@ def manager_of(path: str, text: str | None = None) -> Manager | None:
     for manager, known in _managers():
         # where the tool keeps only bytes it released, other bytes there are the user's edit
         released = not known.sha256 or text is None or digest in known.sha256
-        if released and any(fnmatch.fnmatchcase(real, pattern) for pattern in known.paths):
+        if released and any(star_match(real, pattern) for pattern in known.paths):
             return manager
         if head and any(marker in head for marker in known.headers):
             return manager

@@ -161,3 +161,37 @@ def test_a_panels_generated_vhost_is_never_fixed(
     out = capsys.readouterr().out
     assert "NGX401" in out and "managed by HestiaCP" in out and "nginx.ssl.conf_" in out, out
     assert site.read_text() == HESTIA_SSL
+
+
+def test_star_patterns_match_as_fnmatch_does() -> None:
+    """managers.toml's patterns use `*` alone, and star_match reads them as fnmatch would."""
+    import fnmatch
+    import itertools
+
+    patterns = [
+        p
+        for _, known in managers._managers()
+        for p in (*known.paths, *(known.folder.names if known.folder else ()))
+    ]
+    assert patterns and not any(c in p for p in patterns for c in "?[]")
+    paths = [
+        "/etc/letsencrypt/options-ssl-nginx.conf",
+        "/srv/x/letsencrypt/ssl-dhparams.pem",
+        "/letsencrypt/options-ssl-nginx.conf",
+        "/etc/letsencrypt/options-ssl-nginx.conf.bak",
+        "/home/u/conf/web/example.com/nginx.ssl.conf",
+        "/home/u/conf/web/nginx.conf",
+        "/data/nginx/proxy_host/1.conf",
+        "/etc/nginx/nginx.conf",
+        "proxy.conf.sample",
+        "a.conf.sample.conf",
+        "",
+    ]
+    checked = 0
+    for path, pattern in itertools.product(paths, [*patterns, "a*b*b", "*", "ab", "*x*"]):
+        assert managers.star_match(path, pattern) == fnmatch.fnmatchcase(path, pattern), (
+            path,
+            pattern,
+        )
+        checked += managers.star_match(path, pattern)
+    assert checked >= 8
