@@ -44,7 +44,7 @@ from collections.abc import Iterator
 
 from nginxgen.base.records import record
 from nginxgen.conf.load import Stmt, walk
-from nginxgen.knowledge import directives, nginx_values
+from nginxgen.knowledge import nginx_values
 from nginxgen.knowledge.equal_values import parse_size
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
@@ -180,21 +180,15 @@ def _adds(
 ) -> Iterator[_Add]:
     """Every zone a line adds, in reading order, with the family of its block (a file without
     http{} or stream{} is read as http{} content)."""
-    stack: list[tuple[Stmt, str | None]] = [
-        (s, None if whole else "http") for s in reversed(statements)
-    ]
-    while stack:
-        stmt, family = stack.pop()
-        name = stmt.directive
-        if family is None and name in FAMILIES:
-            inner: str | None = name
-        else:
-            inner = family
-        if stmt.block is not None and directives.known_in_some_release(name):
-            stack.extend((s, inner) for s in reversed(stmt.block))  # not a third party's block
-        adder = adders.get(name)
-        if adder is not None and family in adder.families:
-            yield from _named(stmt, adder, family)
+    if whole:
+        blocks = [(s.directive, s.block) for s in statements if s.directive in FAMILIES]
+    else:
+        blocks = [("http", statements)]
+    for family, block in blocks:
+        for stmt in walk(block or []):
+            adder = adders.get(stmt.directive)
+            if adder is not None and family in adder.families:
+                yield from _named(stmt, adder, family)
 
 
 def _named(stmt: Stmt, adder: nginx_values.ZoneAdder, family: str) -> Iterator[_Add]:
