@@ -1,5 +1,8 @@
-"""The pre-commit hook, run by the real `pre-commit` tool against this repository
-(`pre-commit try-repo`, which installs nginxgen from the repository into its own environment)."""
+"""The pre-commit hook, run by the real `pre-commit` tool against this repository: a
+`.pre-commit-config.yaml` names a snapshot of the working tree (uncommitted changes included, as
+`pre-commit try-repo` takes them), and pre-commit installs nginxgen from it into its own
+environment, once for the session (try-repo built a new one in a new store at each call, about
+15 s of CPU each)."""
 
 from __future__ import annotations
 
@@ -15,8 +18,7 @@ from tests.helpers import missing_real_part
 from tests.paths import REPO
 from tests.real_parts import reach
 
-# pre-commit keeps the environment it builds; reusing it keeps reruns fast.
-HOME = REPO / ".cache" / "pre-commit"
+HOOK = "nginxgen-lint"
 # Mozilla's intermediate guideline (5.7/6.0 values: protocols, suites, groups, session and
 # stapling settings) as a site would write it: it must pass the hook (issue 12: NGX405, an info,
 # used to fail it).
@@ -60,21 +62,61 @@ BAD = GOOD.replace(
 )
 
 
-def pre_commit(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
+@pytest.fixture(scope="module")
+def hook_config(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A .pre-commit-config.yaml whose repository is this working tree as it is now: its
+    tracked and unignored files, committed into a new repository (what try-repo does)."""
+    if shutil.which("git") is None or not (REPO / ".git").exists():
+        pytest.fail("the pre-commit test needs git and this repository's .git")
+    snapshot = tmp_path_factory.mktemp("hook-repo")
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=REPO, capture_output=True, check=True,
+    ).stdout.decode().split("\0")  # fmt: skip
+    for name in filter(None, listed):
+        source = REPO / name
+        if source.is_file():  # a file deleted but not yet staged is listed too
+            (snapshot / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, snapshot / name)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
+    subprocess.run(["git", "init", "-q"], cwd=snapshot, check=True)
+    subprocess.run(["git", "add", "-A"], cwd=snapshot, check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "snapshot"], cwd=snapshot, check=True)
+    rev = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=snapshot, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    config = snapshot.parent / "hook-config.yaml"
+    config.write_text(
+        f"repos:\n-   repo: {snapshot}\n    rev: {rev}\n    hooks:\n    -   id: {HOOK}\n"
+    )
+    return config
+
+
+def run_hook(folder: Path, config: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    # the store beside the snapshot: the environment pre-commit builds for it serves the session
+    store = config.parent / "pre-commit-home"
+    return pre_commit(folder, "run", HOOK, "--config", str(config), "--verbose", *args, home=store)
+
+
+def pre_commit(
+    folder: Path, *args: str, home: Path | None = None
+) -> subprocess.CompletedProcess[str]:
     reach("pre-commit")
     exe = Path(sys.executable).with_name("pre-commit")
     if not exe.exists():
         missing_real_part("pre-commit is not installed (pip install '.[test]')")
-    env = dict(os.environ, PRE_COMMIT_HOME=str(HOME), PRE_COMMIT_COLOR="never")
+    env = dict(
+        os.environ,
+        PRE_COMMIT_HOME=str(home or folder / ".pre-commit-home"),
+        PRE_COMMIT_COLOR="never",
+    )
     return subprocess.run(
         [str(exe), *args], cwd=folder, capture_output=True, text=True, env=env, timeout=600
     )
 
 
 @pytest.mark.live
-def test_hook_passes_a_clean_file_and_fails_on_a_pitfall(tmp_path: Path) -> None:
-    if shutil.which("git") is None or not (REPO / ".git").exists():
-        pytest.fail("the pre-commit test needs git and this repository's .git")
+def test_hook_passes_a_clean_file_and_fails_on_a_pitfall(tmp_path: Path, hook_config: Path) -> None:
     project = tmp_path / "project"
     project.mkdir()
     subprocess.run(["git", "init", "-q"], cwd=project, check=True)
@@ -82,20 +124,19 @@ def test_hook_passes_a_clean_file_and_fails_on_a_pitfall(tmp_path: Path) -> None
     (project / "mozilla.conf").write_text(MOZILLA_INTERMEDIATE)
     (project / "bad.conf").write_text(BAD)
     subprocess.run(["git", "add", "."], cwd=project, check=True)
-    # try-repo installs the working tree (uncommitted changes included) with the hook's defaults.
-    hook = ("try-repo", str(REPO), "nginxgen-lint", "--verbose")
-    good = pre_commit(project, *hook, "--files", "good.conf")
+    # the working tree's hook (uncommitted changes included) with the hook's defaults
+    good = run_hook(project, hook_config, "--files", "good.conf")
     assert good.returncode == 0, good.stdout + good.stderr
     assert "Passed" in good.stdout
-    mozilla = pre_commit(project, *hook, "--files", "mozilla.conf")
+    mozilla = run_hook(project, hook_config, "--files", "mozilla.conf")
     assert mozilla.returncode == 0, mozilla.stdout + mozilla.stderr
-    bad = pre_commit(project, *hook, "--files", "bad.conf")
+    bad = run_hook(project, hook_config, "--files", "bad.conf")
     assert bad.returncode == 1, bad.stdout + bad.stderr
     assert "Failed" in bad.stdout and "bad.conf:5: NGX101" in bad.stdout
 
 
 @pytest.mark.live
-def test_hook_sees_nginx_configs_without_conf(tmp_path: Path) -> None:
+def test_hook_sees_nginx_configs_without_conf(tmp_path: Path, hook_config: Path) -> None:
     """Debian's vhosts have no .conf (issue 44): with --all-files the hook's own `files` pattern
     decides, and it must take sites-available/app, conf.d/*, *.nginx and nginx.conf, and leave
     other files alone."""
@@ -108,7 +149,7 @@ def test_hook_sees_nginx_configs_without_conf(tmp_path: Path) -> None:
     (project / "api.nginx").write_text(BAD)
     (project / "docs" / "notes.txt").write_text(BAD)  # not a config: never linted
     subprocess.run(["git", "add", "."], cwd=project, check=True)
-    run = pre_commit(project, "try-repo", str(REPO), "nginxgen-lint", "--verbose", "--all-files")
+    run = run_hook(project, hook_config, "--all-files")
     assert run.returncode == 1, run.stdout + run.stderr
     for name in ("sites-available/app", "conf.d/shop", "api.nginx"):
         assert f"{name}:5: NGX101" in run.stdout, run.stdout
