@@ -29,19 +29,24 @@ from nginxgen.conf.effective import Effective
 from nginxgen.conf.load import load_path
 from nginxgen.conf.stream import Stream
 from nginxgen.knowledge.target import resolve
-from tests.builds import Build, load_builds
+from tests.builds import ALL_BUILD_NAMES, NEWEST_BUILD_NAMES, Build
+from tests.conftest import require_build
 from tests.live import Handshake, Server, free_port, parse_s_client, s_client
 from tests.pki import CertificateFactory
 
+# The builds with stream{} TLS compiled in: the wheel and the two compiled with nginx's stable
+# modules (Debian's stream is a loadable module; the AWS-LC and BoringSSL builds have none). A
+# fixed list, not one read off what is provisioned: a build missing must fail its cases, not
+# drop them (test_the_stream_builds_are_those_with_stream_tls keeps the list true).
+STREAM_BUILDS = ("wheel", *NEWEST_BUILD_NAMES)
 
-def _stream_builds() -> list[str]:
-    """The wheel build (required), and every other provisioned build with stream TLS."""
-    builds, _ = load_builds()
-    others = [name for name, b in builds.items() if name != "wheel" and b.stream_tls]
-    return ["wheel", *others]
 
-
-STREAM_BUILDS = _stream_builds()
+def test_the_stream_builds_are_those_with_stream_tls(
+    provisioned: tuple[dict[str, Build], dict[str, str]],
+) -> None:
+    for name in ALL_BUILD_NAMES:
+        build = require_build(provisioned, name)
+        assert build.stream_tls == (name in STREAM_BUILDS), name
 
 
 def _main(conf: str) -> str:
