@@ -149,13 +149,15 @@ def listen_socket(args: list[str]) -> str:
 
 
 def ssl_switched_on(own: dict[str, list[Stmt]]) -> bool:
-    """Whether a server has the old `ssl on;` (until nginx 1.25.1): TLS on all its listens, as
-    the `ssl` parameter of each would say (ngx_http_init_connection reads either)."""
+    """Whether a server has the old `ssl on;` (until nginx 1.25.1): TLS on each address:port it
+    is the default server of, for every server there, as the `ssl` parameter would say
+    (ngx_http_init_connection reads the address's default server's `ssl on` or the listen's
+    parameter); where another server is the default, it changes nothing."""
     last = own.get("ssl", [])[-1:]
     return bool(last and last[0].args[:1] and last[0].args[0].lower() == "on")
 
 
-def _listen(stmt: Stmt, ssl_on: bool = False) -> Listen | None:
+def _listen(stmt: Stmt) -> Listen | None:
     if not stmt.args:
         return None
     socket = listen_socket(stmt.args)
@@ -164,8 +166,8 @@ def _listen(stmt: Stmt, ssl_on: bool = False) -> Listen | None:
         socket=socket,
         stmt=stmt,
         default="default_server" in params or "default" in params,
-        # QUIC is TLS 1.3: always a TLS socket; `ssl on;` makes every listen of its server TLS
-        ssl=ssl_on or "ssl" in params or "quic" in params,
+        # QUIC is TLS 1.3: always a TLS socket (`ssl on;`: _switched_on_sockets)
+        ssl="ssl" in params or "quic" in params,
         http2="http2" in params,
         quic="quic" in params,
         proxy_protocol="proxy_protocol" in params,
@@ -186,16 +188,26 @@ def build(loaded: Loaded) -> Config:
         if stmt.directive != "server" or stmt.block is None:
             continue
         own = _directives(stmt.block)
-        ssl_on = ssl_switched_on(own)
-        listens = [lst for s in own.get("listen", []) if (lst := _listen(s, ssl_on))]
+        listens = [lst for s in own.get("listen", []) if (lst := _listen(s))]
         if not listens:
             implicit = Stmt("listen", ["*:80"], stmt.line, stmt.file)
-            listens = [Listen("*:80", implicit, False, ssl_on, False, False)]
+            listens = [Listen("*:80", implicit, False, False, False, False)]
         names = [n for s in own.get("server_name", []) for n in s.args]
         servers.append(
             Server(stmt, len(servers), listens, names, own, _locations(stmt.block), http)
         )
-    return index_sockets(Config(loaded, http, http_stmt, servers))
+    return _switched_on_sockets(index_sockets(Config(loaded, http, http_stmt, servers)))
+
+
+def _switched_on_sockets(config: Config) -> Config:
+    """Every listen of an address:port whose default server has `ssl on;` is TLS."""
+    for socket, servers in config.sockets.items():
+        if ssl_switched_on(config.default_server(socket).directives):
+            for server in servers:
+                for listen in server.listens:
+                    if listen.socket == socket:
+                        listen.ssl = True
+    return config
 
 
 def index_sockets(config: Config) -> Config:

@@ -64,14 +64,33 @@ def test_ssl_on_is_tls_and_its_fix_passes_nginx_t(
     assert after.returncode == 0, after.stderr
 
 
-def test_ssl_on_beside_a_plain_default_server_is_an_unsafe_fix(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+def test_ssl_on_beside_a_plain_default_server_changes_nothing(
+    provisioned: tuple[dict[str, Build], dict[str, str]],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """The address's plain default server decided before: `ssl` on a listen would make the
-    whole address TLS, so --fix leaves it."""
+    """`ssl on;` in a server that is not the default of its address made nothing TLS there: the
+    default server decides (FreshRSS's config, found trying it as a new user, was called an
+    NGX715 error and --unsafe-fixes made its plain port TLS, which nginx -t then refused).
+    No TLS rule judges that listen; the fix drops the line and leaves the listen plain; a
+    listen the server is the default of gets the parameter."""
+    build = require_build(provisioned, "bookworm")
     conf = _tree(tmp_path, PLAIN)
-    before = conf.read_text()
-    target = ["--nginx-version", "1.22.1", "--tls-library", "openssl-3.0.22"]
-    main(["lint", "--fix", "--select", "NGX302", *target, str(conf)])
-    assert conf.read_text() == before
-    assert "1 more fixable with --unsafe-fixes" in capsys.readouterr().out
+    text = conf.read_text().replace(
+        "        listen 127.0.0.1:8443;\n",
+        "        listen 127.0.0.1:8443;\n        listen 127.0.0.1:8444;\n",
+    )
+    conf.write_text(text)
+    prepare_prefix(conf, build)
+    assert nginx_check(build, conf).returncode == 0
+    main(["lint", *build.target_flags, str(conf)])
+    out = capsys.readouterr().out
+    assert " NGX715 " not in out and " error " not in out, out
+    assert "127.0.0.1:8443" not in out, out  # a plain address: no TLS finding names it
+    main(["lint", "--fix", "--select", "NGX302", *build.target_flags, str(conf)])
+    capsys.readouterr()
+    fixed = conf.read_text()
+    assert "ssl on;" not in fixed, fixed
+    assert "listen 127.0.0.1:8443;" in fixed and "listen 127.0.0.1:8444 ssl;" in fixed, fixed
+    after = nginx_check(build, conf)
+    assert after.returncode == 0, after.stderr

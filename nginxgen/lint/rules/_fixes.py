@@ -56,20 +56,30 @@ def insert_into(
 
 
 def ssl_to_listens(ctx: Context, switch: Stmt) -> tuple[Applicability, Fix | None]:
-    """`ssl on;` (deprecated in 1.15.0, refused from 1.25.1) -> the `ssl` parameter on each of
-    its server's listens, the line gone; `ssl off;` only goes. Safe where every server of those
-    addresses is TLS already: the parameter makes the whole address:port TLS, and before 1.25.1
-    `ssl on;` did so only in the address's default server (ngx_http_init_connection)."""
+    """`ssl on;` (deprecated in 1.15.0, refused from 1.25.1) -> the `ssl` parameter on its
+    server's listens of the addresses it is the default server of, the line gone; `ssl off;`
+    only goes. Before 1.25.1 `ssl on;` made TLS only the addresses whose default server has it
+    (ngx_http_init_connection), every server there: a listen of another address stays plain.
+    Safe where every server of those addresses is TLS already."""
     out = delete(ctx, switch)
     if switch.args[:1] != ["on"]:
         return Applicability.SAFE, out
     server = next((s for s in ctx.config.servers if switch in s.own("ssl")), None)
     if server is None:
         return Applicability.SAFE, None
-    for listen in server.own("listen"):
-        if "ssl" not in listen.args[1:]:
-            out += set_args(ctx, listen, [listen.args[0], "ssl", *listen.args[1:]])
-    sockets = {listen.socket for listen in server.listens}
+    sockets = {
+        listen.socket
+        for listen in server.listens
+        if ctx.config.default_server(listen.socket) is server
+    }
+    written = server.own("listen")
+    for listen in server.listens:
+        if listen.socket not in sockets:
+            continue
+        if listen.stmt not in written:
+            return Applicability.SAFE, None  # no listen line (*:80 implied) to carry `ssl`
+        if "ssl" not in listen.stmt.args[1:]:
+            out += set_args(ctx, listen.stmt, [listen.stmt.args[0], "ssl", *listen.stmt.args[1:]])
     alone = all(
         lst.ssl
         for socket in sockets
