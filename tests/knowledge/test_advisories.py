@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from nginxgen.base.version import Version
 from nginxgen.knowledge import advisories
 from tests.builds import Build
@@ -73,3 +75,17 @@ def test_doctor_names_them(
     )  # fmt: skip
     line = next(x for x in done.stdout.splitlines() if x.startswith("security advisories"))
     assert "CVE-2026-42533" in line, done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("release", ["1.22.1", "1.26.3", "1.28.0", "1.31.1"])
+def test_the_upgrade_named_fixes_every_advisory(release: str) -> None:
+    """NGX304 names releases no advisory affects (it named 1.31.2, which fixes some but not
+    CVE-2026-42533: found trying Debian's nginx as a new user), one per release line."""
+    from nginxgen.lint.rules.ngx304_security_advisories import _fixing_all
+
+    found = advisories.advisories(Version(release))
+    assert found
+    named = _fixing_all(found)
+    assert named and len({tuple(Version(v).parts[:2]) for v in named}) == len(named)
+    for version in named:
+        assert advisories.advisories(Version(version)) == [], version

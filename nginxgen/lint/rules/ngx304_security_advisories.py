@@ -40,7 +40,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         return
     found.sort(key=lambda a: ORDER.get(a.severity, 3))
     named = ", ".join(f"{a.cve or a.name} ({a.severity})" for a in found)
-    fixed = sorted({f for a in found for f in a.fixed}, key=Version)[-2:]
+    fixed = _fixing_all(found)
     yield ctx.finding(
         RULE,
         Stmt("", [], 1, loaded.files[0]),
@@ -48,3 +48,16 @@ def check(ctx: Context) -> Iterator[Finding]:
         f"{named}",
         f"upgrade to nginx {' or '.join(fixed)} (or a package that backports the fixes)",
     )
+
+
+def _fixing_all(found: list[advisories.Advisory]) -> list[str]:
+    """The releases to name: of the versions the advisories list as fixed, those no advisory
+    affects, the first of each release line (1.30.4 for the stable line, 1.31.3 for mainline),
+    the two newest lines. A version that fixes one advisory can be affected by another."""
+    first: dict[tuple[int, ...], Version] = {}
+    for text in {f for a in found for f in a.fixed}:
+        version = Version(text)
+        line = tuple(version.parts[:2])
+        if not advisories.advisories(version) and (line not in first or version < first[line]):
+            first[line] = version
+    return [str(first[line]) for line in sorted(first)[-2:]]
