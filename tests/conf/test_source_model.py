@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from nginxgen.conf.load import _parse_text
 from nginxgen.edit.source import Source, SourceStatement, from_spans
 from tests.fuzzing.configs import mutated, token_stream
+from tests.helpers import FUZZ_CASES
 from tests.paths import example_and_corpus_files
 
 HAND_MADE = {
@@ -117,7 +118,7 @@ def test_layout_of_a_statement() -> None:
     assert Source(HAND_MADE["tabs"]).newline == b"\n"
 
 
-FUZZ = settings(max_examples=500, deadline=None, database=None)
+FUZZ = settings(max_examples=FUZZ_CASES, deadline=None, database=None)
 ANY_BYTES = st.one_of(st.binary(max_size=400), token_stream())
 MUTATED_FILES = st.sampled_from([p for p in files() if p.stat().st_size < 20_000]).flatmap(
     lambda path: mutated(path.read_bytes())
