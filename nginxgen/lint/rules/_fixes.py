@@ -60,7 +60,7 @@ def ssl_to_listens(ctx: Context, switch: Stmt) -> tuple[Applicability, Fix | Non
     server's listens of the addresses it is the default server of, the line gone; `ssl off;`
     only goes. Before 1.25.1 `ssl on;` made TLS only the addresses whose default server has it
     (ngx_http_init_connection), every server there: a listen of another address stays plain.
-    Safe where every server of those addresses is TLS already."""
+    Safe: the parameter makes TLS exactly the addresses `ssl on;` did."""
     out = delete(ctx, switch)
     if switch.args[:1] != ["on"]:
         return Applicability.SAFE, out
@@ -80,11 +80,4 @@ def ssl_to_listens(ctx: Context, switch: Stmt) -> tuple[Applicability, Fix | Non
             return Applicability.SAFE, None  # no listen line (*:80 implied) to carry `ssl`
         if "ssl" not in listen.stmt.args[1:]:
             out += set_args(ctx, listen.stmt, [listen.stmt.args[0], "ssl", *listen.stmt.args[1:]])
-    alone = all(
-        lst.ssl
-        for socket in sockets
-        for other in ctx.config.sockets.get(socket, [])
-        for lst in other.listens
-        if lst.socket == socket
-    )
-    return (Applicability.SAFE if alone else Applicability.UNSAFE), out
+    return Applicability.SAFE, out
