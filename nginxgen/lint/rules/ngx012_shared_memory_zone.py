@@ -54,23 +54,8 @@ RULE = Rule(
     name="shared-memory-zone",
     severity=Severity.ERROR,
     fix="give each use of a zone its own name, one size, and one declaration",
-    triggers=(
-        "ssl_session_cache",
-        "ssl_ocsp_cache",
-        "proxy_cache_path",
-        "fastcgi_cache_path",
-        "scgi_cache_path",
-        "uwsgi_cache_path",
-        "proxy_cache",
-        "fastcgi_cache",
-        "scgi_cache",
-        "uwsgi_cache",
-        "limit_req_zone",
-        "limit_req",
-        "limit_conn_zone",
-        "limit_conn",
-        "zone",
-    ),
+    # every directive that adds a zone (knowledge: nginx_values.toml, shared_zones)
+    triggers=tuple(nginx_values.custom_grammars().shared_zones.adders),
 )
 FAMILIES = ("http", "stream", "mail")
 
@@ -127,7 +112,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                 yield _found(ctx, add, message, zone.declared, fix)
             else:
                 zone.declared = add
-    if not whole or any(s.unread for s in walk(loaded.statements)):
+    if not whole or any(s.unread for s in ctx.all_statements()):
         return  # a zone used here may be declared in a file not read here
     yield from _undeclared(ctx, zones, zones_fact)
 
