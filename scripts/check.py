@@ -108,6 +108,7 @@ def main(extra: list[str]) -> int:
         for run in (quick, beside):
             if run is not None:
                 run.wait()
+        deferred.unlink()
         return 1
     _raise_priority(quick.pid)  # from now on its share of the cores is as large as any
     codes = [beside.wait()] if beside is not None else []
