@@ -172,14 +172,21 @@ UNCLOSED_QUOTE = {'unexpected end of file, expecting "\'"', 'unexpected end of f
 
 
 def _statements(
-    tokens: list[Lexeme], at: int, parsed: list[dict[str, object]], starts: list[int] | None = None
+    tokens: list[Lexeme],
+    at: int,
+    parsed: list[dict[str, object]],
+    starts: list[int] | None = None,
+    as_nginx: bool = False,
 ) -> int:
     """crossplane's reading of a token list into its statement dicts (directive, line, args,
     block, comments as `#` statements), quirks kept, since rules and the JSON payload read
     them: a block ends at `}`; a directive's words run to `;`, `{` or `}` (a `}` there ends
     the directive, not its block); `if (...)` loses its parentheses; comments among a
     directive's words follow it with its line. Returns the index after what was read.
-    `starts`: each token's offset in the text; a statement dict then carries its name's."""
+    `starts`: each token's offset in the text; a statement dict then carries its name's.
+    `as_nginx`: a directive whose words a `}` or the end of the file cut off is left out, as
+    nginx never handles one (it stops there, which _check_tokens reports): rules would
+    otherwise judge words nginx never read (`unknown directive` beside the syntax error)."""
     end = len(tokens)
     while at < end:
         token, line, quoted = tokens[at]
@@ -212,9 +219,10 @@ def _statements(
             stmt["start"] = starts[first]
         if term == "{":
             block: list[dict[str, object]] = []
-            at = _statements(tokens, at, block, starts)
+            at = _statements(tokens, at, block, starts, as_nginx)
             stmt["block"] = block
-        parsed.append(stmt)
+        if not as_nginx or term in (";", "{"):
+            parsed.append(stmt)
         if comments:
             parsed.extend(
                 {"directive": "#", "line": line, "args": [], "comment": c} for c in comments
@@ -223,13 +231,17 @@ def _statements(
 
 
 def parse_tokens(
-    tokens: list[Lexeme], error: NgxParserSyntaxError | None, starts: list[int] | None = None
+    tokens: list[Lexeme],
+    error: NgxParserSyntaxError | None,
+    starts: list[int] | None = None,
+    as_nginx: bool = False,
 ) -> tuple[list[dict[str, object]], tuple[str, int] | None]:
     """The statements of a token list, and the lexer's error where crossplane would report it:
     crossplane pulls tokens lazily, so the error surfaces once every token before it was read,
-    and then nothing of the file is kept (a `}` at the top ends reading before that)."""
+    and then nothing of the file is kept (a `}` at the top ends reading before that).
+    `as_nginx`: see _statements (crossplane keeps the cut directives; the loader does not)."""
     parsed: list[dict[str, object]] = []
-    read_all = _statements(tokens, 0, parsed, starts) > len(tokens)
+    read_all = _statements(tokens, 0, parsed, starts, as_nginx) > len(tokens)
     if error is not None and read_all:
         return [], (error.strerror, error.lineno or 1)
     return parsed, None
@@ -288,7 +300,7 @@ def _parse_text(text: str, filename: str, with_spans: bool = False, jobs: int = 
         error = None  # cut at the nesting limit: the rest, and its errors, are not read
     starts = [start for start, _ in spans] if spans else None
     try:
-        parsed, failed = parse_tokens(checked, error, starts)
+        parsed, failed = parse_tokens(checked, error, starts, as_nginx=True)
     except RecursionError as exc:  # not reached: _check_tokens cuts at MAX_DEPTH
         return [], [(str(exc), 1)], []
     if failed is not None:
