@@ -4,6 +4,7 @@ proxy_redirect, mirror, limit_req of another zone), against real `nginx -t` of e
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -12,8 +13,9 @@ from nginxgen.conf.load import load_path
 from nginxgen.knowledge.target import resolve
 from nginxgen.lint.run import Selection, lint
 from tests.builds import BUILD_NAMES, Build
-from tests.conftest import require_build
+from tests.conftest import binary_and_tree, require_build
 from tests.directive_probe import nginx_t
+from tests.live import nginx_check
 
 AROUND = """events {{}}
 http {{
@@ -66,3 +68,44 @@ def test_lint_refuses_what_nginx_refuses_twice(
         else:
             assert said == "", (directive, said)
             assert found == [], (directive, found)
+
+
+TYPES = {
+    "nginx.conf": """events {}
+http {
+    include mime.types;
+    types { application/wasm wasm; include more.types; text/html HTML htm; }
+    server {
+        listen 127.0.0.1:8080;
+        types { text/javascript js mjs; }
+        types { application/javascript JS; }
+        location / { types { text/plain txt js; } }
+    }
+}
+""",
+    "mime.types": "types { text/html html; }\n",
+    "more.types": "application/wasm wasm;\n",
+}
+
+
+@pytest.mark.parametrize("name", BUILD_NAMES)
+def test_a_duplicate_extension_is_nginx_s_warning(
+    name: str, provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    """An extension twice in one block's types (the Nextcloud documentation's sample adds wasm
+    beside Debian's mime.types, found trying it as a new user): nginx's [warn], file and line
+    for each, counted across types{} blocks and includes but not across levels."""
+    build, _, tree = binary_and_tree(provisioned, name, tmp_path)
+    for file, text in TYPES.items():
+        (tree / file).write_text(text)
+    checked = nginx_check(build, tree / "nginx.conf")
+    assert "test is successful" in checked.stderr, checked.stderr
+    warned = re.findall(
+        r"\[warn\] .*?(duplicate extension .*) in (\S+):(\d+)$", checked.stderr, re.M
+    )
+    target = resolve(build.nginx_version, build.tls_library)
+    found = lint(load_path(str(tree / "nginx.conf")), target, Selection(select={"NGX006"}))
+    assert len(warned) == 3, checked.stderr
+    assert sorted(
+        (f.message.split(": nginx keeps")[0], f.file, str(f.line)) for f in found
+    ) == sorted(warned)

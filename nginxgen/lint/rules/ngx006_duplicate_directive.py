@@ -13,12 +13,18 @@ Fail (what `include conf.d/*.conf;` brings into http{} here is `ssl_protocols TL
 Fix (keep one line per block: change the first one instead of adding a second):
     http { ssl_protocols TLSv1.2 TLSv1.3; }
 
+A file extension named twice in one block's types (its types{} blocks and the files they
+include make one table) is the same kind of warning: nginx keeps the last content type and
+says `duplicate extension "wasm", content type: ..., previous content type: ...`. A types{}
+at another level is a table of its own.
+
 Which directives nginx refuses twice is read from its source for each release (the setters that
 return "is duplicate" once the value is set: `try_files`, `root`, `proxy_pass`, the flag, size
 and time slots, ...; scripts/build_directive_tables.py).
 
 Sources: nginx src/core/ngx_conf_file.c (ngx_conf_set_flag_slot and the other slots return
-"is duplicate"; ngx_conf_set_bitmask_slot ORs the values); reproduced with `nginx -t` on nginx
+"is duplicate"; ngx_conf_set_bitmask_slot ORs the values); src/http/ngx_http_core_module.c
+(ngx_http_core_type: duplicate extension); reproduced with `nginx -t` on nginx
 1.22.1, 1.26.3 and 1.31.3.
 """
 
@@ -27,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen.conf.config import Location
-from nginxgen.conf.load import Stmt
+from nginxgen.conf.load import Stmt, walk
 from nginxgen.knowledge import directives, nginx
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Applicability, Finding, Fix, Severity
@@ -67,9 +73,33 @@ def _blocks(ctx: Context) -> Iterator[tuple[str, dict[str, list[Stmt]]]]:
         yield from locations(server.locations)
 
 
+def _extensions(ctx: Context, types: list[Stmt]) -> Iterator[Finding]:
+    """A file extension twice in a block's types (its types{} blocks and what they include
+    make one table): nginx keeps the last content type, with a warning in its words."""
+    seen: dict[str, str] = {}
+    for entry in (line for stmt in types for line in walk(stmt.block or [])):
+        if entry.directive in ("include", "#"):
+            continue
+        for extension in entry.args:
+            key = extension.lower()  # nginx lowers the extension before it compares
+            previous = seen.get(key)
+            seen[key] = entry.directive
+            if previous is None:
+                continue
+            yield ctx.finding(
+                RULE,
+                entry,
+                f'duplicate extension "{key}", content type: "{entry.directive}", previous '
+                f'content type: "{previous}": nginx keeps the last one (nginx -t warns)',
+                fix=f"name {key} once in this block's types",
+                severity=Severity.WARNING,
+            )
+
+
 def check(ctx: Context) -> Iterator[Finding]:
     merged = nginx.duplicates().merged
     for context, block in _blocks(ctx):
+        yield from _extensions(ctx, block.get("types", []))
         for name, stmts in block.items():
             if len(stmts) < 2 or name in merged:
                 continue
