@@ -89,14 +89,17 @@ def insert(
     first: bool = False,
 ) -> Edit:
     """A new line `line` (a whole directive, `;` included) in `owner`'s block (None: the file's
-    top level): after the sibling `after`, first, or last. Indented like its siblings, with the
-    file's own line endings."""
+    top level): after the sibling `after`, first, or last. Indented like the line it follows
+    (a block whose lines are indented unevenly keeps each run as it is), else like the first of
+    its siblings, with the file's own line endings."""
     newline = source.newline
-    indent = _child_indent(source, owner)
     text = _encode(line)
     siblings = owner.block if owner is not None else source.statements
     if after is None and not first and siblings:
         after = siblings[-1]
+    indent = _child_indent(source, owner)
+    if after is not None and after.indent is not None:
+        indent = after.indent
     if after is not None:
         end = after.trailing.end if after.trailing is not None else after.end
         at = _line_end(source, end)

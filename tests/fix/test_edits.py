@@ -56,6 +56,21 @@ def test_insert_is_indented_like_siblings_with_the_files_line_endings() -> None:
     assert out == TABS.replace(b"\t\tlisten 443 ssl;\n", b"\t\tlisten 443 ssl;\n\t\thttp2 on;\n")
 
 
+def test_insert_is_indented_like_the_line_it_follows() -> None:
+    """A block indented unevenly (HedgeDoc's sample: locations at 8 spaces, listens at 4, found
+    trying it as a new user): the new line after a listen lines up with that listen."""
+    text = b"server {\n        location / { }\n    listen 443 ssl;\n    root /srv;\n}\n"
+    source = Source(text)
+    server = source.statements[0]
+    listen = find(source.statements, source, "listen")
+    out = apply(text, [insert(source, server, "http2 on;", after=listen)])
+    assert out == text.replace(b"ssl;\n", b"ssl;\n    http2 on;\n")
+    last = apply(text, [insert(source, server, "http2 on;")])  # last: like the last line
+    assert last == text.replace(b"/srv;\n", b"/srv;\n    http2 on;\n")
+    first = apply(text, [insert(source, server, "http2 on;", first=True)])
+    assert first == text.replace(b"{\n", b"{\n        http2 on;\n", 1)
+
+
 def test_a_move_across_files_is_a_delete_and_an_insert() -> None:
     vhost = Source(b"server {\n    listen 443 ssl;\n    ssl_ecdh_curve X25519MLKEM768:X25519;\n}\n")
     main = Source(b"http {\n    include conf.d/*.conf;\n}\n")
