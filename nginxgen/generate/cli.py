@@ -68,12 +68,16 @@ def resolve_options(
     from nginxgen.knowledge.target import resolve_set
 
     _check_flags(cpu=cpu, out=out, into=into, root=root, tree_map=tree_map, diff=diff)
-    if prefix is not None and (into is None or nginx_bin is None):
-        raise NginxgenError("--prefix is the folder nginx -t of --nginx-bin runs --into DIR in",
-                            where="--prefix")  # fmt: skip
     found = find_settings(os.getcwd())
     # the flags, else the settings file's target, else this machine's nginx
     target = resolve_set(nginx_version, tls_library, nginx_bin, found)
+    if into is not None and nginx_bin is None:
+        # the machine's nginx the target was read from tests the tree it is added to, as a
+        # binary given would: a tree nginx refuses afterwards is put back
+        nginx_bin = target.origin
+    if prefix is not None and (into is None or nginx_bin is None):
+        raise NginxgenError("--prefix is the folder nginx -t of --nginx-bin (or of this machine's "
+                            "nginx) runs --into DIR in", where="--prefix")  # fmt: skip
     model = compose(
         preset,
         config,

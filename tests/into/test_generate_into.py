@@ -27,10 +27,14 @@ CASES = [
 ]
 
 
-def nginxgen(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+def nginxgen(
+    *args: str, cwd: Path | None = None, machine: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    """The command; `machine`: the nginx this machine has ($NGINXGEN_NGINX), else none."""
+    env = dict(os.environ, NGINXGEN_NGINX=str(machine)) if machine is not None else None
     return subprocess.run(
         [sys.executable, "-m", "nginxgen", *args],
-        capture_output=True, text=True, check=False, cwd=cwd,
+        capture_output=True, text=True, check=False, cwd=cwd, env=env,
     )  # fmt: skip
 
 
@@ -207,6 +211,34 @@ def test_nginx_t_failure_puts_everything_back(
     )  # fmt: skip
     assert kept.returncode == 0 and "nginx -t passes after the change" in kept.stderr
     assert marker.is_file()
+
+
+def test_the_machine_s_nginx_tests_the_tree_it_was_read_for(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    """No --nginx-bin: the machine's nginx, whose `nginx -V` gave the target, also runs its
+    `nginx -t` before and after (issue 44, trial 4: it was read but not asked), and a tree it
+    refuses afterwards is put back."""
+    build = require_build(provisioned, "trixie")
+    stock = Tree("debian-13", build, tmp_path)
+    before = snapshot(stock.dir)
+    marker = stock.dir / "sites-available" / "a.test.ssl.conf"
+    inject = f'if [ -e "{marker}" ]; then echo "nginx: [emerg] injected failure" >&2; exit 1; fi'
+    failing = nginx_bin_script(build, stock.dir, tmp_path / "nginx-bin", before=inject)
+    chain = stock.certs.leaf("a.test")
+    argv = ["generate", "--preset", "intermediate", "--domain", "a.test"]
+    argv += ["--cert", str(chain.fullchain), "--key", str(chain.key), "--into", str(stock.dir)]
+    done = nginxgen(*argv, machine=failing)
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert f"read from {failing} -V" in done.stderr
+    assert snapshot(stock.dir) == before
+    kept = nginxgen(*argv, machine=nginx_bin_script(build, stock.dir, tmp_path / "nginx-ok"))
+    assert kept.returncode == 0 and "nginx -t passes after the change" in kept.stderr
+    assert marker.is_file()
+    # with the target given instead, no nginx runs: the tree is only linted
+    marker.unlink()
+    given = nginxgen(*argv, "--nginx-version", "1.26.3", machine=failing)
+    assert given.returncode == 0 and "nginx -t" not in given.stderr, given.stderr
 
 
 # A tree run as `nginx -p PREFIX -c CONF/nginx.conf`: its pid, logs and temp folders are relative,
