@@ -72,8 +72,8 @@ SOURCE_BUILDS: dict[str, dict[str, object]] = {
     },
     "boringssl": {
         "crate": "boring-sys",  # its version: scripts/cargo/boringssl
-        # its CMake build's Release flags at -O1 (scripts/cmake/release-o1.cmake), as OPENSSL_OPTIONS
-        "env": {"CMAKE_TOOLCHAIN_FILE": str(HERE / "cmake" / "release-o1.cmake")},
+        # its CMake build's Release flags at -O0 (scripts/cmake/release-o0.cmake), as OPENSSL_OPTIONS
+        "env": {"CMAKE_TOOLCHAIN_FILE": str(HERE / "cmake" / "release-o0.cmake")},
         "include": "deps/boringssl/include",
         "ld_opt": CXX_RUNTIME,
         "modules": ["--with-http_ssl_module", "--with-http_v2_module", "--with-http_v3_module"],
