@@ -18,19 +18,33 @@ _PORT_ONLY_HOST = re.compile(r"^(?P<host>\*|[0-9]{1,3}(?:\.[0-9]{1,3}){3}|\[[0-9
 def normalize_socket(text: str, default_port: int = 80) -> str:
     """`443` -> `*:443`, `[::]:443` stays, `127.0.0.1` -> `127.0.0.1:80`, `unix:/x` stays.
 
-    nginx treats a bare address as port 80 and a bare port as every IPv4 address (`*`).
+    nginx treats a bare address as port 80 and a bare port as every IPv4 address (`*`). One
+    address has one form: nginx compares the parsed addresses, so `0.0.0.0:443` is `*:443` (two
+    default servers there are a duplicate, found trying ONLYOFFICE's sample as a new user), and
+    an IPv6 address is written as Python's ipaddress compresses it (`[0::1]` is `[::1]`).
     """
     text = text.strip()
     if text.startswith("unix:"):
         return text
     match = _SOCKET.match(text)
     if match and 0 < int(match["port"]) < 65536:
-        host = match["v6"] or match["host"] or "*"
-        return f"{host.lower()}:{int(match['port'])}"
+        host = _one_form(match["v6"] or match["host"] or "*")
+        return f"{host}:{int(match['port'])}"
     bare = _PORT_ONLY_HOST.match(text)
     if bare:
-        return f"{bare['host'].lower()}:{default_port}"
+        return f"{_one_form(bare['host'])}:{default_port}"
     raise ValueError(f"{text!r} is not a listen address (443, [::]:443, 127.0.0.1:8443)")
+
+
+def _one_form(host: str) -> str:
+    host = host.lower()
+    if host == "0.0.0.0":
+        return "*"
+    if host.startswith("[") and host != "[::]":
+        ip = _ip(host)
+        if ip is not None:
+            return "[::]" if ip.is_unspecified else f"[{ip.compressed}]"
+    return host
 
 
 def _ip(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:

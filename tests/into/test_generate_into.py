@@ -181,6 +181,34 @@ def test_diff_is_what_applying_writes(
     assert (again.returncode, again.stdout) == (0, ""), again.stderr  # nothing to change
 
 
+def test_a_site_on_0_0_0_0_stays_the_default_of_its_port(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    """A site on `listen 0.0.0.0:8443 ssl;` is the default server of what a new site's
+    `listen 8443` names: one address to nginx. into took them for two, added a default server
+    that refuses every handshake, and the site stopped answering while nginx -t passed with a
+    "conflicting server name" warning (ONLYOFFICE's sample, tried as a new user)."""
+    build = require_build(provisioned, "trixie")
+    stock = Tree("debian-13", build, tmp_path)
+    chain = stock.certs.leaf("office.test")
+    site = stock.dir / "sites-enabled" / "office"
+    site.write_text(
+        "server {\n    listen 0.0.0.0:8443 ssl;\n"
+        f"    ssl_certificate {chain.fullchain};\n    ssl_certificate_key {chain.key};\n"
+        '    return 200 "office\\n";\n}\n'
+    )
+    assert nginx_t(build, stock.main) == ""
+    done = stock.generate("new.test", "--listen", "8443", "--http-listen", "8080")
+    assert done.returncode == 0, done.stderr
+    assert "no server listened there" not in done.stderr, done.stderr
+    assert not (stock.dir / "sites-enabled" / "nginxgen-default-server.conf").exists()
+    assert "listen 0.0.0.0:8443 ssl default_server;" in site.read_text()
+    checked = build.nginx("-p", f"{stock.dir}/", "-c", str(stock.main), "-t")
+    assert checked.returncode == 0 and "conflicting server name" not in checked.stderr, (
+        checked.stderr
+    )
+
+
 @pytest.mark.parametrize("named", ["--nginx-bin", "this machine's nginx"])
 def test_nginx_t_failure_puts_everything_back(
     named: str, provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path

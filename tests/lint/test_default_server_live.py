@@ -18,6 +18,7 @@ from nginxgen.knowledge.target import resolve
 from nginxgen.lint.run import Selection, lint
 from tests.builds import REPO, Build
 from tests.conf.test_stream_live import STREAM_BUILDS, _main
+from tests.directive_probe import nginx_t_at
 from tests.live import Server, free_port, nginx_check, s_client
 from tests.pki import CertificateFactory
 
@@ -81,3 +82,41 @@ def test_stream_default_by_order(build: Build, client: Build, tmp_path: Path) ->
     assert not [f for f in lint(load_path(str(conf)), target, Selection()) if f.code == "NGX106"]
     with Server(build, conf, ports):
         assert _answers(client, (tls, plain)) == before
+
+
+# Two spellings of one address (nginx compares the parsed addresses) and two addresses
+ONE_ADDRESS = {
+    "0.0.0.0 and a bare port": ("0.0.0.0:{port}", "{port}", True),
+    "two spellings of ::": ("[::0]:{port}", "[::]:{port}", True),
+    "two spellings of ::1": ("[0:0::1]:{port}", "[::1]:{port}", True),
+    "an address and the wildcard": ("127.0.0.1:{port}", "{port}", False),
+}
+
+
+@pytest.mark.parametrize("case", ONE_ADDRESS)
+@pytest.mark.parametrize("build", ["bookworm", "trixie"], indirect=True)
+def test_one_address_however_it_is_written(build: Build, case: str, tmp_path: Path) -> None:
+    """`listen 0.0.0.0:8443` and `listen 8443` are one address to nginx (found trying
+    ONLYOFFICE's sample as a new user: lint saw two, and missed the duplicate default server
+    nginx refuses); an address and the wildcard of its port stay two."""
+    first, second, same = ONE_ADDRESS[case]
+    port = free_port()
+    text = (
+        "events {}\nhttp {\n"
+        f"    server {{ listen {first.format(port=port)} default_server; }}\n"
+        f"    server {{ listen {second.format(port=port)} default_server; server_name b; }}\n"
+        "}\n"
+    )
+    message, line = nginx_t_at(build, text, tmp_path)
+    conf = tmp_path / "nginx.conf"  # as nginx_t_at wrote it
+    found = lint(
+        load_path(str(conf)),
+        resolve(build.nginx_version, build.tls_library),
+        Selection(select={"NGX107"}),
+    )
+    if not same:
+        assert message == "" and found == [], (message, found)
+        return
+    assert message.startswith("a duplicate default server for "), message
+    assert [f.line for f in found] == [line], (message, line, found)
+    assert found[0].message.startswith("a duplicate default server for "), found
