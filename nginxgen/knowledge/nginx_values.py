@@ -115,6 +115,15 @@ class ListenGrammar:
     # stream's parameters refused beside `udp`, likewise
     udp_refuses: tuple[tuple[str, tuple[str, ...]], ...]
     udp_message: str
+    # the parameters that set the socket's options: at most one listen of an address has them
+    socket_options: tuple[str, ...]
+    options_again: str
+
+    def sets_socket_options(self, parameter: str) -> bool:
+        return any(
+            parameter.startswith(o) if o.endswith("=") else parameter == o
+            for o in self.socket_options
+        )
 
     def refused_beside_quic(self, version: Version) -> tuple[str, ...]:
         return _by_release(self.quic_refuses, version)
@@ -342,6 +351,8 @@ def _listen_grammar(listen: dict[str, Any]) -> ListenGrammar:
         listen["quic_message"],
         tuple((u["since"], tuple(u["parameters"])) for u in listen["udp"]),
         listen["udp_message"],
+        tuple(listen["socket_options"]),
+        listen["options_again"],
         {
             p: from_table(ListenPrefix, v, message=v.get("message"))
             for p, v in listen["prefixes"].items()

@@ -48,8 +48,8 @@ def _overlaps(edit: Edit, taken: list[Edit]) -> bool:
 
 def _held_back(findings: list[Finding]) -> set[Finding]:
     """The findings whose fixes are not built in this pass. On a statement nginx refuses
-    outright (an error of NGX001-NGX012: structure, name, place, argument count, value,
-    variable, shared memory zone) only
+    outright (an error of NGX001-NGX013: structure, name, place, argument count, value,
+    variable, shared memory zone, listen options) only
     the structural rules' own mends are built (NGX006 deleting a repeated line): any other fix
     would be written on a line `nginx -t` still refuses (`ssl_protocols TLSv1.2 TLSv13;` must not
     become `ssl_protocols TLSv1.2 TLSv13 TLSv1.3;`). A line with another error (an unknown group,

@@ -120,3 +120,66 @@ def test_one_address_however_it_is_written(build: Build, case: str, tmp_path: Pa
     assert message.startswith("a duplicate default server for "), message
     assert [f.line for f in found] == [line], (message, line, found)
     assert found[0].message.startswith("a duplicate default server for "), found
+
+
+# (first listen's words, second listen's words, the family): `{port}` is a free port
+LISTEN_OPTIONS = {
+    "ipv6only twice (Drupal's perusio config)": (
+        "[::]:{port} ipv6only=on",
+        "[::]:{port} ipv6only=on",
+        "http",
+    ),
+    "reuseport twice": ("{port} reuseport", "{port} reuseport", "http"),
+    "backlog on one, rcvbuf on the other": (
+        "{port} backlog=128",
+        "0.0.0.0:{port} rcvbuf=64k",
+        "http",
+    ),
+    "options on one listen only": ("{port} reuseport backlog=128", "{port}", "http"),
+    "options on two addresses": ("127.0.0.1:{port} reuseport", "{port} reuseport", "http"),
+    "ssl and default_server are no socket options": (
+        "{port} ssl",
+        "{port} ssl default_server",
+        "http",
+    ),
+    "stream: so_keepalive twice": ("{port} so_keepalive=on", "{port} so_keepalive=on", "stream"),
+}
+
+
+@pytest.mark.parametrize("case", LISTEN_OPTIONS)
+@pytest.mark.parametrize("build", ["bookworm", "trixie"], indirect=True)
+def test_socket_options_on_one_listen_of_an_address(
+    build: Build, case: str, tmp_path: Path
+) -> None:
+    """NGX013 where nginx -t says `duplicate listen options for ...`, at its line; nothing where
+    nginx accepts the listens (stream{} from 1.25.5: before, Debian 12's nginx refuses the second
+    stream server of an address for another reason, which this rule leaves alone)."""
+    first, second, family = LISTEN_OPTIONS[case]
+    old = build.name == "bookworm"  # nginx 1.22.1: no stream virtual servers
+    port = free_port()
+    servers = "".join(
+        f"    server {{ listen {words.format(port=port)}; server_name {name}; "
+        f"{'ssl_reject_handshake on; ' if ' ssl' in words else ''}"
+        f"{'return 1; ' if family == 'stream' else ''}}}\n"
+        for name, words in (("a", first), ("b", second))
+    )
+    modules = ""
+    if family == "stream" and build.root is not None:
+        modules = f"load_module {build.root / 'usr/lib/nginx/modules/ngx_stream_module.so'};\n"
+    text = f"{modules}events {{}}\n{family} {{\n{servers}}}\n"
+    message, line = nginx_t_at(build, text, tmp_path)
+    found = lint(
+        load_path(str(tmp_path / "nginx.conf")),
+        resolve(build.nginx_version, build.tls_library),
+        Selection(select={"NGX013"}),
+    )
+    refused = message.startswith("duplicate listen options for ")
+    # the table's first three and, where stream has virtual servers, its last are refused
+    assert refused == (case in list(LISTEN_OPTIONS)[:3] or (family == "stream" and not old)), (
+        message
+    )
+    if not refused:
+        assert found == [], (message, found)
+        return
+    assert [f.line for f in found] == [line], (message, line, found)
+    assert found[0].message.startswith("duplicate listen options for "), found

@@ -508,6 +508,18 @@ CASES: list[tuple[str, tuple[str, str], str, str]] = [
         ),
     ),
     (
+        "NGX013",
+        MID,
+        http(
+            "server { listen 8080 reuseport; server_name a.example; }\n",
+            "server { listen 8080 reuseport; server_name b.example; }\n",
+        ),
+        http(
+            "server { listen 8080 reuseport; server_name a.example; }\n",
+            "server { listen 8080; server_name b.example; }\n",
+        ),
+    ),
+    (
         "NGX108",
         MID,
         http(

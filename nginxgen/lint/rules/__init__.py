@@ -23,6 +23,7 @@ MODULES = (
     "ngx010_invalid_value",
     "ngx011_unknown_variable",
     "ngx012_shared_memory_zone",
+    "ngx013_duplicate_listen_options",
     "ngx101_curves_outside_default_server",
     "ngx102_session_outside_default_server",
     "ngx103_protocols_outside_default_server",
