@@ -118,6 +118,7 @@ class ListenGrammar:
     # the parameters that set the socket's options: at most one listen of an address has them
     socket_options: tuple[str, ...]
     options_again: str
+    link_local: str  # the bind nginx -t tries on an IPv6 link-local address, and fails
 
     def sets_socket_options(self, parameter: str) -> bool:
         return any(
@@ -353,6 +354,7 @@ def _listen_grammar(listen: dict[str, Any]) -> ListenGrammar:
         listen["udp_message"],
         tuple(listen["socket_options"]),
         listen["options_again"],
+        listen["link_local"],
         {
             p: from_table(ListenPrefix, v, message=v.get("message"))
             for p, v in listen["prefixes"].items()

@@ -7,6 +7,7 @@ answers the same name, and the rule is silent."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -183,3 +184,30 @@ def test_socket_options_on_one_listen_of_an_address(
         return
     assert [f.line for f in found] == [line], (message, line, found)
     assert found[0].message.startswith("duplicate listen options for "), found
+
+
+@pytest.mark.parametrize(
+    "address", ["[fe80::202:b3ff:fe1e:8328]:{port}", "[FEBF::1]:{port}", "[::1]:{port}"]
+)
+@pytest.mark.parametrize("build", ["bookworm", "trixie"], indirect=True)
+def test_a_link_local_address_cannot_be_bound(build: Build, address: str, tmp_path: Path) -> None:
+    """An IPv6 link-local listen (the ONLYOFFICE proxy sample, found as a new user): nginx -t
+    tries the bind, Linux refuses it without an interface, lint says the same at the listen."""
+    text = (
+        f"events {{}}\nhttp {{\n    server {{ listen {address.format(port=free_port())}; }}\n}}\n"
+    )
+    (tmp_path / "nginx.conf").write_text(text)
+    (tmp_path / "logs").mkdir()
+    stderr = nginx_check(build, tmp_path / "nginx.conf").stderr  # the bind comes after the syntax
+    emerg = re.search(r"\[emerg\] (.*)$", stderr, re.M)
+    message = emerg.group(1) if emerg else ""
+    found = lint(
+        load_path(str(tmp_path / "nginx.conf")),
+        resolve(build.nginx_version, build.tls_library),
+        Selection(select={"NGX010"}),
+    )
+    if address.startswith("[::1]"):
+        assert (message, found) == ("", []), (message, found)
+        return
+    assert message.startswith("bind() to [") and message.endswith("(22: Invalid argument)")
+    assert [(f.line, f.message) for f in found] == [(3, message)], found
