@@ -160,9 +160,13 @@ class NameModel:
                 f"on the TLS context of {server_label(self.default)}, the default server of "
                 f"{self.socket}, which decides {what}"
             )
+        reason = self.decided[key].why
+        if key == "ssl_session_tickets" and self._tickets_differ(lines_of(self.default, key)):
+            # the table's reason is for one way round; the name's own line says which way
+            reason = self._tickets_fact(self.context.effective(key)).why
         return (
             f"{server_label(self.default)} is the default server of {self.socket} and "
-            f"decides {what} ({self.decided[key].why})"
+            f"decides {what} ({reason})"
         )
 
     def answer(

@@ -308,6 +308,7 @@ class TicketsAgainstDefault:
     tls12_ticket_resumes: bool
     unless_retry_from_key_share: str
     libraries: frozenset[str]
+    why: str  # why the name's own tickets line does not give what it means, in words
     source: str
 
 

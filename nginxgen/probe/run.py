@@ -217,8 +217,12 @@ def text_report(results: list[dict[str, Any]]) -> str:
             # of what a client sees, not of the directive (`ssl_session_tickets off` can mean a
             # TLS 1.3 session resumes, from the cache)
             where = f"{m['file']}:{m['line']} ({m['setting']})" if m["file"] else m["setting"]
-            lines.append(
-                f"  MISMATCH {where}: {m['key']} {m['expected']} expected, but the server showed "
-                f"{m['observed']}: {m['why']}"
-            )
+            if "because" in m:  # a line written for the name that nginx does not apply to it
+                said = (
+                    f"this line means {m['key']} {m['expected']}, but does not apply here (the "
+                    f"server showed {m['observed']})"
+                )
+            else:
+                said = f"{m['key']} {m['expected']} expected, but the server showed {m['observed']}"
+            lines.append(f"  MISMATCH {where}: {said}: {m['why']}")
     return "\n".join(lines) + "\n"

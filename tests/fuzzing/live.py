@@ -108,6 +108,9 @@ class LiveTree:
     # nginx's workers: with several, a ticket resumes on another worker only where they share
     # the keys (knowledge: ticket_keys_made_with_context)
     workers: int = 1
+    # the refusing default server has no certificate (nginx needs none with
+    # ssl_reject_handshake on): the names' own servers then keep their TLS contexts alone
+    bare_reject: bool = False
 
 
 def _lines(draw: st.DrawFn) -> list[str]:
@@ -160,7 +163,7 @@ def live_trees(draw: st.DrawFn) -> LiveTree:
     http.append(draw(st.sampled_from(("", "", "", f"{HSTS} always;"))))
     return LiveTree(
         tuple(servers), tuple(h for h in http if h), draw(st.booleans()), tuple(defaults), reject,
-        quic, draw(st.sampled_from((1, 1, 2))),
+        quic, draw(st.sampled_from((1, 1, 2))), reject and draw(st.booleans()),
     )  # fmt: skip
 
 
@@ -229,8 +232,10 @@ def write(tree: LiveTree, folder: Path, build: Build) -> Written:
             names[socket] += probed
         if tree.quic == i and _has_http3(build):
             body.insert(0, f"listen {hosts[0]}:{ports[0]} quic default_server;")
-        body.append(f"ssl_certificate {certs.fullchain}; ssl_certificate_key {certs.key};")
-        if tree.reject and tree.defaults[0] == i:
+        rejects = tree.reject and tree.defaults[0] == i
+        if not (rejects and tree.bare_reject):
+            body.append(f"ssl_certificate {certs.fullchain}; ssl_certificate_key {certs.key};")
+        if rejects:
             body.append("ssl_reject_handshake on;")
         else:
             lines = [

@@ -13,7 +13,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, find, given, settings
 
 from tests.builds import BUILD_NAMES, SOURCE_BUILD_NAMES, Build
 from tests.conftest import require_build
@@ -131,3 +131,54 @@ def test_legacy_versions_are_judged_by_the_session_not_the_suite(
         (d.sni, d.key, d.probe, d.observer) for d in outcome.disagreements
     ]
     assert outcome.observations["protocols"] == 4 * outcome.names
+
+
+def _session_lines_under_a_bare_refusing_default(tree: LiveTree) -> bool:
+    """Issue 44, trial 5's shape: the first socket's default refuses handshakes and has no
+    certificate, and a named server on that socket has a shared cache and tickets off."""
+    if not (tree.reject and tree.bare_reject):
+        return False
+    named = [s for i, s in enumerate(tree.servers) if 0 in s.sockets and i != tree.defaults[0]]
+    wanted = {"ssl_session_cache shared:S:1m;", "ssl_session_tickets off;"}
+    return any(wanted <= set(s.lines) and not s.certbot for s in named)
+
+
+def test_the_trees_include_session_lines_under_a_default_without_a_certificate() -> None:
+    """The observer's trees (and the live differential's) can have a refusing default server
+    without a certificate, the session settings on a named server: before, every refusing
+    default had a certificate."""
+    found = find(
+        observed_trees(),
+        _session_lines_under_a_bare_refusing_default,
+        settings=settings(max_examples=5000, database=None, derandomize=True,
+                          suppress_health_check=list(HealthCheck)),
+    )  # fmt: skip
+    assert _session_lines_under_a_bare_refusing_default(found)
+
+
+@pytest.mark.parametrize("name", ["bookworm", "trixie"])
+def test_the_observer_on_session_lines_under_a_default_without_a_certificate(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path, name: str
+) -> None:
+    """Such a tree served: the probe's resumption values are what s_client sees for every
+    name (nothing resumes: the sessions live in the refusing default's context)."""
+    build = require_build(provisioned, name)
+    _clients_present()
+    lines = ("ssl_session_cache shared:S:1m;", "ssl_session_tickets off;",
+             "ssl_session_timeout 1d;")  # fmt: skip
+    tree = LiveTree(
+        servers=(server(()), server(lines)),
+        http=("ssl_protocols TLSv1.2 TLSv1.3;",),
+        ipv6=False,
+        defaults=(0,),
+        reject=True,
+        bare_reject=True,
+    )
+    assert _session_lines_under_a_bare_refusing_default(tree)
+    outcome = check_observed(tree, build, provisioned[0], tmp_path)
+    assert outcome.kind == "observed"
+    assert not outcome.disagreements, [
+        (d.sni, d.key, d.probe, d.observer) for d in outcome.disagreements
+    ]
+    assert outcome.observations["resumption.session_id_resumed"] >= 1, outcome.observations
+    assert outcome.observations["resumption.tls13_psk_resumed"] >= 1, outcome.observations

@@ -18,6 +18,7 @@ from nginxgen.conf.per_name import Answer
 from nginxgen.knowledge.target import resolve
 from nginxgen.probe import checks
 from nginxgen.probe.check import Found, NameProbe, Prediction, expect
+from nginxgen.probe.checks.resumption import OBSERVED
 from nginxgen.probe.predict import compare
 from nginxgen.probe.run import probe_name, text_report
 
@@ -179,6 +180,19 @@ def test_a_421_the_config_returns_is_not_a_mismatch(tmp_path: Path) -> None:
     assert [(p.value, p.seen) for p in required] == [(True, True), ("no-certificate", "served")]
 
 
+def _resumed(sni: str, resumption: dict[str, bool]) -> dict[str, Any]:
+    """What a probe of `sni` found over TLS 1.2 and 1.3: these resumption observations, every
+    other check not run."""
+    found: dict[str, Any] = {
+        "sni": sni,
+        "protocols": {"TLSv1.2": True, "TLSv1.3": True},
+        "resumption": resumption,
+    }
+    for check in checks.CHECKS:
+        found.update({k: v for k, v in check.KEYS.items() if k not in found})
+    return found
+
+
 def test_resumption_is_predicted_under_what_was_observed(tmp_path: Path) -> None:
     """Issue 35: `ssl_session_tickets off` with a shared cache was shown as
     `ssl_session_tickets: true` (the value was TLS 1.3 resumption from the cache). Each record
@@ -190,18 +204,15 @@ def test_resumption_is_predicted_under_what_was_observed(tmp_path: Path) -> None
         "    ssl_session_tickets off;\n  }\n}\n"
     )
     model = build(load_path(str(tmp_path / "nginx.conf")))
-    found: dict[str, Any] = {
-        "sni": "a.example",
-        "protocols": {"TLSv1.2": True, "TLSv1.3": True},
-        "resumption": {
+    found = _resumed(
+        "a.example",
+        {
             "session_id_resumed": True,
             "tls12_ticket_issued": False,
             "tls12_ticket_resumed": True,  # what the probe claimed before (a lie, for the test)
             "tls13_psk_resumed": True,
         },
-    }
-    for check in checks.CHECKS:  # every other check: not run
-        found.update({k: v for k, v in check.KEYS.items() if k not in found})
+    )
     mismatches, said = compare(model, resolve("1.26.3", "openssl-3.5"), 8443, found)
     by_key = {s["key"]: (s["setting"], s["value"], s["observed"]) for s in said}
     assert by_key["resumption.session_id_resumed"] == ("ssl_session_cache", True, True)
@@ -218,6 +229,38 @@ def test_resumption_is_predicted_under_what_was_observed(tmp_path: Path) -> None
     filled = {key for check in checks.CHECKS for key in check.KEYS}
     # every observation is a path into the JSON the checks fill
     assert all(record["key"].split(".")[0] in {*filled, "refused"} for record in said), said
+
+
+def test_a_line_that_does_not_apply_is_said_to_mean_not_expected(tmp_path: Path) -> None:
+    """Issue 44, trial 5: a vhost's session lines under a default server that refuses
+    handshakes and has no certificate. The model's values are what the server showed (no
+    resumption); the vhost's cache and tickets lines do not give what they mean (NGX102,
+    NGX105). The text said "True expected, but the server showed False", read as a wrong
+    prediction; it now says the line means True and does not apply, and why, the right way
+    round (tickets turned off in the vhost, not on)."""
+    (tmp_path / "nginx.conf").write_text(
+        "events {}\nhttp {\n  server {\n    listen 127.0.0.1:8443 ssl default_server;\n"
+        "    ssl_reject_handshake on;\n  }\n  server {\n    listen 127.0.0.1:8443 ssl;\n"
+        "    server_name ha.example.com;\n    ssl_certificate c.pem;\n"
+        "    ssl_certificate_key k.pem;\n    ssl_session_timeout 1d;\n"
+        "    ssl_session_cache shared:MozSSL:10m;\n    ssl_session_tickets off;\n  }\n}\n"
+    )
+    model = build(load_path(str(tmp_path / "nginx.conf")))
+    found = _resumed("ha.example.com", dict.fromkeys(OBSERVED, False))
+    mismatches, said = compare(model, resolve("1.26.3", "openssl-3.5"), 8443, found)
+    assert all(s["value"] == s["observed"] for s in said), said
+    assert [(m["setting"], m["line"], m["expected"]) for m in mismatches] == [
+        ("ssl_session_cache", 13, True),
+        ("ssl_session_tickets", 14, True),
+    ]
+    report = text_report([{**found, "inconclusive": [], "mismatches": mismatches}])
+    mine = [line for line in report.splitlines() if "MISMATCH" in line]
+    assert len(mine) == 2 and not any("expected" in line for line in mine), report
+    assert (
+        "nginx.conf:13 (ssl_session_cache): this line means resumption.session_id_resumed "
+        "True, but does not apply here (the server showed False): " in mine[0]
+    ), report
+    assert "tickets turned off in a vhost under a default server with them on" in mine[1]
 
 
 def test_names_probed_at_once_do_not_wait_for_each_other_s_handshakes() -> None:

@@ -21,9 +21,10 @@ from nginxgen.conf.load import load_path
 from nginxgen.conf.per_name import NameModel
 from nginxgen.knowledge import libraries
 from nginxgen.knowledge.target import resolve
+from nginxgen.probe.checks.resumption import OBSERVED as OBSERVED_KEYS
 from tests.builds import BUILD_NAMES, SOURCE_BUILD_NAMES, Build
 from tests.conftest import require_build
-from tests.fuzzing.live import LiveTree, server, write
+from tests.fuzzing.live import LiveTree, Written, _lint_findings, server, write
 from tests.fuzzing.observer import Where, _resumption, clients, compare
 from tests.fuzzing.observer import s_client as observer_client
 from tests.live import Server, parse_s_client
@@ -55,6 +56,21 @@ def _probe(
          "--format", output, "--config", str(conf), *build.target_flags],
         capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
+
+
+def _probed_and_seen(
+    builds: dict[str, Build], build: Build, written: Written, folder: Path, tls13: bool
+) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
+    """The served tree's s1.test probed with --config (JSON), then its resumption observed by
+    s_client (TLS 1.2 always, TLS 1.3 with `tls13`)."""
+    port = written.ports[0]
+    with Server(build, written.conf, [port]):
+        done = _probe(build, port, written.conf, "s1.test")
+        seen = _resumption(
+            Where("127.0.0.1", port, "s1.test"), clients(build, builds)[0], folder,
+            tls12=True, tls13=tls13,
+        )  # fmt: skip
+    return done, seen
 
 
 @pytest.mark.parametrize("name", BUILDS)
@@ -119,13 +135,7 @@ def test_a_vhost_whose_tickets_differ_from_the_default_servers(
     build = require_build(provisioned, name)
     default, vhost = tickets
     _, written = _served(tmp_path, build, default, vhost)
-    port = written.ports[0]
-    with Server(build, written.conf, [port]):
-        done = _probe(build, port, written.conf, "s1.test")
-        seen = _resumption(
-            Where("127.0.0.1", port, "s1.test"), clients(build, provisioned[0])[0], tmp_path,
-            tls12=True, tls13=False,
-        )  # fmt: skip
+    done, seen = _probed_and_seen(provisioned[0], build, written, tmp_path, tls13=False)
     assert done.returncode in (0, 1), done.stderr
     found = json.loads(done.stdout)[0]
     both_needed = build.library.kind == "openssl" and Version(build.nginx_version) < Version(
@@ -228,3 +238,68 @@ def test_a_session_refused_for_want_of_a_certificate_is_dropped(
     )  # fmt: skip
     assert model.session_id_resumption().value is True
     assert model.session_id_resumption("s1.test").value is not refused
+
+
+@pytest.mark.live
+@pytest.mark.parametrize("name", ["bookworm", "trixie", "wheel"])
+def test_a_vhosts_session_lines_under_a_default_without_a_certificate(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path, name: str
+) -> None:
+    """Issue 44, trial 5: the default server has only `ssl_reject_handshake on` (no
+    certificate), the named server Mozilla's intermediate session lines. Nothing resumes
+    (s_client): sessions live in the default server's context, which has no cache. The
+    model's values in effect are what s_client sees; the probe's mismatches are the vhost's
+    lines that do not give what they mean, the same lines lint reports (NGX102 the cache,
+    NGX105 the tickets, where the default server decides them), each with its own way round:
+    the tickets line was said to be "turned on in a vhost" under a default that "turned them
+    off", the other way from this config."""
+    build = require_build(provisioned, name)
+    lines = ("ssl_session_timeout 1d;", "ssl_session_cache shared:MozSSL:10m;",
+             "ssl_session_tickets off;")  # fmt: skip
+    tree = LiveTree(
+        servers=(server(()), server(lines)),
+        http=(BOTH,),  # TLS 1.3 on 1.22.1 too, whose default protocols stop at TLS 1.2
+        ipv6=False,
+        defaults=(0,),
+        reject=True,
+        bare_reject=True,
+    )
+    written = write(tree, tmp_path, build)
+    text = written.conf.read_text()
+    assert "ssl_certificate" not in text.split("server {")[1], text  # the trial's default
+    done, seen = _probed_and_seen(provisioned[0], build, written, tmp_path, tls13=True)
+    assert done.returncode in (0, 1), done.stdout[-3000:] + done.stderr
+    found = json.loads(done.stdout)[0]
+    assert {k: seen[f"resumption.{k}"] for k in OBSERVED_KEYS} == dict.fromkeys(
+        OBSERVED_KEYS, False
+    ), seen
+    assert {k: found["resumption"][k] for k in OBSERVED_KEYS} == dict.fromkeys(
+        OBSERVED_KEYS, False
+    ), found["resumption"]
+    said = {s["key"]: s for s in found["config"] if s["key"].startswith("resumption.")}
+    assert said, found["config"]
+    for key, entry in said.items():  # the value in effect: predicted, and what was seen
+        assert entry["predicted"] and entry["value"] == seen[key], entry
+    number = {line.strip(): n for n, line in enumerate(text.splitlines(), 1)}
+    lint = {
+        (f["code"], f["line"])
+        for f in _lint_findings(written, build)
+        if f["code"] in ("NGX102", "NGX105")
+    }
+    mismatches = {(m["setting"], m["line"]) for m in found["mismatches"]}
+    per_vhost = Version(build.nginx_version) >= Version("1.29.2")  # tickets per name
+    expected = {("ssl_session_cache", number[lines[1]])}
+    expected |= set() if per_vhost else {("ssl_session_tickets", number[lines[2]])}
+    assert mismatches == expected, found["mismatches"]
+    assert lint == {
+        ("NGX102", number[lines[0]]),
+        ("NGX102", number[lines[1]]),
+        *(() if per_vhost else [("NGX105", number[lines[2]])]),
+    }, lint
+    default_line = text.splitlines().index("    server {") + 1  # the first: the default
+    for mismatch in found["mismatches"]:
+        assert mismatch["because"]["line"] == default_line, mismatch
+        assert "is the default server of" in mismatch["why"], mismatch
+        if mismatch["setting"] == "ssl_session_tickets":
+            assert "tickets turned off in a vhost" in mismatch["why"], mismatch
+            assert "turned on in a vhost" not in mismatch["why"], mismatch
