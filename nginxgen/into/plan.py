@@ -173,7 +173,8 @@ class _Planner:
         self.edits: dict[str, list[edits.Edit]] = {}
         self.plan = IntoPlan(self.main, self.loaded.path_map, self.loaded.inferred)
         self.generator: Plan = make_plan(_for_tree(model, self.loaded.statements), target)
-        self.place: Place = find_place(self.config, self.main)
+        self.stems = [site_file(s.name).removesuffix(".conf") for s in self.generator.sites]
+        self.place: Place = find_place(self.config, self.main, [*self.stems, DEFAULT_STEM])
         self.rendered = render(self.generator)
         self.tree_zone = _tree_zone(self.loaded.statements)
         # our http{}-level file, and each setting's arguments in it (on the tree's zone)
@@ -194,9 +195,8 @@ class _Planner:
     def _site_paths(self) -> list[tuple[str, str | None]]:
         """Where each generated site's file goes in the tree (and its enabling link, if the
         tree has one), as the tree's own include says."""
-        stems = [site_file(s.name).removesuffix(".conf") for s in self.generator.sites]
         try:
-            return [self.place.paths(stem) for stem in stems]
+            return [self.place.paths(stem) for stem in self.stems]
         except ValueError as exc:
             where = _at(self.place.include) if self.place.include else self.main
             raise NginxgenError(str(exc), where=where) from None

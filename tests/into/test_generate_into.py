@@ -426,3 +426,34 @@ def test_a_finding_on_the_users_words_of_a_line_nginxgen_changed_is_the_users(
     assert "in what nginxgen wrote" not in done.stderr, done.stderr
     left = done.stdout[done.stdout.index("left as is") :]
     assert 'nginx.conf:4: NGX302 "listen ... http2" is deprecated on nginx 1.26.3' in left
+
+
+@pytest.mark.parametrize("pattern", ["custom/http[.]conf", "custom/site?.conf", "custom/*.conf"])
+def test_a_glob_that_matches_nothing_is_read_as_nginx_reads_it(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path, pattern: str
+) -> None:
+    """Any of `*?[` makes an include a glob for nginx (ngx_conf_include's strpbrk), and a glob
+    that matches no file is fine (issue 44, trial 5: `include custom/http[.]conf;` stopped
+    --into with exit 2). A glob with no `*` reads names fixed in advance: the sites go to a
+    folder of their own; one with a `*` gets them."""
+    build = require_build(provisioned, "trixie")
+    for folder in ("log", "temp"):
+        (tmp_path / folder).mkdir()
+    main = tmp_path / "nginx.conf"
+    temp = "".join(f"    {line}\n" for line in build.temp_path_directives)
+    main.write_text(
+        f"pid nginx.pid;\nevents {{}}\nhttp {{\n{temp}    include {pattern};\n"
+        "    server { listen 8080; server_name app.test; }\n}\n"
+    )
+    assert nginx_t(build, main) == ""
+    linted = nginxgen("lint", *build.target_flags, str(main))  # the same tree: no finding
+    assert linted.returncode == 0 and "NGX002" not in linted.stdout, linted.stdout
+    chain = CertificateFactory(tmp_path / "certs").leaf("a.test")
+    done = nginxgen(
+        "generate", "--preset", "intermediate", *build.target_flags, "--domain", "a.test",
+        "--cert", str(chain.fullchain), "--key", str(chain.key), "--into", str(tmp_path),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    folder = "custom" if "*" in pattern else "nginxgen.d"
+    assert (tmp_path / folder / "a.test.ssl.conf").is_file(), done.stderr
+    assert nginx_t(build, main) == ""
