@@ -27,7 +27,7 @@ from nginxgen.generate.models import GeneratorConfig
 from nginxgen.generate.plan import ListenLine, Plan, SitePlan, default_access_log_path, make_plan
 from nginxgen.generate.render import DEFAULT_FILE, TLS_FILE, render, site_file
 from nginxgen.into.layout import Place, find_place
-from nginxgen.knowledge import managers, nginx
+from nginxgen.knowledge import logs, managers, nginx
 from nginxgen.knowledge.equal_values import same_value
 from nginxgen.knowledge.target import Target
 
@@ -86,31 +86,41 @@ class IntoPlan:
 
 
 # Directives whose first argument says which setting a line is: ssl_conf_command's command
-# (`Ciphersuites`, `Groups`, `Options` are separate settings), a log_format's name, an
-# access_log's file (several logs at one level all write: the tree's own logs stay).
-KEYED_BY_FIRST_ARG = ("ssl_conf_command", "log_format", "access_log")
+# (`Ciphersuites`, `Groups`, `Options` are separate settings), a log_format's name.
+KEYED_BY_FIRST_ARG = ("ssl_conf_command", "log_format")
 
 
 def _key(stmt: Stmt | SourceStatement, source: Source | None = None) -> str:
     """What makes two lines set the same thing: the name, and its first argument for
-    KEYED_BY_FIRST_ARG, spelled as the knowledge base keys default-server-only settings."""
+    KEYED_BY_FIRST_ARG, spelled as the knowledge base keys default-server-only settings. An
+    access_log is its target and format: several logs at one level all write, so the tree's
+    own logs stay, also one to the same target in another format (`/dev/stdout`)."""
     if isinstance(stmt, Stmt):
         name, args = stmt.directive, stmt.args
     else:
         assert source is not None
         name, args = source.value(stmt.name), [source.value(a) for a in stmt.args]
+    if name == "access_log" and args:
+        # the format is the second argument, `combined` without one (ngx_http_log_set_log)
+        return f"{name} {args[0]} {args[1] if len(args) > 1 else 'combined'}"
     return f"{name} {args[0]}" if name in KEYED_BY_FIRST_ARG and args else name
 
 
-def tree_log_folder(statements: list[Stmt]) -> str | None:
-    """The folder of the tree's first access_log file (not off, syslog: or a variable path),
-    as the tree writes it: a relative one (`logs/access.log`) is in nginx's prefix, where
-    ours then goes too (the tree's folder may not be there)."""
+def tree_log(statements: list[Stmt]) -> str | None:
+    """Where our TLS log goes in this tree: beside its first access_log file (not off or a
+    variable path), as the tree writes it: a relative one (`logs/access.log`) is in nginx's
+    prefix, where ours then goes too (the tree's folder may not be there). A first log that is
+    a stream (/dev/stdout in a container, syslog:) is no folder: ours is written there too, so
+    it shows where the tree's own log does (`docker logs`), and no file appears in /dev."""
     for stmt in walk(statements):
         if stmt.directive == "access_log" and stmt.args:
             path = stmt.args[0]
-            if path != "off" and ":" not in path and "$" not in path:
-                return os.path.dirname(path) or "."
+            if path == "off" or "$" in path:
+                continue
+            if logs.log_stream(path):
+                return path
+            if ":" not in path:
+                return default_access_log_path(os.path.dirname(path) or ".")
     return None
 
 
@@ -139,9 +149,8 @@ def _for_tree(model: GeneratorConfig, statements: list[Stmt]) -> GeneratorConfig
             where="streams",
         )
     if model.access_log is None:
-        folder = tree_log_folder(statements)
-        if folder is not None:
-            path = default_access_log_path(folder)
+        path = tree_log(statements)
+        if path is not None:
             model = model.model_copy(update={"access_log": path})
     if model.policy.ech is not None:
         # the tree's own default servers decide ECH (knowledge: default_server_only):

@@ -145,6 +145,38 @@ def test_tls_log_goes_beside_the_trees_own_log(
     assert "log_format nginxgen_tls escape=json" in ours
 
 
+@pytest.mark.parametrize(
+    "target", ["/dev/stdout", "/dev/stderr", "/proc/self/fd/1", "syslog:server=127.0.0.1:5514"]
+)
+def test_tls_log_goes_where_a_stream_log_goes(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path, target: str
+) -> None:
+    """A tree whose log is a stream (a container's `access_log /dev/stdout;`, syslog) has no
+    log folder: ours goes to the same target in its own format, the tree's line stays as it
+    is, and no file is named in /dev or /proc (issue 44, trial 5: `access_log
+    /dev/nginxgen-tls.log`, which nginx -t then created in the machine's /dev)."""
+    build = require_build(provisioned, "trixie")
+    for folder in ("log", "temp"):
+        (tmp_path / folder).mkdir()
+    main = tmp_path / "nginx.conf"
+    temp = "".join(f"    {line}\n" for line in build.temp_path_directives)
+    own = f"    access_log {target};\n"
+    main.write_text(f"pid nginx.pid;\nevents {{}}\nhttp {{\n{temp}{own}}}\n")
+    chain = CertificateFactory(tmp_path / "certs").leaf("a.test")
+    argv = ["generate", "--preset", "intermediate", *build.target_flags, "--domain", "a.test"]
+    argv += ["--cert", str(chain.fullchain), "--key", str(chain.key), "--into", str(tmp_path)]
+    done = nginxgen(*argv)
+    assert done.returncode == 0, done.stderr
+    assert own in main.read_text()
+    ours = (tmp_path / "nginxgen-tls.conf").read_text()
+    assert re.findall(r"^access_log .*;$", ours, re.M) == [f"access_log {target} nginxgen_tls;"]
+    assert nginx_t(build, main) == ""
+    after = snapshot(tmp_path)
+    again = nginxgen(*argv)
+    assert again.returncode == 0 and "nothing to change" in again.stderr, again.stderr
+    assert snapshot(tmp_path) == after
+
+
 def test_nginx_org_default_site_keeps_port_80(
     provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
 ) -> None:
