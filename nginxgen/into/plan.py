@@ -200,6 +200,7 @@ class _Planner:
         self.defaults_taken: set[str] = set()  # sockets whose default this run gives away
         self.included: set[str] = set()  # include lines this run has planned
         self.inserted: list[tuple[int, str, str]] = []  # (step, file, line) of added includes
+        self._readings: dict[tuple[str, int], list[tuple[Stmt, ...]]] | None = None
 
     def _site_paths(self) -> list[tuple[str, str | None]]:
         """Where each generated site's file goes in the tree (and its enabling link, if the
@@ -218,24 +219,60 @@ class _Planner:
             if os.path.realpath(s.stmt.file) not in self.mine
         ]
 
+    def readings(self) -> dict[tuple[str, int], list[tuple[Stmt, ...]]]:
+        """Each line of the tree (file, line) -> where nginx reads it: the blocks around each
+        reading, outermost first (a file included twice is read twice)."""
+        if self._readings is None:
+            self._readings = {}
+            stack: list[tuple[Stmt, tuple[Stmt, ...]]] = [
+                (stmt, ()) for stmt in reversed(self.loaded.statements)
+            ]
+            while stack:  # no recursion: blocks may nest deep
+                stmt, around = stack.pop()
+                self._readings.setdefault((stmt.file, stmt.line), []).append(around)
+                if stmt.block:
+                    inner = (*around, stmt)
+                    stack.extend((child, inner) for child in reversed(stmt.block))
+        return self._readings
+
     # --- edits in the user's files -------------------------------------------------------------
 
-    def _edit(self, stmt: Stmt, make: str, args: list[str] | None = None) -> bool:
-        """Plan one edit of a user's line; False when the same edit is planned already (a
-        snippet included by the default server of several sockets), or when the line is in a
-        file another tool manages (certbot's options file): that file is never written, and
-        the report says who owns it and where a change belongs."""
+    def _edit(
+        self,
+        stmt: Stmt,
+        make: str,
+        args: list[str] | None = None,
+        *,
+        meaning: str = "the new sites inherit it from http{}",
+    ) -> bool:
+        """Plan one edit of a user's line (`meaning`: what the line means for the new sites);
+        False when the same edit is planned already (a snippet included by the default server
+        of several sockets), when the line is in a file another tool manages (certbot's
+        options file: never written), or when nginx reads the line in more than one place (a
+        snippet included by two servers, or by mail{} or stream{} too): a change there would
+        reach the others as well. The line is then kept, and the report says why and where a
+        change for that block alone belongs."""
+        wanted = "removed" if make == "delete" else " ".join(args or [])
+        kept = f"{stmt.directive} {' '.join(stmt.args)} kept (nginxgen would make it {wanted})"
         manager = managers.manager_of(stmt.file, self.loaded.texts.get(stmt.file))
+        readings = self.readings().get((stmt.file, stmt.line), [])
+        why = None
         if manager is not None and manager.never_write:
-            wanted = "removed" if make == "delete" else " ".join(args or [])
-            step = Step(
-                _at(stmt),
-                f"{stmt.directive} {' '.join(stmt.args)} kept (nginxgen would make it {wanted})",
+            why = (
                 f"{stmt.file} is managed by {manager.display}, which nginxgen never writes; "
-                f"to change it: {manager.override}",
+                f"to change it: {manager.override}"
             )
-            if step not in self.plan.steps:
-                self.plan.steps.append(step)
+        elif len(readings) > 1:
+            places = " and ".join(_context(chain) for chain in readings)
+            why = (
+                f"{stmt.file} is read in {places}: a change there would reach all of them; "
+                f"{meaning} (to change it for that block alone: a copy of the file's lines in "
+                "place of its include there)"
+            )
+        if why is not None:
+            # said once per line, for the first block it was wanted for
+            if not any(s.file == _at(stmt) and s.what == kept for s in self.plan.steps):
+                self.plan.steps.append(Step(_at(stmt), kept, why))
             return False
         found = self.tree.locate(stmt)
         if found is None:
@@ -337,7 +374,11 @@ class _Planner:
                     and name in self.settings
                     and not same_value(own[0].directive, own[0].args, self.settings[name])
                 ):
-                    if not self._edit(own[0], "args", self.settings[name]):
+                    meaning = (
+                        f"the new sites on {socket} get it from its default server "
+                        f"({_at(default.stmt)}), which decides it for every name there"
+                    )
+                    if not self._edit(own[0], "args", self.settings[name], meaning=meaning):
                         continue
                     self.plan.steps.append(
                         Step(
@@ -550,6 +591,17 @@ def _added_line(old: str, new: str, line: str) -> int:
 
 def _at(stmt: Stmt) -> str:
     return f"{stmt.file}:{stmt.line}"
+
+
+def _context(around: tuple[Stmt, ...]) -> str:
+    """Where a reading of a line is, by its blocks: `http{} server at FILE:LINE`, `mail{} at
+    FILE:LINE`, `the main context`."""
+    if not around:
+        return "the main context"
+    top, inner = around[0], around[-1]
+    if inner is top:
+        return f"{top.directive}{{}} at {_at(top)}"
+    return f"{top.directive}{{}} {inner.directive} at {_at(inner)}"
 
 
 def _bitmask(directive: str) -> bool:
