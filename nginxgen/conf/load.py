@@ -47,6 +47,13 @@ class Stmt:
     unread: bool = False
 
 
+def is_glob(name: str) -> bool:
+    """Whether nginx reads `include name` as a glob: ngx_conf_include asks strpbrk(name, "*?[")
+    (any of the three, wherever it is; a glob that matches no file is fine, a plain name must be
+    there). Every part of nginxgen that asks "is this include a glob" asks here."""
+    return any(char in name for char in "*?[")
+
+
 def walk(statements: list[Stmt]) -> list[Stmt]:
     """Every statement in reading order, blocks' contents after their owner (no recursion:
     blocks may nest thousands deep)."""
@@ -626,9 +633,7 @@ class Loader:
 
     def _names(self, pattern: str) -> list[str] | None:
         """The files an include of this pattern reads; None: it names a file that is not there."""
-        import glob  # with contextlib, which it imports: only for a tree that has includes
-
-        if glob.has_magic(pattern):
+        if is_glob(pattern):
             return self._glob(pattern)  # an empty glob is fine for nginx too
         return [pattern] if self._exists(pattern) else None
 

@@ -97,12 +97,12 @@ def _named_root(pattern: str, here: str) -> str | None:
     """The folder an absolute include names that `here` stands for: the longest ancestor A of
     `pattern` whose next part (a plain name, not a glob) exists in `here`, so /A/conf.d/*.conf
     read from here is here/conf.d/*.conf."""
-    import glob  # only for a tree with absolute includes
+    from nginxgen.conf.load import is_glob
 
     parts = pattern.strip("/").split("/")
     for cut in range(len(parts) - 1, 0, -1):
         first = parts[cut]
-        if glob.has_magic(first) or first in ("", ".", ".."):
+        if is_glob(first) or first in ("", ".", ".."):
             continue
         if os.path.lexists(os.path.join(here, first)):
             return "/" + "/".join(parts[:cut])

@@ -11,12 +11,11 @@ site is a new file and nothing else.
 from __future__ import annotations
 
 import fnmatch
-import glob
 import os
 
 from nginxgen.base.records import record
 from nginxgen.conf.config import Config
-from nginxgen.conf.load import Stmt
+from nginxgen.conf.load import Stmt, is_glob
 
 OWN_FOLDER = "nginxgen.d"
 
@@ -30,11 +29,10 @@ class Place:
 
     def name_for(self, stem: str) -> str:
         """A file name for `stem` that this place's glob reads (`*.conf` -> `stem.conf`)."""
-        if fnmatch.fnmatchcase(stem + ".conf", self.pattern):
-            return stem + ".conf"
-        if self.pattern.count("*") == 1 and not glob.has_magic(self.pattern.replace("*", "")):
-            return self.pattern.replace("*", stem)
-        raise ValueError(f"no file name matches {self.pattern!r}")
+        name = file_name(self.pattern, stem)
+        if name is None:
+            raise ValueError(f"no file name matches {self.pattern!r}")
+        return name
 
     def paths(self, stem: str) -> tuple[str, str | None]:
         """(the file to write, the symlink that enables it or None)."""
@@ -44,21 +42,38 @@ class Place:
         return file, link
 
 
-def glob_includes(config: Config) -> list[tuple[Stmt, str]]:
-    """http{}-level includes whose file name is a glob, with their pattern here (absolute)."""
+def file_name(pattern: str, stem: str) -> str | None:
+    """A file name for `stem` that `pattern` matches (`*.conf` -> `stem.conf`), or None: a
+    glob with no `*` (`http[.]conf`, `site?.conf`) reads names fixed in advance, not new ones."""
+    if fnmatch.fnmatchcase(stem + ".conf", pattern):
+        return stem + ".conf"
+    if pattern.count("*") == 1 and not is_glob(pattern.replace("*", "")):
+        return pattern.replace("*", stem)
+    return None
+
+
+def glob_includes(config: Config, stems: list[str]) -> list[tuple[Stmt, str]]:
+    """http{}-level includes whose file name is a glob (as nginx counts one) that reads a new
+    file of each of `stems`, with their pattern here (absolute)."""
     out = []
     for stmt in config.http.get("include", []):
         if not stmt.args:
             continue
         pattern = config.loaded.here(stmt.args[0])
         folder, name = os.path.split(pattern)
-        if glob.has_magic(name) and not glob.has_magic(folder):
+        if (
+            is_glob(name)
+            and not is_glob(folder)
+            and all(file_name(name, stem) is not None for stem in stems)
+        ):
             out.append((stmt, pattern))
     return out
 
 
-def find_place(config: Config, main: str) -> Place:
-    includes = glob_includes(config)
+def find_place(config: Config, main: str, stems: list[str]) -> Place:
+    """Where the files of `stems` go: beside the tree's own sites, as its include globs read
+    them; a tree with no glob that takes them gets a folder of its own."""
+    includes = glob_includes(config, stems)
     for stmt, pattern in includes:
         folder, name = os.path.split(pattern)
         if folder.endswith("-enabled"):

@@ -27,7 +27,7 @@ from nginxgen.generate.models import GeneratorConfig
 from nginxgen.generate.plan import ListenLine, Plan, SitePlan, default_access_log_path, make_plan
 from nginxgen.generate.render import DEFAULT_FILE, TLS_FILE, render, site_file
 from nginxgen.into.layout import Place, find_place
-from nginxgen.knowledge import managers, nginx
+from nginxgen.knowledge import logs, managers, nginx
 from nginxgen.knowledge.equal_values import same_value
 from nginxgen.knowledge.target import Target
 
@@ -86,31 +86,41 @@ class IntoPlan:
 
 
 # Directives whose first argument says which setting a line is: ssl_conf_command's command
-# (`Ciphersuites`, `Groups`, `Options` are separate settings), a log_format's name, an
-# access_log's file (several logs at one level all write: the tree's own logs stay).
-KEYED_BY_FIRST_ARG = ("ssl_conf_command", "log_format", "access_log")
+# (`Ciphersuites`, `Groups`, `Options` are separate settings), a log_format's name.
+KEYED_BY_FIRST_ARG = ("ssl_conf_command", "log_format")
 
 
 def _key(stmt: Stmt | SourceStatement, source: Source | None = None) -> str:
     """What makes two lines set the same thing: the name, and its first argument for
-    KEYED_BY_FIRST_ARG, spelled as the knowledge base keys default-server-only settings."""
+    KEYED_BY_FIRST_ARG, spelled as the knowledge base keys default-server-only settings. An
+    access_log is its target and format: several logs at one level all write, so the tree's
+    own logs stay, also one to the same target in another format (`/dev/stdout`)."""
     if isinstance(stmt, Stmt):
         name, args = stmt.directive, stmt.args
     else:
         assert source is not None
         name, args = source.value(stmt.name), [source.value(a) for a in stmt.args]
+    if name == "access_log" and args:
+        # the format is the second argument, `combined` without one (ngx_http_log_set_log)
+        return f"{name} {args[0]} {args[1] if len(args) > 1 else 'combined'}"
     return f"{name} {args[0]}" if name in KEYED_BY_FIRST_ARG and args else name
 
 
-def tree_log_folder(statements: list[Stmt]) -> str | None:
-    """The folder of the tree's first access_log file (not off, syslog: or a variable path),
-    as the tree writes it: a relative one (`logs/access.log`) is in nginx's prefix, where
-    ours then goes too (the tree's folder may not be there)."""
+def tree_log(statements: list[Stmt]) -> str | None:
+    """Where our TLS log goes in this tree: beside its first access_log file (not off or a
+    variable path), as the tree writes it: a relative one (`logs/access.log`) is in nginx's
+    prefix, where ours then goes too (the tree's folder may not be there). A first log that is
+    a stream (/dev/stdout in a container, syslog:) is no folder: ours is written there too, so
+    it shows where the tree's own log does (`docker logs`), and no file appears in /dev."""
     for stmt in walk(statements):
         if stmt.directive == "access_log" and stmt.args:
             path = stmt.args[0]
-            if path != "off" and ":" not in path and "$" not in path:
-                return os.path.dirname(path) or "."
+            if path == "off" or "$" in path:
+                continue
+            if logs.log_stream(path):
+                return path
+            if ":" not in path:
+                return default_access_log_path(os.path.dirname(path) or ".")
     return None
 
 
@@ -139,9 +149,8 @@ def _for_tree(model: GeneratorConfig, statements: list[Stmt]) -> GeneratorConfig
             where="streams",
         )
     if model.access_log is None:
-        folder = tree_log_folder(statements)
-        if folder is not None:
-            path = default_access_log_path(folder)
+        path = tree_log(statements)
+        if path is not None:
             model = model.model_copy(update={"access_log": path})
     if model.policy.ech is not None:
         # the tree's own default servers decide ECH (knowledge: default_server_only):
@@ -173,7 +182,8 @@ class _Planner:
         self.edits: dict[str, list[edits.Edit]] = {}
         self.plan = IntoPlan(self.main, self.loaded.path_map, self.loaded.inferred)
         self.generator: Plan = make_plan(_for_tree(model, self.loaded.statements), target)
-        self.place: Place = find_place(self.config, self.main)
+        self.stems = [site_file(s.name).removesuffix(".conf") for s in self.generator.sites]
+        self.place: Place = find_place(self.config, self.main, [*self.stems, DEFAULT_STEM])
         self.rendered = render(self.generator)
         self.tree_zone = _tree_zone(self.loaded.statements)
         # our http{}-level file, and each setting's arguments in it (on the tree's zone)
@@ -190,13 +200,13 @@ class _Planner:
         self.defaults_taken: set[str] = set()  # sockets whose default this run gives away
         self.included: set[str] = set()  # include lines this run has planned
         self.inserted: list[tuple[int, str, str]] = []  # (step, file, line) of added includes
+        self._readings: dict[tuple[str, int], list[tuple[Stmt, ...]]] | None = None
 
     def _site_paths(self) -> list[tuple[str, str | None]]:
         """Where each generated site's file goes in the tree (and its enabling link, if the
         tree has one), as the tree's own include says."""
-        stems = [site_file(s.name).removesuffix(".conf") for s in self.generator.sites]
         try:
-            return [self.place.paths(stem) for stem in stems]
+            return [self.place.paths(stem) for stem in self.stems]
         except ValueError as exc:
             where = _at(self.place.include) if self.place.include else self.main
             raise NginxgenError(str(exc), where=where) from None
@@ -209,24 +219,60 @@ class _Planner:
             if os.path.realpath(s.stmt.file) not in self.mine
         ]
 
+    def readings(self) -> dict[tuple[str, int], list[tuple[Stmt, ...]]]:
+        """Each line of the tree (file, line) -> where nginx reads it: the blocks around each
+        reading, outermost first (a file included twice is read twice)."""
+        if self._readings is None:
+            self._readings = {}
+            stack: list[tuple[Stmt, tuple[Stmt, ...]]] = [
+                (stmt, ()) for stmt in reversed(self.loaded.statements)
+            ]
+            while stack:  # no recursion: blocks may nest deep
+                stmt, around = stack.pop()
+                self._readings.setdefault((stmt.file, stmt.line), []).append(around)
+                if stmt.block:
+                    inner = (*around, stmt)
+                    stack.extend((child, inner) for child in reversed(stmt.block))
+        return self._readings
+
     # --- edits in the user's files -------------------------------------------------------------
 
-    def _edit(self, stmt: Stmt, make: str, args: list[str] | None = None) -> bool:
-        """Plan one edit of a user's line; False when the same edit is planned already (a
-        snippet included by the default server of several sockets), or when the line is in a
-        file another tool manages (certbot's options file): that file is never written, and
-        the report says who owns it and where a change belongs."""
+    def _edit(
+        self,
+        stmt: Stmt,
+        make: str,
+        args: list[str] | None = None,
+        *,
+        meaning: str = "the new sites inherit it from http{}",
+    ) -> bool:
+        """Plan one edit of a user's line (`meaning`: what the line means for the new sites);
+        False when the same edit is planned already (a snippet included by the default server
+        of several sockets), when the line is in a file another tool manages (certbot's
+        options file: never written), or when nginx reads the line in more than one place (a
+        snippet included by two servers, or by mail{} or stream{} too): a change there would
+        reach the others as well. The line is then kept, and the report says why and where a
+        change for that block alone belongs."""
+        wanted = "removed" if make == "delete" else " ".join(args or [])
+        kept = f"{stmt.directive} {' '.join(stmt.args)} kept (nginxgen would make it {wanted})"
         manager = managers.manager_of(stmt.file, self.loaded.texts.get(stmt.file))
+        readings = self.readings().get((stmt.file, stmt.line), [])
+        why = None
         if manager is not None and manager.never_write:
-            wanted = "removed" if make == "delete" else " ".join(args or [])
-            step = Step(
-                _at(stmt),
-                f"{stmt.directive} {' '.join(stmt.args)} kept (nginxgen would make it {wanted})",
+            why = (
                 f"{stmt.file} is managed by {manager.display}, which nginxgen never writes; "
-                f"to change it: {manager.override}",
+                f"to change it: {manager.override}"
             )
-            if step not in self.plan.steps:
-                self.plan.steps.append(step)
+        elif len(readings) > 1:
+            places = " and ".join(_context(chain) for chain in readings)
+            why = (
+                f"{stmt.file} is read in {places}: a change there would reach all of them; "
+                f"{meaning} (to change it for that block alone: a copy of the file's lines in "
+                "place of its include there)"
+            )
+        if why is not None:
+            # said once per line, for the first block it was wanted for
+            if not any(s.file == _at(stmt) and s.what == kept for s in self.plan.steps):
+                self.plan.steps.append(Step(_at(stmt), kept, why))
             return False
         found = self.tree.locate(stmt)
         if found is None:
@@ -328,7 +374,11 @@ class _Planner:
                     and name in self.settings
                     and not same_value(own[0].directive, own[0].args, self.settings[name])
                 ):
-                    if not self._edit(own[0], "args", self.settings[name]):
+                    meaning = (
+                        f"the new sites on {socket} get it from its default server "
+                        f"({_at(default.stmt)}), which decides it for every name there"
+                    )
+                    if not self._edit(own[0], "args", self.settings[name], meaning=meaning):
                         continue
                     self.plan.steps.append(
                         Step(
@@ -541,6 +591,17 @@ def _added_line(old: str, new: str, line: str) -> int:
 
 def _at(stmt: Stmt) -> str:
     return f"{stmt.file}:{stmt.line}"
+
+
+def _context(around: tuple[Stmt, ...]) -> str:
+    """Where a reading of a line is, by its blocks: `http{} server at FILE:LINE`, `mail{} at
+    FILE:LINE`, `the main context`."""
+    if not around:
+        return "the main context"
+    top, inner = around[0], around[-1]
+    if inner is top:
+        return f"{top.directive}{{}} at {_at(top)}"
+    return f"{top.directive}{{}} {inner.directive} at {_at(inner)}"
 
 
 def _bitmask(directive: str) -> bool:

@@ -37,6 +37,12 @@ def generated_log() -> GeneratedLog:
     )
 
 
+def log_stream(path: str) -> bool:
+    """Whether an access_log target is a stream (syslog, /dev/stdout), not a file in a folder
+    where another log could go beside it."""
+    return path.startswith(tuple(toml_file("logging")["log_streams"]["prefixes"]))
+
+
 @record(frozen=True)
 class LogField:
     key: str  # the key in the generated JSON line

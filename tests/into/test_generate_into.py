@@ -145,6 +145,38 @@ def test_tls_log_goes_beside_the_trees_own_log(
     assert "log_format nginxgen_tls escape=json" in ours
 
 
+@pytest.mark.parametrize(
+    "target", ["/dev/stdout", "/dev/stderr", "/proc/self/fd/1", "syslog:server=127.0.0.1:5514"]
+)
+def test_tls_log_goes_where_a_stream_log_goes(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path, target: str
+) -> None:
+    """A tree whose log is a stream (a container's `access_log /dev/stdout;`, syslog) has no
+    log folder: ours goes to the same target in its own format, the tree's line stays as it
+    is, and no file is named in /dev or /proc (issue 44, trial 5: `access_log
+    /dev/nginxgen-tls.log`, which nginx -t then created in the machine's /dev)."""
+    build = require_build(provisioned, "trixie")
+    for folder in ("log", "temp"):
+        (tmp_path / folder).mkdir()
+    main = tmp_path / "nginx.conf"
+    temp = "".join(f"    {line}\n" for line in build.temp_path_directives)
+    own = f"    access_log {target};\n"
+    main.write_text(f"pid nginx.pid;\nevents {{}}\nhttp {{\n{temp}{own}}}\n")
+    chain = CertificateFactory(tmp_path / "certs").leaf("a.test")
+    argv = ["generate", "--preset", "intermediate", *build.target_flags, "--domain", "a.test"]
+    argv += ["--cert", str(chain.fullchain), "--key", str(chain.key), "--into", str(tmp_path)]
+    done = nginxgen(*argv)
+    assert done.returncode == 0, done.stderr
+    assert own in main.read_text()
+    ours = (tmp_path / "nginxgen-tls.conf").read_text()
+    assert re.findall(r"^access_log .*;$", ours, re.M) == [f"access_log {target} nginxgen_tls;"]
+    assert nginx_t(build, main) == ""
+    after = snapshot(tmp_path)
+    again = nginxgen(*argv)
+    assert again.returncode == 0 and "nothing to change" in again.stderr, again.stderr
+    assert snapshot(tmp_path) == after
+
+
 def test_nginx_org_default_site_keeps_port_80(
     provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
 ) -> None:
@@ -454,3 +486,97 @@ def test_a_finding_on_the_users_words_of_a_line_nginxgen_changed_is_the_users(
     assert "in what nginxgen wrote" not in done.stderr, done.stderr
     left = done.stdout[done.stdout.index("left as is") :]
     assert 'nginx.conf:4: NGX302 "listen ... http2" is deprecated on nginx 1.26.3' in left
+
+
+@pytest.mark.parametrize("pattern", ["custom/http[.]conf", "custom/site?.conf", "custom/*.conf"])
+def test_a_glob_that_matches_nothing_is_read_as_nginx_reads_it(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path, pattern: str
+) -> None:
+    """Any of `*?[` makes an include a glob for nginx (ngx_conf_include's strpbrk), and a glob
+    that matches no file is fine (issue 44, trial 5: `include custom/http[.]conf;` stopped
+    --into with exit 2). A glob with no `*` reads names fixed in advance: the sites go to a
+    folder of their own; one with a `*` gets them."""
+    build = require_build(provisioned, "trixie")
+    for folder in ("log", "temp"):
+        (tmp_path / folder).mkdir()
+    main = tmp_path / "nginx.conf"
+    temp = "".join(f"    {line}\n" for line in build.temp_path_directives)
+    main.write_text(
+        f"pid nginx.pid;\nevents {{}}\nhttp {{\n{temp}    include {pattern};\n"
+        "    server { listen 8080; server_name app.test; }\n}\n"
+    )
+    assert nginx_t(build, main) == ""
+    linted = nginxgen("lint", *build.target_flags, str(main))  # the same tree: no finding
+    assert linted.returncode == 0 and "NGX002" not in linted.stdout, linted.stdout
+    chain = CertificateFactory(tmp_path / "certs").leaf("a.test")
+    done = nginxgen(
+        "generate", "--preset", "intermediate", *build.target_flags, "--domain", "a.test",
+        "--cert", str(chain.fullchain), "--key", str(chain.key), "--into", str(tmp_path),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    folder = "custom" if "*" in pattern else "nginxgen.d"
+    assert (tmp_path / folder / "a.test.ssl.conf").is_file(), done.stderr
+    assert nginx_t(build, main) == ""
+
+
+# tls.conf read by the server on the new site's port and by another block: mail{}, stream{}, a
+# server on another port, or http{} itself (then a setting of http{} is the one in it)
+SHARED_TLS = {
+    "mail": "mail {\n    auth_http 127.0.0.1:9/auth;\n    include tls.conf;\n"
+    "    server { listen 8993 ssl; protocol imap; }\n}\n",
+    "stream": "stream {\n    include tls.conf;\n    server { listen 8994 ssl; return ok; }\n}\n",
+    "server": "    server { listen 9443 ssl; server_name other.test; include tls.conf; }\n",
+    "http-level": "    include tls.conf;\n",
+}
+
+
+@pytest.mark.parametrize("other", SHARED_TLS)
+def test_a_file_read_in_several_places_is_not_edited_for_one(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path, other: str
+) -> None:
+    """A snippet nginx reads in more than one place is kept: changing it for the default server
+    of the new site's port (or for http{}) would change mail{}, stream{} or another server
+    too (issue 44, trial 5, Mailu's tls.conf: `ssl_session_tickets off -> on` reached mail{},
+    and the report named only the http server). The report says what it means for the new
+    sites and where a change for one block alone belongs."""
+    build = require_build(provisioned, "trixie")
+    assert build.root is not None
+    modules = build.root / "usr/lib/nginx/modules"
+    for folder in ("log", "temp"):
+        (tmp_path / folder).mkdir()
+    chain = CertificateFactory(tmp_path / "certs").leaf("old.test")
+    setting = "ssl_protocols TLSv1.2" if other == "http-level" else "ssl_session_tickets off"
+    tls = tmp_path / "tls.conf"
+    tls.write_text(
+        f"ssl_certificate {chain.fullchain};\nssl_certificate_key {chain.key};\n{setting};\n"
+    )
+    inside = other in ("server", "http-level")  # in http{}, else a block of its own
+    lines = [
+        *(f"load_module {modules}/ngx_{kind}_module.so;" for kind in ("mail", "stream")),
+        "pid nginx.pid;", "events {}", "http {",
+        *(f"    {line}" for line in build.temp_path_directives),
+        "    access_log off;", "    server {", "        listen 8443 ssl;",
+        "        server_name old.test;", "        include tls.conf;", "    }",
+    ]  # fmt: skip
+    server = lines.index("    server {") + 1
+    main = tmp_path / "nginx.conf"
+    lines += [SHARED_TLS[other], "}"] if inside else ["}", SHARED_TLS[other]]
+    main.write_text("\n".join(lines) + "\n")
+    assert nginx_t(build, main) == ""
+    before = tls.read_text()
+    new = CertificateFactory(tmp_path / "certs").leaf("a.test")
+    done = nginxgen(
+        "generate", "--preset", "intermediate", *build.target_flags, "--domain", "a.test",
+        "--cert", str(new.fullchain), "--key", str(new.key), "--listen", "8443",
+        "--http-listen", "none", "--into", str(tmp_path),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert tls.read_text() == before
+    said = done.stdout + done.stderr
+    kept = re.findall(rf"^{tls}:3: {setting} kept \(nginxgen would make it .*$", said, re.M)
+    assert len(kept) == 1, said
+    assert f"server at {main}:{server} and " in kept[0], kept[0]
+    assert "a change there would reach all of them" in kept[0]
+    meaning = "the new sites inherit it from http{}" if other == "http-level" else "*:8443"
+    assert meaning in kept[0], kept[0]
+    assert nginx_t(build, main) == ""
