@@ -12,7 +12,7 @@ import re
 
 from nginxgen.base.records import field, record
 from nginxgen.conf.lexer import Lexeme, NgxParserSyntaxError, scan
-from nginxgen.conf.tree import PathMap, infer_map, map_path, sorted_map
+from nginxgen.conf.tree import PathMap, infer_map, is_glob, map_path, sorted_map
 from nginxgen.knowledge import directives
 
 MAX_DEPTH = 200  # nginx has no limit, but no real config nests this deep; recursion would
@@ -45,13 +45,6 @@ class Stmt:
     start: int | None = None
     # an `include` whose file could not be read (NGX002): what it would set is unknown
     unread: bool = False
-
-
-def is_glob(name: str) -> bool:
-    """Whether nginx reads `include name` as a glob: ngx_conf_include asks strpbrk(name, "*?[")
-    (any of the three, wherever it is; a glob that matches no file is fine, a plain name must be
-    there). Every part of nginxgen that asks "is this include a glob" asks here."""
-    return any(char in name for char in "*?[")
 
 
 def walk(statements: list[Stmt]) -> list[Stmt]:

@@ -23,6 +23,13 @@ if TYPE_CHECKING:
 PathMap = list[tuple[str, str]]  # (folder as the config names it, folder where it is here)
 
 
+def is_glob(name: str) -> bool:
+    """Whether nginx reads `include name` as a glob: ngx_conf_include asks strpbrk(name, "*?[")
+    (any of the three, wherever it is; a glob that matches no file is fine, a plain name must be
+    there). Every part of nginxgen that asks "is this include a glob" asks here."""
+    return any(char in name for char in "*?[")
+
+
 def map_path(path: str, path_map: PathMap) -> str:
     """Where a path the config names is found here: a repository that mirrors /etc/nginx keeps
     /etc/nginx/snippets/ssl.conf as nginx/snippets/ssl.conf (`--map /etc/nginx=nginx`)."""
@@ -97,7 +104,6 @@ def _named_root(pattern: str, here: str) -> str | None:
     """The folder an absolute include names that `here` stands for: the longest ancestor A of
     `pattern` whose next part (a plain name, not a glob) exists in `here`, so /A/conf.d/*.conf
     read from here is here/conf.d/*.conf."""
-    from nginxgen.conf.load import is_glob
 
     parts = pattern.strip("/").split("/")
     for cut in range(len(parts) - 1, 0, -1):

@@ -15,7 +15,8 @@ import os
 
 from nginxgen.base.records import record
 from nginxgen.conf.config import Config
-from nginxgen.conf.load import Stmt, is_glob
+from nginxgen.conf.load import Stmt
+from nginxgen.conf.tree import is_glob
 
 OWN_FOLDER = "nginxgen.d"
 
