@@ -47,6 +47,15 @@ def _one_form(host: str) -> str:
     return host
 
 
+def link_local(address: str) -> str | None:
+    """The IPv6 link-local address (fe80::/10) a listen's `[...]` names, as inet_ntop prints it;
+    None for any other (read without ipaddress unless it may be one)."""
+    if address[:4].lower() not in ("[fe8", "[fe9", "[fea", "[feb"):
+        return None
+    ip = _ip(address.partition("]")[0] + "]")
+    return ip.compressed if ip is not None and ip.version == 6 and ip.is_link_local else None
+
+
 def _ip(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
     import ipaddress  # only where a host is compared: ipaddress and socket cost a lint's start
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from nginxgen.base import sockets
 from nginxgen.base.records import record
 from nginxgen.base.version import Version, in_range
 from nginxgen.conf.load import Stmt
@@ -271,21 +272,6 @@ def _port(address: str) -> str | None:
     return None if "-" in port else port  # ranges came in 1.27.3: not judged here
 
 
-_LINK_LOCAL = ("[fe8", "[fe9", "[fea", "[feb")  # how fe80::/10 opens
-
-
-def _link_local(address: str) -> str | None:
-    """The link-local IPv6 address of a listen's `[...]` as nginx prints it (inet_ntop's form),
-    None for any other."""
-    import ipaddress  # only for an address that may be one: it costs a lint's start
-
-    try:
-        ip = ipaddress.IPv6Address(address[1:].partition("]")[0])
-    except ValueError:
-        return None
-    return ip.compressed if ip.is_link_local else None
-
-
 def _listen(
     grammar: nginx_values.ListenGrammar,
     table: nginx_values.ValueTable,
@@ -302,7 +288,7 @@ def _listen(
         number = atoi(port)
         if number is None or not 1 <= number <= 65535:
             return grammar.port.format(value=args[0])
-    link_local = _link_local(address) if address[:4].lower() in _LINK_LOCAL else None
+    link_local = sockets.link_local(address)
     if link_local is not None:
         return grammar.link_local.format(address=f"[{link_local}]:{port or 80}")
     for value in args[1:]:
