@@ -5,7 +5,7 @@ types hold stream{}'s servers (conf/stream.py builds them): a block is "http" or
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import cached_property
 
 from nginxgen.base.records import field, record
@@ -110,6 +110,17 @@ class Config:
             if any(lst.socket == socket and lst.default for lst in server.listens):
                 return server
         return servers[0]
+
+    def repeated_listens(self, wanted: Callable[[Listen], bool]) -> Iterator[tuple[Listen, Listen]]:
+        """Each listen of an address:port that does what an earlier listen of it did already
+        (`wanted`: marks the default server, sets the socket's options), with that first one,
+        in nginx's reading order: nginx refuses the second."""
+        for socket, servers in self.sockets.items():
+            marked = [
+                lst for s in servers for lst in s.listens if lst.socket == socket and wanted(lst)
+            ]
+            for listen in marked[1:]:
+                yield listen, marked[0]
 
     def tls_socket(self, socket: str) -> bool:
         return any(

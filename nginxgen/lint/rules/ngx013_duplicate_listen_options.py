@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen.conf.config import Config
+from nginxgen.conf.config import Config, Listen
 from nginxgen.knowledge import nginx, nginx_values
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
@@ -55,19 +55,14 @@ def check(ctx: Context) -> Iterator[Finding]:
 
 def _duplicates(ctx: Context, config: Config) -> Iterator[Finding]:
     grammar = nginx_values.custom_grammars().listen
-    for socket, servers in config.sockets.items():
-        setting = [
-            listen
-            for server in servers
-            for listen in server.listens
-            if listen.socket == socket
-            and any(map(grammar.sets_socket_options, listen.stmt.args[1:]))
-        ]
-        for listen in setting[1:]:
-            first = setting[0].stmt
-            yield ctx.finding(
-                RULE,
-                listen.stmt,
-                f"{grammar.options_again.format(socket=socket)} (the first is at "
-                f"{first.file}:{first.line}): nginx refuses this",
-            )
+
+    def sets_options(listen: Listen) -> bool:
+        return any(map(grammar.sets_socket_options, listen.stmt.args[1:]))
+
+    for listen, first in config.repeated_listens(sets_options):
+        yield ctx.finding(
+            RULE,
+            listen.stmt,
+            f"{grammar.options_again.format(socket=listen.socket)} (the first is at "
+            f"{first.stmt.file}:{first.stmt.line}): nginx refuses this",
+        )

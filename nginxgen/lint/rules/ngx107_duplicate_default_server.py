@@ -38,12 +38,10 @@ def check(ctx: Context) -> Iterator[Finding]:
 
 def _duplicates(ctx: Context, config: Config) -> Iterator[Finding]:
     """http{} servers and stream{} ones (stream's default_server since nginx 1.25.5) alike."""
-    for socket, servers in config.sockets.items():
-        marked = [lst for s in servers for lst in s.listens if lst.socket == socket and lst.default]
-        for listen in marked[1:]:
-            first = marked[0].stmt
-            yield ctx.finding(
-                RULE,
-                listen.stmt,
-                f"a duplicate default server for {socket} (the first is at {first.file}:{first.line}): nginx refuses this",
-            )
+    for listen, first in config.repeated_listens(lambda listen: listen.default):
+        yield ctx.finding(
+            RULE,
+            listen.stmt,
+            f"a duplicate default server for {listen.socket} (the first is at "
+            f"{first.stmt.file}:{first.stmt.line}): nginx refuses this",
+        )
