@@ -187,7 +187,7 @@ class NameModel:
         value = (predict or meaning)(lines)
         ignored: tuple[Ignored, ...] = ()
         own = lines_of(self.server, key, own=True) if self.server is not decider else []
-        why = self.why_decides(key, what or key)
+        why = self.why_decides(key, what or key) if own else None  # words only where needed
         if own and why is not None:
             means = (meant or meaning)(own)
             ignored = (Ignored(own[-1], means, why, lines[-1] if lines else decider.stmt),)

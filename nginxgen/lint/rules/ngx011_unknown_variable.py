@@ -166,7 +166,10 @@ def _uses(
             if stmt.block is not None and name not in grammar.text_blocks:
                 inner = name if name in FAMILIES else family
                 stack.append((stmt.block, inner, name))
-            yield from _found(stmt, _compiled(stmt, grammar, release), family)
+            for arg in stmt.args:
+                if "$" in arg:  # most lines name no variable: nothing to work out
+                    yield from _found(stmt, _compiled(stmt, grammar, release), family)
+                    break
 
 
 def _compiled(stmt: Stmt, grammar: nginx_values.VariableGrammar, release: Version) -> list[str]:
