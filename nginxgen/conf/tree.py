@@ -91,12 +91,12 @@ def conf_path_map(conf_path: str | None, main: str) -> PathMap:
     if not conf_path:
         return []
     named, here = os.path.dirname(conf_path), os.path.dirname(os.path.abspath(main))
-    if _same_folder(named, here):
+    if _same_path(named, here):
         return []
     return [(named, here)]
 
 
-def _same_folder(a: str, b: str) -> bool:
+def _same_path(a: str, b: str) -> bool:
     return os.path.realpath(a) == os.path.realpath(b)
 
 
@@ -127,8 +127,14 @@ def infer_map(main: str, absolute_includes: list[str], given: PathMap | None = N
         if map_path(pattern, given) != pattern:
             continue
         root = _named_root(pattern, here)
-        if root is not None and not _same_folder(root, here):
-            votes[root] = votes.get(root, 0) + 1
+        if root is None or _same_path(root, here):
+            continue
+        # mapped, the include would read the main file itself: the main file is not a copy of
+        # that folder but a stub that includes it (linuxserver's images: /etc/nginx/nginx.conf
+        # is `include /config/nginx/nginx.conf;`), and nginx reads the path as written
+        if _same_path(map_path(pattern, [(root, here)]), main):
+            continue
+        votes[root] = votes.get(root, 0) + 1
     chosen: list[str] = [source for source, _ in given]
     for root in sorted(votes, key=lambda r: (-votes[r], len(r))):
         if not any(_nested(root, other) or _nested(other, root) for other in chosen):
@@ -188,7 +194,7 @@ def suggested_map(path: str, folder: str, path_map: PathMap) -> str:
             break
     here = os.path.abspath(folder)
     root = _named_root(named, here) or os.path.dirname(named)
-    return f"--map {root}={here}"
+    return f"--map {root}={here} would place it inside, if {here} is a copy of {root}"
 
 
 def refuse_outside(
@@ -200,6 +206,7 @@ def refuse_outside(
         if folders and not any(inside(path, folder) for folder in folders):
             raise NginxgenError(
                 f"outside {folders[0]}, {what}; nothing written "
-                f"({suggested_map(path, folders[0], path_map or [])} would place it inside)",
+                f"({suggested_map(path, folders[0], path_map or [])}; else give the folder "
+                "that holds it)",
                 where=path,
             )

@@ -131,7 +131,7 @@ def test_a_write_outside_the_folder_is_refused_whole(tmp_path: Path) -> None:
     errors = [line for line in done.stderr.splitlines() if "error" in line]
     assert len(errors) == 1, done.stderr
     assert f"outside {main.parent}, the folder given; nothing written" in errors[0]
-    assert f"--map /etc/nginx={main.parent} would place it inside" in errors[0]
+    assert f"--map /etc/nginx={main.parent} would place it inside, if" in errors[0]
     assert snapshot(tmp_path) == before
 
 
@@ -173,3 +173,27 @@ def test_a_file_the_root_does_not_include_is_an_error(tmp_path: Path) -> None:
     assert done.stdout == ""
     ok = nginxgen("lint", "--root", "nginx.conf", "site.conf", cwd=tmp_path)
     assert ok.returncode in (0, 1), ok.stderr
+
+
+def test_a_main_file_that_includes_another_tree_is_not_taken_for_its_copy(tmp_path: Path) -> None:
+    """linuxserver's images (swag): /etc/nginx/nginx.conf is one line, `include
+    /config/nginx/nginx.conf;`, and the tree lives in /config/nginx. Both folders hold an
+    nginx.conf, which made the main file's folder look like a copy of /config/nginx: the include
+    was read as the main file itself (a false include cycle, NGX003) and `--into` found no
+    http{} block. nginx reads the path as written; so does the lint now."""
+    real = tmp_path / "config" / "nginx"
+    (real / "site-confs").mkdir(parents=True)
+    (real / "nginx.conf").write_text(
+        f"events {{}}\nhttp {{\n    include {real}/site-confs/*.conf;\n}}\n"
+    )
+    (real / "site-confs" / "default.conf").write_text("server { listen 8080; }\n")
+    main = tmp_path / "etc" / "nginx" / "nginx.conf"
+    main.parent.mkdir(parents=True)
+    main.write_text(f"include {real}/nginx.conf;\n")
+    assert infer_map(str(main), [f"{real}/nginx.conf"]) == []
+    loaded = load_path(str(main))
+    assert f"{real}/site-confs/default.conf" in loaded.files
+    done = nginxgen("lint", "--nginx-version", "1.26.3", "--select", "NGX003", str(main))
+    assert "NGX003" not in done.stdout and "copy of it" not in done.stderr, (
+        done.stdout + done.stderr
+    )
