@@ -8,7 +8,7 @@ Two steps, so that the table can be rebuilt where no clone of nginx is (a test d
 byte). First, with --repo, each release tag's sources are cut down to the lines this script
 reads, verbatim: the `ngx_command_t` entries whose setter takes a table or a bound, the tables
 themselves (`ngx_conf_enum_t`, `ngx_conf_bitmask_t`, `ngx_conf_num_bounds_t`), the
-`ngx_conf_set_off_slot` entries, and each module's `listen` handler. Identical excerpts of
+`ngx_conf_set_off_slot` entries, and each module's `listen` and upstream `server` handler. Identical excerpts of
 consecutive releases are stored once in tests/data/nginx_value_sources.txt (nginx is
 BSD-2-Clause). Second, the excerpts are parsed into the table:
 
@@ -16,8 +16,8 @@ BSD-2-Clause). Second, the excerpts are parsed into the table:
   holds; both setters compare with ngx_strcasecmp, so any letter case is read;
 - bounds: the post handler ngx_conf_check_num_bounds' low and high (high None: no upper bound);
 - offset: ngx_conf_set_off_slot reads ngx_parse_offset (k, m and g), unlike the size slot;
-- listen: the parameters the module's listen handler compares with ngx_strcmp (words) and
-  ngx_strncmp (prefixes such as `backlog=`). Which ones a platform lacks (`#if`) is not
+- listen, and an upstream block's server: the parameters the module's handler compares with
+  ngx_strcmp (words) and ngx_strncmp (prefixes such as `backlog=`, `weight=`). Which ones a platform lacks (`#if`) is not
   evaluated here; the knowledge's grammar of listen (nginx_values.toml) says what each reads.
 
 Consecutive releases with the same entry are folded into ranges of indexes into `releases`.
@@ -58,6 +58,13 @@ NAME = re.compile(r'\{\s*ngx_string\("([^"]*)"\)')
 WORD = re.compile(r'ngx_strcmp\(value\[[in]\]\.data, "([^"]+)"\)')
 PREFIX = re.compile(r'ngx_strncmp\(value\[[in]\]\.data, "([^"]+)", \d+\)')
 TABLE_SETTERS = ("ngx_conf_set_enum_slot", "ngx_conf_set_bitmask_slot")
+# the handlers whose parameters are read like listen's: listen itself, and an upstream block's
+# `server` (ngx_http_upstream_server, ngx_stream_upstream_server: weight=, backup, resolve...)
+UPSTREAM_SERVER = re.compile(r"ngx_\w+_upstream_server")
+
+
+def _parameters_handler(name: str, setter: str) -> bool:
+    return name == "listen" or (name == "server" and UPSTREAM_SERVER.fullmatch(setter) is not None)
 
 
 def _function(text: str, name: str) -> str:
@@ -74,7 +81,7 @@ def excerpt(text: str, shared: dict[str, str]) -> str:
     for array in ARRAY.findall(text):
         for command in COMMAND.finditer(array):
             setter, post = command["setter"], command["post"]
-            if command["name"] == "listen":
+            if _parameters_handler(command["name"], setter):
                 parts.append(command.group(0))
                 parts.append(_function(text, setter))
             elif setter in TABLE_SETTERS or setter == "ngx_conf_set_off_slot" or post != "NULL":
@@ -107,7 +114,7 @@ def parse(text: str) -> list[dict[str, object]]:
     for command in COMMAND.finditer(text):
         name, setter, post = command["name"], command["setter"], command["post"].lstrip("&")
         entry: dict[str, object] = {"name": name, "module": owner}
-        if name == "listen":
+        if _parameters_handler(name, setter):
             body = _function(text, setter)
             entry["words"] = sorted(set(WORD.findall(body)))
             entry["prefixes"] = sorted(set(PREFIX.findall(body)))
@@ -154,8 +161,8 @@ def build(text: str) -> str:
         "about": "What nginx's own setters read as a directive's value, per release "
         "(scripts/build_value_tables.py, from tests/data/nginx_value_sources.txt): enum and "
         "bitmask names (read in any letter case), num bounds [low, high or null], offset "
-        "(ngx_parse_offset: k, m, g), and the parameters of each listen handler (words and "
-        "prefixes); ranges of releases [first, end) as indexes into `releases`.",
+        "(ngx_parse_offset: k, m, g), and the parameters of each listen and upstream server "
+        "handler (words and prefixes); ranges of releases [first, end) as indexes into `releases`.",
         "source": "github.com/nginx/nginx release tags; src/core/ngx_conf_file.c "
         "ngx_conf_set_enum_slot, ngx_conf_set_bitmask_slot, ngx_conf_check_num_bounds",
         "releases": releases,

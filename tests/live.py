@@ -88,6 +88,28 @@ def lint_as(nginx_bin: Path, conf: Path, code: str) -> subprocess.CompletedProce
     )
 
 
+def first_emerg(stderr: str) -> tuple[str, int | None] | None:
+    """nginx -t's first [emerg]: its message and the line it names (None: it names none);
+    None where nginx stopped at nothing."""
+    found = re.search(r"\[emerg\] (.*?)(?: in \S+:(\d+))?$", stderr, re.M)
+    if found is None:
+        return None
+    return found.group(1), int(found.group(2)) if found.group(2) else None
+
+
+def nginx_and_lint(
+    build: Build, nginx_bin: Path, conf: Path, code: str
+) -> tuple[tuple[str, int | None] | None, list[str]]:
+    """nginx -t's first [emerg] on conf (None: the test passed) and the lines of lint's
+    findings of one rule there, its target read from nginx_bin."""
+    checked = nginx_check(build, conf)
+    found = lint_as(nginx_bin, conf, code)
+    emerg = first_emerg(checked.stderr)
+    if emerg is None:
+        assert "test is successful" in checked.stderr, checked.stderr
+    return emerg, [line for line in found.stdout.splitlines() if f" {code} " in line]
+
+
 def nginx_check(build: Build, conf: Path) -> subprocess.CompletedProcess[str]:
     """`nginx -t` with this build on a prepared prefix."""
     return subprocess.run(

@@ -24,20 +24,38 @@ if TYPE_CHECKING:
 class ValueTable:
     """What one module's own setter reads as a directive's value in a release
     (nginx_values.json, read off nginx's sources): enum or bitmask names (any letter case),
-    num bounds, an offset (k, m and g), or a listen handler's parameters."""
+    num bounds, an offset (k, m and g), or the parameters of a listen handler or of an
+    upstream block's server handler."""
 
     module: str
     enum: tuple[str, ...] | None = None
     bitmask: tuple[str, ...] | None = None
     bounds: tuple[int, int | None] | None = None
     offset: bool = False
-    words: tuple[str, ...] = ()  # listen: parameters compared whole
-    prefixes: tuple[str, ...] = ()  # listen: parameters compared by their start (backlog=)
+    words: tuple[str, ...] = ()  # listen, server: parameters compared whole
+    prefixes: tuple[str, ...] = ()  # compared by their start (backlog=, weight=)
+
+    def reads_parameter(self, value: str) -> bool:
+        """Whether the handler compares some parameter with this one: one of its words, or
+        starting with one of its prefixes (else nginx: invalid parameter)."""
+        return value in self.words or any(value.startswith(p) for p in self.prefixes)
 
 
 def value_tables(target: Target, name: str) -> tuple[ValueTable, ...]:
     """The value tables of a directive in the target's nginx release, one per module."""
     return _value_tables(str(target.nginx), name)
+
+
+def parameter_since(target: Target, name: str, module: str, value: str) -> str | None:
+    """The first release after the target's whose `module` handler of `name` reads this
+    parameter (`resolve` in an upstream's server: 1.27.3); None: none does."""
+    releases: list[str] = json_file("nginx_values")["releases"]
+    after = release_index(tuple(releases), str(target.nginx)) + 1
+    for release in releases[after:]:
+        tables = _value_tables(release, name)
+        if any(t.module == module and t.reads_parameter(value) for t in tables):
+            return release
+    return None
 
 
 @lru_cache(maxsize=1024)  # bounded: names come from the text being edited (the language server)

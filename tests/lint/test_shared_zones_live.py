@@ -14,7 +14,7 @@ import pytest
 
 from tests.builds import Build
 from tests.conftest import binary_and_tree
-from tests.live import lint_as, nginx_check
+from tests.live import nginx_and_lint
 
 CACHE = "@TMP@/cache"
 CASES: dict[str, tuple[str, str, str]] = {
@@ -101,23 +101,19 @@ def test_zones_as_nginx_reads_them(
     http, stream, named = CASES[case]
     conf = tree / "nginx.conf"
     conf.write_text(_tree(build, http, stream, tree))
-    checked = nginx_check(build, conf)
-    found = lint_as(nginx_bin, conf, "NGX012")
-    lines = [line for line in found.stdout.splitlines() if " NGX012 " in line]
-    emerg = re.search(r"\[emerg\] (.*?)(?: in \S+:(\d+))?$", checked.stderr, re.M)
+    emerg, lines = nginx_and_lint(build, nginx_bin, conf, "NGX012")
     if emerg is None:
-        assert "test is successful" in checked.stderr, checked.stderr
-        assert lines == [], found.stdout
+        assert lines == [], lines
         return
-    said, line = emerg.group(1), emerg.group(2)
-    assert len(lines) == 1, found.stdout
+    said, line = emerg
+    assert len(lines) == 1, lines
     assert f"NGX012 error {said}" in lines[0]
     assert (line is not None) == bool(named)
     text = conf.read_text().splitlines()
     at = int(lines[0].split(":")[1])
     if named == "use":
-        assert at == int(str(line)), (found.stdout, checked.stderr)
+        assert at == line, (lines, said)
     else:  # nginx names the end of http{} or nothing: lint names the line that uses the zone
         assert re.search(r"\b(fastcgi_cache|limit_req|limit_conn) ", text[at - 1]), text[at - 1]
         if named == "end":
-            assert text[int(str(line)) - 1] == "}"
+            assert line is not None and text[line - 1] == "}"

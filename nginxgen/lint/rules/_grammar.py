@@ -350,6 +350,13 @@ def _value(ctx: Context, stmt: Stmt, taking: _Taking, memo: _Memo) -> Verdict | 
         later = nginx.directive_status(ctx.target, refused.value, "listen_param")
         if later is not None and not later.released:
             fix = f'"{refused.value}" is a listen parameter from nginx {later.since} on: {fix}'
+    elif stmt.directive == "server" and stmt.block is None:  # an upstream block's server
+        upstream = next((m for m in sorted(taking.modules) if m.endswith("_upstream_module")), None)
+        since = upstream and nginx_values.parameter_since(
+            ctx.target, "server", upstream, refused.value
+        )
+        if since:
+            fix = f'"{refused.value}" is a server parameter from nginx {since} on: {fix}'
     return Verdict(stmt, "NGX010", refused.message, Severity.ERROR, fix)
 
 

@@ -213,6 +213,9 @@ def _table(
 ) -> str | None:
     args = stmt.args
     if table.words or table.prefixes:
+        if table.module.endswith("_upstream_module"):  # an upstream block's server line
+            unknown = next((v for v in args[1:] if not table.reads_parameter(v)), None)
+            return None if unknown is None else listen.invalid.format(value=unknown)
         return _listen(listen, table, args, target)
     names = table.enum if table.enum is not None else table.bitmask
     if names is not None:
@@ -294,9 +297,9 @@ def _listen(
     for value in args[1:]:
         if value in table.words:
             continue
-        prefix = next((p for p in table.prefixes if value.startswith(p)), None)
-        if prefix is None:
+        if not table.reads_parameter(value):
             return grammar.invalid.format(value=value)
+        prefix = next(p for p in table.prefixes if value.startswith(p))
         known = grammar.prefixes.get(prefix)
         if known is not None and known.only_on is not None:  # not compiled in on Linux
             return grammar.invalid.format(value=value)

@@ -11,7 +11,8 @@ case. ssl_session_cache takes off, none, builtin, builtin:N and shared:NAME:SIZE
 (exact case), ssl_ocsp_cache off or shared:NAME:SIZE; listen an address with a port 1-65535
 (an IPv6 one with its `]`) and the parameters the target release knows, each prefix parameter
 with a value it reads (backlog=N, fastopen=N, rcvbuf=size, sndbuf=size, ipv6only=on|off; no
-setfib=, FreeBSD's, on Linux); keepalive_timeout one or two times; add_header and add_trailer
+setfib=, FreeBSD's, on Linux); an upstream block's server the parameters the target release
+knows (`resolve` and `service=` from nginx 1.27.3, in http{} and stream{}); keepalive_timeout one or two times; add_header and add_trailer
 only `always` as a third word; ssl_certificate_cache (and proxy_, grpc_, uwsgi_) max=N, inactive=,
 valid= and off, with max= unless off; http2_streams_index_size a power of two, http2_pool_size
 112 or more and a multiple of 16, http2_chunk_size not 0. proxy_ssl_verify on (and grpc_,
