@@ -139,6 +139,17 @@ class Effective:
                     refused = server is default or rejects
                     yield Uncertified(socket, server, default, refused)
 
+    def switched_on_uncertified(self) -> Iterator[tuple[Server, Stmt]]:
+        """Each server where the old `ssl on;` is in effect (its own, or http{}'s) with no
+        certificate and no `ssl_reject_handshake on`, with that `ssl` line: nginx -t refuses it
+        there whether or not the server is a default one (knowledge: listen_certificate)."""
+        if self.config.block != "http":
+            return
+        for server in self.config.servers:
+            lines = server.effective("ssl")
+            if lines and [a.lower() for a in lines[-1].args] == ["on"] and _certified(server) == "":
+                yield server, lines[-1]
+
     def protocols(self, server: Server) -> list[str]:
         """The protocols a server allows: its ssl_protocols, else this nginx's default."""
         return server.value("ssl_protocols") or list(nginx.default_protocols(self.target))

@@ -413,6 +413,9 @@ class ListenCertificate:
     message: str
     stream_default_server_since: str
     seen: str
+    # `ssl on;` (until 1.25.1) in effect in a server with no certificate, default or not
+    ssl_directive_message: str
+    ssl_directive_source: str
     source: str
     # the ssl_* lines nginx reads from the named server, not from the TLS context the handshake
     # runs on (a vhost without a certificate runs on the default server's)

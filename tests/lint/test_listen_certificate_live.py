@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from nginxgen.base.severity import Severity
 from nginxgen.conf.load import load_path
 from nginxgen.knowledge import nginx
 from nginxgen.knowledge.target import resolve
@@ -75,3 +76,50 @@ def test_listen_ssl_without_certificate(
         subject = "CN=a.example" if severity else "CN=b.example"
         assert hs.ok and f"subject={subject}" in hs.output, (case, hs.output[-800:])
         assert "\nb\n" in hs.output.replace("\r", ""), (case, hs.output[-800:])
+
+
+# the old `ssl on;` (until nginx 1.25.1: Debian 12's 1.22.1 of the builds), found trying
+# JupyterHub's documented config as a new user: NGX715 said nginx -t accepts it
+SWITCHED = {
+    # name: (http{} lines, b.example's lines, the line nginx names: "b", "http" or None)
+    "a vhost with ssl on": ("", "ssl on;", "b"),
+    "ssl on for every server": ("ssl on;", "", "http"),
+    "ssl on, handshakes rejected": ("", "ssl on; ssl_reject_handshake on;", None),
+    "ssl on with a certificate": ("", "ssl on; @CERT@", None),
+}
+
+
+@pytest.mark.parametrize("case", SWITCHED)
+@pytest.mark.parametrize("build", ["bookworm"], indirect=True)
+def test_ssl_on_without_certificate(build: Build, case: str, tmp_path: Path) -> None:
+    chain = CertificateFactory(tmp_path / "pki").leaf("a.example", sans=("a.example",))
+    cert = f"ssl_certificate {chain.fullchain}; ssl_certificate_key {chain.key};"
+    http, own, named = SWITCHED[case]
+    temp = " ".join(build.temp_path_directives)
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "temp").mkdir()
+    conf = tmp_path / "nginx.conf"
+    port = free_port()
+    conf.write_text(
+        _main(
+            f"http {{ access_log off; {temp}\n{http}\n"
+            f"server {{ listen 127.0.0.1:{port} ssl default_server; {cert} }}\n"
+            f"server {{ listen 127.0.0.1:{port}; server_name b.example;\n"
+            f"{own.replace('@CERT@', cert)}\n}}\n}}\n"
+        )
+    )
+    checked = nginx_check(build, conf)
+    target = resolve(build.nginx_version, build.tls_library)
+    found = lint(load_path(str(conf)), target, Selection(select={"NGX715"}))
+    errors = [f for f in found if f.severity == Severity.ERROR]
+    if named is None:
+        assert "test is successful" in checked.stderr, checked.stderr
+        assert errors == [], errors
+        return
+    message = nginx.listen_certificate().ssl_directive_message
+    assert f"{message} in {conf}:" in checked.stderr, checked.stderr
+    line = int(checked.stderr.split(f"{message} in {conf}:")[1].split()[0])
+    assert [f.line for f in errors] == [line] and message in errors[0].message, errors
+    text = conf.read_text().splitlines()
+    assert text[line - 1].startswith("ssl on;")  # http{}'s line, or b.example's
+    assert ("server_name b.example" in text[line - 2]) == (named == "b")

@@ -9,7 +9,10 @@ other. A non-default server with neither passes `nginx -t` and fails at run time
 gets no TLS context of its own, so its names are answered with the default server's certificate
 (and its content), which a client that checks the name refuses. The same on every nginx from
 1.22.1 to 1.31.3; before 1.25.5 stream checked each server with `listen ... ssl` when merging
-it, one server per address then. QUIC addresses (`listen ... quic`) likewise.
+it, one server per address then. QUIC addresses (`listen ... quic`) likewise. The old `ssl on;`
+(until nginx 1.25.1) is checked apart, in every server it is in effect in (its own line or
+http{}'s), default or not: without a certificate (or `ssl_reject_handshake on`) nginx -t refuses
+it at that `ssl` line, `no "ssl_certificate" is defined for the "ssl" directive`.
 
 Fail:
     server { listen 443 ssl default_server; ssl_certificate a.pem; ssl_certificate_key a.key; }
@@ -23,7 +26,7 @@ No automatic fix: the certificate is the admin's (or, for a server that must not
 
 Sources: nginx src/http/modules/ngx_http_ssl_module.c (ngx_http_ssl_init) and
 src/stream/ngx_stream_ssl_module.c (ngx_stream_ssl_init; ngx_stream_ssl_merge_srv_conf before
-1.25.5); seen with nginx -t and openssl s_client on nginx 1.22.1, 1.26.3, 1.28.3 and 1.31.3
+1.25.5); ngx_http_ssl_merge_srv_conf for `ssl on;`; seen with nginx -t and openssl s_client on nginx 1.22.1, 1.26.3, 1.28.3 and 1.31.3
 (tests/lint/test_listen_certificate_live.py).
 """
 
@@ -53,9 +56,23 @@ RULE = Rule(
 def check(ctx: Context) -> Iterator[Finding]:
     if ctx.config.loaded.http_level_top:  # a snippet: its certificates may be http{}'s, elsewhere
         return
-    message = nginx.listen_certificate().message
+    facts = nginx.listen_certificate()
+    message = facts.message
+    switched: set[int] = set()  # servers whose `ssl on;` nginx refuses: that is their finding
+    if (status := nginx.directive_status(ctx.target, "ssl")) is None or status.available:
+        for server, line in ctx.switched_on_uncertified():
+            switched.add(id(server))
+            yield ctx.finding(
+                RULE,
+                line,  # where nginx points: the `ssl` line, wherever the server is
+                f"{server_label(server)} has `ssl on;` and no ssl_certificate: nginx -t refuses "
+                f"it ({facts.ssl_directive_message})",
+                severity=Severity.ERROR,
+            )
     for gap, sockets in _merged(ctx):
         server, default = gap.server, gap.default
+        if id(server) in switched:
+            continue
         listen = next(lst for lst in server.listens if lst.socket == gap.socket)
         kind = "quic" if listen.quic else "ssl"
         on = " and ".join(sockets)  # one server's line, once, naming each of its addresses
