@@ -849,6 +849,20 @@ def test_where_hsts_is_dropped(
     assert [lines[f.line - 1].strip() for f in dropped] == where
 
 
+def test_hsts_without_always_is_judged_where_https_answers(tmp_path: Path) -> None:
+    """NGX702 on a plain-HTTP server's HSTS line was advice about a header browsers ignore there
+    (RFC 6797, 8.1): found trying Frappe's bench template as a new user. The HTTPS server's line
+    beside it is still judged, as is a snippet's line whose servers are elsewhere."""
+    bare = 'add_header Strict-Transport-Security "max-age=63072000";'
+    plain = f"server {{ listen 80; server_name b.example; {bare} }}\n"
+    assert "NGX702" not in codes(http(plain), MID, tmp_path)
+    both = http(DEFAULT, plain, SITE.format(body=bare))
+    lines = both.splitlines()
+    hits = [f for f in findings_of(both, MID, tmp_path) if f.code == "NGX702"]
+    assert [lines[f.line - 1] for f in hits] == [lines[-2]], hits  # the HTTPS server's line
+    assert "NGX702" in codes(bare + "\n", MID, tmp_path, "hsts.conf")
+
+
 def test_no_stream_default_server_question_before_1_25_5(tmp_path: Path) -> None:
     """Before stream virtual servers one stream address:port takes one server: no name picks
     another, so NGX106 has nothing to say (and `default_server` is no stream listen parameter)."""
