@@ -99,3 +99,9 @@ def socket_answering(sockets: list[str], host: str | None) -> str | None:
         elif address in wildcards:
             family = family or socket
     return exact or family or sockets[0]
+
+
+def address_text(socket: str) -> str:
+    """An address:port as nginx prints it in its messages (ngx_sock_ntop): the IPv4 wildcard
+    `*` is 0.0.0.0."""
+    return "0.0.0.0" + socket[1:] if socket.startswith("*:") else socket

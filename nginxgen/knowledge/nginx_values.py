@@ -136,6 +136,8 @@ class ListenGrammar:
     # the parameters that set the socket's options: at most one listen of an address has them
     socket_options: tuple[str, ...]
     options_again: str
+    protocols_again: str
+    protocols_again_since: str
     link_local: str  # the bind nginx -t tries on an IPv6 link-local address, and fails
 
     def sets_socket_options(self, parameter: str) -> bool:
@@ -372,6 +374,8 @@ def _listen_grammar(listen: dict[str, Any]) -> ListenGrammar:
         listen["udp_message"],
         tuple(listen["socket_options"]),
         listen["options_again"],
+        listen["protocols_again"],
+        listen["protocols_again_since"],
         listen["link_local"],
         {
             p: from_table(ListenPrefix, v, message=v.get("message"))

@@ -367,6 +367,20 @@ CASES: list[tuple[str, tuple[str, str], str, str]] = [
         http("ssl_conf_command Options KTLS;", DEFAULT),
         http("ssl_conf_command Options KTLS; sendfile on;", DEFAULT),
     ),
+    (
+        "NGX014",
+        MID,
+        http(  # the first two listens settle the address on ssl and http2, the third not
+            DEFAULT.replace("443 ssl", "443 ssl http2"),
+            SITE.format(body="").replace("443 ssl;", "443 ssl http2;"),
+            SITE.format(body="").replace("b.example", "c.example"),
+        ),
+        http(
+            DEFAULT,
+            SITE.format(body="http2 on;"),
+            SITE.format(body="http2 on;").replace("b.example", "c.example"),
+        ),
+    ),
     ("NGX701", MID, http(DEFAULT, SITE.format(body="")), http(DEFAULT, SITE.format(body=HSTS))),
     (
         "NGX702",

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from nginxgen.base.sockets import address_text
 from nginxgen.conf.config import Config, Listen
 from nginxgen.knowledge import nginx, nginx_values
 from nginxgen.lint.context import Context, Rule
@@ -63,6 +64,6 @@ def _duplicates(ctx: Context, config: Config) -> Iterator[Finding]:
         yield ctx.finding(
             RULE,
             listen.stmt,
-            f"{grammar.options_again.format(socket=listen.socket)} (the first is at "
+            f"{grammar.options_again.format(socket=address_text(listen.socket))} (the first is at "
             f"{first.stmt.file}:{first.stmt.line}): nginx refuses this",
         )

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from nginxgen.base.sockets import address_text
 from nginxgen.conf.config import Config
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
@@ -42,6 +43,6 @@ def _duplicates(ctx: Context, config: Config) -> Iterator[Finding]:
         yield ctx.finding(
             RULE,
             listen.stmt,
-            f"a duplicate default server for {listen.socket} (the first is at "
+            f"a duplicate default server for {address_text(listen.socket)} (the first is at "
             f"{first.stmt.file}:{first.stmt.line}): nginx refuses this",
         )

@@ -1,0 +1,110 @@
+"""A listen whose protocol parameters say otherwise than the earlier listens of its address:
+`nginx -t` warns `protocol options redefined for 0.0.0.0:443`.
+
+nginx opens one socket per address:port and ORs the protocol parameters of every listen of it
+(`ssl`, `http2`, `proxy_protocol`; in stream{} `ssl` and `proxy_protocol`) into that socket: a
+server that leaves one out still gets it. From nginx 1.23.4 it warns where a listen's parameters
+differ from those the address had, in reading order (ngx_http_add_addresses: one added after
+another listen of the address set the socket's options or changed its protocols, one left out
+after the address's protocols were settled). The common case: trees that mix the old `listen 443
+ssl http2;` with `listen 443 ssl;` plus `http2 on;` (nginx 1.25.1's way), e.g. a site added
+beside h5bp's templates.
+
+Fail:
+    http {
+        server { listen 8443 ssl http2 default_server; server_name a.example; ssl_certificate a.pem; ssl_certificate_key a.key; }
+        server { listen 8443 ssl http2; server_name b.example; ssl_certificate b.pem; ssl_certificate_key b.key; }
+        server { listen 8443 ssl; http2 on; server_name c.example; ssl_certificate c.pem; ssl_certificate_key c.key; }
+    }
+Fix (every listen of the address with the same parameters; HTTP/2 with `http2 on;`):
+    http {
+        server { listen 8443 ssl default_server; http2 on; server_name a.example; ssl_certificate a.pem; ssl_certificate_key a.key; }
+        server { listen 8443 ssl; http2 on; server_name b.example; ssl_certificate b.pem; ssl_certificate_key b.key; }
+        server { listen 8443 ssl; http2 on; server_name c.example; ssl_certificate c.pem; ssl_certificate_key c.key; }
+    }
+
+Sources: nginx src/http/ngx_http.c and src/stream/ngx_stream.c (ngx_http_add_addresses,
+ngx_stream_add_addresses: "check for conflicting protocol options"), nginx CHANGES 1.23.4; the
+release in nginxgen/knowledge/nginx_values.toml [listen]; seen with nginx -t on Debian 12's and
+13's nginx and nginx 1.31.3 (tests/lint/test_default_server_live.py), found trying h5bp's
+server configs as a new user.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from nginxgen.base.sockets import address_text
+from nginxgen.base.version import Version
+from nginxgen.conf.config import Config, Listen
+from nginxgen.knowledge import nginx, nginx_values
+from nginxgen.lint.context import Context, Rule
+from nginxgen.lint.findings import Finding, Severity
+
+RULE = Rule(
+    code="NGX014",
+    name="protocol-options-redefined",
+    severity=Severity.WARNING,
+    fix=(
+        "give every listen of the address the same ssl, http2 and proxy_protocol parameters "
+        "(HTTP/2 from nginx 1.25.1: `http2 on;` in each server, none on the listens)"
+    ),
+    triggers=("listen",),
+)
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    grammar = nginx_values.custom_grammars().listen
+    if ctx.target.nginx < Version(grammar.protocols_again_since):
+        return
+    for config in (f.config for f in ctx.families()):
+        if config.block != "stream" or nginx.stream_virtual_servers(ctx.target):
+            yield from _redefined(ctx, config)
+
+
+def _redefined(ctx: Context, config: Config) -> Iterator[Finding]:
+    grammar = nginx_values.custom_grammars().listen
+    for socket, servers in config.sockets.items():
+        listens = [lst for s in servers for lst in s.listens if lst.socket == socket]
+        for listen in _warned(listens, grammar, config.block == "http"):
+            message = grammar.protocols_again.format(socket=address_text(socket))
+            yield ctx.finding(RULE, listen.stmt, f"{message}: nginx -t warns")
+
+
+def _warned(
+    listens: list[Listen], grammar: nginx_values.ListenGrammar, http2: bool
+) -> Iterator[Listen]:
+    """The listens of one address nginx warns at, in reading order: ngx_http_add_addresses'
+    bookkeeping of the socket's options (`set`), the ORed protocols and the protocols it
+    settled on, step by step."""
+    if not listens:
+        return
+    opened, ored = _sets_options(listens[0], grammar), _protocols(listens[0], http2)
+    settled: int | None = None  # addr->protocols once protocols_set
+    changed = False
+    for listen in listens[1:]:
+        sets = _sets_options(listen, grammar)
+        own = _protocols(listen, http2)
+        if own | ored != ored:  # it adds protocols
+            warn = (opened and not sets) or changed or own | ored != own
+            settled, changed = ored, True
+        elif own != ored:  # it leaves protocols out
+            warn = sets or (settled is not None and own != settled)
+            settled, changed = own, True
+        else:
+            warn = (sets and changed) or (settled is not None and own != settled)
+            settled = own
+        opened = opened or sets
+        ored |= own
+        if warn:
+            yield listen
+
+
+def _sets_options(listen: Listen, grammar: nginx_values.ListenGrammar) -> bool:
+    return any(map(grammar.sets_socket_options, listen.stmt.args[1:]))
+
+
+def _protocols(listen: Listen, http2: bool) -> int:
+    """The listen's protocol bits as nginx counts them: proxy_protocol 1, ssl 2, http2 4."""
+    words = set(listen.stmt.args[1:])
+    return ("proxy_protocol" in words) | ("ssl" in words) << 1 | (http2 and "http2" in words) << 2
