@@ -11,6 +11,7 @@ from functools import cached_property
 from nginxgen.base.records import field, record
 from nginxgen.base.sockets import normalize_socket
 from nginxgen.conf.load import Loaded, Stmt
+from nginxgen.knowledge import nginx_values
 
 
 @record(eq=False)  # identity: servers are compared and hashed by object, never by value
@@ -265,3 +266,43 @@ def server_for_name(servers: list[Server], name: str | None) -> Server | None:
                 except re.error:  # a PCRE construct Python's re lacks: not predictable here
                     continue
     return None
+
+
+def redefined_protocols(listens: list[list[str]], block: str = "http") -> list[int]:
+    """The indexes of the listens of one address (their words, in reading order) at which nginx
+    warns `protocol options redefined` (knowledge: nginx_values.toml [listen]), following
+    ngx_http_add_addresses' bookkeeping step by step: whether a listen set the socket's options,
+    the protocols ORed so far (proxy_protocol 1, ssl 2, http2 4; stream{} has no http2) and the
+    protocols the address settled on."""
+    grammar = nginx_values.custom_grammars().listen
+
+    def sets_options(words: list[str]) -> bool:
+        return any(map(grammar.sets_socket_options, words[1:]))
+
+    def protocols(words: list[str]) -> int:
+        said = set(words[1:])
+        http2 = block == "http" and "http2" in said
+        return ("proxy_protocol" in said) | ("ssl" in said) << 1 | http2 << 2
+
+    if not listens:
+        return []
+    opened, ored = sets_options(listens[0]), protocols(listens[0])
+    settled: int | None = None  # addr->protocols, once protocols_set
+    changed = False
+    out = []
+    for index, words in enumerate(listens[1:], start=1):
+        sets, own = sets_options(words), protocols(words)
+        if own | ored != ored:  # it adds protocols
+            warn = (opened and not sets) or changed or own | ored != own
+            settled, changed = ored, True
+        elif own != ored:  # it leaves protocols out
+            warn = sets or (settled is not None and own != settled)
+            settled, changed = own, True
+        else:
+            warn = (sets and changed) or (settled is not None and own != settled)
+            settled = own
+        opened = opened or sets
+        ored |= own
+        if warn:
+            out.append(index)
+    return out

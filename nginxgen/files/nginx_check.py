@@ -8,7 +8,9 @@ certificates, paths nginxgen cannot see), so a write that breaks that is undone,
 from __future__ import annotations
 
 import os
+import re
 import subprocess
+from collections import Counter
 
 from nginxgen.base.errors import NginxgenError
 
@@ -28,6 +30,11 @@ class NginxRefused(NginxgenError):
 def nginx_t(nginx_bin: str, conf: str, prefix: str | None = None) -> str | None:
     """None when `nginx -t -c conf` (with `-p prefix`, if given) passes, else nginx's own
     message (its [emerg] lines)."""
+    return _tested(nginx_bin, conf, prefix)[0]
+
+
+def _tested(nginx_bin: str, conf: str, prefix: str | None) -> tuple[str | None, list[str]]:
+    """nginx_t's answer, and the [warn] lines nginx printed (without its `nginx: ` lead)."""
     argv = [nginx_bin, "-t", "-q", *(["-p", prefix.rstrip("/") + "/"] if prefix else [])]
     argv += ["-c", os.path.abspath(conf)]
     try:
@@ -38,10 +45,14 @@ def nginx_t(nginx_bin: str, conf: str, prefix: str | None = None) -> str | None:
         raise NginxgenError(f"cannot run it: {exc.strerror}", where=nginx_bin) from None
     except subprocess.TimeoutExpired:
         raise NginxgenError(f"nginx -t did not answer in {TIMEOUT_S} s", where=nginx_bin) from None
+    warnings = [
+        line.split("[warn] ", 1)[1] for line in done.stderr.splitlines() if "[warn] " in line
+    ]
     if done.returncode == 0:
-        return None
+        return None, warnings
     lines = [line for line in done.stderr.splitlines() if "[emerg]" in line]
-    return "; ".join(lines or done.stderr.strip().splitlines()[-1:] or [f"exit {done.returncode}"])
+    said = lines or done.stderr.strip().splitlines()[-1:] or [f"exit {done.returncode}"]
+    return "; ".join(said), warnings
 
 
 def write_checked(
@@ -59,34 +70,56 @@ def write_checked(
         return write()
     before = {conf: tree_prefix(nginx_bin, conf, prefix) for conf in mains}
     lines = write()
-    for conf, (used, failures) in before.items():
+    for conf, (used, failures, warned) in before.items():
         if failures is not None:
             lines.append(
                 "nginx -t failed before the change too, so it was not judged "
                 f"(--prefix DIR names the folder the tree's relative paths mean): {failures}"
             )
             continue
-        now = nginx_t(nginx_bin, conf, used)
+        now, now_warned = _tested(nginx_bin, conf, used)
         if now is not None:
             undo()
             raise NginxRefused(f"nginx -t fails after the change, every file put back: {now}")
         lines.append(f"nginx -t passes after the change ({conf}{f', -p {used}' if used else ''})")
+        new = _new(warned, now_warned)
+        lines += [f"nginx -t warns after the change, not before: {warning}" for warning in new]
     return lines
 
 
-def tree_prefix(nginx_bin: str, conf: str, given: str | None) -> tuple[str | None, str | None]:
-    """The prefix (`-p`) under which `nginx -t` passes on the tree before a change, and None;
-    where none passed, None and nginx's messages. The prefix is where the tree's relative pid,
-    log, temp and load_module paths resolve (includes and certificates resolve against the
-    main file's folder whatever -p is): the one given, else the binary's own (None: Debian's
-    `load_module modules/...` means its /usr/share/nginx/modules), else the tree's folder, as
-    `nginx -p DIR` runs a tree kept away from the binary's folders."""
+def _new(before: list[str], after: list[str]) -> list[str]:
+    """The warnings nginx gives after a change that it did not give before, compared without
+    their `in FILE:LINE` (an edit may move a line the warning was already about)."""
+    left = Counter(_unplaced(w) for w in before)
+    out = []
+    for warning in after:
+        if left[_unplaced(warning)] > 0:
+            left[_unplaced(warning)] -= 1
+        else:
+            out.append(warning)
+    return out
+
+
+def _unplaced(warning: str) -> str:
+    return warning.rsplit(" in ", 1)[0] if re.search(r" in \S+:\d+$", warning) else warning
+
+
+def tree_prefix(
+    nginx_bin: str, conf: str, given: str | None
+) -> tuple[str | None, str | None, list[str]]:
+    """The prefix (`-p`) under which `nginx -t` passes on the tree before a change, None and
+    the warnings it gave there; where none passed, None, nginx's messages and no warnings. The
+    prefix is where the tree's relative pid, log, temp and load_module paths resolve (includes
+    and certificates resolve against the main file's folder whatever -p is): the one given,
+    else the binary's own (None: Debian's `load_module modules/...` means its
+    /usr/share/nginx/modules), else the tree's folder, as `nginx -p DIR` runs a tree kept away
+    from the binary's folders."""
     tried = [os.path.abspath(given)] if given else [None, os.path.dirname(os.path.abspath(conf))]
     failures = []
     for prefix in tried:
-        failed = nginx_t(nginx_bin, conf, prefix)
+        failed, warnings = _tested(nginx_bin, conf, prefix)
         if failed is None:
-            return prefix, None
+            return prefix, None, warnings
         ran = f"with -p {prefix}" if prefix else "with the binary's own prefix"
         failures.append(f"{ran}: {failed}")
-    return None, "; ".join(failures)
+    return None, "; ".join(failures), []

@@ -16,7 +16,7 @@ import os
 
 from nginxgen.base.errors import NginxgenError
 from nginxgen.base.records import field, record, replace
-from nginxgen.conf.config import Config, Server, build, listen_socket
+from nginxgen.conf.config import Config, Server, build, listen_socket, redefined_protocols
 from nginxgen.conf.effective import server_label
 from nginxgen.conf.load import Loaded, Stmt, load_valid, walk
 from nginxgen.conf.tree import PathMap
@@ -453,7 +453,10 @@ class _Planner:
         `listen ... http2` turns it on for every server there (nginx CHANGES 1.25.1, which
         brought the per-server `http2` directive). Where the tree's servers of an address
         all speak HTTP/1.1 today, the new site's listen there goes without it, and the report
-        says so: adding a site does not change the protocol of the others behind their back."""
+        says so: adding a site does not change the protocol of the others behind their back.
+        From 1.25.1 the site says `http2 on;`; where the address's listens still carry the
+        parameter, its listen does too, since one without it beside them draws nginx's
+        warning `protocol options redefined` (NGX014)."""
         listens = []
         for listen in site.listens:
             socket = listen_socket(listen.args)
@@ -461,9 +464,9 @@ class _Planner:
             by_address = [
                 lst for s in servers for lst in s.listens if lst.socket == socket and lst.http2
             ]
+            names = ", ".join(server_label(s) for s in servers)
             if "http2" in listen.args[1:] and servers and not by_address:
                 listen = ListenLine([arg for arg in listen.args if arg != "http2"])
-                names = ", ".join(server_label(s) for s in servers)
                 self.plan.steps.append(
                     Step(
                         file,
@@ -471,6 +474,23 @@ class _Planner:
                         f"nginx {self.target.nginx} takes HTTP/2 only as `listen ... http2`, "
                         f"which would turn it on for every server of {socket} ({names}); add "
                         "it to one of their listens to give the whole address HTTP/2",
+                    )
+                )
+            elif (
+                "http2" not in listen.args[1:]
+                and by_address
+                and site.http2_directive
+                and _redefines(servers, socket, listen.args)
+            ):
+                listen = ListenLine([*listen.args, "http2"])
+                self.plan.steps.append(
+                    Step(
+                        file,
+                        f"listen ... http2 on {socket}, as its other servers write it",
+                        f"the listens of {socket} ({names}) carry `http2`; one without it beside "
+                        "them makes nginx -t warn `protocol options redefined`. nginx 1.25.1 "
+                        "deprecated the parameter for `http2 on;`: move every server of the "
+                        "address to it together (nginxgen lint, NGX302)",
                     )
                 )
             listens.append(listen)
@@ -637,3 +657,15 @@ def _read(path: str) -> str | None:
         return None
     except OSError as exc:
         raise NginxgenError(f"cannot read it: {exc.strerror}", where=path) from None
+
+
+def _redefines(servers: list[Server], socket: str, words: list[str]) -> bool:
+    """Whether a listen of these words, read before or after the tree's listens of the address,
+    makes nginx warn `protocol options redefined` where the same listen with `http2` would not
+    (the address's listens carry the parameter: NGX014)."""
+    tree = [lst.stmt.args for s in servers for lst in s.listens if lst.socket == socket]
+
+    def warnings(ours: list[str]) -> int:
+        return max(len(redefined_protocols(order)) for order in ([ours, *tree], [*tree, ours]))
+
+    return warnings(words) > warnings([*words, "http2"])

@@ -15,7 +15,7 @@ import pytest
 
 from tests.builds import ALL_BUILD_NAMES, Build
 from tests.conftest import require_build
-from tests.live import nginx_bin_script
+from tests.live import free_port, nginx_bin_script
 from tests.patching import TOOLS, apply_to_copies, copies, require_tools, state
 from tests.pki import CertificateFactory
 from tests.stock_trees import TREES, stock_tree
@@ -580,3 +580,43 @@ def test_a_file_read_in_several_places_is_not_edited_for_one(
     meaning = "the new sites inherit it from http{}" if other == "http-level" else "*:8443"
     assert meaning in kept[0], kept[0]
     assert nginx_t(build, main) == ""
+
+
+def test_a_site_beside_listens_with_http2_writes_its_listen_the_same_way(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    """A new site's `listen ... ssl;` with `http2 on;` beside two servers whose listens carry
+    `http2` made nginx -t (1.23.4 on) warn `protocol options redefined` in the file --into
+    wrote, while the report said only that nginx -t passes (found with h5bp's templates as a new
+    user). The site's listen now carries the parameter like the address's others, and says why;
+    a warning nginx gives only after a change is reported."""
+    build = require_build(provisioned, "trixie")
+    tree = tmp_path / "tree"
+    relative_tree(build, tree, tree)
+    port = free_port()
+    certs = CertificateFactory(tmp_path / "old")
+    (tree / "conf.d" / "app.conf").write_text(
+        "".join(
+            f"server {{ listen 127.0.0.1:{port} ssl http2; server_name {name};\n"
+            f"    ssl_certificate {chain.fullchain}; ssl_certificate_key {chain.key}; }}\n"
+            for name, chain in ((n, certs.leaf(n)) for n in ("old.test", "older.test"))
+        )
+    )
+    binary = nginx_bin_script(build, None, tmp_path / "nginx")
+    done = add_site(tree, binary, "--listen", f"127.0.0.1:{port}", "--http-listen", "none")
+    assert done.returncode == 0, done.stderr
+    site = (tree / "conf.d" / "a.test.ssl.conf").read_text()
+    assert re.findall(r"^\s*listen (.*);", site, re.M) == [f"127.0.0.1:{port} ssl http2"], site
+    assert f"listen ... http2 on 127.0.0.1:{port}, as its other servers write it" in done.stdout
+    assert "protocol options redefined" not in done.stderr, done.stderr
+    # a warning that only the change brings is said (injected: the run above brings none)
+    warn = f'echo "nginx: [warn] injected warning in {tree}/conf.d/b.test.ssl.conf:1" >&2'
+    injected = f'if [ -e "{tree}/conf.d/b.test.ssl.conf" ]; then {warn}; fi'
+    warned = add_site(
+        tree,
+        nginx_bin_script(build, None, tmp_path / "nginx-b", before=injected),
+        "--listen", f"127.0.0.1:{port}", "--http-listen", "none", domain="b.test",
+    )  # fmt: skip
+    assert warned.returncode == 0, warned.stderr
+    said = f"nginx -t warns after the change, not before: injected warning in {tree}/conf.d/"
+    assert said in warned.stderr, warned.stderr

@@ -36,7 +36,7 @@ from collections.abc import Iterator
 
 from nginxgen.base.sockets import address_text
 from nginxgen.base.version import Version
-from nginxgen.conf.config import Config, Listen
+from nginxgen.conf.config import Config, redefined_protocols
 from nginxgen.knowledge import nginx, nginx_values
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
@@ -66,45 +66,6 @@ def _redefined(ctx: Context, config: Config) -> Iterator[Finding]:
     grammar = nginx_values.custom_grammars().listen
     for socket, servers in config.sockets.items():
         listens = [lst for s in servers for lst in s.listens if lst.socket == socket]
-        for listen in _warned(listens, grammar, config.block == "http"):
+        for index in redefined_protocols([lst.stmt.args for lst in listens], config.block):
             message = grammar.protocols_again.format(socket=address_text(socket))
-            yield ctx.finding(RULE, listen.stmt, f"{message}: nginx -t warns")
-
-
-def _warned(
-    listens: list[Listen], grammar: nginx_values.ListenGrammar, http2: bool
-) -> Iterator[Listen]:
-    """The listens of one address nginx warns at, in reading order: ngx_http_add_addresses'
-    bookkeeping of the socket's options (`set`), the ORed protocols and the protocols it
-    settled on, step by step."""
-    if not listens:
-        return
-    opened, ored = _sets_options(listens[0], grammar), _protocols(listens[0], http2)
-    settled: int | None = None  # addr->protocols once protocols_set
-    changed = False
-    for listen in listens[1:]:
-        sets = _sets_options(listen, grammar)
-        own = _protocols(listen, http2)
-        if own | ored != ored:  # it adds protocols
-            warn = (opened and not sets) or changed or own | ored != own
-            settled, changed = ored, True
-        elif own != ored:  # it leaves protocols out
-            warn = sets or (settled is not None and own != settled)
-            settled, changed = own, True
-        else:
-            warn = (sets and changed) or (settled is not None and own != settled)
-            settled = own
-        opened = opened or sets
-        ored |= own
-        if warn:
-            yield listen
-
-
-def _sets_options(listen: Listen, grammar: nginx_values.ListenGrammar) -> bool:
-    return any(map(grammar.sets_socket_options, listen.stmt.args[1:]))
-
-
-def _protocols(listen: Listen, http2: bool) -> int:
-    """The listen's protocol bits as nginx counts them: proxy_protocol 1, ssl 2, http2 4."""
-    words = set(listen.stmt.args[1:])
-    return ("proxy_protocol" in words) | ("ssl" in words) << 1 | (http2 and "http2" in words) << 2
+            yield ctx.finding(RULE, listens[index].stmt, f"{message}: nginx -t warns")
