@@ -45,8 +45,11 @@ def _tested(nginx_bin: str, conf: str, prefix: str | None) -> tuple[str | None, 
         raise NginxgenError(f"cannot run it: {exc.strerror}", where=nginx_bin) from None
     except subprocess.TimeoutExpired:
         raise NginxgenError(f"nginx -t did not answer in {TIMEOUT_S} s", where=nginx_bin) from None
+    # `nginx: [warn] MESSAGE`, or with the error log's lead `DATE TIME [warn] PID#TID: MESSAGE`
     warnings = [
-        line.split("[warn] ", 1)[1] for line in done.stderr.splitlines() if "[warn] " in line
+        re.sub(r"^\d+#\d+: ", "", line.split("[warn] ", 1)[1])
+        for line in done.stderr.splitlines()
+        if "[warn] " in line
     ]
     if done.returncode == 0:
         return None, warnings
@@ -88,13 +91,21 @@ def write_checked(
 
 
 def _new(before: list[str], after: list[str]) -> list[str]:
-    """The warnings nginx gives after a change that it did not give before, compared without
-    their `in FILE:LINE` (an edit may move a line the warning was already about)."""
-    left = Counter(_unplaced(w) for w in before)
-    out = []
+    """The warnings nginx gives after a change that it did not give before: those the same
+    word for word first, then the rest compared without their `in FILE:LINE` (an edit may move
+    a line a warning was already about)."""
+    exact = Counter(before)
+    rest = []
     for warning in after:
-        if left[_unplaced(warning)] > 0:
-            left[_unplaced(warning)] -= 1
+        if exact[warning] > 0:
+            exact[warning] -= 1
+        else:
+            rest.append(warning)
+    moved = Counter(_unplaced(w) for w, count in exact.items() for _ in range(count))
+    out = []
+    for warning in rest:
+        if moved[_unplaced(warning)] > 0:
+            moved[_unplaced(warning)] -= 1
         else:
             out.append(warning)
     return out

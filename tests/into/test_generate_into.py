@@ -609,6 +609,9 @@ def test_a_site_beside_listens_with_http2_writes_its_listen_the_same_way(
     assert re.findall(r"^\s*listen (.*);", site, re.M) == [f"127.0.0.1:{port} ssl http2"], site
     assert f"listen ... http2 on 127.0.0.1:{port}, as its other servers write it" in done.stdout
     assert "protocol options redefined" not in done.stderr, done.stderr
+    # the one warning the change brings: the deprecated parameter on the site's own listen
+    new = [line for line in done.stderr.splitlines() if "warns after the change" in line]
+    assert len(new) == 1 and new[0].endswith("a.test.ssl.conf:4"), new
     # a warning that only the change brings is said (injected: the run above brings none)
     warn = f'echo "nginx: [warn] injected warning in {tree}/conf.d/b.test.ssl.conf:1" >&2'
     injected = f'if [ -e "{tree}/conf.d/b.test.ssl.conf" ]; then {warn}; fi'
