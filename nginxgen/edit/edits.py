@@ -102,12 +102,26 @@ def insert(
         indent = after.indent
     if after is not None:
         end = after.trailing.end if after.trailing is not None else after.end
-        at = _line_end(source, end)
-        return Edit(at, at, newline + indent + text)
+        return _at_line_end(source, owner, end, newline + indent + text)
     if owner is not None and owner.open is not None:
-        at = _line_end(source, owner.open.end)
-        return Edit(at, at, newline + indent + text)
+        return _at_line_end(source, owner, owner.open.end, newline + indent + text)
     return Edit(0, 0, indent + text + newline)  # first at the top of the file
+
+
+def _at_line_end(
+    source: Source, owner: SourceStatement | None, position: int, added: bytes
+) -> Edit:
+    """`added` at the end of the line of `position`; where the owner's `}` closes on that line
+    (`}}`, `http { }`), before that brace instead, which then goes on a line of its own."""
+    at = _line_end(source, position)
+    close = owner.close if owner is not None else None
+    if close is None or at <= close.start:
+        return Edit(at, at, added)
+    assert owner is not None  # a close brace is an owner's
+    closing = source.newline + (owner.indent or b"")
+    gap = source.data[position : close.start]
+    end = close.start if not gap.strip() else position  # only blanks before the brace go
+    return Edit(position, end, added + closing)
 
 
 def apply(data: bytes, edits: list[Edit]) -> bytes:

@@ -71,6 +71,32 @@ def test_insert_is_indented_like_the_line_it_follows() -> None:
     assert first == text.replace(b"{\n", b"{\n        http2 on;\n", 1)
 
 
+@pytest.mark.parametrize(
+    ("text", "after_name", "wanted"),
+    [
+        # certbot leaves gunicorn's example so: the last server's `}` and http's on one line
+        (b"http {\n  server {\n    return 404;\n}}\n", "server",
+         b"http {\n  server {\n    return 404;\n}\n  include x.conf;\n}\n"),
+        # a block on one line: the new line goes inside it, before its `}`
+        (b"http { server { } }\n", "server", b"http { server { }\n    include x.conf;\n}\n"),
+        (b"http { }\n", None, b"http {\n    include x.conf;\n}\n"),
+    ],
+)  # fmt: skip
+def test_insert_stays_inside_a_block_that_closes_on_the_same_line(
+    text: bytes, after_name: str | None, wanted: bytes
+) -> None:
+    """`generate --into` put its include after http{}'s `}` when that brace shared the line of
+    the statement before (found trying gunicorn's certbot-managed example as a new user: nginx
+    -t refused, every file put back, exit 3)."""
+    source = Source(text)
+    http = source.statements[0]
+    after = find(source.statements, source, after_name) if after_name else None
+    out = apply(text, [insert(source, http, "include x.conf;", after=after)])
+    assert out == wanted, out
+    again = Source(out)
+    assert [again.value(s.name) for s in again.statements[0].block or []][-1] == "include"
+
+
 def test_a_move_across_files_is_a_delete_and_an_insert() -> None:
     vhost = Source(b"server {\n    listen 443 ssl;\n    ssl_ecdh_curve X25519MLKEM768:X25519;\n}\n")
     main = Source(b"http {\n    include conf.d/*.conf;\n}\n")

@@ -623,3 +623,22 @@ def test_a_site_beside_listens_with_http2_writes_its_listen_the_same_way(
     assert warned.returncode == 0, warned.stderr
     said = f"nginx -t warns after the change, not before: injected warning in {tree}/conf.d/"
     assert said in warned.stderr, warned.stderr
+
+
+def test_a_tree_whose_http_block_closes_on_its_last_servers_line(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    """`}}`: the last server's brace and http{}'s on one line, as certbot --nginx leaves
+    gunicorn's example. The includes --into adds went after http{}'s brace, nginx -t refused
+    them and every file was put back (exit 3); they now go inside http{}."""
+    build = require_build(provisioned, "trixie")
+    tree = tmp_path / "tree"
+    main = relative_tree(build, tree, tree)
+    text = main.read_text()
+    main.write_text(text[: text.rindex("}")].rstrip() + "\nserver { listen 8080; return 404;\n}}\n")
+    done = add_site(tree, nginx_bin_script(build, None, tmp_path / "nginx"))
+    assert done.returncode == 0, done.stderr
+    assert "nginx -t passes after the change" in done.stderr, done.stderr
+    written = main.read_text()
+    assert "}}" not in written and written.rstrip().endswith("}"), written
+    assert written.index("include nginxgen-tls.conf;") < written.rstrip().rindex("}"), written
