@@ -118,10 +118,17 @@ def _at_line_end(
     if close is None or at <= close.start:
         return Edit(at, at, added)
     assert owner is not None  # a close brace is an owner's
-    closing = source.newline + (owner.indent or b"")
     gap = source.data[position : close.start]
-    end = close.start if not gap.strip() else position  # only blanks before the brace go
-    return Edit(position, end, added + closing)
+    if not gap.strip():  # only blanks before the brace: it goes on a line of its own
+        return Edit(position, close.start, added + source.newline + (owner.indent or b""))
+    # more of the block follows on the line: it goes on the next, indented like the new line
+    blanks = len(gap) - len(gap.lstrip(b" \t"))
+    return Edit(position, position + blanks, added + source.newline + _indent_of(added))
+
+
+def _indent_of(added: bytes) -> bytes:
+    line = added.rsplit(b"\n", 1)[-1]
+    return line[: len(line) - len(line.lstrip(b" \t"))]
 
 
 def apply(data: bytes, edits: list[Edit]) -> bytes:

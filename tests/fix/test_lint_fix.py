@@ -353,10 +353,11 @@ def test_two_equal_statements_on_one_line_are_told_apart(
     assert "internal error" not in err
     assert conf.read_text() == (
         "events {}\nhttp {\nssl_ciphers ECDHE-ECDSA-AES128-GCM-SHA256;\n"
-        "server { listen 443 ssl default_server; ssl_reject_handshake on; }\n"
-        "    ssl_session_cache shared:X:10m;\n"
+        "server {\n    ssl_session_cache shared:X:10m;\n"
+        "    listen 443 ssl default_server; ssl_reject_handshake on; }\n"
         "server { listen 443 ssl; server_name b.example; ssl_certificate c; ssl_certificate_key k; }\n}\n"
-    )  # both lines gone from the vhost, the cache once at http{} level (NGX102's fix)
+    )  # both lines gone from the vhost, the cache once in the default server (NGX102's fix;
+    # it went after the default server's `}` on that line, at http{} level, until that was mended)
     assert "NGX006" not in out and "NGX102" not in out and "2 fixed" in out
 
 
