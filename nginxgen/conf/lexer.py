@@ -122,9 +122,9 @@ _UNIT = re.compile(r"\\[\s\S]|[\s\S]")
 
 
 def lex(text: str, filename: str | None = None, as_crossplane: bool = False) -> Iterator[Lexeme]:
-    """Tokens of one file, as nginx reads them, as crossplane.lexer.lex_string yields them
-    (errors included); with `as_crossplane`, also where nginx reads otherwise (the tests compare
-    that reading)."""
+    """Tokens of one file as nginx reads them, in the form crossplane.lexer.lex_string yields
+    them (errors included); with `as_crossplane`, as crossplane reads them also where nginx
+    reads otherwise (the tests compare that reading)."""
     tokens, error = scan(text, filename, as_nginx=not as_crossplane)
     yield from tokens
     if error is not None:
@@ -144,7 +144,7 @@ def scan(
     `strict`, when given, collects what nginx refuses while crossplane reads on: a quoted string
     followed by anything but whitespace, `;`, `{` or `)` (nginx: unexpected "c"). `spans`, when
     given, gets each token's (start, end) offsets in the text, and after the last token the
-    spans of the rest (past an error), so that the lossless model of the file
+    spans of the rest (past an error, in nginx's reading), so that the lossless model of the file
     (nginxgen.edit.source) is built from this one reading; the whitespace between spans is
     all the text they leave out. `jobs` other than 1: a text of at least PART_MIN characters is
     lexed in that many pieces at once (0: as many as nginxgen.base.forks.processes gives), each
