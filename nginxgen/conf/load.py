@@ -1,8 +1,8 @@
 """Reading nginx configuration into statements: files, includes, `nginx -T` dumps, stdin.
 
-Each file is lexed by nginxgen.conf.lexer (crossplane's tokens, faster) and parsed by crossplane;
-includes are followed here so that a missing file, a cycle or a symlink loop becomes a finding at
-the include line instead of a crash.
+Each file is lexed by nginxgen.conf.lexer (as nginx reads it, crossplane's tokens elsewhere) and
+parsed here into crossplane's statements; includes are followed here so that a missing file, a
+cycle or a symlink loop becomes a finding at the include line instead of a crash.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ class Stmt:
     file: str
     block: list[Stmt] | None = None
     includes: list[str] | None = None  # for `include`: the files it pulled in
-    # Where its name starts in its file's text (None for a dump or a file crossplane lexed): the
+    # Where its name starts in its file's text (None for a dump, or when spans were not kept): the
     # lossless model's statement at that offset is this one, so an edit needs no lookup.
     start: int | None = None
     # an `include` whose file could not be read (NGX002): what it would set is unknown
@@ -292,8 +292,6 @@ def _parse_text(text: str, filename: str, with_spans: bool = False, jobs: int = 
     problems: list[tuple[str, int]] = []
     spans: list[tuple[int, int]] = []
     lexed, error = scan(text, filename, problems, spans=spans if with_spans else None, jobs=jobs)
-    if len(spans) != len(lexed):
-        spans = []  # crossplane lexed it (Lua blocks): no offsets
     last_line = text.count("\n") + 1  # nginx counts lines as it reads: where the file ends
     checked = _check_tokens(lexed, problems, last_line)
     if len(checked) < len(lexed):
@@ -317,8 +315,7 @@ def _parse_text(text: str, filename: str, with_spans: bool = False, jobs: int = 
             message != UNCLOSED_BLOCK or (UNEXPECTED_END, last_line) not in problems
         ):
             problems.append((message, line))
-    # the spans make a lossless model only of a file read whole and without errors
-    return parsed, problems, spans if error is None and failed is None else []
+    return parsed, problems, spans
 
 
 def read_text(path: str) -> str:
@@ -356,7 +353,8 @@ def split_dump(text: str) -> dict[str, str] | None:
     return files
 
 
-# crossplane's statements, problems, and the token spans (empty when they cover not all the text)
+# crossplane's statements, problems, and the token spans (of the whole text, past an error too;
+# empty for a template, or when not asked for)
 Parse = tuple[list[dict[str, object]], list[tuple[str, int]], list[tuple[int, int]]]
 
 

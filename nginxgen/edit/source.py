@@ -8,11 +8,14 @@ trails it on the same line. Joining the tokens gives the file back byte for byte
 final newline, a BOM, bytes that are not UTF-8), which is what edits need: they replace byte
 spans and leave everything else alone.
 
-Meaning stays the loader's (nginxgen.conf.load, crossplane's parser): the tests check that the
+The tokens come from the loader's one reading of nginx syntax (nginxgen.conf.lexer, the
+lexer that feeds the loader): its spans of words, quoted strings, `{`, `}`, `;`, comments and
+Lua blocks, and the whitespace between them (`from_spans`). A fix run builds the model from the
+spans the loader kept (nginxgen.edit.tree_sources); `Source(data)` lexes the text itself. The
+lexer's spans cover any text, a syntax error included (past it, the rest is read on as nginx
+would), so every file joins back. Meaning stays the loader's: the tests check that the
 statements here carry the same directives and arguments wherever the loader reads a file
-without errors. The loader's one reading of a file gives each token's span; the tokens here
-are made from those spans (`from_spans`), and the text is tokenized again only where they
-cannot be (Lua blocks, a syntax error, a character the two readings split differently).
+without errors.
 """
 
 from __future__ import annotations
@@ -20,20 +23,9 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 
-# One token at a position, tried in order. Words follow nginx: they end at whitespace, `;` or `{`
-# (a `}` or a quote inside a word belongs to it), a backslash takes the next byte along, and
-# `${` stays inside the word.
-_TOKEN = re.compile(
-    rb"""(?P<space>[ \t\r\n\f\v]+)
-    |(?P<comment>\#[^\n]*)
-    |(?P<quoted>"(?:[^"\\]|\\[\s\S])*"?|'(?:[^'\\]|\\[\s\S])*'?)
-    |(?P<open>\{)
-    |(?P<close>\})
-    |(?P<semi>;)
-    |(?P<word>(?:\\[\s\S]|\$\{|[^ \t\r\n\f\v;{\\])+|\\)""",
-    re.VERBOSE,
-)
-SIGNIFICANT = frozenset({"quoted", "open", "close", "semi", "word"})
+from nginxgen.conf.lexer import scan
+
+SIGNIFICANT = frozenset({"quoted", "open", "close", "semi", "word", "lua"})
 _NEWLINE = re.compile(rb"\n")
 
 
@@ -71,7 +63,7 @@ class SourceStatement:
     def __init__(self, name: Token) -> None:
         self.name = name
         self.args: list[Token] = []
-        self.end_token: Token | None = None  # the `;`, or the block's `}`
+        self.end_token: Token | None = None  # the `;`, the block's `}`, or its Lua block
         self.open: Token | None = None  # the block's `{`
         self.block: list[SourceStatement] | None = None
         self.close: Token | None = None
@@ -96,7 +88,7 @@ class Source:
 
     def __init__(self, data: bytes, tokens: list[Token] | None = None) -> None:
         self.data = data
-        self.tokens = tokens if tokens is not None else tokenize(data)
+        self.tokens = tokens if tokens is not None else read(data)
         self.statements, self.strays = _statements(self.tokens)
         _layout(self)
 
@@ -106,6 +98,8 @@ class Source:
     def value(self, token: Token) -> str:
         """A word or quoted string as the loader reads it (quotes off, `\\"` unescaped)."""
         raw = self.text(token).decode("utf-8", errors="surrogateescape")
+        if token.kind == "lua":  # the Lua code between its braces, as one word
+            return raw[1:-1] if raw.endswith("}") else raw[1:]
         if token.kind != "quoted":
             return raw
         quote, body = raw[0], raw[1:-1] if len(raw) > 1 and raw[-1] == raw[0] else raw[1:]
@@ -122,29 +116,25 @@ class Source:
         return b"\r\n" if crlf and crlf * 2 >= self.data.count(b"\n") else b"\n"
 
 
-def tokenize(data: bytes) -> list[Token]:
-    lines = [0, *(m.end() for m in _NEWLINE.finditer(data))]
-    tokens = [
-        Token(match.lastgroup, match.start(), match.end(), lines)  # type: ignore[arg-type]
-        for match in _TOKEN.finditer(data)
-    ]
-    # The alternatives cover every byte, so the matches are contiguous; finditer would skip a
-    # byte none matched, and the model would no longer give the file back.
-    assert sum(t.end - t.start for t in tokens) == len(data)
-    return tokens
+def read(data: bytes) -> list[Token]:
+    """The tokens of a file, from the lexer's reading of its text."""
+    text = data.decode("utf-8", errors="surrogateescape")
+    spans: list[tuple[int, int]] = []
+    scan(text, spans=spans)
+    return from_spans(text, data, spans)
 
 
-# What the loader's significant tokens start with, and the kind that makes them here.
+# What the lexer's tokens start with, and the kind that makes them here.
 _KIND_BY_FIRST = {ord("{"): "open", ord("}"): "close", ord(";"): "semi", ord("#"): "comment",
                   ord('"'): "quoted", ord("'"): "quoted"}  # fmt: skip
-_BLANK = frozenset(b" \t\r\n\f\v")
+_BLANK = frozenset(b" \t\r\n")  # nginx's whitespace, what the lexer's spans leave out
 
 
-def from_spans(text: str, data: bytes, spans: list[tuple[int, int]]) -> list[Token] | None:
-    """The tokens of a file from the loader's spans of it (offsets in `text`, the bytes `data`
-    decoded): what lies between two spans is whitespace. None where the two readings could
-    differ: a gap holding anything but nginx's whitespace (a backslash after a comment, a
-    control character Python's regex counts as space)."""
+def from_spans(text: str, data: bytes, spans: list[tuple[int, int]]) -> list[Token]:
+    """The tokens of a file from the lexer's spans of it (offsets in `text`, the bytes `data`
+    decoded): what lies between two spans is whitespace. A span from `{` that is more than the
+    `{` is a Lua block (its braces and its code); an empty one (the `;` the lexer gives a Lua
+    block) is no token."""
     if text.isascii():
         offsets: list[int] | None = None
     else:  # character offsets to byte offsets, one encode per piece
@@ -160,17 +150,25 @@ def from_spans(text: str, data: bytes, spans: list[tuple[int, int]]) -> list[Tok
     for index, (start, end) in enumerate(spans):
         if offsets is not None:
             start, end = offsets[2 * index], offsets[2 * index + 1]
-        if start > before:
-            if not _BLANK.issuperset(data[before:start]):
-                return None
-            tokens.append(Token("space", before, start, lines))
-        tokens.append(Token(_KIND_BY_FIRST.get(data[start], "word"), start, end, lines))
+        if start == end:
+            continue
+        if start != before:
+            _space(tokens, data, before, start, lines)
+        kind = _KIND_BY_FIRST.get(data[start], "word")
+        if kind == "open" and end > start + 1:
+            kind = "lua"
+        tokens.append(Token(kind, start, end, lines))
         before = end
-    if not _BLANK.issuperset(data[before:]):
-        return None
     if before < len(data):
-        tokens.append(Token("space", before, len(data), lines))
+        _space(tokens, data, before, len(data), lines)
     return tokens
+
+
+def _space(tokens: list[Token], data: bytes, start: int, end: int, lines: list[int]) -> None:
+    # The spans hold every character but nginx's whitespace, none twice: else the model would
+    # not give the file back.
+    assert start < end and _BLANK.issuperset(data[start:end]), (start, end)
+    tokens.append(Token("space", start, end, lines))
 
 
 def _statements(tokens: list[Token]) -> tuple[list[SourceStatement], list[Token]]:
@@ -189,6 +187,13 @@ def _statements(tokens: list[Token]) -> tuple[list[SourceStatement], list[Token]
                 body.append(current)
             else:
                 current.args.append(token)
+        elif token.kind == "lua":  # its code is the directive's last word, and ends it
+            if current is None:
+                strays.append(token)
+            else:
+                current.args.append(token)
+                current.end_token = token
+                current = None
         elif token.kind == "semi":
             if current is None:
                 strays.append(token)

@@ -18,12 +18,12 @@ class TreeSources:
         self.texts = texts  # file -> text as the loader read it (not for stdin or dumps)
         self.spans = spans or {}  # file -> the loader's token spans of that text
         self._sources: dict[str, Source | None] = {}
-        self._by_start: dict[str, dict[int, SourceStatement] | None] = {}
+        self._by_start: dict[str, dict[int, SourceStatement]] = {}
         self._indexes: dict[str, dict[tuple[int, str], list[SourceStatement]]] = {}
 
     def source(self, file: str) -> Source | None:
         """The lossless model of a file (None: stdin or a dump, not editable), made from the
-        loader's reading of it where it can be."""
+        loader's reading of it (its spans) where the loader kept it."""
         if file not in self._sources:
             text = self.texts.get(file)
             if text is None:
@@ -31,23 +31,21 @@ class TreeSources:
             else:
                 data = text.encode("utf-8", errors="surrogateescape")
                 spans = self.spans.get(file)
-                tokens = from_spans(text, data, spans) if spans else None
-                self._sources[file] = Source(data, tokens)
-                # offsets of the loader's statements are the model's only if both share tokens
-                self._by_start[file] = {} if tokens is not None else None
+                self._sources[file] = Source(data, from_spans(text, data, spans) if spans else None)
         return self._sources[file]
 
     def locate(self, stmt: Stmt) -> tuple[Source, SourceStatement] | None:
         """The lossless statement behind a loaded one: the one whose name starts where the
-        loader read it; else (a file tokenized again) same file, line, name and arguments."""
+        loader read it (both are one reading of the file); else (the loader kept no offsets)
+        same file, line, name and arguments."""
         source = self.source(stmt.file)
         if source is None:
             return None
-        by_start = self._by_start.get(stmt.file)
-        if by_start is not None and stmt.start is not None:
-            if not by_start:
-                for candidate in _every(source.statements):
-                    by_start[candidate.name.start] = candidate
+        if stmt.start is not None:
+            by_start = self._by_start.get(stmt.file)
+            if by_start is None:
+                by_start = {c.name.start: c for c in _every(source.statements)}
+                self._by_start[stmt.file] = by_start
             found = by_start.get(_byte_offset(self.texts[stmt.file], stmt.start))
             return (source, found) if found is not None else None
         index = self._indexes.get(stmt.file)

@@ -1,1 +1,1 @@
-"""The linter: parse with crossplane, build a config model, run the rules, report."""
+"""The linter: read the config (nginxgen.conf.load), build a config model, run the rules, report."""

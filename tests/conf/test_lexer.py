@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from crossplane.errors import NgxParserBaseException
 from crossplane.lexer import lex_string
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from nginxgen.conf import lexer
@@ -37,8 +37,8 @@ def run(lexer: object, text: str) -> Outcome:
 
 
 def crossplane_reading(text: str, filename: str) -> Iterator[tuple[str, int, bool]]:
-    """nginxgen's lexer with crossplane's one difference from nginx put back: a `}` ends a word
-    (nginx keeps it in the word; tests/conf/test_structure_oracle.py checks that reading)."""
+    """nginxgen's lexer with crossplane's differences from nginx put back (NGINX_READS_OTHERWISE
+    below; tests/conf/test_structure_oracle.py checks nginx's reading against nginx -t)."""
     return lex(text, filename, as_crossplane=True)
 
 
@@ -71,6 +71,49 @@ def test_quirks(text: str) -> None:
     same(text)
 
 
+# Where nginx's tokenizer (ngx_conf_read_token) and crossplane's read a text otherwise: the
+# loader and the lossless model read it as nginx does (these tokens), crossplane otherwise.
+NGINX_READS_OTHERWISE = {
+    # a `}` ends no word
+    "types { appl}ication/x hqx; }": [
+        ("types", 1, False), ("{", 1, False), ("appl}ication/x", 1, False), ("hqx", 1, False),
+        (";", 1, False), ("}", 1, False),
+    ],
+    # whitespace is a space, a tab, CR or LF: not a form feed, a vertical tab, a Unicode space
+    "\x0cevents {}": [("\x0cevents", 1, False), ("{", 1, False), ("}", 1, False)],
+    "a\x0bb\x1c c\xa0;": [("a\x0bb\x1c", 1, False), ("c\xa0", 1, False), (";", 1, False)],
+    # `${` is part of a word, which ends where any word ends (crossplane reads on to `}`)
+    "map $a ${x;y} {}": [
+        ("map", 1, False), ("$a", 1, False), ("${x", 1, False), (";", 1, False),
+        ("y}", 1, False), ("{", 1, False), ("}", 1, False),
+    ],
+    "a ${x{y} 1; }": [("a", 1, False), ("${x", 1, False), ("{", 1, False), ("y}", 1, False),
+                      ("1", 1, False), (";", 1, False), ("}", 1, False)],
+    "a $${{b;": [("a", 1, False), ("$${{b", 1, False), (";", 1, False)],
+    "a \\${b; }": [("a", 1, False), ("\\$", 1, False), ("{", 1, False), ("b", 1, False),
+                    (";", 1, False), ("}", 1, False)],
+    # a comment runs to the end of its line, a backslash there included
+    "a; # b \\\nc;": [("a", 1, False), (";", 1, False), ("# b \\", 1, False), ("c", 2, False),
+                     (";", 2, False)],
+    # a backslash at the very end of the file is read (crossplane drops it)
+    "a \\": [("a", 1, False), ("\\", 1, False)],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("text", sorted(NGINX_READS_OTHERWISE))
+def test_where_nginx_reads_otherwise(text: str) -> None:
+    nginx = run(lex, text)
+    assert nginx == (NGINX_READS_OTHERWISE[text], None)
+    assert run(lex_string, text) != nginx
+    same(text)  # ... and with as_crossplane, the lexer reads as crossplane does
+
+
+def test_the_lua_directives_are_crossplanes() -> None:
+    from crossplane.ext.lua import LuaBlockPlugin
+
+    assert set(LuaBlockPlugin.directives) == lexer.LUA_DIRECTIVES
+
+
 def _files() -> list[str]:
     paths = example_and_corpus_files()
     return [os.fspath(p) for p in paths]
@@ -79,9 +122,13 @@ def _files() -> list[str]:
 def test_every_example_and_corpus_file() -> None:
     files = _files()
     assert len(files) > 20
+    lua = 0
     for path in files:
         with open(path, encoding="utf-8", errors="surrogateescape") as handle:
-            same(handle.read())
+            text = handle.read()
+        same(text)
+        lua += "_by_lua_block {" in text
+    assert lua >= 5  # crossplane's Lua plugin is met, not only its absence
 
 
 FUZZ = settings(max_examples=FUZZ_CASES, deadline=None,
@@ -93,6 +140,49 @@ _alphabet = st.sampled_from([*list("ab $#{};\"'\\\n\r\t}{"), "${", "\\\n", '\\"'
 @given(st.lists(_alphabet, max_size=60).map("".join))
 def test_generated_character_soup(text: str) -> None:
     same(text)
+
+
+# Lua blocks, the way crossplane's plugin reads them: a directive of its list at the start of a
+# statement, its code to the `}` that balances its `{` outside strings and `--` comments.
+_lua_alphabet = st.sampled_from([
+    "content_by_lua_block", "set_by_lua_block", '"access_by_lua_block"', "ngx_by_lua_block",
+    "{", "}", "-", "--", "'", '"', "\\", "\n", " ", "\t", "\\\n", "x", ";", "#", "$", "${",
+    "\\'", "\\}", "$res", "\x0b",
+])  # fmt: skip
+
+
+@FUZZ
+@given(st.lists(_lua_alphabet, max_size=60).map("".join))
+def test_generated_lua_blocks(text: str) -> None:
+    same(text)
+
+
+_lua_texts = st.builds(
+    "{}{} {}{{{}}}{}".format,
+    st.sampled_from(["", "a;", "http {\n", "# c\n", "x { y; }\n", "'q' "]),
+    st.sampled_from(sorted(lexer.LUA_DIRECTIVES)),
+    st.sampled_from(["", "$res ", "\n\t", "$res\n", "'$res' "]),
+    st.lists(_lua_alphabet, max_size=40).map("".join),
+    st.lists(_lua_alphabet, max_size=20).map("".join),
+)
+
+
+def test_generated_lua_blocks_are_read() -> None:
+    """Lua blocks at the start of a statement, their bodies generated: crossplane's plugin reads
+    a body in most (counted: a text where it reads none is replaced)."""
+    read = 0
+
+    @FUZZ
+    @given(_lua_texts)
+    def one(text: str) -> None:
+        nonlocal read
+        tokens, _ = run(lex_string, text)
+        assume(any(quoted and not t.endswith("by_lua_block") for t, _, quoted in tokens))
+        same(text)
+        read += 1
+
+    one()
+    assert read >= FUZZ.max_examples, read
 
 
 @FUZZ

@@ -12,12 +12,14 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from nginxgen.conf.load import _parse_text
+from nginxgen.conf.load import _parse_text, load_path
 from nginxgen.knowledge import directives
 from nginxgen.knowledge.data import json_file
+from nginxgen.lint.run import Selection, lint
 from tests.builds import ALL_BUILD_NAMES, BUILD_NAMES, NEWEST_BUILD_NAMES, Build
 from tests.conftest import require_build
-from tests.directive_probe import CONTEXTS, nginx_t, probe
+from tests.directive_probe import CONTEXTS, nginx_t, nginx_t_at, probe
+from tests.fuzzing.generate_check import build_target
 from tests.fuzzing.structure import (
     accepted_seeds,
     compare,
@@ -114,3 +116,28 @@ def test_a_semicolon_lost_before_a_block_after_every_directive(
     outcomes, wrong = semicolon_before_block_sweep(builds, spread=True)
     assert not wrong, [(b, n, c, v.message) for b, n, c, v in wrong]
     assert outcomes["structural"] > 1000, outcomes  # the table's directives, not a few
+
+
+# Where nginx's tokenizer reads a text otherwise than crossplane's (tests/conf/test_lexer.py,
+# NGINX_READS_OTHERWISE): the loader reads it as nginx does (issue 45), so lint says what
+# `nginx -t` says, at its line. Read as crossplane reads them, each was clean or another error.
+WORDS_AS_NGINX_READS_THEM = [
+    "events {}\n\x0cworker_rlimit_nofile 10;\n",  # a form feed is a character of a word
+    "events {}\nworker_rlimit_nofile\x0b10;\n",  # so is a vertical tab
+    "events {}\nworker_rlimit_nofile 10;\xa0\n",  # and a no-break space: `;` is not last
+    "events {}\nhttp {\n    map $a ${x;y} { }\n}\n",  # `${` is a word's, and `;` ends it
+    "events {}\nhttp {\n    map $a $b { ${x{y} 1; }\n}\n",  # ... and so does `{`
+    "events {}\nworker_rlimit_nofile 10;\n\\",  # a backslash at the end starts a word
+]
+
+
+@pytest.mark.parametrize("build", BUILD_NAMES, indirect=True)
+def test_words_as_nginx_reads_them(build: Build, tmp_path: Path) -> None:
+    for text in WORDS_AS_NGINX_READS_THEM:
+        message, line = nginx_t_at(build, text, tmp_path)
+        assert message, text  # nginx refuses each
+        conf = tmp_path / "lint.conf"
+        conf.write_text(text)
+        found = lint(load_path(str(conf)), build_target(build), Selection({"NGX001", "NGX007"}))
+        said = sorted((f.line, f.message) for f in found)
+        assert said[:1] == [(line, message)], (text, said)

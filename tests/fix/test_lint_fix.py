@@ -380,7 +380,7 @@ def test_each_file_is_read_once_per_pass(
 ) -> None:
     """Issue 24: each pass of a fix run lexes a file at most once (and a file it did not change
     not at all after the first), and the edits are made on the lossless model built from that
-    reading: the lossless model's own tokenizer never runs (these files are whole and ASCII)."""
+    reading: the lossless model never lexes a file itself."""
     from collections import Counter
 
     from nginxgen.conf import load
@@ -402,7 +402,7 @@ def test_each_file_is_read_once_per_pass(
 
     monkeypatch.setattr(load, "scan", counting_scan)
     monkeypatch.setattr(load, "load_path", counting_load)
-    monkeypatch.setattr(source, "tokenize", refuse)
+    monkeypatch.setattr(source, "read", refuse)
     conf = tree(tmp_path)
     _, _, err = run(capsys, "--unsafe-fixes", str(conf))
     assert "internal error" not in err, err
