@@ -72,6 +72,14 @@ CASES: dict[str, str] = {
         "server { listen 127.0.0.1:8998; location / { } }\n"
         "server { listen 127.0.0.1:8999; location / { } }"
     ),
+    "a location with only a small max size (it inherits the built hashes)": (
+        "server { listen 127.0.0.1:8999; proxy_set_header X-A a;"
+        f" location / {{ proxy_headers_hash_max_size 1; {PASS} }} }}"
+    ),
+    "a location with a small max size and a pass_header line": (
+        "server { listen 127.0.0.1:8999; location / { proxy_headers_hash_max_size 2;"
+        f" proxy_pass_header Server; {PASS} }} }}"
+    ),
     "a larger bucket": (
         "proxy_headers_hash_bucket_size 128;\n"
         "server { listen 127.0.0.1:8999; location / {"

@@ -42,6 +42,7 @@ nginx 1.31.3 (tests/lint/test_headers_hash_live.py); found trying Authelia's ngi
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from functools import cache, lru_cache
 
 from nginxgen.base.records import record
 from nginxgen.conf.config import Config, Location, Server
@@ -70,6 +71,10 @@ RULE = Rule(
 )
 
 
+LISTS = ("set_header", "hide_header", "pass_header")
+SIZES = ("headers_hash_max_size", "headers_hash_bucket_size")
+
+
 class _Unset:
     """NGX_CONF_UNSET_PTR: a list a level does not set (nginx compares the pointers)."""
 
@@ -94,8 +99,8 @@ class _Size:
 class _Conf:
     """The parts of a level's ngx_http_proxy_loc_conf_t (grpc's) that the hashes read."""
 
-    where: str
-    block: Stmt | None
+    server: Server | None  # at a server's own level
+    block: Stmt | None  # the server's or location's line (None: http{} of a file alone)
     source: _Lines | _Unset | None  # headers_source; None: NULL
     hide: _Lines | _Unset
     passed: _Lines | _Unset
@@ -165,49 +170,60 @@ def builds(config: Config, version: str, statements: Iterable[Stmt]) -> Iterator
     """Each header hash nginx builds for this config (`statements`: all of its lines) that it
     warns about, in nginx's order (module by module, each server, then its locations,
     outermost first), up to the first it refuses (nginx -t stops there)."""
-    if config.block != "http" or any(s.unread for s in statements):
-        return  # an include not read may set any of it
+    present = set()
+    for stmt in statements:
+        if stmt.unread:
+            return  # an include not read may set any of it
+        present.add(stmt.directive)
+    if config.block != "http":
+        return
     removed = header_hashes.sizes_removed(version)
     try:
         for module in header_hashes.modules(version):
-            yield from _module_builds(config, module, removed)
+            # the default lists fit the default sizes: a module without lines or sizes is done
+            if not present.isdisjoint(f"{module.module}_{d}" for d in (*LISTS, *SIZES)):
+                yield from _module_builds(config, module, removed)
     except _Refused:
         return
 
 
 def _module_builds(config: Config, module: HashModule, removed: bool) -> Iterator[Build]:
-    http = _own(module, config.http, "http{}", config.http_stmt, None)
+    read = _directives(module.module)
+    http = _own(module, config.http, None, config.http_stmt)
     if http is None:
         return
     for server in config.servers:
-        conf = _own(module, server.directives, server_label(server), server.stmt, http)
+        conf = _own(module, server.directives, server, server.stmt)
         if conf is None:
             return
         yield from _merge(module, http, conf, removed)
-        yield from _locations(module, server, conf, removed)
+        confs: dict[int, _Conf] = {}
+        for chain in server.all_locations():
+            location: Location = chain[-1]
+            prev = confs[id(chain[-2])] if len(chain) > 1 else conf
+            if read.isdisjoint(location.directives):
+                # nothing of its own: it takes the outer level's lists and built hashes whole
+                confs[id(location)] = prev
+                continue
+            own = _own(module, location.directives, None, location.stmt)
+            if own is None:
+                return
+            confs[id(location)] = own
+            yield from _merge(module, prev, own, removed)
 
 
-def _locations(module: HashModule, server: Server, conf: _Conf, removed: bool) -> Iterator[Build]:
-    confs: dict[int, _Conf] = {}
-    for chain in server.all_locations():
-        location: Location = chain[-1]
-        prev = confs[id(chain[-2])] if len(chain) > 1 else conf
-        where = (
-            f"location {' '.join(location.stmt.args)} ({location.stmt.file}:{location.stmt.line})"
-        )
-        own = _own(module, location.directives, where, location.stmt, prev)
-        if own is None:
-            return
-        confs[id(location)] = own
-        yield from _merge(module, prev, own, removed)
+@cache
+def _directives(module: str) -> frozenset[str]:
+    """The directives whose lines change what a level of this module hashes."""
+    read = ("set_header", "hide_header", "pass_header", "cache", "store", *SIZES)
+    return frozenset(f"{module}_{directive}" for directive in read)
 
 
 def _own(
     module: HashModule,
     directives: dict[str, list[Stmt]],
-    where: str,
+    server: Server | None,
     block: Stmt | None,
-    prev: _Conf | None,
 ) -> _Conf | None:
     """A level's own settings (None: a size nginx cannot read, which NGX010 reports)."""
     name = module.module
@@ -216,7 +232,7 @@ def _own(
         stmts = tuple(s for s in directives.get(f"{name}_{directive}", []) if len(s.args) == args)
         return _Lines(stmts) if stmts else UNSET
 
-    conf = _Conf(where, block, lines("set_header", 2), lines("hide_header", 1),
+    conf = _Conf(server, block, lines("set_header", 2), lines("hide_header", 1),
                  lines("pass_header", 1))  # fmt: skip
     if module.sizes_directives:
         for field in ("max_size", "bucket_size"):
@@ -307,16 +323,21 @@ def _headers(
     name."""
 
     def listed(given: tuple[Stmt, ...]) -> _List:
-        names = [_lower(stmt.args[0]) for stmt in given]
-        if module.host_skipped:  # kept apart as the Host value, from 1.31.4
-            names = [name for name in names if name != b"host"]
-        names += [_lower(d) for d in defaults if _lower(d) not in names]
-        return tuple(names), frozenset()
+        return _header_names(tuple(s.args[0] for s in given), defaults, module.host_skipped)
 
     yield from _built(module, conf, what, _stmts(conf.source), listed, False)
 
 
 _List = tuple[tuple[bytes, ...], frozenset[int]]  # lowercased names, those taken out
+
+
+@lru_cache(maxsize=256)  # a fleet repeats a few lists thousands of times
+def _header_names(given: tuple[str, ...], defaults: tuple[str, ...], host_skipped: bool) -> _List:
+    names = [_lower(name) for name in given]
+    if host_skipped:  # kept apart as the Host value, from 1.31.4
+        names = [name for name in names if name != b"host"]
+    names += [_lower(d) for d in defaults if _lower(d) not in names]
+    return tuple(names), frozenset()
 
 
 def _built(
@@ -353,9 +374,17 @@ def _built(
                         twice = stmt.args[0]
                 break
         stmt = stmt or conf.max_size.stmt or size_line
-    yield Build(module, what, conf.where, outcome, stmt or conf.block or _nowhere(), twice)
+    yield Build(module, what, _where(conf), outcome, stmt or conf.block or _nowhere(), twice)
     if outcome.kind == "emerg":
         raise _Refused
+
+
+def _where(conf: _Conf) -> str:
+    if conf.server is not None:
+        return server_label(conf.server)
+    if conf.block is not None and conf.block.directive == "location":
+        return f"location {' '.join(conf.block.args)} ({conf.block.file}:{conf.block.line})"
+    return "http{}"
 
 
 def _line_of(given: tuple[Stmt, ...], name: bytes) -> Stmt | None:
