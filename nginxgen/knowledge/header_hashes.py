@@ -110,7 +110,7 @@ def key_lc(name: bytes) -> int:
     return key
 
 
-def _elt(name: bytes) -> int:
+def element_size(name: bytes) -> int:
     """NGX_HASH_ELT_SIZE."""
     return POINTER + align(len(name) + 2, POINTER)
 
@@ -136,13 +136,13 @@ def build(
             f"could not build {hash_name}, too large {hash_name}_bucket_size: {bucket_size}",
         )
     for index, name in enumerate(names):
-        if (measure_removed or index not in removed) and bucket_size < _elt(name) + POINTER:
+        if (measure_removed or index not in removed) and bucket_size < element_size(name) + POINTER:
             message = (
                 f"could not build {hash_name}, you should increase "
                 f"{hash_name}_bucket_size: {bucket_size}"
             )
             return Outcome("emerg", message, index)
-    kept = [(key_lc(name), _elt(name)) for i, name in enumerate(names) if i not in removed]
+    kept = [(key_lc(name), element_size(name)) for i, name in enumerate(names) if i not in removed]
     usable = bucket_size - POINTER
     nelts = len(names)
     start = max(nelts // (usable // (2 * POINTER)), 1)

@@ -20,7 +20,7 @@ from nginxgen.conf.load import load_path, walk
 from nginxgen.lint.rules.ngx015_headers_hash_not_optimal import builds
 from tests.builds import Build
 from tests.conftest import binary_and_tree
-from tests.live import nginx_and_lint, nginx_check
+from tests.live import lint_as, nginx_and_lint, nginx_check
 from tests.paths import REPO, script
 
 LONG = "X-" + "Long" * 12  # 50 characters: more than the 46 a 64-byte bucket takes
@@ -168,3 +168,22 @@ def test_header_hashes_as_nginx_builds_them(
 def _said(line: str) -> str:
     """nginx's words in a finding's line: up to the parenthesis lint adds."""
     return line.split(" NGX015 warning ", 1)[1].split(" (nginx -t warns", 1)[0]
+
+
+@pytest.mark.parametrize("name", ["bookworm", "wheel"])
+def test_the_bucket_size_the_fix_names_is_enough(
+    name: str, provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    """A name too long for a bucket: the size NGX015's fix names makes nginx -t pass, and
+    lint silent."""
+    build, nginx_bin, tree = binary_and_tree(provisioned, name, tmp_path)
+    (tree / "temp").mkdir()
+    conf = tree / "nginx.conf"
+    http = CASES["a name too long for a bucket"]
+    conf.write_text(_tree(build, http, tree))
+    found = lint_as(nginx_bin, conf, "NGX015").stdout
+    size = re.search(r"fix: raise proxy_headers_hash_bucket_size to (\d+)", found)
+    assert size is not None, found
+    conf.write_text(_tree(build, f"proxy_headers_hash_bucket_size {size.group(1)};\n{http}", tree))
+    emerg, lines = nginx_and_lint(build, nginx_bin, conf, "NGX015")
+    assert emerg is None and lines == [], (emerg, lines)

@@ -161,6 +161,13 @@ def _finding(ctx: Context, build: Build, times: int) -> Finding:
 def _fix(module: HashModule, build: Build) -> str:
     if build.twice:
         return f'set "{build.twice}" once in this list'
+    if build.outcome.culprit is not None and build.stmt.directive.endswith("_set_header"):
+        if not module.sizes_directives:
+            return f"shorten the name: {module.hash}'s sizes cannot be set"
+        # the bucket that holds this one name: its element and the bucket's end pointer
+        name = build.stmt.args[0].encode("utf-8", "surrogateescape")
+        needed = header_hashes.align(header_hashes.element_size(name) + header_hashes.POINTER)
+        return f"raise {module.module}_headers_hash_bucket_size to {needed}, or shorten the name"
     if module.sizes_directives:
         return f"raise {module.module}_headers_hash_bucket_size (128) or _max_size"
     return f"shorten or drop a header: {module.hash}'s sizes cannot be set"
