@@ -534,6 +534,24 @@ CASES: list[tuple[str, tuple[str, str], str, str]] = [
         ),
     ),
     (
+        "NGX015",
+        MID,
+        http(
+            DEFAULT,
+            SITE.format(
+                body=f"{HSTS} location / {{ proxy_set_header X-Forwarded-For $remote_addr; "
+                "proxy_set_header X-Forwarded-For $remote_addr; proxy_pass http://127.0.0.1:1; }"
+            ),
+        ),
+        http(
+            DEFAULT,
+            SITE.format(
+                body=f"{HSTS} location / {{ proxy_set_header X-Forwarded-For $remote_addr; "
+                "proxy_pass http://127.0.0.1:1; }"
+            ),
+        ),
+    ),
+    (
         "NGX108",
         MID,
         http(
