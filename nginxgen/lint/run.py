@@ -9,7 +9,7 @@ from nginxgen.conf.config import build
 from nginxgen.conf.load import Loaded
 from nginxgen.knowledge.target import Target
 from nginxgen.lint.context import Context
-from nginxgen.lint.findings import Finding, Severity
+from nginxgen.lint.findings import Applicability, Finding, Severity
 from nginxgen.lint.rules import RuleEntry, triggered
 
 
@@ -111,9 +111,27 @@ def run_rules(
         found = _check_in_parts(entries, check, parts)
     else:
         found = [finding for entry in entries for finding in check(entry)]
-    findings = {finding for finding in found if not _suppressed(finding, loaded)}
+    findings = _one_per_place(f for f in found if not _suppressed(f, loaded))
     # the message too: two findings of one rule on one line come out in the same order each run
     return sorted(findings, key=lambda f: (f.file, f.line, f.code, f.message))
+
+
+# how far a fix may go, least first: none, unsafe, safe
+_REACH = {None: 0, Applicability.UNSAFE: 1, Applicability.SAFE: 2}
+
+
+def _one_per_place(found: Iterable[Finding]) -> list[Finding]:
+    """One finding per rule, line and message: a file included in several places (one listen
+    file in each of three servers) is one line to mend, though a rule meets it in each place
+    (found trying nginx-admins-handbook's tree as a new user: NGX302 twice on one line). Where
+    the places' fixes differ, the one that goes least far stands for all."""
+    kept: dict[tuple[str, int, str, str], Finding] = {}
+    for finding in found:
+        key = (finding.file, finding.line, finding.code, finding.message)
+        other = kept.get(key)
+        if other is None or _REACH[finding.autofix] < _REACH[other.autofix]:
+            kept[key] = finding
+    return list(kept.values())
 
 
 def _check_in_parts(

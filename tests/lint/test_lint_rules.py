@@ -895,6 +895,24 @@ def test_hsts_without_always_is_judged_where_https_answers(tmp_path: Path) -> No
     assert "NGX702" in codes(bare + "\n", MID, tmp_path, "hsts.conf")
 
 
+def test_a_line_included_in_several_places_is_one_finding(tmp_path: Path) -> None:
+    """One listen file in three servers (nginx-admins-handbook's tree, tried as a new user):
+    NGX302 met the line once per server, and where the servers' fixes differed (one server alone
+    on its address can take `http2 on;` safely, the others not) the findings differed only in
+    that, and both were printed. One finding now, with the fix that goes least far."""
+    (tmp_path / "listen.conf").write_text(
+        "listen 127.0.0.1:8443 ssl http2;\nssl_certificate c;\nssl_certificate_key k;\n"
+    )
+    (tmp_path / "a.conf").write_text("server { include listen.conf; server_name a; }\n")
+    (tmp_path / "b.conf").write_text(
+        "server { include listen.conf; server_name b; }\n"
+        "server { include listen.conf; server_name c; }\n"
+    )
+    text = "events {}\nhttp {\ninclude a.conf;\ninclude b.conf;\n}\n"
+    found = [f for f in findings_of(text, MID, tmp_path) if f.code == "NGX302"]
+    assert [(f.file.rsplit("/", 1)[-1], f.line) for f in found] == [("listen.conf", 1)], found
+
+
 def test_no_stream_default_server_question_before_1_25_5(tmp_path: Path) -> None:
     """Before stream virtual servers one stream address:port takes one server: no name picks
     another, so NGX106 has nothing to say (and `default_server` is no stream listen parameter)."""
