@@ -26,14 +26,40 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("case", CASES)
+# a directive that lost its `;` before a block: nginx checks where it may stand first
+LOST = {
+    # Scramble's config, tried as a new user: "not allowed here" at the `{`, and only that
+    "not allowed where it stands": ("events {}\nserver_tokens off\n\nhttp {\n}\n", "NGX008"),
+    "allowed where it stands": (
+        "events {}\nhttp {\n    keepalive_timeout 30\n    server { listen 8999; }\n}\n",
+        "NGX001",
+    ),
+    "not allowed in a location": (
+        "events {}\nhttp {\n    server { listen 8999;\n        location / {\n"
+        "            ssl_protocols TLSv1.2\n            if ($uri) { return 404; }\n"
+        "        }\n    }\n}\n",
+        "NGX008",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", [*CASES, *LOST])
 @pytest.mark.parametrize("name", ["bookworm", "trixie"])
-def test_a_cut_directive_is_one_syntax_error(
+def test_one_syntax_error_at_nginxs_line(
     case: str, name: str, provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
 ) -> None:
     build, nginx_bin, tree = binary_and_tree(provisioned, name, tmp_path)
     conf = tree / "nginx.conf"
-    conf.write_text(CASES[case])
+    text, code = LOST[case] if case in LOST else (CASES[case], "NGX001")
+    conf.write_text(text)
+    said, errors = _nginx_and_errors(build, nginx_bin, conf)
+    assert errors == [f"{conf}:{said[1]}: {code} error {said[0]}"], errors
+
+
+def _nginx_and_errors(
+    build: Build, nginx_bin: Path, conf: Path
+) -> tuple[tuple[str, str], list[str]]:
+    """nginx -t's [emerg] (message, line) and the error lines of lint's text output."""
     emerg = re.search(r"\[emerg\] (.*) in \S+:(\d+)$", nginx_check(build, conf).stderr, re.M)
     assert emerg is not None
     argv = ["lint", "--nginx-bin", str(nginx_bin), str(conf)]
@@ -43,4 +69,4 @@ def test_a_cut_directive_is_one_syntax_error(
     errors = [
         line for line in found.stdout.splitlines() if re.match(r"\S+:\d+: NGX\d+ error ", line)
     ]
-    assert errors == [f"{conf}:{emerg.group(2)}: NGX001 error {emerg.group(1)}"], found.stdout
+    return (emerg.group(1), emerg.group(2)), errors

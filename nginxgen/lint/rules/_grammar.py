@@ -14,9 +14,10 @@ that belong to modules nginx does not describe are not looked into.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
-from nginxgen.base.records import field, record
+from nginxgen.base.records import field, record, replace
 from nginxgen.base.sockets import normalize_socket
 from nginxgen.conf.load import MAIN_BLOCKS, Stmt
 from nginxgen.knowledge import directives, nginx, nginx_values
@@ -125,9 +126,39 @@ def _blocks(statements: list[Stmt], first: str | None) -> Iterator[tuple[list[St
 
 def findings(ctx: Context, rule: Rule) -> Iterator[Finding]:
     """The findings of one of the four rules: each reads its own code's verdicts."""
+    moved = unterminated_not_allowed(ctx) if rule.code == "NGX008" else {}
     for verdict in verdicts(ctx):
         if verdict.code == rule.code:
-            yield ctx.finding(rule, verdict.stmt, verdict.message, verdict.fix, verdict.severity)
+            stmt = verdict.stmt
+            if id(stmt) in moved:  # where nginx stopped reading it: its `{`
+                stmt = replace(stmt, line=moved[id(stmt)][1])
+            yield ctx.finding(rule, stmt, verdict.message, verdict.fix, verdict.severity)
+
+
+_UNTERMINATED = re.compile(r'^directive "(.+)" is not terminated by ";"$')
+
+
+def unterminated_not_allowed(ctx: Context) -> dict[int, tuple[str, int]]:
+    """A directive that lost its `;` before a block (`server_tokens off` then `http {`) in a
+    block that does not allow it at all: nginx checks where a directive may stand before how it
+    ends (ngx_conf_handler), so it says only "not allowed here", at the `{`. By the statement's
+    id, the (file, line) of the loader's "not terminated" problem that NGX008 then stands for."""
+    problems: dict[tuple[str, str], list[int]] = {}
+    for problem in ctx.config.loaded.problems:
+        said = _UNTERMINATED.match(problem.message)
+        if said is not None:
+            problems.setdefault((problem.file, said.group(1)), []).append(problem.line)
+    if not problems:
+        return {}
+    out: dict[int, tuple[str, int]] = {}
+    for verdict in verdicts(ctx):
+        stmt = verdict.stmt
+        lines = problems.get((stmt.file, stmt.directive), [])
+        if verdict.code == "NGX008" and stmt.block is not None and lines:
+            at = min((line for line in lines if line >= stmt.line), default=None)
+            if at is not None:
+                out[id(stmt)] = (stmt.file, at)
+    return out
 
 
 def _judge(ctx: Context) -> list[Verdict]:

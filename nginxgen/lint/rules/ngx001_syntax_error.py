@@ -27,6 +27,7 @@ from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
+from nginxgen.lint.rules._grammar import unterminated_not_allowed
 
 RULE = Rule(
     code="NGX001", name="syntax-error", severity=Severity.ERROR, fix="fix the syntax at this line"
@@ -35,4 +36,8 @@ KIND = "syntax"
 
 
 def check(ctx: Context) -> Iterator[Finding]:
-    return ctx.load_problems(RULE, KIND)
+    # a directive not allowed in its block draws nginx's "not allowed here" (NGX008) alone
+    said = set(unterminated_not_allowed(ctx).values())
+    for finding in ctx.load_problems(RULE, KIND):
+        if (finding.file, finding.line) not in said:
+            yield finding
