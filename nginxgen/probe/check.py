@@ -25,7 +25,7 @@ from nginxgen.base.records import record
 from nginxgen.conf.per_name import Answer, Ignored, NameModel
 from nginxgen.knowledge.target import Library
 from nginxgen.probe.hello import Flight, HelloReply, ask, tls12_flight
-from nginxgen.probe.pages import Page, get_pages, pages_in, requests
+from nginxgen.probe.pages import Page, get_pages, pages_in, requests, unanswered
 from nginxgen.probe.resumption import connect_tls, request_host, shared_context
 from nginxgen.probe.tls13_flight import Tls13Flight, tls13_flight
 
@@ -168,17 +168,23 @@ class NameProbe:
     def page(self, path: str) -> Page:
         """The answer to a GET of `path` (one of PAGES) for this name, from a client without a
         certificate: read on the TLS 1.3 flight's connection, which asks for every page, else
-        on one connection for all of them; a page the server did not answer there (it closed
-        after an earlier one, as nginx does after a 400) on a connection of its own."""
+        on one connection for all of them. A page the server did not answer there is asked on
+        a connection of its own: it closed after an earlier one (as nginx does after a 400),
+        or the page before it got no answer in time (the pages are answered in order). A page
+        that got no answer in time is not asked again: one wait, not one per check that reads
+        it (the caller says it was not checked, and why: Page.unanswered)."""
         if self._pages is None:
             flight = self.tls13_flight
-            got = pages_in(flight.answers) if flight is not None else []
-            if not got:
-                got = get_pages(self.address, self.sni, list(PAGES), self.timeout)
+            got, timed_out = (pages_in(flight.answers), flight.timed_out) if flight else ([], False)
+            if not got and not timed_out:  # nothing came there: all of them on one connection
+                got, timed_out = get_pages(self.address, self.sni, list(PAGES), self.timeout)
             self._pages = dict(zip(PAGES, got, strict=False))
+            if timed_out and len(got) < len(PAGES):
+                waited = PAGES[len(got)]
+                self._pages[waited] = unanswered(waited, True, self.timeout)
         if path not in self._pages:
-            alone = get_pages(self.address, self.sni, [path], self.timeout)
-            self._pages[path] = alone[0] if alone else Page(None, {}, b"")
+            alone, timed_out = get_pages(self.address, self.sni, [path], self.timeout)
+            self._pages[path] = alone[0] if alone else unanswered(path, timed_out, self.timeout)
         return self._pages[path]
 
     @per_probe

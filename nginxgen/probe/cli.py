@@ -259,9 +259,11 @@ def _probe_endpoint(
     progress: Progress,
 ) -> tuple[list[dict[str, Any]], int, str | None]:
     """One endpoint's names: (their results, their differences from the config, why the
-    endpoint gave no answer at all)."""
+    endpoint gave no answer at all). A port the config serves with TLS in stream{} and not in
+    http{} is probed as --stream probes it: a client there gets no HTTP to judge."""
     from nginxgen.probe.plan import shared_contexts
     from nginxgen.probe.run import probe, reach
+    from nginxgen.probe.stream import probe_stream_port, stream_port
 
     why, address = reach(endpoint.connect or endpoint.host, endpoint.port, options.timeout)
     if why is not None:
@@ -269,14 +271,26 @@ def _probe_endpoint(
         return [], 0, why
     names = list(endpoint.names)
     model = config[0] if config is not None else None
-    shared = shared_contexts(model, options.target, endpoint.port, names, address) if model else {}
-    results = probe(endpoint.host, endpoint.port, names, endpoint.connect, options.timeout,
-                    options.ech, options.target.library, shared, options.connections,
-                    progress.done)  # fmt: skip
+    stream = stream_port(model, options.target, endpoint.port, address) if model else None
+    if stream is not None:
+        note(f"probe: {stream.why}: probed as with --stream")
+        results = probe_stream_port(stream, names, endpoint.connect or endpoint.host,
+                                    options.timeout, options.ech)  # fmt: skip
+        for result in results:
+            progress.done(result)
+    else:
+        shared = (
+            shared_contexts(model, options.target, endpoint.port, names, address) if model else {}
+        )
+        results = probe(endpoint.host, endpoint.port, names, endpoint.connect, options.timeout,
+                        options.ech, options.target.library, shared, options.connections,
+                        progress.done)  # fmt: skip
     for result in results:
         result["endpoint"] = endpoint.where
     if not any(any(r["protocols"].values()) for r in results):
         return [], 0, _no_answer(endpoint.where, results)
+    if stream is not None:  # compared with the stream model already
+        return results, sum(len(r["mismatches"]) for r in results), None
     if model is None:
         return results, 0, None
     from nginxgen.probe.predict import compare_all

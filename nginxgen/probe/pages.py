@@ -14,11 +14,26 @@ PAGE_READ = 65536  # what is kept of one answer, head and body
 @record(frozen=True)
 class Page:
     """The server's answer to a GET: its status, its headers (names in lower case), and the
-    answer as sent (head and body), PAGE_READ bytes at most."""
+    answer as sent (head and body), PAGE_READ bytes at most; for a GET that got none, why
+    (`unanswered`), and the checks that read the page say it was not checked, not that the
+    handshake failed."""
 
     status: int | None
     headers: dict[str, str]
     raw: bytes
+    unanswered: str | None = None
+
+
+def unanswered(path: str, timed_out: bool, timeout: float) -> Page:
+    """The page of a GET of `path` that got no answer on a connection whose handshake
+    completed: none within `timeout` (a slow backend: the TLS checks are not slowed by it), or
+    the server closed first (nginx's stream{} closes a client it refuses, after the
+    handshake)."""
+    if timed_out:
+        why = f"GET {path} got no answer in {timeout:g} s"
+    else:
+        why = f"the server closed the connection without answering GET {path}"
+    return Page(None, {}, b"", f"{why} (the handshake completed)")
 
 
 def requests(host: str, paths: list[str]) -> bytes:
@@ -89,9 +104,11 @@ def _body_end(rest: bytes, headers: dict[str, str], status: int | None) -> int |
 
 def get_pages(
     address: tuple[str, int], sni: str | None, paths: list[str], timeout: float
-) -> list[Page]:
+) -> tuple[list[Page], bool]:
     """GETs of `paths` on one connection (this Python's TLS library), a client without a
-    certificate: the answers that came before the server closed."""
+    certificate: (the answers that came before the server closed, or before `timeout` passed
+    without more: whether it did). A handshake that fails raises."""
+    timed_out = False
     with connect_tls(address, sni, shared_context(), timeout) as tls:
         tls.sendall(requests(request_host(address, sni), paths))
         data = bytearray()
@@ -100,7 +117,10 @@ def get_pages(
                 chunk = tls.recv(65536)
             except (ssl.SSLZeroReturnError, ssl.SSLEOFError):
                 break
+            except TimeoutError:
+                timed_out = True
+                break
             if not chunk:
                 break
             data += chunk
-    return pages_in(bytes(data))
+    return pages_in(bytes(data)), timed_out

@@ -203,6 +203,8 @@ def text_report(results: list[dict[str, Any]]) -> str:
     for result in results:
         where = f" on port {result['port']}" if "port" in result else ""
         lines.append(f"{result['sni'] or '(no SNI)'}{where}:")
+        if result.get("probed_as"):  # chosen from the config (a port stream{} alone serves)
+            lines.append(f"  probed as {result['probed_as']}")
         for check in checks.CHECKS:
             if all(key in result for key in check.KEYS):  # a check that ran for this name
                 lines.extend(check.text(result))

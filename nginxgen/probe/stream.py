@@ -18,9 +18,11 @@ from typing import Any, Literal
 
 from nginxgen.base.ech_configs import EchConfig
 from nginxgen.base.records import record
+from nginxgen.base.sockets import address_text
 from nginxgen.conf.config import Config
 from nginxgen.conf.effective import Effective
-from nginxgen.conf.per_name import by_name
+from nginxgen.conf.load import Stmt
+from nginxgen.conf.per_name import by_name, tls_socket_for_port
 from nginxgen.conf.stream import Stream
 from nginxgen.knowledge.target import Target
 from nginxgen.probe.check import Check
@@ -70,11 +72,74 @@ def probe_stream(
     (the model's value of each observed setting), as `probe --config` gives them."""
     stream = Stream(Effective(config, target))
     asked = [(listener, name) for listener in listeners(stream) for name in listener.names]
+    return _probe(stream, asked, connect or host, timeout, offer)
+
+
+@record(frozen=True)
+class StreamPort:
+    """A port the config serves with TLS in stream{} and not in http{}: its listener there,
+    and the line that says so."""
+
+    stream: Stream
+    socket: str
+    listen: Stmt
+
+    @property
+    def why(self) -> str:
+        where = f"{self.listen.file}:{self.listen.line}"
+        listened = address_text(self.socket)
+        return f"{listened} is a TLS listen of stream{{}} in the config ({where}), not of http{{}}"
+
+
+def stream_port(config: Config, target: Target, port: int, host: str | None) -> StreamPort | None:
+    """The stream{} TLS listener that answers a connection to `host` on `port`, where no
+    http{} TLS listener does (the port is stream's: a client there gets no HTTP); None
+    otherwise. `probe HOST:PORT --config` probes such a port as `--stream` does."""
+    if tls_socket_for_port(config, port, host) is not None:
+        return None
+    stream = Stream(Effective(config, target))
+    socket = tls_socket_for_port(stream.config, port, host)
+    if socket is None:
+        return None
+    listen = next(
+        lst.stmt
+        for server in stream.config.sockets[socket]
+        for lst in server.listens
+        if lst.socket == socket and lst.ssl
+    )
+    return StreamPort(stream, socket, listen)
+
+
+def probe_stream_port(
+    found: StreamPort,
+    names: list[str | None],
+    address: str,
+    timeout: float,
+    offer: EchConfig | Literal["grease"] | None = None,
+) -> list[dict[str, Any]]:
+    """`names` probed on a stream port (stream_port) as `--stream` probes them, each result
+    saying why (`probed_as`)."""
+    listener = Listener(found.socket, int(found.socket.rsplit(":", 1)[1]), tuple(names))
+    results = _probe(found.stream, [(listener, name) for name in names], address, timeout, offer)
+    for result in results:
+        result["probed_as"] = f"stream: {found.why}"
+    return results
+
+
+def _probe(
+    stream: Stream,
+    asked: list[tuple[Listener, str | None]],
+    address: str,
+    timeout: float,
+    offer: EchConfig | Literal["grease"] | None,
+) -> list[dict[str, Any]]:
+    """Each (listener, name) probed on `address` with the checks that speak TLS alone, and
+    compared with the stream model."""
 
     def one(item: tuple[Listener, str | None]) -> dict[str, Any]:
         listener, name = item
-        found = probe_name((connect or host, listener.port), name, timeout, offer, run=CHECKS,
-                           library=target.library)  # fmt: skip
+        found = probe_name((address, listener.port), name, timeout, offer, run=CHECKS,
+                           library=stream.target.library)  # fmt: skip
         found["port"] = listener.port
         found["mismatches"], found["config"] = compare_model(
             stream.tls(listener.socket, name), found, CHECKS

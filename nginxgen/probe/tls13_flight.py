@@ -50,6 +50,7 @@ class Tls13Flight:
     max_early_data: int | None  # from the tickets: None when they allow no 0-RTT
     certificate_request: bytes | None = None  # the CertificateRequest's body, if one was sent
     answers: bytes = b""  # the server's application data: its answers to `requests`
+    timed_out: bool = False  # the answers stopped at the timeout, not at the server's close
 
 
 def _hkdf_expand_label(
@@ -175,23 +176,26 @@ def _handshake(
     timeout: float,
     context: ssl.SSLContext,
     requests: bytes,
-) -> tuple[bytes, bytes]:
+) -> tuple[bytes, bytes, bool]:
     """One TLS 1.3 handshake, then `requests` (HTTP/1.1, the last one closing the connection:
     the tickets come after the handshake, and a request makes every library send them) over
-    memory buffers: (every byte the server sent until it closed, its application data), at most
-    ANSWERS_READ of the latter."""
+    memory buffers: (every byte the server sent until it closed, its application data, whether
+    it stopped at the timeout instead), at most ANSWERS_READ of the application data."""
     incoming, outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()
     tls = context.wrap_bio(incoming, outgoing, server_hostname=sni)
     received = bytearray()
+    timed_out = False
     with connect(address, timeout) as sock:
 
         def pump() -> bool:
+            nonlocal timed_out
             pending = outgoing.read()
             if pending:
                 sock.sendall(pending)
             try:
                 data = sock.recv(65536)
             except TimeoutError:
+                timed_out = True
                 return False
             if not data:
                 incoming.write_eof()
@@ -216,7 +220,7 @@ def _handshake(
                     answers += chunk
             except (ssl.SSLWantReadError, ssl.SSLZeroReturnError, ssl.SSLEOFError):
                 pass
-    return bytes(received), bytes(answers)
+    return bytes(received), bytes(answers), timed_out
 
 
 def _secrets(keylog: str) -> dict[str, bytes]:
@@ -240,21 +244,21 @@ def tls13_flight(
     read = _handshake_and_secrets(address, sni, timeout, requests)
     if read is None:
         return None
-    received, answers, handshake_secret, traffic_secret = read
+    received, answers, timed_out, handshake_secret, traffic_secret = read
     flight = _flight(received, handshake_secret, traffic_secret)
-    return replace(flight, answers=answers) if flight is not None else None
+    return replace(flight, answers=answers, timed_out=timed_out) if flight is not None else None
 
 
 def _handshake_and_secrets(
     address: tuple[str, int], sni: str | None, timeout: float, requests: bytes
-) -> tuple[bytes, bytes, bytes, bytes] | None:
-    """Every byte the server sent in one handshake, its application data, and its handshake
-    and first application traffic secrets (from the key log); None when the handshake or a
-    secret is missing."""
+) -> tuple[bytes, bytes, bool, bytes, bytes] | None:
+    """Every byte the server sent in one handshake, its application data, whether that stopped
+    at the timeout, and its handshake and first application traffic secrets (from the key
+    log); None when the handshake or a secret is missing."""
     context, keylog = _context()
     try:
         try:
-            received, answers = _handshake(address, sni, timeout, context, requests)
+            received, answers, timed_out = _handshake(address, sni, timeout, context, requests)
         finally:
             secrets = _secrets(keylog)  # read, and emptied for the next handshake, whatever came
     except (OSError, ssl.SSLError, ConnectionError):
@@ -263,7 +267,7 @@ def _handshake_and_secrets(
     traffic_secret = secrets.get("SERVER_TRAFFIC_SECRET_0")
     if handshake_secret is None or traffic_secret is None:
         return None
-    return received, answers, handshake_secret, traffic_secret
+    return received, answers, timed_out, handshake_secret, traffic_secret
 
 
 def _flight(received: bytes, handshake_secret: bytes, traffic_secret: bytes) -> Tls13Flight | None:

@@ -11,6 +11,7 @@ callback, knowledge default_server_only.ssl_protocols)."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
 import sys
@@ -19,10 +20,11 @@ from pathlib import Path
 import pytest
 
 from nginxgen.base.version import Version
+from nginxgen.probe.run import text_report
 from tests.builds import REPO, Build
 from tests.conf.test_stream_live import STREAM_BUILDS, _main
-from tests.live import Server, free_port, s_client
-from tests.pki import CertificateFactory
+from tests.live import Server, free_port, parse_s_client, s_client
+from tests.pki import CertificateFactory, _pem
 
 
 def _tree(port: int, a: tuple[Path, Path], b: tuple[Path, Path]) -> str:
@@ -94,3 +96,85 @@ def test_probe_stream_listeners(build: Build, client: Build, tmp_path: Path) -> 
     assert done.returncode == 1, done.stderr
     assert seen["b.example"] == (not own_protocols, False, True, "CN=b.example"), seen
     assert seen[None] == (True, False, True, "CN=a.example"), seen
+
+
+def _verify_tree(port: int, leaf: tuple[Path, Path], ca: Path) -> str:
+    """squeeze-alexa's stream{} server (docs/example-config/docker/nginx-tcp-ssl): TLS 1.2
+    only, a client certificate required, the backend's bytes after the handshake."""
+    return f"""stream {{
+    server {{
+        listen 127.0.0.1:{port} ssl;
+        ssl_certificate {leaf[0]}; ssl_certificate_key {leaf[1]};
+        ssl_client_certificate {ca};
+        ssl_verify_client on;
+        ssl_protocols TLSv1.2;
+        return "banner\\n";
+    }}
+}}
+"""
+
+
+def _probe(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "nginxgen", "probe", *args, "--format", "json"],
+        capture_output=True, text=True, timeout=120, check=False, cwd=REPO,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("build", STREAM_BUILDS, indirect=True)
+def test_a_stream_port_with_config_is_probed_as_stream(
+    build: Build, client: Build, tmp_path: Path
+) -> None:
+    """Issue 44, trial 7 (F6): `probe HOST:PORT --config` on a port only stream{} serves,
+    without --stream, judged it as an http{} server: "without one: served (status None)"
+    although nginx closes the connection of a client without a certificate, HSTS with status
+    None, and "the config has no TLS listen on this port" although it has one, in stream{}.
+    The port is now probed as with --stream, and the output says it chose that from the
+    config; what the probe sees equals what s_client sees. Without --config the probe cannot
+    know: the GET it sends gets no answer, which it says, never "served"."""
+    pki = CertificateFactory(tmp_path / "pki")
+    leaf = pki.leaf("squeeze.example", sans=("squeeze.example",))
+    who = pki.leaf("alexa", client=True)
+    ca = tmp_path / "clients-ca.pem"
+    ca.write_bytes(_pem(pki.intermediate) + _pem(pki.root))
+    port = free_port()
+    conf = tmp_path / "nginx.conf"
+    conf.write_text(_main(_verify_tree(port, (leaf.fullchain, leaf.key), ca)))
+    (tmp_path / "logs").mkdir()
+    at = f"127.0.0.1:{port}"
+    with Server(build, conf, [port]):
+        done = _probe(at, "--sni", "squeeze.example", "--config", str(conf), *build.target_flags)
+        alone = _probe(at, "--sni", "squeeze.example")
+        connect = ["s_client", "-connect", at, "-servername", "squeeze.example", "-ign_eof"]
+        tls12 = client.openssl(*connect, "-tls1_2")
+        tls13 = client.openssl(*connect, "-tls1_3")
+        with_cert = client.openssl(*connect, "-cert", str(who.fullchain), "-key", str(who.key))
+    # s_client: the handshake completes; without a certificate nginx sends nothing and
+    # closes, with one the backend's bytes come
+    assert parse_s_client(tls12.stdout).ok and "banner" not in tls12.stdout, tls12.stdout
+    assert not parse_s_client(tls13.stdout + tls13.stderr).ok
+    assert "banner" in with_cert.stdout, with_cert.stdout[-1000:]
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr
+    line = next(n for n, text in enumerate(conf.read_text().splitlines(), 1) if "listen" in text)
+    said = f"{at} is a TLS listen of stream{{}} in the config ({conf}:{line}), not of http{{}}"
+    assert f"probe: {said}: probed as with --stream" in done.stderr, done.stderr
+    results = json.loads(done.stdout)
+    assert [r["sni"] for r in results] == ["squeeze.example", None]
+    for result in results:
+        assert result["port"] == port and result["probed_as"] == f"stream: {said}"
+        assert result["protocols"]["TLSv1.2"] is True and result["protocols"]["TLSv1.3"] is False
+        assert result["certificate"]["subject"] == "CN=squeeze.example"
+        assert "client_certificate" not in result and "hsts" not in result, result
+        assert result["mismatches"] == [] and result["inconclusive"] == [], result
+    text = text_report(results)
+    assert "status None" not in text and "no TLS listen" not in text, text
+    # without --config: the GET after the handshake got no answer, and that is what is said
+    found = json.loads(alone.stdout)[0]
+    closed = "the server closed the connection without answering GET / (the handshake completed)"
+    asked = found["client_certificate"]
+    named = tls12.stdout.split("Acceptable client certificate CA names\n", 1)[1].splitlines()
+    seen = [n.replace(" = ", "=") for n in itertools.takewhile(lambda n: "=" in n, named)]
+    assert asked["requested"] is True and asked["ca_names"] == seen != [], (asked, seen)
+    assert (asked["without"], asked["not_checked"]) == (None, closed), asked
+    assert "served" not in text_report([found]), text_report([found])
+    assert alone.returncode == 1, alone.stderr

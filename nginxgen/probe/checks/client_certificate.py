@@ -11,8 +11,10 @@ finishes the handshake anyway (it judges the certificate per request). Then the 
 of `/` (NameProbe.page: on the TLS 1.3 flight's connection where there is one), Host the name
 (the address without one), read whole (64 KiB at most):
 421 is "misdirected"; 400 with nginx's page "No required SSL certificate was sent" is
-"no-certificate"; any other answer is "served". A 421 the config returns itself looks the same
-on the wire: where the model says "served", an observed 421 is not compared.
+"no-certificate"; any other answer is "served"; no answer (none within the timeout, or the
+server closed first) is not checked (null), with why (`not_checked`), and inconclusive. A 421
+the config returns itself looks the same on the wire: where the model says "served", an
+observed 421 is not compared.
 
 The model (conf/client_certs.py through conf/per_name.py): the name's server's
 `ssl_verify_client` (not off: asked), the subjects of its `ssl_client_certificate` file (the CA
@@ -110,16 +112,20 @@ def name_text(der: bytes) -> str:
         return der.hex()
 
 
-def answer_without(probe: NameProbe) -> tuple[int | None, str]:
-    """(status, kind) of a GET of / by a client that has no certificate."""
+def answer_without(probe: NameProbe) -> tuple[int | None, str | None, str | None]:
+    """(status, kind, why not checked) of a GET of / by a client that has no certificate; a GET
+    that got no answer is not checked (kind None), and listed as inconclusive."""
     facts = nginx.client_certificates()
     page = probe.page("/")
+    if page.unanswered is not None:
+        probe.inconclusive.append(f"client certificate, without one: {page.unanswered}")
+        return None, None, page.unanswered
     if page.status == facts.misdirected_status:
-        return page.status, "misdirected"
+        return page.status, "misdirected", None
     nginx_page = facts.no_certificate_page.encode()
     if page.status == facts.no_certificate_status and nginx_page in page.raw:
-        return page.status, "no-certificate"
-    return page.status, "served"
+        return page.status, "no-certificate", None
+    return page.status, "served", None
 
 
 def observe(probe: NameProbe) -> dict[str, Any]:
@@ -130,7 +136,7 @@ def observe(probe: NameProbe) -> dict[str, Any]:
     tls13 = flight is probe.tls13_flight
     names = [name_text(n) for n in authorities(request, tls13)] if request else None
     host = request_host(probe.address, probe.sni)
-    status, kind = answer_without(probe)
+    status, kind, why = answer_without(probe)
     return {
         "client_certificate": {
             "requested": request is not None,
@@ -139,6 +145,7 @@ def observe(probe: NameProbe) -> dict[str, Any]:
             "host": host,
             "status_without": status,
             "without": kind,
+            "not_checked": why,
         }
     }
 
@@ -155,6 +162,8 @@ def predict(model: NameModel, found: Found) -> list[Prediction]:
     if seen["requested"]:
         names = model.client_ca_names()
         out.append(expect(names, seen["ca_names"], "client_certificate.ca_names", list))
+    if seen["without"] is None:  # the GET got no answer: nothing to compare
+        return out
     without = model.without_client_certificate(seen["host"])
     if without.value == "served" and seen["without"] == "misdirected":
         # the config's own `return 421` (common in default servers) is the same answer on the
@@ -173,7 +182,9 @@ def text(found: Found) -> list[str]:
         if seen["requested"]
         else "not asked"
     )
-    return [
-        f"  client certificate: {asked}; without one: {seen['without']} "
-        f"(status {seen['status_without']})"
-    ]
+    without = (
+        f"{seen['without']} (status {seen['status_without']})"
+        if seen["without"] is not None
+        else f"not checked ({seen['not_checked']})"
+    )
+    return [f"  client certificate: {asked}; without one: {without}"]

@@ -1,7 +1,9 @@
 """HSTS: the Strict-Transport-Security header of a response to `/` and to a page the site most
-likely lacks, with their statuses. The model: the add_header lines in effect for a response to
-that URI (conf/effective: levels replace, merge or drop them by add_header_inherit), judged for
-the status the server gave (without `always`, add_header serves only some statuses)."""
+likely lacks, with their statuses; a page that got no answer (none within the timeout, or the
+server closed first) is not checked, with why, and inconclusive. The model: the add_header
+lines in effect for a response to that URI (conf/effective: levels replace, merge or drop them
+by add_header_inherit), judged for the status the server gave (without `always`, add_header
+serves only some statuses)."""
 
 from __future__ import annotations
 
@@ -37,6 +39,9 @@ def observe(probe: NameProbe) -> dict[str, Any]:
         page = probe.page(uri)
         hsts[header_key] = page.headers.get(HSTS)
         hsts[status_key] = page.status
+        hsts[f"{header_key}_not_checked"] = page.unanswered  # no answer: neither yes nor no
+        if page.unanswered is not None:
+            probe.inconclusive.append(f"HSTS on {uri}: {page.unanswered}")
     return {"hsts": hsts}
 
 
@@ -64,7 +69,13 @@ def text(found: Found) -> list[str]:
     hsts = found.get("hsts")
     if not hsts:
         return []
-    return [
-        f"  HSTS on / ({hsts['root_status']}): {hsts['root'] or 'none'}, "
-        f"on a {hsts['not_found_status']}: {hsts['not_found'] or 'none'}"
-    ]
+    said = []
+    for _label, uri, status_key, header_key in PAGES:
+        why = hsts.get(f"{header_key}_not_checked")
+        if why is not None:
+            said.append(f"on {uri}: not checked ({why})")
+        elif uri == "/":
+            said.append(f"on / ({hsts[status_key]}): {hsts[header_key] or 'none'}")
+        else:  # the missing page, named by its status
+            said.append(f"on a {hsts[status_key]}: {hsts[header_key] or 'none'}")
+    return [f"  HSTS {', '.join(said)}"]
