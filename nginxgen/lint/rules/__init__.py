@@ -25,6 +25,7 @@ MODULES = (
     "ngx012_shared_memory_zone",
     "ngx013_duplicate_listen_options",
     "ngx014_protocol_options_redefined",
+    "ngx016_unknown_log_format",
     "ngx101_curves_outside_default_server",
     "ngx102_session_outside_default_server",
     "ngx103_protocols_outside_default_server",

@@ -19,6 +19,7 @@ INDEX: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
     ("NGX012", "shared-memory-zone", "ngx012_shared_memory_zone", ("ssl_session_cache", "ssl_ocsp_cache", "proxy_cache_path", "fastcgi_cache_path", "scgi_cache_path", "uwsgi_cache_path", "proxy_cache", "fastcgi_cache", "scgi_cache", "uwsgi_cache", "limit_req_zone", "limit_req", "limit_conn_zone", "limit_conn", "zone")),
     ("NGX013", "duplicate-listen-options", "ngx013_duplicate_listen_options", ("listen",)),
     ("NGX014", "protocol-options-redefined", "ngx014_protocol_options_redefined", ("listen",)),
+    ("NGX016", "unknown-log-format", "ngx016_unknown_log_format", ("access_log", "log_format")),
     ("NGX101", "curves-outside-default-server", "ngx101_curves_outside_default_server", ("ssl_ecdh_curve", "ssl_conf_command")),
     ("NGX102", "session-outside-default-server", "ngx102_session_outside_default_server", ("ssl_session_cache", "ssl_session_timeout", "ssl_session_ticket_key")),
     ("NGX103", "protocols-outside-default-server", "ngx103_protocols_outside_default_server", ("ssl_protocols", "ssl_conf_command")),
