@@ -324,6 +324,7 @@ class CustomGrammars:
     build_options: dict[str, tuple[BuildOption, ...]]
     shared_zones: SharedZones
     log_formats: dict[str, LogFormats]  # by family
+    server_name_conflict: str  # the warning for a name two servers of an address give
 
 
 @cache
@@ -356,6 +357,7 @@ def custom_grammars() -> CustomGrammars:
         },
         shared_zones=_shared_zones(data["shared_zones"]),
         log_formats={f["family"]: from_table(LogFormats, f) for f in data["log_formats"]},
+        server_name_conflict=data["server_names"]["conflict"],
     )
 
 

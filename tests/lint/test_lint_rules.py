@@ -387,6 +387,12 @@ CASES: list[tuple[str, tuple[str, str], str, str]] = [
         http(DEFAULT, SITE.format(body="access_log logs/a.log default;")),
         http(DEFAULT, SITE.format(body="access_log logs/a.log combined;")),
     ),
+    (
+        "NGX017",
+        MID,
+        http(DEFAULT, SITE.format(body=""), SITE.format(body="")),
+        http(DEFAULT, SITE.format(body=""), SITE.format(body="").replace("b.ex", "c.ex")),
+    ),
     ("NGX701", MID, http(DEFAULT, SITE.format(body="")), http(DEFAULT, SITE.format(body=HSTS))),
     (
         "NGX702",

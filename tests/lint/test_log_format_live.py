@@ -44,9 +44,7 @@ def _tree(build: Build, top: str, body: str, stream: str | None) -> str:
     text = f"events {{}}\nhttp {{\n{top}\n{SERVER.format(body=body)}\n}}\n"
     if stream is None:
         return text
-    modules = ""
-    if build.root is not None:  # Debian's nginx: stream is a loadable module
-        modules = f"load_module {build.root / 'usr/lib/nginx/modules/ngx_stream_module.so'};\n"
+    modules = build.load_module("stream")
     server = "server { listen 127.0.0.1:8998; return ok; }"
     return f"{modules}{text}stream {{\n{stream}\n{server}\n}}\n"
 
