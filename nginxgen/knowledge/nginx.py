@@ -181,6 +181,7 @@ class DhParameters:
     directive: str
     builtin_until: str
     message: str  # nginx's words for a file it cannot open (`{path}`)
+    unreadable: str  # and for one that holds no DH parameters
     source: str
 
 
