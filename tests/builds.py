@@ -83,6 +83,14 @@ class Build:
             raise RuntimeError(f"build {self.name} has no openssl binary")
         return self.run(self.openssl_argv, *args, stdin=stdin, timeout=20)
 
+    def load_module(self, module: str) -> str:
+        """The line a tree needs to use one of nginx's own modules (`stream`, `mail`) on this
+        build: Debian builds them as loadable modules, unpacked in the build's root; "" where
+        the build has them compiled in."""
+        if self.root is None:
+            return ""
+        return f"load_module {self.root / 'usr/lib/nginx/modules' / f'ngx_{module}_module.so'};\n"
+
     @functools.cached_property
     def stream_tls(self) -> bool:
         """Whether stream{} with TLS works without a load_module line: the stream and

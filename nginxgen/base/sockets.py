@@ -103,5 +103,6 @@ def socket_answering(sockets: list[str], host: str | None) -> str | None:
 
 def address_text(socket: str) -> str:
     """An address:port as nginx prints it in its messages (ngx_sock_ntop): the IPv4 wildcard
-    `*` is 0.0.0.0."""
+    `*` is 0.0.0.0, and a UDP socket (`/udp`: QUIC's, stream's `udp`) is its address alone."""
+    socket = socket.removesuffix("/udp")
     return "0.0.0.0" + socket[1:] if socket.startswith("*:") else socket

@@ -91,6 +91,30 @@ def tls13_fixed_suites(library: Library) -> list[str] | None:
     return fixed
 
 
+def dh_parameter_blocks(library: Library) -> tuple[str, ...]:
+    """The PEM block names the library's PEM_read_bio_DHparams takes (nginx's ssl_dhparam
+    reader); for a library not known, any of them."""
+    table = toml_file("libraries")["dh_parameter_blocks"]
+    known = table.get(behaves_as(library))
+    if known is None:
+        known = [name for kind in ("openssl", "boringssl", "aws-lc") for name in table[kind]]
+    return tuple(dict.fromkeys(known))
+
+
+def pem_no_start_line(library: Library, block: str) -> str | None:
+    """The library's error, as nginx prints it after its own words, for a PEM file without a
+    `block` block; None where it is not known."""
+    table = toml_file("libraries")["dh_parameter_blocks"]
+    kind = behaves_as(library)
+    text = table["no_start_line"].get(kind)
+    if text is None or (
+        kind == "openssl"
+        and not in_range(library.version, table["no_start_line_openssl_since"], None)
+    ):
+        return None
+    return str(text).format(block=block)
+
+
 def key_floor_bits(kind: str) -> int | None:
     """Smallest key size of 112-bit strength for RSA, ECDSA or DH (None: no floor known)."""
     value = toml_file("libraries")["key_floor_bits"].get(kind)

@@ -181,6 +181,7 @@ class DhParameters:
     directive: str
     builtin_until: str
     message: str  # nginx's words for a file it cannot open (`{path}`)
+    unreadable: str  # and for one that holds no DH parameters
     source: str
 
 
@@ -416,6 +417,11 @@ class ListenCertificate:
     # `ssl on;` (until 1.25.1) in effect in a server with no certificate, default or not
     ssl_directive_message: str
     ssl_directive_source: str
+    # mail{}: the checks of each server with TLS on (`{mode}`: listen ... ssl, ssl, starttls)
+    mail_message: str
+    mail_key_message: str
+    mail_keys_message: str
+    mail_source: str
     source: str
     # the ssl_* lines nginx reads from the named server, not from the TLS context the handshake
     # runs on (a vhost without a certificate runs on the default server's)

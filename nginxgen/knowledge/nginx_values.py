@@ -293,6 +293,18 @@ class SharedZones:
 
 
 @record(frozen=True)
+class LogFormats:
+    """One family's access log formats (nginx_values.toml, log_formats)."""
+
+    family: str
+    builtin: tuple[str, ...]
+    implied: str  # the format of `access_log PATH;` ("": refused with `unspecified`)
+    unknown: str
+    duplicate: str
+    unspecified: str
+
+
+@record(frozen=True)
 class CustomGrammars:
     """The grammars of nginx's custom setters, written once in nginx_values.toml."""
 
@@ -311,6 +323,8 @@ class CustomGrammars:
     stream_by_certificate_since: str
     build_options: dict[str, tuple[BuildOption, ...]]
     shared_zones: SharedZones
+    log_formats: dict[str, LogFormats]  # by family
+    server_name_conflict: str  # the warning for a name two servers of an address give
 
 
 @cache
@@ -342,6 +356,8 @@ def custom_grammars() -> CustomGrammars:
             for name in {n for o in data["build_options"] for n in o["directives"]}
         },
         shared_zones=_shared_zones(data["shared_zones"]),
+        log_formats={f["family"]: from_table(LogFormats, f) for f in data["log_formats"]},
+        server_name_conflict=data["server_names"]["conflict"],
     )
 
 

@@ -381,6 +381,18 @@ CASES: list[tuple[str, tuple[str, str], str, str]] = [
             SITE.format(body="http2 on;").replace("b.example", "c.example"),
         ),
     ),
+    (
+        "NGX016",
+        MID,
+        http(DEFAULT, SITE.format(body="access_log logs/a.log default;")),
+        http(DEFAULT, SITE.format(body="access_log logs/a.log combined;")),
+    ),
+    (
+        "NGX017",
+        MID,
+        http(DEFAULT, SITE.format(body=""), SITE.format(body="")),
+        http(DEFAULT, SITE.format(body=""), SITE.format(body="").replace("b.ex", "c.ex")),
+    ),
     ("NGX701", MID, http(DEFAULT, SITE.format(body="")), http(DEFAULT, SITE.format(body=HSTS))),
     (
         "NGX702",

@@ -26,6 +26,8 @@ MODULES = (
     "ngx013_duplicate_listen_options",
     "ngx014_protocol_options_redefined",
     "ngx015_headers_hash_not_optimal",
+    "ngx016_unknown_log_format",
+    "ngx017_conflicting_server_name",
     "ngx101_curves_outside_default_server",
     "ngx102_session_outside_default_server",
     "ngx103_protocols_outside_default_server",

@@ -14,6 +14,13 @@ it, one server per address then. QUIC addresses (`listen ... quic`) likewise. Th
 http{}'s), default or not: without a certificate (or `ssl_reject_handshake on`) nginx -t refuses
 it at that `ssl` line, `no "ssl_certificate" is defined for the "ssl" directive`.
 
+mail{} checks each server: where one of its listens has `ssl`, `ssl on` is in effect (until
+1.25.1) or `starttls` is on or only (its own line or mail{}'s), it needs ssl_certificate and
+ssl_certificate_key in effect, else nginx -t refuses it with `no "ssl_certificate" is defined
+for the "starttls" directive` (or `"listen ... ssl"`, `"ssl"`; or the key's message) at the line
+of that mode: the server's last `listen ... ssl`, else its last `ssl` or `starttls` line, else
+mail{}'s.
+
 Fail:
     server { listen 443 ssl default_server; ssl_certificate a.pem; ssl_certificate_key a.key; }
     server { listen 443 ssl; server_name b.example; }
@@ -26,8 +33,11 @@ No automatic fix: the certificate is the admin's (or, for a server that must not
 
 Sources: nginx src/http/modules/ngx_http_ssl_module.c (ngx_http_ssl_init) and
 src/stream/ngx_stream_ssl_module.c (ngx_stream_ssl_init; ngx_stream_ssl_merge_srv_conf before
-1.25.5); ngx_http_ssl_merge_srv_conf for `ssl on;`; seen with nginx -t and openssl s_client on nginx 1.22.1, 1.26.3, 1.28.3 and 1.31.3
-(tests/lint/test_listen_certificate_live.py).
+1.25.5); ngx_http_ssl_merge_srv_conf for `ssl on;`; src/mail/ngx_mail_ssl_module.c
+(ngx_mail_ssl_merge_conf, cited in nginxgen/knowledge/nginx.toml [listen_certificate]); seen with
+nginx -t and openssl s_client on nginx 1.22.1, 1.26.3, 1.28.3 and 1.31.3
+(tests/lint/test_listen_certificate_live.py), mail{} with nginx -t on Debian 12's and 13's nginx
+(tests/lint/test_mail_certificate_live.py).
 """
 
 from __future__ import annotations
@@ -35,6 +45,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen.conf.effective import Uncertified
+from nginxgen.conf.load import Stmt
 from nginxgen.knowledge import nginx
 from nginxgen.lint.context import Context, Rule, server_label
 from nginxgen.lint.findings import Finding, Severity
@@ -69,6 +80,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                 f"it ({facts.ssl_directive_message})",
                 severity=Severity.ERROR,
             )
+    yield from _mail(ctx, status is None or status.available)
     for gap, sockets in _merged(ctx):
         server, default = gap.server, gap.default
         if id(server) in switched:
@@ -98,6 +110,72 @@ def check(ctx: Context) -> Iterator[Finding]:
             f"{server_label(default)}, the default server, which clients checking the name "
             "refuse",
         )
+
+
+def _mail(ctx: Context, ssl_directive: bool) -> Iterator[Finding]:
+    """Each mail{} server with TLS on and no certificate (or key) in effect, as
+    ngx_mail_ssl_merge_conf refuses it, at the line nginx names (knowledge: listen_certificate,
+    mail_*)."""
+    facts = nginx.listen_certificate()
+    for block in ctx.config.loaded.statements:
+        if block.directive != "mail" or not block.block:
+            continue
+        top = [s for s in block.block if s.directive != "server"]
+        if any(s.unread for s in top):
+            continue  # what the mail{} level sets is unknown
+        for server in block.block:
+            if server.directive != "server" or not server.block:
+                continue
+            own = server.block
+            if any(s.unread for s in own):
+                continue
+            found = _mail_refusal(own, top, ssl_directive, facts)
+            if found is not None:
+                line, message = found
+                yield ctx.finding(RULE, line, f"{message}: nginx -t refuses it",
+                                  severity=Severity.ERROR)  # fmt: skip
+
+
+def _mail_refusal(
+    own: list[Stmt], top: list[Stmt], ssl_directive: bool, facts: nginx.ListenCertificate
+) -> tuple[Stmt, str] | None:
+    """The line nginx names and its words for one mail server, or None where it passes."""
+
+    def last(lines: list[Stmt], directive: str) -> Stmt | None:
+        return next((s for s in reversed(lines) if s.directive == directive and s.args), None)
+
+    def value(directive: str) -> str:
+        line = last(own, directive) or last(top, directive)
+        return line.args[0].lower() if line is not None else "off"
+
+    listens = [s for s in own if s.directive == "listen" and "ssl" in s.args[1:]]
+    switches = ("ssl", "starttls") if ssl_directive else ("starttls",)
+    if listens:
+        mode, line = "listen ... ssl", listens[-1]
+    elif ssl_directive and value("ssl") == "on":
+        mode, line = "ssl", None
+    elif value("starttls") in ("on", "only"):
+        mode, line = "starttls", None
+    else:
+        return None
+    if line is None:  # the last `ssl` or `starttls` line of the server, else of mail{}
+        line = next((s for s in reversed(own) if s.directive in switches), None) or next(
+            s for s in reversed(top) if s.directive in switches
+        )
+    certificates = [s for s in own if s.directive == "ssl_certificate"] or [
+        s for s in top if s.directive == "ssl_certificate"
+    ]
+    keys = [s for s in own if s.directive == "ssl_certificate_key"] or [
+        s for s in top if s.directive == "ssl_certificate_key"
+    ]
+    if not certificates:
+        return line, facts.mail_message.format(mode=mode)
+    if not keys:
+        return line, facts.mail_key_message.format(mode=mode)
+    if len(keys) < len(certificates) and certificates[-1].args:
+        message = facts.mail_keys_message.format(certificate=certificates[-1].args[0], mode=mode)
+        return line, message
+    return None
 
 
 def _merged(ctx: Context) -> list[tuple[Uncertified, list[str]]]:

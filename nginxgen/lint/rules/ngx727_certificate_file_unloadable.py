@@ -1,6 +1,9 @@
 """A certificate or CA file nginx cannot load: it does not exist, or holds no PEM certificate
 (garbage, a key, a DER file); a certificate key or DH parameters file (ssl_dhparam) that does
-not exist (`cannot load certificate key`, `BIO_new_file(...) failed`). `nginx -t` refuses the config: "cannot load certificate" for
+not exist (`cannot load certificate key`, `BIO_new_file(...) failed`); a DH parameters file
+that holds no DH parameters in PEM (`PEM_read_bio_DHparams(...) failed (SSL: ...no start
+line...)`: empty, DER, a certificate; `BEGIN X9.42 DH PARAMETERS` is read by OpenSSL, not by
+BoringSSL or AWS-LC). `nginx -t` refuses the config: "cannot load certificate" for
 `ssl_certificate`, and for the CA files (`ssl_client_certificate`, `ssl_trusted_certificate`,
 `proxy_ssl_trusted_certificate` and its grpc and uwsgi twins, stream's too) the same message
 from nginx 1.27.2, `SSL_CTX_load_verify_locations(...) failed` before.
@@ -36,9 +39,11 @@ Sources: nginx src/event/ngx_event_openssl.c ngx_ssl_certificate, ngx_ssl_client
 ngx_ssl_trusted_certificate; src/event/ngx_event_openssl_cache.c (1.27.2) ngx_ssl_cache_cert_create,
 ngx_ssl_cache_ca_create, ngx_ssl_cache_init_key and ngx_ssl_cache_pkey_create
 (nginxgen/knowledge/nginx.toml, certificate_files and certificate_keys); nginx CHANGES 1.27.2
-(certificates cached on start), 1.7.9 (engine:) and 1.29.0 (store:); seen with nginx -t on
-1.22.1, 1.26.3, 1.28.3 and 1.31.3, the trusted form on all seven builds
-(tests/lint/test_trusted_certificates_live.py).
+(certificates cached on start), 1.7.9 (engine:) and 1.29.0 (store:); ngx_ssl_dhparam and the
+PEM blocks each library's PEM_read_bio_DHparams takes (nginxgen/knowledge/libraries.toml,
+dh_parameter_blocks); seen with nginx -t on 1.22.1, 1.26.3, 1.28.3 and 1.31.3, the trusted form
+and the DH parameters files on all seven builds (tests/lint/test_trusted_certificates_live.py,
+tests/lint/test_dhparam_live.py).
 """
 
 from __future__ import annotations
@@ -49,7 +54,7 @@ from nginxgen.base.records import record
 from nginxgen.conf import files
 from nginxgen.conf.load import Stmt
 from nginxgen.conf.stream import Stream
-from nginxgen.knowledge import nginx
+from nginxgen.knowledge import libraries, nginx
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._client_certs import verifying
@@ -60,6 +65,10 @@ RULE = Rule(
     name="certificate-file-unloadable",
     severity=Severity.ERROR,
     fix="point the line at the PEM file (for a CA: the CA certificates, PEM)",
+)
+DH_FIX = (
+    "point ssl_dhparam at DH parameters in PEM (openssl genpkey -genparam -algorithm DH -pkeyopt "
+    "group:ffdhe2048 -out dhparam.pem), or remove the line"
 )
 KEY_FIX = "load the key from a file (PEM), or from a source this nginx and its library read"
 
@@ -145,6 +154,8 @@ def check(ctx: Context) -> Iterator[Finding]:
             seen.add(id(line))
             if files.absent(ctx.config.loaded, line.args[0], ctx.target.conf_path):
                 yield _missing(ctx, line, dh.message.format(path=line.args[0]))
+            else:
+                yield from _no_dh_parameters(ctx, line, dh)
     facts = nginx.certificate_files()
     for loaded in _loaded(ctx):
         line = loaded.line
@@ -163,6 +174,24 @@ def check(ctx: Context) -> Iterator[Finding]:
             what, names = problem
             fails = facts.refusal(ctx.target, path, loaded.ca, names)
             yield ctx.finding(RULE, line, f"{path} holds {what}: nginx -t fails: {fails}")
+
+
+def _no_dh_parameters(ctx: Context, line: Stmt, dh: nginx.DhParameters) -> Iterator[Finding]:
+    """A DH parameters file nginx opens but reads nothing from: PEM_read_bio_DHparams skips
+    blocks of other names and fails where none is left (an empty file, DER, a certificate; X9.42
+    parameters with BoringSSL and AWS-LC)."""
+    path = line.args[0]
+    data = read(ctx, path)
+    blocks = libraries.dh_parameter_blocks(ctx.target.library)
+    if data is None or any(b"-----BEGIN " + b.encode() + b"-----" in data for b in blocks):
+        return
+    fails = dh.unreadable.format(path=path)
+    reason = libraries.pem_no_start_line(ctx.target.library, blocks[0])
+    if reason is not None:
+        fails += f" (SSL: {reason})"
+    what = " or ".join(f"BEGIN {block}" for block in blocks)
+    yield ctx.finding(RULE, line, f"{path} holds no DH parameters in PEM ({what}): nginx -t "
+                      f"fails: {fails}", DH_FIX)  # fmt: skip
 
 
 def _unloadable(ctx: Context, data: bytes, loaded: Loaded) -> tuple[str, bool] | None:

@@ -1,0 +1,134 @@
+"""Two servers of one address:port give the same server name: `nginx -t` warns `conflicting
+server name "app.example" on 0.0.0.0:443, ignored`, nginx's own words, and requests for that
+name go to the first server only.
+
+Where more than one server listens on an address:port, nginx puts their names in one hash, in
+the order it met the servers, lower-cased: a name already there is ignored with this warning,
+once per name and address (a server on 0.0.0.0:443 and [::]:443 draws two). An exact name
+conflicts with the same name or a `.name` before it; `.name` with `name`, `.name` or `*.name`
+before it; `*.name` with `.name` or `*.name`; `name.*` with the same `name.*`. Regular
+expressions (`~...`) never conflict; a server without server_name has the name "" (two such
+servers on an address conflict). In stream{} from nginx 1.25.5, where servers share an address
+by name. nginx names no line: this rule names the later server's server_name line (its listen
+line for the name ""). Not judged: `$hostname` (the machine's name), a server whose server_name
+an unread include may set (for the name ""), and an address given as a host name (nginx prints
+the addresses it resolves to).
+
+Fail:
+    http {
+        server { listen 8080; server_name app.example; return 204; }
+        server { listen 8080; server_name app.example; return 404; }
+    }
+Fix:
+    http {
+        server { listen 8080; server_name app.example; return 204; }
+        server { listen 8080; server_name old.example; return 404; }
+    }
+
+Sources: nginx src/http/ngx_http.c (ngx_http_server_names), src/core/ngx_hash.c
+(ngx_hash_add_key), src/http/ngx_http_core_module.c (ngx_http_core_server_name) and their
+stream{} twins, cited in nginxgen/knowledge/nginx_values.toml [server_names]; seen with nginx -t
+on Debian 12's and 13's nginx and nginx 1.31.3 (tests/lint/test_server_names_live.py), found
+trying public configs as a new user.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from nginxgen.base.sockets import address_text
+from nginxgen.conf.config import Config, Server
+from nginxgen.conf.load import Stmt
+from nginxgen.knowledge import nginx, nginx_values
+from nginxgen.lint.context import Context, Rule
+from nginxgen.lint.findings import Finding, Severity
+
+RULE = Rule(
+    code="NGX017",
+    name="conflicting-server-name",
+    severity=Severity.WARNING,
+    fix="give the name to one server of the address (remove it from the other's server_name)",
+    triggers=("server",),
+)
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    for config in (f.config for f in ctx.families()):
+        if config.block == "stream" and not nginx.stream_virtual_servers(ctx.target):
+            continue  # before 1.25.5 two stream servers of an address are a duplicate listen
+        yield from _conflicts(ctx, config)
+
+
+def _conflicts(ctx: Context, config: Config) -> Iterator[Finding]:
+    message = nginx_values.custom_grammars().server_name_conflict
+    for socket, servers in config.sockets.items():
+        if len(servers) < 2 or not _printable(socket, servers):
+            continue  # one server: nginx builds no hash of names for the address
+        exact: set[str] = set()
+        head: set[str] = set()  # leading wildcards (`*.name`, `.name`), as `name`
+        tail: set[str] = set()  # trailing ones (`name.*`), as `name.`
+        for server in servers:
+            for stmt, name in _names(server, socket):
+                if _busy(name, exact, head, tail):
+                    text = message.format(name=name, address=address_text(socket))
+                    yield ctx.finding(RULE, stmt, f"{text}: nginx -t warns")
+
+
+def _printable(socket: str, servers: list[Server]) -> bool:
+    """Whether nginx prints this address as lint does: an IP address or wildcard (not a host
+    name it resolves), or a unix: path; and a listen line of each server (not the one nginx
+    implies, whose port depends on the user nginx -t runs as)."""
+    host = socket.removesuffix("/udp").rpartition(":")[0]
+    named = not (
+        socket.startswith("unix:")
+        or host in ("*", "")
+        or host.startswith("[")
+        or host.replace(".", "").isdigit()
+    )
+    return not named and all(
+        any(
+            lst.socket == socket and any(lst.stmt is s for s in server.own("listen"))
+            for lst in server.listens
+        )
+        for server in servers
+    )
+
+
+def _names(server: Server, socket: str) -> Iterator[tuple[Stmt, str]]:
+    """The names nginx hashes for a server, lower-cased, each with its line."""
+    lines = server.own("server_name")
+    if not lines:
+        if server.unknown("server_name") is None:
+            listen = next(lst for lst in server.listens if lst.socket == socket)
+            yield listen.stmt, ""
+        return
+    for stmt in lines:
+        for name in stmt.args:
+            if not name.startswith("~") and name.lower() != "$hostname":
+                yield stmt, name.lower()
+
+
+def _busy(name: str, exact: set[str], head: set[str], tail: set[str]) -> bool:
+    """Whether ngx_hash_add_key (NGX_HASH_WILDCARD_KEY) refuses the name as taken, adding it
+    where it is not; a name it declines as invalid is left out (nginx stops on it)."""
+    if name.count("*") > 1 or ".." in name or "\0" in name:
+        return False
+    if len(name) > 1 and name[0] == ".":
+        if name[1:] in exact:
+            return True
+        exact.add(name[1:])
+        return _taken(name[1:], head)
+    if len(name) > 2 and name.startswith("*."):
+        return _taken(name[2:], head)
+    if len(name) > 2 and name.endswith(".*"):
+        return _taken(name[:-1], tail)
+    if "*" in name:
+        return False
+    return _taken(name, exact)
+
+
+def _taken(key: str, keys: set[str]) -> bool:
+    if key in keys:
+        return True
+    keys.add(key)
+    return False

@@ -1,0 +1,108 @@
+"""Server names two servers of one address give, against real `nginx -t` (issue 44: two
+servers on 127.0.0.1:8080 naming app.example; nginx warns `conflicting server name
+"app.example" on 127.0.0.1:8080, ignored` and lint said nothing). Each case is a list of
+servers; nginx's warnings of that kind and NGX017's findings are the same, one for one (nginx
+names no line: the unit test below checks the lines lint names)."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from nginxgen.conf.load import load_path
+from nginxgen.knowledge.target import resolve
+from tests.builds import Build
+from tests.conftest import binary_and_tree
+from tests.every_rule import lint_checked
+from tests.live import first_emerg, lint_as, nginx_check
+
+L = "listen 127.0.0.1:8080;"
+CASES = {  # name: (block, the servers' bodies)
+    "the trial's": (
+        "http",
+        [f'{L} server_name _ "" app.example;', f"{L} server_name app.example;"],
+    ),
+    "letter case": ("http", [f"{L} server_name App.Example;", f"{L} server_name app.EXAMPLE;"]),
+    "exact after .name": ("http", [f"{L} server_name .a.example;", f"{L} server_name a.example;"]),
+    ".name after exact": ("http", [f"{L} server_name a.example;", f"{L} server_name .a.example;"]),
+    ".name after *.name": (
+        "http",
+        [f"{L} server_name *.a.example;", f"{L} server_name .a.example;"],
+    ),
+    "*.name beside exact": (
+        "http",
+        [f"{L} server_name *.a.example;", f"{L} server_name a.example;"],
+    ),
+    "name.* twice": ("http", [f"{L} server_name www.a.*;", f"{L} server_name www.a.*;"]),
+    "regex twice": (
+        "http",
+        [f"{L} server_name ~^a\\.example$;", f"{L} server_name ~^a\\.example$;"],
+    ),
+    "no names": ("http", [L, L]),
+    "three servers": ("http", [f"{L} server_name a.example;"] * 3),
+    "twice in one server": (
+        "http",
+        [f"{L} server_name a.example a.example;", f"{L} server_name b.example;"],
+    ),
+    "two addresses": (
+        "http",
+        ["listen 8080; listen [::]:8080; server_name a.example;"] * 2,
+    ),
+    "other ports": ("http", [f"{L} server_name a.example;", "listen 8081; server_name a.example;"]),
+    "stream": ("stream", ["listen 127.0.0.1:8080; server_name a.example; return x;"] * 2),
+    "stream udp": ("stream", ["listen 127.0.0.1:8080 udp; server_name a.example; return x;"] * 2),
+}
+WARNING = re.compile(r"\[warn\] (?:\d+#\d+: )?(conflicting server name .*)$", re.M)
+
+
+def _tree(build: Build, block: str, bodies: list[str]) -> str:
+    servers = "".join(
+        f"    server {{ {body}{'' if block == 'stream' else ' return 204;'} }}\n" for body in bodies
+    )
+    modules = build.load_module("stream") if block == "stream" else ""
+    return f"{modules}events {{}}\n{block} {{\n{servers}}}\n"
+
+
+@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("name", ["bookworm", "trixie", "wheel"])
+def test_conflicting_names_as_nginx_warns(
+    name: str, case: str, provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    build, nginx_bin, tree = binary_and_tree(provisioned, name, tmp_path)
+    conf = tree / "nginx.conf"
+    conf.write_text(_tree(build, *CASES[case]))
+    checked = nginx_check(build, conf)
+    found = lint_as(nginx_bin, conf, "NGX017")
+    said = Counter(WARNING.findall(checked.stderr))
+    lint = Counter(
+        line.split(" NGX017 warning ", 1)[1].removesuffix(": nginx -t warns")
+        for line in found.stdout.splitlines()
+        if " NGX017 " in line
+    )
+    if first_emerg(checked.stderr) is not None:  # stream server_name before 1.25.5
+        assert not said and not lint, (checked.stderr, lint)
+        return
+    assert lint == said, (checked.stderr, found.stdout)
+
+
+def test_the_line_named_is_the_later_servers(tmp_path: Path) -> None:
+    """nginx names no line: lint names the later server's server_name line, or for a server
+    without one (the name "") its listen line."""
+    conf = tmp_path / "nginx.conf"
+    conf.write_text(
+        "events {}\nhttp {\n"
+        "server { listen 8080; server_name a.example; }\n"
+        "server {\n listen 8080;\n server_name b.example\n  A.example;\n}\n"
+        "server { listen 8081; }\n"
+        "server {\n listen 8081;\n}\n"
+        "}\n"
+    )
+    target = resolve("1.26.3", "openssl-3.5.7")
+    found = [f for f in lint_checked(load_path(str(conf)), target) if f.code == "NGX017"]
+    assert [(f.line, f.message.split(": ")[0]) for f in found] == [
+        (6, 'conflicting server name "a.example" on 0.0.0.0:8080, ignored'),
+        (11, 'conflicting server name "" on 0.0.0.0:8081, ignored'),
+    ]
