@@ -441,6 +441,7 @@ class GeneratorConfig(Strict):
         plain = {
             normalize_socket(s) for site in self.sites if site.redirect for s in site.http_listen
         }
+        self._names_apart()
         both = sorted(https & plain)
         if both:
             # One address:port is one socket for nginx: it cannot be HTTPS for one site and
@@ -455,6 +456,24 @@ class GeneratorConfig(Strict):
             )
         self._streams_apart()
         return self
+
+    def _names_apart(self) -> None:
+        """A name is one server's on an address:port: nginx answers it from the first server
+        that names it there and warns `conflicting server name` for any other (the same name
+        twice in one site too)."""
+        named: dict[tuple[str, str], str] = {}  # (socket, name) -> the site that names it
+        for site in self.sites:
+            for sock in _sockets(site.listen):
+                here: set[str] = set()
+                for domain in site.domains:
+                    other = named.setdefault((sock, domain.lower()), site.primary)
+                    if other != site.primary or domain.lower() in here:
+                        where = "twice in" if other == site.primary else f"in site {other} and in"
+                        raise ValueError(
+                            f"{domain} is named {where} site {site.primary} on {sock}: nginx "
+                            "answers it from one server and warns `conflicting server name`"
+                        )
+                    here.add(domain.lower())
 
     def _streams_apart(self) -> None:
         """A stream site's address:port is its own: another stream site or an http{} site

@@ -476,3 +476,26 @@ def test_a_depth_the_ca_files_cannot_verify_is_refused(tmp_path: Path) -> None:
     assert "set depth: 1" in refusal(model(client_certificates=root_only, policy=trusting), target)
     site_text(model(client_certificates=root_only), target)  # the root alone: 0 will do
     site_text(model(client_certificates={"ca": str(tmp_path / "absent.pem"), "depth": 0}), target)
+
+
+@pytest.mark.parametrize(
+    ("sites", "message"),
+    [
+        # the generator fuzz, once NGX017 said what nginx -t warns: sites ['0'] and ['00', '0']
+        ([["0"], ["00", "0"]], "0 is named in site 0 and in site 00 on "),
+        ([["a.example", "A.example"]], "is named twice in site a.example on "),
+    ],
+)
+def test_a_name_two_servers_of_one_address_give_is_refused(
+    sites: list[list[str]], message: str
+) -> None:
+    """nginx answers a name from one server of an address:port and warns `conflicting server
+    name` for the others: the model refuses it (sites on different addresses may share one)."""
+    data = {"policy": POLICY, "sites": [{"domains": d, "certificates": [PAIR]} for d in sites]}
+    with pytest.raises(pydantic.ValidationError) as caught:
+        GeneratorConfig.model_validate(data)
+    assert message in str(caught.value), str(caught.value)
+    apart = [{"domains": d, "certificates": [PAIR], "listen": [f"{8440 + i}"]}
+             for i, d in enumerate(sites[:2])]  # fmt: skip
+    if len(apart) == 2:
+        GeneratorConfig.model_validate({"policy": POLICY, "sites": apart})
