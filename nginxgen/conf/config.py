@@ -276,9 +276,6 @@ def redefined_protocols(listens: list[list[str]], block: str = "http") -> list[i
     protocols the address settled on."""
     grammar = nginx_values.custom_grammars().listen
 
-    def sets_options(words: list[str]) -> bool:
-        return any(map(grammar.sets_socket_options, words[1:]))
-
     def protocols(words: list[str]) -> int:
         said = set(words[1:])
         http2 = block == "http" and "http2" in said
@@ -286,12 +283,12 @@ def redefined_protocols(listens: list[list[str]], block: str = "http") -> list[i
 
     if not listens:
         return []
-    opened, ored = sets_options(listens[0]), protocols(listens[0])
+    opened, ored = grammar.sets_options(listens[0]), protocols(listens[0])
     settled: int | None = None  # addr->protocols, once protocols_set
     changed = False
     out = []
     for index, words in enumerate(listens[1:], start=1):
-        sets, own = sets_options(words), protocols(words)
+        sets, own = grammar.sets_options(words), protocols(words)
         if own | ored != ored:  # it adds protocols
             warn = (opened and not sets) or changed or own | ored != own
             settled, changed = ored, True

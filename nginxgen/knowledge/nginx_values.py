@@ -140,9 +140,11 @@ class ListenGrammar:
     protocols_again_since: str
     link_local: str  # the bind nginx -t tries on an IPv6 link-local address, and fails
 
-    def sets_socket_options(self, parameter: str) -> bool:
+    def sets_options(self, words: list[str]) -> bool:
+        """Whether a listen (its words, the address first) sets the socket's options."""
         return any(
             parameter.startswith(o) if o.endswith("=") else parameter == o
+            for parameter in words[1:]
             for o in self.socket_options
         )
 

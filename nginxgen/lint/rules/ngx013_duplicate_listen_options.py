@@ -32,8 +32,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen.base.sockets import address_text
-from nginxgen.conf.config import Config, Listen
-from nginxgen.knowledge import nginx, nginx_values
+from nginxgen.conf.config import Config
+from nginxgen.conf.per_name import by_name
+from nginxgen.knowledge import nginx_values
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
 
@@ -47,20 +48,16 @@ RULE = Rule(
 
 
 def check(ctx: Context) -> Iterator[Finding]:
-    for config in (f.config for f in ctx.families()):
+    for family in ctx.families():
         # before stream's virtual servers one address:port took one stream server: a second
         # listen of it is another error there
-        if config.block != "stream" or nginx.stream_virtual_servers(ctx.target):
-            yield from _duplicates(ctx, config)
+        if by_name(family):
+            yield from _duplicates(ctx, family.config)
 
 
 def _duplicates(ctx: Context, config: Config) -> Iterator[Finding]:
     grammar = nginx_values.custom_grammars().listen
-
-    def sets_options(listen: Listen) -> bool:
-        return any(map(grammar.sets_socket_options, listen.stmt.args[1:]))
-
-    for listen, first in config.repeated_listens(sets_options):
+    for listen, first in config.repeated_listens(lambda lst: grammar.sets_options(lst.stmt.args)):
         yield ctx.finding(
             RULE,
             listen.stmt,

@@ -37,7 +37,8 @@ from collections.abc import Iterator
 from nginxgen.base.sockets import address_text
 from nginxgen.base.version import Version
 from nginxgen.conf.config import Config, redefined_protocols
-from nginxgen.knowledge import nginx, nginx_values
+from nginxgen.conf.per_name import by_name
+from nginxgen.knowledge import nginx_values
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
 
@@ -57,9 +58,9 @@ def check(ctx: Context) -> Iterator[Finding]:
     grammar = nginx_values.custom_grammars().listen
     if ctx.target.nginx < Version(grammar.protocols_again_since):
         return
-    for config in (f.config for f in ctx.families()):
-        if config.block != "stream" or nginx.stream_virtual_servers(ctx.target):
-            yield from _redefined(ctx, config)
+    for family in ctx.families():
+        if by_name(family):
+            yield from _redefined(ctx, family.config)
 
 
 def _redefined(ctx: Context, config: Config) -> Iterator[Finding]:

@@ -39,7 +39,8 @@ from collections.abc import Iterator
 from nginxgen.base.sockets import address_text
 from nginxgen.conf.config import Config, Server
 from nginxgen.conf.load import Stmt
-from nginxgen.knowledge import nginx, nginx_values
+from nginxgen.conf.per_name import by_name
+from nginxgen.knowledge import nginx_values
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
 
@@ -53,10 +54,9 @@ RULE = Rule(
 
 
 def check(ctx: Context) -> Iterator[Finding]:
-    for config in (f.config for f in ctx.families()):
-        if config.block == "stream" and not nginx.stream_virtual_servers(ctx.target):
-            continue  # before 1.25.5 two stream servers of an address are a duplicate listen
-        yield from _conflicts(ctx, config)
+    for family in ctx.families():
+        if by_name(family):  # before 1.25.5 two stream servers of an address are a duplicate
+            yield from _conflicts(ctx, family.config)
 
 
 def _conflicts(ctx: Context, config: Config) -> Iterator[Finding]:
