@@ -92,7 +92,6 @@ def insert(
     top level): after the sibling `after`, first, or last. Indented like the line it follows
     (a block whose lines are indented unevenly keeps each run as it is), else like the first of
     its siblings, with the file's own line endings."""
-    newline = source.newline
     text = _encode(line)
     siblings = owner.block if owner is not None else source.statements
     if after is None and not first and siblings:
@@ -102,17 +101,19 @@ def insert(
         indent = after.indent
     if after is not None:
         end = after.trailing.end if after.trailing is not None else after.end
-        return _at_line_end(source, owner, end, newline + indent + text)
+        return _at_line_end(source, owner, end, indent, text)
     if owner is not None and owner.open is not None:
-        return _at_line_end(source, owner, owner.open.end, newline + indent + text)
-    return Edit(0, 0, indent + text + newline)  # first at the top of the file
+        return _at_line_end(source, owner, owner.open.end, indent, text)
+    return Edit(0, 0, indent + text + source.newline)  # first at the top of the file
 
 
 def _at_line_end(
-    source: Source, owner: SourceStatement | None, position: int, added: bytes
+    source: Source, owner: SourceStatement | None, position: int, indent: bytes, text: bytes
 ) -> Edit:
-    """`added` at the end of the line of `position`; where the owner's `}` closes on that line
-    (`}}`, `http { }`), before that brace instead, which then goes on a line of its own."""
+    """A new line of `text`, indented by `indent`, at the end of the line of `position`; where
+    the owner's `}` closes on that line (`}}`, `http { }`), before that brace instead, which
+    then goes on a line of its own."""
+    added = source.newline + indent + text
     at = _line_end(source, position)
     close = owner.close if owner is not None else None
     if close is None or at <= close.start:
@@ -123,12 +124,7 @@ def _at_line_end(
         return Edit(position, close.start, added + source.newline + (owner.indent or b""))
     # more of the block follows on the line: it goes on the next, indented like the new line
     blanks = len(gap) - len(gap.lstrip(b" \t"))
-    return Edit(position, position + blanks, added + source.newline + _indent_of(added))
-
-
-def _indent_of(added: bytes) -> bytes:
-    line = added.rsplit(b"\n", 1)[-1]
-    return line[: len(line) - len(line.lstrip(b" \t"))]
+    return Edit(position, position + blanks, added + source.newline + indent)
 
 
 def apply(data: bytes, edits: list[Edit]) -> bytes:
