@@ -142,7 +142,12 @@ def unterminated_not_allowed(ctx: Context) -> dict[int, tuple[str, int]]:
     """A directive that lost its `;` before a block (`server_tokens off` then `http {`) in a
     block that does not allow it at all: nginx checks where a directive may stand before how it
     ends (ngx_conf_handler), so it says only "not allowed here", at the `{`. By the statement's
-    id, the (file, line) of the loader's "not terminated" problem that NGX008 then stands for."""
+    id, the (file, line) of the loader's "not terminated" problem that NGX008 then stands for
+    (NGX001 and NGX008 both ask: worked out once per model)."""
+    return ctx.memo("unterminated", lambda: _unterminated_not_allowed(ctx))
+
+
+def _unterminated_not_allowed(ctx: Context) -> dict[int, tuple[str, int]]:
     problems: dict[tuple[str, str], list[int]] = {}
     for problem in ctx.config.loaded.problems:
         said = _UNTERMINATED.match(problem.message)
