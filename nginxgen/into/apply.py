@@ -52,6 +52,9 @@ class IntoResult(Generic[Finding]):
     diff: str
     ours: list[Finding] = field(default_factory=list)  # findings the plan could have avoided
     left: list[Finding] = field(default_factory=list)  # findings in the user's own lines
+    # findings in what nginxgen wrote that the user's own lines draw word for word: the plan
+    # wrote as the tree does where the other way warns (`listen ... http2` mirrored, NGX014)
+    followed: list[Finding] = field(default_factory=list)
     written: list[str] = field(default_factory=list)  # report lines of the write
     notes: list[str] = field(default_factory=list)  # where the tree was read (conf.tree.notes)
 
@@ -76,11 +79,13 @@ def unified(plan: IntoPlan) -> str:
 
 def _lint_after(
     plan: IntoPlan, check: Callable[[Loaded], list[Finding]]
-) -> tuple[list[Finding], list[Finding]]:
+) -> tuple[list[Finding], list[Finding], list[Finding]]:
     """The findings of the tree as it will be: ours (in a file nginxgen writes, or on a line it
-    changed that the same finding was not on before) and the user's own. A listen line that
-    gets `default_server` keeps what the user wrote on it (a deprecated `http2`): its finding
-    was there before, on the line it came from, and is the user's."""
+    changed that the same finding was not on before), the user's own, and those of ours that
+    the user's lines drew before word for word (followed: the plan wrote as the tree does, and
+    they are mended with the tree's own). A listen line that gets `default_server` keeps what
+    the user wrote on it (a deprecated `http2`): its finding was there before, on the line it
+    came from, and is the user's."""
     loaded = load_path(plan.main, path_map=plan.path_map, overlay=plan.overlay(), infer=False)
     findings = check(loaded)
     came_from: dict[tuple[str, int], int] = {}  # a changed line -> the line it replaced
@@ -95,21 +100,28 @@ def _lint_after(
                     # a line replaced one for one came from its twin; an added one from none
                     twin = i1 + line - j1 + 1 if tag == "replace" and i2 - i1 == j2 - j1 else 0
                     came_from[(os.path.realpath(file), line + 1)] = twin
-    before: set[tuple[str, int, str, str]] = set()
-    if any(came_from.values()):
-        original = load_path(plan.main, path_map=plan.path_map, infer=False)
-        before = {(os.path.realpath(f.file), f.line, f.code, f.message) for f in check(original)}
     ours_files = {os.path.realpath(f) for f in plan.ours}
-    ours: list[Finding] = []
-    left: list[Finding] = []
-    for finding in findings:
+
+    def mine(finding: Finding, before: set[tuple[str, int, str, str]]) -> bool:
         where = os.path.realpath(finding.file)
         origin = came_from.get((where, finding.line))
-        mine = where in ours_files or (
+        return where in ours_files or (
             origin is not None and (where, origin, finding.code, finding.message) not in before
         )
-        (ours if mine else left).append(finding)
-    return ours, left
+
+    def split(before: set[tuple[str, int, str, str]]) -> tuple[list[Finding], list[Finding]]:
+        ours = [f for f in findings if mine(f, before)]
+        return ours, [f for f in findings if not mine(f, before)]
+
+    ours, left = split(set())
+    if not ours:
+        return ours, left, []
+    original = load_path(plan.main, path_map=plan.path_map, infer=False)
+    before = {(os.path.realpath(f.file), f.line, f.code, f.message) for f in check(original)}
+    ours, left = split(before)
+    said = {(code, message) for _, _, code, message in before}
+    followed = [f for f in ours if (f.code, f.message) in said]
+    return [f for f in ours if f not in followed], left, followed
 
 
 def _changes(plan: IntoPlan) -> list[Change]:
@@ -136,7 +148,7 @@ def run_into(
     refuse_outside(writes, [folder], "the folder given", plan.path_map)
     result: IntoResult[Finding] = IntoResult(plan, unified(plan))
     result.notes = notes(plan.inferred, plan.read, folder)
-    result.ours, result.left = _lint_after(plan, check)
+    result.ours, result.left, result.followed = _lint_after(plan, check)
     if options.diff or not result.diff:
         return result
     changes = _changes(plan)

@@ -45,6 +45,9 @@ def run(into: Path, options: GenerateOptions, check: Callable[[Loaded], list[Fin
     for finding in result.ours:
         note(f"warning: in what nginxgen wrote: {finding.file}:{finding.line}: {finding.code} "
              f"{finding.message}")  # fmt: skip
+    for finding in result.followed:
+        note(f"written as your tree does it, and mended with it: {finding.file}:{finding.line}: "
+             f"{finding.code} {finding.message}")  # fmt: skip
     left = result.left
     if left:
         say(f"left as is ({len(left)}, in your own lines; `nginxgen lint --fix` mends some):")

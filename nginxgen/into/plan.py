@@ -200,7 +200,7 @@ class _Planner:
         self.defaults_taken: set[str] = set()  # sockets whose default this run gives away
         self.included: set[str] = set()  # include lines this run has planned
         self.inserted: list[tuple[int, str, str]] = []  # (step, file, line) of added includes
-        self._readings: dict[tuple[str, int], list[tuple[Stmt, ...]]] | None = None
+        self._readings: dict[_Place, list[tuple[Stmt, ...]]] | None = None
 
     def _site_paths(self) -> list[tuple[str, str | None]]:
         """Where each generated site's file goes in the tree (and its enabling link, if the
@@ -219,9 +219,9 @@ class _Planner:
             if os.path.realpath(s.stmt.file) not in self.mine
         ]
 
-    def readings(self) -> dict[tuple[str, int], list[tuple[Stmt, ...]]]:
-        """Each line of the tree (file, line) -> where nginx reads it: the blocks around each
-        reading, outermost first (a file included twice is read twice)."""
+    def readings(self) -> dict[_Place, list[tuple[Stmt, ...]]]:
+        """Each statement of the tree (by its place in its file) -> where nginx reads it: the
+        blocks around each reading, outermost first (a file included twice is read twice)."""
         if self._readings is None:
             self._readings = {}
             stack: list[tuple[Stmt, tuple[Stmt, ...]]] = [
@@ -229,7 +229,7 @@ class _Planner:
             ]
             while stack:  # no recursion: blocks may nest deep
                 stmt, around = stack.pop()
-                self._readings.setdefault((stmt.file, stmt.line), []).append(around)
+                self._readings.setdefault(_place(stmt), []).append(around)
                 if stmt.block:
                     inner = (*around, stmt)
                     stack.extend((child, inner) for child in reversed(stmt.block))
@@ -255,7 +255,7 @@ class _Planner:
         wanted = "removed" if make == "delete" else " ".join(args or [])
         kept = f"{stmt.directive} {' '.join(stmt.args)} kept (nginxgen would make it {wanted})"
         manager = managers.manager_of(stmt.file, self.loaded.texts.get(stmt.file))
-        readings = self.readings().get((stmt.file, stmt.line), [])
+        readings = self.readings().get(_place(stmt), [])
         why = None
         if manager is not None and manager.never_write:
             why = (
@@ -657,6 +657,15 @@ def _read(path: str) -> str | None:
         return None
     except OSError as exc:
         raise NginxgenError(f"cannot read it: {exc.strerror}", where=path) from None
+
+
+# a statement's place in its file: its line alone would take `server { listen ...` on one line
+# for one statement read in two blocks (trial 7's one-line servers)
+_Place = tuple[str, int, int | None, str]
+
+
+def _place(stmt: Stmt) -> _Place:
+    return (stmt.file, stmt.line, stmt.start, stmt.directive)
 
 
 def _redefines(servers: list[Server], socket: str, words: list[str]) -> bool:

@@ -589,7 +589,10 @@ def test_a_site_beside_listens_with_http2_writes_its_listen_the_same_way(
     `http2` made nginx -t (1.23.4 on) warn `protocol options redefined` in the file --into
     wrote, while the report said only that nginx -t passes (found with h5bp's templates as a new
     user). The site's listen now carries the parameter like the address's others, and says why;
-    a warning nginx gives only after a change is reported."""
+    a warning nginx gives only after a change is reported. The tree's servers sit on one line
+    each (`server { listen ...; ...}`): their listen and their server were once taken for one
+    line read in two blocks, so `default_server` was kept off and the new site, first in
+    include order, took the address over (NGX106 in what nginxgen wrote)."""
     build = require_build(provisioned, "trixie")
     tree = tmp_path / "tree"
     relative_tree(build, tree, tree)
@@ -609,6 +612,11 @@ def test_a_site_beside_listens_with_http2_writes_its_listen_the_same_way(
     assert re.findall(r"^\s*listen (.*);", site, re.M) == [f"127.0.0.1:{port} ssl http2"], site
     assert f"listen ... http2 on 127.0.0.1:{port}, as its other servers write it" in done.stdout
     assert "protocol options redefined" not in done.stderr, done.stderr
+    # lint's word on that parameter is the tree's, said as such: not "in what nginxgen wrote"
+    # (there should be nothing there), as trial 7 found
+    assert "in what nginxgen wrote" not in done.stderr, done.stderr
+    followed = "written as your tree does it, and mended with it: "
+    assert f'{followed}{tree}/conf.d/a.test.ssl.conf:4: NGX302 "listen ... http2"' in done.stderr
     # the one warning the change brings: the deprecated parameter on the site's own listen
     new = [line for line in done.stderr.splitlines() if "warns after the change" in line]
     assert len(new) == 1 and new[0].endswith("a.test.ssl.conf:4"), new
