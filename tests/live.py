@@ -43,8 +43,7 @@ def prepare_prefix(conf: Path, build: Build, workers: int = 2) -> None:
         # pytest's tmp folders are 0700: workers running as `nobody` could not read the site.
         main += "\nuser root;"
     text = text.replace("worker_processes auto;", main)
-    inside = ["access_log access.log;", *build.temp_path_directives]
-    text = text.replace("http {\n", "http {\n    " + "\n    ".join(inside) + "\n", 1)
+    text = text.replace("http {\n", "http {\n    " + "\n    ".join(build.in_prefix) + "\n", 1)
     conf.write_text(text)
 
 
@@ -111,7 +110,9 @@ def nginx_and_lint(
 
 
 def nginx_check(build: Build, conf: Path) -> subprocess.CompletedProcess[str]:
-    """`nginx -t` with this build on a prepared prefix."""
+    """`nginx -t` with this build on a prepared prefix (its temp/ made: where
+    Build.temp_path_directives put the compiled-in temp folders)."""
+    (conf.parent / "temp").mkdir(exist_ok=True)
     return subprocess.run(
         nginx_argv(build, conf, "-t", "-g", f"pid {conf.parent}/nginx.pid;"),
         capture_output=True,

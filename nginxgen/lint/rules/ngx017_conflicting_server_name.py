@@ -10,9 +10,12 @@ before it; `*.name` with `.name` or `*.name`; `name.*` with the same `name.*`. R
 expressions (`~...`) never conflict; a server without server_name has the name "" (two such
 servers on an address conflict). In stream{} from nginx 1.25.5, where servers share an address
 by name. nginx names no line: this rule names the later server's server_name line (its listen
-line for the name ""). Not judged: `$hostname` (the machine's name), a server whose server_name
-an unread include may set (for the name ""), and an address given as a host name (nginx prints
-the addresses it resolves to).
+line for the name ""). `$hostname` stands for the machine's name, which lint does not know: two
+servers giving it conflict (nginx prints that name), and the message says `$hostname`. A server
+without listen is on 0.0.0.0:80 when nginx runs as root (0.0.0.0:8000 as any other user: the
+message says so). Not judged: `$hostname` beside the machine's name written out, a server whose
+server_name or listen an unread include may set, and an address given as a host name (nginx
+prints the addresses it resolves to).
 
 Fail:
     http {
@@ -67,17 +70,24 @@ def _conflicts(ctx: Context, config: Config) -> Iterator[Finding]:
         exact: set[str] = set()
         head: set[str] = set()  # leading wildcards (`*.name`, `.name`), as `name`
         tail: set[str] = set()  # trailing ones (`name.*`), as `name.`
+        implied = any(_implied(server) for server in servers)
+        user = " (run as root; 0.0.0.0:8000 as another user)" if implied else ""
         for server in servers:
             for stmt, name in _names(server, socket):
                 if _busy(name, exact, head, tail):
                     text = message.format(name=name, address=address_text(socket))
-                    yield ctx.finding(RULE, stmt, f"{text}: nginx -t warns")
+                    yield ctx.finding(RULE, stmt, f"{text}{user}: nginx -t warns")
+
+
+def _implied(server: Server) -> bool:
+    """Whether the server has no listen line, so nginx gives it *:80 (as root)."""
+    return not server.own("listen")
 
 
 def _printable(socket: str, servers: list[Server]) -> bool:
     """Whether nginx prints this address as lint does: an IP address or wildcard (not a host
-    name it resolves), or a unix: path; and a listen line of each server (not the one nginx
-    implies, whose port depends on the user nginx -t runs as)."""
+    name it resolves), or a unix: path; and each server's listen known (not one an unread
+    include may hold)."""
     host = socket.removesuffix("/udp").rpartition(":")[0]
     named = not (
         socket.startswith("unix:")
@@ -85,13 +95,7 @@ def _printable(socket: str, servers: list[Server]) -> bool:
         or host.startswith("[")
         or host.replace(".", "").isdigit()
     )
-    return not named and all(
-        any(
-            lst.socket == socket and any(lst.stmt is s for s in server.own("listen"))
-            for lst in server.listens
-        )
-        for server in servers
-    )
+    return not named and all(server.unknown("listen") is None for server in servers)
 
 
 def _names(server: Server, socket: str) -> Iterator[tuple[Stmt, str]]:
@@ -104,7 +108,7 @@ def _names(server: Server, socket: str) -> Iterator[tuple[Stmt, str]]:
         return
     for stmt in lines:
         for name in stmt.args:
-            if not name.startswith("~") and name.lower() != "$hostname":
+            if not name.startswith("~"):  # `$hostname` stays itself: the machine's name
                 yield stmt, name.lower()
 
 
