@@ -502,7 +502,9 @@ def test_a_glob_that_matches_nothing_is_read_as_nginx_reads_it(
     main = tmp_path / "nginx.conf"
     temp = "".join(f"    {line}\n" for line in build.temp_path_directives)
     main.write_text(
-        f"pid nginx.pid;\nevents {{}}\nhttp {{\n{temp}    include {pattern};\n"
+        # a log of its own: the new TLS log goes beside it (no /var/log/nginx on a fresh machine)
+        f"pid nginx.pid;\nevents {{}}\nhttp {{\n{temp}    access_log log/access.log;\n"
+        f"    include {pattern};\n"
         "    server { listen 8080; server_name app.test; }\n}\n"
     )
     assert nginx_t(build, main) == ""
@@ -555,7 +557,7 @@ def test_a_file_read_in_several_places_is_not_edited_for_one(
         *(f"load_module {modules}/ngx_{kind}_module.so;" for kind in ("mail", "stream")),
         "pid nginx.pid;", "events {}", "http {",
         *(f"    {line}" for line in build.temp_path_directives),
-        "    access_log off;", "    server {", "        listen 8443 ssl;",
+        "    access_log log/access.log;", "    server {", "        listen 8443 ssl;",
         "        server_name old.test;", "        include tls.conf;", "    }",
     ]  # fmt: skip
     server = lines.index("    server {") + 1

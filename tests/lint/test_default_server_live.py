@@ -195,7 +195,8 @@ def test_a_link_local_address_cannot_be_bound(build: Build, address: str, tmp_pa
     """An IPv6 link-local listen (the ONLYOFFICE proxy sample, found as a new user): nginx -t
     tries the bind, Linux refuses it without an interface, lint says the same at the listen."""
     text = (
-        f"events {{}}\nhttp {{\n    server {{ listen {address.format(port=free_port())}; }}\n}}\n"
+        f"events {{}}\nhttp {{ {' '.join(build.in_prefix)}\n"
+        f"    server {{ listen {address.format(port=free_port())}; }}\n}}\n"
     )
     (tmp_path / "nginx.conf").write_text(text)
     (tmp_path / "logs").mkdir()
@@ -263,7 +264,8 @@ def test_protocol_options_redefined_as_nginx_warns(
         folder = tmp_path / str(case)
         (folder / "logs").mkdir(parents=True)
         conf = folder / "nginx.conf"
-        conf.write_text(f"{modules}events {{}}\n{family} {{\n{servers}}}\n")
+        head = " ".join(build.in_prefix) + "\n" if family == "http" else ""
+        conf.write_text(f"{modules}events {{}}\n{family} {{\n{head}{servers}}}\n")
         checked = nginx_check(build, conf)
         assert "test is successful" in checked.stderr, (listens, checked.stderr)
         said = re.findall(r"protocol options redefined for \S+ in \S+:(\d+)", checked.stderr)

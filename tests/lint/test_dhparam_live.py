@@ -57,7 +57,7 @@ def test_dhparam_files_as_nginx_reads_them(
     build, nginx_bin, tree = binary_and_tree(provisioned, name, tmp_path)
     conf = tree / "nginx.conf"
     conf.write_text(
-        "events {}\nhttp {\naccess_log off;\nserver {\nlisten 127.0.0.1:8443 ssl;\n"
+        f"events {{}}\nhttp {{\n{' '.join(build.in_prefix)}\nserver {{\nlisten 127.0.0.1:8443 ssl;\n"
         f"ssl_certificate {chain.fullchain};\nssl_certificate_key {chain.key};\n"
         f"ssl_dhparam {parameters / file};\n}}\n}}\n"
     )

@@ -97,7 +97,7 @@ def test_a_duplicate_extension_is_nginx_s_warning(
     for each, counted across types{} blocks and includes but not across levels."""
     build, _, tree = binary_and_tree(provisioned, name, tmp_path)
     for file, text in TYPES.items():
-        (tree / file).write_text(text)
+        (tree / file).write_text(text.replace("http {\n", f"http {{ {' '.join(build.in_prefix)}\n"))
     checked = nginx_check(build, tree / "nginx.conf")
     assert "test is successful" in checked.stderr, checked.stderr
     warned = re.findall(

@@ -393,6 +393,16 @@ CASES: list[tuple[str, tuple[str, str], str, str]] = [
         http(DEFAULT, SITE.format(body=""), SITE.format(body="")),
         http(DEFAULT, SITE.format(body=""), SITE.format(body="").replace("b.ex", "c.ex")),
     ),
+    (
+        "NGX018",
+        MID,
+        http(DEFAULT, SITE.format(body="").replace("b.example", "b" * 40 + ".example")),
+        http(
+            "server_names_hash_bucket_size 128;",
+            DEFAULT,
+            SITE.format(body="").replace("b.example", "b" * 40 + ".example"),
+        ),
+    ),
     ("NGX701", MID, http(DEFAULT, SITE.format(body="")), http(DEFAULT, SITE.format(body=HSTS))),
     (
         "NGX702",

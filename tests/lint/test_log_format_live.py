@@ -41,7 +41,8 @@ CASES = {  # name: (http{} top, server body, stream{} content or None)
 
 
 def _tree(build: Build, top: str, body: str, stream: str | None) -> str:
-    text = f"events {{}}\nhttp {{\n{top}\n{SERVER.format(body=body)}\n}}\n"
+    temp = "\n".join(build.in_prefix)
+    text = f"events {{}}\nhttp {{\n{temp}\n{top}\n{SERVER.format(body=body)}\n}}\n"
     if stream is None:
         return text
     modules = build.load_module("stream")

@@ -123,3 +123,54 @@ def test_the_line_named_is_the_later_servers(tmp_path: Path) -> None:
         (6, 'conflicting server name "a.example" on 0.0.0.0:8080, ignored'),
         (11, 'conflicting server name "" on 0.0.0.0:8081, ignored'),
     ]
+
+
+LONG = "a" * 38 + ".example"  # 46 characters: the longest name a 64-byte bucket holds
+MANY = " ".join(f"n{i}.example" for i in range(1000))
+HASHES = {  # name: (http{} lines, the servers' bodies)
+    "46 characters": ("", [f"{L} server_name a.example;", f"{L} server_name {LONG};"]),
+    "47 characters": ("", [f"{L} server_name a.example;", f"{L} server_name a{LONG};"]),
+    "47 alone on its port": ("", [f"{L} server_name a{LONG};", "listen 8081;"]),
+    "47 as .name": ("", [f"{L} server_name a.example;", f"{L} server_name .a{LONG};"]),
+    "47 as a wildcard": ("", [f"{L} server_name a.example;", f"{L} server_name *.a{LONG};"]),
+    "47, bucket 128": (
+        "server_names_hash_bucket_size 128;",
+        [f"{L} server_name a.example;", f"{L} server_name a{LONG};"],
+    ),
+    "47, bucket 65 (aligned up)": (
+        "server_names_hash_bucket_size 65;",
+        [f"{L} server_name a.example;", f"{L} server_name a{LONG};"],
+    ),
+    "1000 names": ("", [f"{L} server_name a.example;", f"{L} server_name {MANY};"]),
+    "1000 names, max size 8192": (
+        "server_names_hash_max_size 8192;",
+        [f"{L} server_name a.example;", f"{L} server_name {MANY};"],
+    ),
+    "300 names": ("", [f"{L} server_name a.example;", f"{L} server_name {MANY[:3500]};"]),
+}
+HASH_MESSAGE = re.compile(
+    r"\[(?:warn|emerg)\] (?:\d+#\d+: )?(could not build .*server_names_hash.*)$", re.M
+)
+
+
+@pytest.mark.parametrize("case", HASHES)
+@pytest.mark.parametrize("name", ["bookworm", "trixie", "wheel"])
+def test_server_names_hash_as_nginx_builds_it(
+    name: str, case: str, provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    """The server names hash of an address (trial 8): a name too long for a bucket stops
+    nginx -t, too many names for the max size draw its warning; NGX018 says the same."""
+    build, nginx_bin, tree = binary_and_tree(provisioned, name, tmp_path)
+    conf = tree / "nginx.conf"
+    top, bodies = HASHES[case]
+    conf.write_text(_tree(build, "http", bodies).replace("http {\n", f"http {{\n{top}\n", 1))
+    checked = nginx_check(build, conf)
+    found = lint_as(nginx_bin, conf, "NGX018")
+    said = HASH_MESSAGE.findall(checked.stderr)
+    lint = [
+        line.split(" NGX018 ", 1)[1].split(" ", 1)[1].split(": nginx -t")[0].split(" (nginx -t")[0]
+        for line in found.stdout.splitlines()
+        if " NGX018 " in line
+    ]
+    assert said == lint, (checked.stderr, found.stdout)
+    assert ("emerg" in checked.stderr) == (" NGX018 error " in found.stdout), found.stdout

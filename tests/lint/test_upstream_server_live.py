@@ -42,7 +42,9 @@ def _tree(build: Build, block: str, parameters: str) -> str:
         if block == "http"
         else "server { listen 127.0.0.1:8998; proxy_pass app; }"
     )
-    head = "access_log off;\n" if block == "http" else ""
+    head = (
+        " ".join(["access_log off;", *build.temp_path_directives, "\n"]) if block == "http" else ""
+    )
     return f"{modules}events {{}}\n{block} {{\n{head}{upstream}{use}\n}}\n"
 
 

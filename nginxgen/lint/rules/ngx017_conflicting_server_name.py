@@ -40,12 +40,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen.base.sockets import address_text
-from nginxgen.conf.config import Config, Server
-from nginxgen.conf.load import Stmt
+from nginxgen.conf.config import Config
 from nginxgen.conf.per_name import by_name
 from nginxgen.knowledge import nginx_values
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
+from nginxgen.lint.rules._server_names import hashed, printable
 
 RULE = Rule(
     code="NGX017",
@@ -65,74 +65,11 @@ def check(ctx: Context) -> Iterator[Finding]:
 def _conflicts(ctx: Context, config: Config) -> Iterator[Finding]:
     message = nginx_values.custom_grammars().server_name_conflict
     for socket, servers in config.sockets.items():
-        if len(servers) < 2 or not _printable(socket, servers):
+        if len(servers) < 2 or not printable(socket, servers):
             continue  # one server: nginx builds no hash of names for the address
-        exact: set[str] = set()
-        head: set[str] = set()  # leading wildcards (`*.name`, `.name`), as `name`
-        tail: set[str] = set()  # trailing ones (`name.*`), as `name.`
-        implied = any(_implied(server) for server in servers)
+        implied = any(not server.own("listen") for server in servers)
         user = " (run as root; 0.0.0.0:8000 as another user)" if implied else ""
-        for server in servers:
-            for stmt, name in _names(server, socket):
-                if _busy(name, exact, head, tail):
-                    text = message.format(name=name, address=address_text(socket))
-                    yield ctx.finding(RULE, stmt, f"{text}{user}: nginx -t warns")
-
-
-def _implied(server: Server) -> bool:
-    """Whether the server has no listen line, so nginx gives it *:80 (as root)."""
-    return not server.own("listen")
-
-
-def _printable(socket: str, servers: list[Server]) -> bool:
-    """Whether nginx prints this address as lint does: an IP address or wildcard (not a host
-    name it resolves), or a unix: path; and each server's listen known (not one an unread
-    include may hold)."""
-    host = socket.removesuffix("/udp").rpartition(":")[0]
-    named = not (
-        socket.startswith("unix:")
-        or host in ("*", "")
-        or host.startswith("[")
-        or host.replace(".", "").isdigit()
-    )
-    return not named and all(server.unknown("listen") is None for server in servers)
-
-
-def _names(server: Server, socket: str) -> Iterator[tuple[Stmt, str]]:
-    """The names nginx hashes for a server, lower-cased, each with its line."""
-    lines = server.own("server_name")
-    if not lines:
-        if server.unknown("server_name") is None:
-            listen = next(lst for lst in server.listens if lst.socket == socket)
-            yield listen.stmt, ""
-        return
-    for stmt in lines:
-        for name in stmt.args:
-            if not name.startswith("~"):  # `$hostname` stays itself: the machine's name
-                yield stmt, name.lower()
-
-
-def _busy(name: str, exact: set[str], head: set[str], tail: set[str]) -> bool:
-    """Whether ngx_hash_add_key (NGX_HASH_WILDCARD_KEY) refuses the name as taken, adding it
-    where it is not; a name it declines as invalid is left out (nginx stops on it)."""
-    if name.count("*") > 1 or ".." in name or "\0" in name:
-        return False
-    if len(name) > 1 and name[0] == ".":
-        if name[1:] in exact:
-            return True
-        exact.add(name[1:])
-        return _taken(name[1:], head)
-    if len(name) > 2 and name.startswith("*."):
-        return _taken(name[2:], head)
-    if len(name) > 2 and name.endswith(".*"):
-        return _taken(name[:-1], tail)
-    if "*" in name:
-        return False
-    return _taken(name, exact)
-
-
-def _taken(key: str, keys: set[str]) -> bool:
-    if key in keys:
-        return True
-    keys.add(key)
-    return False
+        for stmt, name, taken in hashed(servers, socket):
+            if taken:
+                text = message.format(name=name, address=address_text(socket))
+                yield ctx.finding(RULE, stmt, f"{text}{user}: nginx -t warns")
