@@ -31,7 +31,7 @@ from tests.live import PortTaken, Server, listens, prepare_prefix
 
 # CI's share (docs/fuzzing.md: longer runs with scripts/fuzz.py live), cut to keep a fresh CI run
 # under half an hour
-TREES = int(os.environ.get("NGINXGEN_LIVE_TREES", "4"))  # per build: 28 on the seven builds
+TREES = int(os.environ.get("NGINXGEN_LIVE_TREES", "3"))  # per build: 21 on the seven builds
 FIXED_TREES = int(os.environ.get("NGINXGEN_LIVE_FIXED_TREES", "2"))  # per build
 INTO_TREES = int(os.environ.get("NGINXGEN_LIVE_INTO_TREES", "2"))  # per build and preset
 
