@@ -133,7 +133,9 @@ def _first_unread(scope: dict[str, list[Stmt]]) -> Stmt | None:
     return next((stmt for stmt in scope.get("include", []) if stmt.unread), None)
 
 
-def _directives(block: list[Stmt]) -> dict[str, list[Stmt]]:
+def directives_of(block: list[Stmt]) -> dict[str, list[Stmt]]:
+    """A block's own directives by name, in reading order (what includes bring stands where
+    the include is); its servers, locations and ifs left out."""
     out: dict[str, list[Stmt]] = {}
     for stmt in block:
         if stmt.directive not in ("location", "server", "if", "limit_except"):
@@ -145,7 +147,7 @@ def _locations(block: list[Stmt]) -> list[Location]:
     out = []
     for stmt in block:
         if stmt.directive == "location" and stmt.block is not None:
-            out.append(Location(stmt, _directives(stmt.block), _locations(stmt.block)))
+            out.append(Location(stmt, directives_of(stmt.block), _locations(stmt.block)))
     return out
 
 
@@ -193,13 +195,14 @@ def build(loaded: Loaded) -> Config:
     else:
         http_stmts = [s for s in loaded.statements if s.directive == "http" and s.block is not None]
         http_stmt = http_stmts[0] if http_stmts else None
-        http_block = [stmt for h in http_stmts for stmt in (h.block or [])]
-    http = _directives(http_block)
+        # the first: nginx refuses a second (NGX006), and merged they drew its lines' twins
+        http_block = list(http_stmt.block or []) if http_stmt is not None else []
+    http = directives_of(http_block)
     servers: list[Server] = []
     for stmt in http_block:
         if stmt.directive != "server" or stmt.block is None:
             continue
-        own = _directives(stmt.block)
+        own = directives_of(stmt.block)
         listens = [lst for s in own.get("listen", []) if (lst := _listen(s))]
         if not listens:
             implicit = Stmt("listen", ["*:80"], stmt.line, stmt.file)

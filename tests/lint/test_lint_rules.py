@@ -403,6 +403,12 @@ CASES: list[tuple[str, tuple[str, str], str, str]] = [
             SITE.format(body="").replace("b.example", "b" * 40 + ".example"),
         ),
     ),
+    (
+        "NGX019",
+        MID,
+        "user nobody;\nhttp {\n    server { listen 8080; return 204; }\n}\n",
+        "user nobody;\nevents {}\nhttp {\n    server { listen 8080; return 204; }\n}\n",
+    ),
     ("NGX701", MID, http(DEFAULT, SITE.format(body="")), http(DEFAULT, SITE.format(body=HSTS))),
     (
         "NGX702",

@@ -60,6 +60,8 @@ def target_of(note: str) -> tuple[str, str]:
 
 def config(example: str) -> str:
     text = example.replace("...", CERTIFICATE)
+    if re.match(r"(user|worker_processes|pid|load_module)\b", text):
+        return text + "\n"  # a whole main file, as written
     if re.search(r"^\s*(http|stream)\s*\{", text, re.M):
         return "events {}\n" + text + "\n"
     if re.search(r"^\s*server\s*\{", text, re.M):

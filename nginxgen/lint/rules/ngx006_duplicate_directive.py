@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen.conf.config import Location
+from nginxgen.conf.config import Location, directives_of
 from nginxgen.conf.load import Stmt, walk
 from nginxgen.knowledge import directives, nginx
 from nginxgen.lint.context import Context, Rule
@@ -67,6 +67,12 @@ def _blocks(ctx: Context) -> Iterator[tuple[str, dict[str, list[Stmt]]]]:
             yield "location", loc.directives
             yield from locations(loc.locations)
 
+    loaded = config.loaded
+    if not loaded.http_level_top and not loaded.fragment:  # a main file: its top is main
+        # (trial 8: `user` in the main file and an include, two http{} or events{} blocks)
+        yield "main", directives_of(loaded.statements)
+        for events in (s for s in loaded.statements if s.directive == "events" and s.block):
+            yield "events", directives_of(events.block or [])
     yield "http", config.http
     for server in config.servers:
         yield "server", server.directives
@@ -106,8 +112,9 @@ def check(ctx: Context) -> Iterator[Finding]:
             if not directives.refused_twice(ctx.target, name, context):
                 continue
             for stmt in stmts[1:]:
-                # the same value twice: dropping the copy is safe (nginx refused it anyway)
-                same = stmt.args == stmts[0].args
+                # the same value twice: dropping the copy is safe (nginx refused it anyway);
+                # never a block (a second http{} holds servers of its own)
+                same = stmt.args == stmts[0].args and stmt.block is None
                 yield ctx.finding(
                     RULE,
                     stmt,

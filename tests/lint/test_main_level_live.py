@@ -1,0 +1,73 @@
+"""The main level against real `nginx -t` (trial 8, certbot's test configs: a second `user` in
+an include, two http{} blocks, no events{}; lint said nothing). Each case is a tree; nginx's
+first [emerg] and lint's one error (NGX006, NGX019) name the same thing at the same line."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.builds import Build
+from tests.conftest import binary_and_tree
+from tests.live import first_emerg, lint_as, nginx_check
+
+HTTP = "http { HEAD\n    server { listen 127.0.0.1:8080; return 204; }\n}\n"
+CASES: dict[str, dict[str, str]] = {  # name: files (nginx.conf first)
+    "user in an include": {
+        "nginx.conf": "user root;\nevents {}\ninclude more.conf;\n" + HTTP,
+        "more.conf": "user root;\n",
+    },
+    "http twice": {"nginx.conf": "events {}\n" + HTTP + HTTP},
+    "http twice, one from an include": {
+        "nginx.conf": "events {}\ninclude more.conf;\n" + HTTP,
+        "more.conf": HTTP,
+    },
+    "events twice": {"nginx.conf": "events {}\nevents {}\n" + HTTP},
+    "worker_processes twice": {
+        "nginx.conf": "worker_processes 1;\nworker_processes 2;\nevents {}\n" + HTTP
+    },
+    "worker_connections twice": {
+        "nginx.conf": "events { worker_connections 64; worker_connections 64; }\n" + HTTP
+    },
+    "no events": {"nginx.conf": "worker_processes 1;\n" + HTTP},
+    "no events, an include has it": {
+        "nginx.conf": "worker_processes 1;\ninclude ev.conf;\n" + HTTP,
+        "ev.conf": "events {}\n",
+    },
+    "error_log twice (allowed)": {
+        "nginx.conf": "error_log stderr;\nerror_log stderr;\nevents {}\n" + HTTP
+    },
+}
+
+
+@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("name", ["bookworm", "trixie", "wheel"])
+def test_the_main_level_as_nginx_reads_it(
+    name: str, case: str, provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    build, nginx_bin, tree = binary_and_tree(provisioned, name, tmp_path)
+    head = " ".join(build.in_prefix)
+    for file, text in CASES[case].items():
+        (tree / file).write_text(text.replace("HEAD", head))
+    conf = tree / "nginx.conf"
+    checked = nginx_check(build, conf)
+    emerg = first_emerg(checked.stderr)
+    found = lint_as(nginx_bin, conf, "NGX006,NGX019")
+    errors = re.findall(r"^(\S+?):(\d+): NGX0(?:06|19) error (.*)$", found.stdout, re.M)
+    if emerg is None:
+        assert "test is successful" in checked.stderr, checked.stderr
+        assert errors == [], found.stdout
+        return
+    message, line = emerg
+    assert len(errors) == 1, (checked.stderr, found.stdout)
+    file, at, said = errors[0]
+    assert said.startswith(message.split(" in /")[0].removesuffix(" in configuration")), (
+        message,
+        said,
+    )
+    if line is not None:  # nginx names the line of the second one
+        where = re.search(r" in (\S+):\d+$", checked.stderr.splitlines()[0] + "")
+        assert int(at) == line, (checked.stderr, found.stdout)
+        assert where is None or Path(where.group(1)).name == Path(file).name
