@@ -307,6 +307,16 @@ class LogFormats:
 
 
 @record(frozen=True)
+class NoPort:
+    """Passes whose name without a port needs an upstream{} of that name (by family)."""
+
+    http: tuple[str, ...]
+    stream: tuple[str, ...]
+    schemes: tuple[str, ...]  # stripped before the name is read
+    message: str
+
+
+@record(frozen=True)
 class CustomGrammars:
     """The grammars of nginx's custom setters, written once in nginx_values.toml."""
 
@@ -327,6 +337,7 @@ class CustomGrammars:
     shared_zones: SharedZones
     log_formats: dict[str, LogFormats]  # by family
     server_name_conflict: str  # the warning for a name two servers of an address give
+    no_port: NoPort
 
 
 @cache
@@ -360,6 +371,7 @@ def custom_grammars() -> CustomGrammars:
         shared_zones=_shared_zones(data["shared_zones"]),
         log_formats={f["family"]: from_table(LogFormats, f) for f in data["log_formats"]},
         server_name_conflict=data["server_names"]["conflict"],
+        no_port=from_table(NoPort, data["no_port"]),
     )
 
 

@@ -68,3 +68,57 @@ def test_server_parameters_as_nginx_reads_them(
     said, line = emerg
     assert said.startswith("invalid parameter"), said  # what this test is about
     assert len(lines) == 1 and f":{line}: NGX010 error {said}" in lines[0], (lines, said)
+
+
+# trial 8 (certbot's test config: `fastcgi_pass php-cgi;` beside `upstream phpcgi`): a pass to a
+# name with no port needs an upstream{} of that name
+PASSES = [
+    ("http", "fastcgi_pass php-cgi;"),
+    ("http", "fastcgi_pass PHPCGI;"),  # the block's name, in another letter case
+    ("http", "fastcgi_pass 127.0.0.1;"),
+    ("http", "fastcgi_pass 127.0.0.1:9000;"),
+    ("http", "fastcgi_pass unix:/run/php.sock;"),
+    ("http", "fastcgi_pass $pass;"),
+    ("http", "uwsgi_pass uwsgi://app;"),
+    ("http", "scgi_pass app;"),
+    ("http", "memcached_pass [::1];"),
+    ("http", "grpc_pass grpcs://app;"),
+    ("http", "grpc_pass grpc://phpcgi;"),
+    ("stream", "proxy_pass app;"),
+    ("stream", "proxy_pass phpcgi;"),
+    ("stream", "proxy_pass 127.0.0.1:9000;"),
+]
+
+
+@pytest.mark.parametrize(("block", "line"), PASSES)
+@pytest.mark.parametrize("name", ["bookworm", "trixie", "wheel"])
+def test_a_pass_without_a_port_as_nginx_reads_it(
+    name: str,
+    block: str,
+    line: str,
+    provisioned: tuple[dict[str, Build], dict[str, str]],
+    tmp_path: Path,
+) -> None:
+    build, nginx_bin, tree = binary_and_tree(provisioned, name, tmp_path)
+    conf = tree / "nginx.conf"
+    upstream = "upstream phpcgi { server 127.0.0.1:9000; }\n"
+    if block == "http":
+        head = " ".join(build.in_prefix)
+        text = (
+            f"events {{}}\nhttp {{ {head}\n{upstream}"
+            "server { listen 127.0.0.1:8999; set $pass 127.0.0.1:9000;\n"
+            f"location / {{ {line} }}\n}}\n}}\n"
+        )
+    else:
+        text = (
+            f"{build.load_module('stream')}events {{}}\nstream {{\n{upstream}"
+            f"server {{ listen 127.0.0.1:8998;\n{line} }}\n}}\n"
+        )
+    conf.write_text(text)
+    emerg, lines = nginx_and_lint(build, nginx_bin, conf, "NGX010")
+    if emerg is None:
+        assert lines == [], lines
+        return
+    said, at = emerg
+    assert said.startswith("no port in upstream"), said  # what this test is about
+    assert len(lines) == 1 and f":{at}: NGX010 error {said}" in lines[0], (lines, said)

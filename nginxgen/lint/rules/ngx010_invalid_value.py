@@ -29,7 +29,10 @@ TLS server's configuration is merged: `ssl_ocsp` cannot go with `optional_no_ca`
 without a file and line, this rule names the `ssl_verify_client` (or `ssl_ocsp`) line in effect.
 Two lines one block may not hold: mail's `ssl on` beside `starttls on` or `only` (before 1.25.1,
 which removed `ssl`): the later of the two stops nginx -t (`"starttls" directive conflicts with
-"ssl on"`), and the fix is to take one out.
+"ssl on"`), and the fix is to take one out. A pass to a name without a port (fastcgi_pass,
+uwsgi_pass, scgi_pass, memcached_pass, grpc_pass; stream's proxy_pass) needs an upstream{} of
+that name, in any letter case: without one nginx stops with `no port in upstream "php-cgi"` at
+the pass's line.
 
 Fail: ssl_protocols TLSv1.2 TLSv13;
 Fix:  ssl_protocols TLSv1.2 TLSv1.3;
@@ -54,7 +57,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen.knowledge import nginx
+from nginxgen.conf.load import Stmt
+from nginxgen.knowledge import nginx, nginx_values
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._client_certs import verifying
@@ -73,6 +77,51 @@ def check(ctx: Context) -> Iterator[Finding]:
     yield from findings(ctx, RULE)
     if not ctx.config.loaded.http_level_top and not ctx.target.plus:  # a whole tree: merged
         yield from _client_verify(ctx)
+        yield from _no_port(ctx)
+
+
+def _no_port(ctx: Context) -> Iterator[Finding]:
+    """A pass to a name without a port that no upstream{} of the tree fills (trial 8, certbot's
+    test config: `fastcgi_pass php-cgi;` beside `upstream phpcgi`)."""
+    grammar = nginx_values.custom_grammars().no_port
+    upstreams: set[str] = set()
+    passes: list[tuple[Stmt, str]] = []
+    stack = [(stmt, "") for stmt in reversed(ctx.config.loaded.statements)]
+    while stack:  # no recursion: blocks may nest deep
+        stmt, family = stack.pop()
+        if stmt.unread:
+            return  # an include not read may hold the upstream{}
+        if stmt.directive == "upstream" and stmt.args and stmt.block is not None:
+            upstreams.add(stmt.args[0].lower())
+        wanted = grammar.http if family == "http" else grammar.stream if family else ()
+        if stmt.directive in wanted and len(stmt.args) == 1:
+            passes.append((stmt, stmt.args[0]))
+        inner = stmt.directive if not family and stmt.directive in ("http", "stream") else family
+        stack.extend((child, inner) for child in reversed(stmt.block or []))
+    for stmt, value in passes:
+        host = _portless(value, grammar.schemes)
+        if host is not None and host.lower() not in upstreams:
+            yield ctx.finding(
+                RULE,
+                stmt,
+                grammar.message.format(value=host),
+                fix=f"give the address a port ({host}:9000), or name an upstream{{}} block",
+            )
+
+
+def _portless(value: str, schemes: tuple[str, ...]) -> str | None:
+    """The host a pass names when it has no port (None: a port, a variable or a socket)."""
+    if "$" in value or value.lower().startswith("unix:"):
+        return None
+    for scheme in schemes:
+        if value.lower().startswith(scheme):
+            value = value[len(scheme) :]
+            break
+    if not value or "/" in value or "?" in value:
+        return None  # an invalid host: NGX010's address grammar
+    if value.startswith("["):
+        return value if value.endswith("]") else None
+    return None if ":" in value else value
 
 
 def _client_verify(ctx: Context) -> Iterator[Finding]:
