@@ -307,6 +307,14 @@ class LogFormats:
 
 
 @record(frozen=True)
+class LocationGrammar:
+    """location's modifiers (its two-word form) and nginx's words for another first word."""
+
+    modifiers: frozenset[str]
+    message: str
+
+
+@record(frozen=True)
 class NoPort:
     """Passes whose name without a port needs an upstream{} of that name (by family)."""
 
@@ -338,6 +346,7 @@ class CustomGrammars:
     log_formats: dict[str, LogFormats]  # by family
     server_name_conflict: str  # the warning for a name two servers of an address give
     no_port: NoPort
+    location: LocationGrammar
 
 
 @cache
@@ -372,6 +381,7 @@ def custom_grammars() -> CustomGrammars:
         log_formats={f["family"]: from_table(LogFormats, f) for f in data["log_formats"]},
         server_name_conflict=data["server_names"]["conflict"],
         no_port=from_table(NoPort, data["no_port"]),
+        location=from_table(LocationGrammar, data["location"]),
     )
 
 

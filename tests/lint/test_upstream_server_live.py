@@ -122,3 +122,28 @@ def test_a_pass_without_a_port_as_nginx_reads_it(
     said, at = emerg
     assert said.startswith("no port in upstream"), said  # what this test is about
     assert len(lines) == 1 and f":{at}: NGX010 error {said}" in lines[0], (lines, said)
+
+
+# trial 8 (an Xray example): `location /a b/ {`
+LOCATIONS = ["/a b/", "= /a", "^~ /a", "~ ^/a", "~* ^/a", "~^/a", "@named", "=/a", "^~/a", "* /a"]
+
+
+@pytest.mark.parametrize("location", LOCATIONS)
+@pytest.mark.parametrize("name", ["bookworm", "trixie", "wheel"])
+def test_a_location_modifier_as_nginx_reads_it(
+    name: str, location: str, provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    build, nginx_bin, tree = binary_and_tree(provisioned, name, tmp_path)
+    conf = tree / "nginx.conf"
+    head = " ".join(build.in_prefix)
+    conf.write_text(
+        f"events {{}}\nhttp {{ {head}\nserver {{ listen 127.0.0.1:8999;\n"
+        f"location {location} {{ return 204; }}\n}}\n}}\n"
+    )
+    emerg, lines = nginx_and_lint(build, nginx_bin, conf, "NGX010")
+    if emerg is None:
+        assert lines == [], lines
+        return
+    said, at = emerg
+    assert said.startswith("invalid location modifier"), said  # what this test is about
+    assert len(lines) == 1 and f":{at}: NGX010 error {said}" in lines[0], (lines, said)

@@ -32,7 +32,8 @@ which removed `ssl`): the later of the two stops nginx -t (`"starttls" directive
 "ssl on"`), and the fix is to take one out. A pass to a name without a port (fastcgi_pass,
 uwsgi_pass, scgi_pass, memcached_pass, grpc_pass; stream's proxy_pass) needs an upstream{} of
 that name, in any letter case: without one nginx stops with `no port in upstream "php-cgi"` at
-the pass's line.
+the pass's line. location's two-word form takes a modifier first (=, ^~, ~, ~*): `location /a
+b/ {` stops nginx -t with `invalid location modifier "/a"`.
 
 Fail: ssl_protocols TLSv1.2 TLSv13;
 Fix:  ssl_protocols TLSv1.2 TLSv1.3;
@@ -75,9 +76,27 @@ RULE = Rule(
 
 def check(ctx: Context) -> Iterator[Finding]:
     yield from findings(ctx, RULE)
+    yield from _location_modifiers(ctx)
     if not ctx.config.loaded.http_level_top and not ctx.target.plus:  # a whole tree: merged
         yield from _client_verify(ctx)
         yield from _no_port(ctx)
+
+
+def _location_modifiers(ctx: Context) -> Iterator[Finding]:
+    """`location /a b/ {` (trial 8, an Xray example): two words, the first no modifier."""
+    grammar = nginx_values.custom_grammars().location
+    for stmt in ctx.all_statements():
+        if (
+            stmt.directive == "location"
+            and len(stmt.args) == 2
+            and stmt.args[0] not in grammar.modifiers
+        ):
+            yield ctx.finding(
+                RULE,
+                stmt,
+                grammar.message.format(value=stmt.args[0]),
+                fix="one path (quote it if it has a space), or a modifier (=, ^~, ~, ~*) first",
+            )
 
 
 def _no_port(ctx: Context) -> Iterator[Finding]:
