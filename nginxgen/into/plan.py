@@ -428,6 +428,25 @@ class _Planner:
                                 where=_at(names),
                             )
 
+    def check_sockets(self) -> None:
+        """An address stream{} listens on stops everything: an http server there would keep
+        nginx from starting (NGX020; nginx -t passes). Trial 8: YunoHost's TLS passthrough."""
+        if not any(stmt.directive == "stream" for stmt in self.loaded.statements):
+            return
+        from nginxgen.conf.stream_config import build_stream
+
+        stream = build_stream(self.loaded).sockets
+        for listen in (*self.generator.default_listens, *self.generator.redirect_listens):
+            socket = listen_socket(listen.args)
+            if socket in stream:
+                theirs = next(lst for lst in stream[socket][0].listens if lst.socket == socket)
+                raise NginxgenError(
+                    f"stream{{}} listens on {socket}: an http server there too would keep nginx "
+                    "from starting (bind: Address already in use); give --listen (or "
+                    "--http-listen) another address; nothing written",
+                    where=_at(theirs.stmt),
+                )
+
     def sites(self, default_listens: list[ListenLine]) -> None:
         self.check_names()
         sites = [self.http2_by_listen(site, paths[0]) for site, paths in
@@ -589,6 +608,7 @@ def plan_into(
     """The plan for the tree of `main`, read with `path_map` (and what conf.tree infers, with
     `infer`)."""
     planner = _Planner(main, model, target, path_map, infer)
+    planner.check_sockets()
     planner.http_settings()
     missing = planner.default_servers()
     planner.sites(missing)

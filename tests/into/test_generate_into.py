@@ -652,3 +652,28 @@ def test_a_tree_whose_http_block_closes_on_its_last_servers_line(
     written = main.read_text()
     assert "}}" not in written and written.rstrip().endswith("}"), written
     assert written.index("include nginxgen-tls.conf;") < written.rstrip().rindex("}"), written
+
+
+def test_a_listen_stream_takes_is_refused(tmp_path: Path) -> None:
+    """An http server on the port stream{} listens on keeps nginx from starting though nginx -t
+    passes (trial 8, YunoHost's TLS passthrough: --into said the port had no server and wrote
+    one there): refused whole, exit 2, naming the stream's listen."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    main = tree / "nginx.conf"
+    main.write_text(
+        "events {}\nstream {\n    server { listen 127.0.0.1:18443; ssl_preread on; "
+        "proxy_pass 127.0.0.1:18444; }\n}\nhttp {\n    server { listen 8080; }\n}\n"
+    )
+    before = snapshot(tree)
+    chain = CertificateFactory(tmp_path / "certs").leaf("a.test")
+    done = nginxgen(
+        "generate", "--preset", "intermediate", "--nginx-version", "1.26.3", "--tls-library",
+        "openssl-3.5", "--domain", "a.test", "--cert", str(chain.fullchain), "--key",
+        str(chain.key), "--listen", "127.0.0.1:18443", "--http-listen", "none", "--into",
+        str(tree),
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert f"error: {main}:3: stream{{}} listens on 127.0.0.1:18443" in done.stderr, done.stderr
+    assert done.stderr.count("\n") <= 2 and "Traceback" not in done.stderr
+    assert snapshot(tree) == before

@@ -409,6 +409,14 @@ CASES: list[tuple[str, tuple[str, str], str, str]] = [
         "user nobody;\nhttp {\n    server { listen 8080; return 204; }\n}\n",
         "user nobody;\nevents {}\nhttp {\n    server { listen 8080; return 204; }\n}\n",
     ),
+    (
+        "NGX020",
+        MID,
+        "events {}\nstream { server { listen 127.0.0.1:8443; proxy_pass 127.0.0.1:9443; } }\n"
+        "http { server { listen 127.0.0.1:8443; return 204; } }\n",
+        "events {}\nstream { server { listen 127.0.0.1:8443; proxy_pass 127.0.0.1:9443; } }\n"
+        "http { server { listen 127.0.0.1:9443; return 204; } }\n",
+    ),
     ("NGX701", MID, http(DEFAULT, SITE.format(body="")), http(DEFAULT, SITE.format(body=HSTS))),
     (
         "NGX702",

@@ -30,6 +30,7 @@ MODULES = (
     "ngx017_conflicting_server_name",
     "ngx018_server_names_hash",
     "ngx019_no_events_section",
+    "ngx020_address_in_two_blocks",
     "ngx101_curves_outside_default_server",
     "ngx102_session_outside_default_server",
     "ngx103_protocols_outside_default_server",

@@ -24,6 +24,7 @@ INDEX: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
     ("NGX017", "conflicting-server-name", "ngx017_conflicting_server_name", ("server",)),
     ("NGX018", "server-names-hash", "ngx018_server_names_hash", ("server_name", "server_names_hash_max_size", "server_names_hash_bucket_size")),
     ("NGX019", "no-events-section", "ngx019_no_events_section", ()),
+    ("NGX020", "address-in-two-blocks", "ngx020_address_in_two_blocks", ("stream",)),
     ("NGX101", "curves-outside-default-server", "ngx101_curves_outside_default_server", ("ssl_ecdh_curve", "ssl_conf_command")),
     ("NGX102", "session-outside-default-server", "ngx102_session_outside_default_server", ("ssl_session_cache", "ssl_session_timeout", "ssl_session_ticket_key")),
     ("NGX103", "protocols-outside-default-server", "ngx103_protocols_outside_default_server", ("ssl_protocols", "ssl_conf_command")),
