@@ -132,7 +132,21 @@ def findings(ctx: Context, rule: Rule) -> Iterator[Finding]:
             stmt = verdict.stmt
             if id(stmt) in moved:  # where nginx stopped reading it: its `{`
                 stmt = replace(stmt, line=moved[id(stmt)][1])
-            yield ctx.finding(rule, stmt, verdict.message, verdict.fix, verdict.severity)
+            fix = _lost_semicolon(ctx, stmt) if rule.code == "NGX009" else None
+            yield ctx.finding(rule, stmt, verdict.message, fix or verdict.fix, verdict.severity)
+
+
+def _lost_semicolon(ctx: Context, stmt: Stmt) -> str | None:
+    """A count that is wrong because a `;` is missing: an argument is a directive's name
+    (`ssl_ciphers HIGH:!MD5` then `ssl_ciphers ...;` on the next line read as one statement;
+    trial 8). nginx names the line where the statement ends."""
+    for arg in stmt.args[1:]:
+        if directives.nginx_directive(ctx.target, arg):
+            return (
+                f'a ";" missing before "{arg}"? nginx reads the lines up to the next ";" as one '
+                f"{stmt.directive} (and names the line where it ends)"
+            )
+    return None
 
 
 _UNTERMINATED = re.compile(r'^directive "(.+)" is not terminated by ";"$')
