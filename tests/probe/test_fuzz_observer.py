@@ -143,6 +143,7 @@ def _session_lines_under_a_bare_refusing_default(tree: LiveTree) -> bool:
     return any(wanted <= set(s.lines) and not s.certbot for s in named)
 
 
+@pytest.mark.fuzz  # a search of up to 5,000 drawn trees: 20 s of the quick part otherwise
 def test_the_trees_include_session_lines_under_a_default_without_a_certificate() -> None:
     """The observer's trees (and the live differential's) can have a refusing default server
     without a certificate, the session settings on a named server: before, every refusing
