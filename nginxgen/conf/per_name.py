@@ -23,8 +23,9 @@ from nginxgen.conf.config import Config, Server, server_for_name
 from nginxgen.conf.effective import Effective, handshake_server, in_context, server_label
 from nginxgen.conf.files import for_name, missing_for_name, read
 from nginxgen.conf.groups import parse_groups
-from nginxgen.conf.load import Loaded, Stmt
+from nginxgen.conf.load import Loaded, Stmt, walk
 from nginxgen.conf.responses import HSTS, header_sent
+from nginxgen.conf.stream_config import build_stream
 from nginxgen.knowledge import libraries, nginx, tls_groups
 
 TYPE_CHECKING = False
@@ -600,3 +601,39 @@ def names_on(config: Config, socket: str) -> list[str | None]:
             if plain and name not in names:
                 names.append(name)
     return [*names, "nginxgen-unknown.invalid", None]
+
+
+@record(frozen=True)
+class Passthrough:
+    """A stream{} server on the probed port that reads the client's hello (`ssl_preread on`)
+    and passes the connection on: the TLS server behind it answers, not stream{}."""
+
+    listen: Stmt
+    backend: str | None  # the address:port it passes to, None: a variable or no literal one
+
+
+def passthrough_for_port(config: Config, port: int, host: str | None = None) -> Passthrough | None:
+    """The stream{} passthrough answering a connection to `host` on `port` (None: none)."""
+    if not any(s.directive == "stream" for s in config.loaded.statements):
+        return None
+    stream = build_stream(config.loaded)
+    socket = socket_answering([s for s in stream.sockets if s.endswith(f":{port}")], host)
+    if socket is None:
+        return None
+    server = stream.default_server(socket)
+    preread = server.value("ssl_preread")
+    target = server.value("proxy_pass")
+    if not preread or preread[0].lower() != "on" or not target:
+        return None
+    listen = next(lst.stmt for lst in server.listens if lst.socket == socket)
+    backend = target[0]
+    upstream = next(
+        (s for s in walk(config.loaded.statements)
+         if s.directive == "upstream" and s.args[:1] == [backend] and s.block),
+        None,
+    )  # fmt: skip
+    if upstream is not None:
+        first = next((s for s in upstream.block or [] if s.directive == "server" and s.args), None)
+        backend = first.args[0] if first is not None else ""
+    known = "$" not in backend and not backend.startswith("unix:") and ":" in backend
+    return Passthrough(listen, backend if known else None)

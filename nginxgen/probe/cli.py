@@ -288,7 +288,11 @@ def _probe_endpoint(
     for result in results:
         result["endpoint"] = endpoint.where
     if not any(any(r["protocols"].values()) for r in results):
-        return [], 0, _no_answer(endpoint.where, results)
+        return (
+            [],
+            0,
+            _no_answer(endpoint.where, results) + _proxy_protocol(model, endpoint.port, address),
+        )
     if stream is not None:  # compared with the stream model already
         return results, sum(len(r["mismatches"]) for r in results), None
     if model is None:
@@ -296,6 +300,25 @@ def _probe_endpoint(
     from nginxgen.probe.predict import compare_all
 
     return results, compare_all(model, options.target, endpoint.port, results, address), None
+
+
+def _proxy_protocol(config: Config | None, port: int, address: str | None) -> str:
+    """Why the config's own server may not answer a client's hello: its listen takes a PROXY
+    protocol header first (trial 8, YunoHost's `listen ... ssl proxy_protocol`)."""
+    from nginxgen.conf.per_name import tls_socket_for_port
+
+    socket = tls_socket_for_port(config, port, address) if config is not None else None
+    if socket is None:
+        return ""
+    for server in config.sockets[socket] if config is not None else []:
+        for listen in server.listens:
+            if listen.socket == socket and listen.proxy_protocol:
+                return (
+                    f" (the config's listen at {listen.stmt.file}:{listen.stmt.line} takes a "
+                    "PROXY protocol header before the TLS hello, which the probe does not send: "
+                    "probe the proxy in front of it)"
+                )
+    return ""
 
 
 def _no_answer(where: str, results: list[dict[str, Any]]) -> str:

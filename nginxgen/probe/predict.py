@@ -17,7 +17,12 @@ from typing import Any
 from nginxgen.conf.config import Config
 from nginxgen.conf.effective import Effective
 from nginxgen.conf.load import Stmt
-from nginxgen.conf.per_name import NameModel, tls_socket_for_port
+from nginxgen.conf.per_name import (
+    NameModel,
+    Passthrough,
+    passthrough_for_port,
+    tls_socket_for_port,
+)
 from nginxgen.knowledge.target import Target
 from nginxgen.probe import checks
 from nginxgen.probe.check import Check, Prediction, expect
@@ -39,7 +44,14 @@ def models_for(
     `host`: the address connected to, which picks the socket where several share the port."""
     socket = tls_socket_for_port(config, port, host)
     if socket is None:
-        return lambda sni: None
+        through = passthrough_for_port(config, port, host)
+        if through is None or through.backend is None:
+            return lambda sni: None
+        # stream{} passes the hello on (ssl_preread): the TLS server behind it answers
+        behind, _, backend_port = through.backend.rpartition(":")
+        if not backend_port.isdigit():
+            return lambda sni: None
+        return models_for(config, target, int(backend_port), behind.strip("[]"))
     effective = Effective(config, target)
     default = config.default_server(socket)
     return lambda sni: NameModel(effective, socket, sni, default=default)
@@ -63,7 +75,9 @@ def compare(
     config: Config, target: Target, port: int, observed: dict[str, Any], host: str | None = None
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """(the mismatches, the model's value of every observed setting) for one probed name."""
-    return _compare_one(model_for(config, target, port, observed["sni"], host), port, observed)
+    model = model_for(config, target, port, observed["sni"], host)
+    through = passthrough_for_port(config, port, host) if model is None else None
+    return _compare_one(model, port, observed, through)
 
 
 def compare_all(
@@ -87,9 +101,9 @@ def compare_all(
         context = result.get("context") or {}
         first = by_name.get(context.get("name")) if not context.get("refuted") else None
         if first is None or "config" not in first:
-            result["mismatches"], result["config"] = _compare_one(
-                model(result["sni"]), port, result
-            )
+            mine = model(result["sni"])
+            through = passthrough_for_port(config, port, host) if mine is None else None
+            result["mismatches"], result["config"] = _compare_one(mine, port, result, through)
         else:
             mine = model(result["sni"])
             mismatches, said = compare_model(mine, result, own) if mine else ([], [])
@@ -113,16 +127,30 @@ def _own(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _compare_one(
-    model: NameModel | None, port: int, observed: dict[str, Any]
+    model: NameModel | None, port: int, observed: dict[str, Any], through: Passthrough | None
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    if model is None and through is not None:
+        # passed on to an address the model cannot follow (a variable, another host): the
+        # server behind it is not this config's to judge; said, not counted as a mismatch
+        note = {
+            "key": "protocols",
+            "setting": "ssl_preread",
+            "file": through.listen.file,
+            "line": through.listen.line,
+            "value": f"passed on by stream{{}} to {through.backend or 'a variable'}: not compared",
+            "predicted": False,
+            "observed": None,
+            "ignored": [],
+        }
+        return [], [note]
     if model is None:
         listen = {
             "key": "protocols",
             "setting": "listen",
             "file": None,
             "line": None,
-            "expected": f"a TLS server on port {port}",
-            "observed": "the server answered TLS",
+            "expected": f"no TLS on port {port}",
+            "observed": "a TLS handshake",
             "why": "the config has no TLS listen on this port",
         }
         return [listen], []

@@ -74,7 +74,9 @@ def text(found: Found) -> list[str]:
         if cert["chain_length"] is not None
         else "chain not seen"
     )
+    # no subjectAltName: clients match no name (RFC 6125 6.4.4; the CN is not read), trial 8
+    names = f"names {' '.join(cert['names'])}" if cert["names"] else "no subjectAltName names"
     return [
         f"  certificate: {cert['key']} {cert['bits']}, {cert['days_left']} days left, "
-        f"names {' '.join(cert['names'])}, covers the name: {cert['covers_sni']}; {chain}"
+        f"{names}, covers the name: {cert['covers_sni']}; {chain}"
     ]
