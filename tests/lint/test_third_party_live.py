@@ -35,3 +35,21 @@ def test_a_third_party_directive_as_the_binary_reads_it(
     said, at = emerg
     assert said.startswith("unknown directive"), said
     assert len(lines) == 1 and f":{at}: NGX007 error {said}" in lines[0], (lines, said)
+
+
+def test_an_unknown_block_is_one_error_not_one_a_line(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    """stream{} on a build without the module (AWS-LC's here): nginx stops at its name; lint
+    says that once, not "not allowed here" on each line inside (trial 9, Signal's TLS proxy)."""
+    build, nginx_bin, tree = binary_and_tree(provisioned, "awslc", tmp_path)
+    conf = tree / "nginx.conf"
+    conf.write_text(
+        "events {}\nstream {\n    server { listen 127.0.0.1:9443; ssl_preread on;\n"
+        f"        proxy_pass 127.0.0.1:9444; }}\n}}\nhttp {{ {' '.join(build.in_prefix)} }}\n"
+    )
+    emerg, unknown = nginx_and_lint(build, nginx_bin, conf, "NGX007")
+    assert emerg == ('unknown directive "stream"', 2), emerg
+    assert len(unknown) == 1 and ':2: NGX007 error unknown directive "stream"' in unknown[0]
+    _, misplaced = nginx_and_lint(build, nginx_bin, conf, "NGX008")
+    assert misplaced == [], misplaced
