@@ -124,18 +124,25 @@ def tree_log(statements: list[Stmt]) -> str | None:
     return None
 
 
-def _tree_zone(statements: list[Stmt]) -> str | None:
-    """The `shared:NAME:SIZE` argument of the tree's first ssl_session_cache that has one."""
-    return next(
-        (
-            arg
-            for stmt in walk(statements)
-            if stmt.directive == "ssl_session_cache"
-            for arg in stmt.args
-            if arg.startswith("shared:")
-        ),
-        None,
-    )
+def _session_zones(statements: list[Stmt]) -> tuple[str | None, frozenset[str]]:
+    """The `shared:NAME:SIZE` argument of the tree's first ssl_session_cache in http{} that has
+    one, and the zone names mail{} and stream{} give theirs: a zone belongs to one module, so
+    http{} may not take one of those (`already declared for a different use`; trial 9,
+    BlueMind's mail{} and certbot's options file included in Signal's stream{})."""
+    http: str | None = None
+    others: set[str] = set()
+    for top in statements:
+        if top.block is None:
+            continue
+        for stmt in walk(top.block):
+            if stmt.directive != "ssl_session_cache":
+                continue
+            for arg in (a for a in stmt.args if a.startswith("shared:")):
+                if top.directive == "http":
+                    http = http or arg
+                else:
+                    others.add(arg.split(":")[1])
+    return http, frozenset(others)
 
 
 def _for_tree(model: GeneratorConfig, statements: list[Stmt]) -> GeneratorConfig:
@@ -185,7 +192,7 @@ class _Planner:
         self.stems = [site_file(s.name).removesuffix(".conf") for s in self.generator.sites]
         self.place: Place = find_place(self.config, self.main, [*self.stems, DEFAULT_STEM])
         self.rendered = render(self.generator)
-        self.tree_zone = _tree_zone(self.loaded.statements)
+        self.tree_zone, self.other_zones = _session_zones(self.loaded.statements)
         # our http{}-level file, and each setting's arguments in it (on the tree's zone)
         self.tls_source = Source(self.rendered[TLS_FILE].encode(*ENCODING))
         self.settings: dict[str, list[str]] = {}
@@ -309,7 +316,14 @@ class _Planner:
     def shared_zone(self, ours: list[str], key: str) -> list[str]:
         """Our ssl_session_cache, on the tree's own shared zone when it has one: the same name
         with another size is refused by nginx, and one cache serves every server anyway."""
-        return [self.tree_zone] if key == "ssl_session_cache" and self.tree_zone else ours
+        if key != "ssl_session_cache":
+            return ours
+        if self.tree_zone:
+            return [self.tree_zone]
+        parts = ours[0].split(":") if ours else []
+        if len(parts) == 3 and parts[1] in self.other_zones:
+            return [f"shared:{parts[1]}_http:{parts[2]}"]  # a name of its own
+        return ours
 
     def http_settings(self) -> None:
         """Each http{}-level line of the preset: agreeing, changed in place, or new in our file."""
@@ -322,7 +336,14 @@ class _Planner:
             reused = args != [source.value(a) for a in statement.args]  # the tree's zone
             existing = [s for s in self.config.http.get(key.split()[0], []) if _key(s) == key]
             if not existing:
-                added.append(f"{key} {args[0]} (the tree's zone)" if reused else key)
+                mine = (
+                    f"{key} {args[0]} (a zone of its own: mail{{}} or stream{{}} has the name)"
+                )
+                added.append(
+                    (f"{key} {args[0]} (the tree's zone)" if args[0] == self.tree_zone else mine)
+                    if reused
+                    else key
+                )
                 if reused:
                     dropped.append(edits.replace_args(source, statement, args))
                 continue

@@ -677,3 +677,38 @@ def test_a_listen_stream_takes_is_refused(tmp_path: Path) -> None:
     assert f"error: {main}:3: stream{{}} listens on 127.0.0.1:18443" in done.stderr, done.stderr
     assert done.stderr.count("\n") <= 2 and "Traceback" not in done.stderr
     assert snapshot(tree) == before
+
+
+@pytest.mark.parametrize(
+    ("block", "zone"),
+    [("mail", "TLSSL"), ("mail", "SSL"), ("stream", "le_nginx_SSL"), ("stream", "SSL")],
+)
+def test_a_session_zone_of_mail_or_stream_is_not_http_s(
+    tmp_path: Path, block: str, zone: str
+) -> None:
+    """A zone belongs to one module: --into took mail{}'s or stream{}'s ssl_session_cache zone
+    for http{} (or its own name, where theirs is the same), and nginx -t failed after the
+    change (`already declared for a different use`; trial 9, BlueMind and Signal's TLS
+    proxy). http{} gets a zone of its own."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    inner = (
+        "auth_http 127.0.0.1:9/auth; server { listen 127.0.0.1:19993 ssl; protocol imap; }"
+        if block == "mail"
+        else "server { listen 127.0.0.1:19994 ssl; return x; }"
+    )
+    (tree / "nginx.conf").write_text(
+        f"events {{}}\n{block} {{\n    ssl_session_cache shared:{zone}:16m;\n    {inner}\n}}\n"
+        "http {\n    server { listen 8080; }\n}\n"
+    )
+    chain = CertificateFactory(tmp_path / "certs").leaf("a.test")
+    done = nginxgen(
+        "generate", "--preset", "intermediate", "--nginx-version", "1.26.3", "--tls-library",
+        "openssl-3.5", "--domain", "a.test", "--cert", str(chain.fullchain), "--key",
+        str(chain.key), "--listen", "127.0.0.1:18443", "--http-listen", "none", "--into",
+        str(tree), "--diff",
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr  # 1: the diff changes something
+    caches = re.findall(r"^\+\s*ssl_session_cache (\S+);", done.stdout, re.M)
+    assert caches and all(f":{zone}:" not in c for c in caches), caches
+    assert "NGX012" not in done.stdout + done.stderr, done.stderr
