@@ -27,7 +27,7 @@ from tests.fuzzing.structure import (
     semicolon_before_block_sweep,
 )
 
-CASES = int(os.environ.get("NGINXGEN_ORACLE_CASES", "200"))
+CASES = int(os.environ.get("NGINXGEN_ORACLE_CASES", "150"))
 
 
 def all_builds(provisioned: tuple[dict[str, Build], dict[str, str]]) -> tuple[Build, ...]:

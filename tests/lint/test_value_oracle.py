@@ -18,7 +18,7 @@ from tests.conftest import require_build
 from tests.fuzzing import values
 from tests.paths import REPO
 
-CASES = int(os.environ.get("NGINXGEN_VALUE_CASES", "400"))
+CASES = int(os.environ.get("NGINXGEN_VALUE_CASES", "300"))
 
 
 def every_build(provisioned: tuple[dict[str, Build], dict[str, str]]) -> list[Build]:
