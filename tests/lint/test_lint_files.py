@@ -366,3 +366,36 @@ def test_a_missing_file_may_be_on_the_server(chain: Chain, tmp_path: Path) -> No
     crl = tmp_path / "only.crl"
     crl.write_text("-----BEGIN X509 CRL-----\nAAAA\n-----END X509 CRL-----\n")
     assert "NGX727" not in codes(unloadable(chain, "ssl_trusted_certificate", crl), tmp_path)
+
+
+def test_suites_that_cannot_sign_with_the_certificate(chain: Chain, tmp_path: Path) -> None:
+    """NGX413 (trial 9, Mobilizon's config): aRSA suites only beside an ECDSA certificate, TLS
+    1.2 fails (with TLS 1.3 off, every handshake); the other key type, or a list with both,
+    says nothing; an RSA certificate beside the ECDSA one signs them."""
+
+    def ngx413(extra: str, *chains: Chain) -> list[tuple[str, str]]:
+        conf = tmp_path / "nginx.conf"
+        certs = "".join(
+            f"ssl_certificate {c.fullchain}; ssl_certificate_key {c.key};\n" for c in chains
+        )
+        conf.write_text(
+            site(chains[0].fullchain, chains[0].key, certs + extra).replace(
+                f"  ssl_certificate {chains[0].fullchain};\n  ssl_certificate_key {chains[0].key};\n",
+                "",
+            )
+        )
+        found = lint_checked(load_path(str(conf)), resolve(*OPENSSL))
+        return [(f.severity.value, f.message) for f in found if f.code == "NGX413"]
+
+    rsa_only = "ssl_ciphers 'EECDH+aRSA+AESGCM:!ECDSA';"
+    ((severity, message),) = ngx413(rsa_only, chain)
+    assert severity == "warning" and "TLS 1.2 handshakes fail" in message, message
+    ((severity, message),) = ngx413(rsa_only + " ssl_protocols TLSv1.2;", chain)
+    assert severity == "error" and "no handshake succeeds" in message, message
+    assert (
+        ngx413("ssl_ciphers ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256;", chain)
+        == []
+    )
+    rsa = CertificateFactory(tmp_path / "rsa", "ecdsa").leaf("a.example", kind="rsa")
+    assert ngx413(rsa_only, rsa) == []
+    assert ngx413(rsa_only, chain, rsa) == []

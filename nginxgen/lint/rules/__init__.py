@@ -61,6 +61,7 @@ MODULES = (
     "ngx410_cipher_string_refused",
     "ngx411_seclevel_refuses_certificate",
     "ngx412_ech_without_tls13",
+    "ngx413_no_suite_for_certificate",
     "ngx501_conf_command_unsupported",
     "ngx502_stapling_unsupported",
     "ngx503_early_data_ignored",

@@ -55,6 +55,7 @@ INDEX: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
     ("NGX410", "cipher-string-refused", "ngx410_cipher_string_refused", ("ssl_ciphers",)),
     ("NGX411", "seclevel-refuses-certificate", "ngx411_seclevel_refuses_certificate", ("ssl_ciphers",)),
     ("NGX412", "ech-without-tls13", "ngx412_ech_without_tls13", ("ssl_ech_file",)),
+    ("NGX413", "no-suite-for-certificate", "ngx413_no_suite_for_certificate", ("ssl_ciphers",)),
     ("NGX501", "conf-command-unsupported", "ngx501_conf_command_unsupported", ("ssl_conf_command", "proxy_ssl_conf_command", "grpc_ssl_conf_command", "uwsgi_ssl_conf_command")),
     ("NGX502", "stapling-unsupported", "ngx502_stapling_unsupported", ("ssl_stapling",)),
     ("NGX503", "early-data-ignored", "ngx503_early_data_ignored", ("ssl_early_data",)),
