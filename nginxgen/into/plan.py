@@ -336,9 +336,7 @@ class _Planner:
             reused = args != [source.value(a) for a in statement.args]  # the tree's zone
             existing = [s for s in self.config.http.get(key.split()[0], []) if _key(s) == key]
             if not existing:
-                mine = (
-                    f"{key} {args[0]} (a zone of its own: mail{{}} or stream{{}} has the name)"
-                )
+                mine = f"{key} {args[0]} (a zone of its own: mail{{}} or stream{{}} has the name)"
                 added.append(
                     (f"{key} {args[0]} (the tree's zone)" if args[0] == self.tree_zone else mine)
                     if reused
