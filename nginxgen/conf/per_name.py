@@ -19,7 +19,7 @@ from nginxgen.base.records import record
 from nginxgen.base.sockets import socket_answering
 from nginxgen.conf.client_certificates import ClientCertificates, ca_names, client_certificates
 from nginxgen.conf.client_certificates import request_outcome as _request_outcome
-from nginxgen.conf.config import Config, Server, server_for_name
+from nginxgen.conf.config import Config, Server, listen_socket, server_for_name
 from nginxgen.conf.effective import Effective, handshake_server, in_context, server_label
 from nginxgen.conf.files import for_name, missing_for_name, read
 from nginxgen.conf.groups import parse_groups
@@ -637,3 +637,16 @@ def passthrough_for_port(config: Config, port: int, host: str | None = None) -> 
         backend = first.args[0] if first is not None else ""
     known = "$" not in backend and not backend.startswith("unix:") and ":" in backend
     return Passthrough(listen, backend if known else None)
+
+
+def mail_listen_for_port(config: Config, port: int) -> Stmt | None:
+    """A mail{} server's listen on this port: nginx's mail proxy answers there (IMAP, POP3,
+    SMTP), which the http and stream models do not describe (trial 9, BlueMind's port 993)."""
+    for top in config.loaded.statements:
+        if top.directive != "mail" or top.block is None:
+            continue
+        for stmt in walk(top.block):
+            on = stmt.args and listen_socket(stmt.args[:1]).rpartition(":")[2] == str(port)
+            if stmt.directive == "listen" and on:
+                return stmt
+    return None

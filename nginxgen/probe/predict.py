@@ -20,6 +20,7 @@ from nginxgen.conf.load import Stmt
 from nginxgen.conf.per_name import (
     NameModel,
     Passthrough,
+    mail_listen_for_port,
     passthrough_for_port,
     tls_socket_for_port,
 )
@@ -77,7 +78,7 @@ def compare(
     """(the mismatches, the model's value of every observed setting) for one probed name."""
     model = model_for(config, target, port, observed["sni"], host)
     through = passthrough_for_port(config, port, host) if model is None else None
-    return _compare_one(model, port, observed, through)
+    return _compare_one(model, port, observed, through, config)
 
 
 def compare_all(
@@ -103,7 +104,9 @@ def compare_all(
         if first is None or "config" not in first:
             mine = model(result["sni"])
             through = passthrough_for_port(config, port, host) if mine is None else None
-            result["mismatches"], result["config"] = _compare_one(mine, port, result, through)
+            result["mismatches"], result["config"] = _compare_one(
+                mine, port, result, through, config
+            )
         else:
             mine = model(result["sni"])
             mismatches, said = compare_model(mine, result, own) if mine else ([], [])
@@ -127,7 +130,11 @@ def _own(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _compare_one(
-    model: NameModel | None, port: int, observed: dict[str, Any], through: Passthrough | None
+    model: NameModel | None,
+    port: int,
+    observed: dict[str, Any],
+    through: Passthrough | None,
+    config: Config | None = None,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     if model is None and through is not None:
         # passed on to an address the model cannot follow (a variable, another host): the
@@ -138,6 +145,19 @@ def _compare_one(
             "file": through.listen.file,
             "line": through.listen.line,
             "value": f"passed on by stream{{}} to {through.backend or 'a variable'}: not compared",
+            "predicted": False,
+            "observed": None,
+            "ignored": [],
+        }
+        return [], [note]
+    mail = mail_listen_for_port(config, port) if model is None and config is not None else None
+    if mail is not None:
+        note = {
+            "key": "protocols",
+            "setting": "listen",
+            "file": mail.file,
+            "line": mail.line,
+            "value": "a mail{} listener (nginx's mail proxy): not compared",
             "predicted": False,
             "observed": None,
             "ignored": [],

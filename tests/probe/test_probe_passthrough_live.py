@@ -108,3 +108,26 @@ def test_a_proxy_protocol_listen_is_named_when_nothing_answers(
     assert done.returncode == 2, done.stderr
     said = f"the config's listen at {conf}:5 takes a PROXY protocol header before the TLS hello"
     assert said in done.stderr, done.stderr
+
+
+def test_a_mail_listener_is_said_not_compared(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    """A mail{} TLS listener (trial 9, BlueMind's IMAPS port): the model of http{} and stream{}
+    does not describe nginx's mail proxy; it said "no TLS listen on this port" as a mismatch."""
+    build = require_build(provisioned, "trixie")
+    chain = CertificateFactory(tmp_path / "pki").leaf("a.example", sans=("a.example",))
+    port = free_port()
+    conf = tmp_path / "nginx.conf"
+    conf.write_text(
+        f"{build.load_module('mail')}worker_processes 1;\nuser root;\nevents {{}}\n"
+        f"mail {{ auth_http 127.0.0.1:9/auth;\n"
+        f"    ssl_certificate {chain.fullchain}; ssl_certificate_key {chain.key};\n"
+        f"    server {{ listen 127.0.0.1:{port} ssl; protocol imap; }}\n}}\n"
+    )
+    (tmp_path / "logs").mkdir()
+    with Server(build, conf, [port]):
+        result = _probe(build, conf, port)
+    assert result["mismatches"] == [], result["mismatches"]
+    said = [str(c["value"]) for c in result["config"]]  # type: ignore[union-attr,index]
+    assert any("a mail{} listener" in s for s in said), said
