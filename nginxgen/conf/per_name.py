@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import cached_property
 
-from nginxgen.base.records import record
+from nginxgen.base.records import record, replace
 from nginxgen.base.sockets import socket_answering
 from nginxgen.conf.client_certificates import ClientCertificates, ca_names, client_certificates
 from nginxgen.conf.client_certificates import request_outcome as _request_outcome
@@ -268,7 +268,15 @@ class NameModel:
             listed = stmts[-1].args if stmts else nginx.default_protocols(self.target)
             return frozenset(p for p in listed if p in ("TLSv1.2", "TLSv1.3") or legacy)
 
-        return self.answer("ssl_protocols", allowed, "the protocols")
+        answer = self.answer("ssl_protocols", allowed, "the protocols")
+        if isinstance(answer.value, frozenset) and answer.value - {"TLSv1.3"}:
+            # no TLS 1.2 suite signs with the name's certificates (aRSA suites beside an ECDSA
+            # certificate: lint's NGX413): those versions fail, whatever ssl_protocols says
+            # (trial 9, Mobilizon's config: the probe called the server "not reloaded")
+            suites = self.tls12_suites()
+            if suites.value is not None and not suites.value:
+                return replace(answer, value=answer.value & {"TLSv1.3"})
+        return answer
 
     def groups(self) -> Answer:
         """The ids of the groups the server takes: its line's, else (no line, or `auto`) the
@@ -486,7 +494,8 @@ class NameModel:
             return Answer("ssl_ciphers", None, line)
         keys = {cert.key[0] for cert in leaves.values()}  # "ECDSA", "RSA", ...
         text = " ".join(line.args) if line else nginx.defaults().ssl_ciphers
-        result = evaluate(text, model)
+        # once per string for all the names of a fleet (the protocols ask too)
+        result = self.effective.memo(f"ciphers {text}", lambda: evaluate(text, model))
         if result.error:
             return Answer("ssl_ciphers", None, line)
 

@@ -1,17 +1,21 @@
 """NGX413 against a live server (trial 9, Mobilizon's config: `ssl_ciphers
 'EECDH+aRSA+AESGCM:!ECDSA'` beside an ECDSA certificate): nginx -t passes, s_client's TLS 1.2
-handshake fails and TLS 1.3 succeeds; lint says TLS 1.2 fails. With the suites for both key
-types, both succeed and lint says nothing."""
+handshake fails and TLS 1.3 succeeds; lint says TLS 1.2 fails, and the probe's model
+expects it (it said "not reloaded"). With the suites for both key types, both succeed and lint
+says nothing."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from nginxgen.conf.load import load_path
 from nginxgen.knowledge.target import resolve
-from tests.builds import Build
+from tests.builds import REPO, Build
 from tests.every_rule import lint_checked
 from tests.live import Server, free_port, s_client
 from tests.pki import CertificateFactory
@@ -43,6 +47,15 @@ def test_tls12_needs_a_suite_for_the_certificate(
     with Server(build, conf, [port]):
         old = s_client(client, port, "a.example", version="1.2", path=None)
         new = s_client(client, port, "a.example", version="1.3", path=None)
+        probed = subprocess.run(
+            [sys.executable, "-m", "nginxgen", "probe", f"127.0.0.1:{port}", "--config",
+             str(conf), "--sni", "a.example", "--format", "json", *build.target_flags],
+            capture_output=True, text=True, timeout=120, check=False, cwd=REPO,
+        )  # fmt: skip
+    # the probe's model knows it too: TLS 1.2 off is what the config says, not "not reloaded"
+    (result,) = [r for r in json.loads(probed.stdout) if r["sni"] == "a.example"]
+    assert result["protocols"]["TLSv1.2"] == tls12, result["protocols"]
+    assert result["mismatches"] == [], result["mismatches"]
     assert new.ok, new.output[-400:]
     assert old.ok == tls12, old.output[-400:]
     target = resolve(build.nginx_version, build.tls_library)
