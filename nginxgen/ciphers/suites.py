@@ -101,3 +101,19 @@ def suites_not_known(library: Library) -> str | None:
     return (
         f"{library_display(library.kind)} may have suites of its own, which nginxgen does not know"
     )
+
+
+# a certificate key's kind (base.der) -> the `Au` of the TLS 1.2 suites it signs for (RFC 5246
+# 7.4.2; RFC 8422 5.3: ECDSA suites; OpenSSL's aECDSA also serves EdDSA certificates)
+_SIGNS_FOR = {
+    "RSA": "RSA",
+    "RSA-PSS": "RSA",
+    "ECDSA": "ECDSA",
+    "Ed25519": "ECDSA",
+    "Ed448": "ECDSA",
+}
+
+
+def signs_for(key_kind: str) -> str:
+    """The `Au` of the TLS 1.2 suites a certificate with this kind of key can serve."""
+    return _SIGNS_FOR.get(key_kind, key_kind)

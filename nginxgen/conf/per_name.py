@@ -485,6 +485,7 @@ class NameModel:
         approximately (BoringSSL, AWS-LC: the model says which)."""
         from nginxgen.ciphers.engine import allowed_at, evaluate
         from nginxgen.ciphers.model import model_for
+        from nginxgen.ciphers.suites import signs_for
 
         lines = self.context.effective("ssl_ciphers")
         line = lines[-1] if lines else None
@@ -492,7 +493,7 @@ class NameModel:
         leaves = self._leaves
         if leaves is None or model.approximate:
             return Answer("ssl_ciphers", None, line)
-        keys = {cert.key[0] for cert in leaves.values()}  # "ECDSA", "RSA", ...
+        keys = {signs_for(cert.key[0]) for cert in leaves.values()}  # "ECDSA", "RSA", ...
         text = " ".join(line.args) if line else nginx.defaults().ssl_ciphers
         # once per string for all the names of a fleet (the protocols ask too)
         result = self.effective.memo(f"ciphers {text}", lambda: evaluate(text, model))

@@ -6,6 +6,8 @@ instead. All version and library facts come from `nginxgen.knowledge`.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from nginxgen.base import rule_codes
 from nginxgen.base.records import field, record
 from nginxgen.base.sockets import normalize_socket
@@ -98,7 +100,9 @@ class Plan:
     sites: list[SitePlan]
     default_listens: list[ListenLine]
     default_reject: bool
-    default_certificate: tuple[str, str] | None  # None: no http site, no http{} block
+    # the first site's pairs, all of them: one key type alone may sign for none of the TLS 1.2
+    # suites (an ECDSA and an RSA pair beside aRSA suites; the generator's fuzzer, NGX413)
+    default_certificates: list[tuple[str, str]]  # empty: no http site, no http{} block
     redirect_listens: list[ListenLine]
     comments: bool
     access_log: AccessLog | None = None
@@ -582,6 +586,7 @@ def _plan_site(
         port = normalize_socket(site.listen[0]).rsplit(":", 1)[1]
         alt_svc = f'h3=":{port}"; ma=86400'
     _check_certificates(site, where, target, problems)
+    _check_suites_for_keys(site, where, policy, problems)
     return SitePlan(
         name=site.primary,
         domains=list(site.domains),
@@ -643,6 +648,34 @@ def _quic_listens(site: Site, reuseport_done: set[str]) -> list[ListenLine]:
             reuseport_done.add(normalize_socket(sock))
         listens.append(ListenLine(args))
     return listens
+
+
+def _check_suites_for_keys(site: Site, where: str, policy: TLSPolicy, problems: _Problems) -> None:
+    """TLS 1.2 suites none of the site's certificates signs for: every TLS 1.2 handshake would
+    fail (lint's NGX413; the generator's fuzzer drew aRSA suites beside an ECDSA certificate).
+    Judged where each certificate file can be read now."""
+    from nginxgen.base.der import load_chain
+
+    if all(p == "TLSv1.3" for p in policy.protocols):
+        return
+    suites = [s for n in policy.ciphers if (s := cipher_suites.find_suite(n)) and not s.tls13]
+    kinds: set[str] = set()
+    for pair in site.certificates:
+        try:
+            chain = load_chain(Path(pair.cert).read_bytes())
+        except (OSError, ValueError):
+            return
+        if not chain:
+            return
+        kinds.add(cipher_suites.signs_for(chain[0].key[0]))
+    if suites and kinds and not any(s.au in kinds for s in suites):
+        problems.add(
+            f"{where}.certificates",
+            " and ".join(sorted(kinds)),
+            f"no TLS 1.2 suite of policy.ciphers signs with this {' and '.join(sorted(kinds))} "
+            "certificate: every TLS 1.2 handshake would fail",
+            "list suites for its key type (ECDHE-ECDSA-... or ECDHE-RSA-...), or drop TLS 1.2",
+        )
 
 
 def _check_certificates(site: Site, where: str, target: Target, problems: _Problems) -> None:
@@ -726,14 +759,14 @@ def make_plan(
     )
     old_http2 = not _directive_ok(target, "http2") and any(s.http2 for s in config.sites)
     _suppress_misdirected(config.sites, sites, reject, old_http2)
-    first = config.sites[0].certificates[0] if config.sites else None
+    first = config.sites[0].certificates if config.sites else []
     return Plan(
         target=target,
         tls=tls,
         sites=sites,
         default_listens=_default_listens(config.sites, quic_sockets, old_http2),
         default_reject=reject,
-        default_certificate=(first.cert, first.key) if first is not None else None,
+        default_certificates=[(c.cert, c.key) for c in first],
         redirect_listens=_redirect_listens(config.sites),
         comments=config.comments,
         access_log=access_log,

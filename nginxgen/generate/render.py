@@ -93,7 +93,7 @@ def _render_http(plan: Plan, env: jinja2.Environment, common: dict[str, object])
             common,
             default_listens=plan.default_listens,
             default_reject=plan.default_reject,
-            default_certificate=plan.default_certificate,
+            default_certificates=plan.default_certificates,
         ),
     }
     if plan.redirect_listens:

@@ -80,3 +80,40 @@ def test_http3_needs_tls13() -> None:
     )  # fmt: skip
     with pytest.raises(NginxgenError, match=r"QUIC is TLS 1\.3 only"):
         make_plan(model, resolve("1.26.3", "openssl-3.5.7"))
+
+
+def _pairs(tmp_path: Any, *kinds: str) -> list[dict[str, str]]:
+    from tests.pki import CertificateFactory
+
+    out = []
+    for kind in kinds:
+        chain = CertificateFactory(tmp_path / kind, "ecdsa").leaf("a.example", kind=kind)
+        out.append({"cert": str(chain.fullchain), "key": str(chain.key)})
+    return out
+
+
+def test_suites_no_certificate_signs_for_are_refused(tmp_path: Any) -> None:
+    # Found: aRSA suites only, TLS 1.2 only, an ECDSA certificate: no handshake (NGX413).
+    site = {"domains": ["a.example"], "certificates": _pairs(tmp_path, "ecdsa")}
+    policy = {"protocols": ["TLSv1.2"], "ciphers": ["ECDHE-RSA-AES128-GCM-SHA256"],
+              "groups": ["X25519"]}  # fmt: skip
+    model = GeneratorConfig.model_validate({"policy": policy, "sites": [site]})
+    with pytest.raises(NginxgenError, match=r"no TLS 1\.2 suite of policy\.ciphers signs"):
+        make_plan(model, TARGET)
+
+
+def test_the_default_server_has_every_certificate_of_the_first_site(tmp_path: Any) -> None:
+    # Found: ECDSA and RSA pairs beside aRSA suites; the default server (no
+    # ssl_reject_handshake asked) took the ECDSA pair alone, and no TLS 1.2 handshake without
+    # SNI succeeded (NGX413).
+    from nginxgen.generate.render import DEFAULT_FILE
+
+    pairs = _pairs(tmp_path, "ecdsa", "rsa")
+    site = {"domains": ["a.example"], "certificates": pairs}
+    policy = {"protocols": ["TLSv1.2"], "ciphers": ["ECDHE-RSA-AES128-GCM-SHA256"],
+              "groups": ["X25519"]}  # fmt: skip
+    model = GeneratorConfig.model_validate(
+        {"policy": policy, "sites": [site], "default_server": {"reject_unknown_names": False}}
+    )
+    text = render(make_plan(model, TARGET))[DEFAULT_FILE]
+    assert all(f"ssl_certificate {p['cert']};" in text for p in pairs), text

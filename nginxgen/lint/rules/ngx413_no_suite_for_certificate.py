@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from nginxgen.ciphers.suites import signs_for
 from nginxgen.conf.config import Server
 from nginxgen.knowledge import nginx
 from nginxgen.lint.context import Context, Rule, server_label
@@ -50,8 +51,6 @@ RULE = Rule(
     otherwise=((Severity.ERROR, "TLS 1.3 is off too: no handshake succeeds"),),
     triggers=("ssl_ciphers",),
 )
-# a certificate key kind -> the `Au` of the TLS 1.2 suites it can sign for
-AUTH = {"RSA": "RSA", "RSA-PSS": "RSA", "ECDSA": "ECDSA", "Ed25519": "ECDSA", "Ed448": "ECDSA"}
 
 
 def check(ctx: Context) -> Iterator[Finding]:
@@ -59,7 +58,7 @@ def check(ctx: Context) -> Iterator[Finding]:
     for cert in certificate_files(ctx):
         kind = cert.chain[0].key[0]
         entry = kinds.setdefault(id(cert.server), (cert.server, set()))
-        entry[1].add(AUTH.get(kind, kind))
+        entry[1].add(signs_for(kind))
     for server, auths in kinds.values():
         protocols = ctx.protocols(server)
         if not any(p in LEGACY for p in protocols):
