@@ -11,6 +11,7 @@ means the server is not running this config (not reloaded, another file, another
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -97,15 +98,16 @@ def compare_all(
     model = models_for(config, target, port, host)
     by_name = {r["sni"]: r for r in results}
     own = [c for c in checks.CHECKS if c not in checks.SHARED]
+    # the port's stream{} passthrough: the same for every name (built once, not once a name)
+    through = functools.cache(lambda: passthrough_for_port(config, port, host))
     found = 0
     for result in results:
         context = result.get("context") or {}
         first = by_name.get(context.get("name")) if not context.get("refuted") else None
         if first is None or "config" not in first:
             mine = model(result["sni"])
-            through = passthrough_for_port(config, port, host) if mine is None else None
             result["mismatches"], result["config"] = _compare_one(
-                mine, port, result, through, config
+                mine, port, result, through() if mine is None else None, config
             )
         else:
             mine = model(result["sni"])
