@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
+from nginxgen.base.records import replace
+from nginxgen.knowledge.target import Target, resolve
 from tests.builds import Build
 
 START_TIMEOUT = 15.0
@@ -107,6 +109,12 @@ def nginx_and_lint(
     if emerg is None:
         assert "test is successful" in checked.stderr, checked.stderr
     return emerg, [line for line in found.stdout.splitlines() if f" {code} " in line]
+
+
+def live_target(build: Build, conf: Path) -> Target:
+    """The build's target as `--nginx-bin` gives it for a binary whose --conf-path is `conf`:
+    the tree lint reads is the one this machine's nginx reads."""
+    return replace(resolve(build.nginx_version, build.tls_library), conf_path=str(conf))
 
 
 def nginx_check(build: Build, conf: Path) -> subprocess.CompletedProcess[str]:

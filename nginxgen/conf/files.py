@@ -33,12 +33,15 @@ def read(loaded: Loaded, path: str) -> bytes | None:
     return data
 
 
-def absent(loaded: Loaded, path: str, nginx_conf_path: str | None) -> bool:
+def absent(
+    loaded: Loaded, path: str, nginx_conf_path: str | None, prefix: str | None = None
+) -> bool:
     """Whether the file nginx would open for this path is known not to exist, and not merely
     not here: the tree is the one this machine's nginx reads (its main file sits in the folder
     of the binary's --conf-path, `nginx_conf_path`, from `--nginx-bin`) and the file is not
     there. Elsewhere a file missing here may be on the server (a CI runner without the
-    secrets, a copy of the tree, a test's placeholder)."""
+    secrets, a copy of the tree, a test's placeholder). A relative path is read from the main
+    file's folder, or from `prefix` (nginx's own: load_module)."""
     if not nginx_conf_path or "$" in path or path.startswith(("data:", "engine:", "store:")):
         return False
     if not loaded.files or not os.path.isfile(loaded.files[0]):  # text given on stdin
@@ -46,6 +49,8 @@ def absent(loaded: Loaded, path: str, nginx_conf_path: str | None) -> bool:
     main_folder = os.path.dirname(os.path.realpath(loaded.files[0]))
     if os.path.realpath(os.path.dirname(nginx_conf_path)) != main_folder:
         return False
+    if prefix is not None and not os.path.isabs(path):
+        return not os.path.lexists(os.path.join(prefix, path))
     return not os.path.lexists(loaded.here(path))
 
 

@@ -59,6 +59,9 @@ class Target:
     # where the binary reads its main file (`--conf-path`, else its prefix's conf/nginx.conf):
     # a tree given elsewhere is a copy of that folder (nginxgen.conf.tree)
     conf_path: str | None = None
+    # the binary's `--prefix` (nginx's own default when not given), when read from nginx -V:
+    # relative load_module, pid and log paths resolve against it, not the main file's folder
+    prefix: str | None = None
     # modules built as loadable ones (`--with-stream=dynamic` -> stream): a config that uses
     # them needs `load_module` with the file in `modules_path` (`--modules-path`)
     dynamic: frozenset[str] | None = None

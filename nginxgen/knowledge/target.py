@@ -124,6 +124,7 @@ def parse_nginx_v(text: str) -> Target:
         dynamic=dynamic,
         modules_path=_under_prefix(arguments, "--modules-path", "modules"),
         added=added,
+        prefix=_under_prefix(arguments, "--prefix", ""),
     )
 
 

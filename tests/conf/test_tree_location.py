@@ -88,6 +88,10 @@ def test_the_binary_names_the_folder_the_copy_stands_for(tmp_path: Path) -> None
     assert parse_nginx_v(output).conf_path == "/etc/nginx/nginx.conf"
     bare = "nginx version: nginx/1.26.3\nbuilt with OpenSSL 3.5.1\nconfigure arguments: --prefix=/opt/ngx\n"
     assert parse_nginx_v(bare).conf_path == "/opt/ngx/conf/nginx.conf"
+    # the prefix relative load_module paths are read from (NGX021)
+    assert parse_nginx_v(output).prefix == "/usr/share/nginx"
+    nothing = "nginx version: nginx/1.26.3\nbuilt with OpenSSL 3.5.1\nconfigure arguments:\n"
+    assert parse_nginx_v(nothing).prefix == "/usr/local/nginx/"
     main = str(tmp_path / "nginx.conf")
     mapping = TreeMapping(conf_path="/etc/nginx/nginx.conf")
     assert mapping.for_main(main) == ([("/etc/nginx", str(tmp_path))], True)

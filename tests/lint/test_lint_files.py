@@ -13,13 +13,12 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 
 from nginxgen.base.der import dh_prime_bits
-from nginxgen.base.records import replace
 from nginxgen.conf.load import load_path
-from nginxgen.knowledge.target import Target, resolve
+from nginxgen.knowledge.target import resolve
 from nginxgen.lint.findings import Finding
 from tests.builds import Build
 from tests.every_rule import lint_checked
-from tests.live import nginx_check, prepare_prefix
+from tests.live import live_target, nginx_check, prepare_prefix
 from tests.pki import CertificateFactory, Chain
 
 OPENSSL = ("1.26.3", "openssl-3.5.7")
@@ -297,12 +296,6 @@ def unloadable(chain: Chain, directive: str, path: Path) -> str:
     if directive == "ssl_certificate":
         text = text.replace(f"ssl_certificate {chain.fullchain};", f"ssl_certificate {path};")
     return text.replace("events {}", "worker_processes auto;\nevents {}")
-
-
-def live_target(build: Build, conf: Path) -> Target:
-    """The build's target as `--nginx-bin` gives it for a binary whose --conf-path is `conf`:
-    the tree lint reads is the one this machine's nginx reads."""
-    return replace(resolve(build.nginx_version, build.tls_library), conf_path=str(conf))
 
 
 @pytest.mark.parametrize("build", ["wheel", "bookworm", "trixie", "openssl36"], indirect=True)

@@ -417,6 +417,27 @@ CASES: list[tuple[str, tuple[str, str], str, str]] = [
         "events {}\nstream { server { listen 127.0.0.1:8443; proxy_pass 127.0.0.1:9443; } }\n"
         "http { server { listen 127.0.0.1:9443; return 204; } }\n",
     ),
+    (
+        "NGX021",
+        MID,
+        "load_module modules/ngx_stream_module.so;\nload_module /usr/lib/nginx/modules/"
+        "ngx_stream_module.so;\nevents {}\n",
+        "load_module modules/ngx_stream_module.so;\nevents {}\n",
+    ),
+    (
+        "NGX022",
+        MID,
+        "events {}\nhttp {\n    map $uri $a {\n        /x 1;\n        /x 2;\n    }\n}\n",
+        "events {}\nhttp {\n    map $uri $a {\n        /x 1;\n    }\n}\n",
+    ),
+    (
+        "NGX023",
+        MID,
+        "events {}\nhttp {\n    map $uri $a {\n        " + "/k" * 30 + " 1;\n    }\n}\n",
+        "events {}\nhttp {\n    map_hash_bucket_size 128;\n    map $uri $a {\n        "
+        + "/k" * 30
+        + " 1;\n    }\n}\n",
+    ),
     ("NGX701", MID, http(DEFAULT, SITE.format(body="")), http(DEFAULT, SITE.format(body=HSTS))),
     (
         "NGX702",

@@ -9,9 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from nginxgen.base.records import replace
+from nginxgen.conf.load import load_path
 from tests.builds import Build
-from tests.conftest import binary_and_tree
-from tests.live import first_emerg, lint_as, nginx_check
+from tests.conftest import binary_and_tree, require_build
+from tests.every_rule import lint_checked
+from tests.live import first_emerg, lint_as, live_target, nginx_check
 
 HTTP = "http { HEAD\n    server { listen 127.0.0.1:8080; return 204; }\n}\n"
 CASES: dict[str, dict[str, str]] = {  # name: files (nginx.conf first)
@@ -71,3 +74,44 @@ def test_the_main_level_as_nginx_reads_it(
         where = re.search(r" in (\S+):\d+$", checked.stderr.splitlines()[0] + "")
         assert int(at) == line, (checked.stderr, found.stdout)
         assert where is None or Path(where.group(1)).name == Path(file).name
+
+
+@pytest.mark.parametrize("name", ["bookworm", "trixie"])
+@pytest.mark.parametrize("how", ["twice", "twice, one from an include", "missing", "once"])
+def test_load_module_as_nginx_does_it(
+    name: str, how: str, provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    """NGX021 (trial 9: a load_module nginx cannot do drew nothing): the stream module loaded a
+    second time, or a module file that is not there, in the tree this machine's nginx reads
+    (the target's --conf-path folder, its prefix the test's); nginx -t's [emerg] and lint's
+    error say the same thing at the same line. Debian's modules are dynamic (libnginx-mod-*)."""
+    build = require_build(provisioned, name)
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    module = f"{build.root}/usr/lib/nginx/modules/ngx_stream_module.so"
+    line = f"load_module {module};\n"
+    files = {
+        "twice": {"nginx.conf": line + line},
+        "twice, one from an include": {"nginx.conf": "include mods/*.conf;\n" + line},
+        "missing": {"nginx.conf": "load_module modules/ngx_nothing_module.so;\n"},
+        "once": {"nginx.conf": "include mods/*.conf;\n"},
+    }[how]
+    (tree / "mods").mkdir()
+    (tree / "mods" / "50-mod-stream.conf").write_text(line)
+    head = " ".join(build.in_prefix)
+    conf = tree / "nginx.conf"
+    conf.write_text(files["nginx.conf"] + "events {}\n" + HTTP.replace("HEAD", head))
+    checked = nginx_check(build, conf)
+    target = replace(live_target(build, conf), prefix=f"{tree}/")
+    found = [f for f in lint_checked(load_path(str(conf)), target) if f.code == "NGX021"]
+    emerg = first_emerg(checked.stderr)
+    if emerg is None:
+        assert "test is successful" in checked.stderr, checked.stderr
+        assert found == [], found
+        return
+    message, at = emerg
+    (finding,) = found
+    assert finding.line == at and finding.file == str(conf), (checked.stderr, finding)
+    said = message.split(" failed")[0] if "dlopen" in message else message.split(" in /")[0]
+    said = said.replace('dlopen() "', "").rstrip('"') if "dlopen" in said else said
+    assert said in finding.message, (message, finding.message)

@@ -210,12 +210,19 @@ def _defined(statements: list[Stmt]) -> set[str]:
     define one, by any third-party directive that names one as a whole argument (js_set,
     set_by_lua, ...) or as its own name (geoip2's `$name ...;` lines), by named captures."""
     grammar = nginx_values.custom_grammars().variables
+    free = directives.directive_shapes().free_content
     out: set[str] = set()
+    # an entry of a map, geo, ... block is a key and a value, not a directive: a `$name` value
+    # there is used, not defined (trial 10: `map $uri $x { a $nosuch; }` drew nothing)
+    entries = {id(s) for owner in walk(statements) if owner.directive in free
+               for s in walk(owner.block or [])}  # fmt: skip
     for stmt in walk(statements):
         words = [stmt.directive, *stmt.args]
         for word in words:
             if "(?" in word:
                 out.update(a or b for a, b in CAPTURE.findall(word))
+        if id(stmt) in entries:
+            continue
         position = grammar.defines.get(stmt.directive)
         if position is not None and stmt.args:
             picked = stmt.args[position - 1 if position > 0 else len(stmt.args) + position :]

@@ -1,0 +1,62 @@
+"""A `load_module` nginx cannot do: the same module loaded a second time (`module
+"ngx_stream_module" is already loaded`), or a module file that is not there (`dlopen()
+"/usr/share/nginx/modules/ngx_foo.so" failed (...: cannot open shared object file: No such file
+or directory)`). `nginx -t` stops at that line.
+
+nginx names a module by the module the file holds, not by the path: two lines naming one file (a
+distribution's `modules-enabled/*.conf` beside a line of the main file's own) load it twice. A
+relative path is read from nginx's prefix. A missing file is reported only where the tree is the
+one the `--nginx-bin` binary reads (its `--conf-path` folder), as for certificate files
+(NGX727): elsewhere the file may be on the server while lint runs on a machine without it.
+
+Fail:
+    load_module modules/ngx_stream_module.so;
+    load_module modules/ngx_stream_module.so;
+    events {}
+Fix (each module once):
+    load_module modules/ngx_stream_module.so;
+    events {}
+
+Sources: nginx src/core/nginx.c (ngx_load_module) and src/core/ngx_module.c (ngx_add_module);
+seen with nginx -t on Debian 13's nginx (tests/lint/test_main_level_live.py).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+from nginxgen.conf import files
+from nginxgen.conf.load import Stmt
+from nginxgen.lint.context import Context, Rule
+from nginxgen.lint.findings import Finding, Severity
+
+RULE = Rule(
+    code="NGX021",
+    name="module-not-loadable",
+    severity=Severity.ERROR,
+    fix="load each module once, from a file that is there",
+)
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    loaded = ctx.config.loaded
+    seen: dict[str, Stmt] = {}
+    for stmt in loaded.statements:
+        if stmt.directive != "load_module" or len(stmt.args) != 1 or "$" in stmt.args[0]:
+            continue
+        module = os.path.basename(stmt.args[0]).removesuffix(".so")
+        if module in seen:
+            first = seen[module]
+            where = (
+                f"line {first.line}" if first.file == stmt.file else f"{first.file}:{first.line}"
+            )
+            yield ctx.finding(
+                RULE, stmt, f'module "{module}" is already loaded ({where}): nginx -t fails'
+            )
+            continue
+        seen[module] = stmt
+        prefix = ctx.target.prefix or loaded.prefix
+        if files.absent(loaded, stmt.args[0], ctx.target.conf_path, prefix):
+            full = os.path.join(prefix, stmt.args[0])
+            yield ctx.finding(RULE, stmt, f"{full} does not exist: nginx -t fails: dlopen() failed")

@@ -1,0 +1,94 @@
+"""The entries of map, geo, split_clients and types blocks against real `nginx -t` (found
+before trial 10: a map key given twice, a map value naming an unknown variable, a geo network
+given twice, split_clients over 100%, a map key too long for its hash drew nothing). Each case
+is the content of http{}; every [emerg] and [warn] nginx -t prints is a finding of NGX011,
+NGX022 or NGX023 that starts with nginx's words, at the line nginx names (where it names one),
+and those rules find nothing else."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from nginxgen.conf.load import load_path
+from nginxgen.lint.run import Selection, lint
+from tests.builds import Build
+from tests.conftest import require_build
+from tests.fuzzing.generate_check import build_target
+from tests.live import nginx_check
+
+LONG = "/an/old/site/that/moved/a/long/time/ago/page-" + "x" * 10
+CASES: dict[str, str] = {
+    "map key twice": "map $uri $a {\n    /x 1;\n    /y 2;\n    /x 3;\n}",
+    "map key twice, letter case and a backslash": "map $uri $a {\n    Foo 1;\n    \\foo 2;\n}",
+    "map hostnames: .name stands for name": (
+        "map $host $a {\n    hostnames;\n    .example.com 1;\n    example.com 2;\n}"
+    ),
+    "map default twice": "map $uri $a {\n    default 1;\n    default 2;\n}",
+    "map value with an unknown variable": "map $uri $a {\n    /x $nosuch;\n}",
+    "map default with an unknown variable": "map $uri $a {\n    default x$nosuch;\n}",
+    "map value naming a variable": "map $uri $a {\n    /x $uri;\n    default $host-x;\n}",
+    "map regex keys and captures": "map $uri $a {\n    ~^/(?<p>.*)$ $p;\n    ~*^/X 2;\n}",
+    "map key too long for its hash": f"map $uri $a {{\n    /short 1;\n    {LONG} 2;\n}}",
+    "map key long, with a larger bucket": (
+        f"map_hash_bucket_size 128;\nmap $uri $a {{\n    {LONG} 2;\n}}"
+    ),
+    "map with too many keys": "map $uri $a {\n"
+    + "".join(f"    /some/path/k{i:05} 1;\n" for i in range(9000))
+    + "}",
+    "types extension too long": "types {\n    text/html html;\n    text/x-long "
+    + "e" * 60
+    + ";\n}",
+    "geo network twice": "geo $g {\n    10.0.0.0/8 a;\n    192.0.2.1 b;\n    10.0.0.0/8 c;\n}",
+    "geo default twice and low bits": (
+        "geo $g {\n    default a;\n    10.1.2.3/16 b;\n    default c;\n    10.1.0.0/16 d;\n}"
+    ),
+    "geo the same network in IPv6": "geo $g {\n    ::1 a;\n    ::1/128 b;\n}",
+    "geo a deleted network again": "geo $g {\n    10.0.0.0/8 a;\n    delete 10.0.0.0/8;\n"
+    "    10.0.0.0/8 b;\n}",
+    "geo ranges twice": "geo $g {\n    ranges;\n    10.0.0.1-10.0.0.9 a;\n"
+    "    10.0.0.1-10.0.0.9 b;\n}",
+    "split_clients over 100%": "split_clients $uri $s {\n    60% a;\n    50.5% b;\n    * c;\n}",
+    "split_clients at 100%": "split_clients $uri $s {\n    50% a;\n    50% b;\n}",
+    "split_clients three decimals": "split_clients $uri $s {\n    50.125% a;\n    * b;\n}",
+}
+CODES = {"NGX011", "NGX022", "NGX023"}
+SAID = re.compile(r"\[(emerg|warn)\] (?:\d+#\d+: )?(.*?)(?: in (\S+):(\d+))?$", re.M)
+
+
+@pytest.mark.parametrize("name", ["bookworm", "trixie", "wheel"])
+def test_value_blocks_as_nginx_reads_them(
+    name: str, provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    build = require_build(provisioned, name)
+    wrong: list[str] = []
+    for case, body in CASES.items():
+        conf = tmp_path / "nginx.conf"
+        head = " ".join(build.in_prefix)
+        conf.write_text(
+            f"events {{}}\nhttp {{\n{head}\n{body}\n"
+            "server { listen 127.0.0.1:8080; return 204; }\n}\n"
+        )
+        checked = nginx_check(build, conf)
+        said = {(m, int(line) if line else None) for _, m, _, line in SAID.findall(checked.stderr)}
+        found = [
+            f
+            for f in lint(load_path(str(conf)), build_target(build), Selection(select=CODES))
+            if f.code in CODES
+        ]
+        matched: set[int] = set()
+        for message, line in sorted(said, key=str):
+            hits = [
+                i
+                for i, f in enumerate(found)
+                if f.message.startswith(message) and (line is None or f.line == line)
+            ]
+            if not hits:
+                wrong.append(f"{case}: nginx says {message!r} at {line}, lint {found}")
+            matched.update(hits)
+        extra = [f for i, f in enumerate(found) if i not in matched]
+        if extra:
+            wrong.append(f"{case}: lint says more than nginx ({checked.stderr!r}): {extra}")
+    assert not wrong, "\n".join(wrong)
