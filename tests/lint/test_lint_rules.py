@@ -431,6 +431,12 @@ CASES: list[tuple[str, tuple[str, str], str, str]] = [
         "events {}\nhttp {\n    map $uri $a {\n        /x 1;\n    }\n}\n",
     ),
     (
+        "NGX024",
+        MID,
+        http(DEFAULT, SITE.format(body=f"{HSTS} location ~ ^/(api|app {{ return 204; }}")),
+        http(DEFAULT, SITE.format(body=f"{HSTS} location ~ ^/(api|app) {{ return 204; }}")),
+    ),
+    (
         "NGX023",
         MID,
         "events {}\nhttp {\n    map $uri $a {\n        " + "/k" * 30 + " 1;\n    }\n}\n",

@@ -34,6 +34,7 @@ MODULES = (
     "ngx021_module_not_loadable",
     "ngx022_block_entry_conflict",
     "ngx023_map_types_hash",
+    "ngx024_regex_does_not_compile",
     "ngx101_curves_outside_default_server",
     "ngx102_session_outside_default_server",
     "ngx103_protocols_outside_default_server",

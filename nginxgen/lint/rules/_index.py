@@ -28,6 +28,7 @@ INDEX: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
     ("NGX021", "module-not-loadable", "ngx021_module_not_loadable", ()),
     ("NGX022", "block-entry-conflict", "ngx022_block_entry_conflict", ("map", "geo", "split_clients")),
     ("NGX023", "map-types-hash", "ngx023_map_types_hash", ("map", "types")),
+    ("NGX024", "regex-does-not-compile", "ngx024_regex_does_not_compile", ()),
     ("NGX101", "curves-outside-default-server", "ngx101_curves_outside_default_server", ("ssl_ecdh_curve", "ssl_conf_command")),
     ("NGX102", "session-outside-default-server", "ngx102_session_outside_default_server", ("ssl_session_cache", "ssl_session_timeout", "ssl_session_ticket_key")),
     ("NGX103", "protocols-outside-default-server", "ngx103_protocols_outside_default_server", ("ssl_protocols", "ssl_conf_command")),
