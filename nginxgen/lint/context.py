@@ -12,7 +12,7 @@ from nginxgen.conf.load import Stmt
 from nginxgen.knowledge.target import Target
 from nginxgen.lint.findings import SEVERITIES, Applicability, Finding, Fix, Severity
 
-__all__ = ["Context", "Rule", "server_label"]
+__all__ = ["Context", "Rule", "seen_at", "server_label"]
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:
@@ -54,6 +54,12 @@ class Rule:
 
 
 TARGET_PARTS = {"nginx": "nginx release", "library": "TLS library"}
+
+
+def seen_at(first: Stmt, here: Stmt) -> str:
+    """Where an earlier line stands, said from a later one: `line 4` in the same file, else
+    `FILE:4`."""
+    return f"line {first.line}" if first.file == here.file else f"{first.file}:{first.line}"
 
 
 def _held_reason(target: Target, assumed: set[str] | frozenset[str]) -> str:

@@ -437,6 +437,18 @@ CASES: list[tuple[str, tuple[str, str], str, str]] = [
         http(DEFAULT, SITE.format(body=f"{HSTS} location ~ ^/(api|app) {{ return 204; }}")),
     ),
     (
+        "NGX025",
+        MID,
+        http(DEFAULT, SITE.format(body=f"{HSTS} location /a/ {{ location /b/ {{ }} }}")),
+        http(DEFAULT, SITE.format(body=f"{HSTS} location /a/ {{ location /a/b/ {{ }} }}")),
+    ),
+    (
+        "NGX026",
+        MID,
+        http(DEFAULT, SITE.format(body=f"{HSTS} location ~ /a {{ proxy_pass http://b:8/; }}")),
+        http(DEFAULT, SITE.format(body=f"{HSTS} location ~ /a {{ proxy_pass http://b:8; }}")),
+    ),
+    (
         "NGX023",
         MID,
         "events {}\nhttp {\n    map $uri $a {\n        " + "/k" * 30 + " 1;\n    }\n}\n",

@@ -1,8 +1,10 @@
-"""The entries of map, geo, split_clients and types blocks against real `nginx -t` (found
-before trial 10: a map key given twice, a map value naming an unknown variable, a geo network
+"""The entries of map, geo, split_clients and types blocks, MIME type lists, locations and
+their proxy_pass against real `nginx -t` (found before trial 10, each a classic a user's nginx -t
+shows: a map key given twice, a map value naming an unknown variable, a geo network
 given twice, split_clients over 100%, a map key too long for its hash, a regex with a `(` never
-closed drew nothing). Each case is the content of http{}; every [emerg] and [warn] nginx -t
-prints is a finding of NGX011, NGX022, NGX023 or NGX024 (a regex) that starts with nginx's words, at the line nginx names (where it names one),
+closed, `gzip_types text/html`, a location twice or outside its parent, root beside alias, a
+proxy_pass URI in a regex location drew nothing). Each case is the content of http{}; every [emerg] and [warn] nginx -t
+prints is a finding of one of CODES (NGX024: a regex) that starts with nginx's words, at the line nginx names (where it names one),
 and those rules find nothing else."""
 
 from __future__ import annotations
@@ -64,12 +66,47 @@ CASES: dict[str, str] = {
     ),
     "regex: map key": "map $uri $a {\n    ~^/(?<p>x 1;\n}",
     "regex: server_name": "server {\n    listen 127.0.0.1:8081;\n    server_name ~^(www\\.)?(.+$;\n}",
+    "gzip_types: text/html and a type twice": "gzip_types text/html text/css;\n"
+    "gzip_types TEXT/CSS application/json;",
+    "ssi_types": "ssi_types text/plain text/PLAIN;",
+    "location twice": "server {\n    listen 127.0.0.1:8081;\n    location /a {}\n"
+    "    location = /a {}\n    location ^~ /a {}\n}",
+    "exact location twice": "server {\n    listen 127.0.0.1:8081;\n    location = /a {}\n"
+    "    location =/a {}\n}",
+    "regex and named locations twice": "server {\n    listen 127.0.0.1:8081;\n"
+    "    location ~ /a {}\n    location ~ /a {}\n    location @n {}\n    location @n {}\n}",
+    "location outside its parent": "server {\n    listen 127.0.0.1:8081;\n"
+    "    location /a/ {\n        location /a/b {}\n        location /b {}\n    }\n}",
+    "location outside a regex parent": "server {\n    listen 127.0.0.1:8081;\n"
+    "    location ~ ^/a {\n        location ^/a/b {}\n        location ~ x {}\n"
+    "        location /c {}\n    }\n}",
+    "location in an exact one": "server {\n    listen 127.0.0.1:8081;\n"
+    "    location = /a {\n        location /a/b {}\n    }\n}",
+    "named location nested": "server {\n    listen 127.0.0.1:8081;\n"
+    "    location /a {\n        location @x {}\n    }\n}",
+    "root, then alias": "server {\n    listen 127.0.0.1:8081;\n"
+    "    location /a/ {\n        root /x;\n        alias /y/;\n    }\n}",
+    "alias, then root": "server {\n    listen 127.0.0.1:8081;\n"
+    "    location /a/ {\n        alias /y/;\n        root /x;\n    }\n}",
+    "proxy_pass URI in a regex location": "server {\n    listen 127.0.0.1:8081;\n"
+    "    location ~ /a {\n        proxy_pass http://127.0.0.1:9/;\n    }\n}",
+    "proxy_pass unix URI in a named location": "server {\n    listen 127.0.0.1:8081;\n"
+    "    location @a {\n        proxy_pass http://unix:/tmp/s.sock:/x;\n    }\n}",
+    "proxy_pass URI in if": "server {\n    listen 127.0.0.1:8081;\n    location /a/ {\n"
+    "        if ($uri) {\n            proxy_pass http://127.0.0.1:9?x=1;\n        }\n    }\n}",
+    "proxy_pass URI in limit_except": "server {\n    listen 127.0.0.1:8081;\n"
+    "    location /a/ {\n        limit_except GET {\n            proxy_pass http://[::1]:9/x;\n"
+    "        }\n    }\n}",
+    "proxy_pass without URI, or with variables": "server {\n    listen 127.0.0.1:8081;\n"
+    "    location ~ /a {\n        proxy_pass http://unix:/tmp/s.sock;\n    }\n"
+    "    location @b {\n        proxy_pass http://127.0.0.1:9$request_uri;\n    }\n"
+    "    location /c/ {\n        proxy_pass http://127.0.0.1:9/x/;\n    }\n}",
     "regex: a named capture, a comment and classes": (
         "server {\n    listen 127.0.0.1:8081;\n"
         "    location ~ ^/(?<x>[]a(]+)(?#c(d)[[:alpha:]]\\Q(\\E$ {}\n}"
     ),
 }
-CODES = {"NGX011", "NGX022", "NGX023", "NGX024"}
+CODES = {"NGX006", "NGX011", "NGX022", "NGX023", "NGX024", "NGX025", "NGX026"}
 SAID = re.compile(r"\[(emerg|warn)\] (?:\d+#\d+: )?(.*?)(?: in (\S+):(\d+))?$", re.M)
 
 

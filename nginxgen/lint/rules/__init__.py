@@ -35,6 +35,8 @@ MODULES = (
     "ngx022_block_entry_conflict",
     "ngx023_map_types_hash",
     "ngx024_regex_does_not_compile",
+    "ngx025_location_placement",
+    "ngx026_proxy_pass_uri_not_allowed",
     "ngx101_curves_outside_default_server",
     "ngx102_session_outside_default_server",
     "ngx103_protocols_outside_default_server",

@@ -13,6 +13,12 @@ Fail (what `include conf.d/*.conf;` brings into http{} here is `ssl_protocols TL
 Fix (keep one line per block: change the first one instead of adding a second):
     http { ssl_protocols TLSv1.2 TLSv1.3; }
 
+A MIME type named twice in one block's gzip_types (ssi_types, sub_filter_types, addition_types,
+xslt_types), its lines together and the type each starts with (text/html; text/xml for xslt),
+is a warning in nginx's words: `gzip_types text/html text/css;` says `duplicate MIME type
+"text/html"`. root and alias in one location: nginx refuses the second (`"alias" directive is
+duplicate, "root" directive was specified earlier`).
+
 A file extension named twice in one block's types (its types{} blocks and the files they
 include make one table) is the same kind of warning: nginx keeps the last content type and
 says `duplicate extension "wasm", content type: ..., previous content type: ...`. A types{}
@@ -102,10 +108,68 @@ def _extensions(ctx: Context, types: list[Stmt]) -> Iterator[Finding]:
             )
 
 
+# the MIME types lists (ngx_http_types_slot) and the types each starts with: nginx warns of a
+# type given twice, these included (`gzip_types text/html` warns)
+MIME_LISTS = {
+    "gzip_types": ("text/html",),
+    "ssi_types": ("text/html",),
+    "sub_filter_types": ("text/html",),
+    "addition_types": ("text/html",),
+    "xslt_types": ("text/xml",),
+}
+
+
+def _mime_types(ctx: Context, block: dict[str, list[Stmt]]) -> Iterator[Finding]:
+    """A MIME type twice in one block's list (its lines make one list, which starts with the
+    directive's default types): nginx keeps one and warns `duplicate MIME type "text/html"`."""
+    for name, defaults in MIME_LISTS.items():
+        seen = set(defaults)
+        for stmt in block.get(name, []):
+            for value in stmt.args:
+                key = value.lower()  # nginx lowers the type before it compares
+                if key == "*":
+                    continue
+                if key in seen:
+                    implied = " (always in the list)" if key in defaults else ""
+                    yield ctx.finding(
+                        RULE,
+                        stmt,
+                        f'duplicate MIME type "{key}"{implied}: nginx -t warns',
+                        fix=f"name {key} once in {name}"
+                        + (f" ({key} needs no mention)" if implied else ""),
+                        severity=Severity.WARNING,
+                    )
+                seen.add(key)
+
+
+def _root_and_alias(ctx: Context, block: dict[str, list[Stmt]]) -> Iterator[Finding]:
+    """root and alias in one location: nginx takes the first and refuses the second in the
+    words of its duplicate check."""
+    roots, aliases = block.get("root", []), block.get("alias", [])
+    if not roots or not aliases:
+        return
+    order = ctx.memo("reading order", lambda: {
+        id(s): at for at, s in enumerate(walk(ctx.config.loaded.statements))})  # fmt: skip
+    root, alias = roots[0], aliases[0]
+    first, second = (
+        (root, alias) if order.get(id(root), 0) < order.get(id(alias), 0) else (alias, root)
+    )
+    yield ctx.finding(
+        RULE,
+        second,
+        f'"{second.directive}" directive is duplicate, "{first.directive}" directive was '
+        f"specified earlier ({first.file}:{first.line}): nginx refuses the config",
+        fix="keep one of root and alias in this location",
+    )
+
+
 def check(ctx: Context) -> Iterator[Finding]:
     merged = nginx.duplicates().merged
     for context, block in _blocks(ctx):
         yield from _extensions(ctx, block.get("types", []))
+        yield from _mime_types(ctx, block)
+        if context == "location":
+            yield from _root_and_alias(ctx, block)
         for name, stmts in block.items():
             if len(stmts) < 2 or name in merged:
                 continue

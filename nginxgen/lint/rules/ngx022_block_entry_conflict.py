@@ -45,7 +45,7 @@ from collections.abc import Iterator
 
 from nginxgen.conf.lexer import scan
 from nginxgen.conf.load import Loaded, Stmt, walk
-from nginxgen.lint.context import Context, Rule
+from nginxgen.lint.context import Context, Rule, seen_at
 from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._blocks import entries, map_exact_keys
 
@@ -82,7 +82,7 @@ def _map(ctx: Context, block: Stmt) -> Iterator[Finding]:
         if entry.directive == "default" and len(entry.args) == 1:
             if default is not None:
                 yield ctx.finding(
-                    RULE, entry, f"duplicate default map parameter ({_at(default, entry)} "
+                    RULE, entry, f"duplicate default map parameter ({seen_at(default, entry)} "
                     "gives the first): nginx -t fails",
                 )  # fmt: skip
             default = entry
@@ -93,13 +93,9 @@ def _map(ctx: Context, block: Stmt) -> Iterator[Finding]:
             yield ctx.finding(
                 RULE,
                 entry,
-                f'conflicting parameter "{key}" ({_at(first, entry)} gives it first): '
+                f'conflicting parameter "{key}" ({seen_at(first, entry)} gives it first): '
                 "nginx -t fails",
             )
-
-
-def _at(first: Stmt, entry: Stmt) -> str:
-    return f"line {first.line}" if first.file == entry.file else f"{first.file}:{first.line}"
 
 
 def _network(text: str) -> ipaddress.IPv4Network | ipaddress.IPv6Network | None:
@@ -140,7 +136,7 @@ def _geo(ctx: Context, block: Stmt) -> Iterator[Finding]:
                 RULE,
                 entry,
                 f'duplicate {what} "{key}", value: "{entry.args[0]}", old value: '
-                f'"{first[1]}" ({_at(first[0], entry)}): the later value wins (nginx -t warns)',
+                f'"{first[1]}" ({seen_at(first[0], entry)}): the later value wins (nginx -t warns)',
                 severity=Severity.WARNING,
             )
         seen.update((n, (entry, entry.args[0])) for n in names)
