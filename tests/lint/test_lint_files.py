@@ -163,6 +163,46 @@ def test_stapling_needs_an_ocsp_url(pki: CertificateFactory, chain: Chain, tmp_p
     assert codes(site(with_url.fullchain, with_url.key, stapling), tmp_path) == []
 
 
+@pytest.mark.parametrize("build", ["bookworm", "trixie", "wheel"], indirect=True)
+def test_stapling_ignored_as_nginx_says(
+    build: Build, pki: CertificateFactory, chain: Chain, tmp_path: Path
+) -> None:
+    """NGX726 says what nginx -t warns of `ssl_stapling on`, in its words (trial 10's stubs: a
+    self-signed certificate drew an info about the OCSP URL where nginx warns that it finds no
+    issuer): no issuer where the leaf is alone in its file and no CA file of the server holds
+    it; else no OCSP URL; nothing where both are there."""
+    # an address, not a name: nginx -t resolves the responder's host, and warns where it cannot
+    with_url = pki.leaf("o2.example", ocsp_url="http://127.0.0.1:9/")
+    cases = {  # certificate, extra lines: the words nginx -t warns with (None: none)
+        "leaf alone": (chain.leaf, "", "issuer certificate not found"),
+        "leaf alone, its CA trusted": (
+            chain.leaf, f"ssl_trusted_certificate {chain.fullchain};", "no OCSP responder URL"),
+        "leaf alone, its CA for clients, not verifying": (
+            chain.leaf, f"ssl_client_certificate {chain.fullchain};",
+            "issuer certificate not found"),
+        "leaf alone, its CA for clients, verifying": (
+            chain.leaf, f"ssl_client_certificate {chain.fullchain}; ssl_verify_client on;",
+            "no OCSP responder URL"),
+        "the full chain without an OCSP URL": (chain.fullchain, "", "no OCSP responder URL"),
+        "the full chain with an OCSP URL": (with_url.fullchain, "", None),
+        "a stapling file": (chain.leaf, f"ssl_stapling_file {chain.leaf};", None),
+    }  # fmt: skip
+    conf = tmp_path / "nginx.conf"
+    for case, (cert, extra, said) in cases.items():
+        key = with_url.key if cert == with_url.fullchain else chain.key
+        text = site(cert, key, f"ssl_stapling on; resolver 127.0.0.53; {extra}")
+        conf.write_text(text)
+        prepare_prefix(conf, build)
+        done = nginx_check(build, conf)
+        warned = re.findall(r'\[warn\] .*?"ssl_stapling" ignored, (.*?) (?:for|in) ', done.stderr)
+        found = [
+            f.message for f in lint_checked(load_path(str(conf)), live_target(build, conf))
+            if f.code == "NGX726"
+        ]  # fmt: skip
+        assert warned == ([said] if said else []), (case, done.stderr)
+        assert [said in m for m in found] == ([True] if said else []), (case, found)
+
+
 def openssl_dh(out: Path, *args: str) -> Path:
     """DH parameters made by OpenSSL, as a user makes them (`openssl dhparam`, `genpkey`)."""
     command, *rest = args  # options before `dhparam`'s size

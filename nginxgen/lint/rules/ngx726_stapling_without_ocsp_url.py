@@ -1,13 +1,24 @@
-"""`ssl_stapling on` for a certificate that names no OCSP responder. nginx ignores stapling for
-it (`"ssl_stapling" ignored, no OCSP responder URL in the certificate`). Every Let's Encrypt
-certificate issued since 2025-05-07 is such a certificate; their responders are off since
-2025-08-06.
+"""`ssl_stapling on` for a certificate nginx cannot staple for, so it ignores stapling for it
+with a warning of `nginx -t`:
+
+- its issuer's certificate is not in the file after it, nor in the CA files the server loads
+  (ssl_trusted_certificate, and ssl_client_certificate where ssl_verify_client is on):
+  `"ssl_stapling" ignored, issuer certificate not found for certificate "..."` (a self-signed
+  certificate, or a file that holds the leaf alone);
+- it names no OCSP responder: `"ssl_stapling" ignored, no OCSP responder URL in the
+  certificate`. Every Let's Encrypt certificate issued since 2025-05-07 is such a certificate;
+  their responders are off since 2025-08-06.
+
+nginx looks for the issuer first, and says only that where it finds none. A server with
+`ssl_stapling_file` staples from that file: neither is asked.
 
 When the certificate file cannot be read (a CI runner without the secrets), a path under
 `/etc/letsencrypt/` is enough to say so: Let's Encrypt certificates carry no OCSP URL since
 2025-05-07.
 
-Sources: nginx ngx_event_openssl_stapling.c; letsencrypt.org/2024/07/23/replacing-ocsp-with-crls.html;
+Sources: nginx ngx_event_openssl_stapling.c (ngx_ssl_stapling, ngx_ssl_stapling_issuer,
+ngx_ssl_stapling_responder); seen with nginx -t on Debian 12's and 13's nginx
+(tests/lint/test_lint_files.py); letsencrypt.org/2024/07/23/replacing-ocsp-with-crls.html;
 letsencrypt.org/2025/08/06/ocsp-service-has-reached-end-of-life.html.
 """
 
@@ -15,16 +26,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from nginxgen.conf.client_certificates import client_certificates
 from nginxgen.knowledge import pki
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
-from nginxgen.lint.rules._files import certificate_files, resolve
+from nginxgen.lint.rules._files import CertificateFile, certificate_files, load_chain, read, resolve
 
 RULE = Rule(
     code="NGX726",
     name="stapling-without-ocsp-url",
-    severity=Severity.INFO,
-    fix="ssl_stapling off; (the certificate has no OCSP responder to staple from)",
+    severity=Severity.WARNING,
+    fix="ssl_stapling off; (the certificate has no OCSP responder to staple from), or put the "
+    "issuer's certificate after it in the file",
     triggers=("ssl_stapling",),
 )
 
@@ -34,14 +47,48 @@ def check(ctx: Context) -> Iterator[Finding]:
         stapling = cert.server.effective("ssl_stapling")
         if not stapling or stapling[-1].args[:1] != ["on"]:
             continue
+        if cert.server.effective("ssl_stapling_file"):
+            continue  # stapled from the file: no issuer or responder asked
+        found = _issuer_loaded(ctx, cert)
+        if found is False:
+            yield ctx.finding(
+                RULE,
+                stapling[-1],
+                f'"ssl_stapling" ignored, issuer certificate not found for certificate '
+                f'"{cert.stmt.args[0]}" (nginx -t warns): neither the file after the '
+                "certificate nor the CA files this server loads hold it",
+            )
+            continue
         if not cert.chain[0].ocsp_urls:
             yield ctx.finding(
                 RULE,
                 stapling[-1],
-                f"{cert.stmt.args[0]} names no OCSP responder: nginx ignores ssl_stapling for it",
+                f'"ssl_stapling" ignored, no OCSP responder URL in the certificate '
+                f'"{cert.stmt.args[0]}" (nginx -t warns)',
             )
 
     yield from _by_path(ctx)
+
+
+def _issuer_loaded(ctx: Context, cert: CertificateFile) -> bool | None:
+    """Whether nginx finds the leaf's issuer where it looks (ngx_ssl_stapling_issuer): the
+    certificates after it in its file, then the server's certificate store (the CA files it
+    loads). None: a CA file that cannot be read here may hold it."""
+    leaf = cert.chain[0]
+    candidates = list(cert.chain[1:])
+    settings = client_certificates(ctx.config, cert.server)
+    files = [settings.trusted_certificate.value]
+    if settings.asks:  # nginx loads the client CA file only where it verifies
+        files.append(settings.client_certificate.value)
+    for path in (f for f in files if isinstance(f, str) and f):
+        data = read(ctx, path)
+        if data is None:
+            return None
+        candidates += load_chain(data)
+    # by name, as X509_check_issued first compares (its key identifier check left out: a lint
+    # that reads certificates does not load cryptography, and the names tell apart all but
+    # a CA that changed its key under one name)
+    return any(candidate.subject == leaf.issuer for candidate in candidates)
 
 
 def _by_path(ctx: Context) -> Iterator[Finding]:
