@@ -449,6 +449,12 @@ CASES: list[tuple[str, tuple[str, str], str, str]] = [
         http(DEFAULT, SITE.format(body=f"{HSTS} location ~ /a {{ proxy_pass http://b:8; }}")),
     ),
     (
+        "NGX027",
+        MID,
+        http(DEFAULT, SITE.format(body=f"{HSTS} allow 10.0.0.1/8; deny all;")),
+        http(DEFAULT, SITE.format(body=f"{HSTS} allow 10.0.0.0/8; deny all;")),
+    ),
+    (
         "NGX023",
         MID,
         "events {}\nhttp {\n    map $uri $a {\n        " + "/k" * 30 + " 1;\n    }\n}\n",

@@ -66,6 +66,9 @@ CASES: dict[str, str] = {
     ),
     "regex: map key": "map $uri $a {\n    ~^/(?<p>x 1;\n}",
     "regex: server_name": "server {\n    listen 127.0.0.1:8081;\n    server_name ~^(www\\.)?(.+$;\n}",
+    "allow, deny and set_real_ip_from with low bits": "server {\n    listen 127.0.0.1:8081;\n"
+    "    allow 10.0.0.1/8;\n    allow 10.0.0.0/8;\n    deny 2001:db8::1/32;\n"
+    "    set_real_ip_from 192.168.1.10/24;\n    allow 192.0.2.1;\n}",
     "gzip_types: text/html and a type twice": "gzip_types text/html text/css;\n"
     "gzip_types TEXT/CSS application/json;",
     "ssi_types": "ssi_types text/plain text/PLAIN;",
@@ -106,7 +109,7 @@ CASES: dict[str, str] = {
         "    location ~ ^/(?<x>[]a(]+)(?#c(d)[[:alpha:]]\\Q(\\E$ {}\n}"
     ),
 }
-CODES = {"NGX006", "NGX011", "NGX022", "NGX023", "NGX024", "NGX025", "NGX026"}
+CODES = {"NGX006", "NGX011", "NGX022", "NGX023", "NGX024", "NGX025", "NGX026", "NGX027"}
 SAID = re.compile(r"\[(emerg|warn)\] (?:\d+#\d+: )?(.*?)(?: in (\S+):(\d+))?$", re.M)
 
 

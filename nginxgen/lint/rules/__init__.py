@@ -37,6 +37,7 @@ MODULES = (
     "ngx024_regex_does_not_compile",
     "ngx025_location_placement",
     "ngx026_proxy_pass_uri_not_allowed",
+    "ngx027_network_low_bits",
     "ngx101_curves_outside_default_server",
     "ngx102_session_outside_default_server",
     "ngx103_protocols_outside_default_server",

@@ -124,11 +124,6 @@ def _geo(ctx: Context, block: Stmt) -> Iterator[Finding]:
             network = _network(key)
             if network is None:
                 continue  # nginx refuses it otherwise
-            if "/" in key and not _network_strict(key):
-                yield ctx.finding(
-                    RULE, entry, f"low address bits of {key} are meaningless (nginx -t warns)",
-                    severity=Severity.WARNING,
-                )  # fmt: skip
             names, what = [network], "network"
         first = next((seen[n] for n in names if n in seen), None)
         if first is not None:
@@ -144,14 +139,6 @@ def _geo(ctx: Context, block: Stmt) -> Iterator[Finding]:
 
 def _geo_key(text: str, ranges: bool) -> object:
     return ("range", text) if ranges else _network(text)
-
-
-def _network_strict(text: str) -> bool:
-    try:
-        ipaddress.ip_network(text, strict=True)
-    except ValueError:
-        return False
-    return True
 
 
 def _split(ctx: Context, block: Stmt, loaded: Loaded) -> Iterator[Finding]:
