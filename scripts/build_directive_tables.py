@@ -226,21 +226,60 @@ def refusing_setters(texts: list[str]) -> set[str]:
     return found
 
 
+# `static ngx_conf_deprecated_t  NAME = { ngx_conf_deprecated, "old", "new" };`: a command whose
+# post is one warns that its name is deprecated (ngx_conf_deprecated) and names the new one
+DEPRECATED = re.compile(
+    r'ngx_conf_deprecated_t\s+(\w+)\s*=\s*\{\s*ngx_conf_deprecated\s*,\s*"[^"]*"\s*,\s*"([^"]*)"'
+)
+COMMAND = re.compile(r'\{\s*ngx_string\s*\("([^"]+)"\)(.*?)\}', re.S)
+OBSOLETE = "directive is obsolete"
+
+
+def obsolete_setters(texts: list[str]) -> set[str]:
+    """The handlers that accept a line and only warn that the directive is obsolete
+    (ngx_http_v2_obsolete: `the "http2_push" directive is obsolete, ignored`, or with its post
+    `..., use the "keepalive_timeout" directive instead`)."""
+    return {
+        setter.group(1)
+        for text in texts
+        for setter in SETTER.finditer(text)
+        if OBSOLETE in setter.group(0)
+    }
+
+
+def _post(command: str) -> str:
+    """The last field of a command (its post), `&name` or NULL."""
+    return command.rsplit(",", 1)[-1].strip().lstrip("&")
+
+
 def commands(git: Git, tag: str, under: str = "src/") -> list[dict[str, object]]:
     listed = git.run("ls-tree", "-r", "--name-only", tag, *([under] if under else []))
     files = [f for f in listed.split() if f.endswith((".c", ".cc"))]
     texts = {path: git.read(tag, path) for path in files}
     refusing = refusing_setters(list(texts.values()))
+    obsolete = obsolete_setters(list(texts.values()))
     out = []
     for path, text in texts.items():
         module = MODULE.search(text)
+        renamed = dict(DEPRECATED.findall(text))
         for array in ARRAY.findall(text):
+            posts = {name: _post(rest) for name, rest in COMMAND.findall(array)}
             for name, flags, handler in ENTRY.findall(array):
                 value = {"value": VALUE_SETTERS[handler]} if handler in VALUE_SETTERS else {}
                 once = {"duplicate": True} if handler in refusing else {}
+                instead = renamed.get(posts.get(name, ""))
+                # obsolete: accepted, ignored, with a warning ("" or the directive to use);
+                # deprecated: still works, with a warning naming the directive to use
+                warns = (
+                    {"obsolete": instead or ""}
+                    if handler in obsolete
+                    else {"deprecated": instead}
+                    if instead is not None
+                    else {}
+                )
                 out.append(
                     {"name": name, "module": module.group(1) if module else path,
-                     **parse_flags(flags), **value, **once}
+                     **parse_flags(flags), **value, **once, **warns}
                 )  # fmt: skip
     return out
 
@@ -312,7 +351,8 @@ def main() -> None:
         "about": "Directives of nginx's own modules per release, from the ngx_command_t arrays of "
         "the release tags (scripts/build_directive_tables.py): contexts, argument count (a list "
         "of counts, or flag/any/1more/2more), block, value setter, whether a second line in one "
-        "block is refused as duplicate, module, and the ranges of "
+        "block is refused as duplicate, whether nginx warns that it is obsolete (ignored; the "
+        'directive to use, or "") or deprecated (the directive to use), module, and the ranges of '
         "releases [first, end) each entry holds in, as indexes into `releases`. modules: "
         "configure option and whether built by default.",
         "source": "github.com/nginx/nginx release tags; src/core/ngx_conf_file.c ngx_conf_handler()",

@@ -30,6 +30,10 @@ class DirectiveEntry:
     third_party: str | None = None  # the module's repository, for a third-party module
     # its setter refuses a second line in one block (`"NAME" directive is duplicate`)
     duplicate: bool = False
+    # nginx takes the line and warns: obsolete (ignored; "" or the directive to use instead),
+    # deprecated (still works; the directive to use instead)
+    obsolete: str | None = None
+    deprecated: str | None = None
 
     def allows(self, context: str) -> bool:
         return context in self.contexts or "any" in self.contexts
@@ -56,6 +60,8 @@ def _entry(data: dict[str, Any], third_party: str | None = None) -> DirectiveEnt
         data.get("value"),
         third_party,
         data.get("duplicate", False),
+        data.get("obsolete"),
+        data.get("deprecated"),
     )
 
 
@@ -95,6 +101,25 @@ def nginx_directive(target: Target, name: str) -> tuple[DirectiveEntry, ...] | N
     if not entries:
         return None
     return tuple(e for e in entries if module_built(target, e.module) is not False)
+
+
+def warned_of(target: Target, name: str) -> str | None:
+    """nginx's warning of a directive it takes but calls obsolete or deprecated in the target's
+    release, in its words (None: none): `the "http2_push" directive is obsolete, ignored`."""
+    for entry in nginx_directive(target, name) or ():
+        if entry.obsolete is not None:
+            if entry.obsolete:
+                return (
+                    f'the "{name}" directive is obsolete, use the "{entry.obsolete}" directive '
+                    "instead"
+                )
+            return f'the "{name}" directive is obsolete, ignored'
+        if entry.deprecated is not None:
+            return (
+                f'the "{name}" directive is deprecated, use the "{entry.deprecated}" directive '
+                "instead"
+            )
+    return None
 
 
 def refused_twice(target: Target, name: str, context: str) -> bool:

@@ -2,7 +2,7 @@
 their proxy_pass against real `nginx -t` (found before trial 10, each a classic a user's nginx -t
 shows: a map key given twice, a map value naming an unknown variable, a geo network
 given twice, split_clients over 100%, a map key too long for its hash, a regex with a `(` never
-closed, `gzip_types text/html`, a location twice or outside its parent, root beside alias, a
+closed, `gzip_types text/html`, `http2_push` (obsolete), a location twice or outside its parent, root beside alias, a
 proxy_pass URI in a regex location drew nothing). Each case is the content of http{}; every [emerg] and [warn] nginx -t
 prints is a finding of one of CODES (NGX024: a regex) that starts with nginx's words, at the line nginx names (where it names one),
 and those rules find nothing else."""
@@ -69,6 +69,9 @@ CASES: dict[str, str] = {
     "allow, deny and set_real_ip_from with low bits": "server {\n    listen 127.0.0.1:8081;\n"
     "    allow 10.0.0.1/8;\n    allow 10.0.0.0/8;\n    deny 2001:db8::1/32;\n"
     "    set_real_ip_from 192.168.1.10/24;\n    allow 192.0.2.1;\n}",
+    "obsolete HTTP/2 directives": "http2_idle_timeout 3m;\nhttp2_max_field_size 8k;\n"
+    "server {\n    listen 127.0.0.1:8081;\n    http2_push_preload on;\n"
+    "    location / {\n        http2_push /style.css;\n    }\n}",
     "gzip_types: text/html and a type twice": "gzip_types text/html text/css;\n"
     "gzip_types TEXT/CSS application/json;",
     "ssi_types": "ssi_types text/plain text/PLAIN;",
@@ -109,7 +112,7 @@ CASES: dict[str, str] = {
         "    location ~ ^/(?<x>[]a(]+)(?#c(d)[[:alpha:]]\\Q(\\E$ {}\n}"
     ),
 }
-CODES = {"NGX006", "NGX011", "NGX022", "NGX023", "NGX024", "NGX025", "NGX026", "NGX027"}
+CODES = {"NGX302", "NGX006", "NGX011", "NGX022", "NGX023", "NGX024", "NGX025", "NGX026", "NGX027"}
 SAID = re.compile(r"\[(emerg|warn)\] (?:\d+#\d+: )?(.*?)(?: in (\S+):(\d+))?$", re.M)
 
 

@@ -1,5 +1,11 @@
 """A deprecated directive or parameter: it still works on the target but warns, and a later
 nginx refuses it (`ssl on` since 1.15.0, removed in 1.25.1; `listen ... http2` since 1.25.1).
+And a directive nginx's source calls obsolete or deprecated in the target's release: nginx -t
+warns `the "http2_push" directive is obsolete, ignored` (HTTP/2 push, since 1.25.1), `the
+"http2_idle_timeout" directive is obsolete, use the "keepalive_timeout" directive instead` (the
+HTTP/2 timeouts and limits, since 1.19.7), `the "proxy_downstream_buffer" directive is
+deprecated, use the "proxy_buffer_size" directive instead` (stream), read per release from
+nginx's source (scripts/build_directive_tables.py).
 
 Fail (nginx 1.26.3): listen 443 ssl http2;
 Fix:  listen 443 ssl; http2 on;
@@ -18,7 +24,7 @@ from collections.abc import Iterator
 
 from nginxgen.conf.config import Server
 from nginxgen.conf.load import Stmt
-from nginxgen.knowledge import nginx
+from nginxgen.knowledge import directives, nginx
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Applicability, Finding, Fix, Severity
 from nginxgen.lint.rules import _fixes
@@ -74,6 +80,32 @@ def _http2_on(ctx: Context, listen: Stmt) -> Fix | None:
 
 
 def check(ctx: Context) -> Iterator[Finding]:
+    yield from _warned(ctx)
+    yield from _versioned(ctx)
+
+
+def _warned(ctx: Context) -> Iterator[Finding]:
+    """Directives nginx's source marks obsolete or deprecated in the target's release (read
+    from it: nginx_directives.json), in the words `nginx -t` warns with; `ssl` has its own
+    finding with a fix (below)."""
+    known = nginx.known_names("directive")
+    for stmt in ctx.all_statements():
+        if stmt.directive in known:
+            continue
+        said = directives.warned_of(ctx.target, stmt.directive)
+        if said is not None:
+            ignored = said.endswith("ignored")
+            yield ctx.finding(
+                RULE,
+                stmt,
+                f"{said} (nginx {ctx.target.nginx}: nginx -t warns)",
+                "remove the line: nginx does nothing with it"
+                if ignored
+                else "use the directive nginx names instead",
+            )
+
+
+def _versioned(ctx: Context) -> Iterator[Finding]:
     http2_directive = nginx.directive_status(ctx.target, "http2")
     for stmt, what, status in versioned(ctx):
         if status.available and status.deprecated:
