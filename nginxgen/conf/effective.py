@@ -110,18 +110,25 @@ class Effective:
     ) -> Iterator[tuple[str, Server, Stmt]]:
         """(socket, its default server, the line in effect there) for every TLS address whose
         default server has a `directive` line in effect (its own or http{}'s) that is `wanted`
-        there; each line once, at the first address it is wanted for."""
-        seen: set[int] = set()
+        there; each line once (a file included in several servers too: trial 10, one line of
+        an ssl-params.conf 25 servers include), with every address it is wanted for named in
+        the first element (`a:443`, `a:443 and b:443`, `a:443, b:443 and 3 more`) and the first
+        address's default server."""
+        found: dict[tuple[str, int, int | None], tuple[list[str], Server, Stmt]] = {}
         for socket, default, _ in self.tls_sockets():
             stmts = default.effective(directive)
-            if (
-                stmts
-                and stmts[-1].args
-                and id(stmts[-1]) not in seen
-                and wanted(default, stmts[-1])
-            ):
-                seen.add(id(stmts[-1]))
-                yield socket, default, stmts[-1]
+            if not stmts or not stmts[-1].args:
+                continue
+            stmt = stmts[-1]
+            place = (stmt.file, stmt.line, stmt.start)
+            if not wanted(default, stmt):
+                continue
+            if place in found:
+                found[place][0].append(socket)
+            else:
+                found[place] = ([socket], default, stmt)
+        for sockets, default, stmt in found.values():
+            yield _listed(sockets), default, stmt
 
     def uncertified(self) -> Iterator[Uncertified]:
         """Each server of a TLS address that has no certificate for it: no ssl_certificate in
@@ -264,3 +271,10 @@ def server_label(server: Server) -> str:
     name = server.names[0] if server.names else "(no server_name)"
     block = "stream server" if server.block == "stream" else "server"
     return f"{block} {name} ({server.stmt.file}:{server.stmt.line})"
+
+
+def _listed(items: list[str], shown: int = 2) -> str:
+    """`a`, `a and b`, `a, b and 3 more`."""
+    if len(items) <= shown:
+        return " and ".join(items)
+    return f"{', '.join(items[:shown])} and {len(items) - shown} more"

@@ -422,3 +422,64 @@ def test_stapling_verify_without_stapling_is_not_judged(tmp_path: Path) -> None:
     assert "NGX712" not in codes(http(DEFAULT, SITE.format(body=verify)), NEW, tmp_path)
     stapled = f"ssl_stapling on; {verify}"
     assert "NGX712" in codes(http(DEFAULT, SITE.format(body=stapled)), NEW, tmp_path)
+
+
+def test_a_default_server_line_included_in_many_servers_is_one_finding(tmp_path: Path) -> None:
+    """Trial 10 (mynode: 25 NGX606 findings at one line of an ssl-params.conf each server
+    includes): one finding on the line, naming the addresses it decides for."""
+    from nginxgen.conf.load import load_path
+    from nginxgen.knowledge.target import resolve
+    from tests.every_rule import lint_checked
+
+    (tmp_path / "params.conf").write_text(
+        "ssl_protocols TLSv1.2 TLSv1.3; ssl_session_tickets off;\n"
+    )
+    servers = "".join(
+        f"server {{ listen 127.0.0.1:{port} ssl; ssl_certificate c; ssl_certificate_key k; "
+        "include params.conf; }\n"
+        for port in (8441, 8442, 8443)
+    )
+    (tmp_path / "nginx.conf").write_text(f"events {{}}\nhttp {{\n{servers}}}\n")
+    found = [
+        f
+        for f in lint_checked(
+            load_path(str(tmp_path / "nginx.conf")), resolve("1.26.3", "boringssl")
+        )
+        if f.code == "NGX606"
+    ]
+    assert len(found) == 1, found
+    assert "127.0.0.1:8441, 127.0.0.1:8442 and 1 more" in found[0].message
+
+
+def test_no_session_cache_says_what_tickets_still_do_and_advises_a_free_zone(
+    tmp_path: Path,
+) -> None:
+    """Trial 10: NGX601 said "every resumption is a full handshake" where session tickets (on
+    by default) resume, seen with s_client; and advised `shared:SSL:10m` for stream{} where
+    http{} has zone SSL already (nginx -t: already declared for a different use)."""
+    text = (
+        "events {}\nhttp { ssl_session_cache shared:SSL:50m; server { listen 8443 ssl; "
+        "ssl_certificate c; ssl_certificate_key k; } }\n"
+        "stream { server { listen 8444 ssl; ssl_certificate c; ssl_certificate_key k; "
+        "proxy_pass 127.0.0.1:1; } }\n"
+    )
+    from nginxgen.conf.load import load_path
+    from nginxgen.knowledge.target import resolve
+    from tests.every_rule import lint_checked
+
+    conf = tmp_path / "nginx.conf"
+    conf.write_text(text)
+    found = [
+        f
+        for f in lint_checked(load_path(str(conf)), resolve("1.26.3", "openssl-3.5"))
+        if f.code == "NGX601"
+    ]
+    assert len(found) == 1 and "session ticket" in found[0].message, found
+    assert found[0].fix == "ssl_session_cache shared:SSL_stream:10m; at stream{} level"
+    conf.write_text(text.replace("stream { server", "stream { ssl_session_tickets off; server"))
+    (off,) = [
+        f
+        for f in lint_checked(load_path(str(conf)), resolve("1.26.3", "openssl-3.5"))
+        if f.code == "NGX601"
+    ]
+    assert "every resumption is a full handshake" in off.message

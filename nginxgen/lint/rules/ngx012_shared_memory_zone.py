@@ -117,6 +117,19 @@ def check(ctx: Context) -> Iterator[Finding]:
     yield from _undeclared(ctx, zones, zones_fact)
 
 
+def free_zone_name(ctx: Context, wanted: str, family: str) -> str:
+    """`wanted`, or where the tree names a zone so already, a name it does not use (the fix a
+    rule advises must not draw this rule: trial 10, mynode's http{} and stream{})."""
+    loaded = ctx.config.loaded
+    whole = bool({s.directive for s in loaded.statements} & {"http", "stream", "events"})
+    adders = nginx_values.custom_grammars().shared_zones.adders
+    taken = {add.name for add in _adds(loaded.statements, whole, adders)}
+    for name in (wanted, f"{wanted}_{family}", *(f"{wanted}{n}" for n in range(2, 100))):
+        if name not in taken:
+            return name
+    return wanted
+
+
 def _undeclared(
     ctx: Context, zones: dict[str, _Zone], zones_fact: nginx_values.SharedZones
 ) -> Iterator[Finding]:

@@ -9,7 +9,8 @@ with a warning of `nginx -t`:
   certificate`. Every Let's Encrypt certificate issued since 2025-05-07 is such a certificate;
   their responders are off since 2025-08-06.
 
-nginx looks for the issuer first, and says only that where it finds none. A server with
+nginx looks for the issuer first, and says only that where it finds none. Where the library has
+no OCSP stapling (BoringSSL: NGX502) nginx asks neither. A server with
 `ssl_stapling_file` staples from that file: neither is asked.
 
 When the certificate file cannot be read (a CI runner without the secrets), a path under
@@ -27,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen.conf.client_certificates import client_certificates
-from nginxgen.knowledge import pki
+from nginxgen.knowledge import libraries, pki
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._files import CertificateFile, certificate_files, load_chain, read, resolve
@@ -43,6 +44,8 @@ RULE = Rule(
 
 
 def check(ctx: Context) -> Iterator[Finding]:
+    if not libraries.capability(ctx.target.library, "ocsp_stapling").available:
+        return  # nginx ignores ssl_stapling altogether there (NGX502): no issuer or URL asked
     for cert in certificate_files(ctx):
         stapling = cert.server.effective("ssl_stapling")
         if not stapling or stapling[-1].args[:1] != ["on"]:
