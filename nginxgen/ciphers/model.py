@@ -7,7 +7,7 @@ import os
 from collections.abc import Iterator, Mapping
 from functools import cache, cached_property
 
-from nginxgen.base.records import field, record
+from nginxgen.base.records import field, record, replace
 from nginxgen.base.version import Version
 from nginxgen.knowledge.data import KNOWLEDGE_DIR, toml_file
 
@@ -237,8 +237,47 @@ def model_for(library: Library) -> CipherModel:
         below = entry.get("below")
         if below and (library.version is None or not library.version < Version(below)):
             continue
-        return load_model(entry["model"], entry.get("approximate"))
+        approximate = entry.get("approximate")
+        if approximate is None:
+            return load_model(entry["model"])
+        return _as_measured(load_model(entry["model"], approximate), library)
     raise LookupError(f"no cipher model for {library}")
+
+
+def _as_measured(model: CipherModel, library: Library) -> CipherModel:
+    """An approximate model (another library's rules) without the TLS 1.2 suites the library
+    itself does not have, where each name was measured alone under its nginx -t
+    (knowledge/tls_tables: BoringSSL and AWS-LC have no DHE, CCM, ARIA or Camellia suites;
+    trial 10: NGX402 listed AES256-CCM for BoringSSL, which s_client could not get)."""
+    from nginxgen.knowledge.library_tables import library_table
+
+    table = library_table(library)
+    if table is None or not table.names_measured:
+        return model
+    refused = frozenset(
+        s.name for s in model.suites if table.cipher_strings.get(s.name) is not None
+    )
+    return _without(model.name, model.approximate, table.library, refused) if refused else model
+
+
+@cache
+def _without(
+    name: str, approximate: str | None, measured: str, refused: frozenset[str]
+) -> CipherModel:
+    """Model `name` less the suites `measured` (a library table) refused, once per library."""
+    model = load_model(name, approximate)
+    legacy = tuple(s for s in model.suites if s.name not in refused)
+    universe: dict[str, set[str]] = {
+        key: {getattr(s, key) for s in legacy} for key in ("kx", "au", "enc", "mac", "strength")
+    }
+    assert isinstance(model.aliases, LazyAliases)
+    return replace(
+        model,
+        name=f"{name}/{measured}",  # its own name: what is worked out per model is keyed by it
+        suites=legacy,
+        aliases=LazyAliases(model.aliases._rules, list(legacy), universe),
+        approximate=f"{approximate}, less the suites {measured} does not have",
+    )
 
 
 def model_names() -> list[str]:

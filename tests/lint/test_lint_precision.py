@@ -483,3 +483,13 @@ def test_no_session_cache_says_what_tickets_still_do_and_advises_a_free_zone(
         if f.code == "NGX601"
     ]
     assert "every resumption is a full handshake" in off.message
+
+
+def test_tls13_off_only_where_a_tls_server_takes_the_line(tmp_path: Path) -> None:
+    """Trial 10 (mynode): an http{}-level `ssl_protocols TLSv1 TLSv1.1 TLSv1.2` that every TLS
+    server overrides switches nothing off (s_client: TLSv1.3); NGX409 said it did."""
+    server = "server {{ listen 8443 ssl; {own}ssl_certificate c; ssl_certificate_key k; }}"
+    head = "ssl_protocols TLSv1 TLSv1.1 TLSv1.2;"
+    overridden = http(head, server.format(own="ssl_protocols TLSv1.2 TLSv1.3; "))
+    assert "NGX409" not in codes(overridden, MID, tmp_path)
+    assert "NGX409" in codes(http(head, server.format(own="")), MID, tmp_path)

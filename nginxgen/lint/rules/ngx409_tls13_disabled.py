@@ -2,7 +2,9 @@
 
 TLS 1.3 saves a round trip on every new connection, has only forward-secret AEAD suites, and is
 the only way to post-quantum key exchange (X25519MLKEM768). An explicit list that leaves it out
-switches it off; some shipped snippets still do (`ssl_protocols TLSv1 TLSv1.1 TLSv1.2`).
+switches it off; some shipped snippets still do (`ssl_protocols TLSv1 TLSv1.1 TLSv1.2`). Judged
+on the lines a TLS server takes (an http{}-level line every TLS server overrides switches
+nothing off); in a tree without TLS servers, on every line.
 
 Fail: ssl_protocols TLSv1.2;
 Fix:  ssl_protocols TLSv1.2 TLSv1.3;
@@ -35,7 +37,14 @@ def check(ctx: Context) -> Iterator[Finding]:
     status = nginx.directive_status(ctx.target, "TLSv1.3", "protocol_param")
     if not ctx.has("tls13") or status is None or not status.available:
         return
+    # the lines some TLS server takes (its own, or the block's it inherits): an http{}-level
+    # line every TLS server overrides switches nothing off (trial 10, mynode's nginx.conf); a
+    # tree without TLS servers (a snippet linted alone) has every line judged
+    tls = [s for family in ctx.families() for s in family.config.servers if s.tls]
+    used = {id(lines[-1]) for s in tls if (lines := s.effective("ssl_protocols"))}
     for stmt in ctx.all_statements():
+        if tls and id(stmt) not in used:
+            continue
         if stmt.directive == "ssl_protocols" and stmt.args and "TLSv1.3" not in stmt.args:
             yield ctx.finding(
                 RULE,
