@@ -5,9 +5,8 @@
   (`duplicate default map parameter`): `nginx -t` fails;
 - geo: a network given twice (`duplicate network "10.0.0.0/8", value: "b", old value: "a"`, the
   same network however written: `10.1.2.3/16` is `10.1.0.0/16`, `default` is `0.0.0.0/0`),
-  a range given twice with `ranges` (`duplicate range`), and a network whose address has bits
-  beyond its mask (`low address bits of 10.1.2.3/16 are meaningless`): nginx -t warns and the
-  later value wins;
+  a range given twice with `ranges` (`duplicate range`): nginx -t warns and the later value
+  wins (a network with bits beyond its mask is NGX027's);
 - split_clients: percentages that add up to more than 100% (`percent total is greater than
   100%`, on the block's closing line), or one with more than two decimals (`invalid percent
   value`): nginx -t fails.
