@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import tempfile
 from collections import Counter
 
 from nginxgen.base.errors import NginxgenError
@@ -34,17 +35,19 @@ def nginx_t(nginx_bin: str, conf: str, prefix: str | None = None) -> str | None:
 
 
 def _tested(nginx_bin: str, conf: str, prefix: str | None) -> tuple[str | None, list[str]]:
-    """nginx_t's answer, and the [warn] lines nginx printed (without its `nginx: ` lead)."""
+    """nginx_t's answer, and the [warn] lines nginx printed (without its `nginx: ` lead).
+
+    nginx -t creates the pid file to see that it can: where the tree names none, that is the
+    binary's compiled-in path (/run/nginx.pid), outside the folder the user gave (trial 10).
+    So the test names one in a folder of its own, removed after; a tree that names its own
+    (nginx: `"pid" directive is duplicate`) is tested as it is."""
     argv = [nginx_bin, "-t", "-q", *(["-p", prefix.rstrip("/") + "/"] if prefix else [])]
     argv += ["-c", os.path.abspath(conf)]
-    try:
-        done = subprocess.run(
-            argv, capture_output=True, text=True, errors="replace", timeout=TIMEOUT_S, check=False
-        )
-    except OSError as exc:
-        raise NginxgenError(f"cannot run it: {exc.strerror}", where=nginx_bin) from None
-    except subprocess.TimeoutExpired:
-        raise NginxgenError(f"nginx -t did not answer in {TIMEOUT_S} s", where=nginx_bin) from None
+    with tempfile.TemporaryDirectory(prefix="nginxgen-t-") as scratch:
+        pid = ["-g", f"pid {os.path.join(scratch, 'nginx.pid')};"]
+        done = _run([*argv, *pid], nginx_bin)
+        if '"pid" directive is duplicate' in done.stderr:
+            done = _run(argv, nginx_bin)
     # `nginx: [warn] MESSAGE`, or with the error log's lead `DATE TIME [warn] PID#TID: MESSAGE`
     warnings = [
         re.sub(r"^\d+#\d+: ", "", line.split("[warn] ", 1)[1])
@@ -56,6 +59,17 @@ def _tested(nginx_bin: str, conf: str, prefix: str | None) -> tuple[str | None, 
     lines = [line for line in done.stderr.splitlines() if "[emerg]" in line]
     said = lines or done.stderr.strip().splitlines()[-1:] or [f"exit {done.returncode}"]
     return "; ".join(said), warnings
+
+
+def _run(argv: list[str], nginx_bin: str) -> subprocess.CompletedProcess[str]:
+    try:
+        return subprocess.run(
+            argv, capture_output=True, text=True, errors="replace", timeout=TIMEOUT_S, check=False
+        )
+    except OSError as exc:
+        raise NginxgenError(f"cannot run it: {exc.strerror}", where=nginx_bin) from None
+    except subprocess.TimeoutExpired:
+        raise NginxgenError(f"nginx -t did not answer in {TIMEOUT_S} s", where=nginx_bin) from None
 
 
 def write_checked(

@@ -175,6 +175,9 @@ def _own(server: Server, key: str) -> list[Stmt]:
     return [s for s in server.own(key.split()[0]) if _key(s) == key]
 
 
+MAIN_ONLY = frozenset({"events", "stream", "mail"})  # blocks only a main file holds
+
+
 class _Planner:
     def __init__(
         self, main: str, model: GeneratorConfig, target: Target, path_map: PathMap, infer: bool
@@ -184,6 +187,14 @@ class _Planner:
         self.loaded: Loaded = load_valid(self.main, main, True, path_map, infer)
         self.config: Config = build(self.loaded)
         if self.config.http_stmt is None:
+            blocks = sorted({s.directive for s in self.loaded.statements} & MAIN_ONLY)
+            if blocks:  # a main file, of a tree without http{} (trial 10: a stream{} DNS proxy)
+                held = ", ".join(f"{block}{{}}" for block in blocks)
+                raise NginxgenError(
+                    f"this tree has no http{{}} block to add an HTTPS site to (it holds {held}): "
+                    "add `http { }` to it first, or generate into a new folder",
+                    where=main,
+                )
             raise NginxgenError("no http{} block: is this the main nginx.conf?", where=main)
         self.tree = TreeSources(self.loaded.texts, self.loaded.spans)
         self.edits: dict[str, list[edits.Edit]] = {}

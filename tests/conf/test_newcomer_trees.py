@@ -123,3 +123,34 @@ def test_a_file_read_outside_the_tree_is_named(
     assert run.reads_under("/etc/letsencrypt") == ["/etc/letsencrypt/options-ssl-nginx.conf"]
     assert run.silent_reads() == []
     assert f"read 1 file outside {folder}: /etc/letsencrypt/options-ssl-nginx.conf" in run.stderr
+
+
+def test_the_nginx_t_of_into_makes_no_pid_file_outside(
+    tmp_path: Path, provisioned: tuple[dict[str, Build], dict[str, str]]
+) -> None:
+    """Trial 10: `generate --into --nginx-bin` on a tree that names no pid ran nginx -t, which
+    creates the binary's compiled-in pid file (/run/nginx.pid) to see that it can. Its test now
+    names a pid file in a folder of its own, removed after."""
+    from tests.live import nginx_bin_script
+
+    build = require_build(provisioned, "trixie")
+    folder = tmp_path / "work" / "nginx"
+    folder.mkdir(parents=True)
+    main = folder / "nginx.conf"
+    main.write_text(
+        f"events {{}}\nhttp {{\n    {' '.join(build.in_prefix)}\n"
+        "    server { listen 127.0.0.1:8080; return 204; }\n}\n"
+    )
+    (folder / "temp").mkdir()
+    nginx_bin = nginx_bin_script(build, folder, tmp_path / "nginx-bin")
+    chain = CertificateFactory(tmp_path / "ca").leaf("newcomer.test")
+    (into,) = run_watched(
+        [["generate", "--preset", "intermediate", "--domain", "newcomer.test",
+          "--cert", str(chain.fullchain), "--key", str(chain.key), "--into", str(folder),
+          "--nginx-bin", str(nginx_bin)]],
+        tmp_path / "watch",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert into.returncode == 0, into.stderr
+    pid_files = [a.path for a in into.accesses if a.writes and a.path.endswith(".pid")]
+    assert pid_files and all("/nginxgen-t-" in p for p in pid_files), pid_files

@@ -712,3 +712,26 @@ def test_a_session_zone_of_mail_or_stream_is_not_http_s(
     caches = re.findall(r"^\+\s*ssl_session_cache (\S+);", done.stdout, re.M)
     assert caches and all(f":{zone}:" not in c for c in caches), caches
     assert "NGX012" not in done.stdout + done.stderr, done.stderr
+
+
+def test_a_main_file_without_http_is_said_so(tmp_path: Path) -> None:
+    """Trial 10 (a stream{} DNS-over-TLS proxy): `--into` said "no http{} block: is this the
+    main nginx.conf?" of a main file; it says the tree has no http{} to add a site to."""
+    from tests.pki import CertificateFactory
+
+    chain = CertificateFactory(tmp_path / "ca").leaf("a.example")
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "nginx.conf").write_text(
+        "events {}\nstream { server { listen 127.0.0.1:8853; proxy_pass 127.0.0.1:53; } }\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "nginxgen", "generate", "--preset", "intermediate", "--domain",
+         "a.example", "--cert", str(chain.fullchain), "--key", str(chain.key), "--into", str(tree),
+         "--nginx-version", "1.26.3", "--tls-library", "openssl-3.5"],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    said = "has no http{} block to add an HTTPS site to (it holds events{}, stream{}):"
+    assert said in done.stderr, done.stderr
+    assert sorted(p.name for p in tree.iterdir()) == ["nginx.conf"]
