@@ -2,7 +2,8 @@
 
 The tree is read with the linter's loader and model, so the plan knows what nginx will make of
 it: which http{}-level TLS lines exist (changed in place, never set twice in one context: a
-second `ssl_prefer_server_ciphers` is fatal, a second `ssl_protocols` is silently merged), which
+second `ssl_prefer_server_ciphers` is fatal, a second `ssl_protocols` is silently merged; the
+tree's own non-TLS lines, keepalive_timeout and keepalive_requests, are kept), which
 server is the default of each address:port (it decides groups, session cache, tickets, early
 data and, before nginx 1.29.2, protocols for every name there), where the tree keeps its sites
 (its own include globs), and which shared memory zone already exists. Edits are the lossless
@@ -358,6 +359,11 @@ class _Planner:
                 continue
             dropped.append(_delete_with_comments(source, statement))
             first, *rest = existing
+            if not key.startswith("ssl_"):
+                # not a TLS line (keepalive_timeout, keepalive_requests): the tree's own value
+                # stays, for its sites and the new one alike (trial 10: `keepalive_timeout 2`
+                # had become 75s for every site of the tree)
+                continue
             if not same_value(first.directive, first.args, args) and self._edit(
                 first, "args", args
             ):

@@ -735,3 +735,29 @@ def test_a_main_file_without_http_is_said_so(tmp_path: Path) -> None:
     said = "has no http{} block to add an HTTPS site to (it holds events{}, stream{}):"
     assert said in done.stderr, done.stderr
     assert sorted(p.name for p in tree.iterdir()) == ["nginx.conf"]
+
+
+def test_the_trees_own_keepalive_stays(tmp_path: Path) -> None:
+    """Trial 10 (richarvey, nginx-http3): `--into` changed `keepalive_timeout 2` to 75s and
+    `keepalive_requests 100000` to 1000 for every site of the tree; lines that are not TLS
+    settings keep the tree's value."""
+    from tests.pki import CertificateFactory
+
+    chain = CertificateFactory(tmp_path / "ca").leaf("a.example")
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    main = tree / "nginx.conf"
+    main.write_text(
+        "events {}\nhttp {\n    keepalive_timeout 2;\n    keepalive_requests 100000;\n"
+        "    server { listen 80; return 204; }\n}\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "nginxgen", "generate", "--preset", "intermediate", "--domain",
+         "a.example", "--cert", str(chain.fullchain), "--key", str(chain.key), "--into",
+         str(tree), "--nginx-version", "1.26.3", "--tls-library", "openssl-3.5"],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    text = main.read_text()
+    assert "keepalive_timeout 2;" in text and "keepalive_requests 100000;" in text, text
+    assert "keepalive_timeout 2 ->" not in done.stdout, done.stdout
