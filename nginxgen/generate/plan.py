@@ -587,6 +587,7 @@ def _plan_site(
         alt_svc = f'h3=":{port}"; ma=86400'
     _check_certificates(site, where, target, problems)
     _check_suites_for_keys(site, where, policy, problems)
+    _check_stapling_certificates(site, where, policy, problems)
     return SitePlan(
         name=site.primary,
         domains=list(site.domains),
@@ -675,6 +676,48 @@ def _check_suites_for_keys(site: Site, where: str, policy: TLSPolicy, problems: 
             f"no TLS 1.2 suite of policy.ciphers signs with this {' and '.join(sorted(kinds))} "
             "certificate: every TLS 1.2 handshake would fail",
             "list suites for its key type (ECDHE-ECDSA-... or ECDHE-RSA-...), or drop TLS 1.2",
+        )
+
+
+def _check_stapling_certificates(
+    site: Site, where: str, policy: TLSPolicy, problems: _Problems
+) -> None:
+    """Stapling for a certificate nginx cannot staple for: it names no OCSP responder (every
+    Let's Encrypt one since 2025-05-07), or its file holds no issuer after it. nginx -t warns
+    and ignores ssl_stapling (lint's NGX726; the generator's fuzzer drew stapling beside test
+    certificates without a responder). Judged where the file can be read, else by the CA's
+    path convention (/etc/letsencrypt/)."""
+    if not policy.ocsp_stapling:
+        return
+    from nginxgen.base.der import load_chain
+    from nginxgen.knowledge import pki
+
+    for pair in site.certificates:
+        try:
+            chain = load_chain(Path(pair.cert).read_bytes())
+        except (OSError, ValueError):
+            ca = pki.authority_by_path(pair.cert)
+            if ca is not None and ca.no_ocsp_url_since is not None:
+                why = (f"a {ca.display} certificate: they name no OCSP responder since "
+                       f"{ca.no_ocsp_url_since}")  # fmt: skip
+            else:
+                continue
+        else:
+            if not chain:
+                continue
+            if not chain[0].ocsp_urls:
+                why = "it names no OCSP responder"
+            elif not any(c.subject == chain[0].issuer for c in chain[1:]):
+                why = "its file holds no issuer after it (the full chain is needed)"
+            else:
+                continue
+        problems.add(
+            f"{where}.certificates",
+            pair.cert,
+            f"policy.ocsp_stapling is on, but nginx cannot staple for this certificate: {why} "
+            "(nginx -t warns and ignores ssl_stapling)",
+            "set policy.ocsp_stapling: false, or give the full chain of a certificate that "
+            "names an OCSP responder",
         )
 
 

@@ -74,6 +74,10 @@ class Resumption:
     tls12_ticket_issued: bool | None  # a TLS 1.2 full handshake got a non-empty NewSessionTicket
     tls12_ticket_resumed: bool | None  # ... and the next connection, offering it, resumed
     tls13_psk_resumed: bool | None  # TLS 1.3: a PSK from the first connection's tickets resumed
+    # TLS 1.3: whether the server wrote anything on that first connection (None: not asked).
+    # A library that sends its tickets with its first write (BoringSSL) sends none to a
+    # request nginx answers with nothing (`return 444`): no session to offer (trial 10)
+    tls13_answered: bool | None
     # the Host of the request each first connection made (with no client certificate): where
     # nginx refuses it for want of one, it drops the session from its cache
     host: str
@@ -81,17 +85,19 @@ class Resumption:
 
 def _first_session(
     address: tuple[str, int], sni: str | None, timeout: float, context: ssl.SSLContext
-) -> ssl.SSLSession | None:
+) -> tuple[ssl.SSLSession | None, bool]:
     """One full handshake and a request (TLS 1.3 tickets come after the handshake: a request
-    makes the server send them); the session the client keeps."""
+    makes the server send them); the session the client keeps, and whether the server
+    answered the request with any bytes."""
+    answered = False
     with connect_tls(address, sni, context, timeout) as tls:
         _get(tls, request_host(address, sni), "HEAD", "/")
         try:
             while tls.recv(4096):
-                pass
+                answered = True
         except (ssl.SSLError, OSError):
             pass
-        return tls.session
+        return tls.session, answered
 
 
 def _resumed(
@@ -121,7 +127,7 @@ def _tls12_ticket(address: tuple[str, int], sni: str | None, timeout: float) -> 
     `session_id_resumed` observation. Offering a ticket, OpenSSL's client sends as session ID
     a hash of the ticket, which the server echoes only when it accepted the ticket (3.4)."""
     context = _context(ssl.TLSVersion.TLSv1_2, tickets=True)
-    session = _first_session(address, sni, timeout, context)
+    session, _ = _first_session(address, sni, timeout, context)
     if session is None or not session.has_ticket:
         return False, False
     return True, _resumed(address, sni, timeout, context, session)
@@ -133,11 +139,13 @@ def _resumes(
     timeout: float,
     version: ssl.TLSVersion,
     tickets: bool,
-) -> bool:
-    """Whether a second connection of this version resumes the first one's session."""
+) -> tuple[bool, bool]:
+    """Whether a second connection of this version resumes the first one's session, and
+    whether the server answered the first one's request with any bytes."""
     context = _context(version, tickets)
-    session = _first_session(address, sni, timeout, context)
-    return session is not None and _resumed(address, sni, timeout, context, session)
+    session, answered = _first_session(address, sni, timeout, context)
+    resumed = session is not None and _resumed(address, sni, timeout, context, session)
+    return resumed, answered
 
 
 def resumption(
@@ -150,11 +158,13 @@ def resumption(
     if tls12:
         issued, resumed = _tls12_ticket(address, sni, timeout)
     v12, v13 = ssl.TLSVersion.TLSv1_2, ssl.TLSVersion.TLSv1_3
+    psk, answered = _resumes(address, sni, timeout, v13, True) if tls13 else (None, None)
     return Resumption(
-        session_id_resumed=_resumes(address, sni, timeout, v12, False) if tls12 else None,
+        session_id_resumed=_resumes(address, sni, timeout, v12, False)[0] if tls12 else None,
         tls12_ticket_issued=issued,
         tls12_ticket_resumed=resumed,
-        tls13_psk_resumed=_resumes(address, sni, timeout, v13, True) if tls13 else None,
+        tls13_psk_resumed=psk,
+        tls13_answered=answered,
         host=request_host(address, sni),
     )
 

@@ -117,3 +117,21 @@ def test_the_default_server_has_every_certificate_of_the_first_site(tmp_path: An
     )
     text = render(make_plan(model, TARGET))[DEFAULT_FILE]
     assert all(f"ssl_certificate {p['cert']};" in text for p in pairs), text
+
+
+def test_stapling_for_a_certificate_without_a_responder_is_refused(tmp_path: Any) -> None:
+    # Found when NGX726 became a warning (nginx -t warns `"ssl_stapling" ignored, no OCSP
+    # responder URL`): the fuzzer drew ocsp_stapling beside test certificates without one.
+    site = {"domains": ["a.example"], "certificates": _pairs(tmp_path, "ecdsa")}
+    policy = {"protocols": ["TLSv1.2", "TLSv1.3"], "ciphers": ["ECDHE-ECDSA-AES128-GCM-SHA256"],
+              "groups": ["X25519"], "ocsp_stapling": True, "resolver": ["127.0.0.53"]}  # fmt: skip
+    model = GeneratorConfig.model_validate({"policy": policy, "sites": [site]})
+    with pytest.raises(NginxgenError, match="it names no OCSP responder"):
+        make_plan(model, TARGET)
+    from tests.pki import CertificateFactory
+
+    with_url = CertificateFactory(tmp_path / "url", "ecdsa").leaf(
+        "a.example", ocsp_url="http://127.0.0.1:9/"
+    )
+    site["certificates"] = [{"cert": str(with_url.fullchain), "key": str(with_url.key)}]
+    make_plan(GeneratorConfig.model_validate({"policy": policy, "sites": [site]}), TARGET)

@@ -344,6 +344,8 @@ COVERED = {
     "security_levels": "tests/generate/test_live_presets.py (compat) and the docs table",
     "multiple_certificates": "tests/generate/test_live_presets.py (one pair on BoringSSL, two on AWS-LC)",
     "tls13_stateful_resumption": "test_tls13_resumption_without_tickets",
+    "tls13_tickets_before_first_write": "tests/probe/test_probe_resumption_444_live.py "
+    "(s_client and the probe behind `return 444`: OpenSSL 3.5, BoringSSL, AWS-LC)",
     "group_tuples": "test_group_tuples_are_refused",
     "server_group_preference": "test_server_group_order_wins_over_the_first_key_share",
     "mlkem_hybrid": "test_group_spellings_as_the_knowledge_says (X25519MLKEM768)",

@@ -98,6 +98,7 @@ def test_probe_reports_what_the_config_says(build: Build, preset: str, tmp_path:
         "tls12_ticket_resumed": tickets if tls12 else None,
         "tls13_psk_resumed": True,
         "host": named["sni"],
+        "tls13_answered": True,
     }
     assert named["hsts"]["root_status"] == 200 and named["hsts"]["root"]
     assert named["hsts"]["not_found_status"] == 404 and named["hsts"]["not_found"]

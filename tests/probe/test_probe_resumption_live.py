@@ -100,6 +100,7 @@ def test_tickets_off_with_a_shared_cache_is_no_ticket(
         "tls12_ticket_resumed": False,
         "tls13_psk_resumed": stateful,
         "host": "s1.test",
+        "tls13_answered": True,
     }
     # openssl s_client: no "TLS session ticket" in the TLS 1.2 session, "Reused" by the ID
     assert seen["resumption.tls12_ticket_issued"] is False
@@ -227,7 +228,7 @@ def test_a_session_refused_for_want_of_a_certificate_is_dropped(
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr
     found = json.loads(done.stdout)[0]
     assert found["mismatches"] == []
-    assert found["resumption"] == {**expected, "host": "s1.test"}
+    assert found["resumption"] == {**expected, "host": "s1.test", "tls13_answered": True}
     said = {s["key"]: s for s in found["config"]}["resumption.session_id_resumed"]
     assert said["setting"] == ("ssl_verify_client" if refused else "ssl_session_cache"), said
     # the model, without the request: the session resumes by its ID
