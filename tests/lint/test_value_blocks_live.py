@@ -107,12 +107,37 @@ CASES: dict[str, str] = {
     "    location ~ /a {\n        proxy_pass http://unix:/tmp/s.sock;\n    }\n"
     "    location @b {\n        proxy_pass http://127.0.0.1:9$request_uri;\n    }\n"
     "    location /c/ {\n        proxy_pass http://127.0.0.1:9/x/;\n    }\n}",
+    **{
+        f"proxy_pass {url}": "server {\n    listen 127.0.0.1:8081;\n    location / {\n"
+        f"        proxy_pass {url};\n    }}\n}}"
+        for url in (
+            "localhost:4433",
+            "https://",
+            "http://127.0.0.1:99999",
+            "http://[::1:8080",
+            "http://:80",
+            "HTTP://127.0.0.1:8/x",
+            "http://[::1]:8080/x",
+            "http://unix:/tmp/x.sock",
+        )
+    },
     "regex: a named capture, a comment and classes": (
         "server {\n    listen 127.0.0.1:8081;\n"
         "    location ~ ^/(?<x>[]a(]+)(?#c(d)[[:alpha:]]\\Q(\\E$ {}\n}"
     ),
 }
-CODES = {"NGX302", "NGX006", "NGX011", "NGX022", "NGX023", "NGX024", "NGX025", "NGX026", "NGX027"}
+CODES = {
+    "NGX010",
+    "NGX302",
+    "NGX006",
+    "NGX011",
+    "NGX022",
+    "NGX023",
+    "NGX024",
+    "NGX025",
+    "NGX026",
+    "NGX027",
+}
 SAID = re.compile(r"\[(emerg|warn)\] (?:\d+#\d+: )?(.*?)(?: in (\S+):(\d+))?$", re.M)
 
 

@@ -58,7 +58,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen.conf.load import Stmt
+from nginxgen.conf.load import Stmt, walk
 from nginxgen.knowledge import nginx, nginx_values
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
@@ -77,6 +77,7 @@ RULE = Rule(
 def check(ctx: Context) -> Iterator[Finding]:
     yield from findings(ctx, RULE)
     yield from _location_modifiers(ctx)
+    yield from _proxy_pass_urls(ctx)
     if not ctx.config.loaded.http_level_top and not ctx.target.plus:  # a whole tree: merged
         yield from _client_verify(ctx)
         yield from _no_port(ctx)
@@ -97,6 +98,50 @@ def _location_modifiers(ctx: Context) -> Iterator[Finding]:
                 grammar.message.format(value=stmt.args[0]),
                 fix="one path (quote it if it has a space), or a modifier (=, ^~, ~, ~*) first",
             )
+
+
+def _proxy_pass_urls(ctx: Context) -> Iterator[Finding]:
+    """An http{} proxy_pass URL nginx cannot read (trial 11, Hiddify's `proxy_pass
+    localhost:4433;`): no http:// or https:// (`invalid URL prefix`), no host (`no host in
+    upstream ""`), a port past 65535, an IPv6 address not closed. One with variables is read
+    at request time (ngx_http_proxy_pass)."""
+    in_http = {id(s) for s in ctx.all_statements() if s.directive == "proxy_pass"} - {
+        id(s) for server in ctx.config.servers if server.block == "stream"
+        for s in walk(server.stmt.block or [])
+    }  # fmt: skip
+    for stmt in ctx.all_statements():
+        if id(stmt) not in in_http or len(stmt.args) != 1 or "$" in stmt.args[0]:
+            continue
+        problem = _url_problem(stmt.args[0])
+        if problem is not None:
+            yield ctx.finding(RULE, stmt, f"{problem}: nginx -t fails",
+                              fix="proxy_pass http://HOST:PORT (or https://, or an upstream name)")  # fmt: skip
+
+
+def _url_problem(url: str) -> str | None:
+    """What nginx says of a proxy_pass URL (ngx_http_proxy_pass, ngx_parse_url), or None."""
+    lowered = url.lower()
+    scheme = next((p for p in ("http://", "https://") if lowered.startswith(p)), None)
+    if scheme is None:
+        return "invalid URL prefix"
+    rest = url[len(scheme) :]
+    if rest.lower().startswith("unix:"):
+        return None
+    host = rest
+    for stop in ("/", "?"):
+        host = host.split(stop, 1)[0]
+    if host.startswith("["):
+        if "]" not in host:
+            return f'invalid host in upstream "{host}"'
+        address, _, port = host.partition("]")
+        port = port.removeprefix(":")
+    else:
+        address, _, port = host.rpartition(":") if ":" in host else (host, "", "")
+    if not address:
+        return f'no host in upstream "{host}"'
+    if port and (not port.isdigit() or not 1 <= int(port) <= 65535):
+        return f'invalid port in upstream "{host}"'
+    return None
 
 
 def _no_port(ctx: Context) -> Iterator[Finding]:
