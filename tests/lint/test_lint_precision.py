@@ -493,3 +493,24 @@ def test_tls13_off_only_where_a_tls_server_takes_the_line(tmp_path: Path) -> Non
     overridden = http(head, server.format(own="ssl_protocols TLSv1.2 TLSv1.3; "))
     assert "NGX409" not in codes(overridden, MID, tmp_path)
     assert "NGX409" in codes(http(head, server.format(own="")), MID, tmp_path)
+
+
+def test_stream_proxy_pass_is_not_read_as_an_http_url(tmp_path: Path) -> None:
+    """stream{}'s proxy_pass takes an address or an upstream name, never a URL (NGINX's demos:
+    `proxy_pass tcp_backend;`); only a location's proxy_pass needs http:// or https://."""
+    from nginxgen.conf.load import load_path
+    from nginxgen.knowledge.target import resolve
+    from tests.every_rule import lint_checked
+
+    conf = tmp_path / "nginx.conf"
+    conf.write_text(
+        "events {}\nstream { upstream b { server 127.0.0.1:3306; }\n"
+        "    server { listen 13306; proxy_pass b; } }\n"
+        "http { server { listen 8080; location / { proxy_pass localhost:4433; } } }\n"
+    )
+    found = [
+        (f.line, f.message)
+        for f in lint_checked(load_path(str(conf)), resolve("1.26.3", "openssl-3.5"))
+        if f.code == "NGX010"
+    ]
+    assert found == [(4, "invalid URL prefix: nginx -t fails")], found

@@ -104,11 +104,16 @@ def _proxy_pass_urls(ctx: Context) -> Iterator[Finding]:
     """An http{} proxy_pass URL nginx cannot read (trial 11, Hiddify's `proxy_pass
     localhost:4433;`): no http:// or https:// (`invalid URL prefix`), no host (`no host in
     upstream ""`), a port past 65535, an IPv6 address not closed. One with variables is read
-    at request time (ngx_http_proxy_pass)."""
-    in_http = {id(s) for s in ctx.all_statements() if s.directive == "proxy_pass"} - {
-        id(s) for server in ctx.config.servers if server.block == "stream"
-        for s in walk(server.stmt.block or [])
-    }  # fmt: skip
+    at request time (ngx_http_proxy_pass). stream{}'s proxy_pass takes an address alone."""
+    # http{}'s proxy_pass stands in a location (or an if or limit_except in one); stream's at
+    # its server's level, with another grammar: only the first are judged
+    in_http = {
+        id(s)
+        for location in ctx.all_statements()
+        if location.directive == "location"
+        for s in walk(location.block or [])
+        if s.directive == "proxy_pass"
+    }
     for stmt in ctx.all_statements():
         if id(stmt) not in in_http or len(stmt.args) != 1 or "$" in stmt.args[0]:
             continue
