@@ -209,6 +209,44 @@ def test_stapling_ignored_as_nginx_says(
         assert [said in m for m in found] == ([True] if said else []), (case, found)
 
 
+@pytest.mark.parametrize("build", ["bookworm", "trixie", "wheel"], indirect=True)
+def test_a_key_file_nginx_reads_no_key_from(build: Build, chain: Chain, tmp_path: Path) -> None:
+    """NGX727 (trial 11): a key file with no key in it, and an encrypted key without an
+    ssl_password_file, fail nginx -t with `cannot load certificate key`; with the password
+    file both nginx and lint take the encrypted key."""
+    from cryptography.hazmat.primitives.serialization import load_pem_private_key
+
+    key = load_pem_private_key(chain.key.read_bytes(), None)
+    encrypted = tmp_path / "encrypted.key"
+    encrypted.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.BestAvailableEncryption(b"secret"),
+        )
+    )
+    (tmp_path / "garbage.key").write_text("not a key\n")
+    (tmp_path / "password").write_text("secret\n")
+    conf = tmp_path / "nginx.conf"
+    cases = {  # key file, extra lines: refused?
+        "no key in it": (tmp_path / "garbage.key", "", True),
+        "encrypted, no password": (encrypted, "", True),
+        "encrypted, with its password": (encrypted, f"ssl_password_file {tmp_path}/password;", False),
+    }  # fmt: skip
+    for case, (key_file, extra, refused) in cases.items():
+        conf.write_text(site(chain.fullchain, key_file, extra))
+        prepare_prefix(conf, build)
+        done = nginx_check(build, conf)
+        found = [
+            f.message for f in lint_checked(load_path(str(conf)), live_target(build, conf))
+            if f.code == "NGX727"
+        ]  # fmt: skip
+        assert (done.returncode != 0) == refused, (case, done.stderr)
+        assert ("cannot load certificate key" in done.stderr) == refused, (case, done.stderr)
+        assert len(found) == int(refused), (case, found)
+        assert all("cannot load certificate key" in m for m in found), found
+
+
 def openssl_dh(out: Path, *args: str) -> Path:
     """DH parameters made by OpenSSL, as a user makes them (`openssl dhparam`, `genpkey`)."""
     command, *rest = args  # options before `dhparam`'s size

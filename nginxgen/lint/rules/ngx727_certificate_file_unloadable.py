@@ -24,6 +24,9 @@ CERTIFICATE` form (`openssl x509 -trustout`) loads as an ssl_certificate leaf on
 form, and a file with no certificate in the plain form fails with `SSL_load_client_CA_file(...)
 failed` (the trust files `ssl_trusted_certificate` and the backend CAs load).
 
+A key file that holds no private key in PEM, or an encrypted one where no ssl_password_file
+gives the password: `cannot load certificate key "...": PEM_read_bio_PrivateKey() failed`.
+
 A certificate key named by another source than a file is refused where this nginx or its
 library cannot read that source: `store:URI` (an OpenSSL provider's store) before nginx 1.29.0
 (read as a file name) or with a library without OSSL_STORE (BoringSSL, AWS-LC), `engine:NAME:ID`
@@ -148,6 +151,8 @@ def check(ctx: Context) -> Iterator[Finding]:
             yield ctx.finding(RULE, line, refused, KEY_FIX)
         elif files.absent(ctx.config.loaded, line.args[0], ctx.target.conf_path):
             yield _missing(ctx, line, keys.message.format(path=line.args[0]))
+        else:
+            yield from _no_key(ctx, line)
     dh = nginx.dh_parameters()
     for line in _dhparams(ctx):
         if id(line) not in seen and line.args:
@@ -174,6 +179,32 @@ def check(ctx: Context) -> Iterator[Finding]:
             what, names = problem
             fails = facts.refusal(ctx.target, path, loaded.ca, names)
             yield ctx.finding(RULE, line, f"{path} holds {what}: nginx -t fails: {fails}")
+
+
+def _no_key(ctx: Context, line: Stmt) -> Iterator[Finding]:
+    """A key file nginx opens and reads no key from (trial 11): no PEM private key in it, or
+    an encrypted one where the tree has no ssl_password_file (nginx asks no one for the
+    password: `bad password read`)."""
+    path = line.args[0]
+    data = read(ctx, path)
+    if data is None:
+        return
+    fails = f'cannot load certificate key "{path}": PEM_read_bio_PrivateKey() failed'
+    if b"PRIVATE KEY-----" not in data:
+        yield ctx.finding(RULE, line, f"{path} holds no private key in PEM: nginx -t fails: "
+                          f"{fails}", "point the line at the certificate's private key (PEM)")  # fmt: skip
+        return
+    encrypted = b"ENCRYPTED PRIVATE KEY-----" in data or b"Proc-Type: 4,ENCRYPTED" in data
+    passwords = any(s.directive.endswith("ssl_password_file") for s in ctx.all_statements())
+    if encrypted and not passwords:
+        yield ctx.finding(
+            RULE,
+            line,
+            f"{path} holds an encrypted key and no ssl_password_file gives its password: "
+            f"nginx -t fails: {fails} (bad password read)",
+            "give ssl_password_file FILE beside it, or store the key unencrypted "
+            "(openssl pkey -in KEY -out KEY.plain)",
+        )
 
 
 def _no_dh_parameters(ctx: Context, line: Stmt, dh: nginx.DhParameters) -> Iterator[Finding]:
