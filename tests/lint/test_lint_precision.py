@@ -514,3 +514,28 @@ def test_stream_proxy_pass_is_not_read_as_an_http_url(tmp_path: Path) -> None:
         if f.code == "NGX010"
     ]
     assert found == [(4, "invalid URL prefix: nginx -t fails")], found
+
+
+def test_an_ignored_vhost_protocols_line_is_not_judged_as_in_effect(tmp_path: Path) -> None:
+    """Trial 11 (HomeBox): before nginx 1.29.2 a vhost's `ssl_protocols TLSv1.1 TLSv1.2` is
+    ignored (NGX103: the default server decides; s_client gets TLS 1.3 for that name), so it
+    neither switches TLS 1.3 off (NGX409) nor enables TLS 1.1 (NGX401); from 1.29.2 it does."""
+    from nginxgen.conf.load import load_path
+    from nginxgen.knowledge.target import resolve
+    from tests.every_rule import lint_checked
+
+    conf = tmp_path / "nginx.conf"
+    pair = "ssl_certificate c; ssl_certificate_key k;"
+    conf.write_text(
+        "events {}\nhttp { ssl_session_cache shared:S:1m;\n"
+        f"server {{ listen 8443 ssl default_server; ssl_protocols TLSv1.2 TLSv1.3; {pair} }}\n"
+        f"server {{ listen 8443 ssl; server_name b.example; ssl_protocols TLSv1.1 TLSv1.2; {pair} }}\n"
+        "}\n"
+    )
+
+    def codes_at_4(version: str) -> set[str]:
+        found = lint_checked(load_path(str(conf)), resolve(version, "openssl-3.5"))
+        return {f.code for f in found if f.line == 4 and f.code in ("NGX103", "NGX401", "NGX409")}
+
+    assert codes_at_4("1.26.3") == {"NGX103"}
+    assert codes_at_4("1.29.3") == {"NGX401", "NGX409"}

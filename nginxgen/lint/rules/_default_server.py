@@ -8,6 +8,7 @@ from nginxgen.base.records import record
 from nginxgen.conf.config import Config, Server
 from nginxgen.conf.load import Stmt
 from nginxgen.conf.per_name import NameModel, lines_of
+from nginxgen.knowledge import nginx
 from nginxgen.knowledge.equal_values import same_value
 from nginxgen.lint.context import Context, Rule, block_fix
 from nginxgen.lint.findings import Applicability, Finding, Fix
@@ -154,3 +155,22 @@ def _move_to_default(ctx: Context, m: Misplaced) -> Fix | None:
 
     copied = Fix((m.default.stmt.file,), copy)
     return copied if elsewhere else _fixes.delete(ctx, m.stmt) + copied
+
+
+def protocols_in_effect(ctx: Context) -> set[int] | None:
+    """The ssl_protocols lines some TLS address takes (by id): where only the default server
+    decides them (before nginx 1.29.2), each TLS address's default server's line in effect;
+    else every TLS server's. None: the tree has no TLS address (a snippet linted alone),
+    so no line can be told unused. A line no address takes changes nothing (trial 10: an
+    http{} line every server overrides; trial 11: a vhost's line NGX103 calls ignored)."""
+    lines: set[int] = set()
+    found = False
+    for family in ctx.families():
+        decided = "ssl_protocols" in nginx.default_server_only(ctx.target, family.config.block)
+        for _, default, others in family.tls_sockets():
+            found = True
+            for server in [default] if decided else [default, *others]:
+                stmts = server.effective("ssl_protocols")
+                if stmts:
+                    lines.add(id(stmts[-1]))
+    return lines if found else None

@@ -31,6 +31,7 @@ from nginxgen.knowledge import web
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Applicability, Finding, Severity
 from nginxgen.lint.rules import _fixes
+from nginxgen.lint.rules._default_server import protocols_in_effect
 
 RULE = Rule(
     code=rule_codes.LEGACY_PROTOCOL,  # the generator names it too
@@ -48,8 +49,9 @@ RULE = Rule(
 
 
 def check(ctx: Context) -> Iterator[Finding]:
+    used = protocols_in_effect(ctx)  # a line no TLS address takes enables nothing (NGX103)
     for stmt in ctx.all_statements():
-        if stmt.directive != "ssl_protocols":
+        if stmt.directive != "ssl_protocols" or (used is not None and id(stmt) not in used):
             continue
         legacy = [p for p in stmt.args if p in web.legacy_protocols()]
         if not legacy:

@@ -3,8 +3,9 @@
 TLS 1.3 saves a round trip on every new connection, has only forward-secret AEAD suites, and is
 the only way to post-quantum key exchange (X25519MLKEM768). An explicit list that leaves it out
 switches it off; some shipped snippets still do (`ssl_protocols TLSv1 TLSv1.1 TLSv1.2`). Judged
-on the lines a TLS server takes (an http{}-level line every TLS server overrides switches
-nothing off); in a tree without TLS servers, on every line.
+on the lines a TLS address takes (an http{}-level line every TLS server overrides, or a
+vhost's line the default server overrides before nginx 1.29.2 (NGX103), switches nothing
+off); in a tree without TLS servers, on every line.
 
 Fail: ssl_protocols TLSv1.2;
 Fix:  ssl_protocols TLSv1.2 TLSv1.3;
@@ -22,6 +23,7 @@ from nginxgen.knowledge import nginx
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Applicability, Finding, Severity
 from nginxgen.lint.rules import _fixes
+from nginxgen.lint.rules._default_server import protocols_in_effect
 
 RULE = Rule(
     code=rule_codes.TLS13_DISABLED,  # the generator names it too
@@ -37,13 +39,9 @@ def check(ctx: Context) -> Iterator[Finding]:
     status = nginx.directive_status(ctx.target, "TLSv1.3", "protocol_param")
     if not ctx.has("tls13") or status is None or not status.available:
         return
-    # the lines some TLS server takes (its own, or the block's it inherits): an http{}-level
-    # line every TLS server overrides switches nothing off (trial 10, mynode's nginx.conf); a
-    # tree without TLS servers (a snippet linted alone) has every line judged
-    tls = [s for family in ctx.families() for s in family.config.servers if s.tls]
-    used = {id(lines[-1]) for s in tls if (lines := s.effective("ssl_protocols"))}
+    used = protocols_in_effect(ctx)  # an unused line switches nothing off
     for stmt in ctx.all_statements():
-        if tls and id(stmt) not in used:
+        if used is not None and id(stmt) not in used:
             continue
         if stmt.directive == "ssl_protocols" and stmt.args and "TLSv1.3" not in stmt.args:
             yield ctx.finding(
