@@ -97,7 +97,15 @@ def write_checked(
         now, now_warned = _tested(nginx_bin, conf, used)
         if now is not None:
             undo()
-            raise NginxRefused(f"nginx -t fails after the change, every file put back: {now}")
+            hint = ""
+            if re.search(r'open\(\) "[^"]*\.log" failed', now):
+                # a log file in a folder this machine lacks: nginxgen's TLS log (trial 11: a
+                # tree whose own logs are all off, OpenWrt), or the tree's own
+                hint = (
+                    "; nginxgen's TLS log goes where --access-log says: a file in a folder that "
+                    "exists, or off"
+                )
+            raise NginxRefused(f"nginx -t fails after the change, every file put back: {now}{hint}")
         lines.append(f"nginx -t passes after the change ({conf}{f', -p {used}' if used else ''})")
         new = _new(warned, now_warned)
         lines += [f"nginx -t warns after the change, not before: {warning}" for warning in new]

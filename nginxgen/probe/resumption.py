@@ -173,7 +173,8 @@ def certificate_facts(der: bytes, sni: str | None) -> dict[str, Any]:
     facts = dict(_facts(der))
     expires = datetime.datetime.fromisoformat(facts["expires"])
     facts["days_left"] = (expires - datetime.datetime.now(datetime.UTC)).days
-    facts["covers_sni"] = sni is None or covers(facts["names"], sni)
+    # no name asked (no SNI): nothing to cover, null (trial 11: "covers the name: True")
+    facts["covers_sni"] = None if sni is None else covers(facts["names"], sni)
     return facts
 
 

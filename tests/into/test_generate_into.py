@@ -761,3 +761,24 @@ def test_the_trees_own_keepalive_stays(tmp_path: Path) -> None:
     text = main.read_text()
     assert "keepalive_timeout 2;" in text and "keepalive_requests 100000;" in text, text
     assert "keepalive_timeout 2 ->" not in done.stdout, done.stdout
+
+
+def test_a_tls_log_in_a_missing_folder_is_put_back_with_a_hint(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    """Trial 11 (OpenWrt: every log of the tree off, so the TLS log went to /var/log/nginx,
+    missing there): nginx -t refused the change, it was put back, and exit 3 said nothing of
+    the way out. It names --access-log now."""
+    build = require_build(provisioned, "trixie")
+    stock = Tree("debian-13", build, tmp_path)
+    before = snapshot(stock.dir)
+    chain = stock.certs.leaf("a.test")
+    binary = nginx_bin_script(build, stock.dir, tmp_path / "nginx-bin")
+    done = nginxgen(
+        "generate", "--preset", "intermediate", "--domain", "a.test", "--cert",
+        str(chain.fullchain), "--key", str(chain.key), "--into", str(stock.dir),
+        "--access-log", str(tmp_path / "no-such-folder" / "tls.log"), "--nginx-bin", str(binary),
+    )  # fmt: skip
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert "--access-log says" in done.stderr.splitlines()[-1], done.stderr
+    assert snapshot(stock.dir) == before

@@ -25,3 +25,23 @@ def test_names_are_listed() -> None:
         "names a.example b.example, covers"
         in certificate.text(_found(["a.example", "b.example"]))[0]
     )
+
+
+def test_no_name_asked_covers_nothing() -> None:
+    """Trial 11: without SNI the probe said "covers the name: True" (and covers_sni true in
+    the JSON); no name was asked, so the line says nothing of it and the JSON has null."""
+    import tempfile
+    from pathlib import Path
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives.serialization import Encoding
+
+    from nginxgen.probe.resumption import certificate_facts
+    from tests.pki import CertificateFactory
+
+    with tempfile.TemporaryDirectory() as tmp:
+        chain = CertificateFactory(Path(tmp), "ecdsa").leaf("a.example")
+        der = x509.load_pem_x509_certificate(chain.leaf.read_bytes()).public_bytes(Encoding.DER)
+    assert certificate_facts(der, None)["covers_sni"] is None
+    assert certificate_facts(der, "a.example")["covers_sni"] is True
+    assert certificate_facts(der, "b.example")["covers_sni"] is False

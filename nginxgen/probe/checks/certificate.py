@@ -76,7 +76,8 @@ def text(found: Found) -> list[str]:
     )
     # no subjectAltName: clients match no name (RFC 6125 6.4.4; the CN is not read), trial 8
     names = f"names {' '.join(cert['names'])}" if cert["names"] else "no subjectAltName names"
+    covered = "" if cert["covers_sni"] is None else f", covers the name: {cert['covers_sni']}"
     return [
         f"  certificate: {cert['key']} {cert['bits']}, {cert['days_left']} days left, "
-        f"{names}, covers the name: {cert['covers_sni']}; {chain}"
+        f"{names}{covered}; {chain}"
     ]
