@@ -121,6 +121,9 @@ CASES: dict[str, str] = {
             "http://unix:/tmp/x.sock",
         )
     },
+    "upstream twice, in two cases": "upstream b {\n    server 127.0.0.1:1;\n}\n"
+    "upstream B {\n    server 127.0.0.1:2;\n}",
+    "upstream without a server": "upstream b {\n    keepalive 2;\n}",
     "regex: a named capture, a comment and classes": (
         "server {\n    listen 127.0.0.1:8081;\n"
         "    location ~ ^/(?<x>[]a(]+)(?#c(d)[[:alpha:]]\\Q(\\E$ {}\n}"

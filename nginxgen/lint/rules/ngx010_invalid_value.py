@@ -60,8 +60,9 @@ from collections.abc import Iterator
 
 from nginxgen.conf.load import Stmt, walk
 from nginxgen.knowledge import nginx, nginx_values
-from nginxgen.lint.context import Context, Rule
+from nginxgen.lint.context import Context, Rule, seen_at
 from nginxgen.lint.findings import Finding, Severity
+from nginxgen.lint.rules._blocks import closing_line
 from nginxgen.lint.rules._client_certs import verifying
 from nginxgen.lint.rules._grammar import findings
 
@@ -81,6 +82,7 @@ def check(ctx: Context) -> Iterator[Finding]:
     if not ctx.config.loaded.http_level_top and not ctx.target.plus:  # a whole tree: merged
         yield from _client_verify(ctx)
         yield from _no_port(ctx)
+        yield from _upstream_blocks(ctx)
 
 
 def _location_modifiers(ctx: Context) -> Iterator[Finding]:
@@ -98,6 +100,36 @@ def _location_modifiers(ctx: Context) -> Iterator[Finding]:
                 grammar.message.format(value=stmt.args[0]),
                 fix="one path (quote it if it has a space), or a modifier (=, ^~, ~, ~*) first",
             )
+
+
+def _upstream_blocks(ctx: Context) -> Iterator[Finding]:
+    """upstream{} blocks nginx refuses (trial 11): a name given twice in one of http{} or
+    stream{} (`duplicate upstream "b"`, names compared in any case), and one without a server
+    line (`no servers are inside upstream`, on its closing line). NGINX Plus fills upstreams
+    otherwise; an include not read may hold the servers."""
+    if ctx.target.plus or any(s.unread for s in ctx.all_statements()):
+        return
+    loaded = ctx.config.loaded
+    for family in (s for s in loaded.statements if s.directive in ("http", "stream")):
+        seen: dict[str, Stmt] = {}
+        for stmt in walk(family.block or []):
+            if stmt.directive != "upstream" or len(stmt.args) != 1 or stmt.block is None:
+                continue
+            name = stmt.args[0].lower()
+            if name in seen:
+                yield ctx.finding(
+                    RULE, stmt, f'duplicate upstream "{stmt.args[0]}" (the first at '
+                    f"{seen_at(seen[name], stmt)}): nginx -t fails",
+                    fix="give each upstream{} a name of its own",
+                )  # fmt: skip
+                continue
+            seen[name] = stmt
+            if not any(s.directive == "server" for s in walk(stmt.block)):
+                where = Stmt("upstream", stmt.args, closing_line(stmt, loaded), stmt.file)
+                yield ctx.finding(
+                    RULE, where, f"no servers are inside upstream {stmt.args[0]} "
+                    f"(line {stmt.line}): nginx -t fails", fix="add a server line to it",
+                )  # fmt: skip
 
 
 def _proxy_pass_urls(ctx: Context) -> Iterator[Finding]:

@@ -42,11 +42,10 @@ import ipaddress
 import re
 from collections.abc import Iterator
 
-from nginxgen.conf.lexer import scan
 from nginxgen.conf.load import Loaded, Stmt, walk
 from nginxgen.lint.context import Context, Rule, seen_at
 from nginxgen.lint.findings import Finding, Severity
-from nginxgen.lint.rules._blocks import entries, map_exact_keys
+from nginxgen.lint.rules._blocks import closing_line, entries, map_exact_keys
 
 RULE = Rule(
     code="NGX022",
@@ -155,38 +154,10 @@ def _split(ctx: Context, block: Stmt, loaded: Loaded) -> Iterator[Finding]:
             continue  # nginx refuses it otherwise
         total += int(percent[1]) * 100 + int((percent[2] or "0").ljust(2, "0"))
     if total > 10000:
-        where = Stmt(block.directive, block.args, _closing_line(block, loaded), block.file)
+        where = Stmt(block.directive, block.args, closing_line(block, loaded), block.file)
         yield ctx.finding(
             RULE,
             where,
             f"percent total is greater than 100% ({total / 100:g}% in split_clients at line "
             f"{block.line}): nginx -t fails",
         )
-
-
-def _closing_line(block: Stmt, loaded: Loaded) -> int:
-    """The line of the `}` that ends the block (where nginx judges its entries as a whole);
-    the block's own line where its text is not at hand."""
-    text = loaded.texts.get(block.file)
-    if text is None:
-        return block.line
-    if block.start is not None:
-        start, opened = block.start, False
-    else:  # no spans kept: from the start of its line, past the directive's own name
-        start = sum(len(line) for line in text.splitlines(keepends=True)[: block.line - 1])
-        opened = None
-    tokens, _ = scan(text[start:])
-    depth = 0
-    for token, line, quoted in tokens:
-        if quoted:
-            continue
-        if opened is None:
-            opened = False if token == block.directive else None
-            continue
-        if token == "{":
-            depth += 1
-        elif token == "}":
-            depth -= 1
-            if depth == 0:
-                return block.line + line - 1
-    return block.line
