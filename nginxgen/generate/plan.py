@@ -682,42 +682,32 @@ def _check_suites_for_keys(site: Site, where: str, policy: TLSPolicy, problems: 
 def _check_stapling_certificates(
     site: Site, where: str, policy: TLSPolicy, problems: _Problems
 ) -> None:
-    """Stapling for a certificate nginx cannot staple for: it names no OCSP responder (every
-    Let's Encrypt one since 2025-05-07), or its file holds no issuer after it. nginx -t warns
-    and ignores ssl_stapling (lint's NGX726; the generator's fuzzer drew stapling beside test
-    certificates without a responder). Judged where the file can be read, else by the CA's
-    path convention (/etc/letsencrypt/)."""
+    """Stapling for a certificate whose file holds no issuer after it: nginx finds no issuer,
+    warns and ignores ssl_stapling (lint's NGX726 warning; a leaf-only file, cert.pem where
+    fullchain.pem was meant). Judged where the file can be read. A certificate that names no
+    OCSP responder (every Let's Encrypt one since 2025-05-07) staples nothing either, which
+    harms nothing: lint says so as an info, and the pq preset's stapling stays."""
     if not policy.ocsp_stapling:
         return
     from nginxgen.base.der import load_chain
-    from nginxgen.knowledge import pki
 
     for pair in site.certificates:
         try:
             chain = load_chain(Path(pair.cert).read_bytes())
         except (OSError, ValueError):
-            ca = pki.authority_by_path(pair.cert)
-            if ca is not None and ca.no_ocsp_url_since is not None:
-                why = (f"a {ca.display} certificate: they name no OCSP responder since "
-                       f"{ca.no_ocsp_url_since}")  # fmt: skip
-            else:
-                continue
-        else:
-            if not chain:
-                continue
-            if not chain[0].ocsp_urls:
-                why = "it names no OCSP responder"
-            elif not any(c.subject == chain[0].issuer for c in chain[1:]):
-                why = "its file holds no issuer after it (the full chain is needed)"
-            else:
-                continue
+            continue
+        if not chain or not chain[0].ocsp_urls:
+            continue
+        if chain[0].subject == chain[0].issuer or any(
+            c.subject == chain[0].issuer for c in chain[1:]
+        ):
+            continue
         problems.add(
             f"{where}.certificates",
             pair.cert,
-            f"policy.ocsp_stapling is on, but nginx cannot staple for this certificate: {why} "
-            "(nginx -t warns and ignores ssl_stapling)",
-            "set policy.ocsp_stapling: false, or give the full chain of a certificate that "
-            "names an OCSP responder",
+            "policy.ocsp_stapling is on, but nginx cannot staple for this certificate: its file "
+            "holds no issuer after it (nginx -t warns and ignores ssl_stapling)",
+            "give the full chain (fullchain.pem), or set policy.ocsp_stapling: false",
         )
 
 

@@ -119,19 +119,23 @@ def test_the_default_server_has_every_certificate_of_the_first_site(tmp_path: An
     assert all(f"ssl_certificate {p['cert']};" in text for p in pairs), text
 
 
-def test_stapling_for_a_certificate_without_a_responder_is_refused(tmp_path: Any) -> None:
-    # Found when NGX726 became a warning (nginx -t warns `"ssl_stapling" ignored, no OCSP
-    # responder URL`): the fuzzer drew ocsp_stapling beside test certificates without one.
-    site = {"domains": ["a.example"], "certificates": _pairs(tmp_path, "ecdsa")}
-    policy = {"protocols": ["TLSv1.2", "TLSv1.3"], "ciphers": ["ECDHE-ECDSA-AES128-GCM-SHA256"],
-              "groups": ["X25519"], "ocsp_stapling": True, "resolver": ["127.0.0.53"]}  # fmt: skip
-    model = GeneratorConfig.model_validate({"policy": policy, "sites": [site]})
-    with pytest.raises(NginxgenError, match="it names no OCSP responder"):
-        make_plan(model, TARGET)
+def test_stapling_for_a_leaf_without_its_issuer_is_refused(tmp_path: Any) -> None:
+    # nginx -t warns `"ssl_stapling" ignored, issuer certificate not found` for a leaf alone in
+    # its file (NGX726, a warning); a full chain without a responder only staples nothing (an
+    # info: the pq preset staples, and Let's Encrypt certificates name no responder).
     from tests.pki import CertificateFactory
 
-    with_url = CertificateFactory(tmp_path / "url", "ecdsa").leaf(
+    policy = {"protocols": ["TLSv1.2", "TLSv1.3"], "ciphers": ["ECDHE-ECDSA-AES128-GCM-SHA256"],
+              "groups": ["X25519"], "ocsp_stapling": True, "resolver": ["127.0.0.53"]}  # fmt: skip
+    url = CertificateFactory(tmp_path / "url", "ecdsa").leaf(
         "a.example", ocsp_url="http://127.0.0.1:9/"
     )
-    site["certificates"] = [{"cert": str(with_url.fullchain), "key": str(with_url.key)}]
-    make_plan(GeneratorConfig.model_validate({"policy": policy, "sites": [site]}), TARGET)
+    site = {
+        "domains": ["a.example"],
+        "certificates": [{"cert": str(url.leaf), "key": str(url.key)}],
+    }
+    with pytest.raises(NginxgenError, match="holds no issuer after it"):
+        make_plan(GeneratorConfig.model_validate({"policy": policy, "sites": [site]}), TARGET)
+    for chain in (url, CertificateFactory(tmp_path / "none", "ecdsa").leaf("a.example")):
+        site["certificates"] = [{"cert": str(chain.fullchain), "key": str(chain.key)}]
+        make_plan(GeneratorConfig.model_validate({"policy": policy, "sites": [site]}), TARGET)

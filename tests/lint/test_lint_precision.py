@@ -95,8 +95,8 @@ def test_unreadable_lets_encrypt_certificate_is_known_to_have_no_ocsp_url(tmp_pa
     body = "ssl_certificate /etc/letsencrypt/live/b.example/fullchain.pem; " + HSTS
     config = http("ssl_stapling on; resolver 127.0.0.53;", DEFAULT, SITE.format(body=body))
     found = [f for f in findings(config, MID, tmp_path) if f[0] == "NGX726"]
-    # a warning, as nginx -t says it where the file is there
-    assert len(found) == 1 and found[0][1] == "warning" and "Let's Encrypt" in found[0][2]
+    # an info: nginx -t warns, staples nothing, and nothing else changes
+    assert len(found) == 1 and found[0][1] == "info" and "Let's Encrypt" in found[0][2]
     other = http(
         "ssl_stapling on; resolver 127.0.0.53;",
         DEFAULT,
@@ -514,28 +514,3 @@ def test_stream_proxy_pass_is_not_read_as_an_http_url(tmp_path: Path) -> None:
         if f.code == "NGX010"
     ]
     assert found == [(4, "invalid URL prefix: nginx -t fails")], found
-
-
-def test_an_ignored_vhost_protocols_line_is_not_judged_as_in_effect(tmp_path: Path) -> None:
-    """Trial 11 (HomeBox): before nginx 1.29.2 a vhost's `ssl_protocols TLSv1.1 TLSv1.2` is
-    ignored (NGX103: the default server decides; s_client gets TLS 1.3 for that name), so it
-    neither switches TLS 1.3 off (NGX409) nor enables TLS 1.1 (NGX401); from 1.29.2 it does."""
-    from nginxgen.conf.load import load_path
-    from nginxgen.knowledge.target import resolve
-    from tests.every_rule import lint_checked
-
-    conf = tmp_path / "nginx.conf"
-    pair = "ssl_certificate c; ssl_certificate_key k;"
-    conf.write_text(
-        "events {}\nhttp { ssl_session_cache shared:S:1m;\n"
-        f"server {{ listen 8443 ssl default_server; ssl_protocols TLSv1.2 TLSv1.3; {pair} }}\n"
-        f"server {{ listen 8443 ssl; server_name b.example; ssl_protocols TLSv1.1 TLSv1.2; {pair} }}\n"
-        "}\n"
-    )
-
-    def codes_at_4(version: str) -> set[str]:
-        found = lint_checked(load_path(str(conf)), resolve(version, "openssl-3.5"))
-        return {f.code for f in found if f.line == 4 and f.code in ("NGX103", "NGX401", "NGX409")}
-
-    assert codes_at_4("1.26.3") == {"NGX103"}
-    assert codes_at_4("1.29.3") == {"NGX401", "NGX409"}

@@ -8,7 +8,6 @@ from nginxgen.base.records import record
 from nginxgen.conf.config import Config, Server
 from nginxgen.conf.load import Stmt
 from nginxgen.conf.per_name import NameModel, lines_of
-from nginxgen.knowledge import nginx
 from nginxgen.knowledge.equal_values import same_value
 from nginxgen.lint.context import Context, Rule, block_fix
 from nginxgen.lint.findings import Applicability, Finding, Fix
@@ -158,18 +157,18 @@ def _move_to_default(ctx: Context, m: Misplaced) -> Fix | None:
 
 
 def protocols_in_effect(ctx: Context) -> set[int] | None:
-    """The ssl_protocols lines some TLS address takes (by id): where only the default server
-    decides them (before nginx 1.29.2), each TLS address's default server's line in effect;
-    else every TLS server's. None: the tree has no TLS address (a snippet linted alone),
-    so no line can be told unused. A line no address takes changes nothing (trial 10: an
-    http{} line every server overrides; trial 11: a vhost's line NGX103 calls ignored)."""
+    """The ssl_protocols lines some TLS server takes (by id): its own, or the block's it
+    inherits. None: the tree has no TLS server (a snippet linted alone), so no line can be told
+    unused. An http{} line every TLS server overrides changes nothing (trial 10, mynode). A
+    vhost's own line the default server overrides before nginx 1.29.2 counts as taken here:
+    NGX103 moves it into the default server, where the rules that mend protocols then judge it
+    (leaving it out made the fix loop move it back and forth: trial 11's F10 stays open)."""
     lines: set[int] = set()
     found = False
     for family in ctx.families():
-        decided = "ssl_protocols" in nginx.default_server_only(ctx.target, family.config.block)
-        for _, default, others in family.tls_sockets():
-            found = True
-            for server in [default] if decided else [default, *others]:
+        for server in family.config.servers:
+            if server.tls:
+                found = True
                 stmts = server.effective("ssl_protocols")
                 if stmts:
                     lines.add(id(stmts[-1]))

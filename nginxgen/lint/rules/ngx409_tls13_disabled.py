@@ -3,9 +3,8 @@
 TLS 1.3 saves a round trip on every new connection, has only forward-secret AEAD suites, and is
 the only way to post-quantum key exchange (X25519MLKEM768). An explicit list that leaves it out
 switches it off; some shipped snippets still do (`ssl_protocols TLSv1 TLSv1.1 TLSv1.2`). Judged
-on the lines a TLS address takes (an http{}-level line every TLS server overrides, or a
-vhost's line the default server overrides before nginx 1.29.2 (NGX103), switches nothing
-off); in a tree without TLS servers, on every line.
+on the lines a TLS server takes (an http{}-level line every TLS server overrides switches
+nothing off); in a tree without TLS servers, on every line.
 
 Fail: ssl_protocols TLSv1.2;
 Fix:  ssl_protocols TLSv1.2 TLSv1.3;
