@@ -163,13 +163,17 @@ def protocols_in_effect(ctx: Context) -> set[int] | None:
     vhost's own line the default server overrides before nginx 1.29.2 counts as taken here:
     NGX103 moves it into the default server, where the rules that mend protocols then judge it
     (leaving it out made the fix loop move it back and forth: trial 11's F10 stays open)."""
-    lines: set[int] = set()
-    found = False
-    for family in ctx.families():
-        for server in family.config.servers:
-            if server.tls:
-                found = True
-                stmts = server.effective("ssl_protocols")
-                if stmts:
-                    lines.add(id(stmts[-1]))
-    return lines if found else None
+
+    def compute() -> set[int] | None:
+        lines: set[int] = set()
+        found = False
+        for family in ctx.families():
+            for server in family.config.servers:
+                if server.tls:
+                    found = True
+                    stmts = server.effective("ssl_protocols")
+                    if stmts:
+                        lines.add(id(stmts[-1]))
+        return lines if found else None
+
+    return ctx.memo("protocols_in_effect", compute)  # NGX401 and NGX409 both ask

@@ -139,15 +139,15 @@ def _proxy_pass_urls(ctx: Context) -> Iterator[Finding]:
     at request time (ngx_http_proxy_pass). stream{}'s proxy_pass takes an address alone."""
     # http{}'s proxy_pass stands in a location (or an if or limit_except in one); stream's at
     # its server's level, with another grammar: only the first are judged
-    in_http = {
-        id(s)
+    passes = {
+        id(s): s
         for location in ctx.all_statements()
         if location.directive == "location"
         for s in walk(location.block or [])
         if s.directive == "proxy_pass"
-    }
-    for stmt in ctx.all_statements():
-        if id(stmt) not in in_http or len(stmt.args) != 1 or "$" in stmt.args[0]:
+    }  # by id: a nested location's lines are walked from each location around it
+    for stmt in passes.values():
+        if len(stmt.args) != 1 or "$" in stmt.args[0]:
             continue
         problem = _url_problem(stmt.args[0])
         if problem is not None:
