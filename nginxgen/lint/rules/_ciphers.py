@@ -172,6 +172,6 @@ def default_fix(ctx: Context, judged: Judged) -> Fix | None:
 def all_cipher_lines(ctx: Context) -> Iterator[tuple[Stmt, Evaluation]]:
     """Every ssl_ciphers line with a value, as written (a snippet's too: the string is checked
     wherever a TLS server inherits it), evaluated."""
-    for stmt in ctx.all_statements():
+    for stmt in ctx.named("ssl_ciphers"):
         if stmt.directive == "ssl_ciphers" and stmt.args:
             yield stmt, evaluate_line(ctx, stmt)

@@ -14,7 +14,7 @@ def versioned(ctx: Context) -> Iterator[tuple[Stmt, str, nginx.DirectiveStatus]]
     directives = nginx.known_names("directive")
     params = nginx.known_names("listen_param")
     protocols = nginx.known_names("protocol_param")
-    for stmt in ctx.all_statements():
+    for stmt in ctx.named(*(directives & ctx.directive_names()), "listen", "ssl_protocols"):
         if stmt.directive in directives:
             status = nginx.directive_status(ctx.target, stmt.directive)
             if status:

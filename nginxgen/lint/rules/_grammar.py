@@ -203,10 +203,7 @@ def _judge(ctx: Context) -> list[Verdict]:
     for statements, context in _blocks(loaded.statements, first, ctx.target):
         if conflicts and context is not None:
             out.extend(_conflicting(statements, context, conflicts))
-        for stmt in statements:
-            verdict = _one(ctx, stmt, context, memo)
-            if verdict is not None:
-                out.append(verdict)
+        out.extend(_judged(ctx, statements, context, memo))
     if first == "main":
         out.extend(_unloaded(ctx.target, loaded.statements))
         out.extend(_mail_duplicates(loaded.statements))
@@ -338,19 +335,34 @@ class _Memo:
     refusals: dict[tuple[int, tuple[str, ...]], Refusal | None] = field(default_factory=dict)
 
 
-def _one(ctx: Context, stmt: Stmt, context: str | None, memo: _Memo) -> Verdict | None:
-    name = stmt.directive
-    if ctx.target.plus or name == "#":
-        return None  # NGINX Plus has directives of its own that no source describes
-    key = (name, context, stmt.block is not None, len(stmt.args))
-    if key not in memo.shapes:
-        memo.shapes[key] = _shape(ctx.target, (memo.alone, memo.built), *key)
-    found = memo.shapes[key]
-    if found is None:
-        return None
-    if isinstance(found, _Said):
-        return Verdict(stmt, found.code, found.message, found.severity, found.fix)
-    return _value(ctx, stmt, found, memo)
+def _judged(
+    ctx: Context, statements: list[Stmt], context: str | None, memo: _Memo
+) -> Iterator[Verdict]:
+    """The verdicts on one block's lines (the loop every statement of a fleet goes through:
+    its lookups are kept out of a function call per line)."""
+    if ctx.target.plus:
+        return  # NGINX Plus has directives of its own that no source describes
+    shapes = memo.shapes
+    refusals = memo.refusals
+    for stmt in statements:
+        name = stmt.directive
+        if name == "#":
+            continue
+        key = (name, context, stmt.block is not None, len(stmt.args))
+        found = shapes.get(key, _UNSEEN)
+        if found is _UNSEEN:
+            found = shapes[key] = _shape(ctx.target, (memo.alone, memo.built), *key)
+        if found is None:
+            continue
+        if isinstance(found, _Said):
+            yield Verdict(stmt, found.code, found.message, found.severity, found.fix)
+        elif refusals.get((id(found), tuple(stmt.args)), _UNSEEN) is not None:
+            verdict = _value(ctx, stmt, found, memo)
+            if verdict is not None:
+                yield verdict
+
+
+_UNSEEN = _Said("", "", Severity.INFO)  # a key not looked at yet (None is an answer)
 
 
 def _shape(

@@ -29,7 +29,7 @@ KEYWORDS = {"auto", "default"}
 
 def group_statements(ctx: Context) -> Iterator[tuple[Stmt, str]]:
     """Every statement that sets a group list, with the list text."""
-    for stmt in ctx.all_statements():
+    for stmt in ctx.named("ssl_ecdh_curve", "ssl_conf_command"):
         if stmt.directive == "ssl_ecdh_curve" and stmt.args:
             yield stmt, stmt.args[0]
         elif (

@@ -165,9 +165,13 @@ def _root_and_alias(ctx: Context, block: dict[str, list[Stmt]]) -> Iterator[Find
 
 def check(ctx: Context) -> Iterator[Finding]:
     merged = nginx.duplicates().merged
+    names = ctx.directive_names()
+    lists = "types" in names, not names.isdisjoint(MIME_LISTS)  # most trees have neither
     for context, block in _blocks(ctx):
-        yield from _extensions(ctx, block.get("types", []))
-        yield from _mime_types(ctx, block)
+        if lists[0]:
+            yield from _extensions(ctx, block.get("types", []))
+        if lists[1]:
+            yield from _mime_types(ctx, block)
         if context == "location":
             yield from _root_and_alias(ctx, block)
         for name, stmts in block.items():

@@ -107,29 +107,31 @@ def _upstream_blocks(ctx: Context) -> Iterator[Finding]:
     stream{} (`duplicate upstream "b"`, names compared in any case), and one without a server
     line (`no servers are inside upstream`, on its closing line). NGINX Plus fills upstreams
     otherwise; an include not read may hold the servers."""
-    if ctx.target.plus or any(s.unread for s in ctx.all_statements()):
+    if ctx.target.plus or ctx.unread_include():
         return
     loaded = ctx.config.loaded
-    for family in (s for s in loaded.statements if s.directive in ("http", "stream")):
-        seen: dict[str, Stmt] = {}
-        for stmt in walk(family.block or []):
-            if stmt.directive != "upstream" or len(stmt.args) != 1 or stmt.block is None:
-                continue
-            name = stmt.args[0].lower()
-            if name in seen:
-                yield ctx.finding(
-                    RULE, stmt, f'duplicate upstream "{stmt.args[0]}" (the first at '
-                    f"{seen_at(seen[name], stmt)}): nginx -t fails",
-                    fix="give each upstream{} a name of its own",
-                )  # fmt: skip
-                continue
-            seen[name] = stmt
-            if not any(s.directive == "server" for s in walk(stmt.block)):
-                where = Stmt("upstream", stmt.args, closing_line(stmt, loaded), stmt.file)
-                yield ctx.finding(
-                    RULE, where, f"no servers are inside upstream {stmt.args[0]} "
-                    f"(line {stmt.line}): nginx -t fails", fix="add a server line to it",
-                )  # fmt: skip
+    seen: dict[tuple[str, str], Stmt] = {}  # by family: http{} and stream{} name apart
+    for stmt in ctx.named("upstream"):
+        family = ctx.top_block(stmt)
+        if family is None or family not in ("http", "stream") or len(stmt.args) != 1:
+            continue
+        if stmt.block is None:
+            continue
+        name = (family, stmt.args[0].lower())
+        if name in seen:
+            yield ctx.finding(
+                RULE, stmt, f'duplicate upstream "{stmt.args[0]}" (the first at '
+                f"{seen_at(seen[name], stmt)}): nginx -t fails",
+                fix="give each upstream{} a name of its own",
+            )  # fmt: skip
+            continue
+        seen[name] = stmt
+        if not any(s.directive == "server" for s in walk(stmt.block)):
+            where = Stmt("upstream", stmt.args, closing_line(stmt, loaded), stmt.file)
+            yield ctx.finding(
+                RULE, where, f"no servers are inside upstream {stmt.args[0]} "
+                f"(line {stmt.line}): nginx -t fails", fix="add a server line to it",
+            )  # fmt: skip
 
 
 def _proxy_pass_urls(ctx: Context) -> Iterator[Finding]:
@@ -139,14 +141,12 @@ def _proxy_pass_urls(ctx: Context) -> Iterator[Finding]:
     at request time (ngx_http_proxy_pass). stream{}'s proxy_pass takes an address alone."""
     # http{}'s proxy_pass stands in a location (or an if or limit_except in one); stream's at
     # its server's level, with another grammar: only the first are judged
-    passes = {
-        id(s): s
-        for location in ctx.all_statements()
-        if location.directive == "location"
-        for s in walk(location.block or [])
-        if s.directive == "proxy_pass"
-    }  # by id: a nested location's lines are walked from each location around it
-    for stmt in passes.values():
+    passes = (
+        s
+        for s in ctx.named("proxy_pass")
+        if any(outer.directive == "location" for outer in ctx.ancestors(s))
+    )
+    for stmt in passes:
         if len(stmt.args) != 1 or "$" in stmt.args[0]:
             continue
         problem = _url_problem(stmt.args[0])
@@ -185,20 +185,15 @@ def _no_port(ctx: Context) -> Iterator[Finding]:
     """A pass to a name without a port that no upstream{} of the tree fills (trial 8, certbot's
     test config: `fastcgi_pass php-cgi;` beside `upstream phpcgi`)."""
     grammar = nginx_values.custom_grammars().no_port
-    upstreams: set[str] = set()
+    if ctx.unread_include():
+        return  # an include not read may hold the upstream{}
+    upstreams = {s.args[0].lower() for s in ctx.named("upstream") if s.args and s.block is not None}
     passes: list[tuple[Stmt, str]] = []
-    stack = [(stmt, "") for stmt in reversed(ctx.config.loaded.statements)]
-    while stack:  # no recursion: blocks may nest deep
-        stmt, family = stack.pop()
-        if stmt.unread:
-            return  # an include not read may hold the upstream{}
-        if stmt.directive == "upstream" and stmt.args and stmt.block is not None:
-            upstreams.add(stmt.args[0].lower())
-        wanted = grammar.http if family == "http" else grammar.stream if family else ()
+    for stmt in ctx.named(*grammar.http, *grammar.stream):
+        family = ctx.top_block(stmt)
+        wanted = grammar.http if family == "http" else grammar.stream if family == "stream" else ()
         if stmt.directive in wanted and len(stmt.args) == 1:
             passes.append((stmt, stmt.args[0]))
-        inner = stmt.directive if not family and stmt.directive in ("http", "stream") else family
-        stack.extend((child, inner) for child in reversed(stmt.block or []))
     for stmt, value in passes:
         host = _portless(value, grammar.schemes)
         if host is not None and host.lower() not in upstreams:

@@ -86,7 +86,7 @@ def check(ctx: Context) -> Iterator[Finding]:
     if not uses:
         return
     defined = _defined(loaded.statements)
-    unseen = not whole or any(s.unread for s in ctx.all_statements())
+    unseen = not whole or ctx.unread_include()
     third = _third_party(ctx)
     seen: set[tuple[int, str]] = set()
     for use in uses:

@@ -112,7 +112,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                 yield _found(ctx, add, message, zone.declared, fix)
             else:
                 zone.declared = add
-    if not whole or any(s.unread for s in ctx.all_statements()):
+    if not whole or ctx.unread_include():
         return  # a zone used here may be declared in a file not read here
     yield from _undeclared(ctx, zones, zones_fact)
 

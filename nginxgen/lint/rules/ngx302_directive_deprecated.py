@@ -89,11 +89,11 @@ def _warned(ctx: Context) -> Iterator[Finding]:
     from it: nginx_directives.json), in the words `nginx -t` warns with; `ssl` has its own
     finding with a fix (below)."""
     known = nginx.known_names("directive")
-    for stmt in ctx.all_statements():
-        if stmt.directive in known:
+    for name in ctx.directive_names() - known:
+        said = directives.warned_of(ctx.target, name)
+        if said is None:
             continue
-        said = directives.warned_of(ctx.target, stmt.directive)
-        if said is not None:
+        for stmt in ctx.named(name):
             ignored = said.endswith("ignored")
             yield ctx.finding(
                 RULE,

@@ -50,7 +50,7 @@ RULE = Rule(
 
 def check(ctx: Context) -> Iterator[Finding]:
     used = protocols_in_effect(ctx)  # a line no TLS address takes enables nothing (NGX103)
-    for stmt in ctx.all_statements():
+    for stmt in ctx.named("ssl_protocols"):
         if stmt.directive != "ssl_protocols" or (used is not None and id(stmt) not in used):
             continue
         legacy = [p for p in stmt.args if p in web.legacy_protocols()]

@@ -39,7 +39,7 @@ def check(ctx: Context) -> Iterator[Finding]:
     if not ctx.has("tls13") or status is None or not status.available:
         return
     used = protocols_in_effect(ctx)  # an unused line switches nothing off
-    for stmt in ctx.all_statements():
+    for stmt in ctx.named("ssl_protocols"):
         if used is not None and id(stmt) not in used:
             continue
         if stmt.directive == "ssl_protocols" and stmt.args and "TLSv1.3" not in stmt.args:

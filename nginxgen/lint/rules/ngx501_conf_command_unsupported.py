@@ -36,6 +36,6 @@ def check(ctx: Context) -> Iterator[Finding]:
     capability = libraries.capability(ctx.target.library, "ssl_conf_command")
     if capability.available:
         return
-    for stmt in ctx.all_statements():
+    for stmt in ctx.named(*ctx.names_ending("ssl_conf_command")):
         if stmt.directive.endswith("ssl_conf_command"):
             yield ctx.finding(RULE, stmt, f"{ctx.library()}: {capability.refusal}")

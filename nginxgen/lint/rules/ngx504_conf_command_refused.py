@@ -205,7 +205,7 @@ def check(ctx: Context) -> Iterator[Finding]:
     if table is None or table.conf_refused:
         return
     applied = _applied(ctx)
-    for stmt in ctx.all_statements():
+    for stmt in ctx.named(*ctx.names_ending("ssl_conf_command")):
         if not stmt.directive.endswith("ssl_conf_command") or len(stmt.args) != 2:
             continue
         if applied is not None and id(stmt) not in applied:

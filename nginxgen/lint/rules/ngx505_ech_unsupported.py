@@ -34,6 +34,6 @@ def check(ctx: Context) -> Iterator[Finding]:
     if directives.nginx_directive(ctx.target, name) is None or ctx.has("ech"):
         return  # an nginx without the directive: NGX007 says so
     refusal = libraries.capability(ctx.target.library, "ech").refusal
-    for stmt in ctx.all_statements():
+    for stmt in ctx.named(name):
         if stmt.directive == name:
             yield ctx.finding(RULE, stmt, f"{ctx.library()}: {refusal}")

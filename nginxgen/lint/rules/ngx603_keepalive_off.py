@@ -30,7 +30,7 @@ RULE = Rule(
 def check(ctx: Context) -> Iterator[Finding]:
     if not any(True for _ in ctx.tls_servers()):
         return
-    for stmt in ctx.all_statements():
+    for stmt in ctx.named("keepalive_timeout"):
         if stmt.directive == "keepalive_timeout" and stmt.args and stmt.args[0] in ("0", "0s"):
             yield ctx.finding(
                 RULE,

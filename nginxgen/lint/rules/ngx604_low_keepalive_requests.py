@@ -30,7 +30,7 @@ RULE = Rule(
 
 def check(ctx: Context) -> Iterator[Finding]:
     default = nginx.keepalive_requests_default().value  # 1000 since 1.19.10
-    for stmt in ctx.all_statements():
+    for stmt in ctx.named("keepalive_requests"):
         if (
             stmt.directive == "keepalive_requests"
             and stmt.args

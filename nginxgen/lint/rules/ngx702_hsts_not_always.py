@@ -38,7 +38,7 @@ def check(ctx: Context) -> Iterator[Finding]:
     if servers and not any(server.tls for server in servers):
         return  # plain HTTP only: a browser ignores HSTS there (RFC 6797, section 8.1)
     plain = {id(s) for server in servers if not server.tls for s in walk(server.stmt.block or [])}
-    for stmt in ctx.all_statements():
+    for stmt in ctx.named("add_header"):
         if is_hsts(stmt) and "always" not in stmt.args[2:] and id(stmt) not in plain:
             # unsafe: error responses start to carry the header
             yield ctx.finding(

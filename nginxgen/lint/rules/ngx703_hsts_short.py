@@ -37,7 +37,7 @@ RULE = Rule(
 
 
 def check(ctx: Context) -> Iterator[Finding]:
-    for stmt in ctx.all_statements():
+    for stmt in ctx.named("add_header"):
         if is_hsts(stmt) and len(stmt.args) > 1:
             match = re.search(r"max-age\s*=\s*\"?(\d+)", stmt.args[1], re.IGNORECASE)
             if match is None:

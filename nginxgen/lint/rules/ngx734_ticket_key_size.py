@@ -25,7 +25,7 @@ SIZES = (48, 80)
 
 
 def check(ctx: Context) -> Iterator[Finding]:
-    for stmt in ctx.all_statements():
+    for stmt in ctx.named("ssl_session_ticket_key"):
         if stmt.directive != "ssl_session_ticket_key" or not stmt.args:
             continue
         path = resolve(ctx, stmt.args[0])

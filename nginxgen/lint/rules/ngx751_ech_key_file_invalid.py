@@ -32,7 +32,7 @@ RULE = Rule(
 
 def check(ctx: Context) -> Iterator[Finding]:
     seen: set[int] = set()
-    for stmt in ctx.all_statements():
+    for stmt in ctx.named("ssl_ech_file"):
         if stmt.directive != "ssl_ech_file" or not stmt.args or id(stmt) in seen:
             continue
         seen.add(id(stmt))
