@@ -460,12 +460,18 @@ class Loader:
         return sorted(found)
 
     def load(self, path: str, text: str | None = None) -> Loaded:
-        if self.prefix is None and self.dump is None and path != STDIN_NAME:
+        if self.dump is None and path != STDIN_NAME:
             source = text if text is not None else self._text(path)
             top = {str(raw["directive"]) for raw in self._parse(self._key(path), source)[0]}
             if not top & MAIN_BLOCKS:
                 self.loaded.fragment = True
-                self.prefix = fragment_prefix(path, self.conf_path)
+                if self.prefix is None:
+                    self.prefix = fragment_prefix(path, self.conf_path)
+            else:
+                # a main file is read as `nginx -c FILE` reads it: its folder is the conf prefix
+                # that relative includes and certificates resolve against, whatever -p names
+                # (ngx_process_options; trial 12: `--prefix DIR` drew 13 NGX002 errors)
+                self.prefix = os.path.dirname(os.path.abspath(path))
         if self.prefix is None:
             self.prefix = os.path.dirname(os.path.abspath(path)) if path != "-" else os.getcwd()
         if self.infer and self.dump is None and path != STDIN_NAME:

@@ -104,9 +104,10 @@ OPTIONS = (
     ),
     Option(
         "--prefix",
-        "the tree's prefix (nginx -p): relative includes resolve there, and nginx -t of "
-        "--nginx-bin runs there (default: the main file's folder; for nginx -t, the binary's own "
-        "prefix on the tree it reads or a copy of it)",
+        "the tree's prefix (nginx -p): nginx -t of --nginx-bin runs there (default: the "
+        "binary's own prefix on the tree it reads or a copy of it), and the relative includes "
+        "of a file linted alone or from stdin resolve there (a main file's resolve against its "
+        "own folder, as with nginx -c FILE)",
         metavar="DIR",
         setting="string",
     ),

@@ -5,6 +5,8 @@ first [emerg] and lint's one error (NGX006, NGX019) name the same thing at the s
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -115,3 +117,46 @@ def test_load_module_as_nginx_does_it(
     said = message.split(" failed")[0] if "dlopen" in message else message.split(" in /")[0]
     said = said.replace('dlopen() "', "").rstrip('"') if "dlopen" in said else said
     assert said in finding.message, (message, finding.message)
+
+
+@pytest.mark.parametrize("name", ["bookworm", "trixie"])
+@pytest.mark.parametrize("where", ["beside", "missing"])
+def test_a_main_file_includes_from_its_folder_whatever_the_prefix(
+    name: str, where: str, provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    """Trial 12 (Internet.nl): `nginx -p PREFIX -c PREFIX/conf/nginx.conf` reads a relative
+    include from conf/, the main file's folder (its conf prefix), not from PREFIX; `lint
+    --prefix PREFIX` looked in PREFIX and drew 13 NGX002 errors on a tree nginx -t passes. The
+    include beside the main file: both pass; not there: both stop at its line."""
+    build = require_build(provisioned, name)
+    prefix = tmp_path / "prefix"
+    (prefix / "conf").mkdir(parents=True)
+    conf = prefix / "conf" / "nginx.conf"
+    head = " ".join(build.in_prefix)
+    conf.write_text(f"events {{}}\nhttp {{\n    {head}\n    include extra.conf;\n}}\n")
+    if where == "beside":
+        (prefix / "conf" / "extra.conf").write_text(
+            "server { listen 127.0.0.1:8080; return 204; }\n"
+        )
+    else:  # a file of that name in the prefix itself, which nginx does not read
+        (prefix / "extra.conf").write_text("server { listen 127.0.0.1:8080; return 204; }\n")
+    (prefix / "temp").mkdir()
+    argv = [*build.nginx_argv, "-p", f"{prefix}/", "-c", str(conf), "-e", str(prefix / "e.log")]
+    checked = subprocess.run(
+        [*argv, "-t", "-g", f"pid {prefix}/nginx.pid;"],
+        capture_output=True, text=True, timeout=60, check=False, env=build.env(),
+    )  # fmt: skip
+    found = subprocess.run(
+        [sys.executable, "-m", "nginxgen", "lint", "--select", "NGX002", "--nginx-version",
+         build.nginx_version, "--tls-library", build.tls_library, "--prefix", str(prefix),
+         str(conf)],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    errors = re.findall(r"^\S+:(\d+): NGX002 error", found.stdout, re.M)
+    emerg = first_emerg(checked.stderr)
+    if where == "beside":
+        assert emerg is None and "test is successful" in checked.stderr, checked.stderr
+        assert errors == [], found.stdout
+    else:
+        assert emerg is not None and emerg[1] == 4, checked.stderr
+        assert errors == ["4"], found.stdout
