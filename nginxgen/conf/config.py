@@ -4,10 +4,10 @@ types hold stream{}'s servers (conf/stream.py builds them): a block is "http" or
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator
 from functools import cached_property
 
+from nginxgen.base import pcre
 from nginxgen.base.records import field, record
 from nginxgen.base.sockets import normalize_socket
 from nginxgen.conf.load import Loaded, Stmt
@@ -263,11 +263,11 @@ def server_for_name(servers: list[Server], name: str | None) -> Server | None:
     for server in servers:
         for entry in server.names:
             if entry.startswith("~"):
-                try:
-                    if re.search(entry[1:], name, re.IGNORECASE):
-                        return server
-                except re.error:  # a PCRE construct Python's re lacks: not predictable here
-                    continue
+                # caseless, as ngx_http_core_server_name compiles it; None: a PCRE construct
+                # Python's re lacks, not predictable here
+                regex = pcre.compiled(entry[1:], ignore_case=True)
+                if regex is not None and regex.search(name):
+                    return server
     return None
 
 

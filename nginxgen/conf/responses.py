@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from functools import cached_property
 
+from nginxgen.base import pcre
 from nginxgen.base.records import record
 from nginxgen.conf.config import Config, Location, Server
 from nginxgen.conf.load import Stmt
@@ -57,8 +58,6 @@ def _pick(locations: list[Location], uri: str) -> Location | None:
     """The location nginx picks among siblings (ngx_http_core_find_location): an exact `=` match;
     else the longest prefix, final when it is `^~`; else the first regex (`~`, `~*`) that
     matches; else that longest prefix. Named locations (`@x`) take no URI."""
-    import re
-
     prefix: Location | None = None
     longest = -1
     for loc in locations:
@@ -75,12 +74,10 @@ def _pick(locations: list[Location], uri: str) -> Location | None:
     for loc in locations:
         args = loc.stmt.args
         if len(args) == 2 and args[0] in ("~", "~*"):
-            try:
-                flags = re.IGNORECASE if args[0] == "~*" else 0
-                if re.search(args[1], uri, flags):
-                    return loc
-            except re.error:  # a PCRE construct Python's re lacks: not predictable here
-                continue
+            # None: a PCRE construct Python's re lacks, not predictable here
+            regex = pcre.compiled(args[1], ignore_case=args[0] == "~*")
+            if regex is not None and regex.search(uri):
+                return loc
     return prefix
 
 
