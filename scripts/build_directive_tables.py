@@ -9,7 +9,10 @@ contexts it is allowed in, its argument count and whether it takes a block (the 
 ngx_conf_handler() checks), and the module it belongs to; auto/options and auto/modules say
 whether that module is built by default or needs a configure option. Consecutive releases with
 the same entry are folded into version ranges. Each `--third-party` repository (its default
-branch's newest commit) adds the directives of a common third-party module, tagged with it. Preprocessor conditions inside a command array
+branch's newest commit) adds the directives of a common third-party module, tagged with it,
+and the variables its code registers (without --repo, only that table is written: the
+repositories given replace their entries, the others stay). Preprocessor conditions inside a
+command array
 (`#if (NGX_HAVE_FILE_AIO)`) are not evaluated: such directives count as present.
 """
 
@@ -315,7 +318,17 @@ def fold(
 
 
 def third_party(specs: list[str]) -> dict[str, object]:
-    """repository -> its commit and directives (name -> entries), from its newest commit."""
+    """repository -> its commit, directives (name -> entries) and the variables its code
+    registers by name (ngx_http_variable_t arrays, as scripts/build_variable_tables.py reads
+    nginx's: `prefix` for a family of names), from its newest commit. Variables a module adds
+    for a directive's argument (js_set $v, keyval ... $v) are the config's: not listed."""
+    # build_variable_tables imports this module: not at the top
+    from build_variable_tables import ARRAY as VARIABLES
+    from build_variable_tables import NEVER
+
+    # an entry's name is a string or a macro of one (`ngx_string(NGX_..._VAR_PREFIX)`)
+    entry_pattern = re.compile(r'\{\s*ngx_string\((?:"([^"]+)"|(\w+))\)(.*?)\}', re.S)
+
     out: dict[str, object] = {}
     for spec in sorted(specs):
         repo, _, path = spec.partition("=")
@@ -325,18 +338,54 @@ def third_party(specs: list[str]) -> dict[str, object]:
             name = str(entry.pop("name"))
             if entry not in found.setdefault(name, []):
                 found[name].append(entry)
+        sources = {
+            file: git.read("HEAD", file)
+            for file in git.run("ls-tree", "-r", "--name-only", "HEAD").split()
+            if file.endswith((".c", ".h"))
+        }
+        macros = dict(
+            re.findall(r'^#define\s+(\w+)\s+"([^"]*)"', "\n".join(sources.values()), re.M)
+        )
+        variables: dict[str, dict[str, object]] | None = {}
+        for text in sources.values():
+            for array in VARIABLES.finditer(text):
+                family = "stream" if "ngx_stream_variable_t" in array.group(0) else "http"
+                for literal, macro, rest in entry_pattern.findall(NEVER.sub("", array.group(0))):
+                    name = literal or macros.get(macro)
+                    if name is None or variables is None:
+                        variables = None  # a name not read: the module's list is not known
+                        continue
+                    variable: dict[str, object] = {"name": name, "family": family}
+                    if "_VAR_PREFIX" in rest:
+                        variable["prefix"] = True
+                    variables[f"{family} {name}"] = variable
         out[repo] = {
             "commit": git.run("rev-parse", "HEAD").strip(),
             "directives": dict(sorted(found.items())),
+            # None: an entry's name was not read (the module's variables are not known)
+            "variables": None if variables is None else [variables[k] for k in sorted(variables)],
         }
     return out
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repo", type=Path, required=True)
+    parser.add_argument("--repo", type=Path, help="without it, only the third-party table")
     parser.add_argument("--third-party", action="append", default=[], metavar="OWNER/NAME=PATH")
     args = parser.parse_args()
+    if args.third_party:  # the repositories given replace their entries; the others stay
+        modules = json.loads(THIRD_PARTY.read_text())["modules"]
+        modules.update(third_party(args.third_party))
+        extra = {
+            "about": "Directives of common third-party nginx modules, and the variables their "
+            "code registers by name, from each repository's newest commit "
+            "(scripts/build_directive_tables.py --third-party).",
+            "modules": dict(sorted(modules.items())),
+        }
+        THIRD_PARTY.write_text(json.dumps(extra, separators=(",", ":")) + "\n")
+        print(f"wrote {THIRD_PARTY}: {', '.join(sorted(modules))}")
+    if args.repo is None:
+        return
     git = Git(args.repo)
     per_version = []
     modules: dict[str, dict[str, object]] = {}
@@ -363,13 +412,6 @@ def main() -> None:
     }
     # read on every lint: one directive per line, so that a lint decodes only the names it meets
     OUT.write_text(dumps_by_line(document, "directives"))
-    extra = {
-        "about": "Directives of common third-party nginx modules, from each repository's newest "
-        "commit (scripts/build_directive_tables.py --third-party).",
-        "modules": third_party(args.third_party),
-    }
-    if args.third_party:  # without them, the third-party table is left as it was
-        THIRD_PARTY.write_text(json.dumps(extra, separators=(",", ":")) + "\n")
     print(f"wrote {OUT}: {len(document['directives'])} directives over {len(commits)} releases")
 
 

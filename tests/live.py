@@ -111,6 +111,20 @@ def nginx_and_lint(
     return emerg, [line for line in found.stdout.splitlines() if f" {code} " in line]
 
 
+def nginx_and_lint_agree(build: Build, nginx_bin: Path, conf: Path, code: str, about: str) -> None:
+    """nginx -t and lint's findings of one rule on conf agree: where nginx passes, lint finds
+    nothing; where it stops, with a message that starts with `about` (what the test is about),
+    lint's one finding is an error at its line (where it names one), in its words."""
+    emerg, lines = nginx_and_lint(build, nginx_bin, conf, code)
+    if emerg is None:
+        assert lines == [], lines
+        return
+    said, at = emerg
+    assert said.startswith(about), said
+    where = f":{at}: " if at is not None else ": "  # nginx names no line: lint names the use's
+    assert len(lines) == 1 and f"{where}{code} error {said}" in lines[0], (lines, said)
+
+
 def live_target(build: Build, conf: Path) -> Target:
     """The build's target as `--nginx-bin` gives it for a binary whose --conf-path is `conf`:
     the tree lint reads is the one this machine's nginx reads."""

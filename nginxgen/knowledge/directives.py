@@ -210,6 +210,36 @@ def third_party_directive(name: str) -> tuple[DirectiveEntry, ...]:
     return _third_party().get(name, ())
 
 
+def added_folders(added: frozenset[str]) -> frozenset[str]:
+    """The folder names in nginx -V's --add-module paths, lower-cased (`njs-0.9.9/nginx`:
+    njs-0.9.9 and nginx): where a module's project is recognised."""
+    return frozenset(part.lower() for path in added for part in path.strip("/").split("/"))
+
+
+def project_built(repo: str, folders: frozenset[str]) -> bool:
+    """Whether one of these folders is the repository's project, as a build names it: its name,
+    or its name and a version (`echo-nginx-module-0.65` for openresty/echo-nginx-module)."""
+    project = repo.rsplit("/", 1)[-1].lower()
+    return any(folder == project or folder.startswith(f"{project}-") for folder in folders)
+
+
+def built_variables(added: frozenset[str]) -> dict[str, tuple[str, bool]] | None:
+    """The variables the third-party modules nginx -V lists register by name (not those they
+    make for a directive's argument), `family name` -> (name, prefix): None unless each
+    --add-module path is a module of third_party_directives.json whose variables were read."""
+    modules = json_file("third_party_directives")["modules"]
+    found: dict[str, tuple[str, bool]] = {}
+    for path in added:
+        folders = added_folders(frozenset([path]))
+        known = [m for repo, m in modules.items() if project_built(repo, folders)]
+        if not known or any(m.get("variables") is None for m in known):
+            return None
+        for module in known:
+            for v in module["variables"]:
+                found[f"{v['family']} {v['name']}"] = (v["name"], bool(v.get("prefix")))
+    return found
+
+
 @record(frozen=True)
 class DirectiveShapes:
     """Which directives take a block, as real nginx builds answered (directives.json); for a

