@@ -278,3 +278,24 @@ def test_protocol_options_redefined_as_nginx_warns(
         warned += bool(said)
     # the draw reaches the warning where nginx has it (a test that never sees it proves nothing)
     assert (warned > 5) == (build.name != "bookworm"), warned
+
+
+@pytest.mark.parametrize("build", ["trixie", "wheel"], indirect=True)
+def test_no_protocol_warning_after_a_refused_listen(build: Build, tmp_path: Path) -> None:
+    """Trial 13 (DSHUGUI's http3_for_nginx): `listen ... http3` beside `listen ... ssl` stops
+    nginx -t at `invalid parameter "http3"`, before it adds the addresses: no `protocol options
+    redefined` comes. Lint said NGX014 too, whose advice points away from the fix (quic)."""
+    port = free_port()
+    (tmp_path / "logs").mkdir()
+    conf = tmp_path / "nginx.conf"
+    conf.write_text(
+        f"events {{}}\nhttp {{\n{' '.join(build.in_prefix)}\n"
+        f"    server {{ listen 127.0.0.1:{port} ssl; ssl_reject_handshake on; }}\n"
+        f"    server {{ listen 127.0.0.1:{port} http3 reuseport; }}\n}}\n"
+    )
+    checked = nginx_check(build, conf)
+    assert 'invalid parameter "http3"' in checked.stderr, checked.stderr
+    assert "redefined" not in checked.stderr, checked.stderr
+    target = resolve(build.nginx_version, build.tls_library)
+    found = lint(load_path(str(conf)), target, Selection(select={"NGX010", "NGX014"}))
+    assert [f.code for f in found] == ["NGX010"], found

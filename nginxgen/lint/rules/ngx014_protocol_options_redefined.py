@@ -41,6 +41,7 @@ from nginxgen.conf.per_name import by_name
 from nginxgen.knowledge import nginx_values
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
+from nginxgen.lint.rules._grammar import verdicts
 
 RULE = Rule(
     code="NGX014",
@@ -65,8 +66,14 @@ def check(ctx: Context) -> Iterator[Finding]:
 
 def _redefined(ctx: Context, config: Config) -> Iterator[Finding]:
     grammar = nginx_values.custom_grammars().listen
+    # a listen nginx refuses (`invalid parameter "http3"`, NGX009/NGX010) stops nginx -t there,
+    # before it adds the addresses: the warning never comes, and its advice would mislead
+    # (trial 13: `listen ... http3` beside `listen ... ssl`)
+    refused = {id(v.stmt) for v in verdicts(ctx) if v.stmt.directive == "listen"}
     for socket, servers in config.sockets.items():
         listens = [lst for s in servers for lst in s.listens if lst.socket == socket]
+        if any(id(lst.stmt) in refused for lst in listens):
+            continue
         for index in redefined_protocols([lst.stmt.args for lst in listens], config.block):
             message = grammar.protocols_again.format(socket=address_text(socket))
             yield ctx.finding(RULE, listens[index].stmt, f"{message}: nginx -t warns")
