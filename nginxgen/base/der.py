@@ -364,6 +364,33 @@ class Certificate:
         """The OCSP responders the certificate names (none: nothing to staple)."""
         return self._field("ocsp_urls", _ocsp_urls_of)  # type: ignore[no-any-return]
 
+    def signed_by(self, issuer: Certificate) -> bool:
+        """Whether `issuer`'s key verifies this certificate's signature. cryptography's own
+        check refuses SHA-1 signatures (trial 13: a SHA-1 leaf beside its root was called a
+        leaf without its issuer); TLS libraries judge those by their security level, so here
+        the signature is only verified, with the issuer's key and the digest it names."""
+        mine, theirs = self.crypto(), issuer.crypto()
+        try:
+            mine.verify_directly_issued_by(theirs)
+            return True
+        except ValueError:  # "Unsupported signature algorithm" (SHA-1, ...): verified below
+            pass
+        except Exception:  # InvalidSignature, a name or key that does not fit
+            return False
+        from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa
+
+        key, digest = theirs.public_key(), mine.signature_hash_algorithm
+        try:
+            if isinstance(key, rsa.RSAPublicKey) and digest is not None:
+                key.verify(mine.signature, mine.tbs_certificate_bytes, padding.PKCS1v15(), digest)
+            elif isinstance(key, ec.EllipticCurvePublicKey) and digest is not None:
+                key.verify(mine.signature, mine.tbs_certificate_bytes, ec.ECDSA(digest))
+            else:
+                return False
+        except Exception:
+            return False
+        return True
+
     def sha256(self) -> str:
         """The certificate's SHA-256 fingerprint, in hex."""
         import hashlib

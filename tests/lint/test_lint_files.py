@@ -85,6 +85,40 @@ def test_a_leaf_issued_by_a_root_is_a_complete_chain(
     assert "(CN=nginxgen test intermediate is in " in found.message  # a fullchain beside it
 
 
+@pytest.mark.parametrize("kind", ["rsa:2048", "ec"])
+def test_a_sha1_leaf_issued_by_a_named_root_is_a_complete_chain(kind: str, tmp_path: Path) -> None:
+    """Trial 13 (remiq/nginx-ssl-client): a leaf its root signed with SHA-1 (the openssl command
+    line signs so; cryptography refuses to), the root named in ssl_client_certificate: NGX722
+    said the leaf lacks its intermediate, because cryptography's issuer check refuses SHA-1
+    signatures. The signature is now verified with the root's key."""
+    pki = CertificateFactory(tmp_path / "pki", "rsa" if kind.startswith("rsa") else "ecdsa")
+    root_key = tmp_path / "root.key"
+    root_key.write_bytes(
+        pki.root_key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    leaf, key, request = alone / "leaf.crt", alone / "leaf.key", tmp_path / "leaf.csr"
+    options = ["-pkeyopt", "ec_paramgen_curve:P-256"] if kind == "ec" else []
+    for argv in (
+        ["req", "-new", "-newkey", kind, *options, "-nodes", "-subj", "/CN=sha1.example",
+         "-keyout", str(key), "-out", str(request)],
+        ["x509", "-req", "-in", str(request), "-CA", str(pki.root_path), "-CAkey",
+         str(root_key), "-sha1", "-days", "30", "-set_serial", "7", "-out", str(leaf)],
+    ):  # fmt: skip
+        subprocess.run(["openssl", *argv], check=True, capture_output=True)
+    text = subprocess.run(["openssl", "x509", "-in", str(leaf), "-noout", "-text"],
+                          check=True, capture_output=True, text=True).stdout  # fmt: skip
+    assert re.search(r"Signature Algorithm: \S*sha1", text, re.I), text  # RSA's and ECDSA's
+    named = f"ssl_client_certificate {pki.root_path}; ssl_verify_client on;"
+    assert "NGX722" not in codes(site(leaf, key, named), tmp_path)
+    assert "NGX722" in codes(site(leaf, key), tmp_path)  # the root is nowhere here
+
+
 def test_leaf_not_first_is_a_key_mismatch(
     pki: CertificateFactory, chain: Chain, tmp_path: Path
 ) -> None:

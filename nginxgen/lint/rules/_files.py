@@ -146,11 +146,6 @@ def issuer_of(ctx: Context, cert_path: str, leaf: Certificate) -> Issuer | None:
     the leaf's signature), among what is knowable here; None: not found."""
     for path, certs in _candidates(ctx, cert_path):
         for cert in certs:
-            if cert.subject != leaf.issuer:
-                continue
-            try:
-                leaf.crypto().verify_directly_issued_by(cert.crypto())
-            except Exception:
-                continue
-            return Issuer(cert, path)
+            if cert.subject == leaf.issuer and leaf.signed_by(cert):
+                return Issuer(cert, path)
     return None
