@@ -218,3 +218,9 @@ def offers_tls(found: Found) -> bool:
 
 
 HANDSHAKE_ERRORS = (OSError, ssl.SSLError)
+
+
+def not_compared(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """The config's notes on what it could not compare for this name (a port stream{} passes
+    on to a variable, a mail{} listener)."""
+    return [note for note in result.get("config", []) if note.get("compared") is False]

@@ -11,6 +11,8 @@ import time
 from collections.abc import Iterable
 from typing import Any, TextIO
 
+from nginxgen.probe.check import not_compared
+
 LISTED = 10  # names listed per summary line, then how many more
 
 
@@ -100,9 +102,16 @@ def summary(
     if compared:
         differ = [r for r in results if r.get("mismatches")]
         count = sum(len(r["mismatches"]) for r in differ)
+        unjudged = [r for r in results if not_compared(r)]
         lines.append(
             f"  mismatches with the config: {count} on {len(differ)} names"
             + (f": {_listed([label(r) for r in differ])}" if differ else "")
+            + (
+                f" ({len(results) - len(unjudged)} compared; not compared: "
+                f"{_listed([label(r) for r in unjudged])})"
+                if unjudged
+                else ""
+            )
         )
     for key, what in (("problems", "problems"), ("inconclusive", "inconclusive checks")):
         having = [label(r) for r in results if r.get(key)]

@@ -150,6 +150,7 @@ def _compare_one(
             "predicted": False,
             "observed": None,
             "ignored": [],
+            "compared": False,  # said in the text too (trial 13: it was in the JSON only)
         }
         return [], [note]
     mail = mail_listen_for_port(config, port) if model is None and config is not None else None
@@ -163,6 +164,7 @@ def _compare_one(
             "predicted": False,
             "observed": None,
             "ignored": [],
+            "compared": False,  # said in the text too (trial 13: it was in the JSON only)
         }
         return [], [note]
     if model is None:

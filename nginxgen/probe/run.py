@@ -16,7 +16,7 @@ from nginxgen.base.ech_configs import EchConfig
 from nginxgen.base.records import record
 from nginxgen.knowledge.target import Library
 from nginxgen.probe import checks
-from nginxgen.probe.check import HANDSHAKE_ERRORS, Check, Found, NameProbe
+from nginxgen.probe.check import HANDSHAKE_ERRORS, Check, Found, NameProbe, not_compared
 from nginxgen.probe.hello import connections_made
 from nginxgen.probe.plan import Shared
 
@@ -214,6 +214,9 @@ def text_report(results: list[dict[str, Any]]) -> str:
             lines.append(f"  INCONCLUSIVE {check}")
         for problem in result.get("problems", []):
             lines.append(f"  PROBLEM {problem}")
+        for note in not_compared(result):
+            where = f"{note['file']}:{note['line']} ({note['setting']})"
+            lines.append(f"  NOT COMPARED {where}: {note['value']}")
         for m in result.get("mismatches", []):
             # the line (or default) that decides, then the observation it predicts: a value is
             # of what a client sees, not of the directive (`ssl_session_tickets off` can mean a

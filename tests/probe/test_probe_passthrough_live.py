@@ -73,6 +73,13 @@ def test_the_model_follows_a_passthrough(
         mapped = _probe(build, conf, via_map)
         assert mapped["mismatches"] == [], mapped["mismatches"]
         assert any("not compared" in str(c["value"]) for c in mapped["config"]), mapped  # type: ignore[union-attr,index]
+        # and in the text, where it was not said at all (trial 13: only the JSON had it)
+        text_run = subprocess.run(
+            [sys.executable, "-m", "nginxgen", "probe", f"127.0.0.1:{via_map}", "--config",
+             str(conf), "--sni", "a.example", *build.target_flags],
+            capture_output=True, text=True, timeout=120, check=False, cwd=REPO,
+        )  # fmt: skip
+        assert "NOT COMPARED" in text_run.stdout and "a variable" in text_run.stdout, text_run
         # the file now says TLS 1.3 only; the running server still takes TLS 1.2 only
         conf.write_text(text.replace("ssl_protocols TLSv1.2;", "ssl_protocols TLSv1.3;"))
         stale = _probe(build, conf, front)
