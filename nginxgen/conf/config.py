@@ -70,8 +70,9 @@ class Server:
         lines made each question a walk over all of them)."""
         return _first_unread(self.directives), _first_unread(self.http)
 
-    @property
+    @cached_property
     def tls(self) -> bool:
+        # asked by most rules of every server: a fleet's 2,000 servers, 20,000 times
         return any(listen.ssl for listen in self.listens)
 
     def conf_command(self, name: str, own: bool = False) -> list[Stmt]:

@@ -80,9 +80,12 @@ def check(ctx: Context) -> Iterator[Finding]:
         yield from _level(ctx, server.locations, None)
 
 
-def _level(ctx: Context, locations: list[Location], parent: Location | None) -> Iterator[Finding]:
+def _level(
+    ctx: Context, locations: list[Location], outer: tuple[str, str] | None
+) -> Iterator[Finding]:
+    """The findings of one level of locations; `outer`: the kind and name of the location
+    they are in (None: the server's level)."""
     seen: dict[tuple[str, str], Stmt] = {}
-    outer = kind_of(parent.stmt) if parent is not None else None
     for location in locations:
         this = kind_of(location.stmt)
         if this is None:
@@ -100,7 +103,8 @@ def _level(ctx: Context, locations: list[Location], parent: Location | None) -> 
                     f'duplicate location "{name}" (the first at {seen_at(first, location.stmt)}):'
                     " nginx -t fails",
                 )
-        yield from _level(ctx, location.locations, location)
+        if location.locations:
+            yield from _level(ctx, location.locations, this)
 
 
 def _inside(kind: str, name: str, outer: tuple[str, str]) -> str | None:

@@ -44,33 +44,40 @@ MESSAGE = (
 
 
 def check(ctx: Context) -> Iterator[Finding]:
-    for server in ctx.config.servers:
-        if server.block == "http":
-            yield from _block(ctx, server.stmt.block or [], None)
-
-
-def _block(ctx: Context, block: list[Stmt], where: str | None) -> Iterator[Finding]:
-    """`where`: why this block has no prefix to replace (None: it has one, or is a server)."""
-    for stmt in block:
-        if stmt.directive == "proxy_pass" and where is not None and len(stmt.args) == 1:
-            uri = uri_part(stmt.args[0])
-            if uri:
-                yield ctx.finding(
-                    RULE, stmt, f"{MESSAGE}: nginx -t fails (the URI part {uri!r}, {where})"
-                )
-        if stmt.block is None:
+    servers = {id(s.stmt) for s in ctx.config.servers if s.block == "http"}
+    for stmt in ctx.named("proxy_pass"):
+        if len(stmt.args) != 1:
             continue
-        inner = where
-        if stmt.directive == "location":
-            kind = kind_of(stmt)
-            inner = {"regex": "in a regex location", "named": "in a named location"}.get(
+        where = _no_prefix(ctx, stmt, servers)
+        uri = uri_part(stmt.args[0]) if where is not None else None
+        if uri:
+            yield ctx.finding(
+                RULE, stmt, f"{MESSAGE}: nginx -t fails (the URI part {uri!r}, {where})"
+            )
+
+
+def _no_prefix(ctx: Context, stmt: Stmt, servers: set[int]) -> str | None:
+    """Why the block a proxy_pass line stands in has no prefix to replace: the nearest
+    location, if or limit_except around it says (None: it has one, or the line is in no http
+    server)."""
+    where: str | None = None
+    decided = False
+    for outer in ctx.ancestors(stmt):
+        if id(outer) in servers:
+            return where
+        if decided:
+            continue
+        if outer.directive == "location":
+            kind = kind_of(outer)
+            where = {"regex": "in a regex location", "named": "in a named location"}.get(
                 kind[0] if kind else ""
             )
-        elif stmt.directive == "if":
-            inner = "inside if"
-        elif stmt.directive == "limit_except":
-            inner = "inside limit_except"
-        yield from _block(ctx, stmt.block, inner)
+            decided = True
+        elif outer.directive == "if":
+            where, decided = "inside if", True
+        elif outer.directive == "limit_except":
+            where, decided = "inside limit_except", True
+    return None
 
 
 def uri_part(url: str) -> str | None:
