@@ -41,8 +41,13 @@ def support(entry: bool | dict[str, str] | None) -> Support:
 
 
 def supports(table: dict[str, Any], library: Library) -> bool:
-    """Whether a `{library kind = true | false | {since, until}}` table holds for `library`."""
-    return support(table.get(behaves_as(library))).holds(library.version)
+    """Whether a `{library kind = true | false | {since, until} | [{since, until}, ...]}`
+    table holds for `library` (a list: any of the ranges, where what was measured is not one
+    range of versions)."""
+    entry = table.get(behaves_as(library))
+    if isinstance(entry, list):
+        return any(support(part).holds(library.version) for part in entry)
+    return support(entry).holds(library.version)
 
 
 def behaves_as(library: Library) -> str:

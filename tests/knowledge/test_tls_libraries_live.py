@@ -350,6 +350,8 @@ COVERED = {
     "server_group_preference": "test_server_group_order_wins_over_the_first_key_share",
     "mlkem_hybrid": "test_group_spellings_as_the_knowledge_says (X25519MLKEM768)",
     "refuses_small_keys": "test_small_rsa_keys_as_the_knowledge_says",
+    "checks_leaf_signature_digest": "tests/lint/test_weak_signature_live.py (nginx -t with a "
+    "SHA-1-signed leaf on the seven builds)",
     "ticket_keys_made_with_context": "test_ticket_keys_shared_by_the_workers_as_the_knowledge_says",
     "key_engine": "tests/lint/test_lint_release.py (engine: keys refused on both builds)",
     "key_store": "not testable apart: those builds are nginx 1.26.3, before store: keys (1.29.0); "

@@ -926,7 +926,7 @@ def test_rule_fires_and_fix_silences_it(
 def test_every_rule_has_a_case() -> None:
     in_inputs = {"NGX002", "NGX003", "NGX005"}  # in test_lint_inputs
     in_inputs |= {"NGX304"}  # needs a binary's nginx -V: in test_advisories
-    file_rules = {f"NGX72{i}" for i in range(1, 8)} | {f"NGX73{i}" for i in range(1, 5)}
+    file_rules = {f"NGX72{i}" for i in range(1, 9)} | {f"NGX73{i}" for i in range(1, 5)}
     # ^ in test_lint_files
     file_rules |= {"NGX742"}  # in test_client_certs (CA files)
     file_rules |= {"NGX411"}  # in test_lint_files and, on the builds, test_value_regressions

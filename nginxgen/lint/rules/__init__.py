@@ -96,6 +96,7 @@ MODULES = (
     "ngx725_certificate_expiry",
     "ngx726_stapling_without_ocsp_url",
     "ngx727_certificate_file_unloadable",
+    "ngx728_certificate_weak_signature",
     "ngx731_dhparam_weak",
     "ngx732_dhe_without_dhparam",
     "ngx733_dhparam_unused",

@@ -90,6 +90,7 @@ INDEX: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
     ("NGX725", "certificate-expiry", "ngx725_certificate_expiry", ()),
     ("NGX726", "stapling-without-ocsp-url", "ngx726_stapling_without_ocsp_url", ("ssl_stapling",)),
     ("NGX727", "certificate-file-unloadable", "ngx727_certificate_file_unloadable", ()),
+    ("NGX728", "certificate-weak-signature", "ngx728_certificate_weak_signature", ()),
     ("NGX731", "dhparam-weak", "ngx731_dhparam_weak", ("ssl_dhparam",)),
     ("NGX732", "dhe-without-dhparam", "ngx732_dhe_without_dhparam", ("ssl_ciphers",)),
     ("NGX733", "dhparam-unused", "ngx733_dhparam_unused", ("ssl_dhparam",)),

@@ -61,7 +61,7 @@ def check(ctx: Context) -> Iterator[Finding]:
             if path not in chains:
                 data = read(ctx, path) if path else None
                 chains[path] = load_chain(data) if data else []
-            why = _shortfall(chains[path], needs)
+            why = _shortfall(chains[path], needs, ctx.has("checks_leaf_signature_digest"))
             if why:
                 said.add(id(ciphers[-1]))
                 yield ctx.finding(
@@ -73,15 +73,16 @@ def check(ctx: Context) -> Iterator[Finding]:
                 break
 
 
-def _shortfall(chain: list[Certificate], needs: int) -> str | None:
-    """What in a certificate file gives fewer than `needs` bits, in OpenSSL's words."""
+def _shortfall(chain: list[Certificate], needs: int, leaf_digest: bool) -> str | None:
+    """What in a certificate file gives fewer than `needs` bits, in OpenSSL's words
+    (`leaf_digest`: whether the library checks the leaf's signature digest, NGX728)."""
     for index, x509 in enumerate(chain):
         kind, size = x509.key
         bits = libraries.key_security_bits(kind, size)
         if bits is not None and bits < needs:
             which = "ee key too small" if index == 0 else "ca key too small"
             return f"has a {kind} {size}-bit key of {bits} bits ({which})"
-        if x509.issuer == x509.subject:
+        if x509.issuer == x509.subject or (index == 0 and not leaf_digest):
             continue  # a self-signed certificate's digest is not checked
         digest = x509.signature_digest
         digest_bits = libraries.digest_security_bits(digest) if digest else None
