@@ -138,6 +138,21 @@ def key_security_bits(kind: str, bits: int) -> int | None:
     return int(value) if isinstance(value, int) else None
 
 
+def cipher_string_stop(library: Library, text: str) -> str | None:
+    """The first character of a cipher string at which the library stops (INVALID_COMMAND):
+    one that is no letter, digit or character of [cipher_string_characters]; None where it
+    reads on (OpenSSL) or none is there."""
+    allowed = toml_file("libraries")["cipher_string_characters"].get(behaves_as(library))
+    if allowed is None:
+        return None
+    return next((c for c in text if not (c.isascii() and c.isalnum()) and c not in allowed), None)
+
+
+def default_level_bits() -> int:
+    """The security bits OpenSSL 3's default security level asks of keys and signatures."""
+    return int(toml_file("libraries")["security_bits"]["default_level"])
+
+
 def digest_security_bits(digest: str) -> int | None:
     """The security bits OpenSSL gives a certificate signature's digest ("sha256"); None where
     the table does not say."""

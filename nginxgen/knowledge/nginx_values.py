@@ -350,6 +350,13 @@ class CustomGrammars:
 
 
 @cache
+def off_alone() -> frozenset[str]:
+    """Directives whose `off` stands alone in a block (nginx_values.toml [off_alone]): a second
+    line after it, or it after another line, is refused as duplicate."""
+    return frozenset(toml_file("nginx_values")["off_alone"]["directives"])
+
+
+@cache
 def custom_grammars() -> CustomGrammars:
     data = toml_file("nginx_values")
     return CustomGrammars(

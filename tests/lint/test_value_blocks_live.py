@@ -29,6 +29,19 @@ CASES: dict[str, str] = {
         "map $host $a {\n    hostnames;\n    .example.com 1;\n    example.com 2;\n}"
     ),
     "map default twice": "map $uri $a {\n    default 1;\n    default 2;\n}",
+    # trial 14 (zxd0079/item): `off` stands alone among a location's proxy_redirect lines
+    "proxy_redirect off, then another": "server { listen 127.0.0.1:8081;\n"
+    "location / { proxy_pass http://127.0.0.1:9; proxy_redirect off;\n"
+    "proxy_redirect http:// https://; } }",
+    "proxy_redirect, then off": "server { listen 127.0.0.1:8081;\n"
+    "location / { proxy_pass http://127.0.0.1:9; proxy_redirect default;\n"
+    "proxy_redirect off; } }",
+    "proxy_redirect twice": "server { listen 127.0.0.1:8081;\n"
+    "location / { proxy_pass http://127.0.0.1:9; proxy_redirect http://a/ /;\n"
+    "proxy_redirect http://b/ /; } }",
+    "proxy_cookie_path off, then another": "server { listen 127.0.0.1:8081;\n"
+    "location / { proxy_pass http://127.0.0.1:9; proxy_cookie_path off;\n"
+    "proxy_cookie_path /a /b; } }",
     "map value with an unknown variable": "map $uri $a {\n    /x $nosuch;\n}",
     "map default with an unknown variable": "map $uri $a {\n    default x$nosuch;\n}",
     "map value naming a variable": "map $uri $a {\n    /x $uri;\n    default $host-x;\n}",

@@ -40,7 +40,7 @@ from collections.abc import Iterator
 
 from nginxgen.conf.config import Location, directives_of
 from nginxgen.conf.load import Stmt, walk
-from nginxgen.knowledge import directives, nginx
+from nginxgen.knowledge import directives, nginx, nginx_values
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Applicability, Finding, Fix, Severity
 from nginxgen.lint.rules import _fixes
@@ -142,6 +142,23 @@ def _mime_types(ctx: Context, block: dict[str, list[Stmt]]) -> Iterator[Finding]
                 seen.add(key)
 
 
+def _off_alone(ctx: Context, stmts: list[Stmt]) -> Iterator[Finding]:
+    """The first line nginx refuses of a directive whose `off` stands alone in its block
+    (nginx_values.toml [off_alone]): a line after `off`, or `off` after another line."""
+    for index, stmt in enumerate(stmts[1:], 1):
+        earlier_off = any(s.args == ["off"] for s in stmts[:index])
+        if earlier_off or stmt.args == ["off"]:
+            yield ctx.finding(
+                RULE,
+                stmt,
+                f'"{stmt.directive}" directive is duplicate: `{stmt.directive} off` and another '
+                f"{stmt.directive} line in one block (also at {stmts[0].file}:{stmts[0].line}); "
+                "nginx refuses the config",
+                fix=f"keep either `{stmt.directive} off;` or the other {stmt.directive} lines",
+            )
+            return
+
+
 def _root_and_alias(ctx: Context, block: dict[str, list[Stmt]]) -> Iterator[Finding]:
     """root and alias in one location: nginx takes the first and refuses the second in the
     words of its duplicate check."""
@@ -165,6 +182,7 @@ def _root_and_alias(ctx: Context, block: dict[str, list[Stmt]]) -> Iterator[Find
 
 def check(ctx: Context) -> Iterator[Finding]:
     merged = nginx.duplicates().merged
+    off_alone = nginx_values.off_alone()
     names = ctx.directive_names()
     lists = "types" in names, not names.isdisjoint(MIME_LISTS)  # most trees have neither
     for context, block in _blocks(ctx):
@@ -174,6 +192,8 @@ def check(ctx: Context) -> Iterator[Finding]:
             yield from _mime_types(ctx, block)
         if context == "location":
             yield from _root_and_alias(ctx, block)
+        for name in off_alone.intersection(block):
+            yield from _off_alone(ctx, block[name])
         for name, stmts in block.items():
             if len(stmts) < 2 or name in merged:
                 continue

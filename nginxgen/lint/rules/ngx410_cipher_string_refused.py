@@ -52,6 +52,9 @@ def refusal(library: Library, text: str) -> str | None:
     if text in strings:
         reason = strings[text]
         return f"{text} ({reason})" if reason else None
+    stop = libraries.cipher_string_stop(library, text)
+    if stop is not None:  # trial 14: nano's `$` at the end of a cut line
+        return f"{text}: {stop!r} is no command, separator or word character (INVALID_COMMAND)"
     # OpenSSL 4.0 reads `@seclevel=` in any case; elsewhere such a word is NGX408's
     for level in re.findall(r"@SECLEVEL=([^:, ]*)", text, flags=re.IGNORECASE):
         measured = strings.get(f"DEFAULT:@SECLEVEL={level}")

@@ -30,9 +30,6 @@ RULE = Rule(
     ),
 )
 
-# the security level OpenSSL 3 uses by default (Debian's, and upstream's from 3.2): its bits
-DEFAULT_LEVEL_BITS = 112
-
 
 def check(ctx: Context) -> Iterator[Finding]:
     refuses = ctx.has("checks_leaf_signature_digest") and ctx.has("refuses_small_keys")
@@ -42,7 +39,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         if digest is None or leaf.issuer == leaf.subject:
             continue
         bits = libraries.digest_security_bits(digest)
-        if bits is None or bits >= DEFAULT_LEVEL_BITS:
+        if bits is None or bits >= libraries.default_level_bits():
             continue
         message = f"{cert.stmt.args[0]} is signed with {digest.upper()} ({bits} security bits)"
         if refuses:
