@@ -96,9 +96,12 @@ def summary(
         if (r.get("certificate") or {}).get("days_left") is not None
         and r["certificate"]["days_left"] < expiring
     )
-    if soon:
-        said = [f"{name} ({days} days)" for days, name in soon]
-        lines.append(f"  certificates expiring within {expiring} days: {_listed(said)}")
+    gone = [f"{name} ({-days} days ago)" for days, name in soon if days < 0]
+    if gone:
+        lines.append(f"  certificates expired: {_listed(gone)}")
+    coming = [f"{name} ({days} days)" for days, name in soon if days >= 0]
+    if coming:
+        lines.append(f"  certificates expiring within {expiring} days: {_listed(coming)}")
     if compared:
         differ = [r for r in results if r.get("mismatches")]
         count = sum(len(r["mismatches"]) for r in differ)

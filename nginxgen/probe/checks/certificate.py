@@ -78,6 +78,11 @@ def text(found: Found) -> list[str]:
     names = f"names {' '.join(cert['names'])}" if cert["names"] else "no subjectAltName names"
     covered = "" if cert["covers_sni"] is None else f", covers the name: {cert['covers_sni']}"
     return [
-        f"  certificate: {cert['key']} {cert['bits']}, {cert['days_left']} days left, "
+        f"  certificate: {cert['key']} {cert['bits']}, {_left(cert['days_left'])}, "
         f"{names}{covered}; {chain}"
     ]
+
+
+def _left(days: int) -> str:
+    """`12 days left`, or `expired 260 days ago` (trial 14: `-260 days left`)."""
+    return f"{days} days left" if days >= 0 else f"expired {-days} days ago"
