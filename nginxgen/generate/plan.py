@@ -76,6 +76,9 @@ class AccessLog:
     format_name: str
     strings: list[str]  # the format's quoted strings, one field each
     path: str
+    # in each site's server{} instead of http{}: a tree whose http{} says `access_log off;`,
+    # which makes nginx ignore every access_log of that level (trial 15)
+    in_servers: bool = False
 
 
 @record

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import jinja2
 
 from nginxgen import __version__
@@ -102,7 +104,15 @@ def _render_http(plan: Plan, env: jinja2.Environment, common: dict[str, object])
         )
     template = env.get_template("site.ssl.conf.j2")
     for site in plan.sites:
-        out[site_file(site.name)] = template.render(common, site=site)
+        # a format of the site's own where its server writes the log: one file each, no name twice
+        log_name = (
+            "_".join([plan.access_log.format_name, *re.findall(r"[a-z0-9]+", site.name.lower())])
+            if plan.access_log
+            else None
+        )
+        out[site_file(site.name)] = template.render(
+            common, site=site, access_log=plan.access_log, log_name=log_name
+        )
     return out
 
 

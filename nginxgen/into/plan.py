@@ -201,6 +201,13 @@ class _Planner:
         self.edits: dict[str, list[edits.Edit]] = {}
         self.plan = IntoPlan(self.main, self.loaded.path_map, self.loaded.inferred)
         self.generator: Plan = make_plan(_for_tree(model, self.loaded.statements), target)
+        log = self.generator.access_log
+        if log is not None and any(
+            s.args == ["off"] for s in self.config.http.get("access_log", [])
+        ):
+            # nginx ignores every access_log of a level that says `access_log off;`: ours goes
+            # in the servers it adds (trial 15: a 0-byte log, nothing for `nginxgen report`)
+            self.generator = replace(self.generator, access_log=replace(log, in_servers=True))
         self.stems = [site_file(s.name).removesuffix(".conf") for s in self.generator.sites]
         self.place: Place = find_place(self.config, self.main, [*self.stems, DEFAULT_STEM])
         self.rendered = render(self.generator)

@@ -137,3 +137,30 @@ def test_into_tree_serves_both_sites(
             if answer["sni"] in ("a.test", "www.a.test", "b.test"):  # the others are refused
                 assert len(predicted) >= 5, answer["config"]  # protocol, group, suites, ...
         assert probed.returncode == 0, probed.stdout[-2000:]
+
+
+def test_the_tls_log_is_written_where_http_says_access_log_off(
+    provisioned: tuple[dict[str, Build], dict[str, str]], client: Build, tmp_path: Path
+) -> None:
+    """Trial 15: `access_log off;` in the tree's http{} makes nginx ignore every access_log of
+    that level, ours too: two requests left a 0-byte TLS log, and `nginxgen report` nothing.
+    Ours now goes in the server it adds, where nginx writes it."""
+    build = require_build(provisioned, "trixie")
+    stock = Tree("nginx-org", build, tmp_path)
+    http_port, tls_port = free_port(), free_port()
+    move_ports(stock.dir, {"80": http_port, "443": tls_port})
+    text = stock.main.read_text()
+    stock.main.write_text(text.replace("http {", "http {\n    access_log off;", 1))
+    log = tmp_path / "tls.log"
+    done = stock.generate(
+        "a.test", "--listen", f"127.0.0.1:{tls_port}", "--http-listen",
+        f"127.0.0.1:{http_port}", "--access-log", str(log), preset="intermediate",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    root = stock.certs.leaf("ca.test").root
+    with Server(build, stock.main, [http_port, tls_port]):
+        for _ in range(2):
+            hello = s_client(client, tls_port, "a.test", version="1.3", ca=root)
+            assert hello.ok, hello.output[-1500:]
+    lines = [json.loads(line) for line in log.read_text().splitlines()]
+    assert len(lines) == 2, lines
