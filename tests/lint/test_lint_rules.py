@@ -995,6 +995,23 @@ def test_a_line_included_in_several_places_is_one_finding(tmp_path: Path) -> Non
     assert [(f.file.rsplit("/", 1)[-1], f.line) for f in found] == [("listen.conf", 1)], found
 
 
+def test_http2_moves_safely_beside_a_quic_listen(tmp_path: Path) -> None:
+    """Trial 15 (keioni/http3, yurymuski/nginx-http3): `listen ... quic` beside `listen ... ssl
+    http2` made NGX302's `http2 on;` fix unsafe, so `--fix` left the deprecation. `http2 on;`
+    does nothing to a QUIC listen (it speaks HTTP/3): the fix is safe there."""
+    server = (
+        "server {{ listen 8443 quic reuseport;\n listen 8443 ssl http2;\n{extra}"
+        " ssl_certificate c; ssl_certificate_key k; }}"
+    )
+    text = "events {}\nhttp {\n" + server.format(extra="") + "\n}\n"
+    (found,) = [f for f in findings_of(text, MID, tmp_path) if f.code == "NGX302"]
+    assert found.autofix == "safe", found
+    shared = server.format(extra="") + "\nserver { listen 8443 ssl; server_name b; }"
+    text = "events {}\nhttp {\n" + shared + "\n}\n"
+    (found,) = [f for f in findings_of(text, MID, tmp_path) if f.code == "NGX302"]
+    assert found.autofix == "unsafe", found  # another server shares the TCP address
+
+
 def test_no_stream_default_server_question_before_1_25_5(tmp_path: Path) -> None:
     """Before stream virtual servers one stream address:port takes one server: no name picks
     another, so NGX106 has nothing to say (and `default_server` is no stream listen parameter)."""

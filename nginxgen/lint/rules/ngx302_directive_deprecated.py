@@ -62,6 +62,7 @@ def _http2_alone(ctx: Context, server: Server) -> bool:
         ("http2" in listen.stmt.args[1:] or on)
         and ctx.config.sockets.get(listen.socket) == [server]
         for listen in server.listens
+        if not listen.quic  # QUIC speaks HTTP/3: `http2 on;` leaves it as it is (trial 15)
     )
 
 
