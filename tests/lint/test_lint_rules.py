@@ -1012,6 +1012,17 @@ def test_http2_moves_safely_beside_a_quic_listen(tmp_path: Path) -> None:
     assert found.autofix == "unsafe", found  # another server shares the TCP address
 
 
+def test_a_server_is_named_by_its_tcp_address_before_its_quic_one(tmp_path: Path) -> None:
+    """Trial 15: with `listen ... quic` first, NGX601 and NGX602 named the server `*:8443/udp`,
+    saying QUIC lacks session-ID resumption (it never has it). The TCP address is named."""
+    text = (
+        "events {}\nhttp {\nserver { listen 8443 quic reuseport;\n listen 8443 ssl;\n"
+        " ssl_certificate c; ssl_certificate_key k; }\n}\n"
+    )
+    found = [f for f in findings_of(text, MID, tmp_path) if f.code in ("NGX601", "NGX602")]
+    assert found and all("/udp" not in f.message and "*:8443" in f.message for f in found), found
+
+
 def test_no_stream_default_server_question_before_1_25_5(tmp_path: Path) -> None:
     """Before stream virtual servers one stream address:port takes one server: no name picks
     another, so NGX106 has nothing to say (and `default_server` is no stream listen parameter)."""
