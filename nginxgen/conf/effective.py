@@ -248,10 +248,6 @@ class Effective:
                 some.append(stmt)
         return index
 
-    def parent(self, stmt: Stmt) -> Stmt | None:
-        """The block statement this one stands in (None: the main level)."""
-        return self._parents.get(id(stmt))
-
     def ancestors(self, stmt: Stmt) -> Iterator[Stmt]:
         """The blocks around a statement, the nearest first."""
         outer = self._parents.get(id(stmt))

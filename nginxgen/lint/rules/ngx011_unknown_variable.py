@@ -44,6 +44,7 @@ from nginxgen.knowledge import directives, nginx_values, variables
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._directives import third_party_loaded
+from nginxgen.lint.rules._grammar import built_only
 
 RULE = Rule(
     code="NGX011",
@@ -274,11 +275,8 @@ def _registered(ctx: Context) -> dict[str, tuple[str, bool]] | None:
     directive outside nginx's own (a module's directive may make a variable: `js_set $v`).
     None: not known."""
     added = ctx.target.added
-    if not added or ctx.unread_include():
-        return None
-    own = directives.own_module_files()
-    if any(s.args and s.args[0].rsplit("/", 1)[-1] not in own for s in ctx.named("load_module")):
-        return None
+    if not added or built_only(ctx) is None or ctx.unread_include():
+        return None  # nothing but nginx -V's modules (the grammar's question), nothing unread
     if _foreign_directive(ctx) is not None:
         return None
     return directives.built_variables(added)
