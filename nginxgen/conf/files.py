@@ -12,11 +12,17 @@ from nginxgen.conf.load import Loaded
 
 
 def resolve(loaded: Loaded, path: str) -> str | None:
-    """The file nginx would open for this path, or None when it cannot be known here."""
-    if "$" in path or path.startswith(("data:", "engine:", "store:")):
-        return None
-    full = loaded.here(path)
-    return full if os.path.isfile(full) and os.access(full, os.R_OK) else None
+    """The file nginx would open for this path, or None when it cannot be known here. Asked
+    once per path and tree: nothing a lint reads changes while it runs."""
+    known = loaded.resolved
+    if path not in known:
+        full = None
+        if "$" not in path and not path.startswith(("data:", "engine:", "store:")):
+            full = loaded.here(path)
+            if not (os.path.isfile(full) and os.access(full, os.R_OK)):
+                full = None
+        known[path] = full
+    return known[path]
 
 
 def read(loaded: Loaded, path: str) -> bytes | None:

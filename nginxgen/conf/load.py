@@ -94,6 +94,9 @@ class Loaded:
     inferred: PathMap = field(default_factory=list)  # the part of path_map inferred (conf.tree)
     # other files read (certificates, keys): as named here -> real path
     reads: dict[str, str] = field(default_factory=dict)
+    # each other file's path as a line names it -> the file nginx would open, None: cannot be
+    # known or read here (conf.files.resolve: a fleet's rules ask for each certificate often)
+    resolved: dict[str, str | None] = field(default_factory=dict)
     real: dict[str, str] = field(default_factory=dict)  # each config file read -> real path
     texts: dict[str, str] = field(default_factory=dict)  # each file's text as read (not dumps)
     # each file's token spans from its one reading (nginxgen.edit.source builds on them)
@@ -368,6 +371,7 @@ class PassCache:
     real: dict[str, str] = field(default_factory=dict)
     folders: dict[str, str] = field(default_factory=dict)  # a folder -> its real path
     globs: dict[str, list[str]] = field(default_factory=dict)
+    links: dict[str, bool] = field(default_factory=dict)  # a globbed file -> a symlink or not
     parses: dict[tuple[str, str], Parse] = field(default_factory=dict)  # (real path, text)
 
     def read(self, path: str) -> str:
@@ -375,14 +379,42 @@ class PassCache:
             self.texts[path] = read_text(path)
         return self.texts[path]
 
+    def glob(self, pattern: str) -> list[str]:
+        """glob.glob(pattern); where only the file name has wildcards (`sites/*.conf`), read
+        from one listing of the folder, which also tells which names are symlinks (real_path
+        then asks nothing more of a fleet's thousands of files)."""
+        folder, name = os.path.split(pattern)
+        if not os.path.isabs(folder) or is_glob(folder) or not name:
+            import glob
+
+            return glob.glob(pattern)
+        import fnmatch
+
+        try:
+            with os.scandir(folder) as entries:
+                found = [
+                    (os.path.join(folder, entry.name), entry.is_symlink())
+                    for entry in entries
+                    # as glob: a name that starts with a dot only for a pattern that does
+                    if (entry.name[0] != "." or name[0] == ".")
+                    and fnmatch.fnmatch(entry.name, name)
+                ]
+        except OSError:  # no such folder, or not one: glob finds nothing there either
+            return []
+        self.links.update(found)
+        return [path for path, _ in found]
+
     def real_path(self, path: str) -> str:
         """os.path.realpath(path), its folder's resolved once: a file that is not a symlink is
         its name in its folder's real path (one lstat instead of one per folder above it; a
-        fleet's thousands of included files share a folder)."""
+        fleet's thousands of included files share a folder; none for a file a glob listed)."""
         real = self.real
         if path not in real:
             folder, name = os.path.split(path)
-            if not folder or name in ("", ".", "..") or os.path.islink(path):
+            link = self.links.get(path)
+            if link is None:
+                link = bool(folder) and os.path.islink(path)
+            if not folder or name in ("", ".", "..") or link:
                 real[path] = os.path.realpath(path)
             else:
                 if folder not in self.folders:
@@ -444,9 +476,7 @@ class Loader:
         if self.dump is not None:
             return sorted(p for p in self.dump if fnmatch.fnmatchcase(p, pattern))
         if pattern not in self._shared.globs:
-            import glob
-
-            self._shared.globs[pattern] = glob.glob(pattern)
+            self._shared.globs[pattern] = self._shared.glob(pattern)
         found = set(self._shared.globs[pattern])
         if self.overlay:  # files a plan creates: matched in their folder, as glob would
             folder, name = os.path.split(pattern)

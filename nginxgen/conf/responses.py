@@ -31,27 +31,36 @@ class Responses:
         """The add_header lines of a response that the innermost of `locations` (nested,
         outermost first) answers; with none, the server itself. The one reading of add_header
         inheritance: lint's HSTS rules and the probe's prediction come here."""
-        levels: list[Level] = [
-            (self.config.http_stmt, self.config.http),
-            (server.stmt, server.directives),
-            *((loc.stmt, loc.directives) for loc in locations),
-        ]
-        found = inherit_headers(levels, self.add_header_inherit)
-        return Headers(
-            found.lines, found.dropped, _conditional(locations[-1] if locations else None)
-        )
+        state = self._server_state(server)
+        for loc in locations:
+            state = _inherit(state, loc.stmt, loc.directives, self.add_header_inherit)
+        lines, dropped, _ = state
+        return Headers(lines, dropped, _conditional(locations[-1] if locations else None))
+
+    def _server_state(self, server: Server) -> _State:
+        """The inheritance down http{} and the server's own level: where each of its locations
+        starts (a fleet's every location asked for it again)."""
+        state = _inherit(_NOTHING, self.config.http_stmt, self.config.http, self.add_header_inherit)
+        return _inherit(state, server.stmt, server.directives, self.add_header_inherit)
 
     def headers(self, server: Server, uri: str) -> Headers:
         """The add_header lines of a response to `uri` from `server`."""
         return self.headers_in(server, response_locations(server, uri))
 
     def location_headers(self, server: Server) -> Iterator[tuple[Location, Headers]]:
-        """Every location of a server that answers requests, nested ones included, with the
-        lines its responses carry: none where the server's own `return` answers every request."""
+        """Every location of a server that answers requests, nested ones included (outer ones
+        first, as Server.all_locations), with the lines its responses carry: none where the
+        server's own `return` answers every request. Each level is inherited once: a nested
+        location continues from the one that encloses it."""
         if server.own("return"):
             return
-        for chain in server.all_locations():
-            yield chain[-1], self.headers_in(server, chain)
+        start = self._server_state(server)
+        stack = [(loc, start) for loc in reversed(server.locations)]
+        while stack:
+            loc, outer = stack.pop()
+            state = _inherit(outer, loc.stmt, loc.directives, self.add_header_inherit)
+            yield loc, Headers(state[0], state[1], _conditional(loc))
+            stack.extend((inner, state) for inner in reversed(loc.locations))
 
 
 def _pick(locations: list[Location], uri: str) -> Location | None:
@@ -157,25 +166,34 @@ def inherit_headers(levels: list[Level], inherit_directive: bool) -> Headers:
     the inherited ones); `add_header_inherit off` drops them even where the level has none.
     The add_header_inherit mode is inherited like any setting (default `on`); it exists from
     nginx 1.29.3 (`inherit_directive`), before which such a line is no directive at all."""
-    lines: tuple[Stmt, ...] = ()
-    dropped: list[Dropped] = []
-    mode: Stmt | None = None  # the add_header_inherit line in effect
+    state = _NOTHING
     for block, directives in levels:
-        modes = directives.get("add_header_inherit", []) if inherit_directive else []
-        if modes and modes[-1].args:
-            mode = modes[-1]
-        value = mode.args[0] if mode else "on"
-        own = tuple(directives.get("add_header", []))
-        if not lines or (value != "off" and not own):
-            lines = lines or own
-            continue
-        if value == "merge":
-            lines = own + lines
-            continue
-        cause, why = _dropper(block, own, mode if modes else None, mode)
-        dropped += [Dropped(line, cause, why) for line in lines]
-        lines = own
-    return Headers(lines, tuple(dropped))
+        state = _inherit(state, block, directives, inherit_directive)
+    return Headers(state[0], state[1])
+
+
+# what reaches a level from the ones above it: the lines in effect, the lines dropped on the
+# way, and the add_header_inherit line in effect
+_State = tuple[tuple[Stmt, ...], tuple[Dropped, ...], Stmt | None]
+_NOTHING: _State = ((), (), None)
+
+
+def _inherit(
+    state: _State, block: Stmt | None, directives: dict[str, list[Stmt]], inherit_directive: bool
+) -> _State:
+    """One level of inherit_headers: what its responses carry, from what reaches it."""
+    lines, dropped, mode = state
+    modes = directives.get("add_header_inherit", []) if inherit_directive else []
+    if modes and modes[-1].args:
+        mode = modes[-1]
+    value = mode.args[0] if mode else "on"
+    own = tuple(directives.get("add_header", ()))
+    if not lines or (value != "off" and not own):
+        return lines or own, dropped, mode
+    if value == "merge":
+        return own + lines, dropped, mode
+    cause, why = _dropper(block, own, mode if modes else None, mode)
+    return own, dropped + tuple(Dropped(line, cause, why) for line in lines), mode
 
 
 def _dropper(

@@ -417,11 +417,13 @@ def _by_name(block: list[Stmt]) -> dict[str, list[Stmt]]:
     return out
 
 
-def tls_servers(statements: list[Stmt], target: Target) -> Iterator[TlsServer]:
-    """The http and stream servers whose TLS settings nginx merges and applies."""
+def tls_servers(
+    statements: list[Stmt], target: Target, modules: tuple[str, ...] = ("http", "stream")
+) -> Iterator[TlsServer]:
+    """The servers of `modules` (http, stream) whose TLS settings nginx merges and applies."""
     since = Version(nginx_values.custom_grammars().stream_by_certificate_since)
     for top in statements:
-        if top.directive not in ("http", "stream") or top.block is None:
+        if top.directive not in modules or top.block is None:
             continue
         around = _by_name(top.block)
         for stmt in top.block:

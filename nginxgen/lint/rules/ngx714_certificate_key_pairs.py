@@ -27,8 +27,7 @@ RULE = Rule(
 def check(ctx: Context) -> Iterator[Finding]:
     stream = (
         (s.settings.get("ssl_certificate", []), s.settings.get("ssl_certificate_key", []))
-        for s in tls_servers(ctx.config.loaded.statements, ctx.target)
-        if s.module == "stream"
+        for s in tls_servers(ctx.config.loaded.statements, ctx.target, ("stream",))
     )
     http = ((s.effective("ssl_certificate"), s.effective("ssl_certificate_key"))
             for s in ctx.tls_servers())  # fmt: skip
