@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from functools import cached_property
 
-from nginxgen.base import pcre
 from nginxgen.base.records import field, record
 from nginxgen.base.sockets import normalize_socket
 from nginxgen.conf.load import Loaded, Stmt
@@ -264,6 +263,8 @@ def server_for_name(servers: list[Server], name: str | None) -> Server | None:
     for server in servers:
         for entry in server.names:
             if entry.startswith("~"):
+                from nginxgen.base import pcre  # only for a regex name: not on every start
+
                 # caseless, as ngx_http_core_server_name compiles it; None: a PCRE construct
                 # Python's re lacks, not predictable here
                 regex = pcre.compiled(entry[1:], ignore_case=True)

@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from functools import cached_property
 
-from nginxgen.base import pcre
 from nginxgen.base.records import record
 from nginxgen.conf.config import Config, Location, Server
 from nginxgen.conf.load import Stmt
@@ -83,6 +82,8 @@ def _pick(locations: list[Location], uri: str) -> Location | None:
     for loc in locations:
         args = loc.stmt.args
         if len(args) == 2 and args[0] in ("~", "~*"):
+            from nginxgen.base import pcre  # only for a regex location: not on every start
+
             # None: a PCRE construct Python's re lacks, not predictable here
             regex = pcre.compiled(args[1], ignore_case=args[0] == "~*")
             if regex is not None and regex.search(uri):

@@ -104,11 +104,11 @@ def _read_head(path: str, size: int) -> str | None:
 def _folder_is_managed(real: str, folder: ManagedFolder) -> bool:
     """Whether the file lies in a folder (its own, or up to `levels` above) that shows the tool's
     evidence: a suffix alone is no evidence, the folder must hold the tool's own files."""
-    import glob
-    import re
-
     if not any(star_match(os.path.basename(real), name) for name in folder.names):
         return False
+    import glob  # only for a name the tool replaces: not on every lint's start
+    import re
+
     here = os.path.dirname(real)
     for _ in range(folder.levels + 1):
         for evidence in folder.evidence:

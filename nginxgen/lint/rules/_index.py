@@ -6,10 +6,10 @@ fails when it is stale."""
 # fmt: off
 INDEX: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
     ("NGX001", "syntax-error", "ngx001_syntax_error", ()),
-    ("NGX002", "missing-include", "ngx002_missing_include", ()),
-    ("NGX003", "include-cycle", "ngx003_include_cycle", ()),
+    ("NGX002", "missing-include", "ngx002_missing_include", ("include",)),
+    ("NGX003", "include-cycle", "ngx003_include_cycle", ("include",)),
     ("NGX004", "suppression-without-reason", "ngx004_suppression_without_reason", ()),
-    ("NGX005", "runaway-include", "ngx005_runaway_include", ()),
+    ("NGX005", "runaway-include", "ngx005_runaway_include", ("include",)),
     ("NGX006", "duplicate-directive", "ngx006_duplicate_directive", ()),
     ("NGX007", "unknown-directive", "ngx007_unknown_directive", ()),
     ("NGX008", "directive-not-allowed-here", "ngx008_directive_not_allowed_here", ()),
@@ -25,7 +25,7 @@ INDEX: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
     ("NGX018", "server-names-hash", "ngx018_server_names_hash", ("server_name", "server_names_hash_max_size", "server_names_hash_bucket_size")),
     ("NGX019", "no-events-section", "ngx019_no_events_section", ()),
     ("NGX020", "address-in-two-blocks", "ngx020_address_in_two_blocks", ("stream",)),
-    ("NGX021", "module-not-loadable", "ngx021_module_not_loadable", ()),
+    ("NGX021", "module-not-loadable", "ngx021_module_not_loadable", ("load_module",)),
     ("NGX022", "block-entry-conflict", "ngx022_block_entry_conflict", ("map", "geo", "split_clients")),
     ("NGX023", "map-types-hash", "ngx023_map_types_hash", ("map", "types")),
     ("NGX024", "regex-does-not-compile", "ngx024_regex_does_not_compile", ()),

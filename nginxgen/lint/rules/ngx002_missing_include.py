@@ -31,6 +31,7 @@ RULE = Rule(
             "relative include depends on the main file's folder",
         ),
     ),
+    triggers=("include",),  # the load's problems of this kind come from these lines only
 )
 
 

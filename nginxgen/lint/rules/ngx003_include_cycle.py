@@ -11,7 +11,11 @@ from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
 
 RULE = Rule(
-    code="NGX003", name="include-cycle", severity=Severity.ERROR, fix="break the include cycle"
+    code="NGX003",
+    name="include-cycle",
+    severity=Severity.ERROR,
+    fix="break the include cycle",
+    triggers=("include",),  # the load's problems of this kind come from these lines only
 )
 
 

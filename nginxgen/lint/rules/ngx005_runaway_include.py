@@ -18,6 +18,7 @@ RULE = Rule(
     name="runaway-include",
     severity=Severity.WARNING,
     fix="include each snippet once per block; do not include a file from several levels",
+    triggers=("include",),  # the load's problems of this kind come from these lines only
 )
 
 

@@ -36,6 +36,7 @@ RULE = Rule(
     name="module-not-loadable",
     severity=Severity.ERROR,
     fix="load each module once, from a file that is there",
+    triggers=("load_module",),  # it reads nothing but these lines
 )
 
 
