@@ -149,8 +149,10 @@ def cipher_string_stop(library: Library, text: str) -> str | None:
 
 
 def default_level_bits() -> int:
-    """The security bits OpenSSL 3's default security level asks of keys and signatures."""
-    return int(toml_file("libraries")["security_bits"]["default_level"])
+    """The security bits OpenSSL 3's default security level asks of keys and signatures: the
+    level's minimum, said once (cipher_models.toml [seclevel])."""
+    level = int(toml_file("libraries")["security_bits"]["default_level"])
+    return int(toml_file("cipher_models")["seclevel"]["min_bits"][level])
 
 
 def digest_security_bits(digest: str) -> int | None:
