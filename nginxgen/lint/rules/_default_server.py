@@ -54,11 +54,18 @@ def _text(stmt: Stmt | None, key: str) -> str:
 def vhost_models(ctx: Context) -> Iterator[tuple[str, Server, NameModel, Config]]:
     """(socket, server, the config model of its names there, the model of its block) for each
     server that is not the default of a TLS address it listens on, in http{} servers and in
-    stream{} ones (with stream's knowledge of what the default server decides)."""
-    for block in ctx.families():
-        for socket, default, others in block.tls_sockets():
-            for server in others:
-                yield socket, server, NameModel(block, socket, None, server, default), block.config
+    stream{} ones (with stream's knowledge of what the default server decides). Made once per
+    lint: the default-server rules (NGX101-NGX110) each ask for every vhost."""
+
+    def make() -> list[tuple[str, Server, NameModel, Config]]:
+        return [
+            (socket, server, NameModel(block, socket, None, server, default), block.config)
+            for block in ctx.families()
+            for socket, default, others in block.tls_sockets()
+            for server in others
+        ]
+
+    return iter(ctx.memo("vhost models", make))
 
 
 def misplaced(ctx: Context, keys: tuple[str, ...]) -> Iterator[Misplaced]:
