@@ -315,6 +315,26 @@ class LocationGrammar:
 
 
 @record(frozen=True)
+class StatusCodes:
+    """A setter that reads status codes (error_page): nginx_values.toml [[status_codes]]."""
+
+    low: int
+    high: int
+    refused: frozenset[int]
+    invalid: str  # `{value}`: the argument
+    out_of_range: str
+
+
+@record(frozen=True)
+class BalancingMethod:
+    """A balancing method's directive in one family (http, stream), and the server parameters
+    its flags lack: a server line after it with one of them stops nginx -t (`message`)."""
+
+    unsupported: frozenset[str]
+    message: str  # `{value}`: the parameter
+
+
+@record(frozen=True)
 class NoPort:
     """Passes whose name without a port needs an upstream{} of that name (by family)."""
 
@@ -347,6 +367,8 @@ class CustomGrammars:
     server_name_conflict: str  # the warning for a name two servers of an address give
     no_port: NoPort
     location: LocationGrammar
+    status_codes: dict[str, StatusCodes]
+    balancing_methods: dict[tuple[str, str], BalancingMethod]  # by (family, directive)
 
 
 @cache
@@ -389,6 +411,13 @@ def custom_grammars() -> CustomGrammars:
         server_name_conflict=data["server_names"]["conflict"],
         no_port=from_table(NoPort, data["no_port"]),
         location=from_table(LocationGrammar, data["location"]),
+        status_codes=_by_directive(data["status_codes"], lambda c: from_table(StatusCodes, c)),
+        balancing_methods={
+            (family, name): from_table(BalancingMethod, method)
+            for method in data["balancing_methods"]
+            for family in method["families"]
+            for name in method["directives"]
+        },
     )
 
 

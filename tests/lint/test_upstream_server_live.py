@@ -124,20 +124,55 @@ def test_a_pass_without_a_port_as_nginx_reads_it(
     assert len(lines) == 1 and f":{at}: NGX010 error {said}" in lines[0], (lines, said)
 
 
-# trial 8 (an Xray example): `location /a b/ {`
-LOCATIONS = ["/a b/", "= /a", "^~ /a", "~ ^/a", "~* ^/a", "~^/a", "@named", "=/a", "^~/a", "* /a"]
+# found writing reproducers for trials 12-15: a balancing method's line takes parameters away
+# from the server lines after it (`backup` after hash, ip_hash, random), and an upstream whose
+# servers are all backups has none to balance over
+SUPPORT, NO_SERVERS = "balancing method does not support", "no servers in upstream"
+UPSTREAMS = [
+    ("http", "hash $remote_addr; server 127.0.0.1:8081; server 127.0.0.1:8082 backup;", SUPPORT),
+    ("http", "ip_hash; server 127.0.0.1:8081; server 127.0.0.1:8082 weight=2 backup;", SUPPORT),
+    ("http", "random two; server 127.0.0.1:8081; server 127.0.0.1:8082 backup;", SUPPORT),
+    ("http", "least_conn; server 127.0.0.1:8081; server 127.0.0.1:8082 backup;", SUPPORT),
+    (
+        "http",
+        "hash $uri; least_conn; server 127.0.0.1:8081; server 127.0.0.1:8082 backup;",
+        SUPPORT,
+    ),
+    (
+        "http",
+        "least_conn; hash $uri; server 127.0.0.1:8081; server 127.0.0.1:8082 backup;",
+        SUPPORT,
+    ),
+    ("http", "server 127.0.0.1:8081; server 127.0.0.1:8082 backup; hash $uri;", SUPPORT),
+    ("http", "ip_hash; server 127.0.0.1:8081; server 127.0.0.1:8082 down;", SUPPORT),
+    ("stream", "hash $remote_addr; server 127.0.0.1:8081; server 127.0.0.1:8082 backup;", SUPPORT),
+    ("stream", "random; server 127.0.0.1:8081; server 127.0.0.1:8082 backup;", SUPPORT),
+    ("stream", "least_conn; server 127.0.0.1:8081; server 127.0.0.1:8082 backup;", SUPPORT),
+    ("http", "server 127.0.0.1:8081 backup; server 127.0.0.1:8082 backup;", NO_SERVERS),
+    ("http", "least_conn; server 127.0.0.1:8081 backup;", NO_SERVERS),
+    ("http", "server 127.0.0.1:8081 backup; server 127.0.0.1:8082 down;", NO_SERVERS),
+    ("stream", "server 127.0.0.1:8081 backup;", NO_SERVERS),
+]
 
 
-@pytest.mark.parametrize("location", LOCATIONS)
+@pytest.mark.parametrize(("block", "body", "about"), UPSTREAMS)
 @pytest.mark.parametrize("name", ["bookworm", "trixie", "wheel"])
-def test_a_location_modifier_as_nginx_reads_it(
-    name: str, location: str, provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+def test_an_upstream_as_nginx_balances_it(
+    name: str,
+    block: str,
+    body: str,
+    about: str,
+    provisioned: tuple[dict[str, Build], dict[str, str]],
+    tmp_path: Path,
 ) -> None:
     build, nginx_bin, tree = binary_and_tree(provisioned, name, tmp_path)
-    conf = tree / "nginx.conf"
-    head = " ".join(build.in_prefix)
-    conf.write_text(
-        f"events {{}}\nhttp {{ {head}\nserver {{ listen 127.0.0.1:8999;\n"
-        f"location {location} {{ return 204; }}\n}}\n}}\n"
+    use = (
+        f"{' '.join(build.in_prefix)}\nserver {{ listen 127.0.0.1:8999; "
+        "location / { proxy_pass http://app; } }"
+        if block == "http"
+        else "server { listen 127.0.0.1:8998; proxy_pass app; }"
     )
-    nginx_and_lint_agree(build, nginx_bin, conf, "NGX010", "invalid location modifier")
+    modules = build.load_module("stream") if block == "stream" else ""
+    conf = tree / "nginx.conf"
+    conf.write_text(f"{modules}events {{}}\n{block} {{\nupstream app {{ {body} }}\n{use}\n}}\n")
+    nginx_and_lint_agree(build, nginx_bin, conf, "NGX010", about)

@@ -44,6 +44,24 @@ def atoi(text: str) -> int | None:
     return value if value <= _MAX_ATOI else None
 
 
+def _status_codes(grammar: nginx_values.StatusCodes, args: list[str]) -> str | None:
+    """error_page's refusal, in nginx's order: the `=[code]` second to last (not the first
+    argument), then each code before it (ngx_http_core_error_page)."""
+    codes = args[:-1]
+    if len(args) >= 2 and args[-2].startswith("="):
+        response = args[-2]
+        if len(args) == 2 or (response != "=" and atoi(response[1:]) is None):
+            return grammar.invalid.format(value=response)
+        codes = args[:-2]
+    for code in codes:
+        status = atoi(code)
+        if status is None or status in grammar.refused:
+            return grammar.invalid.format(value=code)
+        if not grammar.low <= status <= grammar.high:
+            return grammar.out_of_range.format(value=code)
+    return None
+
+
 def refusal(
     target: Target, stmt: Stmt, modules: frozenset[str], kinds: set[str | None]
 ) -> Refusal | None:
@@ -84,6 +102,8 @@ def _refusal(
             if not reads(parser, value):
                 return grammar.message.format(directive=name, value=value)
         return None
+    if name in custom.status_codes:
+        return _status_codes(custom.status_codes[name], args)
     if name in custom.last_word:
         last = custom.last_word[name]
         if len(args) >= last.position and args[last.position - 1] not in last.words:

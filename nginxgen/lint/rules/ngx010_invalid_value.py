@@ -33,7 +33,12 @@ which removed `ssl`): the later of the two stops nginx -t (`"starttls" directive
 uwsgi_pass, scgi_pass, memcached_pass, grpc_pass; stream's proxy_pass) needs an upstream{} of
 that name, in any letter case: without one nginx stops with `no port in upstream "php-cgi"` at
 the pass's line. location's two-word form takes a modifier first (=, ^~, ~, ~*): `location /a
-b/ {` stops nginx -t with `invalid location modifier "/a"`.
+b/ {` stops nginx -t with `invalid location modifier "/a"`. rewrite's third word is last,
+break, redirect or permanent (exact case); error_page's codes are numbers from 300 to 599 but
+499, and its `=code` is a number (or nothing) after the `=`. In an upstream{}, a server line
+after hash, ip_hash or random may not be a `backup` (`balancing method does not support
+parameter "backup"`: the last method line above it decides, least_conn gives it back), and an
+upstream whose every server is a backup has none to balance over (`no servers in upstream`).
 
 Fail: ssl_protocols TLSv1.2 TLSv13;
 Fix:  ssl_protocols TLSv1.2 TLSv1.3;
@@ -49,6 +54,8 @@ ngx_http_ssl_ocsp_cache, ngx_http_ssl_certificate_cache, the http2 post handlers
 ngx_http_ssl_merge_srv_conf, ngx_ssl_ocsp
 (https://github.com/nginx/nginx/blob/release-1.30.0/src/http/modules/ngx_http_ssl_module.c#L1174-L1268);
 ngx_http_proxy_set_ssl (nginx commit f08dbefad for 1.23.0's empty certificates);
+ngx_http_rewrite, ngx_http_core_error_page, ngx_http_upstream_server and the balancing methods'
+flags, ngx_http_upstream_init_round_robin (and stream's);
 ngx_http_ssl_merge_srv_conf for the client-certificate checks
 (https://github.com/nginx/nginx/blob/release-1.31.3/src/http/modules/ngx_http_ssl_module.c#L849-L895,
 nginx commit 18afcda93 for 1.27.2), seen with nginx -t on 1.22.1, 1.26.3 and 1.31.3.
@@ -83,6 +90,8 @@ def check(ctx: Context) -> Iterator[Finding]:
         yield from _client_verify(ctx)
         yield from _no_port(ctx)
         yield from _upstream_blocks(ctx)
+    if not ctx.target.plus:  # NGINX Plus has methods of its own
+        yield from _method_parameters(ctx)
 
 
 def _location_modifiers(ctx: Context) -> Iterator[Finding]:
@@ -104,8 +113,10 @@ def _location_modifiers(ctx: Context) -> Iterator[Finding]:
 
 def _upstream_blocks(ctx: Context) -> Iterator[Finding]:
     """upstream{} blocks nginx refuses (trial 11): a name given twice in one of http{} or
-    stream{} (`duplicate upstream "b"`, names compared in any case), and one without a server
-    line (`no servers are inside upstream`, on its closing line). NGINX Plus fills upstreams
+    stream{} (`duplicate upstream "b"`, names compared in any case), one without a server
+    line (`no servers are inside upstream`, on its closing line), and one whose every server
+    is a backup (`no servers in upstream "b"`, on its first line, from
+    ngx_http_upstream_init_round_robin and stream's alike, in every release). NGINX Plus fills upstreams
     otherwise; an include not read may hold the servers."""
     if ctx.target.plus or ctx.unread_include():
         return
@@ -126,12 +137,44 @@ def _upstream_blocks(ctx: Context) -> Iterator[Finding]:
             )  # fmt: skip
             continue
         seen[name] = stmt
-        if not any(s.directive == "server" for s in walk(stmt.block)):
+        servers = [s for s in walk(stmt.block) if s.directive == "server"]
+        if not servers:
             where = Stmt("upstream", stmt.args, closing_line(stmt, loaded), stmt.file)
             yield ctx.finding(
                 RULE, where, f"no servers are inside upstream {stmt.args[0]} "
                 f"(line {stmt.line}): nginx -t fails", fix="add a server line to it",
             )  # fmt: skip
+        elif all("backup" in s.args[1:] for s in servers):
+            # the balancer counts only the servers that are not backups (..._init_round_robin)
+            yield ctx.finding(
+                RULE, stmt, f'no servers in upstream "{stmt.args[0]}": every server line is a '
+                "backup: nginx -t fails", fix="make one of its servers a primary (no backup)",
+            )  # fmt: skip
+
+
+def _method_parameters(ctx: Context) -> Iterator[Finding]:
+    """A server line of an upstream{} with a parameter its balancing method takes away
+    (nginx_values.toml [[balancing_methods]]: `backup` after hash, ip_hash or random): the last
+    method line above it decides. An include not read inside the block may hold another
+    method line: that block is not judged."""
+    methods = nginx_values.custom_grammars().balancing_methods
+    for upstream in ctx.named("upstream"):
+        lines = upstream.block
+        if not lines or any(s.directive == "include" and s.unread for s in lines):
+            continue
+        family = ctx.top_block(upstream)
+        method: nginx_values.BalancingMethod | None = None
+        for stmt in lines:
+            method = methods.get((family or "", stmt.directive), method)
+            if method is None or stmt.directive != "server":
+                continue
+            for parameter in stmt.args[1:]:
+                if parameter in method.unsupported:
+                    message = method.message.format(value=parameter)
+                    yield ctx.finding(RULE, stmt, f"{message}: nginx -t fails",
+                                      fix=f"remove {parameter}, or balance with least_conn or "
+                                      "round robin (no method line)")  # fmt: skip
+                    break
 
 
 def _proxy_pass_urls(ctx: Context) -> Iterator[Finding]:

@@ -1,0 +1,55 @@
+"""Lines of a server{} nginx reads with setters of their own, against real `nginx -t`: location's
+modifier (trial 8, an Xray example: `location /a b/ {`), rewrite's flag and error_page's codes
+(found writing reproducers for trials 12-15: lint said nothing where nginx stops). Where nginx
+refuses the line, NGX010 gives nginx's words at nginx's line; where it reads it, NGX010 says
+nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.builds import Build
+from tests.conftest import binary_and_tree
+from tests.live import nginx_and_lint_agree
+
+MODIFIER = "invalid location modifier"
+LOCATIONS = ["/a b/", "= /a", "^~ /a", "~ ^/a", "~* ^/a", "~^/a", "@named", "=/a", "^~/a", "* /a"]
+LINES = [
+    *((f"location {location} {{ return 204; }}", MODIFIER) for location in LOCATIONS),
+    ("rewrite ^/a /b last;", "invalid parameter"),
+    ("rewrite ^/a /b permanent;", "invalid parameter"),
+    ("rewrite ^/a /b;", "invalid parameter"),
+    ("rewrite ^/a /b lastt;", "invalid parameter"),
+    ("rewrite ^/a /b Last;", "invalid parameter"),  # ngx_strcmp: the case counts
+    ("error_page 404 500 502 /e;", "value"),
+    ("error_page 404 = /e;", "value"),
+    ("error_page 403 =200 /e;", "value"),
+    ("error_page 599 =0300 @e;", "value"),
+    ("error_page 404 299 /e;", "value"),
+    ("error_page 600 /e;", "value"),
+    ("error_page 499 /e;", "invalid value"),
+    ("error_page 4o4 /e;", "invalid value"),
+    ("error_page =404 /e;", "invalid value"),
+    ("error_page 404 =x /e;", "invalid value"),
+    ("error_page 404 =-1 /e;", "invalid value"),
+]
+
+
+@pytest.mark.parametrize(("line", "about"), LINES)
+@pytest.mark.parametrize("name", ["bookworm", "trixie", "wheel"])
+def test_the_line_as_nginx_reads_it(
+    name: str,
+    line: str,
+    about: str,
+    provisioned: tuple[dict[str, Build], dict[str, str]],
+    tmp_path: Path,
+) -> None:
+    build, nginx_bin, tree = binary_and_tree(provisioned, name, tmp_path)
+    conf = tree / "nginx.conf"
+    conf.write_text(
+        f"events {{}}\nhttp {{ {' '.join(build.in_prefix)}\nserver {{ listen 127.0.0.1:8999;\n"
+        f"location @e {{ return 204; }}\n{line}\n}}\n}}\n"
+    )
+    nginx_and_lint_agree(build, nginx_bin, conf, "NGX010", about)
