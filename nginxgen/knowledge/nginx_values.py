@@ -326,6 +326,19 @@ class StatusCodes:
 
 
 @record(frozen=True)
+class ExpiresGrammar:
+    """expires' value (nginx_values.toml [expires])."""
+
+    directives: tuple[str, ...]
+    words: frozenset[str]
+    modified: str
+    day: int  # seconds: a time of day (`@`) may not pass it
+    invalid: str  # `{directive}`
+    daily_modified: str
+    daily_too_long: str
+
+
+@record(frozen=True)
 class BalancingMethod:
     """A balancing method's directive in one family (http, stream), and the server parameters
     its flags lack: a server line after it with one of them stops nginx -t (`message`)."""
@@ -369,6 +382,7 @@ class CustomGrammars:
     location: LocationGrammar
     status_codes: dict[str, StatusCodes]
     balancing_methods: dict[tuple[str, str], BalancingMethod]  # by (family, directive)
+    expires: ExpiresGrammar
 
 
 @cache
@@ -412,6 +426,7 @@ def custom_grammars() -> CustomGrammars:
         no_port=from_table(NoPort, data["no_port"]),
         location=from_table(LocationGrammar, data["location"]),
         status_codes=_by_directive(data["status_codes"], lambda c: from_table(StatusCodes, c)),
+        expires=from_table(ExpiresGrammar, data["expires"]),
         balancing_methods={
             (family, name): from_table(BalancingMethod, method)
             for method in data["balancing_methods"]

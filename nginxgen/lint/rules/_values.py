@@ -44,6 +44,25 @@ def atoi(text: str) -> int | None:
     return value if value <= _MAX_ATOI else None
 
 
+def _expires(grammar: nginx_values.ExpiresGrammar, name: str, args: list[str]) -> str | None:
+    """expires' refusal (ngx_http_headers_expires, ngx_http_parse_expires)."""
+    modified = len(args) == 2
+    if modified and args[0] != grammar.modified:
+        return grammar.invalid.format(directive=name)
+    value = args[-1]
+    if "$" in value or (not modified and value in grammar.words):
+        return None  # read per request, or a word
+    daily = value.startswith("@")
+    if daily and modified:
+        return grammar.daily_modified.format(directive=name)
+    milliseconds = parse_time(value[1:] if value[:1] in ("@", "+", "-") else value, is_sec=True)
+    if milliseconds is None:
+        return grammar.invalid.format(directive=name)
+    if daily and milliseconds > grammar.day * 1000:
+        return grammar.daily_too_long.format(directive=name)
+    return None
+
+
 def _status_codes(grammar: nginx_values.StatusCodes, args: list[str]) -> str | None:
     """error_page's refusal, in nginx's order: the `=[code]` second to last (not the first
     argument), then each code before it (ngx_http_core_error_page)."""
@@ -102,6 +121,8 @@ def _refusal(
             if not reads(parser, value):
                 return grammar.message.format(directive=name, value=value)
         return None
+    if name in custom.expires.directives:
+        return _expires(custom.expires, name, args)
     if name in custom.status_codes:
         return _status_codes(custom.status_codes[name], args)
     if name in custom.last_word:

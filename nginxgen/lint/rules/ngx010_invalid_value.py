@@ -35,7 +35,8 @@ that name, in any letter case: without one nginx stops with `no port in upstream
 the pass's line. location's two-word form takes a modifier first (=, ^~, ~, ~*): `location /a
 b/ {` stops nginx -t with `invalid location modifier "/a"`. rewrite's third word is last,
 break, redirect or permanent (exact case); error_page's codes are numbers from 300 to 599 but
-499, and its `=code` is a number (or nothing) after the `=`. In an upstream{}, a server line
+499, and its `=code` is a number (or nothing) after the `=`; expires takes epoch, max, off or
+a time (after `@`, a time of day within 24h; after `+` or `-`), or `modified` and a time. In an upstream{}, a server line
 after hash, ip_hash or random may not be a `backup` (`balancing method does not support
 parameter "backup"`: the last method line above it decides, least_conn gives it back), and an
 upstream whose every server is a backup has none to balance over (`no servers in upstream`).
@@ -54,7 +55,7 @@ ngx_http_ssl_ocsp_cache, ngx_http_ssl_certificate_cache, the http2 post handlers
 ngx_http_ssl_merge_srv_conf, ngx_ssl_ocsp
 (https://github.com/nginx/nginx/blob/release-1.30.0/src/http/modules/ngx_http_ssl_module.c#L1174-L1268);
 ngx_http_proxy_set_ssl (nginx commit f08dbefad for 1.23.0's empty certificates);
-ngx_http_rewrite, ngx_http_core_error_page, ngx_http_upstream_server and the balancing methods'
+ngx_http_rewrite, ngx_http_core_error_page, ngx_http_headers_expires, ngx_http_upstream_server and the balancing methods'
 flags, ngx_http_upstream_init_round_robin (and stream's);
 ngx_http_ssl_merge_srv_conf for the client-certificate checks
 (https://github.com/nginx/nginx/blob/release-1.31.3/src/http/modules/ngx_http_ssl_module.c#L849-L895,
