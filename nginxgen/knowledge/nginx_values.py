@@ -339,6 +339,24 @@ class ExpiresGrammar:
 
 
 @record(frozen=True)
+class LogLevels:
+    """error_log's levels (nginx_values.toml [log_levels])."""
+
+    directives: tuple[str, ...]
+    levels: frozenset[str]
+    debug: frozenset[str]
+    unjudged: tuple[str, ...]  # file prefixes whose levels are not judged
+    invalid: str
+    duplicate: str
+
+
+@record(frozen=True)
+class VariableFirst:
+    directives: tuple[str, ...]
+    message: str
+
+
+@record(frozen=True)
 class BalancingMethod:
     """A balancing method's directive in one family (http, stream), and the server parameters
     its flags lack: a server line after it with one of them stops nginx -t (`message`)."""
@@ -383,6 +401,9 @@ class CustomGrammars:
     status_codes: dict[str, StatusCodes]
     balancing_methods: dict[tuple[str, str], BalancingMethod]  # by (family, directive)
     expires: ExpiresGrammar
+    log_levels: LogLevels
+    variable_first: VariableFirst
+    server_values: dict[str, str]  # an upstream's server parameter prefix -> its parser
 
 
 @cache
@@ -427,6 +448,9 @@ def custom_grammars() -> CustomGrammars:
         location=from_table(LocationGrammar, data["location"]),
         status_codes=_by_directive(data["status_codes"], lambda c: from_table(StatusCodes, c)),
         expires=from_table(ExpiresGrammar, data["expires"]),
+        log_levels=from_table(LogLevels, data["log_levels"]),
+        variable_first=from_table(VariableFirst, data["variable_first"]),
+        server_values=dict(data["server_parameter_values"]["values"]),
         balancing_methods={
             (family, name): from_table(BalancingMethod, method)
             for method in data["balancing_methods"]

@@ -1,8 +1,8 @@
 """Lines of a server{} nginx reads with setters of their own, against real `nginx -t`:
 location's modifier (trial 8, an Xray example: `location /a b/ {`), rewrite's flag, error_page's
-codes and expires' value (found writing reproducers for trials 12-15: lint said nothing where
-nginx stops). Where nginx refuses the line, NGX010 gives nginx's words at nginx's line; where it
-reads it, NGX010 says nothing."""
+codes, expires' value, error_log's levels and set's variable (found writing reproducers for
+trials 12-15: lint said nothing where nginx stops). Where nginx refuses the line, NGX010 gives
+nginx's words at nginx's line; where it reads it, NGX010 says nothing."""
 
 from __future__ import annotations
 
@@ -19,6 +19,11 @@ LOCATIONS = ["/a b/", "= /a", "^~ /a", "~ ^/a", "~* ^/a", "~^/a", "@named", "=/a
 EXPIRES = ["1h", "epoch", "max", "off", "Max", "1x", "-1", "+1d", "@23h30m", "@25h", "@",
            "modified 1h", "modified @1h", "modified epoch", "Modified 1h", "$arg_e",
            "modified $arg_e", "1h 2h"]  # fmt: skip
+INVALID, DUPLICATE = "invalid log level", "duplicate log level"
+LOG_LEVELS = [("warn", INVALID), ("warning", INVALID), ("Warn", INVALID), ("debug", INVALID),
+              ("info notice", DUPLICATE), ("debug_http debug_core", INVALID),
+              ("debug_http error", DUPLICATE), ("error debug_http", INVALID),
+              ("verbose", INVALID), ("crit crit", DUPLICATE)]  # fmt: skip
 LINES = [
     *((f"location {location} {{ return 204; }}", MODIFIER) for location in LOCATIONS),
     ("rewrite ^/a /b last;", "invalid parameter"),
@@ -38,6 +43,10 @@ LINES = [
     ("error_page 404 =x /e;", "invalid value"),
     ("error_page 404 =-1 /e;", "invalid value"),
     *((f"expires {value};", '"expires" directive') for value in EXPIRES),
+    *((f"error_log /tmp/e.log {levels};", about) for levels, about in LOG_LEVELS),
+    ("set $a 1;", "invalid variable name"),
+    ("set a 1;", "invalid variable name"),
+    ("set ${a} 1;", "invalid variable name"),
 ]
 
 

@@ -22,6 +22,12 @@ PARAMETERS = [
     "resolve",  # 1.27.3
     "max_conns=10 bogus",
     "weight=2 Backup",  # compared with ngx_strcmp: case counts
+    "weight=0",  # a number above 0
+    "weight=x max_fails=3",
+    "max_fails=-1",
+    "max_conns=0 max_fails=0 fail_timeout=30s",
+    "fail_timeout=1x",
+    "fail_timeout=",
 ]
 
 

@@ -44,6 +44,25 @@ def atoi(text: str) -> int | None:
     return value if value <= _MAX_ATOI else None
 
 
+def _log_levels(grammar: nginx_values.LogLevels, args: list[str]) -> str | None:
+    """error_log's refusal (ngx_log_set_levels)."""
+    if not args or args[0].startswith(grammar.unjudged):
+        return None
+    level, debug = False, False
+    for value in args[1:]:
+        if value in grammar.levels:
+            if level or debug:
+                return grammar.duplicate.format(value=value)
+            level = True
+        elif value in grammar.debug:
+            if level:
+                return grammar.invalid.format(value=value)
+            debug = True
+        else:
+            return grammar.invalid.format(value=value)
+    return None
+
+
 def _expires(grammar: nginx_values.ExpiresGrammar, name: str, args: list[str]) -> str | None:
     """expires' refusal (ngx_http_headers_expires, ngx_http_parse_expires)."""
     modified = len(args) == 2
@@ -121,6 +140,10 @@ def _refusal(
             if not reads(parser, value):
                 return grammar.message.format(directive=name, value=value)
         return None
+    if name in custom.log_levels.directives:
+        return _log_levels(custom.log_levels, args)
+    if name in custom.variable_first.directives and args and not args[0].startswith("$"):
+        return custom.variable_first.message.format(value=args[0])
     if name in custom.expires.directives:
         return _expires(custom.expires, name, args)
     if name in custom.status_codes:
@@ -255,8 +278,14 @@ def _table(
     args = stmt.args
     if table.words or table.prefixes:
         if table.module.endswith("_upstream_module"):  # an upstream block's server line
-            unknown = next((v for v in args[1:] if not table.reads_parameter(v)), None)
-            return None if unknown is None else listen.invalid.format(value=unknown)
+            values = nginx_values.custom_grammars().server_values
+            for value in args[1:]:
+                prefix = next((p for p in values if value.startswith(p)), None)
+                if not table.reads_parameter(value) or (
+                    prefix is not None and not reads(values[prefix], value[len(prefix) :])
+                ):
+                    return listen.invalid.format(value=value)
+            return None
         return _listen(listen, table, args, target)
     names = table.enum if table.enum is not None else table.bitmask
     if names is not None:

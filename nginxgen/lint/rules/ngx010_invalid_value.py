@@ -12,7 +12,8 @@ case. ssl_session_cache takes off, none, builtin, builtin:N and shared:NAME:SIZE
 (an IPv6 one with its `]`) and the parameters the target release knows, each prefix parameter
 with a value it reads (backlog=N, fastopen=N, rcvbuf=size, sndbuf=size, ipv6only=on|off; no
 setfib=, FreeBSD's, on Linux); an upstream block's server the parameters the target release
-knows (`resolve` and `service=` from nginx 1.27.3, in http{} and stream{}); keepalive_timeout one or two times; add_header and add_trailer
+knows (`resolve` and `service=` from nginx 1.27.3, in http{} and stream{}), weight= above 0,
+max_conns= and max_fails= numbers, fail_timeout= a time; keepalive_timeout one or two times; add_header and add_trailer
 only `always` as a third word; ssl_certificate_cache (and proxy_, grpc_, uwsgi_) max=N, inactive=,
 valid= and off, with max= unless off; http2_streams_index_size a power of two, http2_pool_size
 112 or more and a multiple of 16, http2_chunk_size not 0. proxy_ssl_verify on (and grpc_,
@@ -36,7 +37,9 @@ the pass's line. location's two-word form takes a modifier first (=, ^~, ~, ~*):
 b/ {` stops nginx -t with `invalid location modifier "/a"`. rewrite's third word is last,
 break, redirect or permanent (exact case); error_page's codes are numbers from 300 to 599 but
 499, and its `=code` is a number (or nothing) after the `=`; expires takes epoch, max, off or
-a time (after `@`, a time of day within 24h; after `+` or `-`), or `modified` and a time. In an upstream{}, a server line
+a time (after `@`, a time of day within 24h; after `+` or `-`), or `modified` and a time;
+error_log's levels after its file are emerg to debug (one of them) and debug_core, debug_http,
+... (not after one of the others); set's first argument starts with `$`. In an upstream{}, a server line
 after hash, ip_hash or random may not be a `backup` (`balancing method does not support
 parameter "backup"`: the last method line above it decides, least_conn gives it back), and an
 upstream whose every server is a backup has none to balance over (`no servers in upstream`).
@@ -55,7 +58,8 @@ ngx_http_ssl_ocsp_cache, ngx_http_ssl_certificate_cache, the http2 post handlers
 ngx_http_ssl_merge_srv_conf, ngx_ssl_ocsp
 (https://github.com/nginx/nginx/blob/release-1.30.0/src/http/modules/ngx_http_ssl_module.c#L1174-L1268);
 ngx_http_proxy_set_ssl (nginx commit f08dbefad for 1.23.0's empty certificates);
-ngx_http_rewrite, ngx_http_core_error_page, ngx_http_headers_expires, ngx_http_upstream_server and the balancing methods'
+ngx_http_rewrite, ngx_http_rewrite_set, ngx_http_core_error_page, ngx_http_headers_expires,
+ngx_log_set_levels, ngx_http_upstream_server and the balancing methods'
 flags, ngx_http_upstream_init_round_robin (and stream's);
 ngx_http_ssl_merge_srv_conf for the client-certificate checks
 (https://github.com/nginx/nginx/blob/release-1.31.3/src/http/modules/ngx_http_ssl_module.c#L849-L895,
