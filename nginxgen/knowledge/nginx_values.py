@@ -357,6 +357,19 @@ class VariableFirst:
 
 
 @record(frozen=True)
+class KeyZone:
+    """A limit module's zone declaration (nginx_values.toml [[key_zones]])."""
+
+    rate: bool  # takes rate= (limit_req_zone)
+    min_size: int
+    invalid_size: str
+    too_small: str
+    invalid_rate: str
+    invalid: str
+    missing: str  # `{directive}`
+
+
+@record(frozen=True)
 class BalancingMethod:
     """A balancing method's directive in one family (http, stream), and the server parameters
     its flags lack: a server line after it with one of them stops nginx -t (`message`)."""
@@ -404,6 +417,7 @@ class CustomGrammars:
     log_levels: LogLevels
     variable_first: VariableFirst
     server_values: dict[str, str]  # an upstream's server parameter prefix -> its parser
+    key_zones: dict[str, KeyZone]
 
 
 @cache
@@ -451,6 +465,7 @@ def custom_grammars() -> CustomGrammars:
         log_levels=from_table(LogLevels, data["log_levels"]),
         variable_first=from_table(VariableFirst, data["variable_first"]),
         server_values=dict(data["server_parameter_values"]["values"]),
+        key_zones=_by_directive(data["key_zones"], lambda z: from_table(KeyZone, z)),
         balancing_methods={
             (family, name): from_table(BalancingMethod, method)
             for method in data["balancing_methods"]

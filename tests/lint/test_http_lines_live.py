@@ -1,8 +1,8 @@
-"""Lines of a server{} nginx reads with setters of their own, against real `nginx -t`:
-location's modifier (trial 8, an Xray example: `location /a b/ {`), rewrite's flag, error_page's
-codes, expires' value, error_log's levels and set's variable (found writing reproducers for
-trials 12-15: lint said nothing where nginx stops). Where nginx refuses the line, NGX010 gives
-nginx's words at nginx's line; where it reads it, NGX010 says nothing."""
+"""Lines nginx reads with setters of their own, against real `nginx -t`: location's modifier
+(trial 8, an Xray example: `location /a b/ {`), rewrite's flag, error_page's codes, expires'
+value, error_log's levels, set's variable and the limit modules' zones (found writing
+reproducers for trials 12-15: lint said nothing where nginx stops). Where nginx refuses the
+line, NGX010 gives nginx's words at nginx's line; where it reads it, NGX010 says nothing."""
 
 from __future__ import annotations
 
@@ -24,6 +24,12 @@ LOG_LEVELS = [("warn", INVALID), ("warning", INVALID), ("Warn", INVALID), ("debu
               ("info notice", DUPLICATE), ("debug_http debug_core", INVALID),
               ("debug_http error", DUPLICATE), ("error debug_http", INVALID),
               ("verbose", INVALID), ("crit crit", DUPLICATE)]  # fmt: skip
+LIMIT_REQ_ZONES = ["zone=z:1m rate=5r/s", "zone=z:1m rate=5r/m", "zone=z:1m rate=5",
+                   "zone=z rate=1r/s", "zone=z:1q rate=1r/s", "zone=z:16k rate=1r/s",
+                   "zone=z:32k rate=1r/s", "zone=z:1m rate=0r/s", "zone=z:1m rate=10r/x",
+                   "zone=z:1m rate=r/s", "zone=:1m rate=1r/s", "rate=1r/s zone=z:1m",
+                   "zone=z:1m burst=5", "rate=1r/s rate=2r/s"]  # fmt: skip
+LIMIT_CONN_ZONES = ["zone=c:1m", "zone=c:1", "zone=c", "size=1m", "zone=:1m"]
 LINES = [
     *((f"location {location} {{ return 204; }}", MODIFIER) for location in LOCATIONS),
     ("rewrite ^/a /b last;", "invalid parameter"),
@@ -47,7 +53,10 @@ LINES = [
     ("set $a 1;", "invalid variable name"),
     ("set a 1;", "invalid variable name"),
     ("set ${a} 1;", "invalid variable name"),
+    *((f"limit_req_zone $binary_remote_addr {zone};", "") for zone in LIMIT_REQ_ZONES),
+    *((f"limit_conn_zone $binary_remote_addr {zone};", "") for zone in LIMIT_CONN_ZONES),
 ]
+HTTP_LEVEL = ("limit_req_zone", "limit_conn_zone")  # lines of http{}, not of a server
 
 
 @pytest.mark.parametrize(("line", "about"), LINES)
@@ -61,8 +70,9 @@ def test_the_line_as_nginx_reads_it(
 ) -> None:
     build, nginx_bin, tree = binary_and_tree(provisioned, name, tmp_path)
     conf = tree / "nginx.conf"
+    http, server = (line, "") if line.startswith(HTTP_LEVEL) else ("", line)
     conf.write_text(
-        f"events {{}}\nhttp {{ {' '.join(build.in_prefix)}\nserver {{ listen 127.0.0.1:8999;\n"
-        f"location @e {{ return 204; }}\n{line}\n}}\n}}\n"
+        f"events {{}}\nhttp {{ {' '.join(build.in_prefix)}\n{http}\n"
+        f"server {{ listen 127.0.0.1:8999;\nlocation @e {{ return 204; }}\n{server}\n}}\n}}\n"
     )
     nginx_and_lint_agree(build, nginx_bin, conf, "NGX010", about)

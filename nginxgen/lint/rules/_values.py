@@ -44,6 +44,28 @@ def atoi(text: str) -> int | None:
     return value if value <= _MAX_ATOI else None
 
 
+def _key_zone(grammar: nginx_values.KeyZone, name: str, args: list[str]) -> str | None:
+    """limit_req_zone's and limit_conn_zone's refusal, in nginx's order (the key aside)."""
+    named = False
+    for value in args[1:]:
+        if value.startswith("zone="):
+            zone, colon, size_text = value[len("zone=") :].partition(":")
+            size = parse_size(size_text) if colon else None
+            if size is None:
+                return grammar.invalid_size.format(value=value)
+            if size < grammar.min_size:
+                return grammar.too_small.format(value=value)
+            named = bool(zone)
+        elif grammar.rate and value.startswith("rate="):
+            # ngx_strncmp of the last three bytes: `r/s` or `r/m` is cut off, anything else read
+            number = value[len("rate=") : -3] if value[-3:] in ("r/s", "r/m") else value[5:]
+            if not atoi(number):
+                return grammar.invalid_rate.format(value=value)
+        else:
+            return grammar.invalid.format(value=value)
+    return None if named else grammar.missing.format(directive=name)
+
+
 def _log_levels(grammar: nginx_values.LogLevels, args: list[str]) -> str | None:
     """error_log's refusal (ngx_log_set_levels)."""
     if not args or args[0].startswith(grammar.unjudged):
@@ -140,6 +162,8 @@ def _refusal(
             if not reads(parser, value):
                 return grammar.message.format(directive=name, value=value)
         return None
+    if name in custom.key_zones:
+        return _key_zone(custom.key_zones[name], name, args)
     if name in custom.log_levels.directives:
         return _log_levels(custom.log_levels, args)
     if name in custom.variable_first.directives and args and not args[0].startswith("$"):
