@@ -5,7 +5,7 @@ types hold stream{}'s servers (conf/stream.py builds them): a block is "http" or
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from nginxgen.base.records import field, record
 from nginxgen.base.sockets import normalize_socket
@@ -138,9 +138,17 @@ def directives_of(block: list[Stmt]) -> dict[str, list[Stmt]]:
     the include is); its servers, locations and ifs left out."""
     out: dict[str, list[Stmt]] = {}
     for stmt in block:
-        if stmt.directive not in ("location", "server", "if", "limit_except"):
-            out.setdefault(stmt.directive, []).append(stmt)
+        name = stmt.directive
+        if name not in _NESTED:
+            some = out.get(name)  # not setdefault: no new list for a name met before
+            if some is None:
+                out[name] = [stmt]
+            else:
+                some.append(stmt)
     return out
+
+
+_NESTED = frozenset({"location", "server", "if", "limit_except"})
 
 
 def _locations(block: list[Stmt]) -> list[Location]:
@@ -153,13 +161,21 @@ def _locations(block: list[Stmt]) -> list[Location]:
 
 def listen_socket(args: list[str]) -> str:
     """The socket a `listen` line's arguments name: address:port, `/udp` for QUIC."""
+    return _read_listen(tuple(args))[0]
+
+
+@lru_cache(maxsize=1024)
+def _read_listen(args: tuple[str, ...]) -> tuple[str, frozenset[str]]:
+    """The socket of a listen line's arguments, and its parameters' names: read once per
+    distinct line (a fleet's thousands of servers repeat `listen 443 ssl`)."""
     try:
         socket = normalize_socket(args[0])
     except ValueError:
         socket = args[0]
-    if "quic" in {a.split("=", 1)[0] for a in args[1:]}:
+    params = frozenset(a.split("=", 1)[0] for a in args[1:])
+    if "quic" in params:
         socket += "/udp"  # QUIC listens on UDP: a socket of its own
-    return socket
+    return socket, params
 
 
 def ssl_switched_on(own: dict[str, list[Stmt]]) -> bool:
@@ -174,8 +190,7 @@ def ssl_switched_on(own: dict[str, list[Stmt]]) -> bool:
 def _listen(stmt: Stmt) -> Listen | None:
     if not stmt.args:
         return None
-    socket = listen_socket(stmt.args)
-    params = {a.split("=", 1)[0] for a in stmt.args[1:]}
+    socket, params = _read_listen(tuple(stmt.args))
     return Listen(
         socket=socket,
         stmt=stmt,
