@@ -370,6 +370,15 @@ class KeyZone:
 
 
 @record(frozen=True)
+class MethodRedefined:
+    """A second balancing method in one upstream{} (nginx_values.toml [method_redefined])."""
+
+    message: str
+    keepalive: str  # the directive that counts as one before `keepalive_until`
+    keepalive_until: str
+
+
+@record(frozen=True)
 class BalancingMethod:
     """A balancing method's directive in one family (http, stream), and the server parameters
     its flags lack: a server line after it with one of them stops nginx -t (`message`)."""
@@ -418,6 +427,7 @@ class CustomGrammars:
     variable_first: VariableFirst
     server_values: dict[str, str]  # an upstream's server parameter prefix -> its parser
     key_zones: dict[str, KeyZone]
+    method_redefined: MethodRedefined
 
 
 @cache
@@ -466,6 +476,7 @@ def custom_grammars() -> CustomGrammars:
         variable_first=from_table(VariableFirst, data["variable_first"]),
         server_values=dict(data["server_parameter_values"]["values"]),
         key_zones=_by_directive(data["key_zones"], lambda z: from_table(KeyZone, z)),
+        method_redefined=from_table(MethodRedefined, data["method_redefined"]),
         balancing_methods={
             (family, name): from_table(BalancingMethod, method)
             for method in data["balancing_methods"]

@@ -109,3 +109,35 @@ def test_a_duplicate_extension_is_nginx_s_warning(
     assert sorted(
         (f.message.split(": nginx keeps")[0], f.file, str(f.line)) for f in found
     ) == sorted(warned)
+
+
+# found writing reproducers for trials 12-15: two balancing methods in one upstream{}, and
+# (before nginx 1.29.7) a method after keepalive, which then keeps no connection
+UPSTREAMS = [
+    "upstream a { keepalive 16; least_conn; server 127.0.0.1:8081; }",
+    "upstream a { hash $uri; ip_hash; random; server 127.0.0.1:8081; }",
+    "upstream a { least_conn; keepalive 8; server 127.0.0.1:8081; }",
+    "upstream a { keepalive 8; server 127.0.0.1:8081; hash $uri consistent; }",
+]
+
+
+@pytest.mark.parametrize("upstream", UPSTREAMS)
+@pytest.mark.parametrize("name", BUILD_NAMES)
+def test_a_redefined_method_is_nginx_s_warning(
+    name: str, upstream: str, provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    build, _, tree = binary_and_tree(provisioned, name, tmp_path)
+    conf = tree / "nginx.conf"
+    conf.write_text(
+        f"events {{}}\nhttp {{ {' '.join(build.in_prefix)}\n"
+        + upstream.replace("; ", ";\n")
+        + "\nserver { listen 127.0.0.1:8999; location / { proxy_pass http://a; } }\n}\n"
+    )
+    checked = nginx_check(build, conf)
+    assert "test is successful" in checked.stderr, checked.stderr
+    warned = re.findall(r"\[warn\] .*?(load balancing method redefined) in \S+:(\d+)$",
+                        checked.stderr, re.M)  # fmt: skip
+    target = resolve(build.nginx_version, build.tls_library)
+    found = lint(load_path(str(conf)), target, Selection(select={"NGX006"}))
+    assert sorted((f.message.split(": ")[0], str(f.line)) for f in found) == sorted(warned)
+    assert all(f.severity.value == "warning" for f in found), found

@@ -24,13 +24,19 @@ include make one table) is the same kind of warning: nginx keeps the last conten
 says `duplicate extension "wasm", content type: ..., previous content type: ...`. A types{}
 at another level is a table of its own.
 
+Two balancing methods in one upstream{} (hash, ip_hash, least_conn, random): nginx keeps the
+later and warns `load balancing method redefined` (a warning here, at the later line). Before
+nginx 1.29.7 `keepalive` counts as one: a method after it takes its place, and the block keeps
+no connection to its servers (put the method first, as the keepalive documentation says).
+
 Which directives nginx refuses twice is read from its source for each release (the setters that
 return "is duplicate" once the value is set: `try_files`, `root`, `proxy_pass`, the flag, size
 and time slots, ...; scripts/build_directive_tables.py).
 
 Sources: nginx src/core/ngx_conf_file.c (ngx_conf_set_flag_slot and the other slots return
 "is duplicate"; ngx_conf_set_bitmask_slot ORs the values); src/http/ngx_http_core_module.c
-(ngx_http_core_type: duplicate extension); reproduced with `nginx -t` on nginx
+(ngx_http_core_type: duplicate extension); the balancing methods' handlers and
+ngx_http_upstream_keepalive (nginx commit 4fbe4b627 for 1.29.7); reproduced with `nginx -t` on nginx
 1.22.1, 1.26.3 and 1.31.3.
 """
 
@@ -38,10 +44,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from nginxgen.base.version import Version
 from nginxgen.conf.config import Location, directives_of
 from nginxgen.conf.load import Stmt, walk
 from nginxgen.knowledge import directives, nginx, nginx_values
-from nginxgen.lint.context import Context, Rule
+from nginxgen.lint.context import Context, Rule, seen_at
 from nginxgen.lint.findings import Applicability, Finding, Fix, Severity
 from nginxgen.lint.rules import _fixes
 
@@ -181,6 +188,8 @@ def _root_and_alias(ctx: Context, block: dict[str, list[Stmt]]) -> Iterator[Find
 
 
 def check(ctx: Context) -> Iterator[Finding]:
+    if "upstream" in ctx.directive_names():
+        yield from _redefined_methods(ctx)
     merged = nginx.duplicates().merged
     off_alone = nginx_values.off_alone()
     names = ctx.directive_names()
@@ -228,6 +237,33 @@ def check(ctx: Context) -> Iterator[Finding]:
                     autofix=Applicability.UNSAFE,
                     edits=edits,
                 )
+
+
+def _redefined_methods(ctx: Context) -> Iterator[Finding]:
+    """A balancing method's line in an upstream{} that has one above it (nginx_values.toml
+    [method_redefined]): nginx warns and keeps the later; where the one above is keepalive
+    (before nginx 1.29.7), the block then keeps no connections."""
+    grammar = nginx_values.custom_grammars().method_redefined
+    methods = nginx_values.custom_grammars().balancing_methods
+    keepalive = ctx.target.nginx < Version(grammar.keepalive_until)
+    for upstream in ctx.named("upstream"):
+        family = ctx.top_block(upstream) or ""
+        above: Stmt | None = None
+        for stmt in upstream.block or []:
+            method = (family, stmt.directive) in methods
+            if method and above is not None:
+                if above.directive == grammar.keepalive:
+                    lost = (f"the `{grammar.keepalive}` line at {seen_at(above, stmt)} is dropped "
+                            "and no connection to the servers is kept")  # fmt: skip
+                    fix = f"put {stmt.directive} above {grammar.keepalive}"
+                else:
+                    lost = f"nginx uses {stmt.directive}, not {above.directive} ({seen_at(above, stmt)})"
+                    fix = f"keep one of {above.directive} and {stmt.directive}"
+                yield ctx.finding(
+                    RULE, stmt, f"{grammar.message}: {lost}", fix=fix, severity=Severity.WARNING
+                )
+            if method or (keepalive and family == "http" and stmt.directive == grammar.keepalive):
+                above = stmt
 
 
 def _merge_into_first(ctx: Context, stmts: list[Stmt]) -> Fix:
