@@ -48,6 +48,24 @@ class Keepalive:
     http_version: Text | None  # proxy_pass only: the HTTP version it speaks to the backend
     connection: Text | None  # proxy_pass only: the Connection header it sends ("": none)
     kept: bool | None  # None: not known before a request (a variable, a Connection variable)
+    # a balancing method's line after the keepalive line, which (before nginx 1.29.7) takes
+    # keepalive's place: the block keeps no connection (keepalive_dropped_by)
+    dropped_by: Stmt | None = None
+
+
+def keepalive_dropped_by(block: list[Stmt], keepalive: Stmt, target: Target) -> Stmt | None:
+    """The http upstream{}'s balancing method line after its keepalive line, where the target's
+    nginx lets it take keepalive's place (nginx_values.toml [method_redefined]: before 1.29.7);
+    None: keepalive stands. The one answer NGX006 and the backends' keepalive read."""
+    from nginxgen.base.version import Version
+    from nginxgen.knowledge import nginx_values
+
+    grammar = nginx_values.custom_grammars()
+    if target.nginx >= Version(grammar.method_redefined.keepalive_until):
+        return None
+    methods = grammar.balancing_methods
+    at = next((i for i, s in enumerate(block) if s is keepalive), len(block))
+    return next((s for s in block[at + 1 :] if ("http", s.directive) in methods), None)
 
 
 def _tls_scheme(module: PassModule, url: str) -> bool:
@@ -106,7 +124,8 @@ class BackendTls(ClientTls):
         block = self.destination.upstream
         inside = block.block or [] if block is not None else []
         line = next((s for s in inside if s.directive == "keepalive"), None)
-        if block is None:
+        dropped = keepalive_dropped_by(inside, line, self.target) if line is not None else None
+        if block is None or dropped is not None:
             connections = 0
         elif line is not None and line.args and line.args[0].isdigit():
             connections = int(line.args[0])
@@ -129,7 +148,7 @@ class BackendTls(ClientTls):
             kept = True  # grpc: HTTP/2, kept whenever the block keeps connections
         else:
             kept = _persistent(version.value, connection.value, defaults)
-        return Keepalive(block, line, connections, version, connection, kept)
+        return Keepalive(block, line, connections, version, connection, kept, dropped)
 
     def _connection(self, http11_default: bool) -> Text:
         """The Connection header proxy_pass sends: a proxy_set_header Connection line among

@@ -124,6 +124,7 @@ class Case:
     upstream: str | None = None  # an upstream{} block's name, its server the backend below
     backend: str = "A"
     requests: int = 1
+    block: str = ""  # the upstream{} block's lines beside its server
 
 
 VERIFY = "proxy_ssl_verify on; proxy_ssl_trusted_certificate {ca};"
@@ -149,7 +150,14 @@ CASES = (
     Case("/tls12/", "proxy_pass https://127.0.0.1:{A}/; proxy_ssl_protocols TLSv1.2;"),
     # connections kept: an upstream block with keepalive, HTTP/1.1, no Connection header
     Case("/kept/", "proxy_pass https://kept/; proxy_http_version 1.1;"
-         ' proxy_set_header Connection "";', upstream="kept", requests=3),
+         ' proxy_set_header Connection "";', upstream="kept", requests=3, block=" keepalive 4;"),
+    # a balancing method below keepalive takes its place before 1.29.7; above it, both stand
+    Case("/dropped/", "proxy_pass https://dropped/; proxy_http_version 1.1;"
+         ' proxy_set_header Connection "";', upstream="dropped", requests=3,
+         block=" keepalive 4; least_conn;"),
+    Case("/method-first/", "proxy_pass https://method-first/; proxy_http_version 1.1;"
+         ' proxy_set_header Connection "";', upstream="method-first", requests=3,
+         block=" least_conn; keepalive 4;"),
     # a block without keepalive lines: kept from 1.29.7 only
     Case("/pooled/", "proxy_pass https://pooled/;", upstream="pooled", requests=3),
     # a literal address is an implicit upstream: never kept, on every release
@@ -164,9 +172,8 @@ def write(folder: Path, build: Build, ports: dict[str, int], ca: Path) -> tuple[
     text = ["worker_processes 1;", "events { worker_connections 64; }", "http {"]
     for case in CASES:
         if case.upstream:
-            keep = " keepalive 4;" if case.path == "/kept/" else ""
             server = f"server 127.0.0.1:{ports[case.backend]};"
-            text.append(f"    upstream {case.upstream} {{ {server}{keep} }}")
+            text.append(f"    upstream {case.upstream} {{ {server}{case.block} }}")
     text += ["    server {", f"        listen 127.0.0.1:{port};"]
     for case in CASES:
         lines = case.lines.format(ca=ca, **{k: str(v) for k, v in ports.items()})

@@ -44,9 +44,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen.base.version import Version
 from nginxgen.conf.config import Location, directives_of
 from nginxgen.conf.load import Stmt, walk
+from nginxgen.conf.upstream import keepalive_dropped_by
 from nginxgen.knowledge import directives, nginx, nginx_values
 from nginxgen.lint.context import Context, Rule, seen_at
 from nginxgen.lint.findings import Applicability, Finding, Fix, Severity
@@ -241,29 +241,37 @@ def check(ctx: Context) -> Iterator[Finding]:
 
 def _redefined_methods(ctx: Context) -> Iterator[Finding]:
     """A balancing method's line in an upstream{} that has one above it (nginx_values.toml
-    [method_redefined]): nginx warns and keeps the later; where the one above is keepalive
-    (before nginx 1.29.7), the block then keeps no connections."""
-    grammar = nginx_values.custom_grammars().method_redefined
-    methods = nginx_values.custom_grammars().balancing_methods
-    keepalive = ctx.target.nginx < Version(grammar.keepalive_until)
+    [method_redefined]): nginx warns and keeps the later; where it takes keepalive's place
+    (conf.upstream.keepalive_dropped_by: before nginx 1.29.7), the block keeps no connections."""
+    grammar = nginx_values.custom_grammars()
+    message = grammar.method_redefined.message
     for upstream in ctx.named("upstream"):
         family = ctx.top_block(upstream) or ""
+        lines = upstream.block or []
+        keepalive = next((s for s in lines if s.directive == "keepalive"), None)
+        dropping = (
+            keepalive_dropped_by(lines, keepalive, ctx.target)
+            if keepalive is not None and family == "http"
+            else None
+        )
         above: Stmt | None = None
-        for stmt in upstream.block or []:
-            method = (family, stmt.directive) in methods
-            if method and above is not None:
-                if above.directive == grammar.keepalive:
-                    lost = (f"the `{grammar.keepalive}` line at {seen_at(above, stmt)} is dropped "
-                            "and no connection to the servers is kept")  # fmt: skip
-                    fix = f"put {stmt.directive} above {grammar.keepalive}"
-                else:
-                    lost = f"nginx uses {stmt.directive}, not {above.directive} ({seen_at(above, stmt)})"
-                    fix = f"keep one of {above.directive} and {stmt.directive}"
-                yield ctx.finding(
-                    RULE, stmt, f"{grammar.message}: {lost}", fix=fix, severity=Severity.WARNING
+        for stmt in lines:
+            if (family, stmt.directive) not in grammar.balancing_methods:
+                continue
+            if stmt is dropping and keepalive is not None:
+                lost = (f"the keepalive line at {seen_at(keepalive, stmt)} is dropped and no "
+                        "connection to the servers is kept")  # fmt: skip
+                fix = f"put {stmt.directive} above keepalive"
+            elif above is not None:
+                lost = (
+                    f"nginx uses {stmt.directive}, not {above.directive} ({seen_at(above, stmt)})"
                 )
-            if method or (keepalive and family == "http" and stmt.directive == grammar.keepalive):
+                fix = f"keep one of {above.directive} and {stmt.directive}"
+            else:
                 above = stmt
+                continue
+            above = stmt
+            yield ctx.finding(RULE, stmt, f"{message}: {lost}", fix=fix, severity=Severity.WARNING)
 
 
 def _merge_into_first(ctx: Context, stmts: list[Stmt]) -> Fix:

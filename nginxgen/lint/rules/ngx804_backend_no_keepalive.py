@@ -8,6 +8,8 @@ through an upstream{} block (never for a URL's literal host), with connections t
 the request lets the backend keep it: HTTP/1.1 without `Connection: close`, or HTTP/1.0 with
 `Connection: keep-alive` (the defaults before 1.29.7 are HTTP/1.0 and close). gRPC
 keeps its HTTP/2 connections whenever the block does; uwsgi never keeps one, and is not reported.
+Before nginx 1.29.7 a balancing method's line below `keepalive` (least_conn, hash, ...) takes
+its place, and the block keeps nothing (NGX006 says `load balancing method redefined`).
 
 Fail: location / { proxy_pass https://api.example.com; }
 Fix:
@@ -56,6 +58,10 @@ def check(ctx: Context) -> Iterator[Finding]:
             location.append(f"{backend.module.directive} to that block;")
             if host and is_hostname(host):  # the name verified and sent stays the host's
                 location.append(f"{backend.directive('name')} {host};")
+        elif keepalive.dropped_by is not None:  # a method after keepalive took its place
+            method = keepalive.dropped_by.directive
+            block.append(f"in the upstream block at {where(keepalive.block)}: {method} above "
+                         "keepalive (below it, it drops keepalive);")  # fmt: skip
         elif keepalive.connections == 0:
             block.append(f"in the upstream block at {where(keepalive.block)}: keepalive 16;")
         version, connection = keepalive.http_version, keepalive.connection
