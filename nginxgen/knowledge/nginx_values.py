@@ -370,6 +370,19 @@ class KeyZone:
 
 
 @record(frozen=True)
+class CachePath:
+    """A cache path directive's parameters (nginx_values.toml [[cache_paths]])."""
+
+    prefixes: dict[str, str]  # prefix -> how its value is read
+    since: dict[str, str]  # prefix -> the first release that reads it
+    messages: dict[str, str]  # prefix -> nginx's words refusing its value (`{value}`)
+    zone_min: int
+    too_small: str
+    invalid: str
+    missing: str  # `{directive}`
+
+
+@record(frozen=True)
 class MethodRedefined:
     """A second balancing method in one upstream{} (nginx_values.toml [method_redefined])."""
 
@@ -428,6 +441,7 @@ class CustomGrammars:
     server_values: dict[str, str]  # an upstream's server parameter prefix -> its parser
     key_zones: dict[str, KeyZone]
     method_redefined: MethodRedefined
+    cache_paths: dict[str, CachePath]
 
 
 @cache
@@ -477,6 +491,7 @@ def custom_grammars() -> CustomGrammars:
         server_values=dict(data["server_parameter_values"]["values"]),
         key_zones=_by_directive(data["key_zones"], lambda z: from_table(KeyZone, z)),
         method_redefined=from_table(MethodRedefined, data["method_redefined"]),
+        cache_paths=_by_directive(data["cache_paths"], lambda c: from_table(CachePath, c)),
         balancing_methods={
             (family, name): from_table(BalancingMethod, method)
             for method in data["balancing_methods"]

@@ -1,8 +1,9 @@
 """Lines nginx reads with setters of their own, against real `nginx -t`: location's modifier
 (trial 8, an Xray example: `location /a b/ {`), rewrite's flag, error_page's codes, expires'
-value, error_log's levels, set's variable and the limit modules' zones (found writing
-reproducers for trials 12-15: lint said nothing where nginx stops). Where nginx refuses the
-line, NGX010 gives nginx's words at nginx's line; where it reads it, NGX010 says nothing."""
+value, error_log's levels, set's variable, the limit modules' zones and proxy_cache_path's
+parameters (found writing reproducers for trials 12-15: lint said nothing where nginx stops).
+Where nginx refuses the line, NGX010 gives nginx's words at nginx's line; where it reads it,
+NGX010 says nothing."""
 
 from __future__ import annotations
 
@@ -29,6 +30,13 @@ LIMIT_REQ_ZONES = ["zone=z:1m rate=5r/s", "zone=z:1m rate=5r/m", "zone=z:1m rate
                    "zone=z:32k rate=1r/s", "zone=z:1m rate=0r/s", "zone=z:1m rate=10r/x",
                    "zone=z:1m rate=r/s", "zone=:1m rate=1r/s", "rate=1r/s zone=z:1m",
                    "zone=z:1m burst=5", "rate=1r/s rate=2r/s"]  # fmt: skip
+CACHE_PATHS = ["keys_zone=a:10m", "levels=1:2 keys_zone=a:10m inactive=60m max_size=1g",
+               "levels=1:2:2 keys_zone=a:1m use_temp_path=off min_free=100m", "levels= keys_zone=a:1m",
+               "levels=1:2:1:2 keys_zone=a:1m", "levels=3 keys_zone=a:1m", "levels=1: keys_zone=a:1m",
+               "keys_zone=a:1q", "keys_zone=a", "keys_zone=a:4k", "keys_zone=:1m", "inactive=1day",
+               "keys_zone=a:1m max_size=1x", "keys_zone=a:1m use_temp_path=yes", "size=1m",
+               "keys_zone=a:1m loader_files=x", "keys_zone=a:1m manager_sleep=1x",
+               "keys_zone=a:1m loader_threshold=300ms manager_files=10"]  # fmt: skip
 LIMIT_CONN_ZONES = ["zone=c:1m", "zone=c:1", "zone=c", "size=1m", "zone=:1m"]
 LINES = [
     *((f"location {location} {{ return 204; }}", MODIFIER) for location in LOCATIONS),
@@ -55,8 +63,10 @@ LINES = [
     ("set ${a} 1;", "invalid variable name"),
     *((f"limit_req_zone $binary_remote_addr {zone};", "") for zone in LIMIT_REQ_ZONES),
     *((f"limit_conn_zone $binary_remote_addr {zone};", "") for zone in LIMIT_CONN_ZONES),
+    *((f"proxy_cache_path @TMP@/c {parameters};", "") for parameters in CACHE_PATHS),
 ]
-HTTP_LEVEL = ("limit_req_zone", "limit_conn_zone")  # lines of http{}, not of a server
+# lines of http{}, not of a server
+HTTP_LEVEL = ("limit_req_zone", "limit_conn_zone", "proxy_cache_path")
 
 
 @pytest.mark.parametrize(("line", "about"), LINES)
@@ -70,6 +80,7 @@ def test_the_line_as_nginx_reads_it(
 ) -> None:
     build, nginx_bin, tree = binary_and_tree(provisioned, name, tmp_path)
     conf = tree / "nginx.conf"
+    line = line.replace("@TMP@", str(tree))
     http, server = (line, "") if line.startswith(HTTP_LEVEL) else ("", line)
     conf.write_text(
         f"events {{}}\nhttp {{ {' '.join(build.in_prefix)}\n{http}\n"

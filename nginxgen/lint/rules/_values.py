@@ -44,6 +44,39 @@ def atoi(text: str) -> int | None:
     return value if value <= _MAX_ATOI else None
 
 
+def _cache_path(
+    grammar: nginx_values.CachePath, name: str, args: list[str], target: Target
+) -> str | None:
+    """A cache path's refusal, in nginx's order (ngx_http_file_cache_set_slot)."""
+    zone = False
+    for value in args[1:]:
+        prefix = next((p for p in grammar.prefixes if value.startswith(p)), None)
+        since = grammar.since.get(prefix or "")
+        if prefix is None or (since is not None and target.nginx < Version(since)):
+            return grammar.invalid.format(value=value)
+        text, kind = value[len(prefix) :], grammar.prefixes[prefix]
+        if kind == "zone":
+            zone_name, colon, size_text = text.partition(":")
+            size = parse_size(size_text) if colon else None
+            if size is None:
+                return grammar.messages[prefix].format(value=value)
+            if size < grammar.zone_min:
+                return grammar.too_small.format(value=value)
+            zone = bool(zone_name)
+        elif not _cache_value(kind, text):
+            return grammar.messages[prefix].format(value=value)
+    return None if zone else grammar.missing.format(directive=name)
+
+
+def _cache_value(kind: str, text: str) -> bool:
+    if kind == "levels":  # ngx_http_file_cache_set_slot's own loop
+        parts = text.split(":")
+        return text == "" or (len(parts) <= 3 and all(p in ("1", "2") for p in parts))
+    if kind == "switch":
+        return text in ("on", "off")
+    return reads(kind, text)
+
+
 def _key_zone(grammar: nginx_values.KeyZone, name: str, args: list[str]) -> str | None:
     """limit_req_zone's and limit_conn_zone's refusal, in nginx's order (the key aside)."""
     named = False
@@ -162,6 +195,8 @@ def _refusal(
             if not reads(parser, value):
                 return grammar.message.format(directive=name, value=value)
         return None
+    if name in custom.cache_paths:
+        return _cache_path(custom.cache_paths[name], name, args, target)
     if name in custom.key_zones:
         return _key_zone(custom.key_zones[name], name, args)
     if name in custom.log_levels.directives:
