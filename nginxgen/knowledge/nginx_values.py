@@ -383,6 +383,18 @@ class CachePath:
 
 
 @record(frozen=True)
+class ResolverGrammar:
+    """resolver's parameters (nginx_values.toml [resolver])."""
+
+    directives: tuple[str, ...]
+    valid: str
+    switches: dict[str, str]  # prefix -> the first release that reads it
+    invalid: str  # `{value}`
+    both_off: str
+    both_off_since: str
+
+
+@record(frozen=True)
 class MethodRedefined:
     """A second balancing method in one upstream{} (nginx_values.toml [method_redefined])."""
 
@@ -442,6 +454,7 @@ class CustomGrammars:
     key_zones: dict[str, KeyZone]
     method_redefined: MethodRedefined
     cache_paths: dict[str, CachePath]
+    resolver: ResolverGrammar
 
 
 @cache
@@ -492,6 +505,7 @@ def custom_grammars() -> CustomGrammars:
         key_zones=_by_directive(data["key_zones"], lambda z: from_table(KeyZone, z)),
         method_redefined=from_table(MethodRedefined, data["method_redefined"]),
         cache_paths=_by_directive(data["cache_paths"], lambda c: from_table(CachePath, c)),
+        resolver=from_table(ResolverGrammar, data["resolver"]),
         balancing_methods={
             (family, name): from_table(BalancingMethod, method)
             for method in data["balancing_methods"]

@@ -44,6 +44,29 @@ def atoi(text: str) -> int | None:
     return value if value <= _MAX_ATOI else None
 
 
+def _resolver(grammar: nginx_values.ResolverGrammar, args: list[str], target: Target) -> str | None:
+    """resolver's refusal (ngx_resolver_create): its parameters; the addresses not judged."""
+    off: set[str] = set()
+    for value in args:
+        if value.startswith(grammar.valid):
+            if parse_time(value[len(grammar.valid) :], is_sec=True) is None:
+                return grammar.invalid.format(value=value)
+            continue
+        prefix = next((p for p in grammar.switches if value.startswith(p)), None)
+        if prefix is None or target.nginx < Version(grammar.switches[prefix]):
+            continue  # an address (a release without the switch reads it as one too)
+        word = value[len(prefix) :]
+        if word not in ("on", "off"):
+            return grammar.invalid.format(value=value)
+        if word == "off":
+            off.add(prefix)
+        else:
+            off.discard(prefix)
+    if len(off) == len(grammar.switches) and target.nginx >= Version(grammar.both_off_since):
+        return grammar.both_off
+    return None
+
+
 def _cache_path(
     grammar: nginx_values.CachePath, name: str, args: list[str], target: Target
 ) -> str | None:
@@ -195,6 +218,8 @@ def _refusal(
             if not reads(parser, value):
                 return grammar.message.format(directive=name, value=value)
         return None
+    if name in custom.resolver.directives:
+        return _resolver(custom.resolver, args, target)
     if name in custom.cache_paths:
         return _cache_path(custom.cache_paths[name], name, args, target)
     if name in custom.key_zones:

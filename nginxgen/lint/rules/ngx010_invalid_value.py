@@ -43,7 +43,8 @@ error_log's levels after its file are emerg to debug (one of them) and debug_cor
 limit_conn_zone take zone=NAME:SIZE of at least 32k (and limit_req_zone rate=N, r/s or r/m, N
 above 0), nothing else; proxy_cache_path (and fastcgi_, scgi_, uwsgi_) keys_zone=NAME:SIZE
 of at least 8k and the parameters nginx reads, each with a value it reads (levels= one to three
-of 1 or 2, inactive= a time, max_size= a size, use_temp_path= on or off, ...). In an upstream{}, a server line
+of 1 or 2, inactive= a time, max_size= a size, use_temp_path= on or off, ...); resolver's
+valid= a time, ipv6= and (from 1.23.1) ipv4= on or off, not both off. In an upstream{}, a server line
 after hash, ip_hash or random may not be a `backup` (`balancing method does not support
 parameter "backup"`: the last method line above it decides, least_conn gives it back), and an
 upstream whose every server is a backup has none to balance over (`no servers in upstream`).
@@ -64,7 +65,7 @@ ngx_http_ssl_merge_srv_conf, ngx_ssl_ocsp
 ngx_http_proxy_set_ssl (nginx commit f08dbefad for 1.23.0's empty certificates);
 ngx_http_rewrite, ngx_http_rewrite_set, ngx_http_core_error_page, ngx_http_headers_expires,
 ngx_log_set_levels, ngx_http_limit_req_zone, ngx_http_limit_conn_zone,
-ngx_http_file_cache_set_slot, ngx_http_upstream_server and the balancing methods'
+ngx_http_file_cache_set_slot, ngx_resolver_create, ngx_http_upstream_server and the balancing methods'
 flags, ngx_http_upstream_init_round_robin (and stream's);
 ngx_http_ssl_merge_srv_conf for the client-certificate checks
 (https://github.com/nginx/nginx/blob/release-1.31.3/src/http/modules/ngx_http_ssl_module.c#L849-L895,
