@@ -651,6 +651,12 @@ CASES: list[tuple[str, tuple[str, str], str, str]] = [
         http("ssl_ciphers ECDHE-ECDSA-AES128-GCM-SHA256;", DEFAULT),
     ),
     (
+        "NGX408",  # LibreSSL takes TLS 1.3 suites from ssl_ciphers: their names enable them
+        ("1.25.5", "libressl-4.3.0"),
+        http("ssl_ciphers AES128-SHA128;", DEFAULT),
+        http("ssl_ciphers TLS_AES_128_GCM_SHA256;", DEFAULT),
+    ),
+    (
         "NGX409",
         MID,
         http(DEFAULT, top="ssl_session_cache shared:S:1m; ssl_protocols TLSv1.2;"),

@@ -4,14 +4,16 @@ nginx passes the string to SSL_CTX_set_cipher_list(), which fails when nothing m
 nginx refuses to start (`SSL_CTX_set_cipher_list("...") failed (SSL: ... no cipher match)`),
 even with `ssl_protocols TLSv1.3` only. `DEFAULT:!ALL`, `AES128+CAMELLIA` (no suite has both) and
 a misspelt name such as `AES128-SHA128` all do this. `nginxgen ciphers` shows what a string
-enables.
+enables. A library that takes TLS 1.3 suites from ssl_ciphers too (LibreSSL) is enabled by
+their names alone (`ssl_ciphers TLS_AES_128_GCM_SHA256;`, what `generate` writes for it).
 
 Fail: ssl_ciphers AES128-SHA128;
 Fix:  ssl_ciphers ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256;
 
 Sources: OpenSSL SSL_CTX_set_cipher_list(3) ("returns 1 if any cipher could be selected and 0 on
 complete failure"); nginx ngx_event_openssl.c ngx_ssl_ciphers(); reproduced with `nginx -t` on
-nginx 1.22.1/OpenSSL 3.0, 1.26.3/OpenSSL 3.5 and 1.31.3/OpenSSL 3.3.
+nginx 1.22.1/OpenSSL 3.0, 1.26.3/OpenSSL 3.5 and 1.31.3/OpenSSL 3.3; LibreSSL's
+SSL_CTX_set_cipher_list(3) (TLSv1.3 suites), found by the generator's fuzzer.
 """
 
 from __future__ import annotations
@@ -39,6 +41,8 @@ def check(ctx: Context) -> Iterator[Finding]:
         result = ev.result
         if result.model.approximate and _blind(ctx, stmt):
             continue  # the model lacks suites the library has for a word of the string
+        if ev.tls13_names and ctx.has("tls13_suites_via_ssl_ciphers"):
+            continue  # LibreSSL: the string's TLS 1.3 names are suites it enables
         if result.error and not result.suites:
             yield ctx.finding(
                 RULE,
