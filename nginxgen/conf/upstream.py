@@ -17,6 +17,7 @@ import re
 from collections.abc import Iterator
 
 from nginxgen.base.records import record
+from nginxgen.base.version import Version
 from nginxgen.conf.as_client import ClientTls, Level, Text, destination, upstream_blocks
 from nginxgen.conf.as_client import Destination as Destination
 from nginxgen.conf.as_client import Flag as Flag
@@ -28,6 +29,7 @@ from nginxgen.conf.as_client import strip_port as strip_port
 from nginxgen.conf.config import Config, Location, Server
 from nginxgen.conf.load import Stmt
 from nginxgen.conf.variables import values
+from nginxgen.knowledge import nginx_values
 from nginxgen.knowledge.target import Target
 from nginxgen.knowledge.upstream import (
     PassModule,
@@ -57,9 +59,6 @@ def keepalive_dropped_by(block: list[Stmt], keepalive: Stmt, target: Target) -> 
     """The http upstream{}'s balancing method line after its keepalive line, where the target's
     nginx lets it take keepalive's place (nginx_values.toml [method_redefined]: before 1.29.7);
     None: keepalive stands. The one answer NGX006 and the backends' keepalive read."""
-    from nginxgen.base.version import Version
-    from nginxgen.knowledge import nginx_values
-
     grammar = nginx_values.custom_grammars()
     if target.nginx >= Version(grammar.method_redefined.keepalive_until):
         return None

@@ -67,6 +67,14 @@ def _resolver(grammar: nginx_values.ResolverGrammar, args: list[str], target: Ta
     return None
 
 
+def _named_size(text: str) -> tuple[str, int] | None:
+    """A zone's NAME:SIZE as nginx's zone setters read it (the first `:`, ngx_parse_size after
+    it); None: no `:`, or a size it does not read."""
+    name, colon, size_text = text.partition(":")
+    size = parse_size(size_text) if colon else None
+    return None if size is None else (name, size)
+
+
 def _cache_path(
     grammar: nginx_values.CachePath, name: str, args: list[str], target: Target
 ) -> str | None:
@@ -79,13 +87,12 @@ def _cache_path(
             return grammar.invalid.format(value=value)
         text, kind = value[len(prefix) :], grammar.prefixes[prefix]
         if kind == "zone":
-            zone_name, colon, size_text = text.partition(":")
-            size = parse_size(size_text) if colon else None
-            if size is None:
+            named = _named_size(text)
+            if named is None:
                 return grammar.messages[prefix].format(value=value)
-            if size < grammar.zone_min:
+            if named[1] < grammar.zone_min:
                 return grammar.too_small.format(value=value)
-            zone = bool(zone_name)
+            zone = bool(named[0])
         elif not _cache_value(kind, text):
             return grammar.messages[prefix].format(value=value)
     return None if zone else grammar.missing.format(directive=name)
@@ -105,13 +112,12 @@ def _key_zone(grammar: nginx_values.KeyZone, name: str, args: list[str]) -> str 
     named = False
     for value in args[1:]:
         if value.startswith("zone="):
-            zone, colon, size_text = value[len("zone=") :].partition(":")
-            size = parse_size(size_text) if colon else None
-            if size is None:
+            zone = _named_size(value[len("zone=") :])
+            if zone is None:
                 return grammar.invalid_size.format(value=value)
-            if size < grammar.min_size:
+            if zone[1] < grammar.min_size:
                 return grammar.too_small.format(value=value)
-            named = bool(zone)
+            named = bool(zone[0])
         elif grammar.rate and value.startswith("rate="):
             # ngx_strncmp of the last three bytes: `r/s` or `r/m` is cut off, anything else read
             number = value[len("rate=") : -3] if value[-3:] in ("r/s", "r/m") else value[5:]
@@ -405,11 +411,10 @@ def _shared_cache(grammar: nginx_values.SharedCacheGrammar, args: list[str]) -> 
                 return grammar.invalid.format(value=value)
             continue
         if value.startswith("shared:") and len(value) > len("shared:"):
-            zone, colon, size_text = value[len("shared:") :].partition(":")
-            size = parse_size(size_text)
-            if not zone or not colon or size is None:
+            zone = _named_size(value[len("shared:") :])
+            if zone is None or not zone[0]:
                 return grammar.invalid.format(value=value)
-            if size < grammar.min_shared_size:
+            if zone[1] < grammar.min_shared_size:
                 return grammar.too_small.format(value=value)
             continue
         return grammar.invalid.format(value=value)
