@@ -657,6 +657,18 @@ CASES: list[tuple[str, tuple[str, str], str, str]] = [
         http("ssl_ciphers TLS_AES_128_GCM_SHA256;", DEFAULT),
     ),
     (
+        "NGX408",  # nginx as a client: the string is handed to the library where a pass is TLS
+        MID,
+        http(
+            "proxy_ssl_ciphers AES128-SHA128;",
+            SITE.format(body=f"{HSTS} location / {{ proxy_pass https://127.0.0.1:1; }}"),
+        ),
+        http(
+            "proxy_ssl_ciphers AES128-SHA128;",
+            SITE.format(body=f"{HSTS} location / {{ proxy_pass http://127.0.0.1:1; }}"),
+        ),
+    ),
+    (
         "NGX409",
         MID,
         http(DEFAULT, top="ssl_session_cache shared:S:1m; ssl_protocols TLSv1.2;"),

@@ -18,7 +18,10 @@ from nginxgen.knowledge import nginx, web
 from nginxgen.lint.context import Context, server_label
 from nginxgen.lint.findings import Fix
 from nginxgen.lint.rules import _fixes
+from nginxgen.lint.rules._values import applied_tls_lines
 
+# the cipher strings of nginx as a client, one per module that passes to TLS
+BACKEND_LINES = ("proxy_ssl_ciphers", "grpc_ssl_ciphers", "uwsgi_ssl_ciphers")
 LEGACY = ("SSLv2", "SSLv3", "TLSv1", "TLSv1.1", "TLSv1.2")
 # what NGX402's and NGX403's automatic fix does (default_fix): unsafe, since clients that have
 # only the suites it drops can no longer connect
@@ -171,7 +174,16 @@ def default_fix(ctx: Context, judged: Judged) -> Fix | None:
 
 def all_cipher_lines(ctx: Context) -> Iterator[tuple[Stmt, Evaluation]]:
     """Every ssl_ciphers line with a value, as written (a snippet's too: the string is checked
-    wherever a TLS server inherits it), evaluated."""
+    wherever a TLS server inherits it), and each proxy_ssl_ciphers (grpc_, uwsgi_) line nginx
+    hands to the library as a client, evaluated. nginx sets a client context up only where a pass
+    goes to TLS (ngx_http_proxy_set_ssl, in the location's merge): there a string that matches
+    nothing stops nginx -t as ssl_ciphers does, elsewhere the line is never read."""
     for stmt in ctx.named("ssl_ciphers"):
         if stmt.directive == "ssl_ciphers" and stmt.args:
             yield stmt, evaluate_line(ctx, stmt)
+    lines = [s for s in ctx.named(*BACKEND_LINES) if s.directive in BACKEND_LINES and s.args]
+    if lines:
+        applied = applied_tls_lines(ctx.config.loaded.statements, ctx.target, "ciphers")
+        for stmt in lines:
+            if applied is None or id(stmt) in applied:
+                yield stmt, evaluate_line(ctx, stmt)

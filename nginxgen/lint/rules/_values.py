@@ -509,6 +509,21 @@ def upstream_tls(statements: list[Stmt]) -> Iterator[tuple[Stmt, dict[str, list[
                     yield stmt, here
 
 
+def applied_tls_lines(statements: list[Stmt], target: Target, suffix: str) -> set[int] | None:
+    """The ids of the lines nginx hands to the library for one TLS setting `suffix` (ciphers,
+    conf_command): `ssl_SUFFIX` in effect in a server nginx sets TLS up for, `proxy_ssl_SUFFIX`
+    (grpc_, uwsgi_) in effect where a pass goes to TLS. None for a snippet (no http{} or
+    stream{}), where which blocks include it is not known, so every line counts."""
+    if not any(s.directive in ("http", "stream") for s in statements):
+        return None
+    places = [(f"ssl_{suffix}", s.settings) for s in tls_servers(statements, target)]
+    places += [
+        (f"{sender.directive.split('_')[0]}_ssl_{suffix}", here)
+        for sender, here in upstream_tls(statements)
+    ]
+    return {id(stmt) for name, here in places for stmt in here.get(name, ())}
+
+
 def unmet_requirements(statements: list[Stmt], present: set[str]) -> Iterator[tuple[Stmt, str]]:
     """(the `switch` statement in effect, nginx's message) for each pass to TLS whose
     verification is on with no trusted certificates in effect (checked at merge time);

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Applicability, Finding, Severity
 from nginxgen.lint.rules import _fixes
-from nginxgen.lint.rules._ciphers import all_cipher_lines
+from nginxgen.lint.rules._ciphers import BACKEND_LINES, all_cipher_lines
 
 RULE = Rule(
     code="NGX404",
@@ -34,7 +34,7 @@ RULE = Rule(
         Applicability.SAFE,
         "takes the TLS 1.3 names out of ssl_ciphers (the library ignores them there)",
     ),
-    triggers=("ssl_ciphers",),
+    triggers=("ssl_ciphers", *BACKEND_LINES),
     target_bound=("library",),
 )
 

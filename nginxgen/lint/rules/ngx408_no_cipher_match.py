@@ -6,6 +6,9 @@ even with `ssl_protocols TLSv1.3` only. `DEFAULT:!ALL`, `AES128+CAMELLIA` (no su
 a misspelt name such as `AES128-SHA128` all do this. `nginxgen ciphers` shows what a string
 enables. A library that takes TLS 1.3 suites from ssl_ciphers too (LibreSSL) is enabled by
 their names alone (`ssl_ciphers TLS_AES_128_GCM_SHA256;`, what `generate` writes for it).
+nginx as a client does the same with proxy_ssl_ciphers (grpc_, uwsgi_, stream's) wherever a pass
+goes to TLS (https://, grpcs://, suwsgi://, a variable, stream's `proxy_ssl on`); beside a
+plain-text pass nginx never reads the line.
 
 Fail: ssl_ciphers AES128-SHA128;
 Fix:  ssl_ciphers ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256;
@@ -13,7 +16,8 @@ Fix:  ssl_ciphers ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256;
 Sources: OpenSSL SSL_CTX_set_cipher_list(3) ("returns 1 if any cipher could be selected and 0 on
 complete failure"); nginx ngx_event_openssl.c ngx_ssl_ciphers(); reproduced with `nginx -t` on
 nginx 1.22.1/OpenSSL 3.0, 1.26.3/OpenSSL 3.5 and 1.31.3/OpenSSL 3.3; LibreSSL's
-SSL_CTX_set_cipher_list(3) (TLSv1.3 suites), found by the generator's fuzzer.
+SSL_CTX_set_cipher_list(3) (TLSv1.3 suites), found by the generator's fuzzer; nginx
+ngx_http_proxy_set_ssl() and its grpc, uwsgi and stream twins (tests/lint/test_backend_ciphers_live.py).
 """
 
 from __future__ import annotations
@@ -25,14 +29,14 @@ from nginxgen.knowledge import library_tables
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules import ngx410_cipher_string_refused as ngx410
-from nginxgen.lint.rules._ciphers import all_cipher_lines
+from nginxgen.lint.rules._ciphers import BACKEND_LINES, all_cipher_lines
 
 RULE = Rule(
     code="NGX408",
     name="no-cipher-match",
     severity=Severity.ERROR,
     fix="list suites the library has (nginxgen ciphers -- 'STRING' shows what a string enables)",
-    triggers=("ssl_ciphers",),
+    triggers=("ssl_ciphers", *BACKEND_LINES),
 )
 
 
@@ -47,7 +51,7 @@ def check(ctx: Context) -> Iterator[Finding]:
             yield ctx.finding(
                 RULE,
                 stmt,
-                f"ssl_ciphers {' '.join(stmt.args)} enables no suite on {ctx.library()}: nginx "
+                f"{stmt.directive} {' '.join(stmt.args)} enables no suite on {ctx.library()}: nginx "
                 "refuses to start (no cipher match)",
             )
 

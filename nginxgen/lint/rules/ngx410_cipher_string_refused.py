@@ -33,14 +33,14 @@ from nginxgen.knowledge import libraries, library_tables
 from nginxgen.knowledge.target import Library
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
-from nginxgen.lint.rules._ciphers import all_cipher_lines
+from nginxgen.lint.rules._ciphers import BACKEND_LINES, all_cipher_lines
 
 RULE = Rule(
     code="NGX410",
     name="cipher-string-refused",
     severity=Severity.ERROR,
     fix="write a string the library takes (no @SECLEVEL on BoringSSL and AWS-LC; suites it has)",
-    triggers=("ssl_ciphers",),
+    triggers=("ssl_ciphers", *BACKEND_LINES),
 )
 
 

@@ -40,7 +40,7 @@ from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules import ngx410_cipher_string_refused as ngx410
 from nginxgen.lint.rules._ciphers import evaluate_text
 from nginxgen.lint.rules._groups import parse_groups, verdict
-from nginxgen.lint.rules._values import tls_servers, upstream_tls
+from nginxgen.lint.rules._values import applied_tls_lines
 
 RULE = Rule(
     code="NGX504",
@@ -204,7 +204,7 @@ def check(ctx: Context) -> Iterator[Finding]:
     table = library_tables.library_table(ctx.target.library)
     if table is None or table.conf_refused:
         return
-    applied = _applied(ctx)
+    applied = applied_tls_lines(ctx.config.loaded.statements, ctx.target, "conf_command")
     for stmt in ctx.named(*ctx.names_ending("ssl_conf_command")):
         if not stmt.directive.endswith("ssl_conf_command") or len(stmt.args) != 2:
             continue
@@ -222,22 +222,6 @@ def check(ctx: Context) -> Iterator[Finding]:
             why = _cipher_string(ctx, value)
         if why:
             yield ctx.finding(RULE, stmt, f"{ctx.library()}: {why}: nginx -t fails")
-
-
-def _applied(ctx: Context) -> set[int] | None:
-    """The conf command lines nginx hands to the library (None: a snippet, where which blocks
-    include it is not known, so every line is judged)."""
-    statements = ctx.config.loaded.statements
-    if not any(s.directive in ("http", "stream") for s in statements):
-        return None
-    # a TLS server applies its ssl_conf_command; a proxy_pass (or stream proxy_ssl) to TLS its
-    # proxy_ssl_conf_command, a grpc_pass its grpc_ssl_conf_command, a uwsgi_pass its uwsgi_
-    places = [("ssl_conf_command", s.settings) for s in tls_servers(statements, ctx.target)]
-    places += [
-        (f"{sender.directive.split('_')[0]}_ssl_conf_command", here)
-        for sender, here in upstream_tls(statements)
-    ]
-    return {id(stmt) for name, here in places for stmt in here.get(name, ())}
 
 
 def _cipher_string(ctx: Context, text: str) -> str | None:
