@@ -25,6 +25,8 @@ _SYNTAX_PROBES = {
     "tuple": "tuple",
     "dash": "dash",
     "duplicates": "duplicate",
+    "empty": "empty_entry",
+    "spaces": "space_in_quotes",
 }
 
 

@@ -211,6 +211,12 @@ CASES: list[tuple[str, tuple[str, str], str, str]] = [
         http("ssl_ecdh_curve X25519;", DEFAULT),
     ),
     (
+        "NGX202",  # no library takes an empty element
+        MID,
+        http("ssl_ecdh_curve X25519MLKEM768:X25519:;", DEFAULT),
+        http("ssl_ecdh_curve X25519MLKEM768:X25519;", DEFAULT),
+    ),
+    (
         "NGX204",
         OLD,
         http("ssl_ecdh_curve X25519:X448:secp384r1:secp256k1;", DEFAULT),
