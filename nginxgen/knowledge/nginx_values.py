@@ -315,6 +315,18 @@ class LocationGrammar:
 
 
 @record(frozen=True)
+class IfCondition:
+    """`if`'s condition: the operators nginx reads and its words for the rest
+    (nginx_values.toml [if_condition])."""
+
+    comparisons: frozenset[str]
+    regex_matches: frozenset[str]
+    file_tests: frozenset[str]
+    invalid: str
+    unexpected: str
+
+
+@record(frozen=True)
 class StatusCodes:
     """A setter that reads status codes (error_page): nginx_values.toml [[status_codes]]."""
 
@@ -445,6 +457,7 @@ class CustomGrammars:
     server_name_conflict: str  # the warning for a name two servers of an address give
     no_port: NoPort
     location: LocationGrammar
+    if_condition: IfCondition
     status_codes: dict[str, StatusCodes]
     balancing_methods: dict[tuple[str, str], BalancingMethod]  # by (family, directive)
     expires: ExpiresGrammar
@@ -497,6 +510,7 @@ def custom_grammars() -> CustomGrammars:
         server_name_conflict=data["server_names"]["conflict"],
         no_port=from_table(NoPort, data["no_port"]),
         location=from_table(LocationGrammar, data["location"]),
+        if_condition=from_table(IfCondition, data["if_condition"]),
         status_codes=_by_directive(data["status_codes"], lambda c: from_table(StatusCodes, c)),
         expires=from_table(ExpiresGrammar, data["expires"]),
         log_levels=from_table(LogLevels, data["log_levels"]),

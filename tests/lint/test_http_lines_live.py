@@ -1,7 +1,7 @@
 """Lines nginx reads with setters of their own, against real `nginx -t`: location's modifier
 (trial 8, an Xray example: `location /a b/ {`), rewrite's flag, error_page's codes, expires'
 value, error_log's levels, set's variable, the limit modules' zones, proxy_cache_path's and
-resolver's parameters (found writing reproducers for trials 12-15: lint said nothing where
+resolver's parameters, if's condition (found writing reproducers for trials 12-15: lint said nothing where
 nginx stops). Where nginx refuses the line, NGX010 gives nginx's words at nginx's line; where
 it reads it, NGX010 says nothing."""
 
@@ -41,6 +41,13 @@ CACHE_PATHS = ["keys_zone=a:10m", "levels=1:2 keys_zone=a:10m inactive=60m max_s
 # ipv4= from 1.23.1: before, nginx reads it as an address and resolves it (not judged)
 RESOLVERS = ["valid=10s", "valid=10x", "valid=", "ipv6=off", "ipv6=On", "ipv4=off ipv6=off",
              "ipv4=no", "ipv4=off ipv6=off ipv6=on", "ipv4=on"]  # fmt: skip
+# `if` conditions: nginx's words are `invalid condition` or `unexpected ... in condition`
+CONDITIONS = ["($http_a)", "($http_a = b)", "($http_a != '')", '($http_a = "")', "(-f $uri)",
+              "(!-e $uri)", "($http_a ~* ^a)", "( $http_a = b )", "($http_a!=b)", "($http_a = b))",
+              "($http_a = )", "($http_a == b)", "(a = b)", "($http_a -f)", "(-z $uri)",
+              "($http_a != b c)", "$http_a", "$http_a = b", "($http_a =~ x)", "(!$http_a)",
+              "($http_a = b", "(-f)", '("$http_a" = b)', "($http_a= b)", "(-f$uri)", "()",
+              "(\n$http_a = b)"]  # fmt: skip
 LIMIT_CONN_ZONES = ["zone=c:1m", "zone=c:1", "zone=c", "size=1m", "zone=:1m"]
 LINES = [
     *((f"location {location} {{ return 204; }}", MODIFIER) for location in LOCATIONS),
@@ -69,6 +76,7 @@ LINES = [
     *((f"limit_conn_zone $binary_remote_addr {zone};", "") for zone in LIMIT_CONN_ZONES),
     *((f"proxy_cache_path @TMP@/c {parameters};", "") for parameters in CACHE_PATHS),
     *((f"resolver 127.0.0.1 {parameters};", "") for parameters in RESOLVERS),
+    *((f"if {condition} {{ return 404; }}", "") for condition in CONDITIONS),
 ]
 # lines of http{}, not of a server
 HTTP_LEVEL = ("limit_req_zone", "limit_conn_zone", "proxy_cache_path")

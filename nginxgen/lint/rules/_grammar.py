@@ -27,6 +27,7 @@ from nginxgen.lint.rules._directives import third_party_loaded
 from nginxgen.lint.rules._values import (
     Refusal,
     backend_certificate_refusals,
+    condition_words,
     merge_refusals,
     refusal,
     unmet_requirements,
@@ -348,6 +349,8 @@ def _judged(
         name = stmt.directive
         if name == "#":
             continue
+        if name == "if" and not stmt.args and _empty_parentheses(ctx, stmt):
+            continue  # `if ()`: one word to nginx, whose condition NGX010 refuses
         key = (name, context, stmt.block is not None, len(stmt.args))
         found = shapes.get(key, _UNSEEN)
         if found is _UNSEEN:
@@ -360,6 +363,13 @@ def _judged(
             verdict = _value(ctx, stmt, found, memo)
             if verdict is not None:
                 yield verdict
+
+
+def _empty_parentheses(ctx: Context, stmt: Stmt) -> bool:
+    """Whether an `if` the loader left without words was `if ()` (not `if {`)."""
+    text = ctx.config.loaded.texts.get(stmt.file)
+    line = text.split("\n")[stmt.line - 1] if text is not None else None
+    return condition_words(stmt, line) != []
 
 
 _UNSEEN = _Said("", "", Severity.INFO)  # a key not looked at yet (None is an answer)

@@ -184,6 +184,55 @@ def _status_codes(grammar: nginx_values.StatusCodes, args: list[str]) -> str | N
     return None
 
 
+def condition_words(stmt: Stmt, line: str | None) -> list[str]:
+    """An `if` condition's words as written, `line` the text of its line. The loader takes the
+    parentheses off (as crossplane does) where the first word opens with `(` and the last closes
+    with `)`: then its first word no longer opens with one, and its line shows whether one was
+    there (an `if` whose line shows `(` or nothing after it: yes). Without the text (stdin, a
+    dump): yes."""
+    args = stmt.args
+    if args and args[0].startswith("("):
+        return args  # the last word did not close: nothing was taken off
+    if line is not None:
+        after = [m.group(1) for m in re.finditer(r"(?:^|[\s;{}])if\b\s*(.?)", line)]
+        if after and all(ch not in ("(", "") for ch in after):
+            return args
+    return ["(", *args, ")"]
+
+
+def if_condition(grammar: nginx_values.IfCondition, args: list[str]) -> str | None:
+    """nginx's words for an `if` condition it cannot read, or None (ngx_http_rewrite_if_condition,
+    step by step: the parentheses come off the first and last words, then the words between
+    are a variable alone, a variable, an operator and a value, or a file test and a value). What
+    the variable and the regex are is NGX011's and NGX024's."""
+    if not args:
+        return None  # NGX009's
+    words = list(args)
+    if not words[0].startswith("("):
+        return grammar.invalid.format(value=words[0])
+    cur = 1 if words[0] == "(" else 0
+    if cur == 0:
+        words[0] = words[0][1:]
+    last = len(words) - 1
+    if not words[last].endswith(")"):
+        return grammar.invalid.format(value=words[last])
+    if words[last] == ")":
+        last -= 1
+    else:
+        words[last] = words[last][:-1]
+    word = words[cur]
+    if len(word) > 1 and word[0] == "$":
+        if cur != last and cur + 2 != last:
+            return grammar.invalid.format(value=word)
+        operator = words[cur + 1] if cur != last else None
+        if operator is None or operator in grammar.comparisons | grammar.regex_matches:
+            return None
+        return grammar.unexpected.format(value=operator)
+    if word in grammar.file_tests and cur + 1 == last:
+        return None
+    return grammar.invalid.format(value=word)
+
+
 def refusal(
     target: Target, stmt: Stmt, modules: frozenset[str], kinds: set[str | None]
 ) -> Refusal | None:

@@ -83,6 +83,7 @@ from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._blocks import closing_line
 from nginxgen.lint.rules._client_certs import verifying
 from nginxgen.lint.rules._grammar import findings
+from nginxgen.lint.rules._values import condition_words, if_condition
 
 RULE = Rule(
     code="NGX010",
@@ -96,6 +97,7 @@ RULE = Rule(
 def check(ctx: Context) -> Iterator[Finding]:
     yield from findings(ctx, RULE)
     yield from _location_modifiers(ctx)
+    yield from _if_conditions(ctx)
     yield from _proxy_pass_urls(ctx)
     if not ctx.config.loaded.http_level_top and not ctx.target.plus:  # a whole tree: merged
         yield from _client_verify(ctx)
@@ -120,6 +122,26 @@ def _location_modifiers(ctx: Context) -> Iterator[Finding]:
                 grammar.message.format(value=stmt.args[0]),
                 fix="one path (quote it if it has a space), or a modifier (=, ^~, ~, ~*) first",
             )
+
+
+def _if_conditions(ctx: Context) -> Iterator[Finding]:
+    """An `if` condition nginx cannot read (`invalid condition "$a"`, `unexpected "==" in
+    condition`), judged on the words as nginx reads them."""
+    grammar = nginx_values.custom_grammars().if_condition
+    texts = ctx.config.loaded.texts
+    lines: dict[str, list[str]] = {}
+    for stmt in ctx.named("if"):
+        if stmt.directive != "if" or stmt.block is None:
+            continue
+        text = texts.get(stmt.file)
+        if text is not None and stmt.file not in lines:
+            lines[stmt.file] = text.split("\n")
+        line = lines[stmt.file][stmt.line - 1] if text is not None else None
+        problem = if_condition(grammar, condition_words(stmt, line))
+        if problem:
+            yield ctx.finding(RULE, stmt, f"{problem}: nginx -t fails",
+                              fix="write ($variable), ($variable = value), ($variable ~ regex) or "
+                              "(-f $path), each word apart")  # fmt: skip
 
 
 def _upstream_blocks(ctx: Context) -> Iterator[Finding]:
