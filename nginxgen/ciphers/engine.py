@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from nginxgen.base.records import field, record
-from nginxgen.ciphers.model import CipherModel, CipherSuite
+from nginxgen.ciphers.model import CipherModel, CipherSuite, LazyAliases
 
 SEPARATORS = ":, ;"
 
@@ -189,8 +189,18 @@ def _element(
     """The element's words from `position`, joined by `+` (the suites in every one of them;
     an unknown word is noted in `result`): where reading stopped, the last word read, and the
     suites (None or empty: none). A SPECIAL element is its one word. None when a word is empty:
-    the string is refused."""
-    members: frozenset[str] | None = None
+    the string is refused.
+
+    Each field of the words is combined as a mask, as ssl_cipher_process_rulestr() does: for
+    kx, au, enc and mac that is the suites' intersection, but the strength bits are not. Two
+    words with strength bits keep the bits both have (HIGH+FIPS: none, so nothing matches),
+    and the first word with strength bits replaces whatever strength mask was there, dropping
+    a COMPLEMENTOFDEFAULT before it: COMPLEMENTOFDEFAULT+HIGH is all of HIGH,
+    HIGH+COMPLEMENTOFDEFAULT only the suites outside DEFAULT (openssl ciphers, OpenSSL 3.0 to
+    4.0)."""
+    members: frozenset[str] | None = None  # the other fields' suites
+    strong: frozenset[str] | None = None  # the strength bits (None: no word had any)
+    not_default = False
     while True:
         start = position
         position = _word_end(text, start, model)
@@ -203,14 +213,59 @@ def _element(
         multi = position < len(text) and text[position] == "+"
         if multi:
             position += 1
-        named = _lookup(model, word)
-        if named is None:
+        parts = _lookup_parts(model, word)
+        if parts is None:
             result.unknown.append(word)
             if op == "ADD":
                 result.unknown_added.append(word)
-        members = named if members is None or named is None else members & named
-        if not members or not multi:
-            return position, word, members
+            return position, word, None
+        named, bits, flag = parts
+        members = named if members is None else members & named
+        if bits is not None:
+            if strong is None:
+                strong, not_default = bits, False  # `algo_strength = ...`: the flag goes too
+            else:
+                strong &= bits
+        not_default |= flag
+        if not members or strong == frozenset() or not multi:
+            if strong == frozenset():
+                return position, word, frozenset()
+            return position, word, _masked(model, members, strong, not_default)
+
+
+def _lookup_parts(
+    model: CipherModel, word: str
+) -> tuple[frozenset[str], frozenset[str] | None, bool] | None:
+    """A word's suites by its other fields, its strength bits and its COMPLEMENTOFDEFAULT flag
+    (LazyAliases.parts). A suite's name is that suite, with the suite's own strength bits and
+    flag: COMPLEMENTOFDEFAULT+ECDHE-RSA-AES128-GCM-SHA256 is that suite, MEDIUM+ it nothing.
+    None: a word the library does not know."""
+    if model.any_case:
+        word = model.folded.get(word.lower(), word)
+    aliases = model.aliases
+    if word in aliases and isinstance(aliases, LazyAliases):
+        return aliases.parts(word)
+    named = _lookup(model, word)
+    if named is None:
+        return None
+    suite = model.by_name.get(word) or model.by_iana[word]
+    bits = frozenset({suite.strength, "FIPS"} if suite.fips else {suite.strength})
+    return named, bits, not suite.in_default
+
+
+def _masked(
+    model: CipherModel, members: frozenset[str], strong: frozenset[str] | None, not_default: bool
+) -> frozenset[str]:
+    if not members or (strong is None and not not_default):
+        return members
+    aliases = model.aliases
+    assert isinstance(aliases, LazyAliases)
+    kept = set(members)
+    if strong is not None:
+        kept &= aliases.strong(strong)
+    if not_default:
+        kept &= aliases.not_default()
+    return frozenset(kept)
 
 
 def _command(word: str, order: _Order, model: CipherModel, result: CipherList) -> bool:

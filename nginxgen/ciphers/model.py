@@ -138,6 +138,7 @@ class LazyAliases(Mapping[str, frozenset[str]]):
         self._universe = universe
         self._done: dict[str, frozenset[str]] = {}
         self._indexes: dict[str, dict[object, set[str]]] = {}
+        self._parts: dict[str, tuple[frozenset[str], frozenset[str] | None, bool]] = {}
 
     def __getitem__(self, name: str) -> frozenset[str]:
         if name not in self._done:
@@ -162,6 +163,31 @@ class LazyAliases(Mapping[str, frozenset[str]]):
         if alias.fips:
             names &= self._index("fips").get(True, set())
         return frozenset(names)
+
+    def parts(self, name: str) -> tuple[frozenset[str], frozenset[str] | None, bool]:
+        """An alias as ssl_cipher_process_rulestr() combines it with others in `A+B`: the suites
+        its other fields match, its strength bits (its classes, and FIPS for the FIPS flag;
+        None: it has none) and its COMPLEMENTOFDEFAULT flag. The strength bits are not a plain
+        set of suites: see engine._element."""
+        if name not in self._parts:
+            alias = _alias(name, self._rules[name], self._universe)
+            allowed = {k: v for k, v in alias.allowed.items() if k != "strength"}
+            strong = set(alias.allowed.get("strength", ()))
+            if alias.fips:
+                strong.add("FIPS")
+            other = self.members(Alias(name, allowed, protocol=alias.protocol))
+            self._parts[name] = (other, frozenset(strong) or None, alias.not_default)
+        return self._parts[name]
+
+    def strong(self, bits: frozenset[str]) -> set[str]:
+        """The suites with one of these strength bits (a class, or FIPS for a FIPS suite)."""
+        found = set().union(*(self._index("strength").get(b, ()) for b in bits))
+        if "FIPS" in bits:
+            found |= self._index("fips").get(True, set())
+        return found
+
+    def not_default(self) -> set[str]:
+        return {s.name for s in self._suites} - self._index("in_default").get(True, set())
 
     def _index(self, key: str) -> dict[object, set[str]]:
         """A field's value -> the names of the suites that have it."""

@@ -44,6 +44,17 @@ FROM_THE_ISSUE = [
     "default:!aRSA:@seclevel=3",
     "Suiteb128only",
     "HIGH:@strength",
+    # strength bits are a mask, not a set (the fuzzer's finds): the first word with them drops a
+    # COMPLEMENTOFDEFAULT before it, two words keep the bits both have, a suite's name has its own
+    "COMPLEMENTOFDEFAULT+HIGH",
+    "HIGH+COMPLEMENTOFDEFAULT",
+    "COMPLEMENTOFDEFAULT+ECDHE+HIGH",
+    "COMPLEMENTOFDEFAULT+FIPS",
+    "FIPS+HIGH",
+    "COMPLEMENTOFDEFAULT+RSA-PSK-CHACHA20-POLY1305",
+    "COMPLEMENTOFDEFAULT+ECDHE-RSA-AES128-GCM-SHA256",
+    "ECDHE-RSA-AES128-GCM-SHA256+COMPLEMENTOFDEFAULT",
+    "MEDIUM+ECDHE-RSA-AES128-GCM-SHA256",
 ]
 
 
