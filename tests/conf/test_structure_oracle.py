@@ -105,6 +105,17 @@ def test_structure_agrees_with_nginx(
     assert outcomes.get("accepted", 0) > CASES // 10
 
 
+def test_nginx_names_one_byte_of_a_character_lint_names_whole(
+    provisioned: tuple[dict[str, Build], dict[str, str]],
+) -> None:
+    """The fuzzer's find: after a closing quote nginx says `unexpected "%c"` with the first byte
+    of the next character, lint with the character; both name the same place."""
+    text = "'env 'русский текст';\nevents {}\n"
+    for build in all_builds(provisioned):
+        verdict = compare(build, text)
+        assert verdict.nginx == "structural" and verdict.agrees, verdict
+
+
 def test_a_semicolon_lost_before_a_block_after_every_directive(
     provisioned: tuple[dict[str, Build], dict[str, str]],
 ) -> None:
