@@ -224,7 +224,8 @@ def _defined(statements: list[Stmt]) -> set[str]:
         words = [stmt.directive, *stmt.args]
         for word in words:
             if "(?" in word:
-                out.update(a or b for a, b in CAPTURE.findall(word))
+                # nginx names a capture's variable in lower case, as every variable
+                out.update((a or b).lower() for a, b in CAPTURE.findall(word))
         if id(stmt) in entries:
             continue
         position = grammar.defines.get(stmt.directive)
