@@ -455,6 +455,8 @@ class CustomGrammars:
     shared_zones: SharedZones
     log_formats: dict[str, LogFormats]  # by family
     server_name_conflict: str  # the warning for a name two servers of an address give
+    server_name_declined: str  # the error for a name the address's hash declines
+    server_name_invalid: str  # the error for a name server_name itself refuses
     no_port: NoPort
     location: LocationGrammar
     if_condition: IfCondition
@@ -508,6 +510,8 @@ def custom_grammars() -> CustomGrammars:
         shared_zones=_shared_zones(data["shared_zones"]),
         log_formats={f["family"]: from_table(LogFormats, f) for f in data["log_formats"]},
         server_name_conflict=data["server_names"]["conflict"],
+        server_name_declined=data["server_names"]["declined"],
+        server_name_invalid=data["server_names"]["invalid"],
         no_port=from_table(NoPort, data["no_port"]),
         location=from_table(LocationGrammar, data["location"]),
         if_condition=from_table(IfCondition, data["if_condition"]),

@@ -19,7 +19,7 @@ from nginxgen.knowledge.target import resolve
 from tests.builds import Build
 from tests.conftest import binary_and_tree
 from tests.every_rule import lint_checked
-from tests.live import first_emerg, lint_as, nginx_check
+from tests.live import first_emerg, lint_as, nginx_and_lint_agree, nginx_check
 
 L = "listen 127.0.0.1:8080;"
 CASES = {  # name: (block, the servers' bodies)
@@ -174,3 +174,28 @@ def test_server_names_hash_as_nginx_builds_it(
     ]
     assert said == lint, (checked.stderr, found.stdout)
     assert ("emerg" in checked.stderr) == (" NGX018 error " in found.stdout), found.stdout
+
+
+# Names nginx refuses (trial 16, zlind0's `....xyz`): server_name itself refuses a `*` first
+# without `.` and more, and `.` alone, in any server; the hash of an address more than one
+# server listens on declines two `*`, `..` and a `*` elsewhere than `*.` or `.*`. A server alone
+# on its address builds no hash: there nginx says nothing of the second kind.
+NAMES = ["....xyz", "www.*.example.com", "a*.com", "**.a.com", "*", "*.", ".", "*x.com",
+         "*.example.com", "www.example.*", ".example.com", ".a", "_"]  # fmt: skip
+
+
+@pytest.mark.parametrize("shared", [True, False], ids=["shared", "alone"])
+@pytest.mark.parametrize("server_name", NAMES)
+@pytest.mark.parametrize("name", ["bookworm", "trixie", "wheel"])
+def test_a_name_nginx_refuses(
+    name: str,
+    server_name: str,
+    shared: bool,
+    provisioned: tuple[dict[str, Build], dict[str, str]],
+    tmp_path: Path,
+) -> None:
+    build, nginx_bin, tree = binary_and_tree(provisioned, name, tmp_path)
+    conf = tree / "nginx.conf"
+    other = f"{L} server_name new.example;" if shared else "listen 127.0.0.1:8081;"
+    conf.write_text(_tree(build, "http", [f"{L} server_name {server_name};", other]))
+    nginx_and_lint_agree(build, nginx_bin, conf, "NGX010", "")

@@ -37,6 +37,16 @@ def hashed(servers: list[Server], socket: str) -> Iterator[tuple[Stmt, str, bool
                 yield stmt, name, _busy(name, exact, head, tail)
 
 
+def declined(servers: list[Server], socket: str) -> tuple[Stmt, str] | None:
+    """The first name, in nginx's order, that ngx_hash_add_key declines for the address's hash
+    (nginx stops there: `invalid server name or wildcard`), with its line; None: none."""
+    for server in servers:
+        for stmt, name in _names(server, socket):
+            if not _valid(name) and not refused_name(name):  # those stop nginx earlier
+                return stmt, name
+    return None
+
+
 def _names(server: Server, socket: str) -> Iterator[tuple[Stmt, str]]:
     """The names nginx hashes for a server, lower-cased, each with its line."""
     lines = server.own("server_name")
@@ -49,6 +59,12 @@ def _names(server: Server, socket: str) -> Iterator[tuple[Stmt, str]]:
         for name in stmt.args:
             if not name.startswith("~"):  # `$hostname` stays itself: the machine's name
                 yield stmt, name.lower()
+
+
+def refused_name(name: str) -> bool:
+    """Whether server_name itself refuses the name (ngx_http_core_server_name, and stream's):
+    a `*` first not followed by `.` and more, or `.` alone."""
+    return (name[:1] == "*" and (len(name) < 3 or name[1] != ".")) or name == "."
 
 
 def _valid(name: str) -> bool:

@@ -22,6 +22,7 @@ from nginxgen.conf.load import Stmt
 from nginxgen.knowledge import libraries, nginx_values
 from nginxgen.knowledge.equal_values import parse_size, parse_time
 from nginxgen.knowledge.target import Target
+from nginxgen.lint.rules._server_names import refused_name
 
 VALUE_ERRORS = {"size": "invalid value", "msec": "invalid value", "sec": "invalid value",
                 "num": "invalid number"}  # fmt: skip
@@ -287,6 +288,9 @@ def _refusal(
         return _expires(custom.expires, name, args)
     if name in custom.status_codes:
         return _status_codes(custom.status_codes[name], args)
+    if name == "server_name":
+        bad = next((a for a in args if refused_name(a)), None)
+        return custom.server_name_invalid.format(name=bad) if bad is not None else None
     if name in custom.last_word:
         last = custom.last_word[name]
         if len(args) >= last.position and args[last.position - 1] not in last.words:

@@ -38,6 +38,11 @@ b/ {` stops nginx -t with `invalid location modifier "/a"`. rewrite's third word
 break, redirect or permanent (exact case); error_page's codes are numbers from 300 to 599 but
 499, and its `=code` is a number (or nothing) after the `=`; expires takes epoch, max, off or
 a time (after `@`, a time of day within 24h; after `+` or `-`), or `modified` and a time;
+`if` a condition in parentheses: a variable alone, a variable, =, !=, ~, ~*, !~ or !~* and one
+value, or a file test (-f, -d, -e, -x, each also after `!`) and one value, each a word of its
+own; server_name no `*` first without `.` and more, and not `.` alone (`server name "*x" is
+invalid`), and where more than one server listens on an address, no name its hash declines (two
+`*`, `..`, a `*` elsewhere than `*.` or `.*`: `invalid server name or wildcard`);
 error_log's levels after its file are emerg to debug (one of them) and debug_core, debug_http,
 ... (not after one of the others); set's first argument starts with `$`; limit_req_zone and
 limit_conn_zone take zone=NAME:SIZE of at least 32k (and limit_req_zone rate=N, r/s or r/m, N
@@ -76,13 +81,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from nginxgen.base.sockets import address_text
 from nginxgen.conf.load import Stmt, walk
+from nginxgen.conf.per_name import by_name
 from nginxgen.knowledge import nginx, nginx_values
 from nginxgen.lint.context import Context, Rule, seen_at
 from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._blocks import closing_line
 from nginxgen.lint.rules._client_certs import verifying
 from nginxgen.lint.rules._grammar import findings
+from nginxgen.lint.rules._server_names import declined, printable
 from nginxgen.lint.rules._values import condition_words, if_condition
 
 RULE = Rule(
@@ -101,6 +109,7 @@ def check(ctx: Context) -> Iterator[Finding]:
     yield from _proxy_pass_urls(ctx)
     if not ctx.config.loaded.http_level_top and not ctx.target.plus:  # a whole tree: merged
         yield from _client_verify(ctx)
+        yield from _declined_server_names(ctx)
         yield from _no_port(ctx)
         yield from _upstream_blocks(ctx)
     if not ctx.target.plus:  # NGINX Plus has methods of its own
@@ -142,6 +151,27 @@ def _if_conditions(ctx: Context) -> Iterator[Finding]:
             yield ctx.finding(RULE, stmt, f"{problem}: nginx -t fails",
                               fix="write ($variable), ($variable = value), ($variable ~ regex) or "
                               "(-f $path), each word apart")  # fmt: skip
+
+
+def _declined_server_names(ctx: Context) -> Iterator[Finding]:
+    """A server name the hash of its address declines (trial 16, zlind0's `....xyz`: `generate
+    --into` added a second server to *:443 and nginx stopped). nginx builds that hash only for
+    an address more than one server listens on, and stops at the first such name, naming no
+    line: this rule names the server_name line."""
+    message = nginx_values.custom_grammars().server_name_declined
+    for family in ctx.families():
+        if not by_name(family):
+            continue  # before 1.25.5 a stream address takes one server: no hash of names
+        for socket, servers in family.config.sockets.items():
+            if len(servers) < 2 or not printable(socket, servers):
+                continue
+            found = declined(servers, socket)
+            if found is not None:
+                stmt, name = found
+                text = message.format(name=name, address=address_text(socket))
+                yield ctx.finding(RULE, stmt, f"{text}: nginx -t fails",
+                                  fix="write an exact name, *.example.com, .example.com, "
+                                  "www.example.* or a regex (~...)")  # fmt: skip
 
 
 def _upstream_blocks(ctx: Context) -> Iterator[Finding]:
