@@ -18,7 +18,7 @@ from nginxgen.knowledge.target import resolve
 from nginxgen.lint.run import Selection, lint
 from tests.builds import ALL_BUILD_NAMES, Build
 from tests.conf.test_stream_live import STREAM_BUILDS, _main
-from tests.live import Server, free_port, nginx_check, s_client
+from tests.live import Server, first_emerg, free_port, nginx_check, s_client
 from tests.pki import CertificateFactory
 
 CASES = [(name, "http") for name in ALL_BUILD_NAMES] + [(n, "stream") for n in STREAM_BUILDS]
@@ -123,3 +123,22 @@ def test_ssl_on_without_certificate(build: Build, case: str, tmp_path: Path) -> 
     text = conf.read_text().splitlines()
     assert text[line - 1].startswith("ssl on;")  # http{}'s line, or b.example's
     assert ("server_name b.example" in text[line - 2]) == (named == "b")
+
+
+@pytest.mark.parametrize("build", ["bookworm", "trixie"], indirect=True)
+def test_the_line_nginx_names_for_a_stream_server(build: Build, tmp_path: Path) -> None:
+    """Before 1.25.5 stream checks each server as it merges it and names the last `listen ...
+    ssl` line (Debian 12); from 1.25.5 the server's line (trial 16, BIND's DoT example)."""
+    conf = tmp_path / "nginx.conf"
+    (tmp_path / "logs").mkdir()
+    port = free_port()
+    conf.write_text(
+        f"{build.load_module('stream')}events {{}}\nstream {{\n    server {{\n"
+        f"        listen 127.0.0.1:{port} ssl;\n        listen 127.0.0.1:{free_port()} ssl;\n"
+        "        proxy_pass 127.0.0.1:9;\n    }\n}\n"
+    )
+    emerg = first_emerg(nginx_check(build, conf).stderr)
+    assert emerg is not None and emerg[1] is not None, emerg
+    target = resolve(build.nginx_version, build.tls_library)
+    found = [f for f in lint(load_path(str(conf)), target, Selection()) if f.code == "NGX715"]
+    assert [(f.severity, f.line) for f in found] == [("error", emerg[1])], (emerg, found)

@@ -9,7 +9,7 @@ other. A non-default server with neither passes `nginx -t` and fails at run time
 gets no TLS context of its own, so its names are answered with the default server's certificate
 (and its content), which a client that checks the name refuses. The same on every nginx from
 1.22.1 to 1.31.3; before 1.25.5 stream checked each server with `listen ... ssl` when merging
-it, one server per address then. QUIC addresses (`listen ... quic`) likewise. The old `ssl on;`
+it, one server per address then, and named its last `listen ... ssl` line. QUIC addresses (`listen ... quic`) likewise. The old `ssl on;`
 (until nginx 1.25.1) is checked apart, in every server it is in effect in (its own line or
 http{}'s), default or not: without a certificate (or `ssl_reject_handshake on`) nginx -t refuses
 it at that `ssl` line, `no "ssl_certificate" is defined for the "ssl" directive`.
@@ -44,9 +44,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from nginxgen.base.version import Version
+from nginxgen.conf.config import Server
 from nginxgen.conf.effective import Uncertified
 from nginxgen.conf.load import Stmt
-from nginxgen.knowledge import nginx
+from nginxgen.knowledge import nginx, nginx_values
 from nginxgen.lint.context import Context, Rule, server_label
 from nginxgen.lint.findings import Finding, Severity
 
@@ -96,7 +98,7 @@ def check(ctx: Context) -> Iterator[Finding]:
             )
             yield ctx.finding(
                 RULE,
-                server.stmt,  # where nginx -t points: the server's line
+                _where(ctx, server),
                 f"{server_label(server)} has no ssl_certificate for {on} and {why}: "
                 f"nginx -t refuses it ({message.format(kind=kind)})",
                 severity=Severity.ERROR,
@@ -110,6 +112,18 @@ def check(ctx: Context) -> Iterator[Finding]:
             f"{server_label(default)}, the default server, which clients checking the name "
             "refuse",
         )
+
+
+def _where(ctx: Context, server: Server) -> Stmt:
+    """Where nginx -t points: the server's line; in stream{} before 1.25.5, which checked each
+    server as it merged it, the line ngx_stream_core_listen kept, its last `listen ... ssl`
+    (trial 16, BIND's DoT example on Debian 12)."""
+    since = Version(nginx_values.custom_grammars().stream_by_certificate_since)
+    if ctx.target.nginx < since and ctx.top_block(server.stmt) == "stream":
+        listens = [listen.stmt for listen in server.listens if listen.ssl]
+        if listens:
+            return listens[-1]
+    return server.stmt
 
 
 def _mail(ctx: Context, ssl_directive: bool) -> Iterator[Finding]:
