@@ -342,15 +342,17 @@ def _no_answer(where: str, results: list[dict[str, Any]]) -> str:
 
 
 def _probe_stream(options: ProbeOptions) -> tuple[list[dict[str, Any]], str, int]:
-    """Each stream{} TLS listener of --config and each literal name on it, probed and compared
-    with the stream model's answers: the results, where they were asked, the differences."""
+    """Each stream{} TLS listener of --config and each literal name on it (and --sni's names),
+    probed and compared with the stream model's answers: the results, where they were asked,
+    the differences."""
     from nginxgen.probe.stream import probe_stream
 
     model, lines = _read_config(options)
     [endpoint] = options.endpoints  # --stream takes HOST, not --targets
     results = probe_stream(
-        model, options.target, endpoint.host, endpoint.connect, options.timeout, options.ech
-    )
+        model, options.target, endpoint.host, endpoint.connect, options.timeout, options.ech,
+        names=tuple(name for name in endpoint.names if name is not None),  # --sni's, asked too
+    )  # fmt: skip
     if not results:
         raise NginxgenError(
             f"{options.config} has no stream{{}} listener that ends TLS", where="--stream"

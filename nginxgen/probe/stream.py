@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from nginxgen.base.ech_configs import EchConfig
 from nginxgen.base.records import record
-from nginxgen.base.sockets import address_text
+from nginxgen.base.sockets import address_text, socket_answering
 from nginxgen.conf.config import Config
 from nginxgen.conf.effective import Effective
 from nginxgen.conf.load import Stmt
@@ -66,13 +66,26 @@ def probe_stream(
     connect: str | None,
     timeout: float,
     offer: EchConfig | Literal["grease"] | None = None,
+    names: tuple[str, ...] = (),
 ) -> list[dict[str, Any]]:
-    """Each stream TLS listener of `config`, each of its names, probed on `connect` or `host`
-    and compared with the stream model: every result has `port`, `mismatches` and `config`
-    (the model's value of each observed setting), as `probe --config` gives them."""
+    """Each stream TLS port of `config`, each name of its listener and each of `names` (--sni),
+    probed on `connect` or `host` and compared with the stream model: every result has `port`,
+    `mismatches` and `config` (the model's value of each observed setting), as `probe --config`
+    gives them. A port with listeners on several addresses is asked once, of the listener
+    that answers a connection to that address (trial 16: `listen 127.0.0.1:N ssl; listen
+    [::1]:N ssl;` was probed twice on 127.0.0.1)."""
     stream = Stream(Effective(config, target))
-    asked = [(listener, name) for listener in listeners(stream) for name in listener.names]
-    return _probe(stream, asked, connect or host, timeout, offer)
+    address = connect or host
+    by_port: dict[int, list[Listener]] = {}
+    for listener in listeners(stream):
+        by_port.setdefault(listener.port, []).append(listener)
+    asked = []
+    for found in by_port.values():
+        socket = socket_answering([listener.socket for listener in found], address)
+        listener = next(listener for listener in found if listener.socket == socket)
+        for name in dict.fromkeys((*names, *listener.names)):
+            asked.append((listener, name))
+    return _probe(stream, asked, address, timeout, offer)
 
 
 @record(frozen=True)

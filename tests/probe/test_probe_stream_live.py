@@ -178,3 +178,35 @@ def test_a_stream_port_with_config_is_probed_as_stream(
     assert (asked["without"], asked["not_checked"]) == (None, closed), asked
     assert "served" not in text_report([found]), text_report([found])
     assert alone.returncode == 1, alone.stderr
+
+
+@pytest.mark.parametrize("build", STREAM_BUILDS[:1], indirect=True)
+def test_one_port_on_two_addresses_and_sni_names(
+    build: Build, client: Build, tmp_path: Path
+) -> None:
+    """Trial 16 (Arch Linux's rsync host): a stream server with `listen 127.0.0.1:N ssl;` and
+    `listen [::1]:N ssl;` was probed twice on 127.0.0.1 (once as each listener), and --sni's
+    name was never asked. Now the port is asked once, of the listener answering 127.0.0.1, for
+    --sni's names beside the config's; what the probe sees of --sni's name is what s_client
+    sees."""
+    leaf = CertificateFactory(tmp_path / "pki").leaf("rsync.example", sans=("rsync.example",))
+    port = free_port()
+    conf = tmp_path / "nginx.conf"
+    conf.write_text(
+        _main(
+            f"stream {{\n    server {{\n        listen 127.0.0.1:{port} ssl;\n"
+            f"        listen [::1]:{port} ssl;\n        server_name rsync.example;\n"
+            f"        ssl_certificate {leaf.fullchain}; ssl_certificate_key {leaf.key};\n"
+            '        return "r\\n";\n    }\n}\n'
+        )
+    )
+    (tmp_path / "logs").mkdir()
+    with Server(build, conf, [port]):
+        done = _probe("127.0.0.1", "--config", str(conf), "--stream", "--sni", "other.example",
+                      *build.target_flags)  # fmt: skip
+        other = s_client(client, port, "other.example", version="1.3", path=None)
+    results = json.loads(done.stdout)
+    assert [r["sni"] for r in results] == ["other.example", "rsync.example", None], done.stdout
+    assert {r["port"] for r in results} == {port}
+    subject = results[0]["certificate"]["subject"]
+    assert other.ok and f"subject=CN={subject.removeprefix('CN=')}" in other.output, subject
