@@ -237,6 +237,20 @@ def _switched_on_sockets(config: Config) -> Config:
                 for listen in server.listens:
                     if listen.socket == socket:
                         listen.ssl = True
+    return tls_addresses(config)
+
+
+def tls_addresses(config: Config) -> Config:
+    """`ssl` is an option of the address:port, not of one listen line: where one listen of it
+    says ssl, every server there is served TLS (ngx_http_add_addresses ORs the flag; a listen
+    without it draws NGX014's warning), each with its own certificate and settings by SNI
+    (trial 16, kobo-docker: lint judged none of such a server's ssl_* lines; s_client
+    negotiated the AES128-SHA its ssl_ciphers allowed)."""
+    for socket, servers in config.sockets.items():
+        listens = [lst for s in servers for lst in s.listens if lst.socket == socket]
+        if any(lst.ssl for lst in listens):
+            for listen in listens:
+                listen.ssl = True
     return config
 
 

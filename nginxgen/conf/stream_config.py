@@ -5,7 +5,14 @@ model (Effective.stream) without reaching up to the model that reads it."""
 
 from __future__ import annotations
 
-from nginxgen.conf.config import Config, Listen, Server, index_sockets, listen_socket
+from nginxgen.conf.config import (
+    Config,
+    Listen,
+    Server,
+    index_sockets,
+    listen_socket,
+    tls_addresses,
+)
 from nginxgen.conf.load import Loaded, Stmt
 
 
@@ -57,4 +64,4 @@ def build_stream(loaded: Loaded) -> Config:
         names = [n for s in own.get("server_name", []) for n in s.args]
         servers.append(Server(stmt, len(servers), listens, names, own, [], outer, "stream"))
     first = stream_stmts[0] if stream_stmts else None
-    return index_sockets(Config(loaded, outer, first, servers, block="stream"))
+    return tls_addresses(index_sockets(Config(loaded, outer, first, servers, block="stream")))
