@@ -94,3 +94,29 @@ def test_ssl_on_beside_a_plain_default_server_changes_nothing(
     assert "listen 127.0.0.1:8443;" in fixed and "listen 127.0.0.1:8444 ssl;" in fixed, fixed
     after = nginx_check(build, conf)
     assert after.returncode == 0, after.stderr
+
+
+@pytest.mark.parametrize("name", ["bookworm", "trixie"])
+def test_ssl_on_beside_a_tls_default_server_gets_the_parameter(
+    name: str,
+    provisioned: tuple[dict[str, Build], dict[str, str]],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Trial 16 (kobo-docker): `ssl on;` in a server that is not the default of an address
+    another server's `listen ... ssl` makes TLS. The address stays TLS whatever that line says;
+    the fix drops it and writes `ssl` on the server's listen (before, the listen stayed bare and
+    nginx 1.26.3 warned `protocol options redefined`). nginx -t passes the fixed file without a
+    warning."""
+    build = require_build(provisioned, name)
+    tls_default = PLAIN.replace("default_server;", "ssl default_server;").replace(
+        "return 204;", "ssl_reject_handshake on;"
+    )
+    conf = _tree(tmp_path, tls_default)
+    prepare_prefix(conf, build)
+    main(["lint", "--fix", "--select", "NGX301,NGX302", *build.target_flags, str(conf)])
+    capsys.readouterr()
+    fixed = conf.read_text()
+    assert "ssl on;" not in fixed and "listen 127.0.0.1:8443 ssl;" in fixed, fixed
+    after = nginx_check(build, conf)
+    assert after.returncode == 0 and "[warn]" not in after.stderr, after.stderr

@@ -59,18 +59,23 @@ def ssl_to_listens(ctx: Context, switch: Stmt) -> tuple[Applicability, Fix | Non
     """`ssl on;` (deprecated in 1.15.0, refused from 1.25.1) -> the `ssl` parameter on its
     server's listens of the addresses it is the default server of, the line gone; `ssl off;`
     only goes. Before 1.25.1 `ssl on;` made TLS only the addresses whose default server has it
-    (ngx_http_init_connection), every server there: a listen of another address stays plain.
-    Safe: the parameter makes TLS exactly the addresses `ssl on;` did."""
+    (ngx_http_init_connection), every server there: a listen of another address stays plain,
+    unless that address is TLS anyway. Safe: the parameter makes TLS exactly the addresses that
+    were."""
     out = delete(ctx, switch)
     if switch.args[:1] != ["on"]:
         return Applicability.SAFE, out
     server = next((s for s in ctx.config.servers if switch in s.own("ssl")), None)
     if server is None:
         return Applicability.SAFE, None
+    # and the addresses that are TLS anyway (another listen's `ssl`, or their default server's
+    # `ssl on;`): there the parameter changes nothing but the warning a listen without it draws
+    # (trial 16, kobo-docker: `protocol options redefined` after the fix)
     sockets = {
         listen.socket
         for listen in server.listens
         if ctx.config.default_server(listen.socket) is server
+        or ctx.config.tls_socket(listen.socket)
     }
     written = server.own("listen")
     for listen in server.listens:

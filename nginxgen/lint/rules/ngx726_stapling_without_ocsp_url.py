@@ -67,6 +67,8 @@ def check(ctx: Context) -> Iterator[Finding]:
                 f'"ssl_stapling" ignored, issuer certificate not found for certificate '
                 f'"{cert.stmt.args[0]}" (nginx -t warns): neither the file after the '
                 "certificate nor the CA files this server loads hold it",
+                fix="put the issuer's certificate after the certificate in its file (the full "
+                "chain), or name it in ssl_trusted_certificate",
             )
             continue
         if not cert.chain[0].ocsp_urls:
