@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+from functools import cached_property
 
 from nginxgen.base.records import field, record
 from nginxgen.conf.lexer import Lexeme, NgxParserSyntaxError, scan
@@ -108,6 +109,21 @@ class Loaded:
         (a dump's or stdin's text is not a file read here)."""
         files = {os.path.abspath(f): self.real[f] for f in self.texts if f in self.real}
         return {**files, **self.reads}
+
+    def line_text(self, file: str, number: int) -> str | None:
+        """The text of one line of a file as read (None: a dump's or stdin's, which keep none).
+        Rules that read back what the statements leave out (an `if`'s parentheses) ask it."""
+        lines = self._lines.get(file)
+        if lines is None:
+            text = self.texts.get(file)
+            if text is None:
+                return None
+            lines = self._lines[file] = text.split("\n")  # once a file: fleets have an if a vhost
+        return lines[number - 1] if 0 < number <= len(lines) else None
+
+    @cached_property
+    def _lines(self) -> dict[str, list[str]]:
+        return {}
 
     def here(self, path: str) -> str:
         """Where a path the config names (absolute, or relative to the prefix) is found here."""

@@ -367,9 +367,7 @@ def _judged(
 
 def _empty_parentheses(ctx: Context, stmt: Stmt) -> bool:
     """Whether an `if` the loader left without words was `if ()` (not `if {`)."""
-    text = ctx.config.loaded.texts.get(stmt.file)
-    line = text.split("\n")[stmt.line - 1] if text is not None else None
-    return condition_words(stmt, line) != []
+    return condition_words(stmt, ctx.config.loaded.line_text(stmt.file, stmt.line)) != []
 
 
 _UNSEEN = _Said("", "", Severity.INFO)  # a key not looked at yet (None is an answer)

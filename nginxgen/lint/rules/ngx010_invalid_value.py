@@ -137,15 +137,11 @@ def _if_conditions(ctx: Context) -> Iterator[Finding]:
     """An `if` condition nginx cannot read (`invalid condition "$a"`, `unexpected "==" in
     condition`), judged on the words as nginx reads them."""
     grammar = nginx_values.custom_grammars().if_condition
-    texts = ctx.config.loaded.texts
-    lines: dict[str, list[str]] = {}
+    loaded = ctx.config.loaded
     for stmt in ctx.named("if"):
         if stmt.directive != "if" or stmt.block is None:
             continue
-        text = texts.get(stmt.file)
-        if text is not None and stmt.file not in lines:
-            lines[stmt.file] = text.split("\n")
-        line = lines[stmt.file][stmt.line - 1] if text is not None else None
+        line = loaded.line_text(stmt.file, stmt.line)
         problem = if_condition(grammar, condition_words(stmt, line))
         if problem:
             yield ctx.finding(RULE, stmt, f"{problem}: nginx -t fails",
