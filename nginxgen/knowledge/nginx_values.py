@@ -351,6 +351,21 @@ class ExpiresGrammar:
 
 
 @record(frozen=True)
+class AccessLogGrammar:
+    """access_log's parameters and nginx's words for each refusal (nginx_values.toml
+    [access_log])."""
+
+    directives: tuple[str, ...]
+    buffer: str
+    flush: str
+    level: str
+    parameter: str
+    no_buffer: str
+    variables: str
+    syslog: str
+
+
+@record(frozen=True)
 class LogLevels:
     """error_log's levels (nginx_values.toml [log_levels])."""
 
@@ -464,6 +479,7 @@ class CustomGrammars:
     balancing_methods: dict[tuple[str, str], BalancingMethod]  # by (family, directive)
     expires: ExpiresGrammar
     log_levels: LogLevels
+    access_log: AccessLogGrammar
     variable_first: VariableFirst
     server_values: dict[str, str]  # an upstream's server parameter prefix -> its parser
     key_zones: dict[str, KeyZone]
@@ -518,6 +534,7 @@ def custom_grammars() -> CustomGrammars:
         status_codes=_by_directive(data["status_codes"], lambda c: from_table(StatusCodes, c)),
         expires=from_table(ExpiresGrammar, data["expires"]),
         log_levels=from_table(LogLevels, data["log_levels"]),
+        access_log=from_table(AccessLogGrammar, data["access_log"]),
         variable_first=from_table(VariableFirst, data["variable_first"]),
         server_values=dict(data["server_parameter_values"]["values"]),
         key_zones=_by_directive(data["key_zones"], lambda z: from_table(KeyZone, z)),

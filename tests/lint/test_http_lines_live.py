@@ -1,7 +1,7 @@
 """Lines nginx reads with setters of their own, against real `nginx -t`: location's modifier
 (trial 8, an Xray example: `location /a b/ {`), rewrite's flag, error_page's codes, expires'
 value, error_log's levels, set's variable, the limit modules' zones, proxy_cache_path's and
-resolver's parameters, if's condition (found writing reproducers for trials 12-15: lint said nothing where
+resolver's parameters, if's condition, access_log's parameters (found writing reproducers for trials 12-15: lint said nothing where
 nginx stops). Where nginx refuses the line, NGX010 gives nginx's words at nginx's line; where
 it reads it, NGX010 says nothing."""
 
@@ -48,6 +48,13 @@ CONDITIONS = ["($http_a)", "($http_a = b)", "($http_a != '')", '($http_a = "")',
               "($http_a != b c)", "$http_a", "$http_a = b", "($http_a =~ x)", "(!$http_a)",
               "($http_a = b", "(-f)", '("$http_a" = b)', "($http_a= b)", "(-f$uri)", "()",
               "(\n$http_a = b)"]  # fmt: skip
+# access_log's parameters: `invalid buffer size`, `invalid flush time`, `invalid compression
+# level`, `invalid parameter`, `no buffer is defined`, a buffered log with a variable in its path
+ACCESS_LOGS = ["combined buffer=32k", "combined buffer=32x", "combined buffer=", "combined buffer=0",
+               "combined flush=5m", "combined buffer=32k flush=5m", "combined buffer=32k flush=5x",
+               "combined buffer=1m flush=0", "combined gzip", "combined gzip=5", "combined gzip=10",
+               "combined gzip=0", "combined gzip flush=1m", "combined gzipx", "combined if=$http_a",
+               "combined foo=1", "combined if=$http_a buffer=32k flush=5m"]  # fmt: skip
 LIMIT_CONN_ZONES = ["zone=c:1m", "zone=c:1", "zone=c", "size=1m", "zone=:1m"]
 LINES = [
     *((f"location {location} {{ return 204; }}", MODIFIER) for location in LOCATIONS),
@@ -77,6 +84,9 @@ LINES = [
     *((f"proxy_cache_path @TMP@/c {parameters};", "") for parameters in CACHE_PATHS),
     *((f"resolver 127.0.0.1 {parameters};", "") for parameters in RESOLVERS),
     *((f"if {condition} {{ return 404; }}", "") for condition in CONDITIONS),
+    *((f"access_log @TMP@/a.log {parameters};", "") for parameters in ACCESS_LOGS),
+    ("access_log @TMP@/$host.log combined buffer=32k;", "buffered logs"),
+    ("access_log off combined;", "invalid parameter"),
 ]
 # lines of http{}, not of a server
 HTTP_LEVEL = ("limit_req_zone", "limit_conn_zone", "proxy_cache_path")

@@ -148,6 +148,38 @@ def _log_levels(grammar: nginx_values.LogLevels, args: list[str]) -> str | None:
     return None
 
 
+def _access_log(grammar: nginx_values.AccessLogGrammar, args: list[str]) -> str | None:
+    """access_log's parameters after the format, as ngx_http_log_set_log reads them."""
+    if args[:1] == ["off"] and len(args) > 1:
+        return grammar.parameter.format(value=args[1])  # `off` takes nothing after it
+    if len(args) < 3:
+        return None  # `off`, a path alone, a path and a format: other rules' (NGX016)
+    size = flush = 0
+    for word in args[2:]:
+        if word.startswith("buffer="):
+            size = parse_size(word[7:]) or 0
+            if not size:
+                return grammar.buffer.format(value=word[7:])
+        elif word.startswith("flush="):
+            flush = parse_time(word[6:], is_sec=False) or 0
+            if not flush:
+                return grammar.flush.format(value=word[6:])
+        elif word == "gzip" or word.startswith("gzip="):
+            size = size or 64 * 1024
+            level = atoi(word[5:]) if word != "gzip" else 1
+            if level is None or not 1 <= level <= 9:
+                return grammar.level.format(value=word[5:])
+        elif not word.startswith("if="):
+            return grammar.parameter.format(value=word)
+    if flush and not size:
+        return grammar.no_buffer.format(value=args[0])
+    if size and "$" in args[0]:
+        return grammar.variables
+    if size and args[0].startswith("syslog:"):
+        return grammar.syslog
+    return None
+
+
 def _expires(grammar: nginx_values.ExpiresGrammar, name: str, args: list[str]) -> str | None:
     """expires' refusal (ngx_http_headers_expires, ngx_http_parse_expires)."""
     modified = len(args) == 2
@@ -284,6 +316,8 @@ def _refusal(
         return _log_levels(custom.log_levels, args)
     if name in custom.variable_first.directives and args and not args[0].startswith("$"):
         return custom.variable_first.message.format(value=args[0])
+    if name in custom.access_log.directives:
+        return _access_log(custom.access_log, args)
     if name in custom.expires.directives:
         return _expires(custom.expires, name, args)
     if name in custom.status_codes:

@@ -43,6 +43,8 @@ value, or a file test (-f, -d, -e, -x, each also after `!`) and one value, each 
 own; server_name no `*` first without `.` and more, and not `.` alone (`server name "*x" is
 invalid`), and where more than one server listens on an address, no name its hash declines (two
 `*`, `..`, a `*` elsewhere than `*.` or `.*`: `invalid server name or wildcard`);
+access_log's parameters after its format buffer= (a size above 0), flush= (a time above 0, with
+a buffer), gzip or gzip=1..9, if=, and no buffer where its path has a variable or is syslog:;
 error_log's levels after its file are emerg to debug (one of them) and debug_core, debug_http,
 ... (not after one of the others); set's first argument starts with `$`; limit_req_zone and
 limit_conn_zone take zone=NAME:SIZE of at least 32k (and limit_req_zone rate=N, r/s or r/m, N
