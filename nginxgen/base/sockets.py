@@ -106,3 +106,32 @@ def address_text(socket: str) -> str:
     `*` is 0.0.0.0, and a UDP socket (`/udp`: QUIC's, stream's `udp`) is its address alone."""
     socket = socket.removesuffix("/udp")
     return "0.0.0.0" + socket[1:] if socket.startswith("*:") else socket
+
+
+def ptocidr(text: str) -> str:
+    """A network as ngx_ptocidr reads it (allow, deny, geo, set_real_ip_from): "ok", "done"
+    (bits set beyond the mask: nginx warns and clears them) or "error". ngx_inet_addr takes four
+    dotted decimals of at most 255 (`010.0.0.1` too, never 255.255.255.255: that is its
+    INADDR_NONE), else an IPv6 address; a mask is digits (ngx_atoi) up to 32 or 128."""
+    address, slash, mask = text.partition("/")
+    octets = address.split(".")
+    if len(octets) == 4 and all(o.isdigit() or o == "" for o in octets) and address.isascii():
+        values = [int(o or "0") for o in octets]
+        if any(v > 255 for v in values) or values == [255, 255, 255, 255]:
+            return "error"
+        bits, width = int.from_bytes(bytes(values), "big"), 32
+    else:
+        import ipaddress
+
+        if "%" in address or not address:
+            return "error"
+        try:
+            bits, width = int(ipaddress.IPv6Address(address)), 128
+        except ValueError:
+            return "error"
+    if not slash:
+        return "ok"
+    if not mask.isdigit() or not mask.isascii() or int(mask) > width:
+        return "error"
+    kept = ((1 << width) - 1) ^ ((1 << (width - int(mask))) - 1)
+    return "ok" if bits & ~kept & ((1 << width) - 1) == 0 else "done"

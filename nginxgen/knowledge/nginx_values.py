@@ -351,6 +351,19 @@ class ExpiresGrammar:
 
 
 @record(frozen=True)
+class Networks:
+    """allow's, deny's and geo's networks and nginx's words for what it refuses
+    (nginx_values.toml [networks])."""
+
+    access: tuple[str, ...]
+    access_words: frozenset[str]
+    access_message: str
+    geo_alone: frozenset[str]
+    geo_count: str
+    geo_network: str
+
+
+@record(frozen=True)
 class AccessLogGrammar:
     """access_log's parameters and nginx's words for each refusal (nginx_values.toml
     [access_log])."""
@@ -480,6 +493,7 @@ class CustomGrammars:
     expires: ExpiresGrammar
     log_levels: LogLevels
     access_log: AccessLogGrammar
+    networks: Networks
     variable_first: VariableFirst
     server_values: dict[str, str]  # an upstream's server parameter prefix -> its parser
     key_zones: dict[str, KeyZone]
@@ -535,6 +549,7 @@ def custom_grammars() -> CustomGrammars:
         expires=from_table(ExpiresGrammar, data["expires"]),
         log_levels=from_table(LogLevels, data["log_levels"]),
         access_log=from_table(AccessLogGrammar, data["access_log"]),
+        networks=from_table(Networks, data["networks"]),
         variable_first=from_table(VariableFirst, data["variable_first"]),
         server_values=dict(data["server_parameter_values"]["values"]),
         key_zones=_by_directive(data["key_zones"], lambda z: from_table(KeyZone, z)),

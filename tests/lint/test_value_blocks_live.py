@@ -22,6 +22,12 @@ from tests.fuzzing.generate_check import build_target
 from tests.live import nginx_check
 
 LONG = "/an/old/site/that/moved/a/long/time/ago/page-" + "x" * 10
+GEO_LINES = ("10.0.0.0/33 1;", "::1/129 1;", "10.0.0.0-10.0.0.255 1;", "300.0.0.0/8 1;", "abc 1;",
+             "10.0.0.0/8;", "10.0.0.0/8 1 2;", "proxy 10.0.0.1/40;", "255.255.255.255 1;",
+             "010.0.0.0/8 1;", "10.0.0.0/8 1;\n    delete 10.0.0.0/8;", "ranges;\n    1.0.0.0-1.0.0.9 1;",
+             "proxy_recursive;\n    proxy 10.0.0.1;", "2001:db8::1/32 1;")  # fmt: skip
+ACCESS_LINES = ("allow 10.0.0.0/33;", "deny abc;", "allow 255.255.255.255;", "allow 010.0.0.0/8;",
+                "deny ::1/128;", "allow all;", "allow 10.0.0.1/8;")  # fmt: skip
 CASES: dict[str, str] = {
     "map key twice": "map $uri $a {\n    /x 1;\n    /y 2;\n    /x 3;\n}",
     "map key twice, letter case and a backslash": "map $uri $a {\n    Foo 1;\n    \\foo 2;\n}",
@@ -133,6 +139,12 @@ CASES: dict[str, str] = {
             "http://[::1]:8080/x",
             "http://unix:/tmp/x.sock",
         )
+    },
+    # networks nginx cannot read (ngx_ptocidr): allow's, deny's and geo's
+    **{f"geo {line}": f"geo $g {{\n    {line}\n}}" for line in GEO_LINES},
+    **{
+        f"access {line}": f"server {{\n    listen 127.0.0.1:8081;\n    {line}\n}}"
+        for line in ACCESS_LINES
     },
     "upstream twice, in two cases": "upstream b {\n    server 127.0.0.1:1;\n}\n"
     "upstream B {\n    server 127.0.0.1:2;\n}",

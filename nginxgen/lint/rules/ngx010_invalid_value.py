@@ -43,7 +43,9 @@ value, or a file test (-f, -d, -e, -x, each also after `!`) and one value, each 
 own; server_name no `*` first without `.` and more, and not `.` alone (`server name "*x" is
 invalid`), and where more than one server listens on an address, no name its hash declines (two
 `*`, `..`, a `*` elsewhere than `*.` or `.*`: `invalid server name or wildcard`);
-access_log's parameters after its format buffer= (a size above 0), flush= (a time above 0, with
+allow and deny all, unix: or a network nginx reads (ngx_ptocidr: four decimals up to 255 but
+not 255.255.255.255, or IPv6; a mask up to 32 or 128), a geo block's lines one such network
+(or default, delete, proxy, include) and one value; access_log's parameters after its format buffer= (a size above 0), flush= (a time above 0, with
 a buffer), gzip or gzip=1..9, if=, and no buffer where its path has a variable or is syslog:;
 error_log's levels after its file are emerg to debug (one of them) and debug_core, debug_http,
 ... (not after one of the others); set's first argument starts with `$`; limit_req_zone and
@@ -83,13 +85,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen.base.sockets import address_text
+from nginxgen.base.sockets import address_text, ptocidr
 from nginxgen.conf.load import Stmt, walk
 from nginxgen.conf.per_name import by_name
 from nginxgen.knowledge import nginx, nginx_values
 from nginxgen.lint.context import Context, Rule, seen_at
 from nginxgen.lint.findings import Finding, Severity
-from nginxgen.lint.rules._blocks import closing_line
+from nginxgen.lint.rules._blocks import closing_line, entries
 from nginxgen.lint.rules._client_certs import verifying
 from nginxgen.lint.rules._grammar import findings
 from nginxgen.lint.rules._server_names import declined, printable
@@ -108,6 +110,7 @@ def check(ctx: Context) -> Iterator[Finding]:
     yield from findings(ctx, RULE)
     yield from _location_modifiers(ctx)
     yield from _if_conditions(ctx)
+    yield from _networks(ctx)
     yield from _proxy_pass_urls(ctx)
     if not ctx.config.loaded.http_level_top and not ctx.target.plus:  # a whole tree: merged
         yield from _client_verify(ctx)
@@ -149,6 +152,49 @@ def _if_conditions(ctx: Context) -> Iterator[Finding]:
             yield ctx.finding(RULE, stmt, f"{problem}: nginx -t fails",
                               fix="write ($variable), ($variable = value), ($variable ~ regex) or "
                               "(-f $path), each word apart")  # fmt: skip
+
+
+def _networks(ctx: Context) -> Iterator[Finding]:
+    """A network nginx cannot read (ngx_ptocidr): allow's and deny's (`invalid parameter`), a
+    geo block's (`invalid network`, or a line of other than two words: `invalid number of the
+    geo parameters`); nginx stops at the first line of a geo block it refuses. A geo block
+    with `ranges` reads ranges, not judged here."""
+    grammar = nginx_values.custom_grammars().networks
+    for stmt in ctx.named(*grammar.access):
+        if stmt.directive not in grammar.access or len(stmt.args) != 1:
+            continue
+        value = stmt.args[0]
+        if value not in grammar.access_words and ptocidr(value) == "error":
+            yield ctx.finding(RULE, stmt, f"{grammar.access_message.format(value=value)}: "
+                              "nginx -t fails", fix="write all, or an address or network "
+                              "(10.0.0.0/8, 2001:db8::/32)")  # fmt: skip
+    for block in ctx.named("geo"):
+        if block.directive != "geo" or block.block is None:
+            continue
+        problem = _geo_problem(grammar, entries(block))
+        if problem is not None:
+            line, message = problem
+            yield ctx.finding(RULE, line, f"{message}: nginx -t fails",
+                              fix="one network (10.0.0.0/8) and one value a line")  # fmt: skip
+
+
+def _geo_problem(grammar: nginx_values.Networks, lines: list[Stmt]) -> tuple[Stmt, str] | None:
+    """The first line of a geo block nginx refuses (ngx_http_geo), with its words."""
+    ranges = False
+    for line in lines:
+        words = [line.directive, *line.args]
+        if len(words) == 1 and words[0] in grammar.geo_alone:
+            ranges = ranges or words[0] == "ranges"
+            continue
+        if len(words) != 2:
+            return line, grammar.geo_count
+        key = words[0]
+        if key == "include" or key == "default" or (ranges and key != "proxy"):
+            continue
+        net = words[1] if key in ("proxy", "delete") else key
+        if net != "255.255.255.255" and ptocidr(net) == "error":
+            return line, grammar.geo_network.format(value=net)
+    return None
 
 
 def _declined_server_names(ctx: Context) -> Iterator[Finding]:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Iterator
 
+from nginxgen.base.sockets import ptocidr
 from nginxgen.conf.load import walk
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
@@ -64,15 +65,6 @@ def check(ctx: Context) -> Iterator[Finding]:
 
 
 def low_bits(text: str) -> bool:
-    """Whether a network's address has bits beyond its mask (and is a network at all)."""
-    if "/" not in text:
-        return False
-    try:
-        ipaddress.ip_network(text, strict=False)
-    except ValueError:
-        return False  # nginx refuses it otherwise
-    try:
-        ipaddress.ip_network(text, strict=True)
-    except ValueError:
-        return True
-    return False
+    """Whether a network's address has bits beyond its mask (and is a network at all: what
+    nginx refuses is NGX010's)."""
+    return "/" in text and ptocidr(text) == "done"
