@@ -351,6 +351,15 @@ class ExpiresGrammar:
 
 
 @record(frozen=True)
+class SamePath:
+    """Two paths of one name nginx refuses (nginx_values.toml [same_path]); the cache paths'
+    directives are [[cache_paths]]'s."""
+
+    temp: frozenset[str]
+    message: str
+
+
+@record(frozen=True)
 class Networks:
     """allow's, deny's and geo's networks and nginx's words for what it refuses
     (nginx_values.toml [networks])."""
@@ -494,6 +503,7 @@ class CustomGrammars:
     log_levels: LogLevels
     access_log: AccessLogGrammar
     networks: Networks
+    same_path: SamePath
     variable_first: VariableFirst
     server_values: dict[str, str]  # an upstream's server parameter prefix -> its parser
     key_zones: dict[str, KeyZone]
@@ -550,6 +560,7 @@ def custom_grammars() -> CustomGrammars:
         log_levels=from_table(LogLevels, data["log_levels"]),
         access_log=from_table(AccessLogGrammar, data["access_log"]),
         networks=from_table(Networks, data["networks"]),
+        same_path=from_table(SamePath, data["same_path"]),
         variable_first=from_table(VariableFirst, data["variable_first"]),
         server_values=dict(data["server_parameter_values"]["values"]),
         key_zones=_by_directive(data["key_zones"], lambda z: from_table(KeyZone, z)),

@@ -114,3 +114,31 @@ def test_the_line_as_nginx_reads_it(
         assert nginx_and_lint(build, nginx_bin, conf, "NGX010")[1] == []
         return
     nginx_and_lint_agree(build, nginx_bin, conf, "NGX010", about)
+
+
+# two paths of one name (ngx_add_path): a cache path and another, in either order; two temp
+# paths may share one
+SAME_PATHS = [
+    "proxy_cache_path @TMP@/c keys_zone=a:1m;\nproxy_cache_path @TMP@/c keys_zone=b:1m;",
+    "proxy_cache_path @TMP@/c keys_zone=a:1m;\nfastcgi_temp_path @TMP@/c;",
+    "fastcgi_temp_path @TMP@/c;\nproxy_cache_path @TMP@/c keys_zone=a:1m;",
+    "proxy_cache_path @TMP@/c keys_zone=a:1m;\nproxy_cache_path @TMP@/c/ keys_zone=b:1m;",
+    "proxy_cache_path c keys_zone=a:1m;\nproxy_cache_path @TMP@/c keys_zone=b:1m;",
+    "fastcgi_temp_path @TMP@/c;\nscgi_temp_path @TMP@/c;",
+]
+
+
+@pytest.mark.parametrize("lines", SAME_PATHS)
+@pytest.mark.parametrize("name", ["bookworm", "trixie", "wheel"])
+def test_two_paths_of_one_name(
+    name: str, lines: str, provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    build, nginx_bin, tree = binary_and_tree(provisioned, name, tmp_path)
+    conf = tree / "nginx.conf"
+    # the build's own temp folders, but for the two this test sets
+    kept = [d for d in build.in_prefix if d.split()[0] not in lines]
+    conf.write_text(
+        f"events {{}}\nhttp {{ {' '.join(kept)}\n{lines.replace('@TMP@', str(tree))}\n"
+        "server { listen 127.0.0.1:8999; }\n}\n"
+    )
+    nginx_and_lint_agree(build, nginx_bin, conf, "NGX010", "")

@@ -45,7 +45,8 @@ invalid`), and where more than one server listens on an address, no name its has
 `*`, `..`, a `*` elsewhere than `*.` or `.*`: `invalid server name or wildcard`);
 allow and deny all, unix: or a network nginx reads (ngx_ptocidr: four decimals up to 255 but
 not 255.255.255.255, or IPv6; a mask up to 32 or 128), a geo block's lines one such network
-(or default, delete, proxy, include) and one value; access_log's parameters after its format buffer= (a size above 0), flush= (a time above 0, with
+(or default, delete, proxy, include) and one value; a cache path's folder no other path's (two
+cache paths, or a cache path and a temp path: `the same path name`); access_log's parameters after its format buffer= (a size above 0), flush= (a time above 0, with
 a buffer), gzip or gzip=1..9, if=, and no buffer where its path has a variable or is syslog:;
 error_log's levels after its file are emerg to debug (one of them) and debug_core, debug_http,
 ... (not after one of the others); set's first argument starts with `$`; limit_req_zone and
@@ -111,6 +112,7 @@ def check(ctx: Context) -> Iterator[Finding]:
     yield from _location_modifiers(ctx)
     yield from _if_conditions(ctx)
     yield from _networks(ctx)
+    yield from _same_paths(ctx)
     yield from _proxy_pass_urls(ctx)
     if not ctx.config.loaded.http_level_top and not ctx.target.plus:  # a whole tree: merged
         yield from _client_verify(ctx)
@@ -195,6 +197,33 @@ def _geo_problem(grammar: nginx_values.Networks, lines: list[Stmt]) -> tuple[Stm
         if net != "255.255.255.255" and ptocidr(net) == "error":
             return line, grammar.geo_network.format(value=net)
     return None
+
+
+def _same_paths(ctx: Context) -> Iterator[Finding]:
+    """A cache path (proxy_cache_path and its twins) and another path of the same name, in
+    reading order: nginx stops at the second (ngx_add_path), its message ending in the first's
+    file and line. Names compare as nginx makes them: a relative one under the prefix."""
+    custom = nginx_values.custom_grammars()
+    caches, temp = custom.cache_paths, custom.same_path.temp
+    if not any(ctx.named(*caches)):
+        return
+    loaded = ctx.config.loaded
+    seen: dict[str, tuple[Stmt, bool]] = {}
+    for stmt in walk(loaded.statements):
+        cache = stmt.directive in caches
+        if not stmt.args or not (cache or stmt.directive in temp):
+            continue
+        name = stmt.args[0]
+        if not name.startswith("/") and loaded.prefix:
+            name = f"{loaded.prefix.rstrip('/')}/{name}"
+        first = seen.get(name)
+        if first is None:
+            seen[name] = (stmt, cache)
+        elif cache or first[1]:
+            said = custom.same_path.message.format(name=name, first=f"{first[0].file}:"
+                                                   f"{first[0].line}")  # fmt: skip
+            yield ctx.finding(RULE, stmt, f"{said}: nginx -t fails",
+                              fix="give each cache its own folder")  # fmt: skip
 
 
 def _declined_server_names(ctx: Context) -> Iterator[Finding]:
