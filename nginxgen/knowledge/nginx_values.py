@@ -351,6 +351,20 @@ class ExpiresGrammar:
 
 
 @record(frozen=True)
+class BufferSizes:
+    """A proxy's buffer settings and nginx's words for the ones it refuses at merge time
+    (nginx_values.toml [buffer_sizes]); {p} the module's prefix."""
+
+    prefixes: tuple[str, ...]
+    page_size: int
+    two: str
+    busy_small: str
+    busy_large: str
+    write_small: str
+    max_small: str
+
+
+@record(frozen=True)
 class SamePath:
     """Two paths of one name nginx refuses (nginx_values.toml [same_path]); the cache paths'
     directives are [[cache_paths]]'s."""
@@ -504,6 +518,7 @@ class CustomGrammars:
     access_log: AccessLogGrammar
     networks: Networks
     same_path: SamePath
+    buffer_sizes: BufferSizes
     variable_first: VariableFirst
     server_values: dict[str, str]  # an upstream's server parameter prefix -> its parser
     key_zones: dict[str, KeyZone]
@@ -561,6 +576,7 @@ def custom_grammars() -> CustomGrammars:
         access_log=from_table(AccessLogGrammar, data["access_log"]),
         networks=from_table(Networks, data["networks"]),
         same_path=from_table(SamePath, data["same_path"]),
+        buffer_sizes=from_table(BufferSizes, data["buffer_sizes"]),
         variable_first=from_table(VariableFirst, data["variable_first"]),
         server_values=dict(data["server_parameter_values"]["values"]),
         key_zones=_by_directive(data["key_zones"], lambda z: from_table(KeyZone, z)),

@@ -142,3 +142,35 @@ def test_two_paths_of_one_name(
         "server { listen 127.0.0.1:8999; }\n}\n"
     )
     nginx_and_lint_agree(build, nginx_bin, conf, "NGX010", "")
+
+
+# a proxy's buffers as each server and location merges them: (http{} lines, location lines)
+BUFFERS = [("proxy_busy_buffers_size 64k;", ""), ("proxy_buffers 1 4k;", ""),
+           ("proxy_buffer_size 16k;", ""), ("proxy_buffer_size 16k; proxy_buffers 8 16k;", ""),
+           ("proxy_busy_buffers_size 2k;", ""), ("proxy_temp_file_write_size 2k;", ""),
+           ("proxy_max_temp_file_size 2k;", ""), ("proxy_max_temp_file_size 0;", ""),
+           ("", "proxy_busy_buffers_size 64k;"),
+           ("fastcgi_buffers 4 4k; fastcgi_busy_buffers_size 12k;", ""),
+           ("fastcgi_buffers 4 4k; fastcgi_busy_buffers_size 13k;", ""),
+           ("proxy_buffers 16 4k; proxy_busy_buffers_size 60k;", ""),
+           ("uwsgi_buffer_size 64k;", ""), ("", "scgi_buffer_size 8k;"),
+           ("proxy_buffer_size 16k;", "proxy_buffers 8 16k;")]  # fmt: skip
+
+
+@pytest.mark.parametrize(("http", "location"), BUFFERS)
+@pytest.mark.parametrize("name", ["bookworm", "trixie", "wheel"])
+def test_a_proxys_buffers(
+    name: str,
+    http: str,
+    location: str,
+    provisioned: tuple[dict[str, Build], dict[str, str]],
+    tmp_path: Path,
+) -> None:
+    build, nginx_bin, tree = binary_and_tree(provisioned, name, tmp_path)
+    conf = tree / "nginx.conf"
+    conf.write_text(
+        f"events {{}}\nhttp {{ {' '.join(build.in_prefix)}\n{http}\n"
+        f"server {{ listen 127.0.0.1:8999;\nlocation / {{ {location}\n"
+        "proxy_pass http://127.0.0.1:9; }\n}\n}\n"
+    )
+    nginx_and_lint_agree(build, nginx_bin, conf, "NGX010", "")

@@ -46,7 +46,11 @@ invalid`), and where more than one server listens on an address, no name its has
 allow and deny all, unix: or a network nginx reads (ngx_ptocidr: four decimals up to 255 but
 not 255.255.255.255, or IPv6; a mask up to 32 or 128), a geo block's lines one such network
 (or default, delete, proxy, include) and one value; a cache path's folder no other path's (two
-cache paths, or a cache path and a temp path: `the same path name`); access_log's parameters after its format buffer= (a size above 0), flush= (a time above 0, with
+cache paths, or a cache path and a temp path: `the same path name`); a proxy's (fastcgi's,
+uwsgi's, scgi's) buffers as each server and location merges them (at least two; busy buffers
+at least the larger of the buffer size and one buffer, and at most all buffers but one;
+temp_file_write_size and a max_temp_file_size other than 0 at least that size), named at the end
+of http{} as nginx names them, with a memory page of 4k; access_log's parameters after its format buffer= (a size above 0), flush= (a time above 0, with
 a buffer), gzip or gzip=1..9, if=, and no buffer where its path has a variable or is syslog:;
 error_log's levels after its file are emerg to debug (one of them) and debug_core, debug_http,
 ... (not after one of the others); set's first argument starts with `$`; limit_req_zone and
@@ -87,16 +91,18 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen.base.sockets import address_text, ptocidr
+from nginxgen.conf.config import Config
 from nginxgen.conf.load import Stmt, walk
 from nginxgen.conf.per_name import by_name
 from nginxgen.knowledge import nginx, nginx_values
+from nginxgen.knowledge.equal_values import parse_size
 from nginxgen.lint.context import Context, Rule, seen_at
 from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._blocks import closing_line, entries
 from nginxgen.lint.rules._client_certs import verifying
 from nginxgen.lint.rules._grammar import findings
 from nginxgen.lint.rules._server_names import declined, printable
-from nginxgen.lint.rules._values import condition_words, if_condition
+from nginxgen.lint.rules._values import atoi, condition_words, if_condition
 
 RULE = Rule(
     code="NGX010",
@@ -117,6 +123,7 @@ def check(ctx: Context) -> Iterator[Finding]:
     if not ctx.config.loaded.http_level_top and not ctx.target.plus:  # a whole tree: merged
         yield from _client_verify(ctx)
         yield from _declined_server_names(ctx)
+        yield from _buffer_sizes(ctx)
         yield from _no_port(ctx)
         yield from _upstream_blocks(ctx)
     if not ctx.target.plus:  # NGINX Plus has methods of its own
@@ -224,6 +231,93 @@ def _same_paths(ctx: Context) -> Iterator[Finding]:
                                                    f"{first[0].line}")  # fmt: skip
             yield ctx.finding(RULE, stmt, f"{said}: nginx -t fails",
                               fix="give each cache its own folder")  # fmt: skip
+
+
+def _buffer_sizes(ctx: Context) -> Iterator[Finding]:
+    """A proxy's (fastcgi's, uwsgi's, scgi's) buffers nginx refuses where a server or location
+    merges them (knowledge: buffer_sizes): the first level that fails, for each module, named
+    at the end of http{} as nginx names it. A level an unread include may set is not judged."""
+    grammar = nginx_values.custom_grammars().buffer_sizes
+    http = ctx.config.http_stmt
+    if http is None or not ctx.config.servers:
+        return
+    names = {f"{p}_{n}" for p in grammar.prefixes for n in _BUFFER_NAMES}
+    if not any(ctx.named(*names)):
+        return
+    end = Stmt("http", [], closing_line(http, ctx.config.loaded), http.file)
+    for prefix in grammar.prefixes:
+        for chain in _merge_levels(ctx.config):
+            if any(_first_unread_include(level) for level in chain):
+                break
+            said = _buffers_refused(grammar, prefix, chain)
+            if said is not None:
+                yield ctx.finding(RULE, end, f"{said}: nginx -t fails",
+                                  fix=f"size {prefix}_buffers, {prefix}_buffer_size and "
+                                  f"{prefix}_busy_buffers_size together")  # fmt: skip
+                break
+
+
+_BUFFER_NAMES = ("buffer_size", "buffers", "busy_buffers_size", "temp_file_write_size",
+                 "max_temp_file_size")  # fmt: skip
+
+
+def _merge_levels(config: Config) -> Iterator[list[dict[str, list[Stmt]]]]:
+    """The lines of each level nginx merges a location configuration at, outermost first:
+    http{} and a server; then each of its locations, nested ones after their parent."""
+    for server in config.servers:
+        top = [config.http, server.directives]
+        yield top
+        stack = [(top, location) for location in reversed(server.locations)]
+        while stack:
+            outer, location = stack.pop()
+            chain = [*outer, location.directives]
+            yield chain
+            stack.extend((chain, inner) for inner in reversed(location.locations))
+
+
+def _first_unread_include(level: dict[str, list[Stmt]]) -> bool:
+    return any(s.unread for s in level.get("include", []))
+
+
+def _buffers_refused(
+    grammar: nginx_values.BufferSizes, prefix: str, chain: list[dict[str, list[Stmt]]]
+) -> str | None:
+    """nginx's words for a merged level's buffers it refuses, or None."""
+
+    def value(name: str) -> list[str] | None:
+        for level in reversed(chain):
+            lines = level.get(f"{prefix}_{name}")
+            if lines:
+                return lines[-1].args
+        return None
+
+    def size(name: str) -> int | None:
+        args = value(name)
+        return parse_size(args[0]) if args and len(args) == 1 else None
+
+    page = grammar.page_size
+    buffers = value("buffers") or [str(8), str(page)]
+    count, each = (atoi(buffers[0]), parse_size(buffers[1])) if len(buffers) == 2 else (None, None)
+    buffer_size = size("buffer_size") if value("buffer_size") else page
+    if count is None or each is None or buffer_size is None:
+        return None  # a value the grammar refuses: NGX010's finding at its line
+    if count < 2:
+        return grammar.two.format(p=prefix)
+    least = max(buffer_size, each)
+    busy = size("busy_buffers_size") if value("busy_buffers_size") else 2 * least
+    write = size("temp_file_write_size") if value("temp_file_write_size") else 2 * least
+    most = size("max_temp_file_size") if value("max_temp_file_size") else 1024**3
+    if busy is None or write is None or most is None:
+        return None
+    if busy < least:
+        return grammar.busy_small.format(p=prefix)
+    if busy > (count - 1) * each:
+        return grammar.busy_large.format(p=prefix)
+    if write < least:
+        return grammar.write_small.format(p=prefix)
+    if most != 0 and most < least:
+        return grammar.max_small.format(p=prefix)
+    return None
 
 
 def _declined_server_names(ctx: Context) -> Iterator[Finding]:
