@@ -96,26 +96,26 @@ def summary(
         if (r.get("certificate") or {}).get("days_left") is not None
         and r["certificate"]["days_left"] < expiring
     )
-    gone = [f"{name} ({-days} days ago)" for days, name in soon if days < 0]
+    gone = [f"{name} ({_days(-days)} ago)" for days, name in soon if days < 0]
     if gone:
         lines.append(f"  certificates expired: {_listed(gone)}")
-    coming = [f"{name} ({days} days)" for days, name in soon if days >= 0]
+    coming = [f"{name} ({_days(days)})" for days, name in soon if days >= 0]
     if coming:
         lines.append(f"  certificates expiring within {expiring} days: {_listed(coming)}")
     if compared:
         differ = [r for r in results if r.get("mismatches")]
         count = sum(len(r["mismatches"]) for r in differ)
         unjudged = [r for r in results if not_compared(r)]
-        lines.append(
-            f"  mismatches with the config: {count} on {len(differ)} names"
-            + (f": {_listed([label(r) for r in differ])}" if differ else "")
-            + (
-                f" ({len(results) - len(unjudged)} compared; not compared: "
-                f"{_listed([label(r) for r in unjudged])})"
-                if unjudged
-                else ""
-            )
-        )
+        judged = len(results) - len(unjudged)
+        # trial 17: "0 on 0 names" read as if no name had been compared
+        said = f"{count} on {len(differ)} names" if differ else f"none ({judged} names compared)"
+        if differ:
+            said += f": {_listed([label(r) for r in differ])}"
+        if unjudged:
+            listed = _listed([label(r) for r in unjudged])
+            said += f" ({judged} compared; " if differ else "; "
+            said += f"not compared: {listed}" + (")" if differ else "")
+        lines.append(f"  mismatches with the config: {said}")
     for key, what in (("problems", "problems"), ("inconclusive", "inconclusive checks")):
         having = [label(r) for r in results if r.get(key)]
         if having:
@@ -123,3 +123,7 @@ def summary(
     for error in errors:
         lines.append(f"  no answer: {error}")
     return lines
+
+
+def _days(days: int) -> str:
+    return "1 day" if days == 1 else f"{days} days"
