@@ -67,7 +67,7 @@ class Server:
         """The first unread include of the server's lines, and of the enclosing block's: found
         once (rules ask `unknown` for each setting of each name; a tree of thousands of include
         lines made each question a walk over all of them)."""
-        return _first_unread(self.directives), _first_unread(self.http)
+        return first_unread(self.directives), first_unread(self.http)
 
     @cached_property
     def tls(self) -> bool:
@@ -129,7 +129,7 @@ class Config:
         )
 
 
-def _first_unread(scope: dict[str, list[Stmt]]) -> Stmt | None:
+def first_unread(scope: dict[str, list[Stmt]]) -> Stmt | None:
     return next((stmt for stmt in scope.get("include", []) if stmt.unread), None)
 
 

@@ -91,7 +91,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen.base.sockets import address_text, ptocidr
-from nginxgen.conf.config import Config
+from nginxgen.conf.config import Config, first_unread
 from nginxgen.conf.load import Stmt, walk
 from nginxgen.conf.per_name import by_name
 from nginxgen.knowledge import nginx, nginx_values
@@ -247,7 +247,7 @@ def _buffer_sizes(ctx: Context) -> Iterator[Finding]:
     end = Stmt("http", [], closing_line(http, ctx.config.loaded), http.file)
     for prefix in grammar.prefixes:
         for chain in _merge_levels(ctx.config):
-            if any(_first_unread_include(level) for level in chain):
+            if any(first_unread(level) for level in chain):
                 break
             said = _buffers_refused(grammar, prefix, chain)
             if said is not None:
@@ -267,16 +267,8 @@ def _merge_levels(config: Config) -> Iterator[list[dict[str, list[Stmt]]]]:
     for server in config.servers:
         top = [config.http, server.directives]
         yield top
-        stack = [(top, location) for location in reversed(server.locations)]
-        while stack:
-            outer, location = stack.pop()
-            chain = [*outer, location.directives]
-            yield chain
-            stack.extend((chain, inner) for inner in reversed(location.locations))
-
-
-def _first_unread_include(level: dict[str, list[Stmt]]) -> bool:
-    return any(s.unread for s in level.get("include", []))
+        for chain in server.all_locations():
+            yield [*top, *(location.directives for location in chain)]
 
 
 def _buffers_refused(
