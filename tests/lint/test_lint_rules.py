@@ -1064,6 +1064,20 @@ def test_protocols_in_vhost_is_honoured_from_1_29_2(tmp_path: Path) -> None:
     )  # no ClientHello callback
 
 
+def test_a_vhost_protocols_line_the_default_server_overrides_enables_nothing(
+    tmp_path: Path,
+) -> None:
+    """Trial 11, F10: before nginx 1.29.2 a vhost's `ssl_protocols TLSv1.1 TLSv1.2` is ignored
+    (s_client got TLS 1.3 from that name on Debian 13's nginx): NGX103 says so, and NGX401
+    (`TLSv1.1 enabled`) and NGX409 (`switches TLS 1.3 off`) said the opposite on the same line.
+    Where the target honours the line, they judge it."""
+    config = http(DEFAULT, SITE.format(body=f"ssl_protocols TLSv1.1 TLSv1.2; {HSTS}"))
+    ignored = codes(config, ("1.26.3", "openssl-3.5.7"), tmp_path)
+    assert "NGX103" in ignored and "NGX401" not in ignored and "NGX409" not in ignored
+    honoured = codes(config, ("1.31.3", "openssl-3.3.7"), tmp_path)
+    assert "NGX103" not in honoured and "NGX401" in honoured and "NGX409" in honoured
+
+
 def test_default_server_rules_across_include_files(tmp_path: Path) -> None:
     (tmp_path / "conf.d").mkdir()
     (tmp_path / "conf.d" / "00-default.conf").write_text(DEFAULT)

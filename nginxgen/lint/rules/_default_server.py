@@ -138,6 +138,11 @@ def _move_to_default(ctx: Context, m: Misplaced) -> Fix | None:
     on = (m.socket, *m.also)
     if _on_another_tls_socket(m.config, m.default, on):
         return None
+    # The other vhosts' lines of the same value go with this one: once the default server
+    # decides with it, they say what is in effect. Left behind, each would be moved again in a
+    # pass of its own, and a rule that mends the moved value (NGX401 on `TLSv1`) would make them
+    # differ again: the fix loop never settled on a fleet of such vhosts.
+    same: list[Stmt] = []
     for socket in on:
         for other in m.config.sockets.get(socket, []):
             own = lines_of(other, m.key, own=True) if other not in (m.server, m.default) else []
@@ -146,11 +151,14 @@ def _move_to_default(ctx: Context, m: Misplaced) -> Fix | None:
                 # cannot give both, and moving either would drop the other's line with its
                 # intent.
                 return None
-    elsewhere = _on_another_tls_socket(m.config, m.server, on)
+            if own and own[-1] not in same and not _on_another_tls_socket(m.config, other, on):
+                same.append(own[-1])
+    if not _on_another_tls_socket(m.config, m.server, on):
+        same.insert(0, m.stmt)
+    dropped = [_fixes.delete(ctx, stmt) for stmt in same]
     own = lines_of(m.default, m.key, own=True)
     if own:
-        made_same = _fixes.set_args(ctx, own[-1], m.stmt.args)
-        return made_same if elsewhere else _fixes.delete(ctx, m.stmt) + made_same
+        return sum(dropped, _fixes.set_args(ctx, own[-1], m.stmt.args))
 
     def copy() -> _fixes.FileEdits | None:  # the vhost's line as written, comment and all
         found = ctx.locate(m.stmt)
@@ -159,28 +167,32 @@ def _move_to_default(ctx: Context, m: Misplaced) -> Fix | None:
         line = found[0].data[found[1].start : found[1].end].decode("utf-8", "surrogateescape")
         return _fixes.insert_into(ctx, m.default.stmt, line, first=True).build()
 
-    copied = Fix((m.default.stmt.file,), copy)
-    return copied if elsewhere else _fixes.delete(ctx, m.stmt) + copied
+    return sum(dropped, Fix((m.default.stmt.file,), copy))
 
 
 def protocols_in_effect(ctx: Context) -> set[int] | None:
-    """The ssl_protocols lines some TLS server takes (by id): its own, or the block's it
-    inherits. None: the tree has no TLS server (a snippet linted alone), so no line can be told
-    unused. An http{} line every TLS server overrides changes nothing (trial 10, mynode). A
-    vhost's own line the default server overrides before nginx 1.29.2 counts as taken here:
-    NGX103 moves it into the default server, where the rules that mend protocols then judge it
-    (leaving it out made the fix loop move it back and forth: trial 11's F10 stays open)."""
+    """The ssl_protocols lines (by id) that decide for some TLS name: each TLS address's default
+    server's line (its own, or the block's it inherits), and for each other server there the
+    line the config model says is in effect for its names: its own where the target honours a
+    vhost's protocols (nginx 1.29.2 on), else the default server's. None: the tree has no TLS
+    server (a snippet linted alone), so no line can be told unused. An http{} line every TLS
+    server overrides changes nothing (trial 10, mynode), and a vhost's own line the default
+    server overrides enables and switches off nothing (trial 11, F10: NGX103 said it was
+    ignored, and s_client got TLS 1.3 where NGX409 said it was off); NGX103 speaks for it."""
 
     def compute() -> set[int] | None:
         lines: set[int] = set()
         found = False
         for family in ctx.families():
-            for server in family.config.servers:
-                if server.tls:
-                    found = True
-                    stmts = server.effective("ssl_protocols")
-                    if stmts:
-                        lines.add(id(stmts[-1]))
+            for _, default, _ in family.tls_sockets():
+                found = True
+                stmts = default.effective("ssl_protocols")
+                if stmts:
+                    lines.add(id(stmts[-1]))
+        for _, _, model, _ in vhost_models(ctx):
+            line = model.setting("ssl_protocols").line
+            if line is not None:
+                lines.add(id(line))
         return lines if found else None
 
     return ctx.memo("protocols_in_effect", compute)  # NGX401 and NGX409 both ask
