@@ -1,7 +1,8 @@
 """Statements written over several lines, against real `nginx -t`: what ngx_conf_handler and
 a directive's setter say once the statement is read (unknown directive, not allowed here, the
-argument count, a value), nginx names at the line of its `;`, or of a block's `{`, and lint's
-finding names that line too, not the statement's first."""
+argument count, a value, an unknown log format, a URI part proxy_pass cannot have), nginx names
+at the line of its `;`, or of a block's `{`, and lint's finding names that line too, not the
+statement's first."""
 
 from __future__ import annotations
 
@@ -28,6 +29,9 @@ STATEMENTS = [
     ("server\n{ listen 127.0.0.1:8998; }", "NGX008", '"server" directive is not allowed'),
     ("if ($http_a\n    == b)\n{ return 204; }", "NGX010", 'unexpected "==" in condition'),
     ("location /p {\n    proxy_pass\n        localhost:4433;\n}", "NGX010", "invalid URL prefix"),
+    ("access_log @TMP@/a.log\n    nosuch;", "NGX016", 'unknown log format "nosuch"'),
+    ("location ~ ^/r {\n    proxy_pass\n        http://127.0.0.1:9/x;\n}", "NGX026",
+     '"proxy_pass" cannot have URI part'),
 ]  # fmt: skip
 
 
@@ -45,7 +49,7 @@ def test_nginx_and_lint_name_the_line_the_statement_ends_on(
     conf = tree / "nginx.conf"
     conf.write_text(
         f"events {{}}\nhttp {{ {' '.join(build.in_prefix)}\n"
-        f"server {{ listen 127.0.0.1:8999;\n{lines}\n}}\n}}\n"
+        f"server {{ listen 127.0.0.1:8999;\n{lines.replace('@TMP@', str(tree))}\n}}\n}}\n"
     )
     nginx_and_lint_agree(build, nginx_bin, conf, code, about)
 
