@@ -46,6 +46,19 @@ class Stmt:
     start: int | None = None
     # an `include` whose file could not be read (NGX002): what it would set is unknown
     unread: bool = False
+    # the line of its `;`, or of a block's `{`: where nginx stands when it hands the statement to
+    # its directive's handler, and so the line its handler's errors name (handler_line); 0 in a
+    # record made elsewhere. Not compared: it is the same statement whatever line it ends on.
+    end_line: int = field(default=0, compare=False)
+
+
+def handler_line(stmt: Stmt) -> int:
+    """The line nginx names in what it says of a statement once it has read it all: unknown
+    directive, not allowed here, the argument count and its setter's errors (ngx_conf_parse
+    calls ngx_conf_handler after ngx_conf_read_token returned at the `;` or `{`, and
+    ngx_conf_log_error names cf->conf_file->line, the parser's line then). A statement written
+    over several lines is named at its last, not its first."""
+    return stmt.end_line or stmt.line
 
 
 def walk(statements: list[Stmt]) -> list[Stmt]:
@@ -218,9 +231,9 @@ def _statements(
             continue
         args: list[str] = []
         comments: list[str] = []
-        term = None
+        term, word_line = None, line
         while at < end:
-            word, _, word_quoted = tokens[at]
+            word, word_line, word_quoted = tokens[at]
             at += 1
             if word in ("{", ";", "}") and not word_quoted:
                 term = word
@@ -236,6 +249,10 @@ def _statements(
         stmt: dict[str, object] = {"directive": token, "line": line, "args": args}
         if starts is not None:
             stmt["start"] = starts[first]
+        if as_nginx and word_line != line and term is not None:
+            # the line nginx handles it at (Stmt.end_line), kept only where it is not the first:
+            # most statements end on their first line, and crossplane's reading has no such key
+            stmt["end_line"] = word_line
         if term == "{":
             block: list[dict[str, object]] = []
             at = _statements(tokens, at, block, starts, as_nginx)
@@ -657,7 +674,8 @@ class Loader:
                 continue
             args = list(raw["args"])  # type: ignore[call-overload]  # a copy: parses are shared
             start: int | None = raw.get("start")  # type: ignore[assignment]
-            stmt = Stmt(directive, args, line, path, None, None, start)
+            end: int = raw.get("end_line", line)  # type: ignore[assignment]
+            stmt = Stmt(directive, args, line, path, None, None, start, False, end)
             if included:
                 self._included += 1
             block = raw.get("block")

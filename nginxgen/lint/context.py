@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from nginxgen.base.records import record
 from nginxgen.conf.config import Config
 from nginxgen.conf.effective import Effective, server_label
-from nginxgen.conf.load import Stmt
+from nginxgen.conf.load import Stmt, handler_line
 from nginxgen.knowledge.target import Target
 from nginxgen.lint.findings import SEVERITIES, Applicability, Finding, Fix, Severity
 
@@ -99,10 +99,13 @@ class Context(Effective):
         severity: Severity | None = None,
         autofix: Applicability | None = None,
         edits: Fix | None = None,
+        handled: bool = False,
     ) -> Finding:
         """A finding; with `edits` (a fix on the lossless model) it carries an automatic fix, of
         the class the rule declares (or UNSAFE when it declares none) unless `autofix` names
-        another for this finding."""
+        another for this finding. `handled`: nginx says it once it has read the statement (its
+        directive's handler, a setter): the finding names the line nginx names, the statement's
+        last (handler_line), not its first; other findings name where the statement starts."""
         applicability = autofix or (rule.autofix[0] if rule.autofix else Applicability.UNSAFE)
         held = ""
         assumed = self.target.guessed.intersection(rule.target_bound)
@@ -129,7 +132,8 @@ class Context(Effective):
             name=rule.name,
             severity=severity or rule.severity,
             file=stmt.file,
-            line=stmt.line,
+            line=handler_line(stmt) if handled else stmt.line,
+            first_line=stmt.line,
             message=message,
             fix=fix or rule.fix,
             autofix=applicability if fixable else None,

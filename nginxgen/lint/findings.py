@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from enum import StrEnum  # imported anyway: re, which the loader needs, imports enum
 
-from nginxgen.base.records import record
+from nginxgen.base.records import field, record
 from nginxgen.base.severity import SEVERITIES, Severity
 
 __all__ = ["SEVERITIES", "Applicability", "Finding", "Fix", "Severity", "fix_classes"]
@@ -69,6 +69,10 @@ class Finding:
     # why a fix its rule would apply as safe is held back as unsafe (the target was assumed):
     # the text output says it under the fix, as ruff says why a fix is unsafe
     held: str = ""
+    # the first line of the statement where the finding names a later one (nginx's line for a
+    # statement written over several lines: conf.load.handler_line); 0: `line` is its first. A
+    # suppression above the statement covers the finding as it covers one on its first line.
+    first_line: int = field(default=0, compare=False)
 
     def as_dict(self) -> dict[str, object]:
         return {

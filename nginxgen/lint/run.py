@@ -32,12 +32,13 @@ class Selection:
 
 
 def _suppressed(finding: Finding, loaded: Loaded) -> bool:
+    """Whether a suppression comment covers the finding: on its line or the line before, or,
+    for a statement over several lines named at its last (NGX009 at its `;`), on any of its
+    lines or the line above its first."""
+    last = finding.line
+    first = finding.first_line or last
     for sup in loaded.suppressions:
-        if (
-            sup.file == finding.file
-            and sup.line in (finding.line, finding.line - 1)
-            and finding.code in sup.codes
-        ):
+        if sup.file == finding.file and first - 1 <= sup.line <= last and finding.code in sup.codes:
             sup.used = True
             return True
     return False

@@ -103,9 +103,8 @@ class Verdict:
             ]
             if self.message not in first:  # lint's first line with an error says it too
                 return False
-            # nginx names the line where it read the statement's last token (its `;` or `{`),
-            # lint the statement's first line: the same statement, or one it runs into
-            return self.line is None or self.lint[0][0] <= self.line
+            # both name the line where nginx read the statement's last token (its `;` or `{`)
+            return self.line is None or self.lint[0][0] == self.line
         # refused for a reason lint cannot know: lint names nothing nginx would meet first
         return not self.lint or self.line is None or self.lint[0][0] >= self.line
 

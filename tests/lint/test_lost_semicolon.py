@@ -1,6 +1,7 @@
 """A `;` lost at a line's end makes the next line's directive an argument (trial 8:
 `ssl_ciphers HIGH:!aNULL:!MD5` above `ssl_ciphers ...;`): nginx says only `invalid number of
-arguments`, at the line where the statement ends; lint's fix names the lost `;`."""
+arguments`, at the line where the statement ends, and so does lint; its fix names the lost `;`
+and the line the statement starts on."""
 
 from __future__ import annotations
 
@@ -21,8 +22,8 @@ def _fixes(tmp_path: Path, text: str) -> list[tuple[int, str | None]]:
 def test_the_lost_semicolon_is_named(tmp_path: Path) -> None:
     found = _fixes(tmp_path, "ssl_session_timeout 1d\n# why\nssl_session_cache shared:SSL:10m;")
     assert found == [
-        (4, 'a ";" missing before "ssl_session_cache"? nginx reads the lines up to the next ";" '
-         "as one ssl_session_timeout (and names the line where it ends)")
+        (6, 'a ";" missing before "ssl_session_cache"? nginx reads the lines up to the next ";" '
+         "as one ssl_session_timeout, from line 4")
     ]  # fmt: skip
 
 

@@ -56,6 +56,9 @@ class Verdict:
     severity: Severity
     fix: str | None = None
     other: Stmt | None = None  # the line it conflicts with (block_conflicts)
+    # said once nginx has read the statement (ngx_conf_handler, the directive's setter), at the
+    # line it stands on then: the statement's last; not a merge's refusal, which names no line
+    handled: bool = True
 
 
 def verdicts(ctx: Context) -> list[Verdict]:
@@ -141,18 +144,26 @@ def findings(ctx: Context, rule: Rule) -> Iterator[Finding]:
             if id(stmt) in moved:  # where nginx stopped reading it: its `{`
                 stmt = replace(stmt, line=moved[id(stmt)][1])
             fix = _lost_semicolon(ctx, stmt) if rule.code == "NGX009" else None
-            yield ctx.finding(rule, stmt, verdict.message, fix or verdict.fix, verdict.severity)
+            yield ctx.finding(
+                rule,
+                stmt,
+                verdict.message,
+                fix or verdict.fix,
+                verdict.severity,
+                handled=verdict.handled,
+            )
 
 
 def _lost_semicolon(ctx: Context, stmt: Stmt) -> str | None:
     """A count that is wrong because a `;` is missing: an argument is a directive's name
     (`ssl_ciphers HIGH:!MD5` then `ssl_ciphers ...;` on the next line read as one statement;
-    trial 8). nginx names the line where the statement ends."""
+    trial 8). nginx, and the finding, name the line where the statement ends: the fix says
+    where it starts."""
     for arg in stmt.args[1:]:
         if directives.nginx_directive(ctx.target, arg):
             return (
                 f'a ";" missing before "{arg}"? nginx reads the lines up to the next ";" as one '
-                f"{stmt.directive} (and names the line where it ends)"
+                f"{stmt.directive}, from line {stmt.line}"
             )
     return None
 
@@ -214,7 +225,7 @@ def _judge(ctx: Context) -> list[Verdict]:
             if (stmt.file, stmt.line) not in met:
                 met.add((stmt.file, stmt.line))
                 fix = "set the trusted certificates, or turn the verification off"
-                out.append(Verdict(stmt, "NGX010", message, Severity.ERROR, fix))
+                out.append(Verdict(stmt, "NGX010", message, Severity.ERROR, fix, handled=False))
         refusals = (
             *merge_refusals(loaded.statements, ctx.target, ctx.directive_names()),
             *backend_certificate_refusals(loaded.statements, ctx.target, ctx.directive_names()),
@@ -222,7 +233,7 @@ def _judge(ctx: Context) -> list[Verdict]:
         for stmt, message, fix in refusals:
             if (stmt.file, stmt.line) not in met:
                 met.add((stmt.file, stmt.line))
-                out.append(Verdict(stmt, "NGX010", message, Severity.ERROR, fix))
+                out.append(Verdict(stmt, "NGX010", message, Severity.ERROR, fix, handled=False))
     return out
 
 

@@ -92,7 +92,7 @@ from collections.abc import Iterator
 
 from nginxgen.base.sockets import address_text, ptocidr
 from nginxgen.conf.config import Config, first_unread
-from nginxgen.conf.load import Stmt, walk
+from nginxgen.conf.load import Stmt, handler_line, walk
 from nginxgen.conf.per_name import by_name
 from nginxgen.knowledge import nginx, nginx_values
 from nginxgen.knowledge.equal_values import parse_size
@@ -144,6 +144,7 @@ def _location_modifiers(ctx: Context) -> Iterator[Finding]:
                 stmt,
                 grammar.message.format(value=stmt.args[0]),
                 fix="one path (quote it if it has a space), or a modifier (=, ^~, ~, ~*) first",
+                handled=True,
             )
 
 
@@ -160,7 +161,7 @@ def _if_conditions(ctx: Context) -> Iterator[Finding]:
         if problem:
             yield ctx.finding(RULE, stmt, f"{problem}: nginx -t fails",
                               fix="write ($variable), ($variable = value), ($variable ~ regex) or "
-                              "(-f $path), each word apart")  # fmt: skip
+                              "(-f $path), each word apart", handled=True)  # fmt: skip
 
 
 def _networks(ctx: Context) -> Iterator[Finding]:
@@ -176,7 +177,7 @@ def _networks(ctx: Context) -> Iterator[Finding]:
         if value not in grammar.access_words and ptocidr(value) == "error":
             yield ctx.finding(RULE, stmt, f"{grammar.access_message.format(value=value)}: "
                               "nginx -t fails", fix="write all, or an address or network "
-                              "(10.0.0.0/8, 2001:db8::/32)")  # fmt: skip
+                              "(10.0.0.0/8, 2001:db8::/32)", handled=True)  # fmt: skip
     for block in ctx.named("geo"):
         if block.directive != "geo" or block.block is None:
             continue
@@ -184,7 +185,8 @@ def _networks(ctx: Context) -> Iterator[Finding]:
         if problem is not None:
             line, message = problem
             yield ctx.finding(RULE, line, f"{message}: nginx -t fails",
-                              fix="one network (10.0.0.0/8) and one value a line")  # fmt: skip
+                              fix="one network (10.0.0.0/8) and one value a line",
+                              handled=True)  # fmt: skip
 
 
 def _geo_problem(grammar: nginx_values.Networks, lines: list[Stmt]) -> tuple[Stmt, str] | None:
@@ -227,10 +229,11 @@ def _same_paths(ctx: Context) -> Iterator[Finding]:
         if first is None:
             seen[name] = (stmt, cache)
         elif cache or first[1]:
+            # ngx_add_path keeps the first's line as its setter stood on it: its last
             said = custom.same_path.message.format(name=name, first=f"{first[0].file}:"
-                                                   f"{first[0].line}")  # fmt: skip
+                                                   f"{handler_line(first[0])}")  # fmt: skip
             yield ctx.finding(RULE, stmt, f"{said}: nginx -t fails",
-                              fix="give each cache its own folder")  # fmt: skip
+                              fix="give each cache its own folder", handled=True)  # fmt: skip
 
 
 def _buffer_sizes(ctx: Context) -> Iterator[Finding]:
@@ -355,7 +358,7 @@ def _upstream_blocks(ctx: Context) -> Iterator[Finding]:
             yield ctx.finding(
                 RULE, stmt, f'duplicate upstream "{stmt.args[0]}" (the first at '
                 f"{seen_at(seen[name], stmt)}): nginx -t fails",
-                fix="give each upstream{} a name of its own",
+                fix="give each upstream{} a name of its own", handled=True,
             )  # fmt: skip
             continue
         seen[name] = stmt
@@ -367,10 +370,12 @@ def _upstream_blocks(ctx: Context) -> Iterator[Finding]:
                 f"(line {stmt.line}): nginx -t fails", fix="add a server line to it",
             )  # fmt: skip
         elif all("backup" in s.args[1:] for s in servers):
-            # the balancer counts only the servers that are not backups (..._init_round_robin)
+            # the balancer counts only the servers that are not backups (..._init_round_robin),
+            # naming the line ngx_http_upstream_add stood on for the block: its `{`
             yield ctx.finding(
                 RULE, stmt, f'no servers in upstream "{stmt.args[0]}": every server line is a '
                 "backup: nginx -t fails", fix="make one of its servers a primary (no backup)",
+                handled=True,
             )  # fmt: skip
 
 
@@ -395,7 +400,7 @@ def _method_parameters(ctx: Context) -> Iterator[Finding]:
                     message = method.message.format(value=parameter)
                     yield ctx.finding(RULE, stmt, f"{message}: nginx -t fails",
                                       fix=f"remove {parameter}, or balance with least_conn or "
-                                      "round robin (no method line)")  # fmt: skip
+                                      "round robin (no method line)", handled=True)  # fmt: skip
                     break
 
 
@@ -417,7 +422,8 @@ def _proxy_pass_urls(ctx: Context) -> Iterator[Finding]:
         problem = _url_problem(stmt.args[0])
         if problem is not None:
             yield ctx.finding(RULE, stmt, f"{problem}: nginx -t fails",
-                              fix="proxy_pass http://HOST:PORT (or https://, or an upstream name)")  # fmt: skip
+                              fix="proxy_pass http://HOST:PORT (or https://, or an upstream name)",
+                              handled=True)  # fmt: skip
 
 
 def _url_problem(url: str) -> str | None:
@@ -467,6 +473,8 @@ def _no_port(ctx: Context) -> Iterator[Finding]:
                 stmt,
                 grammar.message.format(value=host),
                 fix=f"give the address a port ({host}:9000), or name an upstream{{}} block",
+                # the line ngx_http_upstream_add stood on for the pass (its setter's)
+                handled=True,
             )
 
 

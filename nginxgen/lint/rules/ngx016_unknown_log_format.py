@@ -76,7 +76,8 @@ def check(ctx: Context) -> Iterator[Finding]:
             name = stmt.args[0]
             if name in names:
                 yield ctx.finding(RULE, stmt, grammar.duplicate.format(name=name),
-                                  "give this log_format a name of its own")  # fmt: skip
+                                  "give this log_format a name of its own",
+                                  handled=True)  # fmt: skip
             names.add(name)
             lower.add(name.lower())
         elif directive == "access_log" and stmt.args and stmt.args[0] != "off":
@@ -90,6 +91,7 @@ def _used(
     if len(stmt.args) < 2:
         if not grammar.implied:
             yield ctx.finding(RULE, stmt, grammar.unspecified,
-                              "name a log_format after the path")  # fmt: skip
+                              "name a log_format after the path", handled=True)  # fmt: skip
     elif stmt.args[1].lower() not in lower:
-        yield ctx.finding(RULE, stmt, grammar.unknown.format(name=stmt.args[1]))
+        # the setters' words (ngx_http_log_set_log, ..._set_format): at the statement's end
+        yield ctx.finding(RULE, stmt, grammar.unknown.format(name=stmt.args[1]), handled=True)

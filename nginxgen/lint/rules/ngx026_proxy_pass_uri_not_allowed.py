@@ -51,8 +51,11 @@ def check(ctx: Context) -> Iterator[Finding]:
         where = _no_prefix(ctx, stmt, servers)
         uri = uri_part(stmt.args[0]) if where is not None else None
         if uri:
-            yield ctx.finding(
-                RULE, stmt, f"{MESSAGE}: nginx -t fails (the URI part {uri!r}, {where})"
+            yield ctx.finding(  # ngx_http_proxy_pass's words: at the statement's end
+                RULE,
+                stmt,
+                f"{MESSAGE}: nginx -t fails (the URI part {uri!r}, {where})",
+                handled=True,
             )
 
 

@@ -1,0 +1,82 @@
+"""Statements written over several lines, against real `nginx -t`: what ngx_conf_handler and
+a directive's setter say once the statement is read (unknown directive, not allowed here, the
+argument count, a value, an unknown log format, a URI part proxy_pass cannot have), nginx names
+at the line of its `;`, or of a block's `{`, and lint's finding names that line too, not the
+statement's first."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.builds import BUILD_NAMES, Build
+from tests.conftest import binary_and_tree
+from tests.live import nginx_and_lint_agree
+
+# (lines of a server, the rule, how nginx's message starts)
+STATEMENTS = [
+    ("add_header Content-Security-Policy \"default-src 'self';\n    script-src 'self'\"\n    x;",
+     "NGX010", 'invalid parameter "x"'),
+    ("add_header A\n    b\n    always\n    x;", "NGX009", "invalid number of arguments"),
+    ("foo_bar a\n    b\n    c;", "NGX007", 'unknown directive "foo_bar"'),
+    ("worker_connections\n    512;", "NGX008", '"worker_connections" directive is not allowed'),
+    ("gzip\n    yes;", "NGX010", 'invalid value "yes"'),
+    ("keepalive_timeout 10s\n    5x;", "NGX010", '"keepalive_timeout" directive invalid'),
+    ("allow\n    10.0.0.300;", "NGX010", 'invalid parameter "10.0.0.300"'),
+    ("location /a\n    b/\n{ return 204; }", "NGX010", "invalid location modifier"),
+    ("location\n{ return 204; }", "NGX009", "invalid number of arguments"),
+    ("server\n{ listen 127.0.0.1:8998; }", "NGX008", '"server" directive is not allowed'),
+    ("if ($http_a\n    == b)\n{ return 204; }", "NGX010", 'unexpected "==" in condition'),
+    ("location /p {\n    proxy_pass\n        localhost:4433;\n}", "NGX010", "invalid URL prefix"),
+    ("access_log @TMP@/a.log\n    nosuch;", "NGX016", 'unknown log format "nosuch"'),
+    ("location ~ ^/r {\n    proxy_pass\n        http://127.0.0.1:9/x;\n}", "NGX026",
+     '"proxy_pass" cannot have URI part'),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("lines", "code", "about"), STATEMENTS)
+@pytest.mark.parametrize("name", BUILD_NAMES)
+def test_nginx_and_lint_name_the_line_the_statement_ends_on(
+    name: str,
+    lines: str,
+    code: str,
+    about: str,
+    provisioned: tuple[dict[str, Build], dict[str, str]],
+    tmp_path: Path,
+) -> None:
+    build, nginx_bin, tree = binary_and_tree(provisioned, name, tmp_path)
+    conf = tree / "nginx.conf"
+    conf.write_text(
+        f"events {{}}\nhttp {{ {' '.join(build.in_prefix)}\n"
+        f"server {{ listen 127.0.0.1:8999;\n{lines.replace('@TMP@', str(tree))}\n}}\n}}\n"
+    )
+    nginx_and_lint_agree(build, nginx_bin, conf, code, about)
+
+
+# http{} level: a path named twice (nginx names the first's line as its setter stood on it, its
+# last), an upstream named twice (at the second's `{`)
+HTTP_STATEMENTS = [
+    ("proxy_cache_path @TMP@/c\n    keys_zone=a:1m;\nproxy_cache_path @TMP@/c\n    keys_zone=b:1m;",
+     "the same path name"),
+    ("upstream b\n{ server 127.0.0.1:9; }\nupstream b\n{ server 127.0.0.1:9; }",
+     'duplicate upstream "b"'),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("lines", "about"), HTTP_STATEMENTS)
+@pytest.mark.parametrize("name", BUILD_NAMES)
+def test_http_level_statements_over_lines(
+    name: str,
+    lines: str,
+    about: str,
+    provisioned: tuple[dict[str, Build], dict[str, str]],
+    tmp_path: Path,
+) -> None:
+    build, nginx_bin, tree = binary_and_tree(provisioned, name, tmp_path)
+    conf = tree / "nginx.conf"
+    conf.write_text(
+        f"events {{}}\nhttp {{ {' '.join(build.in_prefix)}\n{lines.replace('@TMP@', str(tree))}\n"
+        "server { listen 127.0.0.1:8999; }\n}\n"
+    )
+    nginx_and_lint_agree(build, nginx_bin, conf, "NGX010", about)
