@@ -2,8 +2,21 @@
 `scripts/fuzz.py values`) draws from, read from nginx's and the TLS libraries' own sources and
 binaries, never from nginxgen's tables (an oracle must not share what it checks).
 
+    python scripts/build_value_vocabulary.py --downloads FOLDER [--builds]
     python scripts/build_value_vocabulary.py --nginx CLONE_OF_nginx/nginx \
         --openssl CLONE_OF_quictls/openssl --awslc CLONE_OF_aws/aws-lc [--builds]
+
+With --downloads, the sources are the pinned files of scripts/pins.json's "vocabulary" group,
+fetched into (or found verified in) FOLDER: nginx 1.22.1 and 1.26.3 as Debian's orig tarballs
+(nginx's release tarballs), nginx 1.28.3 as the nginx-src crate, OpenSSL 3.3.2 as the
+openssl-src crate (OpenSSL's release tree; the quictls fork's tag has the same names in these
+three files) and AWS-LC 5.5.0 as the aws-lc-sys crate's vendored tree (aws-lc-sys 0.44.0). This
+is what tests/lint/test_value_oracle.py regenerates the committed file from. nginx 1.31.3 (the
+wheel build's mainline release) is in no package registry (nginx.org and GitHub only): without a
+clone its entries are kept from the committed file, and the script names what it kept. The
+release tarballs are what the builds compile; 1.22.1's leaves out the Windows-only sources its
+git tag has (the iocp module: `iocp_threads`, `acceptex_read`, `post_acceptex`), so a clone's
+1.22.1 has those three more.
 
 From nginx, at each release tag the builds run (and 1.28.3, the stable line): every TLS-relevant
 command of the http and stream modules (its name, contexts, argument count, setter and post
@@ -19,8 +32,7 @@ and cipher names (`list -all-tls-groups` where it exists, `ecparam -list_curves`
 `ciphers -v ALL:COMPLEMENTOFALL`).
 
 The output is short lists of keywords copied from BSD-2 (nginx) and Apache-2.0 (OpenSSL,
-AWS-LC) sources; tests/data/PROVENANCE.tsv names them. CI has no clones: it reads the committed
-file.
+AWS-LC) sources; tests/data/PROVENANCE.tsv names them.
 """
 
 from __future__ import annotations
@@ -30,14 +42,27 @@ import json
 import re
 import subprocess
 import sys
+import tarfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 REPO = Path(__file__).resolve().parent.parent
 OUT = REPO / "tests" / "data" / "value_vocabulary.json"
 TAGS = ("1.22.1", "1.26.3", "1.28.3", "1.31.3")
 OPENSSL_TAG = "openssl-3.3.2"
 AWSLC_REF = "v5.5.0"
+# Without clones: each source as a pinned file of scripts/pins.json's "vocabulary" group, and the
+# folder inside it that is the project's repository layout (the crates put it one level down).
+GROUP = "vocabulary"
+ARCHIVES = {
+    "1.22.1": ("nginx_1.22.1.orig.tar.gz", "nginx-1.22.1"),
+    "1.26.3": ("nginx_1.26.3.orig.tar.gz", "nginx-1.26.3"),
+    "1.28.3": ("nginx-src-1.28.5+1.28.3.crate", "nginx-src-1.28.5+1.28.3/nginx"),
+    "openssl": ("openssl-src-300.3.2+3.3.2.crate", "openssl-src-300.3.2+3.3.2/openssl"),
+    "aws-lc": ("aws-lc-sys-0.44.0.crate", "aws-lc-sys-0.44.0/aws-lc"),
+}
+OPENSSL_FILES = ("ssl/ssl_conf.c", "include/openssl/ssl.h.in", "providers/common/capabilities.c")
+AWSLC_FILES = ("ssl/ssl_key_share.cc", "ssl/ssl_cipher.cc")
 
 RELEVANT = re.compile(
     r"^(ssl|ssl_\w+|(proxy|grpc|uwsgi)_ssl_\w+|listen|add_header|add_trailer|keepalive_\w+"
@@ -71,20 +96,65 @@ WORD = re.compile(r'ngx_string\("([^"]*)"\)')
 LITERAL = re.compile(r'"([^"%\s\\]{1,40})"')
 
 
-def git_show(repo: Path, ref: str, path: str) -> str:
-    done = subprocess.run(
-        ["git", "--git-dir", str(repo), "show", f"{ref}:{path}"],
-        capture_output=True, text=True, errors="replace", check=False,
-    )  # fmt: skip
-    return done.stdout
+class Tree(Protocol):
+    """One release's source tree, by paths in the project's repository layout."""
+
+    def read(self, path: str) -> str:
+        """The file's text ("" when the tree has no such file)."""
+        ...
+
+    def c_files(self) -> list[str]:
+        """The .c files under SOURCES, in git's order (sorted paths)."""
+        ...
 
 
-def c_files(repo: Path, ref: str) -> list[str]:
-    done = subprocess.run(
-        ["git", "--git-dir", str(repo), "ls-tree", "-r", "--name-only", ref, *SOURCES],
-        capture_output=True, text=True, check=True,
-    )  # fmt: skip
-    return [p for p in done.stdout.split() if p.endswith(".c")]
+class GitTree:
+    """A tag of a clone (bare, or the .git folder of a work tree)."""
+
+    def __init__(self, repo: Path, ref: str) -> None:
+        self.repo, self.ref = repo, ref
+
+    def read(self, path: str) -> str:
+        done = subprocess.run(
+            ["git", "--git-dir", str(self.repo), "show", f"{self.ref}:{path}"],
+            capture_output=True, text=True, errors="replace", check=False,
+        )  # fmt: skip
+        return done.stdout
+
+    def c_files(self) -> list[str]:
+        done = subprocess.run(
+            ["git", "--git-dir", str(self.repo), "ls-tree", "-r", "--name-only", self.ref,
+             *SOURCES],
+            capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        return [p for p in done.stdout.split() if p.endswith(".c")]
+
+
+class ArchiveTree:
+    """The files under `root/` of a .tar.gz (a release tarball, a .crate), read into memory in one
+    pass over the archive: only those a caller names (`wanted`), the rest skipped unread."""
+
+    def __init__(self, archive: Path, root: str, wanted: tuple[str, ...]) -> None:
+        self.files: dict[str, str] = {}
+        prefix = root.rstrip("/") + "/"
+        with tarfile.open(archive, "r:gz") as tar:
+            for member in tar:
+                path = member.name.removeprefix("./")
+                if not (member.isfile() and path.startswith(prefix)):
+                    continue
+                path = path[len(prefix) :]
+                if any(path == w or path.startswith(w.rstrip("/") + "/") for w in wanted):
+                    data = tar.extractfile(member)
+                    assert data is not None  # a regular file
+                    self.files[path] = data.read().decode(errors="replace")
+        if not self.files:
+            raise SystemExit(f"{archive.name}: nothing under {prefix} of {', '.join(wanted)}")
+
+    def read(self, path: str) -> str:
+        return self.files.get(path, "")
+
+    def c_files(self) -> list[str]:
+        return sorted(p for p in self.files if p.endswith(".c"))
 
 
 def entries(array: str) -> list[tuple[str, str, str, str]]:
@@ -117,14 +187,14 @@ def function_body(text: str, name: str) -> str:
     return found.group(1) if found else ""
 
 
-def nginx_release(repo: Path, version: str) -> tuple[dict[str, Any], dict[str, Any]]:
+def nginx_release(tree: Tree) -> tuple[dict[str, Any], dict[str, Any]]:
     """Every TLS-relevant command of one release, as its ngx_command_t entries state it; and
     every command's contexts and whether it takes a block (NGX_CONF_BLOCK), for the
     structural differential's `;` lost before a block."""
     directives: dict[str, list[dict[str, Any]]] = {}
     shapes: dict[str, dict[str, Any]] = {}
-    for path in c_files(repo, f"release-{version}"):
-        text = git_show(repo, f"release-{version}", path)
+    for path in tree.c_files():
+        text = tree.read(path)
         tables = {m.group(2): WORD.findall(m.group(3)) for m in TABLE.finditer(text)}
         bounds = {m.group(1): [int(m.group(2)), int(m.group(3))] for m in BOUNDS.finditer(text)}
         for array in COMMANDS.finditer(text):
@@ -165,10 +235,8 @@ def nginx_release(repo: Path, version: str) -> tuple[dict[str, Any], dict[str, A
     return dict(sorted(directives.items())), structure
 
 
-def openssl_names(repo: Path) -> dict[str, list[str]]:
-    conf = git_show(repo, OPENSSL_TAG, "ssl/ssl_conf.c")
-    header = git_show(repo, OPENSSL_TAG, "include/openssl/ssl.h.in")
-    caps = git_show(repo, OPENSSL_TAG, "providers/common/capabilities.c")
+def openssl_names(tree: Tree) -> dict[str, list[str]]:
+    conf, header, caps = (tree.read(path) for path in OPENSSL_FILES)
 
     def table(name: str) -> list[str]:
         found = re.search(rf"{name}\[\]\s*=\s*\{{(.*?)\}};", conf, re.S)
@@ -186,9 +254,8 @@ def openssl_names(repo: Path) -> dict[str, list[str]]:
     }
 
 
-def awslc_names(repo: Path) -> dict[str, list[str]]:
-    shares = git_show(repo, AWSLC_REF, "ssl/ssl_key_share.cc")
-    ciphers = git_show(repo, AWSLC_REF, "ssl/ssl_cipher.cc")
+def awslc_names(tree: Tree) -> dict[str, list[str]]:
+    shares, ciphers = (tree.read(path) for path in AWSLC_FILES)
     groups = re.search(r"kNamedGroups\[\]\s*=\s*\{(.*?)\};", shares, re.S)
     aliases = re.search(r"kCipherAliases\[\]\s*=\s*\{(.*?)\};", ciphers, re.S)
     return {
@@ -219,28 +286,67 @@ def binaries() -> dict[str, dict[str, list[str]]]:
     return out
 
 
+def pinned_trees(folder: Path) -> dict[str, Tree]:
+    """The sources of ARCHIVES from the pinned group, fetched into folder (a file already there
+    that verifies is used without any network request)."""
+    sys.path.insert(0, str(REPO))  # nginxgen's pinned-download helper, run from a clone
+    sys.path.insert(0, str(REPO / "scripts"))
+    from downloads import fetch_group
+
+    paths = {path.name: path for path in fetch_group(GROUP, folder)}
+    wanted = {"openssl": OPENSSL_FILES, "aws-lc": AWSLC_FILES}
+    return {
+        key: ArchiveTree(paths[name], root, wanted.get(key, SOURCES))
+        for key, (name, root) in ARCHIVES.items()
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--nginx", type=Path, required=True, help="bare or work clone of nginx")
-    parser.add_argument("--openssl", type=Path, required=True, help="clone of quictls/openssl")
-    parser.add_argument("--awslc", type=Path, required=True, help="clone of aws/aws-lc")
+    parser.add_argument("--downloads", type=Path, help="folder for the pinned sources")
+    parser.add_argument("--nginx", type=Path, help="bare clone (or .git folder) of nginx")
+    parser.add_argument("--openssl", type=Path, help="clone of quictls/openssl")
+    parser.add_argument("--awslc", type=Path, help="clone of aws/aws-lc")
     parser.add_argument("--builds", action="store_true", help="ask the provisioned builds too")
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
+    clones = {"--nginx": args.nginx, "--openssl": args.openssl, "--awslc": args.awslc}
+    if args.downloads is None and not all(clones.values()):
+        parser.error("--downloads FOLDER, or all of --nginx, --openssl and --awslc")
+    # a clone given wins over the pinned file of the same source
+    trees: dict[str, Tree] = pinned_trees(args.downloads) if args.downloads else {}
+    if args.nginx:
+        trees |= {version: GitTree(args.nginx, f"release-{version}") for version in TAGS}
+    if args.openssl:
+        trees["openssl"] = GitTree(args.openssl, OPENSSL_TAG)
+    if args.awslc:
+        trees["aws-lc"] = GitTree(args.awslc, AWSLC_REF)
+    before: dict[str, Any] = json.loads(args.out.read_text()) if args.out.exists() else {}
     data: dict[str, Any] = {
         "about": "Words the value differential draws from (scripts/build_value_vocabulary.py).",
         "nginx": {},
         "structure": {},
-        "openssl": openssl_names(args.openssl),
-        "aws-lc": awslc_names(args.awslc),
+        "openssl": openssl_names(trees["openssl"]),
+        "aws-lc": awslc_names(trees["aws-lc"]),
     }
+    kept = []
     for version in TAGS:
-        data["nginx"][version], data["structure"][version] = nginx_release(args.nginx, version)
+        if version in trees:
+            data["nginx"][version], data["structure"][version] = nginx_release(trees[version])
+        elif version in before.get("nginx", {}):  # a release with no source but a clone
+            data["nginx"][version] = before["nginx"][version]
+            data["structure"][version] = before["structure"][version]
+            kept.append(f"nginx {version}")
+        else:
+            raise SystemExit(f"nginx {version}: no source (--nginx) and none in {args.out}")
     if args.builds:
         data["binaries"] = binaries()
     elif args.out.exists():  # keep what the builds said last time
-        data["binaries"] = json.loads(args.out.read_text()).get("binaries", {})
+        data["binaries"] = before.get("binaries", {})
+        kept.append("binaries")
     args.out.write_text(json.dumps(data, indent=1, sort_keys=False) + "\n")
+    # one line a test reads: what came from no source this run
+    print(f"kept from {args.out.name}: {', '.join(kept) or 'nothing'}")
     return 0
 
 

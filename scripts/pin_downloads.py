@@ -67,6 +67,20 @@ OTHER_FILES = [
             "https://nginx.org/download/nginx-1.26.3.tar.gz",
         ],
     ),
+    # the value vocabulary's nginx sources (scripts/build_value_vocabulary.py): the upstream
+    # releases as Debian ships them; 1.26.3 is nginx-source's file, pinned again in its group
+    *(
+        (
+            "vocabulary",
+            f"nginx_{version}.orig.tar.gz",
+            [
+                f"{MIRROR}/debian/pool/main/n/nginx/nginx_{version}.orig.tar.gz",
+                f"{{snapshot}}/debian/{{date}}/pool/main/n/nginx/nginx_{version}.orig.tar.gz",
+                f"https://nginx.org/download/nginx-{version}.tar.gz",
+            ],
+        )
+        for version in ("1.22.1", "1.26.3")
+    ),
     (
         "libclang",
         "libclang-18.1.1-py2.py3-none-manylinux2010_x86_64.whl",  # bindgen's libclang.so
@@ -75,6 +89,31 @@ OTHER_FILES = [
         ],
     ),
 ]
+
+# Source trees from crates.io: (group, crate, version). The value vocabulary's nginx 1.28.3
+# (nginx-src, as the openssl36 build's), OpenSSL 3.3.2 (openssl-src) and AWS-LC 5.5.0 (aws-lc-sys
+# 0.44.0 vendors it: its aws-lc/include/openssl/base.h says AWSLC_VERSION_NUMBER_STRING "5.5.0").
+CRATES = [
+    ("vocabulary", "nginx-src", "1.28.5+1.28.3"),
+    ("vocabulary", "openssl-src", "300.3.2+3.3.2"),
+    ("vocabulary", "aws-lc-sys", "0.44.0"),
+]
+CRATES_INDEX = "https://index.crates.io"
+CRATES_STATIC = "https://static.crates.io/crates"
+
+
+def crate_pin(crate: str, version: str) -> dict[str, object]:
+    """The .crate file by the checksum crates.io's index gives (the one Cargo.lock pins),
+    checked against the bytes fetched."""
+    shard = {1: "1", 2: "2", 3: f"3/{crate[0]}"}.get(len(crate), f"{crate[:2]}/{crate[2:4]}")
+    lines = fetch(f"{CRATES_INDEX}/{shard}/{crate}").decode().splitlines()
+    (release,) = [r for r in map(json.loads, lines) if r["vers"] == version]
+    name = f"{crate}-{version}.crate"
+    url = f"{CRATES_STATIC}/{crate}/{name}"
+    pin = _pin(name, fetch(url), url)
+    if pin["sha256"] != release["cksum"]:
+        raise SystemExit(f"{url}: not the bytes crates.io's index names")
+    return pin
 
 
 # The browser page (nginxgen.web): Pyodide's runtime from npm, and the wheels nginxgen's import
@@ -217,7 +256,9 @@ def main() -> None:
     groups: dict[str, list[dict[str, object]]] = {}
     if args.only:
         groups = json.loads(PINS.read_text())["groups"]
-    wanted = set(args.only or [*DEBIAN_GROUPS, "certbot", "web", *(g for g, _, _ in OTHER_FILES)])
+    wanted = set(
+        args.only or [*DEBIAN_GROUPS, "certbot", "web", *(g for g, _, _ in [*OTHER_FILES, *CRATES])]
+    )
     for group, (release, names) in DEBIAN_GROUPS.items():
         if group in wanted:
             groups[group] = debian_pins(release, names, args.date)
@@ -231,6 +272,11 @@ def main() -> None:
         entry = {"name": name, "size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
         groups[group] = [e for e in groups.get(group, []) if e["name"] != name]
         groups[group].append({**entry, "urls": urls})
+    for group, crate, version in CRATES:
+        if group in wanted:
+            pin = crate_pin(crate, version)
+            groups[group] = [e for e in groups.get(group, []) if e["name"] != pin["name"]]
+            groups[group].append(pin)
     if "web" in wanted:
         web = {"pinned": args.date, "files": web_pins()}
         WEB_PINS.write_text(json.dumps(web, indent=1) + "\n")
