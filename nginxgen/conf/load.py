@@ -91,6 +91,9 @@ class Problem:
     file: str
     line: int
     message: str
+    # the line nginx names where it is not `line`: an include's handler opens the file once it
+    # has read the statement, and names its last line (handler_line); 0: `line`
+    end_line: int = field(default=0, compare=False)
 
 
 @record
@@ -709,6 +712,7 @@ class Loader:
                     stmt.file,
                     stmt.line,
                     f"included file {pattern} does not exist",
+                    handler_line(stmt),
                 )
             )
             return []
@@ -742,7 +746,7 @@ class Loader:
             except LoadError as exc:
                 stmt.unread = True
                 self.loaded.problems.append(
-                    Problem("missing-include", stmt.file, stmt.line, str(exc))
+                    Problem("missing-include", stmt.file, stmt.line, str(exc), handler_line(stmt))
                 )
         return out
 

@@ -157,7 +157,10 @@ class Context(Effective):
         return self.memo("sources", lambda: TreeSources(loaded.texts, loaded.spans))
 
     def load_problems(self, rule: Rule, kind: str) -> Iterator[Finding]:
-        """A finding for each problem of this kind met while reading the files."""
+        """A finding for each problem of this kind met while reading the files, at the line
+        nginx names (Problem.end_line: an include's last), a suppression above its first
+        covering it."""
         for problem in self.config.loaded.problems:
             if problem.kind == kind:
-                yield self.finding(rule, Stmt("", [], problem.line, problem.file), problem.message)
+                stmt = Stmt("", [], problem.line, problem.file, end_line=problem.end_line)
+                yield self.finding(rule, stmt, problem.message, handled=True)

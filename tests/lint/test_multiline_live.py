@@ -2,17 +2,21 @@
 a directive's setter say once the statement is read (unknown directive, not allowed here, the
 argument count, a value, an unknown log format, a URI part proxy_pass cannot have), nginx names
 at the line of its `;`, or of a block's `{`, and lint's finding names that line too, not the
-statement's first."""
+statement's first. So do the errors and warnings of other rules that nginx says from a
+directive's handler (an include's file, `is duplicate`, a shared zone, listen options, a module
+loaded twice, a regex, a location's place, a network's low bits)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
+from nginxgen.base.version import Version
 from tests.builds import BUILD_NAMES, Build
 from tests.conftest import binary_and_tree
-from tests.live import nginx_and_lint_agree
+from tests.live import lint_as, nginx_and_lint_agree, nginx_check
 
 # (lines of a server, the rule, how nginx's message starts)
 STATEMENTS = [
@@ -80,3 +84,54 @@ def test_http_level_statements_over_lines(
         "server { listen 127.0.0.1:8999; }\n}\n"
     )
     nginx_and_lint_agree(build, nginx_bin, conf, "NGX010", about)
+
+
+def _http(lines: str) -> str:
+    return f"events {{}}\nhttp {{ @HEAD@\n{lines}\n}}\n"
+
+
+def _server(lines: str) -> str:
+    return _http(f"server {{ listen 127.0.0.1:8999;\n{lines}\n}}")
+
+
+# what a directive's handler says, [emerg] or [warn], in a whole config: (the config, the rule,
+# how nginx's message starts, the first release that says it). @HEAD@: the build's lines that
+# keep files in the test prefix; @TMP@: the tree; @MODULE@: the build's ngx_stream_module.so
+HANDLED = [
+    (_http("include\n    @TMP@/nosuch.conf;"), "NGX002", "open()", "1.0"),
+]  # fmt: skip
+SAID = re.compile(r"\[(?:emerg|warn)\] (?:\d+#\d+: )?(.*?) in \S+:(\d+)$", re.M)
+
+
+@pytest.mark.parametrize(
+    ("config", "code", "about", "since"), HANDLED, ids=[f"{c[1]} {c[2]}" for c in HANDLED]
+)
+@pytest.mark.parametrize("name", BUILD_NAMES)
+def test_handlers_name_the_line_the_statement_ends_on(
+    name: str,
+    config: str,
+    code: str,
+    about: str,
+    since: str,
+    provisioned: tuple[dict[str, Build], dict[str, str]],
+    tmp_path: Path,
+) -> None:
+    """nginx's lines of the message and lint's lines of the rule's findings are the same
+    (where the build does not say it yet, neither says anything)."""
+    build, nginx_bin, tree = binary_and_tree(provisioned, name, tmp_path)
+    if "@MODULE@" in config and build.root is None:
+        pytest.skip(f"{name} has ngx_stream_module compiled in: no file to load twice")
+    module = str(build.root / "usr/lib/nginx/modules/ngx_stream_module.so") if build.root else ""
+    conf = tree / "nginx.conf"
+    conf.write_text(
+        config.replace("@HEAD@", " ".join(build.in_prefix))
+        .replace("@TMP@", str(tree))
+        .replace("@MODULE@", module)
+    )
+    checked = nginx_check(build, conf)
+    said = [int(at) for message, at in SAID.findall(checked.stderr) if message.startswith(about)]
+    found = lint_as(nginx_bin, conf, code)
+    lines = [int(at) for at in re.findall(rf"^\S+?:(\d+): {code} ", found.stdout, re.M)]
+    if Version(build.nginx_version) >= Version(since):
+        assert said, checked.stderr
+    assert lines == said, (checked.stderr, found.stdout)
