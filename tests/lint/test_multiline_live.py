@@ -99,6 +99,10 @@ def _server(lines: str) -> str:
 # keep files in the test prefix; @TMP@: the tree; @MODULE@: the build's ngx_stream_module.so
 HANDLED = [
     (_http("include\n    @TMP@/nosuch.conf;"), "NGX002", "open()", "1.0"),
+    (_http("server_tokens off;\nserver_tokens\n    on;"), "NGX006",
+     '"server_tokens" directive is duplicate', "1.0"),
+    (_server("location / {\n    root /a;\n    alias\n        /b/;\n}"), "NGX006",
+     '"alias" directive is duplicate', "1.0"),
 ]  # fmt: skip
 SAID = re.compile(r"\[(?:emerg|warn)\] (?:\d+#\d+: )?(.*?) in \S+:(\d+)$", re.M)
 

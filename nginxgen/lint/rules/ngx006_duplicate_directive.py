@@ -162,6 +162,7 @@ def _off_alone(ctx: Context, stmts: list[Stmt]) -> Iterator[Finding]:
                 f"{stmt.directive} line in one block (also at {stmts[0].file}:{stmts[0].line}); "
                 "nginx refuses the config",
                 fix=f"keep either `{stmt.directive} off;` or the other {stmt.directive} lines",
+                handled=True,
             )
             return
 
@@ -184,6 +185,7 @@ def _root_and_alias(ctx: Context, block: dict[str, list[Stmt]]) -> Iterator[Find
         f'"{second.directive}" directive is duplicate, "{first.directive}" directive was '
         f"specified earlier ({first.file}:{first.line}): nginx refuses the config",
         fix="keep one of root and alias in this location",
+        handled=True,
     )
 
 
@@ -210,7 +212,8 @@ def check(ctx: Context) -> Iterator[Finding]:
                 continue
             for stmt in stmts[1:]:
                 # the same value twice: dropping the copy is safe (nginx refused it anyway);
-                # never a block (a second http{} holds servers of its own)
+                # never a block (a second http{} holds servers of its own). `is duplicate` is
+                # the setter's word: named at the line's end, as nginx names it (handled)
                 same = stmt.args == stmts[0].args and stmt.block is None
                 yield ctx.finding(
                     RULE,
@@ -218,6 +221,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                     f'"{name}" directive is duplicate: also at {stmts[0].file}:{stmts[0].line} '
                     "in the same block; nginx refuses the config",
                     edits=_fixes.delete(ctx, stmt) if same else None,
+                    handled=True,
                 )
         for name in merged.intersection(block):
             stmts = block[name]
