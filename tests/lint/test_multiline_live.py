@@ -103,6 +103,18 @@ HANDLED = [
      '"server_tokens" directive is duplicate', "1.0"),
     (_server("location / {\n    root /a;\n    alias\n        /b/;\n}"), "NGX006",
      '"alias" directive is duplicate', "1.0"),
+    (_http("ssl_session_cache shared:S:10m;\nserver { listen 127.0.0.1:8999;\n"
+           "    ssl_session_cache\n        shared:S:20m;\n}"), "NGX012",
+     'the size 20971520 of shared memory zone "S"', "1.0"),
+    (_http("limit_req_zone $binary_remote_addr zone=one:1m rate=1r/s;\n"
+           "limit_req_zone $remote_addr\n    zone=one:1m rate=1r/s;"), "NGX012",
+     'limit_req_zone "one" is already bound', "1.0"),
+    (_http("server { listen 127.0.0.1:8999 reuseport; }\n"
+           "server { listen\n    127.0.0.1:8999 reuseport; }"), "NGX013",
+     "duplicate listen options", "1.0"),
+    (_http("server { listen 127.0.0.1:8999 reuseport; }\n"
+           "server { listen\n    127.0.0.1:8999 proxy_protocol; }"), "NGX014",
+     "protocol options redefined", "1.23.4"),
 ]  # fmt: skip
 SAID = re.compile(r"\[(?:emerg|warn)\] (?:\d+#\d+: )?(.*?) in \S+:(\d+)$", re.M)
 

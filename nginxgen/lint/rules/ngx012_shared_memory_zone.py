@@ -164,8 +164,13 @@ def _declarer(
 
 
 def _found(ctx: Context, add: _Add, message: str, earlier: _Add, fix: str) -> Finding:
+    """What ngx_shared_memory_add or the declaring setter says of a line as nginx reads it:
+    at the line it stands on then, the statement's last (handled); the zones nothing declares
+    are found later, when http{} is merged or the cycle starts, and keep the use's first line."""
     where = f"{earlier.stmt.file}:{earlier.stmt.line}"
-    return ctx.finding(RULE, add.stmt, f"{message} ({earlier.stmt.directive} at {where})", fix)
+    return ctx.finding(
+        RULE, add.stmt, f"{message} ({earlier.stmt.directive} at {where})", fix, handled=True
+    )
 
 
 def _key(declared: _Add) -> str:

@@ -63,4 +63,6 @@ def _duplicates(ctx: Context, config: Config) -> Iterator[Finding]:
             listen.stmt,
             f"{grammar.options_again.format(socket=address_text(listen.socket))} (the first is at "
             f"{first.stmt.file}:{first.stmt.line}): nginx refuses this",
+            # the listen's handler adds the address (ngx_http_add_listen): at the line's end
+            handled=True,
         )

@@ -76,4 +76,7 @@ def _redefined(ctx: Context, config: Config) -> Iterator[Finding]:
             continue
         for index in redefined_protocols([lst.stmt.args for lst in listens], config.block):
             message = grammar.protocols_again.format(socket=address_text(socket))
-            yield ctx.finding(RULE, listens[index].stmt, f"{message}: nginx -t warns")
+            # the listen's handler warns as it adds the address (ngx_http_add_listen): at the
+            # line's end. A server with no listen gets *:80 from ngx_http_core_server at its
+            # `}`, a line the loader does not keep: that one names the server's first line
+            yield ctx.finding(RULE, listens[index].stmt, f"{message}: nginx -t warns", handled=True)
