@@ -115,6 +115,16 @@ HANDLED = [
     (_http("server { listen 127.0.0.1:8999 reuseport; }\n"
            "server { listen\n    127.0.0.1:8999 proxy_protocol; }"), "NGX014",
      "protocol options redefined", "1.23.4"),
+    ("load_module @MODULE@;\nload_module\n    @MODULE@;\nevents {}\n", "NGX021",
+     'module "ngx_stream_module" is already loaded', "1.0"),
+    (_server("location ~\n    ^/(a\n{ return 204; }"), "NGX024", "pcre", "1.0"),
+    (_http("map $uri $m {\n    ~^/(a\n        1;\n}"), "NGX024", "pcre", "1.0"),
+    (_server("location /a { return 204; }\nlocation\n    /a\n{ return 204; }"), "NGX025",
+     'duplicate location "/a"', "1.0"),
+    (_server("location /a {\n    location\n        /c\n    { return 204; }\n}"), "NGX025",
+     'location "/c" is outside location "/a"', "1.0"),
+    (_server("allow\n    10.0.0.1/8;"), "NGX027", "low address bits", "1.0"),
+    (_http("geo $g {\n    10.0.0.1/8\n        1;\n}"), "NGX027", "low address bits", "1.0"),
 ]  # fmt: skip
 SAID = re.compile(r"\[(?:emerg|warn)\] (?:\d+#\d+: )?(.*?) in \S+:(\d+)$", re.M)
 

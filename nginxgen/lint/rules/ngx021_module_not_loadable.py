@@ -41,6 +41,7 @@ RULE = Rule(
 
 
 def check(ctx: Context) -> Iterator[Finding]:
+    """Both are ngx_load_module's words, said as nginx reads the line: at its end (handled)."""
     loaded = ctx.config.loaded
     seen: dict[str, Stmt] = {}
     for stmt in loaded.statements:
@@ -53,11 +54,15 @@ def check(ctx: Context) -> Iterator[Finding]:
                 f"line {first.line}" if first.file == stmt.file else f"{first.file}:{first.line}"
             )
             yield ctx.finding(
-                RULE, stmt, f'module "{module}" is already loaded ({where}): nginx -t fails'
+                RULE,
+                stmt,
+                f'module "{module}" is already loaded ({where}): nginx -t fails',
+                handled=True,
             )
             continue
         seen[module] = stmt
         prefix = ctx.target.prefix or loaded.prefix
         if files.absent(loaded, stmt.args[0], ctx.target.conf_path, prefix):
             full = os.path.join(prefix, stmt.args[0])
-            yield ctx.finding(RULE, stmt, f"{full} does not exist: nginx -t fails: dlopen() failed")
+            said = f"{full} does not exist: nginx -t fails: dlopen() failed"
+            yield ctx.finding(RULE, stmt, said, handled=True)

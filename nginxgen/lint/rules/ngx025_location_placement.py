@@ -92,8 +92,11 @@ def _level(
             continue
         kind, name = this
         problem = _inside(kind, name, outer) if outer is not None else None
+        # ngx_http_core_location says where a location may not stand as it reads the line, at
+        # its `{`, and keeps that line for the duplicate found once http{} is read
+        # (ngx_http_add_location, ngx_http_join_exact_locations): both at the `{` (handled)
         if problem is not None:
-            yield ctx.finding(RULE, location.stmt, f"{problem}: nginx -t fails")
+            yield ctx.finding(RULE, location.stmt, f"{problem}: nginx -t fails", handled=True)
         elif kind in ("exact", "prefix"):
             first = seen.setdefault((kind, name), location.stmt)
             if first is not location.stmt:
@@ -102,6 +105,7 @@ def _level(
                     location.stmt,
                     f'duplicate location "{name}" (the first at {seen_at(first, location.stmt)}):'
                     " nginx -t fails",
+                    handled=True,
                 )
         if location.locations:
             yield from _level(ctx, location.locations, this)
