@@ -55,16 +55,21 @@ def _held_back(findings: list[Finding]) -> set[Finding]:
     become `ssl_protocols TLSv1.2 TLSv13 TLSv1.3;`). A line with another error (an unknown group,
     say) is mended by that error's own fix first: another fix built on it now (a tuple around
     the unknown name) would still fail."""
-    refused = {
-        (f.file, f.line) for f in findings if f.severity is Severity.ERROR and _grammar(f.code)
-    }
-    erring = {(f.file, f.line) for f in findings if f.severity is Severity.ERROR}
+    refused = {_statement(f) for f in findings if f.severity is Severity.ERROR and _grammar(f.code)}
+    erring = {_statement(f) for f in findings if f.severity is Severity.ERROR}
     return {
         f
         for f in findings
-        if ((f.file, f.line) in refused and not (_grammar(f.code) and f.code != "NGX010"))
-        or (f.severity is not Severity.ERROR and (f.file, f.line) in erring)
+        if (_statement(f) in refused and not (_grammar(f.code) and f.code != "NGX010"))
+        or (f.severity is not Severity.ERROR and _statement(f) in erring)
     }
+
+
+def _statement(finding: Finding) -> tuple[str, int]:
+    """The statement a finding is about, by its file and first line: nginx's errors name a
+    statement over several lines at its last (Finding.first_line keeps its first), advice at
+    its first, and both are the same statement's."""
+    return finding.file, finding.first_line or finding.line
 
 
 def _grammar(code: str) -> bool:

@@ -468,3 +468,23 @@ def test_a_move_keeps_lines_meant_for_another_tls_address(
     _, out, _ = run(capsys, "--format", "json", "--select", "NGX101", str(conf))
     found = json.loads(out)["findings"]
     assert len(found) == 1 and found[0]["autofix"] is None, found
+
+
+@pytest.mark.parametrize("between", [" ", "\n        "])
+def test_a_statement_nginx_refuses_gets_no_advice_fix_over_several_lines(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], between: str
+) -> None:
+    """NGX010 names `ssl_protocols TLSv1\\n TLSv13;` at its last line, as nginx does, and
+    NGX401's advice at its first: the fix is held back all the same, as on one line (it wrote
+    `ssl_protocols TLSv13;`, still refused)."""
+    conf = tmp_path / "nginx.conf"
+    protocols = f"ssl_protocols TLSv1{between}TLSv13;"
+    conf.write_text(
+        "events {}\nhttp {\n    server {\n        listen 127.0.0.1:8443 ssl;\n"
+        f"        ssl_certificate a.pem;\n        ssl_certificate_key a.key;\n        {protocols}\n"
+        "    }\n}\n"
+    )
+    _, out, err = run(capsys, "--unsafe-fixes", "--select", "NGX010,NGX401", str(conf))
+    assert "internal error" not in err
+    assert protocols in conf.read_text(), out
+    assert "NGX401" in out and "NGX010" in out
