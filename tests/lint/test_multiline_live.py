@@ -123,6 +123,12 @@ HANDLED = [
      'duplicate location "/a"', "1.0"),
     (_server("location /a {\n    location\n        /c\n    { return 204; }\n}"), "NGX025",
      'location "/c" is outside location "/a"', "1.0"),
+    (_http("types {\n    text/html html;\n    text/plain\n        html;\n}"), "NGX006",
+     'duplicate extension "html"', "1.0"),
+    (_http("gzip_types text/css\n    text/css;"), "NGX006", 'duplicate MIME type "text/css"',
+     "1.0"),
+    (_http("upstream u {\n    server 127.0.0.1:9;\n    ip_hash;\n    least_conn\n        ;\n}"),
+     "NGX006", "load balancing method redefined", "1.0"),
     (_server("allow\n    10.0.0.1/8;"), "NGX027", "low address bits", "1.0"),
     (_http("geo $g {\n    10.0.0.1/8\n        1;\n}"), "NGX027", "low address bits", "1.0"),
 ]  # fmt: skip

@@ -112,6 +112,7 @@ def _extensions(ctx: Context, types: list[Stmt]) -> Iterator[Finding]:
                 f'content type: "{previous}": nginx keeps the last one (nginx -t warns)',
                 fix=f"name {key} once in this block's types",
                 severity=Severity.WARNING,
+                handled=True,  # ngx_http_types, at the entry's `;`
             )
 
 
@@ -145,6 +146,7 @@ def _mime_types(ctx: Context, block: dict[str, list[Stmt]]) -> Iterator[Finding]
                         fix=f"name {key} once in {name}"
                         + (f" ({key} needs no mention)" if implied else ""),
                         severity=Severity.WARNING,
+                        handled=True,  # ngx_http_types_slot
                     )
                 seen.add(key)
 
@@ -275,7 +277,9 @@ def _redefined_methods(ctx: Context) -> Iterator[Finding]:
                 above = stmt
                 continue
             above = stmt
-            yield ctx.finding(RULE, stmt, f"{message}: {lost}", fix=fix, severity=Severity.WARNING)
+            yield ctx.finding(
+                RULE, stmt, f"{message}: {lost}", fix=fix, severity=Severity.WARNING, handled=True
+            )  # the method's own handler says it
 
 
 def _merge_into_first(ctx: Context, stmts: list[Stmt]) -> Fix:
