@@ -399,6 +399,7 @@ class AccessLogGrammar:
     no_buffer: str
     variables: str
     syslog: str
+    conflicting: str  # a file's second buffered line with another buffer, flush or gzip
 
 
 @record(frozen=True)

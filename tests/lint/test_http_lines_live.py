@@ -144,6 +144,35 @@ def test_two_paths_of_one_name(
     nginx_and_lint_agree(build, nginx_bin, conf, "NGX010", "")
 
 
+# two access_log lines of one file (http{}'s, then a server's): only two buffered ones with
+# another buffer size, flush time or gzip level are refused
+TWO_LOGS = [
+    ("buffer=32k", "buffer=64k"), ("buffer=32k", "buffer=32k"), ("", "buffer=32k"),
+    ("buffer=32k", ""), ("gzip", "buffer=64k"), ("gzip", "gzip=1 buffer=64k"),
+    ("buffer=32k flush=1s", "buffer=32k"), ("buffer=32k flush=1s", "flush=1000ms buffer=32k"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("first", "second"), TWO_LOGS)
+@pytest.mark.parametrize("name", ["bookworm", "trixie", "wheel"])
+def test_two_buffered_logs_of_one_file(
+    name: str,
+    first: str,
+    second: str,
+    provisioned: tuple[dict[str, Build], dict[str, str]],
+    tmp_path: Path,
+) -> None:
+    build, nginx_bin, tree = binary_and_tree(provisioned, name, tmp_path)
+    conf = tree / "nginx.conf"
+    conf.write_text(
+        f"events {{}}\nhttp {{ {' '.join(build.in_prefix)}\n"
+        f"access_log {tree}/a.log combined {first};\n"
+        f"server {{ listen 127.0.0.1:8999;\n    access_log {tree}/a.log combined\n"
+        f"        {second};\n}}\n}}\n"
+    )
+    nginx_and_lint_agree(build, nginx_bin, conf, "NGX010", "")
+
+
 # a proxy's buffers as each server and location merges them: (http{} lines, location lines)
 BUFFERS = [("proxy_busy_buffers_size 64k;", ""), ("proxy_buffers 1 4k;", ""),
            ("proxy_buffer_size 16k;", ""), ("proxy_buffer_size 16k; proxy_buffers 8 16k;", ""),

@@ -150,11 +150,19 @@ def _log_levels(grammar: nginx_values.LogLevels, args: list[str]) -> str | None:
 
 def _access_log(grammar: nginx_values.AccessLogGrammar, args: list[str]) -> str | None:
     """access_log's parameters after the format, as ngx_http_log_set_log reads them."""
+    read = access_log_buffer(grammar, args)
+    return read if isinstance(read, str) else None
+
+
+def access_log_buffer(
+    grammar: nginx_values.AccessLogGrammar, args: list[str]
+) -> str | tuple[int, int, int]:
+    """An access_log line's buffer as ngx_http_log_set_log reads its parameters: (its size, the
+    flush time in milliseconds, the gzip level), all 0 for an unbuffered log; or nginx's words
+    for the parameter it refuses."""
     if args[:1] == ["off"] and len(args) > 1:
         return grammar.parameter.format(value=args[1])  # `off` takes nothing after it
-    if len(args) < 3:
-        return None  # `off`, a path alone, a path and a format: other rules' (NGX016)
-    size = flush = 0
+    size = flush = gzip = 0
     for word in args[2:]:
         if word.startswith("buffer="):
             size = parse_size(word[7:]) or 0
@@ -169,6 +177,7 @@ def _access_log(grammar: nginx_values.AccessLogGrammar, args: list[str]) -> str 
             level = atoi(word[5:]) if word != "gzip" else 1
             if level is None or not 1 <= level <= 9:
                 return grammar.level.format(value=word[5:])
+            gzip = level
         elif not word.startswith("if="):
             return grammar.parameter.format(value=word)
     if flush and not size:
@@ -177,7 +186,7 @@ def _access_log(grammar: nginx_values.AccessLogGrammar, args: list[str]) -> str 
         return grammar.variables
     if size and args[0].startswith("syslog:"):
         return grammar.syslog
-    return None
+    return size, flush, gzip
 
 
 def _expires(grammar: nginx_values.ExpiresGrammar, name: str, args: list[str]) -> str | None:

@@ -51,7 +51,8 @@ uwsgi's, scgi's) buffers as each server and location merges them (at least two; 
 at least the larger of the buffer size and one buffer, and at most all buffers but one;
 temp_file_write_size and a max_temp_file_size other than 0 at least that size), named at the end
 of http{} as nginx names them, with a memory page of 4k; access_log's parameters after its format buffer= (a size above 0), flush= (a time above 0, with
-a buffer), gzip or gzip=1..9, if=, and no buffer where its path has a variable or is syslog:;
+a buffer), gzip or gzip=1..9, if=, and no buffer where its path has a variable or is syslog:,
+and one buffer (size, flush, gzip) for every buffered line of one file;
 error_log's levels after its file are emerg to debug (one of them) and debug_core, debug_http,
 ... (not after one of the others); set's first argument starts with `$`; limit_req_zone and
 limit_conn_zone take zone=NAME:SIZE of at least 32k (and limit_req_zone rate=N, r/s or r/m, N
@@ -88,6 +89,7 @@ nginx commit 18afcda93 for 1.27.2), seen with nginx -t on 1.22.1, 1.26.3 and 1.3
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 from nginxgen.base.sockets import address_text, ptocidr
@@ -102,7 +104,7 @@ from nginxgen.lint.rules._blocks import closing_line, entries
 from nginxgen.lint.rules._client_certs import verifying
 from nginxgen.lint.rules._grammar import findings
 from nginxgen.lint.rules._server_names import declined, printable
-from nginxgen.lint.rules._values import atoi, condition_words, if_condition
+from nginxgen.lint.rules._values import access_log_buffer, atoi, condition_words, if_condition
 
 RULE = Rule(
     code="NGX010",
@@ -119,6 +121,7 @@ def check(ctx: Context) -> Iterator[Finding]:
     yield from _if_conditions(ctx)
     yield from _networks(ctx)
     yield from _same_paths(ctx)
+    yield from _conflicting_logs(ctx)
     yield from _proxy_pass_urls(ctx)
     if not ctx.config.loaded.http_level_top and not ctx.target.plus:  # a whole tree: merged
         yield from _client_verify(ctx)
@@ -234,6 +237,35 @@ def _same_paths(ctx: Context) -> Iterator[Finding]:
                                                    f"{handler_line(first[0])}")  # fmt: skip
             yield ctx.finding(RULE, stmt, f"{said}: nginx -t fails",
                               fix="give each cache its own folder", handled=True)  # fmt: skip
+
+
+def _conflicting_logs(ctx: Context) -> Iterator[Finding]:
+    """Two buffered access_log lines of one file with another buffer size, flush time or gzip
+    level, in reading order and in any block: nginx opens a file once, keeps the buffer of its
+    first buffered line, and stops at the other (ngx_http_log_set_log). A line without a buffer
+    is never compared. A relative name is the prefix's, as for _same_paths; stream{}'s lines
+    are compared among themselves."""
+    grammar = nginx_values.custom_grammars().access_log
+    lines = ctx.named(*grammar.directives)
+    if len(lines) < 2:
+        return
+    prefix = ctx.config.loaded.prefix
+    first: dict[tuple[str, str], tuple[int, int, int]] = {}
+    for stmt in lines:
+        read = access_log_buffer(grammar, stmt.args) if stmt.args else None
+        if read is None or isinstance(read, str) or not read[0]:
+            continue  # refused on its own (the value check), or not buffered
+        name = stmt.args[0]
+        if not name.startswith("/") and prefix:
+            name = os.path.join(prefix, name)
+        key = (ctx.top_block(stmt) or "", os.path.normpath(name))
+        kept = first.setdefault(key, read)
+        if kept != read:
+            said = grammar.conflicting.format(value=stmt.args[0])
+            yield ctx.finding(
+                RULE, stmt, f"{said}: nginx -t fails", handled=True,
+                fix="give the lines of one log file the same buffer=, flush= and gzip",
+            )  # fmt: skip
 
 
 def _buffer_sizes(ctx: Context) -> Iterator[Finding]:
