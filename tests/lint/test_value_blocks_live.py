@@ -69,6 +69,13 @@ CASES: dict[str, str] = {
     "geo the same network in IPv6": "geo $g {\n    ::1 a;\n    ::1/128 b;\n}",
     "geo a deleted network again": "geo $g {\n    10.0.0.0/8 a;\n    delete 10.0.0.0/8;\n"
     "    10.0.0.0/8 b;\n}",
+    "geo a network never given deleted": "geo $g {\n    10.0.0.0/8 a;\n    delete 10.1.0.0/16;\n}",
+    "geo a network deleted twice": "geo $g {\n    10.0.0.0/8 a;\n    delete 10.0.0.0/8;\n"
+    "    delete 10.0.0.0/8;\n}",
+    "geo a network deleted before it is given": "geo $g {\n    delete 10.0.0.0/8;\n"
+    "    10.0.0.0/8 a;\n}",
+    "geo the default deleted": "geo $g {\n    default a;\n    delete 0.0.0.0/0;\n}",
+    "geo a network deleted with low bits": "geo $g {\n    10.0.0.0/8 a;\n    delete 10.1.2.3/8;\n}",
     "geo ranges twice": "geo $g {\n    ranges;\n    10.0.0.1-10.0.0.9 a;\n"
     "    10.0.0.1-10.0.0.9 b;\n}",
     "split_clients over 100%": "split_clients $uri $s {\n    60% a;\n    50.5% b;\n    * c;\n}",

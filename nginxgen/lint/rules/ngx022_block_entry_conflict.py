@@ -6,7 +6,8 @@
 - geo: a network given twice (`duplicate network "10.0.0.0/8", value: "b", old value: "a"`, the
   same network however written: `10.1.2.3/16` is `10.1.0.0/16`, `default` is `0.0.0.0/0`),
   a range given twice with `ranges` (`duplicate range`): nginx -t warns and the later value
-  wins (a network with bits beyond its mask is NGX027's);
+  wins (a network with bits beyond its mask is NGX027's); a `delete` of a network no line above
+  gives (`no network "10.1.0.0/16" to delete`): nginx -t warns;
 - split_clients: percentages that add up to more than 100% (`percent total is greater than
   100%`, on the block's closing line), or one with more than two decimals (`invalid percent
   value`): nginx -t fails.
@@ -107,11 +108,20 @@ def _geo(ctx: Context, block: Stmt) -> Iterator[Finding]:
     listed = entries(block)
     ranges = any(s.directive == "ranges" and not s.args for s in listed)
     seen: dict[object, tuple[Stmt, str]] = {}
+    # a network added in an include not read may be the one a delete names
+    unread = any(s.directive == "include" and s.unread for s in listed)
     for entry in listed:
         key = entry.directive
         if len(entry.args) != 1 or (key in GEO_WORDS and key != "default"):
             if key == "delete" and len(entry.args) == 1:
-                seen.pop(_geo_key(entry.args[0], ranges), None)
+                net = _geo_key(entry.args[0], ranges)
+                gone = seen.pop(net, None)
+                if gone is None and net is not None and not ranges and not unread:
+                    # the radix tree deletes only a network given above (ngx_http_geo)
+                    yield ctx.finding(
+                        RULE, entry, f'no network "{entry.args[0]}" to delete (no line above '
+                        "gives it): nginx -t warns", severity=Severity.WARNING, handled=True,
+                    )  # fmt: skip
             continue
         names: list[object]
         if ranges and key != "default":

@@ -2,8 +2,8 @@
 `10.0.0.0/8` and `nginx -t` warns `low address bits of 10.0.0.1/8 are meaningless`: a mask
 that was meant to be /32, or an address that was meant to be another, goes unseen.
 
-Judged in allow and deny (http{} and stream{}), set_real_ip_from, and a geo block's networks
-(not with `ranges`).
+Judged in allow and deny (http{} and stream{}), set_real_ip_from, and a geo block's networks,
+its `delete` and `proxy` lines too (not with `ranges`).
 
 Fail:
     location /admin/ {
@@ -51,7 +51,12 @@ def check(ctx: Context) -> Iterator[Finding]:
             listed = entries(stmt)
             if any(s.directive == "ranges" and not s.args for s in listed):
                 continue
-            lines = [(s, s.directive) for s in listed if len(s.args) == 1]
+            # `delete NET` and `proxy NET` read their network as an entry does
+            lines = [
+                (s, s.args[0] if s.directive in ("delete", "proxy") else s.directive)
+                for s in listed
+                if len(s.args) == 1
+            ]
         else:
             continue
         for line, text in lines:
