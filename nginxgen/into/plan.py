@@ -473,7 +473,11 @@ class _Planner:
 
     def check_sockets(self) -> None:
         """An address stream{} listens on stops everything: an http server there would keep
-        nginx from starting (NGX020; nginx -t passes). Trial 8: YunoHost's TLS passthrough."""
+        nginx from starting (NGX020; nginx -t passes). Trial 8: YunoHost's TLS passthrough.
+        So does IPv4's wildcard of a port where the tree listens on `[::]:PORT ipv6only=off`:
+        that socket takes IPv4 too, and a second one on `*:PORT` fails to bind (trial 18:
+        za3k's default server; the new site's `listen 443 ssl;` beside it)."""
+        self.check_dual_stack()
         if not any(stmt.directive == "stream" for stmt in self.loaded.statements):
             return
         from nginxgen.conf.stream_config import build_stream
@@ -487,6 +491,35 @@ class _Planner:
                     f"stream{{}} listens on {socket}: an http server there too would keep nginx "
                     "from starting (bind: Address already in use); give --listen (or "
                     "--http-listen) another address; nothing written",
+                    where=_at(theirs.stmt),
+                )
+
+    def check_dual_stack(self) -> None:
+        """The tree's `listen [::]:PORT ipv6only=off` against each listen the new files would
+        write on IPv4's wildcard of that port."""
+        dual = {
+            f"*:{lst.socket.rsplit(':', 1)[1]}": lst
+            for server in self.config.servers
+            for lst in server.listens
+            if lst.socket.startswith("[::]:") and not lst.udp and "ipv6only=off" in lst.stmt.args
+        }
+        if not dual:
+            return
+        ours = [
+            *(listen for site in self.generator.sites for listen in site.listens),
+            *self.generator.default_listens,
+            *self.generator.redirect_listens,
+        ]
+        for listen in ours:
+            socket = listen_socket(listen.args)
+            theirs = dual.get(socket)
+            if theirs is not None and "quic" not in listen.args[1:]:
+                v6 = theirs.socket
+                raise NginxgenError(
+                    f"{v6} ipv6only=off answers IPv4 too: a listen on {socket} beside it would "
+                    "keep nginx from starting (bind: Address already in use; nginx -t passes); "
+                    f"give --listen '{v6}' (or --http-listen) for that port, or another "
+                    "address; nothing written",
                     where=_at(theirs.stmt),
                 )
 
