@@ -263,6 +263,21 @@ def index_sockets(config: Config) -> Config:
     return config
 
 
+def dual_stack_ports(servers: list[Server]) -> dict[str, Listen]:
+    """IPv4's wildcard `*:PORT` of each TCP port these servers listen on as `[::]:PORT` with
+    `ipv6only=off`, and that listen: such a socket answers IPv4 too, so another one on *:PORT
+    cannot bind (nginx -t passes; nginx stops: `bind() to 0.0.0.0:PORT failed (98: Address
+    already in use)`). The option is the socket's, written on one of its listens."""
+    return {
+        f"*:{lst.socket.rsplit(':', 1)[1]}": lst
+        for server in servers
+        for lst in server.listens
+        if lst.socket.startswith("[::]:")
+        and not (lst.udp or lst.quic)
+        and "ipv6only=off" in lst.stmt.args
+    }
+
+
 def server_for_name(servers: list[Server], name: str | None) -> Server | None:
     """The server nginx picks for a requested name among a socket's servers (ngx_http_find_
     virtual_server): an exact name; else the longest matching leading wildcard (`*.example.org`,

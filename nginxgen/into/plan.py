@@ -17,7 +17,14 @@ import os
 
 from nginxgen.base.errors import NginxgenError
 from nginxgen.base.records import field, record, replace
-from nginxgen.conf.config import Config, Server, build, listen_socket, redefined_protocols
+from nginxgen.conf.config import (
+    Config,
+    Server,
+    build,
+    dual_stack_ports,
+    listen_socket,
+    redefined_protocols,
+)
 from nginxgen.conf.effective import server_label
 from nginxgen.conf.load import Loaded, Stmt, load_valid, walk
 from nginxgen.conf.tree import PathMap
@@ -497,12 +504,7 @@ class _Planner:
     def check_dual_stack(self) -> None:
         """The tree's `listen [::]:PORT ipv6only=off` against each listen the new files would
         write on IPv4's wildcard of that port."""
-        dual = {
-            f"*:{lst.socket.rsplit(':', 1)[1]}": lst
-            for server in self.config.servers
-            for lst in server.listens
-            if lst.socket.startswith("[::]:") and not lst.udp and "ipv6only=off" in lst.stmt.args
-        }
+        dual = dual_stack_ports(self.config.servers)
         if not dual:
             return
         ours = [

@@ -461,6 +461,14 @@ CASES: list[tuple[str, tuple[str, str], str, str]] = [
         http(DEFAULT, SITE.format(body=f"{HSTS} allow 10.0.0.0/8; deny all;")),
     ),
     (
+        "NGX028",
+        MID,
+        "events {}\nhttp {\n    server { listen [::]:80 ipv6only=off default_server; }\n"
+        "    server { listen 80; server_name a.example; }\n}\n",
+        "events {}\nhttp {\n    server { listen [::]:80 ipv6only=off default_server; }\n"
+        "    server { listen [::]:80; server_name a.example; }\n}\n",
+    ),
+    (
         "NGX023",
         MID,
         "events {}\nhttp {\n    map $uri $a {\n        " + "/k" * 30 + " 1;\n    }\n}\n",

@@ -1,6 +1,7 @@
 """One address:port in http{} and stream{} against real nginx (trial 8, YunoHost's TLS
 passthrough: `generate --into` put an http server on the stream's port; nginx -t passed, nginx
-did not start). NGX020 says so at the stream listen; --into refuses such a listen."""
+did not start). NGX020 says so at the stream listen; --into refuses such a listen. Likewise
+IPv4's wildcard of a port beside `[::]:PORT ipv6only=off` (trial 18): NGX028, and --into."""
 
 from __future__ import annotations
 
@@ -98,7 +99,14 @@ def test_a_dual_stack_listen_and_ipv4s_wildcard(
     assert "test is successful" in nginx_check(build, conf).stderr
     refused = starts(clash)
     assert refused.returncode != 0 and "Address already in use" in refused.stderr, refused.stderr
+    said = [
+        line
+        for line in lint_as(nginx_bin, conf, "NGX028").stdout.splitlines()
+        if " NGX028 " in line
+    ]
+    assert len(said) == 1 and said[0].startswith(f"{conf}:3: NGX028 error [::]:{port}"), said
     assert starts(dual).returncode == 0
+    assert " NGX028 " not in lint_as(nginx_bin, conf, "NGX028").stdout
     before = snapshot(tree)
     args = ["generate", "--preset", "intermediate", "--nginx-bin", str(nginx_bin), "--domain",
             "b.test", "--cert", str(chain.fullchain), "--key", str(chain.key),
@@ -112,3 +120,4 @@ def test_a_dual_stack_listen_and_ipv4s_wildcard(
     assert "test is successful" in nginx_check(build, conf).stderr
     started = starts(conf.read_text())
     assert started.returncode == 0, started.stderr
+    assert " NGX028 " not in lint_as(nginx_bin, conf, "NGX028").stdout
