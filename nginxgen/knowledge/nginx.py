@@ -446,6 +446,8 @@ class CertificateFiles:
     message: str
     ca_message_before: str
     ca_cached_since: str
+    crl_message: str
+    crl_message_before: str
     trusted_certificate: str
     trusted_ca: str
     trusted_client_ca_names_before: str
@@ -466,6 +468,21 @@ class CertificateFiles:
         else:
             template = self.client_ca_message_before if names else self.ca_message_before
         return template.format(path=path)
+
+    def crl_refusal(self, target: Target, path: str) -> str:
+        """nginx -t's message for an ssl_crl file it cannot load (crl_message)."""
+        template = self.crl_message if self.cached(target) else self.crl_message_before
+        return template.format(path=path)
+
+    def crl_loads(self, target: Target, data: bytes) -> bool:
+        """Whether nginx loads this ssl_crl file's text: a CRL in PEM; before 1.27.2 (OpenSSL's
+        X509_LOOKUP_load_file) a certificate in PEM does too."""
+        if b"-----BEGIN X509 CRL-----" in data:
+            return True
+        return not self.cached(target) and any(
+            b"-----BEGIN " + kind + b"-----" in data
+            for kind in (b"CERTIFICATE", b"TRUSTED CERTIFICATE", b"X509 CERTIFICATE")
+        )
 
     def trusted_read(self, target: Target, kind: str) -> str:
         """Which trusted-form blocks nginx reads of a file of `kind`: "certificate" (an

@@ -24,6 +24,12 @@ CERTIFICATE` form (`openssl x509 -trustout`) loads as an ssl_certificate leaf on
 form, and a file with no certificate in the plain form fails with `SSL_load_client_CA_file(...)
 failed` (the trust files `ssl_trusted_certificate` and the backend CAs load).
 
+A CRL file (`ssl_crl`, read for every server with certificates) that does not exist, or from
+which nginx reads nothing: from nginx 1.27.2 nginx reads its `X509 CRL` blocks itself and wants
+one (`cannot load CRL "...": PEM_read_bio_X509_CRL() failed`), a file of certificates alone
+included; before, OpenSSL's lookup takes certificates and CRLs alike and fails where it finds
+neither (`X509_LOOKUP_load_file("...") failed`).
+
 A key file that holds no private key in PEM, or an encrypted one where no ssl_password_file
 gives the password: `cannot load certificate key "...": PEM_read_bio_PrivateKey() failed`.
 
@@ -122,6 +128,31 @@ def _dhparams(ctx: Context) -> Iterator[Stmt]:
                 yield from server.effective("ssl_dhparam")[-1:]
 
 
+def _crls(ctx: Context) -> Iterator[Stmt]:
+    """Each ssl_crl line nginx loads: that of every server with certificates, http{} and
+    stream{} alike (ngx_ssl_crl, as it sets up the server's TLS context)."""
+    for family in ctx.families():
+        for server in family.config.servers:
+            if server.effective("ssl_certificate"):
+                yield from server.effective("ssl_crl")[-1:]
+
+
+def _no_crl(ctx: Context, line: Stmt, facts: nginx.CertificateFiles) -> Finding:
+    """An ssl_crl file nginx reads nothing from, in nginx -t's words: from 1.27.2 its own
+    reader's, which wants a CRL (the library's `no start line`); before, OpenSSL's lookup's,
+    which takes a certificate too."""
+    path = line.args[0]
+    fails = facts.crl_refusal(ctx.target, path)
+    if facts.cached(ctx.target):
+        what = "no CRL in PEM (BEGIN X509 CRL)"
+        reason = libraries.pem_no_start_line(ctx.target.library, "X509 CRL")
+        fails += f": PEM_read_bio_X509_CRL() failed (SSL: {reason})" if reason else ""
+    else:
+        what = "no CRL or certificate in PEM"
+    fix = "point ssl_crl at the CA's revocation list in PEM (BEGIN X509 CRL), or remove the line"
+    return ctx.finding(RULE, line, f"{path} holds {what}: nginx -t fails: {fails}", fix)
+
+
 def _keys(ctx: Context) -> Iterator[Stmt]:
     """Each key line nginx loads beside a certificate: servers' and backends' (mutual TLS)."""
     for server in ctx.config.servers:
@@ -162,6 +193,17 @@ def check(ctx: Context) -> Iterator[Finding]:
             else:
                 yield from _no_dh_parameters(ctx, line, dh)
     facts = nginx.certificate_files()
+    for line in _crls(ctx):
+        if id(line) in seen or not line.args or "$" in line.args[0]:
+            continue
+        seen.add(id(line))
+        path = line.args[0]
+        if files.absent(ctx.config.loaded, path, ctx.target.conf_path):
+            yield _missing(ctx, line, facts.crl_refusal(ctx.target, path))
+            continue
+        data = read(ctx, path)
+        if data is not None and not facts.crl_loads(ctx.target, data):
+            yield _no_crl(ctx, line, facts)
     for loaded in _loaded(ctx):
         line = loaded.line
         if id(line) in seen or not line.args:
