@@ -36,7 +36,7 @@ from nginxgen.probe.ech_hello import (
 from nginxgen.shell.cli import main
 from tests.builds import Build
 from tests.conftest import require_build
-from tests.helpers import make_cert
+from tests.helpers import CertPair, make_cert
 from tests.live import free_port
 
 INNER, PUBLIC = "a.example", "public.example"
@@ -63,12 +63,20 @@ def _key_file(build: Build, path: Path) -> Path:
     return path
 
 
+def _certificate(folder: Path, name: str) -> CertPair:
+    """The folder's certificate for `name`, made once: the servers of one folder (ech_server,
+    plain_server) serve the same files the tests give s_client as its CA. Made again for each
+    server, the one started later replaced the earlier one's, and s_client, asking the earlier,
+    said `ECH: BAD NAME` (its certificate not the CA given: a CI run met it)."""
+    made = CertPair(folder / f"{name}.ecdsa.crt", folder / f"{name}.ecdsa.key")
+    return made if made.cert.exists() and made.key.exists() else make_cert(folder, name)
+
+
 def _server(build: Build, folder: Path, *options: str, default: str = PUBLIC) -> Iterator[int]:
     """s_server with a certificate for `default` (the public name unless said) and a second
     one for the inner name (`-servername`), so the certificate sent shows which hello the
     server took."""
-    public = make_cert(folder, default)
-    inner = make_cert(folder, INNER)
+    public, inner = _certificate(folder, default), _certificate(folder, INNER)
     port = free_port()
     assert build.openssl_argv is not None
     process = subprocess.Popen(
