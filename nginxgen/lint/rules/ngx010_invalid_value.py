@@ -89,7 +89,6 @@ nginx commit 18afcda93 for 1.27.2), seen with nginx -t on 1.22.1, 1.26.3 and 1.3
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 
 from nginxgen.base.sockets import address_text, ptocidr
@@ -225,9 +224,7 @@ def _same_paths(ctx: Context) -> Iterator[Finding]:
         cache = stmt.directive in caches
         if not stmt.args or not (cache or stmt.directive in temp):
             continue
-        name = stmt.args[0]
-        if not name.startswith("/") and loaded.prefix:
-            name = f"{loaded.prefix.rstrip('/')}/{name}"
+        name = _full_name(loaded.prefix, stmt.args[0])
         first = seen.get(name)
         if first is None:
             seen[name] = (stmt, cache)
@@ -239,12 +236,21 @@ def _same_paths(ctx: Context) -> Iterator[Finding]:
                               fix="give each cache its own folder", handled=True)  # fmt: skip
 
 
+def _full_name(prefix: str | None, name: str) -> str:
+    """A file or folder name as nginx makes it to compare (ngx_conf_full_name): as written, a
+    relative one under the prefix; never normalized."""
+    if name.startswith("/") or not prefix:
+        return name
+    return f"{prefix.rstrip('/')}/{name}"
+
+
 def _conflicting_logs(ctx: Context) -> Iterator[Finding]:
     """Two buffered access_log lines of one file with another buffer size, flush time or gzip
     level, in reading order and in any block: nginx opens a file once, keeps the buffer of its
     first buffered line, and stops at the other (ngx_http_log_set_log). A line without a buffer
-    is never compared. A relative name is the prefix's, as for _same_paths; stream{}'s lines
-    are compared among themselves."""
+    is never compared. Names compare as nginx opens files (ngx_conf_open_file): as written, a
+    relative one under the prefix (`/x/./a.log` is another file to it); stream{}'s lines are
+    compared among themselves."""
     grammar = nginx_values.custom_grammars().access_log
     lines = ctx.named(*grammar.directives)
     if len(lines) < 2:
@@ -255,10 +261,7 @@ def _conflicting_logs(ctx: Context) -> Iterator[Finding]:
         read = access_log_buffer(grammar, stmt.args) if stmt.args else None
         if read is None or isinstance(read, str) or not read[0]:
             continue  # refused on its own (the value check), or not buffered
-        name = stmt.args[0]
-        if not name.startswith("/") and prefix:
-            name = os.path.join(prefix, name)
-        key = (ctx.top_block(stmt) or "", os.path.normpath(name))
+        key = (ctx.top_block(stmt) or "", _full_name(prefix, stmt.args[0]))
         kept = first.setdefault(key, read)
         if kept != read:
             said = grammar.conflicting.format(value=stmt.args[0])
