@@ -119,22 +119,14 @@ def _missing(ctx: Context, line: Stmt, fails: str) -> Finding:
     return ctx.finding(RULE, line, f"{line.args[0]} does not exist: nginx -t fails: {fails}")
 
 
-def _dhparams(ctx: Context) -> Iterator[Stmt]:
-    """Each ssl_dhparam line nginx opens: that of every server with certificates, http{} and
-    stream{} alike (nginx reads it when it sets up the server's TLS context)."""
+def _server_files(ctx: Context, directive: str) -> Iterator[Stmt]:
+    """The line of `directive` (ssl_dhparam, ssl_crl) nginx opens for every server with
+    certificates, http{} and stream{} alike: it reads the file when it sets up the server's TLS
+    context (ngx_ssl_dhparam, ngx_ssl_crl)."""
     for family in ctx.families():
         for server in family.config.servers:
             if server.effective("ssl_certificate"):
-                yield from server.effective("ssl_dhparam")[-1:]
-
-
-def _crls(ctx: Context) -> Iterator[Stmt]:
-    """Each ssl_crl line nginx loads: that of every server with certificates, http{} and
-    stream{} alike (ngx_ssl_crl, as it sets up the server's TLS context)."""
-    for family in ctx.families():
-        for server in family.config.servers:
-            if server.effective("ssl_certificate"):
-                yield from server.effective("ssl_crl")[-1:]
+                yield from server.effective(directive)[-1:]
 
 
 def _no_crl(ctx: Context, line: Stmt, facts: nginx.CertificateFiles) -> Finding:
@@ -185,7 +177,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         else:
             yield from _no_key(ctx, line)
     dh = nginx.dh_parameters()
-    for line in _dhparams(ctx):
+    for line in _server_files(ctx, "ssl_dhparam"):
         if id(line) not in seen and line.args:
             seen.add(id(line))
             if files.absent(ctx.config.loaded, line.args[0], ctx.target.conf_path):
@@ -193,7 +185,7 @@ def check(ctx: Context) -> Iterator[Finding]:
             else:
                 yield from _no_dh_parameters(ctx, line, dh)
     facts = nginx.certificate_files()
-    for line in _crls(ctx):
+    for line in _server_files(ctx, "ssl_crl"):
         if id(line) in seen or not line.args or "$" in line.args[0]:
             continue
         seen.add(id(line))
