@@ -206,22 +206,30 @@ UNCLOSED_BLOCK = 'unexpected end of file, expecting "}"'
 UNCLOSED_QUOTE = {'unexpected end of file, expecting "\'"', 'unexpected end of file, expecting """'}
 
 
+# A statement as the loader reads it, before it becomes a Stmt: (directive, line, words, block,
+# offset of its name in the text, the line nginx handles it at, a comment's text). Tuples, not
+# crossplane's dicts: a fleet's file has tens of thousands, each made, passed between processes
+# (marshal) and read once.
+RawStmt = tuple[str, int, list[str], "list[RawStmt] | None", int | None, int, str]
+
+
 def _statements(
     tokens: list[Lexeme],
     at: int,
-    parsed: list[dict[str, object]],
+    parsed: list[RawStmt],
     starts: list[int] | None = None,
     as_nginx: bool = False,
 ) -> int:
-    """crossplane's reading of a token list into its statement dicts (directive, line, args,
-    block, comments as `#` statements), quirks kept, since rules and the JSON payload read
-    them: a block ends at `}`; a directive's words run to `;`, `{` or `}` (a `}` there ends
-    the directive, not its block); `if (...)` loses its parentheses; comments among a
-    directive's words follow it with its line. Returns the index after what was read.
-    `starts`: each token's offset in the text; a statement dict then carries its name's.
+    """crossplane's reading of a token list into statements (directive, line, args, block,
+    comments as `#` statements), quirks kept, since rules read them: a block ends at `}`; a
+    directive's words run to `;`, `{` or `}` (a `}` there ends the directive, not its block);
+    `if (...)` loses its parentheses; comments among a directive's words follow it with its
+    line. Returns the index after what was read. `starts`: each token's offset in the text; a
+    statement then carries its name's.
     `as_nginx`: a directive whose words a `}` or the end of the file cut off is left out, as
     nginx never handles one (it stops there, which _check_tokens reports): rules would
-    otherwise judge words nginx never read (`unknown directive` beside the syntax error)."""
+    otherwise judge words nginx never read (`unknown directive` beside the syntax error); and a
+    statement keeps the line of its `;` or `{` (Stmt.end_line)."""
     end = len(tokens)
     while at < end:
         token, line, quoted = tokens[at]
@@ -230,7 +238,7 @@ def _statements(
         if token == "}" and not quoted:
             return at
         if token.startswith("#") and not quoted:
-            parsed.append({"directive": "#", "line": line, "args": [], "comment": token[1:]})
+            parsed.append(("#", line, [], None, None, line, token[1:]))
             continue
         args: list[str] = []
         comments: list[str] = []
@@ -249,41 +257,58 @@ def _statements(
             args[0] = args[0][1:].lstrip()  # one after the other: `if (1)` has one word
             args[-1] = args[-1][:-1].rstrip()
             args[:] = args[int(not args[0]) : len(args) - int(not args[-1])]
-        stmt: dict[str, object] = {"directive": token, "line": line, "args": args}
-        if starts is not None:
-            stmt["start"] = starts[first]
-        if as_nginx and word_line != line and term is not None:
-            # the line nginx handles it at (Stmt.end_line), kept only where it is not the first:
-            # most statements end on their first line, and crossplane's reading has no such key
-            stmt["end_line"] = word_line
+        block: list[RawStmt] | None = None
         if term == "{":
-            block: list[dict[str, object]] = []
+            block = []
             at = _statements(tokens, at, block, starts, as_nginx)
-            stmt["block"] = block
         if not as_nginx or term in (";", "{"):
-            parsed.append(stmt)
+            start = starts[first] if starts is not None else None
+            handled = word_line if as_nginx and term is not None else line
+            parsed.append((token, line, args, block, start, handled, ""))
         if comments:
-            parsed.extend(
-                {"directive": "#", "line": line, "args": [], "comment": c} for c in comments
-            )
+            parsed.extend(("#", line, [], None, None, line, c) for c in comments)
     return at + 1  # past the end: every token was read
 
 
-def parse_tokens(
+def read_statements(
     tokens: list[Lexeme],
     error: NgxParserSyntaxError | None,
     starts: list[int] | None = None,
     as_nginx: bool = False,
-) -> tuple[list[dict[str, object]], tuple[str, int] | None]:
+) -> tuple[list[RawStmt], tuple[str, int] | None]:
     """The statements of a token list, and the lexer's error where crossplane would report it:
     crossplane pulls tokens lazily, so the error surfaces once every token before it was read,
     and then nothing of the file is kept (a `}` at the top ends reading before that).
     `as_nginx`: see _statements (crossplane keeps the cut directives; the loader does not)."""
-    parsed: list[dict[str, object]] = []
+    parsed: list[RawStmt] = []
     read_all = _statements(tokens, 0, parsed, starts, as_nginx) > len(tokens)
     if error is not None and read_all:
         return [], (error.strerror, error.lineno or 1)
     return parsed, None
+
+
+def parse_tokens(
+    tokens: list[Lexeme], error: NgxParserSyntaxError | None, starts: list[int] | None = None
+) -> tuple[list[dict[str, object]], tuple[str, int] | None]:
+    """read_statements as crossplane's statement dicts (its parse()'s "parsed"), comments
+    kept: what the crossplane oracle compares."""
+    parsed, failed = read_statements(tokens, error, starts)
+    return _as_crossplane(parsed, starts is not None), failed
+
+
+def _as_crossplane(parsed: list[RawStmt], with_starts: bool) -> list[dict[str, object]]:
+    out: list[dict[str, object]] = []
+    for directive, line, args, block, start, _, comment in parsed:
+        if directive == "#":
+            out.append({"directive": "#", "line": line, "args": [], "comment": comment})
+            continue
+        stmt: dict[str, object] = {"directive": directive, "line": line, "args": args}
+        if with_starts:
+            stmt["start"] = start
+        if block is not None:
+            stmt["block"] = _as_crossplane(block, with_starts)
+        out.append(stmt)
+    return out
 
 
 # what any template mark below starts with: the file's lines are read only where one is
@@ -337,7 +362,7 @@ def _parse_text(text: str, filename: str, with_spans: bool = False, jobs: int = 
         error = None  # cut at the nesting limit: the rest, and its errors, are not read
     starts = [start for start, _ in spans] if spans else None
     try:
-        parsed, failed = parse_tokens(checked, error, starts, as_nginx=True)
+        parsed, failed = read_statements(checked, error, starts, as_nginx=True)
     except RecursionError as exc:  # not reached: _check_tokens cuts at MAX_DEPTH
         return [], [(str(exc), 1)], []
     if failed is not None:
@@ -394,7 +419,7 @@ def split_dump(text: str) -> dict[str, str] | None:
 
 # crossplane's statements, problems, and the token spans (of the whole text, past an error too;
 # empty for a template, or when not asked for)
-Parse = tuple[list[dict[str, object]], list[tuple[str, int]], list[tuple[int, int]]]
+Parse = tuple[list[RawStmt], list[tuple[str, int]], list[tuple[int, int]]]
 
 
 @record
@@ -528,7 +553,7 @@ class Loader:
     def load(self, path: str, text: str | None = None) -> Loaded:
         if self.dump is None and path != STDIN_NAME:
             source = text if text is not None else self._text(path)
-            top = {str(raw["directive"]) for raw in self._parse(self._key(path), source)[0]}
+            top = {raw[0] for raw in self._parse(self._key(path), source)[0]}
             if not top & MAIN_BLOCKS:
                 self.loaded.fragment = True
                 if self.prefix is None:
@@ -663,27 +688,19 @@ class Loader:
             out.append((name, key, text, self._parse(key, text, name, jobs)))
         return out
 
-    def _convert(
-        self, parsed: list[dict[str, object]], path: str, stack: tuple[str, ...]
-    ) -> list[Stmt]:
+    def _convert(self, parsed: list[RawStmt], path: str, stack: tuple[str, ...]) -> list[Stmt]:
         out: list[Stmt] = []
         included = len(stack) > 1
-        for raw in parsed:
-            # the values are of parse_tokens' making: no str(), int() (a fleet has many lines)
-            directive: str = raw["directive"]  # type: ignore[assignment]
-            line: int = raw["line"]  # type: ignore[assignment]
+        for directive, line, args, block, start, end, comment in parsed:
             if directive == "#":
-                self._comment(str(raw.get("comment", "")), path, line)
+                self._comment(comment, path, line)
                 continue
-            args = list(raw["args"])  # type: ignore[call-overload]  # a copy: parses are shared
-            start: int | None = raw.get("start")  # type: ignore[assignment]
-            end: int = raw.get("end_line", line)  # type: ignore[assignment]
-            stmt = Stmt(directive, args, line, path, None, None, start, False, end)
+            # a copy of the words: parses are shared (a fix pass's, a file included twice)
+            stmt = Stmt(directive, args[:], line, path, None, None, start, False, end)
             if included:
                 self._included += 1
-            block = raw.get("block")
             if block is not None:
-                stmt.block = self._convert(block, path, stack)  # type: ignore[arg-type]
+                stmt.block = self._convert(block, path, stack)
             out.append(stmt)
             if directive == "include" and args:
                 out.extend(self._include(stmt, stack))
@@ -780,17 +797,15 @@ def fragment_prefix(path: str, conf_path: str | None) -> str:
     return here
 
 
-def _include_arguments(parsed: list[dict[str, object]]) -> list[str]:
+def _include_arguments(parsed: list[RawStmt]) -> list[str]:
     """What a parsed file's `include` lines name (their first arguments)."""
     found: list[str] = []
     stack = list(parsed)
     while stack:
-        raw = stack.pop()
-        args = raw.get("args")
-        if raw["directive"] == "include" and isinstance(args, list) and args:
-            found.append(str(args[0]))
-        block = raw.get("block")
-        if isinstance(block, list):
+        directive, _, args, block, *_ = stack.pop()
+        if directive == "include" and args:
+            found.append(args[0])
+        if block is not None:
             stack.extend(block)
     return found
 

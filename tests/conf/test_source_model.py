@@ -17,7 +17,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from nginxgen.conf.load import _parse_text, load_path, template_mark, walk
+from nginxgen.conf.load import RawStmt, _parse_text, load_path, template_mark, walk
 from nginxgen.edit.source import Source, SourceStatement, from_spans
 from nginxgen.edit.tree_sources import TreeSources
 from tests.fuzzing.configs import mutated, token_stream
@@ -133,15 +133,11 @@ def shape(source: Source, statements: list[SourceStatement]) -> list[object]:
     return out
 
 
-def loader_shape(parsed: list[dict[str, object]]) -> list[object]:
+def loader_shape(parsed: list[RawStmt]) -> list[object]:
     return [
-        (
-            d["directive"],
-            list(d.get("args", [])),  # type: ignore[call-overload]
-            loader_shape(d["block"]) if "block" in d else None,  # type: ignore[arg-type]
-        )
-        for d in parsed
-        if d["directive"] != "#"
+        (directive, list(args), loader_shape(block) if block is not None else None)
+        for directive, _, args, block, *_ in parsed
+        if directive != "#"
     ]
 
 

@@ -83,7 +83,7 @@ def _wrapped(text: str) -> str | None:
     parsed, problems, _ = _parse_text(text, "seed.conf")
     if problems or not parsed:
         return None
-    top = {str(d["directive"]) for d in parsed}
+    top = {raw[0] for raw in parsed}
     if top & {"http", "events", "stream"}:
         return text if "events" in top else "events {}\n" + text
     if top & {"server", "upstream", "map", "geo", "types"}:
