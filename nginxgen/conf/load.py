@@ -50,6 +50,10 @@ class Stmt:
     # its directive's handler, and so the line its handler's errors name (handler_line); 0 in a
     # record made elsewhere. Not compared: it is the same statement whatever line it ends on.
     end_line: int = field(default=0, compare=False)
+    # a block's closing `}` line (0: not a block, or one the file ended inside): where nginx
+    # stands once ngx_conf_parse has read the block, and so the line named by what a block's
+    # handler says after reading it (a server's implicit listen, an upstream with no server)
+    close_line: int = field(default=0, compare=False)
 
 
 def handler_line(stmt: Stmt) -> int:
@@ -260,6 +264,8 @@ def _statements(
             block: list[dict[str, object]] = []
             at = _statements(tokens, at, block, starts, as_nginx)
             stmt["block"] = block
+            if as_nginx and at <= end:  # ended by its `}`, not the end of the file
+                stmt["close_line"] = tokens[at - 1][1]
         if not as_nginx or term in (";", "{"):
             parsed.append(stmt)
         if comments:
@@ -684,6 +690,7 @@ class Loader:
             block = raw.get("block")
             if block is not None:
                 stmt.block = self._convert(block, path, stack)  # type: ignore[arg-type]
+                stmt.close_line = raw.get("close_line", 0)  # type: ignore[assignment]
             out.append(stmt)
             if directive == "include" and args:
                 out.extend(self._include(stmt, stack))
