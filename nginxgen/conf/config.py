@@ -220,7 +220,9 @@ def build(loaded: Loaded) -> Config:
         own = directives_of(stmt.block)
         listens = [lst for s in own.get("listen", []) if (lst := _listen(s))]
         if not listens:
-            implicit = Stmt("listen", ["*:80"], stmt.line, stmt.file)
+            # nginx adds it once it has read the server's block (ngx_http_core_server), and
+            # what it says of it names the block's `}`: the line a handler's finding names
+            implicit = Stmt("listen", ["*:80"], stmt.line, stmt.file, end_line=stmt.close_line)
             listens = [Listen("*:80", implicit, False, False, False, False)]
         names = [n for s in own.get("server_name", []) for n in s.args]
         servers.append(

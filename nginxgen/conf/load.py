@@ -50,6 +50,10 @@ class Stmt:
     # its directive's handler, and so the line its handler's errors name (handler_line); 0 in a
     # record made elsewhere. Not compared: it is the same statement whatever line it ends on.
     end_line: int = field(default=0, compare=False)
+    # a block's closing `}` line (0: not a block, or one the file ended inside): where nginx
+    # stands once ngx_conf_parse has read the block, and so the line named by what a block's
+    # handler says after reading it (a server's implicit listen, an upstream with no server)
+    close_line: int = field(default=0, compare=False)
 
 
 def handler_line(stmt: Stmt) -> int:
@@ -207,10 +211,11 @@ UNCLOSED_QUOTE = {'unexpected end of file, expecting "\'"', 'unexpected end of f
 
 
 # A statement as the loader reads it, before it becomes a Stmt: (directive, line, words, block,
-# offset of its name in the text, the line nginx handles it at, a comment's text). Tuples, not
+# offset of its name in the text, the line nginx handles it at, its block's `}` line (0: none),
+# a comment's text). Tuples, not
 # crossplane's dicts: a fleet's file has tens of thousands, each made, passed between processes
 # (marshal) and read once.
-RawStmt = tuple[str, int, list[str], "list[RawStmt] | None", int | None, int, str]
+RawStmt = tuple[str, int, list[str], "list[RawStmt] | None", int | None, int, int, str]
 
 
 def _statements(
@@ -238,7 +243,7 @@ def _statements(
         if token == "}" and not quoted:
             return at
         if token.startswith("#") and not quoted:
-            parsed.append(("#", line, [], None, None, line, token[1:]))
+            parsed.append(("#", line, [], None, None, line, 0, token[1:]))
             continue
         args: list[str] = []
         comments: list[str] = []
@@ -258,15 +263,18 @@ def _statements(
             args[-1] = args[-1][:-1].rstrip()
             args[:] = args[int(not args[0]) : len(args) - int(not args[-1])]
         block: list[RawStmt] | None = None
+        closed = 0
         if term == "{":
             block = []
             at = _statements(tokens, at, block, starts, as_nginx)
+            if as_nginx and at <= end:  # ended by its `}`, not the end of the file
+                closed = tokens[at - 1][1]
         if not as_nginx or term in (";", "{"):
             start = starts[first] if starts is not None else None
             handled = word_line if as_nginx and term is not None else line
-            parsed.append((token, line, args, block, start, handled, ""))
+            parsed.append((token, line, args, block, start, handled, closed, ""))
         if comments:
-            parsed.extend(("#", line, [], None, None, line, c) for c in comments)
+            parsed.extend(("#", line, [], None, None, line, 0, c) for c in comments)
     return at + 1  # past the end: every token was read
 
 
@@ -298,7 +306,7 @@ def parse_tokens(
 
 def _as_crossplane(parsed: list[RawStmt], with_starts: bool) -> list[dict[str, object]]:
     out: list[dict[str, object]] = []
-    for directive, line, args, block, start, _, comment in parsed:
+    for directive, line, args, block, start, _, _, comment in parsed:
         if directive == "#":
             out.append({"directive": "#", "line": line, "args": [], "comment": comment})
             continue
@@ -691,12 +699,12 @@ class Loader:
     def _convert(self, parsed: list[RawStmt], path: str, stack: tuple[str, ...]) -> list[Stmt]:
         out: list[Stmt] = []
         included = len(stack) > 1
-        for directive, line, args, block, start, end, comment in parsed:
+        for directive, line, args, block, start, end, closed, comment in parsed:
             if directive == "#":
                 self._comment(comment, path, line)
                 continue
             # a copy of the words: parses are shared (a fix pass's, a file included twice)
-            stmt = Stmt(directive, args[:], line, path, None, None, start, False, end)
+            stmt = Stmt(directive, args[:], line, path, None, None, start, False, end, closed)
             if included:
                 self._included += 1
             if block is not None:

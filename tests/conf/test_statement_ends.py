@@ -27,6 +27,31 @@ def test_the_loader_keeps_where_each_statement_ends(tmp_path: Path) -> None:
     }
 
 
+def test_the_loader_keeps_where_each_block_closes(tmp_path: Path) -> None:
+    """Stmt.close_line: a block's `}` (a quoted one, or one in a comment, is a word), 0 for a
+    statement that is no block; a dump's files keep theirs as the files do."""
+    text = (
+        "events {}\nhttp {\n  server\n  {\n    return 200 '}';\n    # }\n"
+        "    location /x { return 204; }\n\n  }\n}\n"
+    )
+    conf = tmp_path / "nginx.conf"
+    conf.write_text(text)
+    dump = tmp_path / "dump.txt"
+    dump.write_text(f"# configuration file {conf}:\n{text}")
+    for path in (conf, dump):
+        closes = {
+            (s.directive, s.line): s.close_line for s in walk(load_path(str(path)).statements)
+        }
+        assert closes == {
+            ("events", 1): 1,
+            ("http", 2): 10,
+            ("server", 3): 9,
+            ("return", 5): 0,
+            ("location", 7): 7,
+            ("return", 7): 0,
+        }
+
+
 def test_a_record_made_elsewhere_is_named_at_its_line() -> None:
     assert handler_line(Stmt("listen", ["80"], 7, "f")) == 7
 

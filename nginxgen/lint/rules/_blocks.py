@@ -3,8 +3,7 @@ judges their conflicts, NGX023 their hashes."""
 
 from __future__ import annotations
 
-from nginxgen.conf.lexer import scan
-from nginxgen.conf.load import Loaded, Stmt, walk
+from nginxgen.conf.load import Stmt, walk
 
 # entries of a map that are settings, not keys
 MAP_WORDS = frozenset({"default", "hostnames", "include", "volatile"})
@@ -33,29 +32,8 @@ def map_exact_keys(block: Stmt) -> list[tuple[Stmt, str]]:
     return keys
 
 
-def closing_line(block: Stmt, loaded: Loaded) -> int:
-    """The line of the `}` that ends the block (where nginx judges its entries as a whole);
-    the block's own line where its text is not at hand."""
-    text = loaded.texts.get(block.file)
-    if text is None:
-        return block.line
-    if block.start is not None:
-        start, opened = block.start, False
-    else:  # no spans kept: from the start of its line, past the directive's own name
-        start = sum(len(line) for line in text.splitlines(keepends=True)[: block.line - 1])
-        opened = None
-    tokens, _ = scan(text[start:])
-    depth = 0
-    for token, line, quoted in tokens:
-        if quoted:
-            continue
-        if opened is None:
-            opened = False if token == block.directive else None
-            continue
-        if token == "{":
-            depth += 1
-        elif token == "}":
-            depth -= 1
-            if depth == 0:
-                return block.line + line - 1
-    return block.line
+def closing_line(block: Stmt) -> int:
+    """The line of the `}` that ends the block (where nginx judges its entries as a whole, once
+    ngx_conf_parse has read them), as the loader kept it; the block's own line where it kept
+    none (a statement made elsewhere)."""
+    return block.close_line or block.line

@@ -282,7 +282,7 @@ def _buffer_sizes(ctx: Context) -> Iterator[Finding]:
     names = {f"{p}_{n}" for p in grammar.prefixes for n in _BUFFER_NAMES}
     if not any(ctx.named(*names)):
         return
-    end = Stmt("http", [], closing_line(http, ctx.config.loaded), http.file)
+    end = Stmt("http", [], closing_line(http), http.file)
     for prefix in grammar.prefixes:
         for chain in _merge_levels(ctx.config):
             if any(first_unread(level) for level in chain):
@@ -380,7 +380,6 @@ def _upstream_blocks(ctx: Context) -> Iterator[Finding]:
     otherwise; an include not read may hold the servers."""
     if ctx.target.plus or ctx.unread_include():
         return
-    loaded = ctx.config.loaded
     seen: dict[tuple[str, str], Stmt] = {}  # by family: http{} and stream{} name apart
     for stmt in ctx.named("upstream"):
         family = ctx.top_block(stmt)
@@ -399,7 +398,7 @@ def _upstream_blocks(ctx: Context) -> Iterator[Finding]:
         seen[name] = stmt
         servers = [s for s in walk(stmt.block) if s.directive == "server"]
         if not servers:
-            where = Stmt("upstream", stmt.args, closing_line(stmt, loaded), stmt.file)
+            where = Stmt("upstream", stmt.args, closing_line(stmt), stmt.file)
             yield ctx.finding(
                 RULE, where, f"no servers are inside upstream {stmt.args[0]} "
                 f"(line {stmt.line}): nginx -t fails", fix="add a server line to it",

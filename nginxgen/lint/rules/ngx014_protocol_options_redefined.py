@@ -77,6 +77,7 @@ def _redefined(ctx: Context, config: Config) -> Iterator[Finding]:
         for index in redefined_protocols([lst.stmt.args for lst in listens], config.block):
             message = grammar.protocols_again.format(socket=address_text(socket))
             # the listen's handler warns as it adds the address (ngx_http_add_listen): at the
-            # line's end. A server with no listen gets *:80 from ngx_http_core_server at its
-            # `}`, a line the loader does not keep: that one names the server's first line
+            # line's end; a server with no listen gets *:80 from ngx_http_core_server once its
+            # block is read, so that warning names the server's `}` (the implicit listen's
+            # end_line, conf.config.build)
             yield ctx.finding(RULE, listens[index].stmt, f"{message}: nginx -t warns", handled=True)

@@ -43,7 +43,7 @@ import ipaddress
 import re
 from collections.abc import Iterator
 
-from nginxgen.conf.load import Loaded, Stmt, walk
+from nginxgen.conf.load import Stmt, walk
 from nginxgen.lint.context import Context, Rule, seen_at
 from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._blocks import closing_line, entries, map_exact_keys
@@ -72,7 +72,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         elif stmt.directive == "geo":
             yield from _geo(ctx, stmt)
         elif stmt.directive == "split_clients":
-            yield from _split(ctx, stmt, loaded)
+            yield from _split(ctx, stmt)
 
 
 def _map(ctx: Context, block: Stmt) -> Iterator[Finding]:
@@ -149,7 +149,7 @@ def _geo_key(text: str, ranges: bool) -> object:
     return ("range", text) if ranges else _network(text)
 
 
-def _split(ctx: Context, block: Stmt, loaded: Loaded) -> Iterator[Finding]:
+def _split(ctx: Context, block: Stmt) -> Iterator[Finding]:
     total = 0
     for entry in entries(block):
         if entry.directive == "*":
@@ -164,7 +164,7 @@ def _split(ctx: Context, block: Stmt, loaded: Loaded) -> Iterator[Finding]:
             continue  # nginx refuses it otherwise
         total += int(percent[1]) * 100 + int((percent[2] or "0").ljust(2, "0"))
     if total > 10000:
-        where = Stmt(block.directive, block.args, closing_line(block, loaded), block.file)
+        where = Stmt(block.directive, block.args, closing_line(block), block.file)
         yield ctx.finding(
             RULE,
             where,
