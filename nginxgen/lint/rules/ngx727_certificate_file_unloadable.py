@@ -24,11 +24,13 @@ CERTIFICATE` form (`openssl x509 -trustout`) loads as an ssl_certificate leaf on
 form, and a file with no certificate in the plain form fails with `SSL_load_client_CA_file(...)
 failed` (the trust files `ssl_trusted_certificate` and the backend CAs load).
 
-A CRL file (`ssl_crl`, read for every server with certificates) that does not exist, or from
-which nginx reads nothing: from nginx 1.27.2 nginx reads its `X509 CRL` blocks itself and wants
-one (`cannot load CRL "...": PEM_read_bio_X509_CRL() failed`), a file of certificates alone
-included; before, OpenSSL's lookup takes certificates and CRLs alike and fails where it finds
-neither (`X509_LOOKUP_load_file("...") failed`).
+A CRL file (`ssl_crl`, read for every server with certificates; a backend's `proxy_ssl_crl`
+and its grpc, uwsgi and stream twins, read only where the backend is verified) that does not
+exist (from 1.27.2 `cannot load CRL "...": BIO_new_file() failed`), or from which nginx reads
+nothing: from nginx 1.27.2 nginx reads its `X509 CRL` blocks itself and wants one (`cannot load
+CRL "...": PEM_read_bio_X509_CRL() failed`), a file of certificates alone included; before,
+OpenSSL's lookup takes certificates and CRLs alike and fails where it finds neither
+(`X509_LOOKUP_load_file("...") failed`).
 
 A key file that holds no private key in PEM, or an encrypted one where no ssl_password_file
 gives the password: `cannot load certificate key "...": PEM_read_bio_PrivateKey() failed`.
@@ -48,11 +50,12 @@ Sources: nginx src/event/ngx_event_openssl.c ngx_ssl_certificate, ngx_ssl_client
 ngx_ssl_trusted_certificate; src/event/ngx_event_openssl_cache.c (1.27.2) ngx_ssl_cache_cert_create,
 ngx_ssl_cache_ca_create, ngx_ssl_cache_init_key and ngx_ssl_cache_pkey_create
 (nginxgen/knowledge/nginx.toml, certificate_files and certificate_keys); nginx CHANGES 1.27.2
-(certificates cached on start), 1.7.9 (engine:) and 1.29.0 (store:); ngx_ssl_dhparam and the
-PEM blocks each library's PEM_read_bio_DHparams takes (nginxgen/knowledge/libraries.toml,
-dh_parameter_blocks); seen with nginx -t on 1.22.1, 1.26.3, 1.28.3 and 1.31.3, the trusted form
-and the DH parameters files on all seven builds (tests/lint/test_trusted_certificates_live.py,
-tests/lint/test_dhparam_live.py).
+(certificates cached on start), 1.7.9 (engine:) and 1.29.0 (store:); ngx_http_proxy_set_ssl
+(the CRL after the CA, under proxy_ssl_verify); ngx_ssl_dhparam and the PEM blocks each
+library's PEM_read_bio_DHparams takes (nginxgen/knowledge/libraries.toml, dh_parameter_blocks);
+seen with nginx -t on 1.22.1, 1.26.3, 1.28.3 and 1.31.3, the trusted form, the DH parameters
+and CRL files on all seven builds (tests/lint/test_trusted_certificates_live.py,
+tests/lint/test_dhparam_live.py, tests/lint/test_crl_live.py).
 """
 
 from __future__ import annotations
@@ -61,6 +64,7 @@ from collections.abc import Iterator
 
 from nginxgen.base.records import record
 from nginxgen.conf import files
+from nginxgen.conf.as_client import ClientTls
 from nginxgen.conf.load import Stmt
 from nginxgen.conf.stream import Stream
 from nginxgen.knowledge import libraries, nginx
@@ -101,22 +105,33 @@ def _loaded(ctx: Context) -> Iterator[Loaded]:
             yield Loaded(settings.trusted_certificate.line, True)
         if settings.asks and settings.client_certificate.line is not None:
             yield Loaded(settings.client_certificate.line, True, names=True)
-    for backend in ctx.backends():
-        if backend.verify().value and (line := backend.trusted_certificate().line):
+    for client in _verifying_clients(ctx):
+        if (line := client.trusted_certificate().line) is not None:
             yield Loaded(line, True)
-    stream = Stream(ctx)
-    for server in stream.config.servers:
+    for server in Stream(ctx).config.servers:
         if server.tls:
             yield from (Loaded(s, False) for s in server.effective("ssl_certificate"))
-        client = stream.upstream_tls(server)
-        line = client.trusted_certificate().line if client and client.verify().value else None
-        if line is not None:
-            yield Loaded(line, True)
 
 
 def _missing(ctx: Context, line: Stmt, fails: str) -> Finding:
     """A line whose file does not exist, with nginx -t's words for it."""
     return ctx.finding(RULE, line, f"{line.args[0]} does not exist: nginx -t fails: {fails}")
+
+
+def _clients(ctx: Context) -> Iterator[ClientTls]:
+    """The client side of each connection to a TLS backend: http{}'s passes, stream{}'s
+    servers with proxy_ssl on."""
+    yield from ctx.backends()
+    stream = Stream(ctx)
+    for server in stream.config.servers:
+        if (client := stream.upstream_tls(server)) is not None:
+            yield client
+
+
+def _verifying_clients(ctx: Context) -> Iterator[ClientTls]:
+    """The backends whose certificate nginx verifies: only there it loads their CA and CRL
+    files (ngx_http_proxy_set_ssl and its grpc, uwsgi and stream twins)."""
+    return (client for client in _clients(ctx) if client.verify().value)
 
 
 def _server_files(ctx: Context, directive: str) -> Iterator[Stmt]:
@@ -129,8 +144,18 @@ def _server_files(ctx: Context, directive: str) -> Iterator[Stmt]:
                 yield from server.effective(directive)[-1:]
 
 
+def _crl_files(ctx: Context) -> Iterator[Stmt]:
+    """The CRL lines nginx loads: each server's ssl_crl, and a backend's proxy_ssl_crl (grpc_,
+    uwsgi_, stream's) where it verifies the backend (nginx -t passes with a garbage file and
+    verification off)."""
+    yield from _server_files(ctx, "ssl_crl")
+    for client in _verifying_clients(ctx):
+        if (line := client.crl().line) is not None:
+            yield line
+
+
 def _no_crl(ctx: Context, line: Stmt, facts: nginx.CertificateFiles) -> Finding:
-    """An ssl_crl file nginx reads nothing from, in nginx -t's words: from 1.27.2 its own
+    """A CRL file nginx reads nothing from, in nginx -t's words: from 1.27.2 its own
     reader's, which wants a CRL (the library's `no start line`); before, OpenSSL's lookup's,
     which takes a certificate too."""
     path = line.args[0]
@@ -141,7 +166,10 @@ def _no_crl(ctx: Context, line: Stmt, facts: nginx.CertificateFiles) -> Finding:
         fails += f": PEM_read_bio_X509_CRL() failed (SSL: {reason})" if reason else ""
     else:
         what = "no CRL or certificate in PEM"
-    fix = "point ssl_crl at the CA's revocation list in PEM (BEGIN X509 CRL), or remove the line"
+    fix = (
+        f"point {line.directive} at the CA's revocation list in PEM (BEGIN X509 CRL), or "
+        "remove the line"
+    )
     return ctx.finding(RULE, line, f"{path} holds {what}: nginx -t fails: {fails}", fix)
 
 
@@ -150,16 +178,12 @@ def _keys(ctx: Context) -> Iterator[Stmt]:
     for server in ctx.config.servers:
         if server.effective("ssl_certificate"):
             yield from server.effective("ssl_certificate_key")
-    for backend in ctx.backends():
-        if backend.certificate().value and (line := backend.certificate_key().line):
+    for client in _clients(ctx):
+        if client.certificate().value and (line := client.certificate_key().line):
             yield line
-    stream = Stream(ctx)
-    for server in stream.config.servers:
+    for server in Stream(ctx).config.servers:
         if server.tls:
             yield from server.effective("ssl_certificate_key")
-        client = stream.upstream_tls(server)
-        if client and client.certificate().value and (line := client.certificate_key().line):
-            yield line
 
 
 def check(ctx: Context) -> Iterator[Finding]:
@@ -185,13 +209,13 @@ def check(ctx: Context) -> Iterator[Finding]:
             else:
                 yield from _no_dh_parameters(ctx, line, dh)
     facts = nginx.certificate_files()
-    for line in _server_files(ctx, "ssl_crl"):
+    for line in _crl_files(ctx):
         if id(line) in seen or not line.args or "$" in line.args[0]:
             continue
         seen.add(id(line))
         path = line.args[0]
         if files.absent(ctx.config.loaded, path, ctx.target.conf_path):
-            yield _missing(ctx, line, facts.crl_refusal(ctx.target, path))
+            yield _missing(ctx, line, facts.crl_missing(ctx.target, path))
             continue
         data = read(ctx, path)
         if data is not None and not facts.crl_loads(ctx.target, data):
