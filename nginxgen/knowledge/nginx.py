@@ -190,6 +190,23 @@ def dh_parameters() -> DhParameters:
     return from_table(DhParameters, _table("dh_parameters"))
 
 
+@record(frozen=True)
+class StaplingFiles:
+    """What nginx -t says of an ssl_stapling_file it cannot open (`message`) or reads no OCSP
+    response in DER from (`unreadable`); `{path}`: the file."""
+
+    directive: str
+    message: str
+    unreadable: str
+    source: str
+    seen: str
+
+
+@cache
+def stapling_files() -> StaplingFiles:
+    return from_table(StaplingFiles, _table("stapling_files"))
+
+
 def dhe_needs(target: Target) -> str | None:
     """The directive without which a server of this release negotiates no DHE suite (None:
     the release has built-in parameters)."""
