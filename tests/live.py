@@ -21,6 +21,7 @@ from types import TracebackType
 from nginxgen.base.records import replace
 from nginxgen.knowledge.target import Target, resolve
 from tests.builds import Build
+from tests.pki import Chain
 
 START_TIMEOUT = 15.0
 
@@ -123,6 +124,57 @@ def nginx_and_lint_agree(build: Build, nginx_bin: Path, conf: Path, code: str, a
     assert said.startswith(about), said
     where = f":{at}: " if at is not None else ": "  # nginx names no line: lint names the use's
     assert len(lines) == 1 and f"{where}{code} error {said}" in lines[0], (lines, said)
+
+
+def tls_server_conf(build: Build, chain: Chain, lines: str) -> str:
+    """A tree of one http TLS server with the chain's certificate and key and `lines` on line
+    8: the shape of the tests of a file nginx opens as it sets up a server's TLS context."""
+    return (
+        f"events {{}}\nhttp {{\n{' '.join(build.in_prefix)}\nserver {{\nlisten 127.0.0.1:8443 ssl;\n"
+        f"ssl_certificate {chain.fullchain};\nssl_certificate_key {chain.key};\n{lines}\n}}\n}}\n"
+    )
+
+
+def file_refusal_agrees(
+    build: Build, nginx_bin: Path, conf: Path, about: tuple[str, ...], at: int
+) -> tuple[str, str] | None:
+    """nginx -t and NGX727 agree on a file nginx opens as it starts (it names no line when it
+    cannot load it): where nginx passes lint finds nothing (None); where it stops, with a
+    message that starts with one of `about` (what the test is about), lint's one error names
+    the line `at` and says nginx's words, at least up to the library's reason (` (SSL: ...)`,
+    which differs between libraries and releases): (nginx's message, lint's)."""
+    emerg, lines = nginx_and_lint(build, nginx_bin, conf, "NGX727")
+    if emerg is None:
+        assert lines == [], lines
+        return None
+    said, line = emerg
+    assert said.startswith(about), said
+    assert line is None  # nginx names none: lint names the file's line
+    assert len(lines) == 1 and f":{at}: NGX727 error " in lines[0], lines
+    words = lines[0].split("nginx -t fails: ", 1)[1]
+    assert said.startswith(words) and words.startswith(said.split(" (SSL: ")[0]), (lines, said)
+    return said, words
+
+
+def missing_file_agrees(build: Build, conf: Path, about: tuple[str, ...], at: int) -> None:
+    """nginx -t and NGX727 agree on a file that does not exist, in the tree this machine's nginx
+    reads (live_target: lint judges a missing file only there): where nginx passes lint finds
+    nothing; where it stops, with a message that starts with one of `about`, lint's one finding names
+    the line `at` and says nginx's words, at least up to the library's reason."""
+    from nginxgen.conf.load import load_path
+    from tests.every_rule import lint_checked
+
+    found = lint_checked(load_path(str(conf)), live_target(build, conf))
+    found = [f for f in found if f.code == "NGX727"]
+    emerg = first_emerg(nginx_check(build, conf).stderr)
+    if emerg is None:
+        assert found == [], found
+        return
+    said, line = emerg
+    assert said.startswith(about) and line is None, said
+    assert len(found) == 1 and found[0].line == at, found
+    words = found[0].message.split(" does not exist: nginx -t fails: ", 1)[1]
+    assert said.startswith(words) and words.startswith(said.split(" (SSL: ")[0]), (found, said)
 
 
 def live_target(build: Build, conf: Path) -> Target:

@@ -182,3 +182,29 @@ def empty_crl(factory: CertificateFactory, path: Path) -> Path:
     )
     path.write_bytes(made.public_bytes(serialization.Encoding.PEM))
     return path
+
+
+def ocsp_response(factory: CertificateFactory, chain: Chain, path: Path) -> Path:
+    """A good OCSP response for the chain's leaf from its issuer (the intermediate), in DER as a
+    responder sends it and `openssl ocsp -respout` writes it: what ssl_stapling_file takes."""
+    from cryptography.x509 import ocsp
+
+    leaf = x509.load_pem_x509_certificate(chain.leaf.read_bytes())
+    now = datetime.datetime.now(datetime.UTC)
+    made = (
+        ocsp.OCSPResponseBuilder()
+        .add_response(
+            cert=leaf,
+            issuer=factory.intermediate,
+            algorithm=hashes.SHA1(),  # the CertID hash RFC 6960 clients send
+            cert_status=ocsp.OCSPCertStatus.GOOD,
+            this_update=now,
+            next_update=now + datetime.timedelta(days=1),
+            revocation_time=None,
+            revocation_reason=None,
+        )
+        .responder_id(ocsp.OCSPResponderEncoding.HASH, factory.intermediate)
+        .sign(factory.intermediate_key, hashes.SHA256())
+    )
+    path.write_bytes(made.public_bytes(serialization.Encoding.DER))
+    return path

@@ -36,6 +36,7 @@ _KEY_TAGS = (b"PRIVATE KEY", b"RSA PRIVATE KEY", b"EC PRIVATE KEY")
 # tags
 _INTEGER, _BIT_STRING, _OCTET_STRING, _OID = 0x02, 0x03, 0x04, 0x06
 _SEQUENCE, _SET, _UTC_TIME, _GENERALIZED_TIME = 0x30, 0x31, 0x17, 0x18
+_ENUMERATED = 0x0A
 _STRINGS = {0x0C: "utf-8", 0x13: "ascii", 0x16: "ascii"}  # UTF8, Printable, IA5String
 
 # RFC 8017 A.2.4, RFC 5758 3.2, RFC 3279 2.2.1: signature algorithm -> its digest
@@ -527,6 +528,21 @@ def dh_prime_bits(data: bytes) -> int | None:
         except (binascii.Error, _Unknown):
             return None
     return None
+
+
+def not_ocsp_response(data: bytes) -> bool:
+    """Whether `data` is surely no DER OCSPResponse (RFC 6960 4.2.1: a SEQUENCE whose first
+    element is the ENUMERATED responseStatus), as d2i_OCSP_RESPONSE_bio refuses it: empty, not
+    opening with a SEQUENCE (PEM, text), or a SEQUENCE opening with something else (a
+    certificate in DER). What this reader cannot follow (BER lengths, a truncated file) is not
+    said to be refused: OpenSSL's d2i takes some BER, and only its refusals are reported."""
+    if not data or data[0] != _SEQUENCE:
+        return True
+    try:
+        _, start, end = _tlv(data, 0, len(data))  # what follows it is never read
+        return _tlv(data, start, end)[0] != _ENUMERATED
+    except _Unknown:
+        return False
 
 
 def load_chain(data: bytes, trusted: str = TRUSTED_FIRST) -> list[Certificate]:

@@ -165,10 +165,36 @@ def describe_inferred(inferred: PathMap) -> str | None:
     )
 
 
-def notes(inferred: PathMap, read: dict[str, str], folder: str) -> list[str]:
+def describe_conf_path(pairs: PathMap, conf_path: str | None) -> str | None:
+    """The one line that says the binary's folder is read from the tree given (conf_path_map):
+    the main file given is not the one the binary reads, so the tree is taken for a copy of the
+    binary's folder. As silent as it is sure, it surprised a user whose machine has nginx (the
+    target's default binary), where an inferred map would have been said."""
+    if not pairs or not conf_path:
+        return None
+    source, here = pairs[0]
+    return (
+        f"reading {source} from {here}: the nginx binary reads {conf_path} (its --conf-path), "
+        f"and the tree given is taken for a copy of {source} (--map {source}={source} reads "
+        "the host's files instead)"
+    )
+
+
+def notes(
+    inferred: PathMap,
+    read: dict[str, str],
+    folder: str,
+    binary: PathMap | None = None,
+    conf_path: str | None = None,
+) -> list[str]:
     """What a command says of where it read a tree (one line each, none when nothing is to be
-    said): the inferred map, and the files it read outside `folder`."""
-    lines = (describe_inferred(inferred), describe_outside(read, folder))
+    said): the binary's folder read from the tree (`binary`, of the binary that reads
+    `conf_path`), the inferred map, and the files it read outside `folder`."""
+    lines = (
+        describe_conf_path(binary or [], conf_path),
+        describe_inferred(inferred),
+        describe_outside(read, folder),
+    )
     return [line for line in lines if line]
 
 

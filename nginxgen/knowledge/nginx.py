@@ -190,6 +190,23 @@ def dh_parameters() -> DhParameters:
     return from_table(DhParameters, _table("dh_parameters"))
 
 
+@record(frozen=True)
+class StaplingFiles:
+    """What nginx -t says of an ssl_stapling_file it cannot open (`message`) or reads no OCSP
+    response in DER from (`unreadable`); `{path}`: the file."""
+
+    directive: str
+    message: str
+    unreadable: str
+    source: str
+    seen: str
+
+
+@cache
+def stapling_files() -> StaplingFiles:
+    return from_table(StaplingFiles, _table("stapling_files"))
+
+
 def dhe_needs(target: Target) -> str | None:
     """The directive without which a server of this release negotiates no DHE suite (None:
     the release has built-in parameters)."""
@@ -448,6 +465,7 @@ class CertificateFiles:
     ca_cached_since: str
     crl_message: str
     crl_message_before: str
+    cached_missing: str
     trusted_certificate: str
     trusted_ca: str
     trusted_client_ca_names_before: str
@@ -473,6 +491,12 @@ class CertificateFiles:
         """nginx -t's message for an ssl_crl file it cannot load (crl_message)."""
         template = self.crl_message if self.cached(target) else self.crl_message_before
         return template.format(path=path)
+
+    def crl_missing(self, target: Target, path: str) -> str:
+        """nginx -t's message for an ssl_crl file that does not exist: from 1.27.2 its cache
+        opens the file and says which call failed (cached_missing)."""
+        refusal = self.crl_refusal(target, path)
+        return f"{refusal}: {self.cached_missing}" if self.cached(target) else refusal
 
     def crl_loads(self, target: Target, data: bytes) -> bool:
         """Whether nginx loads this ssl_crl file's text: a CRL in PEM; before 1.27.2 (OpenSSL's

@@ -4,6 +4,7 @@ folder given is refused whole; a file --root does not include is an error."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +12,9 @@ from pathlib import Path
 from nginxgen.conf.load import load_path
 from nginxgen.conf.tree import TreeMapping, infer_map
 from nginxgen.knowledge.target import parse_nginx_v
+from tests.builds import Build
+from tests.conftest import require_build
+from tests.live import nginx_bin_script
 from tests.pki import CertificateFactory
 
 DEBIAN_MAIN = """user www-data;
@@ -201,3 +205,37 @@ def test_a_main_file_that_includes_another_tree_is_not_taken_for_its_copy(tmp_pa
     assert "NGX003" not in done.stdout and "copy of it" not in done.stderr, (
         done.stdout + done.stderr
     )
+
+
+def test_the_binarys_folder_read_from_a_copy_is_said(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    """A new user's surprise: with a binary as the target (--nginx-bin, or the machine's nginx
+    by default) a copy's includes of the binary's folder were read from the copy without a word
+    (conf_path_map), where an inferred map is said. One line on stderr says it now, as for the
+    inferred map; stdout, JSON or SARIF, is the report alone, as with the map given."""
+    build = require_build(provisioned, "trixie")
+    nginx_bin = nginx_bin_script(build, None, tmp_path / "nginx-bin")
+    conf_path = parse_nginx_v(build.nginx("-V").stderr).conf_path
+    assert conf_path == "/etc/nginx/nginx.conf"  # Debian's: the folder DEBIAN_MAIN names
+    main = debian_copy(tmp_path / "nginx")
+    for form in ("json", "sarif"):
+        done = nginxgen("lint", "--nginx-bin", str(nginx_bin), "--format", form, str(main))
+        said = [line for line in done.stderr.splitlines() if "reading /etc/nginx" in line]
+        assert said == [
+            f"nginxgen: reading /etc/nginx from {main.parent}: the nginx binary reads "
+            f"{conf_path} (its --conf-path), and the tree given is taken for a copy of "
+            "/etc/nginx (--map /etc/nginx=/etc/nginx reads the host's files instead)"
+        ], done.stderr
+        given = f"/etc/nginx={main.parent}"
+        mapped = nginxgen("lint", "--nginx-bin", str(nginx_bin), "--format", form, "--map", given,
+                          str(main))  # fmt: skip
+        assert done.stdout == mapped.stdout and "reading" not in mapped.stderr
+        report = json.loads(done.stdout)  # nothing but the report
+        if form == "json":  # the copy's site was read for /etc/nginx/sites-enabled/*
+            assert str(main.parent / "sites-enabled" / "default") in report["files"], report
+    # a tree that names nothing in the binary's folder: nothing to say
+    (tmp_path / "plain").mkdir()
+    (tmp_path / "plain" / "nginx.conf").write_text("events {}\nhttp {}\n")
+    done = nginxgen("lint", "--nginx-bin", str(nginx_bin), str(tmp_path / "plain" / "nginx.conf"))
+    assert "reading" not in done.stderr, done.stderr

@@ -24,11 +24,19 @@ CERTIFICATE` form (`openssl x509 -trustout`) loads as an ssl_certificate leaf on
 form, and a file with no certificate in the plain form fails with `SSL_load_client_CA_file(...)
 failed` (the trust files `ssl_trusted_certificate` and the backend CAs load).
 
-A CRL file (`ssl_crl`, read for every server with certificates) that does not exist, or from
-which nginx reads nothing: from nginx 1.27.2 nginx reads its `X509 CRL` blocks itself and wants
-one (`cannot load CRL "...": PEM_read_bio_X509_CRL() failed`), a file of certificates alone
-included; before, OpenSSL's lookup takes certificates and CRLs alike and fails where it finds
-neither (`X509_LOOKUP_load_file("...") failed`).
+A CRL file (`ssl_crl`, read for every server with certificates; a backend's `proxy_ssl_crl`
+and its grpc, uwsgi and stream twins, read only where the backend is verified) that does not
+exist (from 1.27.2 `cannot load CRL "...": BIO_new_file() failed`), or from which nginx reads
+nothing: from nginx 1.27.2 nginx reads its `X509 CRL` blocks itself and wants one (`cannot load
+CRL "...": PEM_read_bio_X509_CRL() failed`), a file of certificates alone included; before,
+OpenSSL's lookup takes certificates and CRLs alike and fails where it finds neither
+(`X509_LOOKUP_load_file("...") failed`).
+
+An OCSP response file (`ssl_stapling_file`, read where `ssl_stapling` is on, for each
+certificate loaded at start-up: none is for a certificate named with variables) that does not
+exist (`BIO_new_file("...") failed`) or holds no OCSP response in DER, as `openssl ocsp
+-respout` writes it (`d2i_OCSP_RESPONSE_bio("...") failed`: an empty file, text, a PEM-wrapped
+response, a certificate). With BoringSSL nginx ignores ssl_stapling and reads no file.
 
 A key file that holds no private key in PEM, or an encrypted one where no ssl_password_file
 gives the password: `cannot load certificate key "...": PEM_read_bio_PrivateKey() failed`.
@@ -48,22 +56,29 @@ Sources: nginx src/event/ngx_event_openssl.c ngx_ssl_certificate, ngx_ssl_client
 ngx_ssl_trusted_certificate; src/event/ngx_event_openssl_cache.c (1.27.2) ngx_ssl_cache_cert_create,
 ngx_ssl_cache_ca_create, ngx_ssl_cache_init_key and ngx_ssl_cache_pkey_create
 (nginxgen/knowledge/nginx.toml, certificate_files and certificate_keys); nginx CHANGES 1.27.2
-(certificates cached on start), 1.7.9 (engine:) and 1.29.0 (store:); ngx_ssl_dhparam and the
-PEM blocks each library's PEM_read_bio_DHparams takes (nginxgen/knowledge/libraries.toml,
-dh_parameter_blocks); seen with nginx -t on 1.22.1, 1.26.3, 1.28.3 and 1.31.3, the trusted form
-and the DH parameters files on all seven builds (tests/lint/test_trusted_certificates_live.py,
-tests/lint/test_dhparam_live.py).
+(certificates cached on start; OCSP stapling in stream), 1.7.9 (engine:) and 1.29.0 (store:);
+ngx_event_openssl_stapling.c ngx_ssl_stapling_file and the ngx_http_ssl_module docs
+(ssl_stapling_file: DER) (stapling_files); ngx_http_proxy_set_ssl (the CRL after the CA, under
+proxy_ssl_verify); ngx_ssl_dhparam and the PEM blocks each library's PEM_read_bio_DHparams
+takes (nginxgen/knowledge/libraries.toml, dh_parameter_blocks); seen with nginx -t on 1.22.1,
+1.26.3, 1.28.3 and 1.31.3, the trusted form, the DH parameters, CRL and stapling files on all
+seven builds (tests/lint/test_trusted_certificates_live.py, tests/lint/test_dhparam_live.py,
+tests/lint/test_crl_live.py, tests/lint/test_stapling_file_live.py).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
+from nginxgen.base.der import not_ocsp_response
 from nginxgen.base.records import record
 from nginxgen.conf import files
+from nginxgen.conf.as_client import ClientTls
+from nginxgen.conf.config import Server
 from nginxgen.conf.load import Stmt
 from nginxgen.conf.stream import Stream
 from nginxgen.knowledge import libraries, nginx
+from nginxgen.knowledge.directives import nginx_directive
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._client_certs import verifying
@@ -101,17 +116,12 @@ def _loaded(ctx: Context) -> Iterator[Loaded]:
             yield Loaded(settings.trusted_certificate.line, True)
         if settings.asks and settings.client_certificate.line is not None:
             yield Loaded(settings.client_certificate.line, True, names=True)
-    for backend in ctx.backends():
-        if backend.verify().value and (line := backend.trusted_certificate().line):
+    for client in _verifying_clients(ctx):
+        if (line := client.trusted_certificate().line) is not None:
             yield Loaded(line, True)
-    stream = Stream(ctx)
-    for server in stream.config.servers:
+    for server in Stream(ctx).config.servers:
         if server.tls:
             yield from (Loaded(s, False) for s in server.effective("ssl_certificate"))
-        client = stream.upstream_tls(server)
-        line = client.trusted_certificate().line if client and client.verify().value else None
-        if line is not None:
-            yield Loaded(line, True)
 
 
 def _missing(ctx: Context, line: Stmt, fails: str) -> Finding:
@@ -119,18 +129,70 @@ def _missing(ctx: Context, line: Stmt, fails: str) -> Finding:
     return ctx.finding(RULE, line, f"{line.args[0]} does not exist: nginx -t fails: {fails}")
 
 
-def _server_files(ctx: Context, directive: str) -> Iterator[Stmt]:
-    """The line of `directive` (ssl_dhparam, ssl_crl) nginx opens for every server with
-    certificates, http{} and stream{} alike: it reads the file when it sets up the server's TLS
-    context (ngx_ssl_dhparam, ngx_ssl_crl)."""
+def _clients(ctx: Context) -> Iterator[ClientTls]:
+    """The client side of each connection to a TLS backend: http{}'s passes, stream{}'s
+    servers with proxy_ssl on."""
+    yield from ctx.backends()
+    stream = Stream(ctx)
+    for server in stream.config.servers:
+        if (client := stream.upstream_tls(server)) is not None:
+            yield client
+
+
+def _verifying_clients(ctx: Context) -> Iterator[ClientTls]:
+    """The backends whose certificate nginx verifies: only there it loads their CA and CRL
+    files (ngx_http_proxy_set_ssl and its grpc, uwsgi and stream twins)."""
+    return (client for client in _clients(ctx) if client.verify().value)
+
+
+def _certified(ctx: Context) -> Iterator[tuple[str, Server]]:
+    """Each server with certificates, http{} and stream{} alike, with the context its lines
+    are in (`server`, `stream_server`): nginx sets up their TLS context, reading its files."""
     for family in ctx.families():
+        context = "stream_server" if family.config.block == "stream" else "server"
         for server in family.config.servers:
             if server.effective("ssl_certificate"):
-                yield from server.effective(directive)[-1:]
+                yield context, server
+
+
+def _server_files(ctx: Context, directive: str) -> Iterator[Stmt]:
+    """The line of `directive` (ssl_dhparam, ssl_crl) nginx opens for every server with
+    certificates: it reads the file when it sets up the server's TLS context (ngx_ssl_dhparam,
+    ngx_ssl_crl)."""
+    for _, server in _certified(ctx):
+        yield from server.effective(directive)[-1:]
+
+
+def _crl_files(ctx: Context) -> Iterator[Stmt]:
+    """The CRL lines nginx loads: each server's ssl_crl, and a backend's proxy_ssl_crl (grpc_,
+    uwsgi_, stream's) where it verifies the backend (nginx -t passes with a garbage file and
+    verification off)."""
+    yield from _server_files(ctx, "ssl_crl")
+    for client in _verifying_clients(ctx):
+        if (line := client.crl().line) is not None:
+            yield line
+
+
+def _stapling_files(ctx: Context) -> Iterator[Stmt]:
+    """The ssl_stapling_file line nginx reads, once per certificate it loads at start-up
+    (ngx_ssl_stapling_certificate): where ssl_stapling is on in a server with a certificate
+    without variables (those are loaded per handshake: nothing is stapled for them). Not with a
+    library without OCSP stapling (BoringSSL: nginx ignores ssl_stapling, NGX502), nor in
+    stream{} before its ssl_stapling came (1.27.2: refused there as not allowed, NGX008)."""
+    if not libraries.has(ctx.target.library, "ocsp_stapling"):
+        return
+    entries = nginx_directive(ctx.target, "ssl_stapling") or ()
+    for context, server in _certified(ctx):
+        stapling = server.effective("ssl_stapling")
+        if not stapling or stapling[-1].args[:1] != ["on"]:
+            continue
+        loaded = any(s.args and "$" not in s.args[0] for s in server.effective("ssl_certificate"))
+        if loaded and any(e.allows(context) for e in entries):
+            yield from server.effective("ssl_stapling_file")[-1:]
 
 
 def _no_crl(ctx: Context, line: Stmt, facts: nginx.CertificateFiles) -> Finding:
-    """An ssl_crl file nginx reads nothing from, in nginx -t's words: from 1.27.2 its own
+    """A CRL file nginx reads nothing from, in nginx -t's words: from 1.27.2 its own
     reader's, which wants a CRL (the library's `no start line`); before, OpenSSL's lookup's,
     which takes a certificate too."""
     path = line.args[0]
@@ -141,7 +203,10 @@ def _no_crl(ctx: Context, line: Stmt, facts: nginx.CertificateFiles) -> Finding:
         fails += f": PEM_read_bio_X509_CRL() failed (SSL: {reason})" if reason else ""
     else:
         what = "no CRL or certificate in PEM"
-    fix = "point ssl_crl at the CA's revocation list in PEM (BEGIN X509 CRL), or remove the line"
+    fix = (
+        f"point {line.directive} at the CA's revocation list in PEM (BEGIN X509 CRL), or "
+        "remove the line"
+    )
     return ctx.finding(RULE, line, f"{path} holds {what}: nginx -t fails: {fails}", fix)
 
 
@@ -150,16 +215,12 @@ def _keys(ctx: Context) -> Iterator[Stmt]:
     for server in ctx.config.servers:
         if server.effective("ssl_certificate"):
             yield from server.effective("ssl_certificate_key")
-    for backend in ctx.backends():
-        if backend.certificate().value and (line := backend.certificate_key().line):
+    for client in _clients(ctx):
+        if client.certificate().value and (line := client.certificate_key().line):
             yield line
-    stream = Stream(ctx)
-    for server in stream.config.servers:
+    for server in Stream(ctx).config.servers:
         if server.tls:
             yield from server.effective("ssl_certificate_key")
-        client = stream.upstream_tls(server)
-        if client and client.certificate().value and (line := client.certificate_key().line):
-            yield line
 
 
 def check(ctx: Context) -> Iterator[Finding]:
@@ -184,14 +245,15 @@ def check(ctx: Context) -> Iterator[Finding]:
                 yield _missing(ctx, line, dh.message.format(path=line.args[0]))
             else:
                 yield from _no_dh_parameters(ctx, line, dh)
+    yield from _no_stapling_files(ctx, seen)
     facts = nginx.certificate_files()
-    for line in _server_files(ctx, "ssl_crl"):
+    for line in _crl_files(ctx):
         if id(line) in seen or not line.args or "$" in line.args[0]:
             continue
         seen.add(id(line))
         path = line.args[0]
         if files.absent(ctx.config.loaded, path, ctx.target.conf_path):
-            yield _missing(ctx, line, facts.crl_refusal(ctx.target, path))
+            yield _missing(ctx, line, facts.crl_missing(ctx.target, path))
             continue
         data = read(ctx, path)
         if data is not None and not facts.crl_loads(ctx.target, data):
@@ -213,6 +275,27 @@ def check(ctx: Context) -> Iterator[Finding]:
             what, names = problem
             fails = facts.refusal(ctx.target, path, loaded.ca, names)
             yield ctx.finding(RULE, line, f"{path} holds {what}: nginx -t fails: {fails}")
+
+
+def _no_stapling_files(ctx: Context, seen: set[int]) -> Iterator[Finding]:
+    """The ssl_stapling_file lines nginx reads no OCSP response from: a missing file, or one
+    that is no response in DER (a PEM one, a certificate, an empty file)."""
+    stapling = nginx.stapling_files()
+    fix = (
+        "point ssl_stapling_file at the OCSP response in DER (openssl ocsp ... -respout FILE), "
+        "or remove the line"
+    )
+    for line in _stapling_files(ctx):
+        if id(line) in seen or not line.args:
+            continue
+        seen.add(id(line))
+        path = line.args[0]
+        if files.absent(ctx.config.loaded, path, ctx.target.conf_path):
+            yield _missing(ctx, line, stapling.message.format(path=path))
+        elif (data := read(ctx, path)) is not None and not_ocsp_response(data):
+            fails = stapling.unreadable.format(path=path)
+            yield ctx.finding(RULE, line, f"{path} holds no OCSP response in DER: nginx -t "
+                              f"fails: {fails}", fix)  # fmt: skip
 
 
 def _no_key(ctx: Context, line: Stmt) -> Iterator[Finding]:
