@@ -29,6 +29,9 @@ SOURCE_BUILD_NAMES = ("awslc", "boringssl")
 # 4.0.3, each with its own openssl program (issue 36)
 NEWEST_BUILD_NAMES = ("openssl36", "openssl40")
 ALL_BUILD_NAMES = (*BUILD_NAMES, *SOURCE_BUILD_NAMES, *NEWEST_BUILD_NAMES)
+# the builds with stream{} (built in, or Debian's dynamic module): the source builds are compiled
+# without it, so a stream case is not drawn for them (a skip would hide a missing module)
+STREAM_MODULE_NAMES = (*BUILD_NAMES, *NEWEST_BUILD_NAMES)
 
 
 @dataclass(frozen=True)
