@@ -11,13 +11,18 @@ from nginxgen.knowledge.target import Target
 from nginxgen.lint.context import Context
 from nginxgen.lint.findings import Finding
 from nginxgen.lint.rules import catalog
-from nginxgen.lint.run import Selection, lint, run_rules
+from nginxgen.lint.run import SAID_READING, Selection, lint, run_rules, said_before_stop
 
 
 def every_rule(loaded: Loaded, target: Target, selection: Selection) -> list[Finding]:
-    """The findings of every rule of the catalog, triggers or not."""
+    """The findings of every rule of the catalog, triggers or not (of a tree nginx stopped
+    reading, those lint gives: the rules of what nginx says as it reads, up to its first
+    error)."""
     ctx = Context(build(loaded), target)
-    return run_rules(ctx, catalog().values(), selection)
+    if loaded.stopped is None:
+        return run_rules(ctx, catalog().values(), selection)
+    rules = [entry for entry in catalog().values() if entry.rule.code in SAID_READING]
+    return said_before_stop(run_rules(ctx, rules, selection), loaded)
 
 
 def lint_checked(

@@ -219,7 +219,9 @@ def build(loaded: Loaded) -> Config:
             continue
         own = directives_of(stmt.block)
         listens = [lst for s in own.get("listen", []) if (lst := _listen(s))]
-        if not listens:
+        # nginx stopped reading inside the server (Loaded.stopped): it never added the listen
+        unfinished = loaded.stopped is not None and not stmt.close_line
+        if not listens and not unfinished:
             # nginx adds it once it has read the server's block (ngx_http_core_server), and
             # what it says of it names the block's `}`: the line a handler's finding names
             implicit = Stmt("listen", ["*:80"], stmt.line, stmt.file, end_line=stmt.close_line)

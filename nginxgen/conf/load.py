@@ -122,6 +122,10 @@ class Loaded:
     texts: dict[str, str] = field(default_factory=dict)  # each file's text as read (not dumps)
     # each file's token spans from its one reading (nginxgen.edit.source builds on them)
     spans: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+    # where nginx stopped reading the tree: the file it reached the end of in the middle of a
+    # directive, a quoted word or a block, and that end's line (None: it read the tree to its
+    # end). Nothing after is read, in that file or the files that include it (Loader._convert)
+    stopped: tuple[str, int] | None = None
 
     def read_files(self) -> dict[str, str]:
         """The files on disk this load read, as named here, with their real paths (resolved once,
@@ -287,11 +291,13 @@ def read_statements(
     """The statements of a token list, and the lexer's error where crossplane would report it:
     crossplane pulls tokens lazily, so the error surfaces once every token before it was read,
     and then nothing of the file is kept (a `}` at the top ends reading before that).
-    `as_nginx`: see _statements (crossplane keeps the cut directives; the loader does not)."""
+    `as_nginx`: see _statements (crossplane keeps the cut directives; the loader does not), and
+    the statements before an error at the end of the file are kept: nginx handled each of them
+    before it met the end (what their handlers say comes before the syntax error)."""
     parsed: list[RawStmt] = []
     read_all = _statements(tokens, 0, parsed, starts, as_nginx) > len(tokens)
     if error is not None and read_all:
-        return [], (error.strerror, error.lineno or 1)
+        return parsed if as_nginx else [], (error.strerror, error.lineno or 1)
     return parsed, None
 
 
@@ -388,6 +394,16 @@ def _parse_text(text: str, filename: str, with_spans: bool = False, jobs: int = 
         ):
             problems.append((message, line))
     return parsed, problems, spans
+
+
+def stops_at(problems: list[tuple[str, int]]) -> int | None:
+    """The line at which nginx stops reading a file and the tree (ngx_conf_read_token at the end
+    of the file in the middle of a directive, a quoted word or a block: it reads no file after),
+    if its problems say so."""
+    return next((line for message, line in problems if message in _ENDS), None)
+
+
+_ENDS = frozenset({UNEXPECTED_END, UNCLOSED_BLOCK})
 
 
 def read_text(path: str) -> str:
@@ -621,8 +637,12 @@ class Loader:
             self.loaded.files.append(path)
             for message, line in self._cache[key][1]:
                 self.loaded.problems.append(Problem("syntax", path, line, message))
-        parsed = self._cache[key][0]
-        return self._convert(parsed, path, (*stack, key))
+        parsed, problems, _ = self._cache[key]
+        statements = self._convert(parsed, path, (*stack, key))
+        stop = stops_at(problems) if problems else None
+        if stop is not None and self.loaded.stopped is None:
+            self.loaded.stopped = (path, stop)
+        return statements
 
     def _parse(
         self, key: str, source: str, path: str | None = None, jobs: int | None = None
@@ -699,6 +719,7 @@ class Loader:
     def _convert(self, parsed: list[RawStmt], path: str, stack: tuple[str, ...]) -> list[Stmt]:
         out: list[Stmt] = []
         included = len(stack) > 1
+        loaded = self.loaded
         for directive, line, args, block, start, end, closed, comment in parsed:
             if directive == "#":
                 self._comment(comment, path, line)
@@ -709,9 +730,13 @@ class Loader:
                 self._included += 1
             if block is not None:
                 stmt.block = self._convert(block, path, stack)
+                if loaded.stopped is not None:  # nginx stopped inside it, before its `}`
+                    stmt.close_line = 0
             out.append(stmt)
             if directive == "include" and args:
                 out.extend(self._include(stmt, stack))
+            if loaded.stopped is not None:
+                break  # an included file ended in the middle: nginx reads nothing after it
         return out
 
     def _comment(self, comment: str, path: str, line: int) -> None:
@@ -744,6 +769,8 @@ class Loader:
         stmt.includes = names
         out: list[Stmt] = []
         for name in names:
+            if self.loaded.stopped is not None:
+                break  # the glob's file before ended in the middle: nginx reads no more
             if self._included > MAX_INCLUDED_STATEMENTS:
                 self.loaded.problems.append(
                     Problem(

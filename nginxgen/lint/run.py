@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import bisect
+import sys
 from collections.abc import Callable, Iterable
 
 from nginxgen.base.records import field, record
 from nginxgen.conf.config import build
-from nginxgen.conf.load import Loaded
+from nginxgen.conf.load import Loaded, walk
 from nginxgen.knowledge.target import Target
 from nginxgen.lint.context import Context
 from nginxgen.lint.findings import Applicability, Finding, Severity
@@ -56,8 +58,57 @@ def lint(
     without its edits being built on the lossless model (a plain lint needs no edits).
     `jobs` other than 1: the rules of a large tree run in several processes at once (run_rules)."""
     ctx = Context(build(loaded), target, build_fixes)
-    rules = triggered(ctx.directive_names(), selection.picks)
-    return run_rules(ctx, rules, selection, report_files, jobs)
+    if loaded.stopped is None:
+        rules = triggered(ctx.directive_names(), selection.picks)
+        return run_rules(ctx, rules, selection, report_files, jobs)
+    # nginx stopped reading at the end of a file, in the middle of a statement (an unclosed
+    # quote, block or directive): it said what its handlers say of the lines before, and no
+    # more; lint says that alone (the rules that judge the whole tree, or advise, judge one
+    # nginx never read)
+    rules = triggered(
+        ctx.directive_names(),
+        lambda code, name: code in SAID_READING and selection.picks(code, name),
+    )
+    return said_before_stop(run_rules(ctx, rules, selection, report_files, jobs), loaded)
+
+
+# The rules whose findings nginx -t says as it reads: its directives' handlers and what a block
+# says at its `}` (the tree's later checks, at http{}'s end and after, are left to the gates
+# of those rules: conf.config.build, _blocks.closing_line)
+SAID_READING = frozenset(
+    {
+        "NGX001", "NGX002", "NGX006", "NGX007", "NGX008", "NGX009", "NGX010", "NGX012",
+        "NGX013", "NGX014", "NGX016", "NGX021", "NGX022", "NGX024", "NGX025", "NGX026", "NGX027",
+        "NGX302",
+    }
+)  # fmt: skip
+
+
+def said_before_stop(found: list[Finding], loaded: Loaded) -> list[Finding]:
+    """Of the findings of a tree nginx stopped reading (Loaded.stopped), what nginx says: in
+    reading order, the warnings up to its first error, and that error (ngx_conf_parse stops at
+    the first [emerg]; the end of the file where it stopped comes last)."""
+    # each file's statements by line, with their place in reading order (an included file's
+    # stand after its include line: walk)
+    places: dict[str, list[tuple[int, int]]] = {}
+    for index, stmt in enumerate(walk(loaded.statements)):
+        places.setdefault(stmt.file, []).append((stmt.line, index))
+    for lines in places.values():
+        lines.sort()
+
+    def place(finding: Finding) -> tuple[int, int]:
+        if (finding.file, finding.line) == loaded.stopped:
+            return (sys.maxsize, finding.line)
+        lines = places.get(finding.file, [])
+        before = bisect.bisect_right(lines, (finding.line, sys.maxsize)) - 1
+        return (lines[before][1] if before >= 0 else -1, finding.line)
+
+    said: set[int] = set()
+    for finding in sorted(found, key=place):
+        said.add(id(finding))
+        if finding.severity is Severity.ERROR:
+            break
+    return [finding for finding in found if id(finding) in said]
 
 
 # The statements below which the rules run in one process: a forked process's start, what it

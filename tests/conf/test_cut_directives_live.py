@@ -70,3 +70,100 @@ def _nginx_and_errors(
         line for line in found.stdout.splitlines() if re.match(r"\S+:\d+: NGX\d+ error ", line)
     ]
     return (emerg.group(1), emerg.group(2)), errors
+
+
+# A quote left open (issue: lint gave findings beside nginx's one error): nginx reads on to the
+# end of the file, where it stops with `unexpected end of file, expecting ";" or "}"`. It has
+# handled each statement before the quote's, and reads nothing after the end of that file (the
+# lines after an include of it): what it says is its handlers' words on the lines before, up to
+# the first [emerg]. @TMP@: the tree; site.conf, where a case has one, is what @TMP@/site.conf
+# holds. (main file, site.conf)
+QUOTES = {
+    "a directive at the top": ('worker_processes "2;\nevents {}\nhttp {\n    foo bar;\n}\n', ""),
+    "a server": (
+        "events {}\nhttp {\n    server {\n        listen 8999;\n"
+        '        add_header X "a;\n        ssl_protocols TLSv1;\n    }\n}\n',
+        "",
+    ),
+    "a location": (
+        "events {}\nhttp {\n    server {\n        listen 8999;\n        location / {\n"
+        "            return 200 'hi;\n        }\n    }\n    server { listen 8999; }\n}\n",
+        "",
+    ),
+    "an included file, lines after its include": (
+        "events {}\nhttp {\n    include @TMP@/site.conf;\n"
+        "    server { listen 8998; ssl_protocols TLSv1; foo; }\n}\n",
+        "server {\n    listen 8999;\n    add_header X 'a;\n    return 204;\n}\n",
+    ),
+    "an upstream's include": (
+        "events {}\nhttp {\n    upstream u {\n        include @TMP@/site.conf;\n    }\n"
+        "    server { listen 8998; location / { proxy_pass http://u; } }\n}\n",
+        '# servers\nserver 127.0.0.1:9 "a;\n',
+    ),
+    # what nginx says before it reaches the end: an unknown directive stops it there
+    "an unknown directive before": (
+        "events {}\nhttp {\n    server {\n        listen 8999;\n        foo bar;\n"
+        '        add_header X "a;\n    }\n}\n',
+        "",
+    ),
+    # a warning of a listen's handler, then the end
+    "a deprecated listen before": (
+        'events {}\nhttp {\n    server {\n        listen 8999 http2;\n        add_header X "a;\n'
+        "    }\n}\n",
+        "",
+    ),
+    # an upstream judged at its `}`, before the quote
+    "an empty upstream before": (
+        "events {}\nhttp {\n    upstream u {\n    }\n    server {\n        listen 8999;\n"
+        "        return 200 'a;\n    }\n}\n",
+        "",
+    ),
+    # lines nginx read, judged only once the tree is read (a cache zone, a certificate) or by
+    # lint alone (TLSv1): nginx never gets there
+    "a tree nginx never finished": (
+        "events {}\nhttp {\n    ssl_protocols TLSv1;\n    proxy_cache_path @TMP@/c keys_zone=z:1m;\n"
+        "    server {\n        listen 8999 ssl;\n        location / { proxy_cache nosuch; }\n"
+        "    }\n    server {\n        server_name 'b;\n    }\n}\n",
+        "",
+    ),
+    # a block the file ends inside stops nginx at the end alike (`expecting "}"`)
+    "a block left open after an unknown directive": (
+        "events {}\nhttp {\n    foo;\n    server {\n        listen 8999;\n",
+        "",
+    ),
+    "a block left open": (
+        "events {}\nhttp {\n    server {\n        listen 8999 ssl;\n        ssl_protocols TLSv1;\n",
+        "",
+    ),
+}
+SAID = re.compile(r"\[(warn|emerg)\] (?:\d+#\d+: )?(.*) in (\S+):(\d+)$", re.M)
+FOUND = re.compile(r"^(\S+):(\d+): NGX\d+ (warning|error|info) (.*)$", re.M)
+
+
+@pytest.mark.parametrize("case", QUOTES)
+@pytest.mark.parametrize("name", ["bookworm", "trixie", "wheel"])
+def test_where_a_file_ends_inside_a_statement_lint_says_what_nginx_says(
+    case: str, name: str, provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    """Each of nginx's messages is one of lint's findings, at its file and line, with its level
+    (warn: a warning, emerg: an error in nginx's words), and lint says nothing else."""
+    build, nginx_bin, tree = binary_and_tree(provisioned, name, tmp_path)
+    main, site = (text.replace("@TMP@", str(tree)) for text in QUOTES[case])
+    conf = tree / "nginx.conf"
+    conf.write_text(main)
+    if site:
+        (tree / "site.conf").write_text(site)
+    said = SAID.findall(nginx_check(build, conf).stderr)
+    assert said and said[-1][0] == "emerg", said
+    argv = ["lint", "--nginx-bin", str(nginx_bin), str(conf)]
+    found = subprocess.run(
+        [sys.executable, "-m", "nginxgen", *argv], capture_output=True, text=True, check=False
+    )
+    lint = FOUND.findall(found.stdout)
+    levels = {"warn": "warning", "emerg": "error"}
+    assert [(f, int(n), levels[level]) for level, _, f, n in said] == [
+        (f, int(n), severity) for f, n, severity, _ in lint
+    ], (said, found.stdout)
+    for (level, message, *_), (*_, words) in zip(said, lint, strict=True):
+        if level == "emerg":
+            assert words.startswith(message), (message, words)

@@ -170,15 +170,16 @@ http {{
 
 
 def write_fleet(folder: Path, count: int, split: bool) -> Path:
-    """`count` vhosts in nginx.conf, or one include per vhost (one of them with a syntax error,
-    which only stops that file)."""
+    """`count` vhosts in nginx.conf, or one include per vhost (one of them with a syntax error
+    in its middle, a `;` with no directive, which lint reads past: one nginx stops reading at,
+    at the end of a file, would leave lint only what nginx says before it, Loaded.stopped)."""
     folder.mkdir()
     (folder / "snippets").mkdir()
     (folder / "snippets" / "common.conf").write_text("add_header X-Frame-Options DENY;\n")
     if split:
         (folder / "sites").mkdir()
         for i in range(count):
-            text = vhost(i) if i != count // 2 else vhost(i).replace("root", "root {", 1)
+            text = vhost(i) if i != count // 2 else vhost(i).replace("root", "; root", 1)
             (folder / "sites" / f"site{i:04}.conf").write_text(text)
         body = "    include sites/*.conf;\n"
     else:

@@ -3,7 +3,7 @@ judges their conflicts, NGX023 their hashes."""
 
 from __future__ import annotations
 
-from nginxgen.conf.load import Stmt, walk
+from nginxgen.conf.load import Loaded, Stmt, walk
 
 # entries of a map that are settings, not keys
 MAP_WORDS = frozenset({"default", "hostnames", "include", "volatile"})
@@ -32,8 +32,11 @@ def map_exact_keys(block: Stmt) -> list[tuple[Stmt, str]]:
     return keys
 
 
-def closing_line(block: Stmt) -> int:
+def closing_line(block: Stmt, loaded: Loaded) -> int | None:
     """The line of the `}` that ends the block (where nginx judges its entries as a whole, once
-    ngx_conf_parse has read them), as the loader kept it; the block's own line where it kept
-    none (a statement made elsewhere)."""
-    return block.close_line or block.line
+    ngx_conf_parse has read them), as the loader kept it; None where nginx stopped reading
+    before it (Loaded.stopped: it never judges them); the block's own line where the loader
+    kept none (a statement made elsewhere)."""
+    if block.close_line:
+        return block.close_line
+    return None if loaded.stopped is not None else block.line

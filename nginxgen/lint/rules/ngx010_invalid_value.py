@@ -123,10 +123,11 @@ def check(ctx: Context) -> Iterator[Finding]:
     yield from _conflicting_logs(ctx)
     yield from _proxy_pass_urls(ctx)
     if not ctx.config.loaded.http_level_top and not ctx.target.plus:  # a whole tree: merged
-        yield from _client_verify(ctx)
-        yield from _declined_server_names(ctx)
-        yield from _buffer_sizes(ctx)
-        yield from _no_port(ctx)
+        if ctx.config.loaded.stopped is None:  # else nginx never reached its merge and checks
+            yield from _client_verify(ctx)
+            yield from _declined_server_names(ctx)
+            yield from _buffer_sizes(ctx)
+            yield from _no_port(ctx)
         yield from _upstream_blocks(ctx)
     if not ctx.target.plus:  # NGINX Plus has methods of its own
         yield from _method_parameters(ctx)
@@ -282,7 +283,10 @@ def _buffer_sizes(ctx: Context) -> Iterator[Finding]:
     names = {f"{p}_{n}" for p in grammar.prefixes for n in _BUFFER_NAMES}
     if not any(ctx.named(*names)):
         return
-    end = Stmt("http", [], closing_line(http), http.file)
+    closed = closing_line(http, ctx.config.loaded)
+    if closed is None:
+        return
+    end = Stmt("http", [], closed, http.file)
     for prefix in grammar.prefixes:
         for chain in _merge_levels(ctx.config):
             if any(first_unread(level) for level in chain):
@@ -380,6 +384,7 @@ def _upstream_blocks(ctx: Context) -> Iterator[Finding]:
     otherwise; an include not read may hold the servers."""
     if ctx.target.plus or ctx.unread_include():
         return
+    loaded = ctx.config.loaded
     seen: dict[tuple[str, str], Stmt] = {}  # by family: http{} and stream{} name apart
     for stmt in ctx.named("upstream"):
         family = ctx.top_block(stmt)
@@ -397,13 +402,16 @@ def _upstream_blocks(ctx: Context) -> Iterator[Finding]:
             continue
         seen[name] = stmt
         servers = [s for s in walk(stmt.block) if s.directive == "server"]
+        closed = closing_line(stmt, loaded)
+        if closed is None:
+            continue  # nginx stopped reading inside it: it judges the block at its `}`
         if not servers:
-            where = Stmt("upstream", stmt.args, closing_line(stmt), stmt.file)
+            where = Stmt("upstream", stmt.args, closed, stmt.file)
             yield ctx.finding(
                 RULE, where, f"no servers are inside upstream {stmt.args[0]} "
                 f"(line {stmt.line}): nginx -t fails", fix="add a server line to it",
             )  # fmt: skip
-        elif all("backup" in s.args[1:] for s in servers):
+        elif loaded.stopped is None and all("backup" in s.args[1:] for s in servers):
             # the balancer counts only the servers that are not backups (..._init_round_robin),
             # naming the line ngx_http_upstream_add stood on for the block: its `{`
             yield ctx.finding(

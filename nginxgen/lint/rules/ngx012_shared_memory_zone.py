@@ -114,6 +114,8 @@ def check(ctx: Context) -> Iterator[Finding]:
                 zone.declared = add
     if not whole or ctx.unread_include():
         return  # a zone used here may be declared in a file not read here
+    if loaded.stopped is not None:
+        return  # nginx stopped reading (an unclosed quote): it never reached these checks
     yield from _undeclared(ctx, zones, zones_fact)
 
 

@@ -163,8 +163,9 @@ def _split(ctx: Context, block: Stmt) -> Iterator[Finding]:
                 return
             continue  # nginx refuses it otherwise
         total += int(percent[1]) * 100 + int((percent[2] or "0").ljust(2, "0"))
-    if total > 10000:
-        where = Stmt(block.directive, block.args, closing_line(block), block.file)
+    closed = closing_line(block, ctx.config.loaded)
+    if total > 10000 and closed is not None:  # None: nginx stopped before its `}`
+        where = Stmt(block.directive, block.args, closed, block.file)
         yield ctx.finding(
             RULE,
             where,
