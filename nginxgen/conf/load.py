@@ -640,7 +640,17 @@ class Loader:
         parsed, problems, _ = self._cache[key]
         statements = self._convert(parsed, path, (*stack, key))
         stop = stops_at(problems) if problems else None
-        if stop is not None and self.loaded.stopped is None:
+        # the main file ending in the middle of a statement at its top level, after lines it
+        # read, every block closed (certbot's test tree: `@@@` after its last line): nginx has
+        # made every check of a block's end (a certificate missing for a `listen ... ssl` at
+        # http{}'s) and stops there: the tree is linted as read. A quote left open in its first
+        # line (nothing read) stops the tree as one in an include or a block does
+        cut = (
+            stack
+            or not statements
+            or any(s.block is not None and not s.close_line for s in statements)
+        )
+        if stop is not None and cut and self.loaded.stopped is None:
             self.loaded.stopped = (path, stop)
         return statements
 

@@ -167,3 +167,32 @@ def test_where_a_file_ends_inside_a_statement_lint_says_what_nginx_says(
     for (level, message, *_), (*_, words) in zip(said, lint, strict=True):
         if level == "emerg":
             assert words.startswith(message), (message, words)
+
+
+@pytest.mark.parametrize("name", ["bookworm", "trixie", "wheel"])
+def test_a_main_file_ending_after_its_blocks_is_read_whole(
+    name: str, provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    """certbot's test tree (broken.conf): `@@@` after the main file's last line. nginx has read
+    and closed every block by then, so it made http{}'s checks (a certificate missing for a
+    `listen ... ssl`), whose [emerg] is the one it gives; lint says it too, as for any tree it
+    read whole (with its other findings), and the end of the file's syntax error."""
+    build, nginx_bin, tree = binary_and_tree(provisioned, name, tmp_path)
+    (tree / "site.conf").write_text(
+        "http {\n    server {\n        listen 8999 ssl default_server;\n"
+        "        server_name a.example;\n    }\n}\n"
+    )
+    conf = tree / "nginx.conf"
+    conf.write_text(f"events {{}}\ninclude {tree}/site.conf;\n\n@@@\n")
+    said = SAID.findall(nginx_check(build, conf).stderr)
+    assert [(level, f, n) for level, _, f, n in said] == [
+        ("emerg", str(tree / "site.conf"), "2")
+    ], said
+    argv = ["lint", "--nginx-bin", str(nginx_bin), str(conf)]
+    found = subprocess.run(
+        [sys.executable, "-m", "nginxgen", *argv], capture_output=True, text=True, check=False
+    )
+    errors = [(f, n, words) for f, n, severity, words in FOUND.findall(found.stdout)
+              if severity == "error"]  # fmt: skip
+    assert (str(tree / "site.conf"), "2") in [(f, n) for f, n, _ in errors], found.stdout
+    assert any(f == str(conf) and w.startswith("unexpected end of file") for f, _, w in errors)
