@@ -16,7 +16,7 @@ from nginxgen.base.der import dh_prime_bits
 from nginxgen.conf.load import load_path
 from nginxgen.knowledge.target import resolve
 from nginxgen.lint.findings import Finding
-from tests.builds import Build
+from tests.builds import ALL_BUILD_NAMES, Build
 from tests.every_rule import lint_checked
 from tests.live import live_target, nginx_check, prepare_prefix
 from tests.pki import CertificateFactory, Chain
@@ -241,6 +241,94 @@ def test_stapling_ignored_as_nginx_says(
         ]  # fmt: skip
         assert warned == ([said] if said else []), (case, done.stderr)
         assert [said in m for m in found] == ([True] if said else []), (case, found)
+
+
+def stapling_as_nginx_says(
+    build: Build, cert: Path, key: Path, extra: str, folder: Path
+) -> tuple[list[str], dict[str, Finding]]:
+    """nginx -t's words for ssl_stapling it ignores (`"ssl_stapling" ignored, WORDS for|in`),
+    and lint's stapling findings by code, on one TLS server with `ssl_stapling on;
+    ssl_stapling_verify on;` and `extra`."""
+    conf = folder / "nginx.conf"
+    conf.write_text(site(cert, key, f"ssl_stapling on; ssl_stapling_verify on; {extra}"))
+    prepare_prefix(conf, build)
+    done = nginx_check(build, conf)
+    assert "test is successful" in done.stderr, done.stderr
+    warned = re.findall(r'\[warn\] .*?"ssl_stapling" ignored, (.*?)(?: (?:for|in) |$)',
+                        done.stderr, re.M)  # fmt: skip
+    found = {
+        f.code: f for f in lint_checked(load_path(str(conf)), live_target(build, conf))
+        if f.code in ("NGX502", "NGX711", "NGX712", "NGX726")
+    }  # fmt: skip
+    return warned, found
+
+
+@pytest.mark.parametrize("build", ALL_BUILD_NAMES, indirect=True)
+def test_no_stapling_advice_where_nginx_ignores_stapling(
+    build: Build, pki: CertificateFactory, chain: Chain, tmp_path: Path
+) -> None:
+    """Trial 19 (F3): where nginx -t says it ignores ssl_stapling for the server's certificate
+    (`not supported` with BoringSSL, NGX502; no issuer or no OCSP URL, NGX726), NGX711 (a
+    resolver: nginx looks no responder up) and NGX712 (a trusted certificate: no response to
+    verify) say nothing, and the one finding is the one that says nginx ignores it; where nginx
+    staples, they are said."""
+    with_url = pki.leaf("o3.example", ocsp_url="http://127.0.0.1:9/")
+    boring = build.tls_library.startswith("boringssl")
+    cases = {  # certificate, key: the words nginx -t warns with (None: none)
+        "leaf alone": (chain.leaf, chain.key, "issuer certificate not found"),
+        "no OCSP URL": (chain.fullchain, chain.key, "no OCSP responder URL"),
+        "an OCSP URL": (with_url.fullchain, with_url.key, None),
+    }
+    for case, (cert, key, said) in cases.items():
+        warned, found = stapling_as_nginx_says(build, cert, key, "", tmp_path)
+        said = "not supported" if boring else said
+        assert warned == ([said] if said else []), (case, warned)
+        ignoring = "NGX502" if boring else "NGX726" if said else None
+        expected = [ignoring] if ignoring else ["NGX711", "NGX712"]
+        assert sorted(found) == expected, (case, sorted(found))
+
+
+def test_stapling_advice_for_an_http_level_line_where_one_server_staples(
+    pki: CertificateFactory, chain: Chain, tmp_path: Path
+) -> None:
+    """`ssl_stapling on` in http{} for two servers: nginx ignores it for the one whose issuer
+    it does not find, not for the one with its chain and an OCSP URL. NGX711 and NGX712 are
+    said for the line while one server staples, and not where none does."""
+    with_url = pki.leaf("o4.example", ocsp_url="http://127.0.0.1:9/")
+
+    def stapling_advice(*servers: tuple[Path, Path]) -> list[str]:
+        conf = tmp_path / "nginx.conf"
+        conf.write_text(
+            "events {}\nhttp {\nssl_stapling on; ssl_stapling_verify on;\n"
+            + "".join(
+                f"server {{ listen 443 ssl; server_name s{n}.example;\n"
+                f"  ssl_certificate {cert}; ssl_certificate_key {key}; }}\n"
+                for n, (cert, key) in enumerate(servers)
+            )
+            + "}\n"
+        )
+        found = lint_checked(load_path(str(conf)), resolve(*OPENSSL))
+        return sorted(f.code for f in found if f.code in ("NGX711", "NGX712"))
+
+    alone, stapled = (chain.leaf, chain.key), (with_url.fullchain, with_url.key)
+    assert stapling_advice(alone, stapled) == ["NGX711", "NGX712"]
+    assert stapling_advice(alone, alone) == []
+
+
+@pytest.mark.parametrize("build", ALL_BUILD_NAMES, indirect=True)
+def test_no_ocsp_url_fix_and_responder(build: Build, chain: Chain, tmp_path: Path) -> None:
+    """Trial 19 (F2): the fix for a certificate without an OCSP URL is not to add its issuer
+    after it (nginx found that: it looks for it first, and says so where it finds none). With
+    ssl_stapling_responder nginx asks the certificate for no URL: no warning, no NGX726."""
+    if build.tls_library.startswith("boringssl"):
+        pytest.skip("nginx ignores ssl_stapling with BoringSSL, asks neither (NGX502)")
+    warned, found = stapling_as_nginx_says(build, chain.fullchain, chain.key, "", tmp_path)
+    assert warned == ["no OCSP responder URL"], warned
+    assert "issuer" not in found["NGX726"].fix, found["NGX726"].fix
+    responder = "ssl_stapling_responder http://127.0.0.1:9/;"
+    warned, found = stapling_as_nginx_says(build, chain.fullchain, chain.key, responder, tmp_path)
+    assert warned == [], warned
+    assert sorted(found) == ["NGX712"], sorted(found)  # an address: nothing to resolve
 
 
 @pytest.mark.parametrize("build", ["bookworm", "trixie", "wheel"], indirect=True)

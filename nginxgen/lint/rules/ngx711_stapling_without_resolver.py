@@ -4,7 +4,9 @@ The OCSP responder's host is then resolved once at start-up only; at run time ng
 `no resolver defined to resolve ...` and stapling stops when the responder moves. (And with
 Let's Encrypt certificates issued since 2025-05-07 there is no responder at all.)
 
-Not reported when nothing needs resolving: `ssl_stapling_file` is set (nginx staples that file
+Not reported where nginx ignores ssl_stapling for every certificate of the server (a library
+without OCSP stapling, NGX502; no issuer or no OCSP URL, NGX726): it looks up nothing. Nor
+when nothing needs resolving: `ssl_stapling_file` is set (nginx staples that file
 and queries no responder) or `ssl_stapling_responder` names an IP address.
 
 Fail: ssl_stapling on;
@@ -21,6 +23,7 @@ from collections.abc import Iterator
 from nginxgen.conf.config import Server
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
+from nginxgen.lint.rules.ngx726_stapling_without_ocsp_url import stapling_ignored
 
 RULE = Rule(
     code="NGX711",
@@ -51,10 +54,23 @@ def _nothing_to_resolve(server: Server) -> bool:
 
 
 def check(ctx: Context) -> Iterator[Finding]:
-    for server, stapling in ctx.effective_on("ssl_stapling"):
-        if not server.effective("resolver") and not _nothing_to_resolve(server):
-            yield ctx.finding(
-                RULE,
-                stapling,
-                "OCSP stapling without a resolver: the responder is looked up once at start-up",
-            )
+    seen: set[int] = set()
+    # each server the line is in effect in, not its first only: an http{}-level line is moot
+    # for a server whose stapling nginx ignores, not for the others
+    for server in ctx.tls_servers():
+        stapling = server.effective("ssl_stapling")
+        if not stapling or stapling[-1].args[:1] != ["on"] or id(stapling[-1]) in seen:
+            continue
+        if server.effective("resolver") or _nothing_to_resolve(server):
+            continue
+        if stapling_ignored(ctx, server):
+            # nginx ignores ssl_stapling there, with a warning NGX502 or NGX726 says: it looks
+            # up no responder, at start-up or later (trial 19: "looked up once at start-up"
+            # was false on BoringSSL, and a third finding for one ignored line elsewhere)
+            continue
+        seen.add(id(stapling[-1]))
+        yield ctx.finding(
+            RULE,
+            stapling[-1],
+            "OCSP stapling without a resolver: the responder is looked up once at start-up",
+        )

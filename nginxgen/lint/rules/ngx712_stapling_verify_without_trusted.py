@@ -1,5 +1,7 @@
 """`ssl_stapling_verify on` without `ssl_trusted_certificate`: responses cannot be verified and
-stapling is dropped unless the chain file happens to hold the issuer and root.
+stapling is dropped unless the chain file happens to hold the issuer and root. Not reported
+where nginx ignores ssl_stapling for every certificate of the server (NGX502, NGX726): nothing
+is stapled, so nothing is verified.
 
 Fail: ssl_stapling on; ssl_stapling_verify on; resolver 127.0.0.53;
 Fix (the issuer and root of the chain in a file of their own):
@@ -15,6 +17,7 @@ from collections.abc import Iterator
 
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
+from nginxgen.lint.rules.ngx726_stapling_without_ocsp_url import stapling_ignored
 
 RULE = Rule(
     code="NGX712",
@@ -26,13 +29,24 @@ RULE = Rule(
 
 
 def check(ctx: Context) -> Iterator[Finding]:
-    for server, verify in ctx.effective_on("ssl_stapling_verify"):
+    seen: set[int] = set()
+    # each server the line is in effect in, not its first only (as NGX711)
+    for server in ctx.tls_servers():
+        verify = server.effective("ssl_stapling_verify")
+        if not verify or verify[-1].args[:1] != ["on"] or id(verify[-1]) in seen:
+            continue
         stapling = server.effective("ssl_stapling")
         if not stapling or stapling[-1].args[:1] != ["on"]:
             continue  # nothing is stapled, so nothing is verified (found trying public configs)
-        if not server.effective("ssl_trusted_certificate"):
-            yield ctx.finding(
-                RULE,
-                verify,
-                "ssl_stapling_verify needs ssl_trusted_certificate (root and intermediates)",
-            )
+        if server.effective("ssl_trusted_certificate"):
+            continue
+        if stapling_ignored(ctx, server):
+            # nginx ignores ssl_stapling there (NGX502, NGX726 say so): no response to verify
+            # (trial 19: a third finding for one ignored line)
+            continue
+        seen.add(id(verify[-1]))
+        yield ctx.finding(
+            RULE,
+            verify[-1],
+            "ssl_stapling_verify needs ssl_trusted_certificate (root and intermediates)",
+        )

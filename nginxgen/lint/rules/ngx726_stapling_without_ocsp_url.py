@@ -5,9 +5,9 @@ with a warning of `nginx -t`:
   (ssl_trusted_certificate, and ssl_client_certificate where ssl_verify_client is on):
   `"ssl_stapling" ignored, issuer certificate not found for certificate "..."` (a self-signed
   certificate, or a file that holds the leaf alone);
-- it names no OCSP responder: `"ssl_stapling" ignored, no OCSP responder URL in the
-  certificate`. Every Let's Encrypt certificate issued since 2025-05-07 is such a certificate;
-  their responders are off since 2025-08-06.
+- it names no OCSP responder, and no `ssl_stapling_responder` names one: `"ssl_stapling"
+  ignored, no OCSP responder URL in the certificate`. Every Let's Encrypt certificate issued
+  since 2025-05-07 is such a certificate; their responders are off since 2025-08-06.
 
 nginx looks for the issuer first, and says only that where it finds none. Where the library has
 no OCSP stapling (BoringSSL: NGX502) nginx asks neither. A server with
@@ -27,7 +27,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from nginxgen.base.records import replace
 from nginxgen.conf.client_certificates import client_certificates
+from nginxgen.conf.config import Server
+from nginxgen.conf.load import Stmt
 from nginxgen.knowledge import libraries, pki
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
@@ -37,8 +40,9 @@ RULE = Rule(
     code="NGX726",
     name="stapling-without-ocsp-url",
     severity=Severity.WARNING,
-    fix="ssl_stapling off; (the certificate has no OCSP responder to staple from), or put the "
-    "issuer's certificate after it in the file",
+    # the fix of a certificate without an OCSP URL: its issuer found (nginx looks for that
+    # first), more of the chain changes nothing (trial 19); a missing issuer has its own fix
+    fix="ssl_stapling off; (the certificate names no OCSP responder to staple from)",
     otherwise=(
         (
             Severity.INFO,
@@ -71,7 +75,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                 "chain), or name it in ssl_trusted_certificate",
             )
             continue
-        if not cert.chain[0].ocsp_urls:
+        if not cert.chain[0].ocsp_urls and not _responder(cert.server):
             yield ctx.finding(
                 RULE,
                 stapling[-1],
@@ -111,11 +115,13 @@ def _by_path(ctx: Context) -> Iterator[Finding]:
         stapling = server.effective("ssl_stapling")
         if not stapling or stapling[-1].args[:1] != ["on"]:
             continue
+        if server.effective("ssl_stapling_file") or _responder(server):
+            continue  # no URL asked for
         for stmt in server.effective("ssl_certificate"):
             if id(stmt) in seen or not stmt.args or resolve(ctx, stmt.args[0]) is not None:
                 continue
-            ca = pki.authority_by_path(stmt.args[0])
-            if ca is None or ca.no_ocsp_url_since is None:
+            ca = _no_ocsp_authority(stmt.args[0])
+            if ca is None:
                 continue
             seen.add(id(stmt))
             yield ctx.finding(
@@ -125,3 +131,64 @@ def _by_path(ctx: Context) -> Iterator[Finding]:
                 f"since {ca.no_ocsp_url_since}, so nginx ignores ssl_stapling for it",
                 severity=Severity.INFO,
             )
+
+
+def _no_ocsp_authority(path: str) -> pki.CertificateAuthority | None:
+    ca = pki.authority_by_path(path)
+    return ca if ca is not None and ca.no_ocsp_url_since is not None else None
+
+
+def _responder(server: Server) -> bool:
+    """`ssl_stapling_responder` names the responder: nginx then asks the certificate for none
+    (ngx_ssl_stapling_responder; nginx -t on Debian 13's nginx: no warning for a certificate
+    without an OCSP URL)."""
+    responder = server.effective("ssl_stapling_responder")
+    return bool(responder and responder[-1].args and responder[-1].args[0])
+
+
+def stapling_ignored(ctx: Context, server: Server) -> bool:
+    """Whether nginx ignores `ssl_stapling on` for every certificate of this TLS server, each
+    with a warning of nginx -t: the library has no OCSP stapling (NGX502: `"ssl_stapling"
+    ignored, not supported`), or each certificate is one this rule says nginx staples nothing
+    for (no issuer, no OCSP URL). There stapling advice (a resolver, NGX711; a trusted
+    certificate to verify responses, NGX712) is moot: nginx neither looks up nor asks a
+    responder (trial 19: three findings for one ignored line, and NGX711's "looked up once at
+    start-up" false). False where a certificate may be stapled: one unreadable here (but for a
+    path of a CA without OCSP), one named with variables, a server with ssl_stapling_file."""
+    if not libraries.has(ctx.target.library, "ocsp_stapling"):
+        return True
+    return id(server) in ctx.memo("ngx726_stapling_ignored", lambda: _ignored_servers(ctx))
+
+
+def _ignored_servers(ctx: Context) -> set[int]:
+    # certificate_files holds an inherited ssl_certificate line once, under its first server:
+    # its chain is the same for every server, what nginx finds its issuer in is each server's
+    chains = {id(cert.stmt): cert for cert in certificate_files(ctx)}
+    out: set[int] = set()
+    for server in ctx.tls_servers():
+        stapling = server.effective("ssl_stapling")
+        if not stapling or stapling[-1].args[:1] != ["on"]:
+            continue
+        if server.effective("ssl_stapling_file"):
+            continue
+        certs = server.effective("ssl_certificate")
+        if certs and all(_ignored_for(ctx, server, stmt, chains.get(id(stmt))) for stmt in certs):
+            out.add(id(server))
+    return out
+
+
+def _ignored_for(ctx: Context, server: Server, stmt: Stmt, cert: CertificateFile | None) -> bool:
+    if cert is None:  # not read here: only a path of a CA without OCSP URLs says
+        return (
+            bool(stmt.args)
+            and "$" not in stmt.args[0]
+            and resolve(ctx, stmt.args[0]) is None
+            and not _responder(server)
+            and _no_ocsp_authority(stmt.args[0]) is not None
+        )
+    cert = replace(cert, server=server)
+    # nginx asks for the issuer first, then the URL: either missing, it staples nothing
+    # (a CA file not read here, None, leaves the URL to say)
+    if _issuer_loaded(ctx, cert) is False:
+        return True
+    return not cert.chain[0].ocsp_urls and not _responder(server)
