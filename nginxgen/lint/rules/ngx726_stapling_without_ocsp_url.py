@@ -157,24 +157,26 @@ def stapling_ignored(ctx: Context, server: Server) -> bool:
     path of a CA without OCSP), one named with variables, a server with ssl_stapling_file."""
     if not libraries.has(ctx.target.library, "ocsp_stapling"):
         return True
-    return id(server) in ctx.memo("ngx726_stapling_ignored", lambda: _ignored_servers(ctx))
+    # per server asked, once: NGX711 asks one server per line, of a tree of thousands
+    known: dict[int, bool] = ctx.memo("ngx726_stapling_ignored", dict)
+    if id(server) not in known:
+        known[id(server)] = _ignored_server(ctx, server)
+    return known[id(server)]
 
 
-def _ignored_servers(ctx: Context) -> set[int]:
+def _ignored_server(ctx: Context, server: Server) -> bool:
     # certificate_files holds an inherited ssl_certificate line once, under its first server:
     # its chain is the same for every server, what nginx finds its issuer in is each server's
-    chains = {id(cert.stmt): cert for cert in certificate_files(ctx)}
-    out: set[int] = set()
-    for server in ctx.tls_servers():
-        stapling = server.effective("ssl_stapling")
-        if not stapling or stapling[-1].args[:1] != ["on"]:
-            continue
-        if server.effective("ssl_stapling_file"):
-            continue
-        certs = server.effective("ssl_certificate")
-        if certs and all(_ignored_for(ctx, server, stmt, chains.get(id(stmt))) for stmt in certs):
-            out.add(id(server))
-    return out
+    chains = ctx.memo(
+        "ngx726_chains", lambda: {id(cert.stmt): cert for cert in certificate_files(ctx)}
+    )
+    stapling = server.effective("ssl_stapling")
+    if not stapling or stapling[-1].args[:1] != ["on"] or server.effective("ssl_stapling_file"):
+        return False
+    certs = server.effective("ssl_certificate")
+    return bool(certs) and all(
+        _ignored_for(ctx, server, stmt, chains.get(id(stmt))) for stmt in certs
+    )
 
 
 def _ignored_for(ctx: Context, server: Server, stmt: Stmt, cert: CertificateFile | None) -> bool:
