@@ -129,6 +129,17 @@ class Config:
         )
 
 
+def decided_by(config: Config, server: Server, default: Server) -> bool:
+    """Whether `default` is the default server of every TLS address `server` listens on: then a
+    setting only the default server decides (knowledge: default_server_only) is `default`'s
+    for each of `server`'s names, and `server`'s own line of it takes effect nowhere."""
+    return all(
+        config.default_server(lst.socket) is default
+        for lst in server.listens
+        if lst.socket in config.sockets and config.tls_socket(lst.socket)
+    )
+
+
 def first_unread(scope: dict[str, list[Stmt]]) -> Stmt | None:
     return next((stmt for stmt in scope.get("include", []) if stmt.unread), None)
 

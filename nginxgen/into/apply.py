@@ -52,6 +52,10 @@ class IntoResult(Generic[Finding]):
     diff: str
     ours: list[Finding] = field(default_factory=list)  # findings the plan could have avoided
     left: list[Finding] = field(default_factory=list)  # findings in the user's own lines
+    # findings in the user's own lines, unchanged, that lint of the tree before did not have:
+    # this run's doing (a line that agreed with the default server's before its change), not
+    # the user's, and not said as if it were
+    caused: list[Finding] = field(default_factory=list)
     # findings in what nginxgen wrote that the user's own lines draw word for word: the plan
     # wrote as the tree does where the other way warns (`listen ... http2` mirrored, NGX014)
     followed: list[Finding] = field(default_factory=list)
@@ -79,23 +83,30 @@ def unified(plan: IntoPlan) -> str:
 
 def _lint_after(
     plan: IntoPlan, check: Callable[[Loaded], list[Finding]]
-) -> tuple[list[Finding], list[Finding], list[Finding]]:
+) -> tuple[list[Finding], list[Finding], list[Finding], list[Finding]]:
     """The findings of the tree as it will be: ours (in a file nginxgen writes, or on a line it
-    changed that the same finding was not on before), the user's own, and those of ours that
+    changed that the same finding was not on before), the user's own, those of ours that
     the user's lines drew before word for word (followed: the plan wrote as the tree does, and
-    they are mended with the tree's own). A listen line that gets `default_server` keeps what
-    the user wrote on it (a deprecated `http2`): its finding was there before, on the line it
-    came from, and is the user's."""
+    they are mended with the tree's own), and those on the user's unchanged lines that lint
+    found nothing of that code on before (caused: the change of another line made them, as a
+    default server's value changed under a vhost line that agreed with it; by code and line,
+    not message, which names the value in effect). A listen line that gets `default_server`
+    keeps what the user wrote on it (a deprecated `http2`): its finding was there before, on
+    the line it came from, and is the user's."""
     loaded = load_path(plan.main, path_map=plan.path_map, overlay=plan.overlay(), infer=False)
     findings = check(loaded)
     came_from: dict[tuple[str, int], int] = {}  # a changed line -> the line it replaced
+    kept: dict[tuple[str, int], int] = {}  # an unchanged line of a changed file -> its old one
     for file, new in plan.texts.items():
         old = plan.originals[file]
         if old is None or file in plan.ours:
             continue
         matcher = difflib.SequenceMatcher(a=old.splitlines(), b=new.splitlines(), autojunk=False)
         for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-            if tag != "equal":
+            if tag == "equal":
+                for offset in range(j2 - j1):
+                    kept[(os.path.realpath(file), j1 + offset + 1)] = i1 + offset + 1
+            else:
                 for line in range(j1, max(j2, j1 + 1)):
                     # a line replaced one for one came from its twin; an added one from none
                     twin = i1 + line - j1 + 1 if tag == "replace" and i2 - i1 == j2 - j1 else 0
@@ -114,14 +125,22 @@ def _lint_after(
         return ours, [f for f in findings if not mine(f, before)]
 
     ours, left = split(set())
-    if not ours:
-        return ours, left, []
+    if not ours and not left:
+        return ours, left, [], []
     original = load_path(plan.main, path_map=plan.path_map, infer=False)
     before = {(os.path.realpath(f.file), f.line, f.code, f.message) for f in check(original)}
     ours, left = split(before)
     said = {(code, message) for _, _, code, message in before}
     followed = [f for f in ours if (f.code, f.message) in said]
-    return [f for f in ours if f not in followed], left, followed
+    there = {(file, line, code) for file, line, code, _ in before}
+
+    def made_here(finding: Finding) -> bool:
+        where = os.path.realpath(finding.file)
+        return (where, kept.get((where, finding.line), finding.line), finding.code) not in there
+
+    caused = [f for f in left if made_here(f)]
+    left = [f for f in left if f not in caused]
+    return [f for f in ours if f not in followed], left, followed, caused
 
 
 def _changes(plan: IntoPlan) -> list[Change]:
@@ -148,7 +167,7 @@ def run_into(
     refuse_outside(writes, [folder], "the folder given", plan.path_map)
     result: IntoResult[Finding] = IntoResult(plan, unified(plan))
     result.notes = notes(plan.inferred, plan.read, folder)
-    result.ours, result.left, result.followed = _lint_after(plan, check)
+    result.ours, result.left, result.followed, result.caused = _lint_after(plan, check)
     if options.diff or not result.diff:
         return result
     changes = _changes(plan)

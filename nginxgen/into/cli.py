@@ -1,8 +1,9 @@
 """`nginxgen generate --into DIR`: the sites planned into an existing tree, and what the command
 says of it. Each change (`file:line: what (why)`), the diff with --diff, then what lint still
-finds at warning and above: in what nginxgen wrote (there should be nothing) and, left as is, in
-the user's own lines. With --diff, stdout holds the diff alone (what patch and git apply read)
-and every other line goes to stderr."""
+finds at warning and above: in what nginxgen wrote (there should be nothing), on the user's own
+lines that the change of another line made a finding of (made by this change), and, left as
+is, in the user's own lines. With --diff, stdout holds the diff alone (what patch and git apply
+read) and every other line goes to stderr."""
 
 from __future__ import annotations
 
@@ -48,6 +49,14 @@ def run(into: Path, options: GenerateOptions, check: Callable[[Loaded], list[Fin
     for finding in result.followed:
         note(f"written as your tree does it, and mended with it: {finding.file}:{finding.line}: "
              f"{finding.code} {finding.message}")  # fmt: skip
+    if result.caused:
+        # lines of the user's that this run did not edit, but whose meaning its edit of another
+        # line changed (a vhost's line that agreed with the default server's until it changed,
+        # and could not change with it): said as this run's doing, not as the user's problem
+        say(f"made by this change ({len(result.caused)}, on your own lines, which had no such "
+            "finding before; see the changes above):")  # fmt: skip
+        for finding in result.caused:
+            say(f"  {finding.file}:{finding.line}: {finding.code} {finding.message}")
     left = result.left
     if left:
         say(f"left as is ({len(left)}, in your own lines; `nginxgen lint --fix` mends some):")

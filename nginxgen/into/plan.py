@@ -21,6 +21,7 @@ from nginxgen.conf.config import (
     Config,
     Server,
     build,
+    decided_by,
     dual_stack_ports,
     listen_socket,
     redefined_protocols,
@@ -438,7 +439,47 @@ class _Planner:
                             "for every name there",
                         )
                     )
+                    self.follow_default(socket, default, name, own[0])
         return missing
+
+    def follow_default(self, socket: str, default: Server, name: str, old: Stmt) -> None:
+        """The other servers of the address whose own line of a setting the default server
+        decides (`name`) said what the default's line `old` said: nginx ignored them, and they
+        agreed with what was in effect. Once the default's line changes, they would say a value
+        no name there gets (NGX102/NGX103 after, not before: this run's doing, not the user's).
+        They are copies of the address's one value, so they change with it, each said as its
+        own step. Updated rather than removed: the line keeps saying what is in effect for that
+        server's names, also where nginx starts to honour it (ssl_protocols in a vhost from nginx
+        1.29.2): removed, those names would then fall back to http{}'s value, which may be
+        another. Lines left alone: one of another value (the user's own choice, ignored before
+        as after: lint's NGX102/NGX103 speak of it), one in a server that also listens on a TLS
+        address another default server decides (there the line may be in effect, or be that
+        address's default), several lines of the setting in one server, and what _edit refuses
+        (a file another tool manages, a snippet nginx reads in several places)."""
+        new = self.settings[name]
+        sockets = [s for s in self.config.sockets if self.config.default_server(s) is default]
+        servers = {id(s): s for each in sockets for s in self.servers(each)}  # IPv4 and IPv6
+        for server in servers.values():
+            if server is default or not decided_by(self.config, server, default):
+                continue
+            lines = _own(server, name)
+            if len(lines) != 1 or not same_value(old.directive, old.args, lines[0].args):
+                continue
+            line = lines[0]
+            meaning = (
+                f"it said what {socket}'s default server ({_at(default.stmt)}) said, which "
+                "decides it for every name there"
+            )
+            if not self._edit(line, "args", new, meaning=meaning):
+                continue
+            self.plan.steps.append(
+                Step(
+                    _at(line),
+                    f"{name} {' '.join(line.args)} -> {' '.join(new)}",
+                    f"as in the default server of {socket} ({_at(default.stmt)}), which decides "
+                    "it for this server's names: nginx ignores this line, which said the same",
+                )
+            )
 
     def keep_default(self, socket: str, servers: list[Server]) -> Server:
         """The tree's default server of a socket. One that is the default only by being first

@@ -782,3 +782,96 @@ def test_a_tls_log_in_a_missing_folder_is_put_back_with_a_hint(
     assert done.returncode == 3, done.stdout + done.stderr
     assert "--access-log says" in done.stderr.splitlines()[-1], done.stderr
     assert snapshot(stock.dir) == before
+
+
+@pytest.mark.parametrize("build_name", ["trixie", "bookworm"])
+def test_lines_that_agreed_with_the_default_server_change_with_it(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path, build_name: str
+) -> None:
+    """Trial 19, F1: two servers share *:8443 and both say `ssl_protocols TLSv1 TLSv1.1 TLSv1.2;
+    ssl_session_timeout 5m;`. --into changes the default server's lines (it decides for every
+    name there); the other's, ignored by nginx and agreeing before, change with them: left,
+    they were NGX103/NGX102 warnings this run made and reported as the user's own. A third
+    server's line of another value is the user's choice and stays, as does its finding."""
+    build = require_build(provisioned, build_name)
+    for folder in ("log", "temp"):
+        (tmp_path / folder).mkdir()
+    certs = CertificateFactory(tmp_path / "certs")
+    lines = ["pid nginx.pid;", "events {}", "http {", "  access_log off;"]
+    lines += [f"  {line}" for line in build.temp_path_directives]
+    for name, protocols in (("a", "TLSv1 TLSv1.1 TLSv1.2"), ("b", "TLSv1 TLSv1.1 TLSv1.2"),
+                            ("c", "TLSv1.2")):  # fmt: skip
+        chain = certs.leaf(f"{name}.test")
+        lines += [
+            "  server {", "    listen 8443 ssl;", f"    server_name {name}.test;",
+            f"    ssl_certificate {chain.fullchain};", f"    ssl_certificate_key {chain.key};",
+            f"    ssl_protocols {protocols};", "    ssl_session_timeout 5m;", "  }",
+        ]  # fmt: skip
+    main = tmp_path / "nginx.conf"
+    main.write_text("\n".join([*lines, "}"]) + "\n")
+    assert nginx_t(build, main) == ""
+
+    def findings() -> set[str]:
+        linted = nginxgen("lint", *build.target_flags, str(main))
+        return {
+            f"{m[1]} {m[2]}" for m in re.finditer(r"nginx\.conf:(\d+): (NGX10[23]) ", linted.stdout)
+        }
+
+    before = findings()
+    b_line = lines.index("    server_name b.test;") + 1  # the line before b's ssl_protocols
+    c_line = lines.index("    server_name c.test;") + 1
+    assert before == {f"{c_line + 3} NGX103"}, before  # c's TLSv1.2 only: b agreed
+    new = certs.leaf("new.test")
+    done = nginxgen(
+        "generate", "--preset", "intermediate", *build.target_flags, "--domain", "new.test",
+        "--cert", str(new.fullchain), "--key", str(new.key), "--listen", "8443",
+        "--http-listen", "none", "--access-log", "off", "--into", str(tmp_path),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    text = main.read_text()
+    assert text.count("ssl_protocols TLSv1.2 TLSv1.3;") == 2, text  # a's and b's
+    assert text.count("ssl_protocols TLSv1.2;") == 1, text  # c's, another value: kept
+    assert text.count("ssl_session_timeout 1d;") == 3, text  # all three said 5m
+    for line in (b_line + 3, b_line + 4):
+        said = [s for s in done.stdout.splitlines() if s.startswith(f"{main}:{line}: ")]
+        assert len(said) == 1 and "as in the default server of *:8443" in said[0], done.stdout
+    after = findings()
+    assert after <= before, (before, after)
+    assert nginx_t(build, main) == ""
+
+
+def test_a_finding_the_change_made_on_a_line_it_left_is_not_called_the_users(
+    tmp_path: Path,
+) -> None:
+    """A vhost line that agreed with the default server's, in a server that is also the default
+    of another TLS address (where the line decides), is not changed with it: it is ignored on
+    *:8443 afterwards and NGX103/NGX102 say so. Lint of the tree before had no such finding:
+    the report says this run made it, not that it was left as is in the user's lines."""
+    certs = CertificateFactory(tmp_path / "certs")
+    lines = ["events {}", "http {", "  access_log off;"]
+    for name, listens in (("a", ["8443"]), ("b", ["8443", "9443"])):
+        chain = certs.leaf(f"{name}.test")
+        lines += [
+            "  server {", *(f"    listen {port} ssl;" for port in listens),
+            f"    server_name {name}.test;", f"    ssl_certificate {chain.fullchain};",
+            f"    ssl_certificate_key {chain.key};", "    ssl_protocols TLSv1 TLSv1.1 TLSv1.2;",
+            "    ssl_session_timeout 5m;", "  }",
+        ]  # fmt: skip
+    main = tmp_path / "nginx.conf"
+    main.write_text("\n".join([*lines, "}"]) + "\n")
+    new = certs.leaf("new.test")
+    done = nginxgen(
+        "generate", "--preset", "intermediate", "--nginx-version", "1.26.3", "--tls-library",
+        "openssl-3.5", "--domain", "new.test", "--cert", str(new.fullchain), "--key",
+        str(new.key), "--listen", "8443", "--http-listen", "none", "--access-log", "off",
+        "--into", str(tmp_path),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    b_protocols = lines.index("    ssl_protocols TLSv1 TLSv1.1 TLSv1.2;", 12) + 1
+    assert main.read_text().splitlines()[b_protocols - 1] == lines[b_protocols - 1]  # kept
+    out = done.stdout
+    caused = out[out.index("made by this change (2, ") : out.index("left as is")].splitlines()
+    left = out[out.index("left as is") :]
+    for line, code in ((b_protocols, "NGX103"), (b_protocols + 1, "NGX102")):
+        assert sum(f"{main}:{line}: {code} " in said for said in caused) == 1, out
+        assert f"{main}:{line}: {code} " not in left, out
