@@ -449,6 +449,39 @@ def test_ticket_key_size(chain: Chain, tmp_path: Path, size: int, expected: list
     assert codes(text, tmp_path) == expected
 
 
+@pytest.mark.parametrize("build", ["bookworm", "trixie", "wheel", "openssl40"], indirect=True)
+def test_a_missing_ticket_key_file(build: Build, chain: Chain, tmp_path: Path) -> None:
+    """nginx opens each ssl_session_ticket_key file as it merges the server's settings and stops
+    where one does not exist (naming http{}'s `}`); NGX734 says so at the key's line, in the
+    tree this machine's nginx reads (live_target), and nginx and lint both take the file once
+    it is there."""
+    conf = tmp_path / "nginx.conf"
+    key = tmp_path / "keys" / "ticket.key"
+    text = site(chain.fullchain, chain.key, f"ssl_session_ticket_key {key};")
+    conf.write_text(text.replace("events {}", "worker_processes auto;\nevents {}"))
+    prepare_prefix(conf, build)  # adds lines: the key's line is read after
+    lines = conf.read_text().split("\n")
+    at = 1 + next(n for n, line in enumerate(lines) if "ssl_session_ticket_key" in line)
+    said = nginx_check(build, conf).stderr
+    found = [
+        f
+        for f in lint_checked(load_path(str(conf)), live_target(build, conf))
+        if f.code == "NGX734"
+    ]
+    assert f'open() "{key}" failed (2: No such file or directory)' in said, said
+    assert [(f.line, f.message.split("nginx -t fails: ")[1]) for f in found] == [
+        (at, f'open() "{key}" failed')
+    ], found
+    key.parent.mkdir()
+    key.write_bytes(b"k" * 80)
+    assert nginx_check(build, conf).returncode == 0, nginx_check(build, conf).stderr
+    assert [
+        f
+        for f in lint_checked(load_path(str(conf)), live_target(build, conf))
+        if f.code == "NGX734"
+    ] == []
+
+
 def test_unreadable_or_variable_paths_say_nothing(chain: Chain, tmp_path: Path) -> None:
     assert codes(site("/nonexistent/cert.pem", "/nonexistent/key.pem"), tmp_path) == []
     assert (
