@@ -18,6 +18,7 @@ from __future__ import annotations
 from nginxgen.base.records import record
 from nginxgen.conf.groups import parse_groups
 from nginxgen.conf.load import Stmt
+from nginxgen.conf.words import flag_on
 from nginxgen.knowledge import tls_groups
 from nginxgen.knowledge.target import Target
 from nginxgen.knowledge.upstream import upstream_default_protocols, upstream_tls_defaults
@@ -177,7 +178,7 @@ class ClientTls:
 
     def _flag(self, key: str, default: bool) -> Flag:
         line, level = self.deciding(self.directive(key))
-        return Flag(line.args[:1] == ["on"] if line else default, line, level)
+        return Flag(flag_on(line.args) if line else default, line, level)
 
     def _text(self, key: str, default: str | None = None) -> Text:
         line, level = self.deciding(self.directive(key))

@@ -46,6 +46,7 @@ from nginxgen.conf.effective import handshake_server
 from nginxgen.conf.files import read
 from nginxgen.conf.load import Stmt, walk
 from nginxgen.conf.variables import derived, mentions
+from nginxgen.conf.words import flag_on
 from nginxgen.knowledge import libraries, nginx
 from nginxgen.knowledge.upstream import request_passes
 
@@ -253,7 +254,7 @@ def refuses_handshakes(server: Server) -> bool:
     effect, ngx_http_ssl_servername): no connection is ever made for its names, so none can be
     reused for another name on its address."""
     lines = server.effective("ssl_reject_handshake")
-    return bool(lines) and [a.lower() for a in lines[-1].args] == ["on"]
+    return bool(lines) and flag_on(lines[-1].args)
 
 
 def sharing(config: Config, socket: str, server: Server) -> list[Server]:

@@ -13,6 +13,7 @@ from nginxgen.conf.load import Stmt, walk
 from nginxgen.conf.responses import Responses
 from nginxgen.conf.sessions import Sessions
 from nginxgen.conf.upstream import BackendTls, backends
+from nginxgen.conf.words import flag_on
 from nginxgen.knowledge import libraries, nginx
 from nginxgen.knowledge.target import Target
 
@@ -85,14 +86,14 @@ class Effective:
 
     def switched_on(self, directive: str) -> Iterator[Stmt]:
         """Every `DIRECTIVE on;` line anywhere in the config."""
-        return (s for s in self.named(directive) if s.args[:1] == ["on"])
+        return (s for s in self.named(directive) if flag_on(s.args))
 
     def effective_on(self, directive: str) -> Iterator[tuple[Server, Stmt]]:
         """Each `DIRECTIVE on;` in effect in a TLS server, once, with a server it applies to."""
         seen: set[int] = set()
         for server in self.tls_servers():
             stmts = server.effective(directive)
-            if stmts and stmts[-1].args[:1] == ["on"] and id(stmts[-1]) not in seen:
+            if stmts and flag_on(stmts[-1].args) and id(stmts[-1]) not in seen:
                 seen.add(id(stmts[-1]))
                 yield server, stmts[-1]
 
@@ -155,7 +156,7 @@ class Effective:
             return
         for server in self.config.servers:
             lines = server.effective("ssl")
-            if lines and [a.lower() for a in lines[-1].args] == ["on"] and _certified(server) == "":
+            if lines and flag_on(lines[-1].args) and _certified(server) == "":
                 yield server, lines[-1]
 
     def protocols(self, server: Server) -> list[str]:
@@ -301,7 +302,7 @@ def _certified(server: Server) -> str | None:
     if server.effective("ssl_certificate"):
         return "certificate"
     reject = server.effective("ssl_reject_handshake")
-    if reject and [a.lower() for a in reject[-1].args] == ["on"]:
+    if reject and flag_on(reject[-1].args):
         return "reject"
     if server.unknown("ssl_certificate") or server.unknown("ssl_reject_handshake"):
         return None

@@ -26,6 +26,7 @@ from nginxgen.conf.groups import parse_groups
 from nginxgen.conf.load import Loaded, Stmt, walk
 from nginxgen.conf.responses import HSTS, header_sent
 from nginxgen.conf.stream_config import build_stream
+from nginxgen.conf.words import flag_on
 from nginxgen.knowledge import libraries, nginx, tls_groups
 
 TYPE_CHECKING = False
@@ -239,7 +240,7 @@ class NameModel:
         """Whether the handshake is refused: `ssl_reject_handshake on` in the name's server, or
         a certificate nginx cannot load for this name (unloadable)."""
         rejected = self.answer(
-            "ssl_reject_handshake", lambda s: bool(s) and s[-1].args == ["on"], ""
+            "ssl_reject_handshake", lambda s: bool(s) and flag_on(s[-1].args), ""
         )
         return rejected if rejected.value else self.unloadable() or rejected
 
@@ -436,7 +437,7 @@ class NameModel:
 
     def early_data(self) -> Answer:
         """Whether the server's TLS 1.3 tickets offer 0-RTT."""
-        return self.answer("ssl_early_data", lambda s: bool(s) and s[-1].args == ["on"], "0-RTT")
+        return self.answer("ssl_early_data", lambda s: bool(s) and flag_on(s[-1].args), "0-RTT")
 
     def tls13_suites(self) -> Answer:
         """The TLS 1.3 suite names the server takes: its `ssl_conf_command Ciphersuites` (none:
@@ -525,7 +526,7 @@ class NameModel:
             for lst in server.listens
             if lst.socket == self.socket and lst.http2
         ]
-        if lines and lines[-1].args == ["on"]:
+        if lines and flag_on(lines[-1].args):
             return Answer("http2", "h2", lines[-1])
         if per_address:
             return Answer("listen", "h2", per_address[0])
@@ -535,7 +536,7 @@ class NameModel:
         """Whether an OCSP response is stapled: never with `ssl_stapling off` (the default);
         with it on, that depends on the responder (not predicted)."""
         lines = self.context.effective("ssl_stapling")
-        on = bool(lines) and lines[-1].args == ["on"]
+        on = bool(lines) and flag_on(lines[-1].args)
         return Answer("ssl_stapling", None if on else False, lines[-1] if lines else None)
 
     # --- client certificates (conf/client_certs.py says how nginx decides) -------------------

@@ -18,6 +18,7 @@ from nginxgen.conf.config import Server, server_for_name
 from nginxgen.conf.effective import Effective, server_label
 from nginxgen.conf.load import Stmt
 from nginxgen.conf.per_name import Ignored, NameModel, by_name
+from nginxgen.conf.words import flag_on
 
 
 @record(frozen=True)
@@ -40,7 +41,7 @@ class Route:
 
 def _flag_on(server: Server, directive: str) -> Stmt | None:
     found = server.effective(directive)
-    return found[-1] if found and found[-1].args[:1] == ["on"] else None
+    return found[-1] if found and flag_on(found[-1].args) else None
 
 
 class Stream:

@@ -14,3 +14,10 @@ def word(text: str) -> str:
     if text and not any(c in text for c in " \t\r\n;{}\"'#\\"):
         return text
     return quoted(text)
+
+
+def flag_on(args: list[str] | None) -> bool:
+    """Whether a flag's words turn it on (`ssl_stapling on;`, the last line of the directive in
+    effect): nginx reads `on` and `off` in any case (ngx_conf_set_flag_slot and
+    ngx_conf_set_enum_slot compare with ngx_strcasecmp), so `ON` is on."""
+    return args is not None and len(args) > 0 and args[0].lower() == "on"

@@ -6,6 +6,7 @@ finding then has no automatic fix."""
 from __future__ import annotations
 
 from nginxgen.conf.load import Stmt
+from nginxgen.conf.words import flag_on
 from nginxgen.lint.context import Context
 from nginxgen.lint.findings import Applicability, Fix
 
@@ -63,7 +64,7 @@ def ssl_to_listens(ctx: Context, switch: Stmt) -> tuple[Applicability, Fix | Non
     unless that address is TLS anyway. Safe: the parameter makes TLS exactly the addresses that
     were."""
     out = delete(ctx, switch)
-    if switch.args[:1] != ["on"]:
+    if not flag_on(switch.args):
         return Applicability.SAFE, out
     server = next((s for s in ctx.config.servers if switch in s.own("ssl")), None)
     if server is None:

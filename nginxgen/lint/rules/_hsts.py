@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from nginxgen.conf.config import Server
 from nginxgen.conf.load import Stmt
 from nginxgen.conf.responses import HSTS, Headers
+from nginxgen.conf.words import flag_on
 from nginxgen.lint.context import Context
 
 
@@ -24,14 +25,14 @@ def other_hsts(directives: dict[str, list[Stmt]]) -> Stmt | None:
         if any(arg.lower().startswith(HSTS + ":") for arg in stmt.args):
             return stmt
     switch = directives.get("security_headers", [])
-    if switch and switch[-1].args[:1] == ["on"]:
+    if switch and flag_on(switch[-1].args):
         return switch[-1]
     return None
 
 
 def serves_content(server: Server) -> bool:
     """Not a catch-all that refuses the handshake or closes the connection (return 444)."""
-    if (server.value("ssl_reject_handshake") or ["off"])[0] == "on":
+    if flag_on(server.value("ssl_reject_handshake")):
         return False
     returns = server.own("return")
     return not (returns and returns[-1].args[:1] == ["444"])

@@ -19,6 +19,7 @@ from nginxgen.base import sockets
 from nginxgen.base.records import record
 from nginxgen.base.version import Version, in_range
 from nginxgen.conf.load import Stmt
+from nginxgen.conf.words import flag_on
 from nginxgen.knowledge import libraries, nginx_values
 from nginxgen.knowledge.equal_values import parse_size, parse_time
 from nginxgen.knowledge.target import Target
@@ -593,7 +594,7 @@ def upstream_tls(statements: list[Stmt]) -> Iterator[tuple[Stmt, dict[str, list[
         here = {**around, **_by_name(block)}
         if module == "stream" and owner == "server":
             switch = here.get("proxy_ssl")
-            if switch and [a.lower() for a in switch[-1].args] == ["on"]:
+            if switch and flag_on(switch[-1].args):
                 yield switch[-1], here
         for stmt in block:
             if stmt.block is not None:
@@ -632,7 +633,7 @@ def unmet_requirements(statements: list[Stmt], present: set[str]) -> Iterator[tu
         if wanted is None:
             continue
         switch = here.get(wanted.switch)
-        if not switch or [a.lower() for a in switch[-1].args] != ["on"]:
+        if not switch or not flag_on(switch[-1].args):
             continue
         if not here.get(wanted.needs):
             yield switch[-1], wanted.message
@@ -706,7 +707,7 @@ def tls_servers(
             else:
                 reject = here.get("ssl_reject_handshake", [])
                 sets_up = bool(here.get("ssl_certificate")) or (
-                    bool(reject) and [a.lower() for a in reject[-1].args] == ["on"]
+                    bool(reject) and flag_on(reject[-1].args)
                 )
             if sets_up:
                 yield TlsServer(top.directive, stmt, here)

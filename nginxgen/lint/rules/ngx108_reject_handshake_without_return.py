@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen.conf.config import Location, Server
+from nginxgen.conf.words import flag_on
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
 
@@ -43,7 +44,7 @@ def _speaks_h2(server: Server, socket: str) -> bool:
     if any(lst.http2 for lst in server.listens if lst.socket == socket):
         return True
     switch = server.effective("http2")
-    return bool(switch) and switch[-1].args[:1] == ["on"]
+    return bool(switch) and flag_on(switch[-1].args)
 
 
 def _all_return(locations: list[Location]) -> bool:
@@ -65,7 +66,7 @@ def check(ctx: Context) -> Iterator[Finding]:
     reported: set[int] = set()
     for socket, default, others in ctx.tls_sockets():
         reject = default.effective("ssl_reject_handshake")
-        if not reject or reject[-1].args[:1] != ["on"] or default.index in reported:
+        if not reject or not flag_on(reject[-1].args) or default.index in reported:
             continue
         if not others or _answers_every_request(default):
             continue  # alone: no connection to reuse; or no request reaches the default root

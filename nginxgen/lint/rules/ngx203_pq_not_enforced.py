@@ -24,6 +24,7 @@ from collections.abc import Iterator
 
 from nginxgen.conf.config import Server
 from nginxgen.conf.load import Stmt
+from nginxgen.conf.words import flag_on
 from nginxgen.knowledge import libraries, tls_groups
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Applicability, Finding, Severity
@@ -73,7 +74,7 @@ def _server_order(ctx: Context) -> Iterator[Finding]:
 
     def unenforced(default: Server, stmt: Stmt) -> bool:
         first = _first_group(stmt)
-        prefer = default.value("ssl_prefer_server_ciphers") == ["on"]
+        prefer = flag_on(default.value("ssl_prefer_server_ciphers"))
         return first is not None and first.pq and not prefer
 
     for _, _, stmt in ctx.default_lines("ssl_ecdh_curve", unenforced):

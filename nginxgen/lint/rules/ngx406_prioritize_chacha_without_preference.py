@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from nginxgen.conf.words import flag_on
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Applicability, Finding, Severity
 from nginxgen.lint.rules import _fixes
@@ -33,7 +34,7 @@ RULE = Rule(
 
 def check(ctx: Context) -> Iterator[Finding]:
     for server, options in ctx.options_on("PrioritizeChaCha"):
-        if (server.value("ssl_prefer_server_ciphers") or ["off"])[0] != "on":
+        if not flag_on(server.value("ssl_prefer_server_ciphers")):
             preference = server.effective("ssl_prefer_server_ciphers")
             yield ctx.finding(
                 RULE,

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from nginxgen.conf.words import flag_on
 from nginxgen.knowledge import nginx
 from nginxgen.lint.context import Context, Rule, block_fix
 from nginxgen.lint.findings import Finding, Severity
@@ -37,7 +38,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         if any(default.unknown(name) is not None for name in settings):
             continue  # a missing include may turn tickets off or rotate them (NGX002 says so)
         tickets = default.value("ssl_session_tickets") or ["on"]
-        if tickets[0] != "on" or ctx.sessions.ticket_keys_managed(default):
+        if not flag_on(tickets) or ctx.sessions.ticket_keys_managed(default):
             continue  # off, or keys that change (the admin's files, or nginx's rotation)
         stmts = default.effective("ssl_session_tickets")
         why = (

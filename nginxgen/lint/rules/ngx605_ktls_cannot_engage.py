@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from nginxgen.conf.words import flag_on
 from nginxgen.knowledge import libraries, nginx
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
@@ -41,5 +42,5 @@ def check(ctx: Context) -> Iterator[Finding]:
                 f"nginx uses kTLS only from {nginx.feature_since('ssl_sendfile')}",
                 "upgrade nginx",
             )
-        elif (server.value("sendfile") or ["off"])[0] != "on":
+        elif not flag_on(server.value("sendfile")):
             yield ctx.finding(RULE, ktls, "kTLS only engages with sendfile on (the default is off)")

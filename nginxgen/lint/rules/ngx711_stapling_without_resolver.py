@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen.conf.config import Server
+from nginxgen.conf.words import flag_on
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules.ngx726_stapling_without_ocsp_url import stapling_ignored
@@ -59,7 +60,7 @@ def check(ctx: Context) -> Iterator[Finding]:
     # for a server whose stapling nginx ignores, not for the others
     for server in ctx.tls_servers():
         stapling = server.effective("ssl_stapling")
-        if not stapling or stapling[-1].args[:1] != ["on"] or id(stapling[-1]) in seen:
+        if not stapling or not flag_on(stapling[-1].args) or id(stapling[-1]) in seen:
             continue
         if server.effective("resolver") or _nothing_to_resolve(server):
             continue

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from nginxgen.conf.words import flag_on
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules.ngx726_stapling_without_ocsp_url import stapling_ignored
@@ -33,10 +34,10 @@ def check(ctx: Context) -> Iterator[Finding]:
     # each server the line is in effect in, not its first only (as NGX711)
     for server in ctx.tls_servers():
         verify = server.effective("ssl_stapling_verify")
-        if not verify or verify[-1].args[:1] != ["on"] or id(verify[-1]) in seen:
+        if not verify or not flag_on(verify[-1].args) or id(verify[-1]) in seen:
             continue
         stapling = server.effective("ssl_stapling")
-        if not stapling or stapling[-1].args[:1] != ["on"]:
+        if not stapling or not flag_on(stapling[-1].args):
             continue  # nothing is stapled, so nothing is verified (found trying public configs)
         if server.effective("ssl_trusted_certificate"):
             continue

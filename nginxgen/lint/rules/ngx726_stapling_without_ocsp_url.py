@@ -31,6 +31,7 @@ from nginxgen.base.records import replace
 from nginxgen.conf.client_certificates import client_certificates
 from nginxgen.conf.config import Server
 from nginxgen.conf.load import Stmt
+from nginxgen.conf.words import flag_on
 from nginxgen.knowledge import libraries, pki
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
@@ -59,7 +60,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         return  # nginx ignores ssl_stapling altogether there (NGX502): no issuer or URL asked
     for cert in certificate_files(ctx):
         stapling = cert.server.effective("ssl_stapling")
-        if not stapling or stapling[-1].args[:1] != ["on"]:
+        if not stapling or not flag_on(stapling[-1].args):
             continue
         if cert.server.effective("ssl_stapling_file"):
             continue  # stapled from the file: no issuer or responder asked
@@ -113,7 +114,7 @@ def _by_path(ctx: Context) -> Iterator[Finding]:
     seen: set[int] = set()
     for server in ctx.tls_servers():
         stapling = server.effective("ssl_stapling")
-        if not stapling or stapling[-1].args[:1] != ["on"]:
+        if not stapling or not flag_on(stapling[-1].args):
             continue
         if server.effective("ssl_stapling_file") or _responder(server):
             continue  # no URL asked for
@@ -171,7 +172,7 @@ def _ignored_server(ctx: Context, server: Server) -> bool:
         "ngx726_chains", lambda: {id(cert.stmt): cert for cert in certificate_files(ctx)}
     )
     stapling = server.effective("ssl_stapling")
-    if not stapling or stapling[-1].args[:1] != ["on"] or server.effective("ssl_stapling_file"):
+    if not stapling or not flag_on(stapling[-1].args) or server.effective("ssl_stapling_file"):
         return False
     certs = server.effective("ssl_certificate")
     return bool(certs) and all(

@@ -77,6 +77,7 @@ from nginxgen.conf.as_client import ClientTls
 from nginxgen.conf.config import Server
 from nginxgen.conf.load import Stmt
 from nginxgen.conf.stream import Stream
+from nginxgen.conf.words import flag_on
 from nginxgen.knowledge import libraries, nginx
 from nginxgen.knowledge.directives import nginx_directive
 from nginxgen.lint.context import Context, Rule
@@ -184,7 +185,7 @@ def _stapling_files(ctx: Context) -> Iterator[Stmt]:
     entries = nginx_directive(ctx.target, "ssl_stapling") or ()
     for context, server in _certified(ctx):
         stapling = server.effective("ssl_stapling")
-        if not stapling or stapling[-1].args[:1] != ["on"]:
+        if not stapling or not flag_on(stapling[-1].args):
             continue
         loaded = any(s.args and "$" not in s.args[0] for s in server.effective("ssl_certificate"))
         if loaded and any(e.allows(context) for e in entries):
