@@ -88,12 +88,17 @@ class Effective:
         """Every `DIRECTIVE on;` line anywhere in the config."""
         return (s for s in self.named(directive) if flag_on(s.args))
 
-    def effective_on(self, directive: str) -> Iterator[tuple[Server, Stmt]]:
-        """Each `DIRECTIVE on;` in effect in a TLS server, once, with a server it applies to."""
+    def effective_on(
+        self, directive: str, where: Callable[[Server], bool] | None = None
+    ) -> Iterator[tuple[Server, Stmt]]:
+        """Each `DIRECTIVE on;` in effect in a TLS server, once, with a server it applies to:
+        the first one, or the first for which `where` holds (an http{}-level line is moot in
+        some servers, not in others)."""
         seen: set[int] = set()
         for server in self.tls_servers():
             stmts = server.effective(directive)
-            if stmts and flag_on(stmts[-1].args) and id(stmts[-1]) not in seen:
+            on = stmts and flag_on(stmts[-1].args) and id(stmts[-1]) not in seen
+            if on and (where is None or where(server)):
                 seen.add(id(stmts[-1]))
                 yield server, stmts[-1]
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen.conf.config import Server
-from nginxgen.conf.words import flag_on
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules.ngx726_stapling_without_ocsp_url import stapling_ignored
@@ -55,23 +54,21 @@ def _nothing_to_resolve(server: Server) -> bool:
 
 
 def check(ctx: Context) -> Iterator[Finding]:
-    seen: set[int] = set()
+    def unresolved(server: Server) -> bool:
+        # not where nginx ignores ssl_stapling, with a warning NGX502 or NGX726 says: it looks
+        # up no responder, at start-up or later (trial 19: "looked up once at start-up" was
+        # false on BoringSSL, and a third finding for one ignored line elsewhere)
+        return (
+            not server.effective("resolver")
+            and not _nothing_to_resolve(server)
+            and not stapling_ignored(ctx, server)
+        )
+
     # each server the line is in effect in, not its first only: an http{}-level line is moot
     # for a server whose stapling nginx ignores, not for the others
-    for server in ctx.tls_servers():
-        stapling = server.effective("ssl_stapling")
-        if not stapling or not flag_on(stapling[-1].args) or id(stapling[-1]) in seen:
-            continue
-        if server.effective("resolver") or _nothing_to_resolve(server):
-            continue
-        if stapling_ignored(ctx, server):
-            # nginx ignores ssl_stapling there, with a warning NGX502 or NGX726 says: it looks
-            # up no responder, at start-up or later (trial 19: "looked up once at start-up"
-            # was false on BoringSSL, and a third finding for one ignored line elsewhere)
-            continue
-        seen.add(id(stapling[-1]))
+    for _, stapling in ctx.effective_on("ssl_stapling", unresolved):
         yield ctx.finding(
             RULE,
-            stapling[-1],
+            stapling,
             "OCSP stapling without a resolver: the responder is looked up once at start-up",
         )

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from nginxgen.conf.config import Server
 from nginxgen.conf.words import flag_on
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
@@ -30,24 +31,22 @@ RULE = Rule(
 
 
 def check(ctx: Context) -> Iterator[Finding]:
-    seen: set[int] = set()
-    # each server the line is in effect in, not its first only (as NGX711)
-    for server in ctx.tls_servers():
-        verify = server.effective("ssl_stapling_verify")
-        if not verify or not flag_on(verify[-1].args) or id(verify[-1]) in seen:
-            continue
+    def unverified(server: Server) -> bool:
         stapling = server.effective("ssl_stapling")
-        if not stapling or not flag_on(stapling[-1].args):
-            continue  # nothing is stapled, so nothing is verified (found trying public configs)
-        if server.effective("ssl_trusted_certificate"):
-            continue
-        if stapling_ignored(ctx, server):
-            # nginx ignores ssl_stapling there (NGX502, NGX726 say so): no response to verify
-            # (trial 19: a third finding for one ignored line)
-            continue
-        seen.add(id(verify[-1]))
+        # nothing stapled, nothing verified (found trying public configs); nor where nginx
+        # ignores ssl_stapling (NGX502, NGX726 say so): no response to verify (trial 19: a
+        # third finding for one ignored line)
+        return (
+            bool(stapling)
+            and flag_on(stapling[-1].args)
+            and not server.effective("ssl_trusted_certificate")
+            and not stapling_ignored(ctx, server)
+        )
+
+    # each server the line is in effect in, not its first only (as NGX711)
+    for _, verify in ctx.effective_on("ssl_stapling_verify", unverified):
         yield ctx.finding(
             RULE,
-            verify[-1],
+            verify,
             "ssl_stapling_verify needs ssl_trusted_certificate (root and intermediates)",
         )
