@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import bisect
-import sys
 from collections.abc import Callable, Iterable
 
 from nginxgen.base.records import field, record
@@ -88,6 +86,9 @@ def said_before_stop(found: list[Finding], loaded: Loaded) -> list[Finding]:
     """Of the findings of a tree nginx stopped reading (Loaded.stopped), what nginx says: in
     reading order, the warnings up to its first error, and that error (ngx_conf_parse stops at
     the first [emerg]; the end of the file where it stopped comes last)."""
+    import bisect  # only for a tree nginx stopped reading: not on every lint's start-up
+    import sys
+
     # each file's statements by line, with their place in reading order (an included file's
     # stand after its include line: walk)
     places: dict[str, list[tuple[int, int]]] = {}
