@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from nginxgen.conf.config import Server
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
-from nginxgen.lint.rules.ngx726_stapling_without_ocsp_url import stapling_ignored
+from nginxgen.lint.rules._stapling import from_file, stapling_ignored
 
 RULE = Rule(
     code="NGX711",
@@ -47,7 +47,7 @@ def _ip_literal(url: str) -> bool:
 
 
 def _nothing_to_resolve(server: Server) -> bool:
-    if server.effective("ssl_stapling_file"):
+    if from_file(server):
         return True
     responder = server.value("ssl_stapling_responder")
     return responder is not None and bool(responder) and _ip_literal(responder[0])

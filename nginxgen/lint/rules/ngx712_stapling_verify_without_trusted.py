@@ -16,10 +16,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nginxgen.conf.config import Server
-from nginxgen.conf.words import flag_on
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
-from nginxgen.lint.rules.ngx726_stapling_without_ocsp_url import stapling_ignored
+from nginxgen.lint.rules._stapling import stapling_ignored, stapling_line
 
 RULE = Rule(
     code="NGX712",
@@ -32,13 +31,11 @@ RULE = Rule(
 
 def check(ctx: Context) -> Iterator[Finding]:
     def unverified(server: Server) -> bool:
-        stapling = server.effective("ssl_stapling")
         # nothing stapled, nothing verified (found trying public configs); nor where nginx
         # ignores ssl_stapling (NGX502, NGX726 say so): no response to verify (trial 19: a
         # third finding for one ignored line)
         return (
-            bool(stapling)
-            and flag_on(stapling[-1].args)
+            stapling_line(ctx, server) is not None
             and not server.effective("ssl_trusted_certificate")
             and not stapling_ignored(ctx, server)
         )

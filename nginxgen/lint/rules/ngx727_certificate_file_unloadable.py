@@ -68,7 +68,7 @@ tests/lint/test_crl_live.py, tests/lint/test_stapling_file_live.py).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from nginxgen.base.der import not_ocsp_response
 from nginxgen.base.records import record
@@ -77,13 +77,13 @@ from nginxgen.conf.as_client import ClientTls
 from nginxgen.conf.config import Server
 from nginxgen.conf.load import Stmt
 from nginxgen.conf.stream import Stream
-from nginxgen.conf.words import flag_on
 from nginxgen.knowledge import libraries, nginx
 from nginxgen.knowledge.directives import nginx_directive
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
 from nginxgen.lint.rules._client_certs import verifying
 from nginxgen.lint.rules._files import load_chain, read
+from nginxgen.lint.rules._stapling import stapling_line
 
 RULE = Rule(
     code="NGX727",
@@ -180,23 +180,23 @@ def _stapling_files(ctx: Context) -> Iterator[Stmt]:
     without variables (those are loaded per handshake: nothing is stapled for them). Not with a
     library without OCSP stapling (BoringSSL: nginx ignores ssl_stapling, NGX502), nor in
     stream{} before its ssl_stapling came (1.27.2: refused there as not allowed, NGX008)."""
-    if not libraries.has(ctx.target.library, "ocsp_stapling"):
-        return
     entries = nginx_directive(ctx.target, "ssl_stapling") or ()
     for context, server in _certified(ctx):
-        stapling = server.effective("ssl_stapling")
-        if not stapling or not flag_on(stapling[-1].args):
+        if stapling_line(ctx, server) is None:
             continue
         loaded = any(s.args and "$" not in s.args[0] for s in server.effective("ssl_certificate"))
         if loaded and any(e.allows(context) for e in entries):
             yield from server.effective("ssl_stapling_file")[-1:]
 
 
-def _no_crl(ctx: Context, line: Stmt, facts: nginx.CertificateFiles) -> Finding:
+def _no_crl(ctx: Context, line: Stmt, facts: nginx.CertificateFiles) -> Iterator[Finding]:
     """A CRL file nginx reads nothing from, in nginx -t's words: from 1.27.2 its own
     reader's, which wants a CRL (the library's `no start line`); before, OpenSSL's lookup's,
     which takes a certificate too."""
     path = line.args[0]
+    data = read(ctx, path)
+    if data is None or facts.crl_loads(ctx.target, data):
+        return
     fails = facts.crl_refusal(ctx.target, path)
     if facts.cached(ctx.target):
         what = "no CRL in PEM (BEGIN X509 CRL)"
@@ -208,7 +208,7 @@ def _no_crl(ctx: Context, line: Stmt, facts: nginx.CertificateFiles) -> Finding:
         f"point {line.directive} at the CA's revocation list in PEM (BEGIN X509 CRL), or "
         "remove the line"
     )
-    return ctx.finding(RULE, line, f"{path} holds {what}: nginx -t fails: {fails}", fix)
+    yield ctx.finding(RULE, line, f"{path} holds {what}: nginx -t fails: {fails}", fix)
 
 
 def _keys(ctx: Context) -> Iterator[Stmt]:
@@ -225,78 +225,107 @@ def _keys(ctx: Context) -> Iterator[Stmt]:
 
 
 def check(ctx: Context) -> Iterator[Finding]:
-    keys = nginx.certificate_keys()
     seen: set[int] = set()
-    for line in _keys(ctx):
+    for opened in _opened(ctx):
+        line = opened.line
         if id(line) in seen or not line.args:
             continue
         seen.add(id(line))
-        refused = keys.refusal(ctx.target, line.args[0])
-        if refused is not None:
+        path = line.args[0]
+        if (refused := opened.refused(path)) is not None:
             yield ctx.finding(RULE, line, refused, KEY_FIX)
-        elif files.absent(ctx.config.loaded, line.args[0], ctx.target.conf_path):
-            yield _missing(ctx, line, keys.message.format(path=line.args[0]))
+        elif files.absent(ctx.config.loaded, path, ctx.target.conf_path):
+            yield _missing(ctx, line, opened.missing(path))
         else:
-            yield from _no_key(ctx, line)
+            yield from opened.judge(line)
+
+
+def _never(_: str) -> str | None:
+    return None
+
+
+@record(frozen=True)
+class _Opened:
+    """A line whose file nginx opens at start-up, with what nginx -t says of it: `refused`,
+    of a name it takes for no file (a key from an engine it lacks), `missing` where the file
+    does not exist, `judge` of the file as it is."""
+
+    line: Stmt
+    missing: Callable[[str], str]
+    judge: Callable[[Stmt], Iterator[Finding]]
+    refused: Callable[[str], str | None] = _never
+
+
+def _opened(ctx: Context) -> Iterator[_Opened]:
+    """Every line of a file nginx opens, in the order nginx -t says of them: keys, DH
+    parameters, stapling files, CRLs, and the certificates and CA files it loads."""
+    keys = nginx.certificate_keys()
+
+    def refused_key(path: str) -> str | None:
+        return keys.refusal(ctx.target, path)
+
+    def missing_key(path: str) -> str:
+        return keys.message.format(path=path)
+
+    for line in _keys(ctx):
+        yield _Opened(line, missing_key, lambda line: _no_key(ctx, line), refused_key)
     dh = nginx.dh_parameters()
     for line in _server_files(ctx, "ssl_dhparam"):
-        if id(line) not in seen and line.args:
-            seen.add(id(line))
-            if files.absent(ctx.config.loaded, line.args[0], ctx.target.conf_path):
-                yield _missing(ctx, line, dh.message.format(path=line.args[0]))
-            else:
-                yield from _no_dh_parameters(ctx, line, dh)
-    yield from _no_stapling_files(ctx, seen)
+        yield _Opened(
+            line,
+            lambda path: dh.message.format(path=path),
+            lambda line: _no_dh_parameters(ctx, line, dh),
+        )
+    stapling = nginx.stapling_files()
+    for line in _stapling_files(ctx):
+        yield _Opened(
+            line,
+            lambda path: stapling.message.format(path=path),
+            lambda line: _no_stapling_file(ctx, line, stapling),
+        )
     facts = nginx.certificate_files()
     for line in _crl_files(ctx):
-        if id(line) in seen or not line.args or "$" in line.args[0]:
-            continue
-        seen.add(id(line))
-        path = line.args[0]
-        if files.absent(ctx.config.loaded, path, ctx.target.conf_path):
-            yield _missing(ctx, line, facts.crl_missing(ctx.target, path))
-            continue
-        data = read(ctx, path)
-        if data is not None and not facts.crl_loads(ctx.target, data):
-            yield _no_crl(ctx, line, facts)
+        if line.args and "$" not in line.args[0]:
+            yield _Opened(
+                line,
+                lambda path: facts.crl_missing(ctx.target, path),
+                lambda line: _no_crl(ctx, line, facts),
+            )
     for loaded in _loaded(ctx):
-        line = loaded.line
-        if id(line) in seen or not line.args:
-            continue
-        seen.add(id(line))
-        path = line.args[0]
-        if files.absent(ctx.config.loaded, path, ctx.target.conf_path):
-            yield _missing(ctx, line, facts.refusal(ctx.target, path, loaded.ca))
-            continue
-        data = read(ctx, path)
-        if data is None:
-            continue
-        problem = _unloadable(ctx, data, loaded)
-        if problem is not None:
-            what, names = problem
-            fails = facts.refusal(ctx.target, path, loaded.ca, names)
-            yield ctx.finding(RULE, line, f"{path} holds {what}: nginx -t fails: {fails}")
+        yield _loaded_file(ctx, loaded, facts)
 
 
-def _no_stapling_files(ctx: Context, seen: set[int]) -> Iterator[Finding]:
-    """The ssl_stapling_file lines nginx reads no OCSP response from: a missing file, or one
-    that is no response in DER (a PEM one, a certificate, an empty file)."""
-    stapling = nginx.stapling_files()
-    fix = (
-        "point ssl_stapling_file at the OCSP response in DER (openssl ocsp ... -respout FILE), "
-        "or remove the line"
-    )
-    for line in _stapling_files(ctx):
-        if id(line) in seen or not line.args:
-            continue
-        seen.add(id(line))
-        path = line.args[0]
-        if files.absent(ctx.config.loaded, path, ctx.target.conf_path):
-            yield _missing(ctx, line, stapling.message.format(path=path))
-        elif (data := read(ctx, path)) is not None and not_ocsp_response(data):
-            fails = stapling.unreadable.format(path=path)
-            yield ctx.finding(RULE, line, f"{path} holds no OCSP response in DER: nginx -t "
-                              f"fails: {fails}", fix)  # fmt: skip
+def _loaded_file(ctx: Context, loaded: Loaded, facts: nginx.CertificateFiles) -> _Opened:
+    def missing(path: str) -> str:
+        return facts.refusal(ctx.target, path, loaded.ca)
+
+    return _Opened(loaded.line, missing, lambda _: _not_loadable(ctx, loaded, facts))
+
+
+def _not_loadable(ctx: Context, loaded: Loaded, facts: nginx.CertificateFiles) -> Iterator[Finding]:
+    """A certificate or CA file nginx opens and loads nothing it wants from."""
+    path = loaded.line.args[0]
+    data = read(ctx, path)
+    problem = _unloadable(ctx, data, loaded) if data is not None else None
+    if problem is not None:
+        what, names = problem
+        fails = facts.refusal(ctx.target, path, loaded.ca, names)
+        yield ctx.finding(RULE, loaded.line, f"{path} holds {what}: nginx -t fails: {fails}")
+
+
+def _no_stapling_file(ctx: Context, line: Stmt, stapling: nginx.StaplingFiles) -> Iterator[Finding]:
+    """An ssl_stapling_file nginx reads no OCSP response from: one that is no response in DER
+    (a PEM one, a certificate, an empty file)."""
+    path = line.args[0]
+    if (data := read(ctx, path)) is not None and not_ocsp_response(data):
+        fails = stapling.unreadable.format(path=path)
+        fix = (
+            "point ssl_stapling_file at the OCSP response in DER (openssl ocsp ... -respout "
+            "FILE), or remove the line"
+        )
+        yield ctx.finding(
+            RULE, line, f"{path} holds no OCSP response in DER: nginx -t fails: {fails}", fix
+        )
 
 
 def _no_key(ctx: Context, line: Stmt) -> Iterator[Finding]:
