@@ -157,17 +157,15 @@ def _load(
     where it was read."""
     from nginxgen.base.errors import NginxgenError
     from nginxgen.conf.load import LoadError, load_path
-    from nginxgen.conf.tree import TreeMapping, notes
+    from nginxgen.conf.tree import TreeMapping
 
-    path_map, infer = TreeMapping([]).for_main(name)
+    mapping = TreeMapping([])
+    path_map, infer = mapping.for_main(name)
     try:
         loaded = load_path(name, None, None, path_map, texts, shared, spans, infer)
     except LoadError as exc:
         raise NginxgenError(str(exc)) from None
-    import os
-
-    said = notes(loaded.inferred, loaded.read_files(), os.path.dirname(os.path.abspath(name)))
-    return loaded, list(dict.fromkeys(said))
+    return loaded, list(dict.fromkeys(mapping.notes(loaded, name)))
 
 
 def lint_text(

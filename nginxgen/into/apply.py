@@ -166,7 +166,7 @@ def run_into(
     writes = [*(f for f in plan.texts if plan.originals[f] != plan.texts[f]), *plan.links]
     refuse_outside(writes, [folder], "the folder given", plan.path_map)
     result: IntoResult[Finding] = IntoResult(plan, unified(plan))
-    result.notes = notes(plan.inferred, plan.read, folder)
+    result.notes = notes(plan.inferred, plan.read, folder, plan.copied, options.mapping.conf_path)
     result.ours, result.left, result.followed, result.caused = _lint_after(plan, check)
     if options.diff or not result.diff:
         return result

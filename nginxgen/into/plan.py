@@ -28,7 +28,7 @@ from nginxgen.conf.config import (
 )
 from nginxgen.conf.effective import server_label
 from nginxgen.conf.load import Loaded, Stmt, load_valid, walk
-from nginxgen.conf.tree import PathMap
+from nginxgen.conf.tree import PathMap, copied_folders
 from nginxgen.edit import edits
 from nginxgen.edit.source import Source, SourceStatement
 from nginxgen.edit.tree_sources import TreeSources
@@ -80,6 +80,8 @@ class IntoPlan:
     path_map: PathMap = field(default_factory=list)  # where the tree's named folders are here
     inferred: PathMap = field(default_factory=list)  # the part of path_map conf.tree inferred
     read: dict[str, str] = field(default_factory=dict)  # files read -> real paths (conf.tree)
+    # the binary's folders read from the copy (conf.tree.copied_folders)
+    copied: PathMap = field(default_factory=list)
     originals: dict[str, str | None] = field(default_factory=dict)  # None: a new file
     texts: dict[str, str] = field(default_factory=dict)  # file -> its text after the change
     links: dict[str, str] = field(default_factory=dict)  # new symlink -> what it points to
@@ -193,6 +195,7 @@ class _Planner:
     ) -> None:
         self.main = os.path.abspath(main)
         self.target = target
+        self.path_map, self.infer = path_map, infer
         self.loaded: Loaded = load_valid(self.main, main, True, path_map, infer)
         self.config: Config = build(self.loaded)
         if self.config.http_stmt is None:
@@ -718,6 +721,7 @@ class _Planner:
             at = _added_line(self.plan.originals[file] or "", self.plan.texts[file], line)
             self.plan.steps[index] = replace(self.plan.steps[index], file=f"{file}:{at}")
         self.plan.read = self.loaded.read_files()
+        self.plan.copied = copied_folders(self.loaded.statements, self.path_map, self.infer)
         return self.plan
 
 

@@ -91,7 +91,6 @@ class _Trees:
         spans: bool = False,
     ) -> Loaded:
         from nginxgen.conf.load import load_path
-        from nginxgen.conf.tree import notes
 
         path_map, infer = self.options.mapping.for_main(path)
         options = self.options
@@ -107,23 +106,11 @@ class _Trees:
             options.jobs,
             options.mapping.conf_path,
         )
-        # the binary's folder (infer: no map given, so path_map is conf_path_map's), said where
-        # the tree names a path in it: only then is a file read from the copy for it
-        binary = [pair for pair in path_map if infer and _names_under(loaded, pair[0])]
-        conf_path = options.mapping.conf_path
-        for line in notes(loaded.inferred, loaded.read_files(), _folder(path), binary, conf_path):
+        for line in options.mapping.notes(loaded, path, _folder(path)):
             if line not in self.said:
                 self.said.append(line)
                 print(f"nginxgen: {line}", file=sys.stderr)
         return loaded
-
-
-def _names_under(loaded: Loaded, folder: str) -> bool:
-    """Whether a line of the tree names a path in `folder` (an include, a certificate)."""
-    from nginxgen.conf.load import walk
-
-    inside = folder.rstrip("/") + "/"
-    return any(a == folder or a.startswith(inside) for s in walk(loaded.statements) for a in s.args)
 
 
 def _report(args: Arguments, options: LintOptions, trees: _Trees) -> int:

@@ -15,7 +15,6 @@ from nginxgen.conf.config import Config, Location, Server, build
 from nginxgen.conf.effective import Effective
 from nginxgen.conf.load import Loaded, LoadError, Stmt, load_path, walk
 from nginxgen.conf.per_name import NameModel, key_of
-from nginxgen.conf.tree import notes
 from nginxgen.knowledge.target import Target
 from nginxgen.lint.args import OPTIONS, Arguments
 from nginxgen.lint.context import server_label
@@ -131,8 +130,7 @@ class Session:
     def notes(self, checked: Checked) -> list[str]:
         """Where the tree was read (an inferred map, files read outside its folder): the
         editor's log says it, as the command line's stderr does."""
-        folder = os.path.dirname(os.path.abspath(checked.root))
-        return notes(checked.loaded.inferred, checked.loaded.read_files(), folder)
+        return self.options(checked.root).mapping.notes(checked.loaded, checked.root)
 
     def check(self, path: str) -> Checked:
         """Lint the tree of this file as the editor holds it (LoadError, NginxgenError: the

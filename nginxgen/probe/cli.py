@@ -367,7 +367,6 @@ def _read_config(options: ProbeOptions) -> tuple[Config, list[str]]:
     """The --config tree's model, and the lines that say where the tree was read."""
     from nginxgen.conf.config import build
     from nginxgen.conf.load import LoadError, load_path
-    from nginxgen.conf.tree import notes
 
     config, root = options.config, options.root
     main = str(root or config)
@@ -380,5 +379,4 @@ def _read_config(options: ProbeOptions) -> tuple[Config, list[str]]:
         os.path.realpath, loaded.files
     ):
         raise NginxgenError(f"{root} does not include {config}", where="--root")
-    lines = notes(loaded.inferred, loaded.read_files(), os.path.dirname(os.path.abspath(main)))
-    return build(loaded), list(lines)
+    return build(loaded), options.mapping.notes(loaded, main)

@@ -239,3 +239,34 @@ def test_the_binarys_folder_read_from_a_copy_is_said(
     (tmp_path / "plain" / "nginx.conf").write_text("events {}\nhttp {}\n")
     done = nginxgen("lint", "--nginx-bin", str(nginx_bin), str(tmp_path / "plain" / "nginx.conf"))
     assert "reading" not in done.stderr, done.stderr
+
+
+def test_every_command_says_the_binarys_folder_was_read_from_a_copy(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    """The note lint gives (above) came from lint's own code: probe --config and generate
+    --into read the copy for the binary's folder as lint does (TreeMapping.for_main) and said
+    nothing of it. Every command now says it from one place (TreeMapping.notes)."""
+    build = require_build(provisioned, "trixie")
+    nginx_bin = nginx_bin_script(build, None, tmp_path / "nginx-bin")
+    main = debian_copy(tmp_path / "nginx")
+    said = f"nginxgen: reading /etc/nginx from {main.parent}: the nginx binary reads"
+    # nothing listens on the port: the probe fails after it read the config (exit 2 or 3), and
+    # says where it read it first
+    probe = nginxgen("probe", "127.0.0.1:9", "--nginx-bin", str(nginx_bin), "--config",
+                     str(main), "--timeout", "1")  # fmt: skip
+    assert any(line.startswith(said) for line in probe.stderr.splitlines()), probe.stderr
+    chain = CertificateFactory(tmp_path / "ca").leaf("new.test")
+    into = nginxgen(
+        "generate", "--preset", "intermediate", "--domain", "new.test",
+        "--cert", str(chain.fullchain), "--key", str(chain.key), "--into", str(main.parent),
+        "--nginx-bin", str(nginx_bin), "--diff",
+    )  # fmt: skip
+    assert into.returncode == 1, into.stderr  # --diff: 1, something would change
+    assert any(line.startswith(said) for line in into.stderr.splitlines()), into.stderr
+    # with the map given, the user said it: nothing to add
+    given = nginxgen("generate", "--preset", "intermediate", "--domain", "new.test",
+                     "--cert", str(chain.fullchain), "--key", str(chain.key), "--into",
+                     str(main.parent), "--nginx-bin", str(nginx_bin), "--diff",
+                     "--map", f"/etc/nginx={main.parent}")  # fmt: skip
+    assert given.returncode == 1 and "reading /etc/nginx" not in given.stderr, given.stderr
