@@ -78,3 +78,55 @@ def test_a_mail_address_listened_on_twice(
         nginx_bin_script(build, None, tmp_path / "nginx-bin"), tmp_path / "nginx.conf", "NGX010"
     )
     assert f"nginx.conf:{line}: NGX010 error {said}" in found.stdout, found.stdout
+
+
+STREAM_TWICE = """{load}events {{}}
+stream {{
+    server {{
+        listen {first};
+        proxy_pass 127.0.0.1:9;
+    }}
+    server {{
+        listen {second};
+        proxy_pass 127.0.0.1:10;
+    }}
+}}
+"""
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "address"),
+    [
+        ("8443", "8443", "0.0.0.0:8443"),  # nginx names the address as it parsed it
+        ("8443", "0.0.0.0:8443", "0.0.0.0:8443"),
+        ("127.0.0.1:8443", "127.0.0.1:8443", "127.0.0.1:8443"),
+        ("[::1]:8443", "[::1]:8443", "[::1]:8443"),
+        ("8443", "8443 udp", None),  # a UDP socket is apart from a TCP one
+        ("127.0.0.1:8443", "8443", None),  # two addresses: bound apart
+    ],
+)
+@pytest.mark.parametrize("name", ["bookworm", "trixie"])
+def test_a_stream_address_listened_on_twice(
+    first: str,
+    second: str,
+    address: str | None,
+    name: str,
+    provisioned: tuple[dict[str, Build], dict[str, str]],
+    tmp_path: Path,
+) -> None:
+    """Two stream servers on one address:port (trial 20, Signal-TLS-Proxy's layout): before
+    nginx 1.25.5 (Debian 12's 1.22.1) nginx -t stops at the second listen, as for mail, and
+    lint said nothing; from 1.25.5 (Debian 13's 1.26.3) the servers share the address by name,
+    and nginx -t passes."""
+    build = require_build(provisioned, name)
+    text = STREAM_TWICE.format(load=build.load_module("stream"), first=first, second=second)
+    said, line = nginx_t_at(build, text, tmp_path)
+    duplicate = address is not None and name == "bookworm"
+    assert said == (f'duplicate "{address}" address and port pair' if duplicate else ""), said
+    found = lint_as(
+        nginx_bin_script(build, None, tmp_path / "nginx-bin"), tmp_path / "nginx.conf", "NGX010"
+    )
+    if duplicate:
+        assert f"nginx.conf:{line}: NGX010 error {said}" in found.stdout, found.stdout
+    else:
+        assert "NGX010" not in found.stdout, found.stdout

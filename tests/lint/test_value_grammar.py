@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -15,11 +16,12 @@ from nginxgen.base.version import Version
 from nginxgen.conf.load import load_path
 from nginxgen.knowledge.target import Target, parse_library
 from nginxgen.lint.run import Selection, lint
-from tests.builds import BUILD_NAMES, NEWEST_BUILD_NAMES, Build
+from tests.builds import BUILD_NAMES, NEWEST_BUILD_NAMES, STREAM_MODULE_NAMES, Build
 from tests.conftest import require_build
 from tests.fuzzing.generate_check import build_target
 from tests.fuzzing.grammar import nginx_refuses
 from tests.paths import REPO, script
+from tests.pki import CertificateFactory
 
 GRAMMAR = Selection(select={"NGX00", "NGX010"})
 
@@ -111,16 +113,22 @@ def test_nginx_says_the_same(
     name: str, provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
 ) -> None:
     build = require_build(provisioned, name)
+    assert not disagreements(build, CASES, config, tmp_path)
+
+
+def disagreements(
+    build: Build, cases: list[tuple[str, str | None]], text_of: Callable[[str], str], folder: Path
+) -> list[str]:
+    """The cases where nginx -t's first error, lint's errors and the case's message differ."""
     target = build_target(build)
     wrong = []
-    for lines, message in CASES:
-        text = config(lines)
-        errors = grammar_errors(text, tmp_path, target)
-        refused = nginx_refuses(build, tmp_path / "nginx.conf")
+    for lines, message in cases:
+        errors = grammar_errors(text_of(lines), folder, target)
+        refused = nginx_refuses(build, folder / "nginx.conf")
         said = refused[0] if refused else None
         if said != message or errors != ([message] if message else []):
             wrong.append(f"{lines!r}: nginx {said!r}, lint {errors}, case {message!r}")
-    assert not wrong, wrong
+    return wrong
 
 
 @pytest.mark.parametrize("name", (*BUILD_NAMES, *NEWEST_BUILD_NAMES))
@@ -162,3 +170,33 @@ def test_the_value_tables_regenerate_byte_for_byte() -> None:
     built = tables.build(tables.EXCERPTS.read_text())
     assert built == (REPO / "nginxgen" / "knowledge" / "nginx_values.json").read_text()
     assert '"TLSv1.3"' in built and '"optional_no_ca"' in built
+
+
+# (stream{} lines, nginx's message): a server with `proxy_ssl on` sets its backend's TLS up
+# when nginx merges it, and refuses verification without trusted certificates, as http{}'s
+# passes (trial 20: lint said nothing, nginx -t failed on every build)
+STREAM_CASES = [
+    ("server { listen 127.0.0.1:8443; proxy_pass 127.0.0.1:9; proxy_ssl on; "
+     "proxy_ssl_verify on; }", "no proxy_ssl_trusted_certificate for proxy_ssl_verify"),
+    ("proxy_ssl_verify on; server { listen 127.0.0.1:8443; proxy_pass 127.0.0.1:9; "
+     "proxy_ssl on; }", "no proxy_ssl_trusted_certificate for proxy_ssl_verify"),
+    ("proxy_ssl_verify on; proxy_ssl_trusted_certificate {ca}; server { listen "
+     "127.0.0.1:8443; proxy_pass 127.0.0.1:9; proxy_ssl on; }", None),
+    ("server { listen 127.0.0.1:8443; proxy_pass 127.0.0.1:9; proxy_ssl_verify on; }", None),
+    ("proxy_ssl on; server { listen 127.0.0.1:8443; proxy_pass 127.0.0.1:9; "
+     "proxy_ssl_verify off; }", None),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", STREAM_MODULE_NAMES)
+def test_stream_backend_verification_needs_trusted_certificates(
+    name: str, provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    build = require_build(provisioned, name)
+    ca = CertificateFactory(tmp_path / "pki").leaf("backend.example").fullchain
+
+    def stream(lines: str) -> str:
+        body = lines.replace("{ca}", str(ca))
+        return f"{build.load_module('stream')}events {{}}\nstream {{\n    {body}\n}}\n"
+
+    assert not disagreements(build, STREAM_CASES, stream, tmp_path)

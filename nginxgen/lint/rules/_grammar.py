@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterator
 
 from nginxgen.base.records import field, record, replace
-from nginxgen.base.sockets import normalize_socket
+from nginxgen.base.sockets import address_text, normalize_socket
 from nginxgen.conf.load import MAIN_BLOCKS, Stmt
 from nginxgen.knowledge import directives, nginx, nginx_values
 from nginxgen.lint.context import Context, Rule
@@ -218,7 +218,7 @@ def _judge(ctx: Context) -> list[Verdict]:
         out.extend(_judged(ctx, statements, context, memo))
     if first == "main":
         out.extend(_unloaded(ctx.target, loaded.statements))
-        out.extend(_mail_duplicates(loaded.statements))
+        out.extend(_one_server_addresses(ctx.target, loaded.statements))
     if first == "main" and not ctx.target.plus:  # merged settings: the whole tree is needed
         met = {(v.stmt.file, v.stmt.line) for v in out}
         for stmt, message in unmet_requirements(loaded.statements, ctx.directive_names()):
@@ -237,23 +237,28 @@ def _judge(ctx: Context) -> list[Verdict]:
     return out
 
 
-def _mail_duplicates(statements: list[Stmt]) -> Iterator[Verdict]:
-    """A mail{} address:port a second listen names again, in the same server or another:
-    ngx_mail_core_listen stops nginx -t at that line (mail has no virtual servers, unlike
-    http{}, where servers share an address by name)."""
-    seen: set[str] = set()
-    for mail in (s for s in statements if s.directive == "mail" and s.block):
-        for server in (s for s in mail.block or [] if s.directive == "server" and s.block):
+def _one_server_addresses(target: Target, statements: list[Stmt]) -> Iterator[Verdict]:
+    """An address:port a second listen names again, in the same server or another, where an
+    address takes one server: mail{} always, stream{} before nginx 1.25.5 (then its servers
+    share an address by name, as http{}'s do: NGX017 says what is left). ngx_mail_core_listen
+    and ngx_stream_core_listen stop nginx -t at that line, naming the address as they parsed it
+    (`8443` is 0.0.0.0:8443); a `udp` listen of stream{} is apart from a TCP one (trial 20,
+    Signal-TLS-Proxy's layout on Debian 12's nginx; nauthilus' example in mail{})."""
+    blocks = {"mail"} if nginx.stream_virtual_servers(target) else {"mail", "stream"}
+    for top in (s for s in statements if s.directive in blocks and s.block):
+        seen: set[tuple[str, bool]] = set()
+        for server in (s for s in top.block or [] if s.directive == "server" and s.block):
             for listen in (s for s in server.block or [] if s.directive == "listen" and s.args):
                 try:
                     socket = normalize_socket(listen.args[0])
                 except ValueError:
                     continue  # NGX010 says what is wrong with the address
-                if socket in seen:
-                    message = f'duplicate "{listen.args[0]}" address and port pair'
+                key = (socket, "udp" in listen.args[1:])
+                if key in seen:
+                    message = f'duplicate "{address_text(socket)}" address and port pair'
                     fix = "listen on another address or port, or merge the two servers"
                     yield Verdict(listen, "NGX010", message, Severity.ERROR, fix)
-                seen.add(socket)
+                seen.add(key)
 
 
 def _unloaded(target: Target, statements: list[Stmt]) -> Iterator[Verdict]:
