@@ -469,6 +469,14 @@ CASES: list[tuple[str, tuple[str, str], str, str]] = [
         "    server { listen [::]:80; server_name a.example; }\n}\n",
     ),
     (
+        "NGX029",
+        MID,
+        "events {}\nhttp {\n    map $host $v { default 1; }\n    map $uri $v { default 2; }\n"
+        "    server { listen 80; return 200 $v; }\n}\n",
+        "events {}\nhttp {\n    map $host $v { default 1; }\n    map $uri $w { default 2; }\n"
+        "    server { listen 80; return 200 $v$w; }\n}\n",
+    ),
+    (
         "NGX023",
         MID,
         "events {}\nhttp {\n    map $uri $a {\n        " + "/k" * 30 + " 1;\n    }\n}\n",

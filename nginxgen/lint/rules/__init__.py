@@ -39,6 +39,7 @@ MODULES = (
     "ngx026_proxy_pass_uri_not_allowed",
     "ngx027_network_low_bits",
     "ngx028_dual_stack_port_taken",
+    "ngx029_variable_defined_twice",
     "ngx101_curves_outside_default_server",
     "ngx102_session_outside_default_server",
     "ngx103_protocols_outside_default_server",

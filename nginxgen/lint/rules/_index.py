@@ -33,6 +33,7 @@ INDEX: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
     ("NGX026", "proxy-pass-uri-not-allowed", "ngx026_proxy_pass_uri_not_allowed", ("proxy_pass",)),
     ("NGX027", "network-low-bits", "ngx027_network_low_bits", ("allow", "deny", "set_real_ip_from", "geo")),
     ("NGX028", "dual-stack-port-taken", "ngx028_dual_stack_port_taken", ("listen",)),
+    ("NGX029", "variable-defined-twice", "ngx029_variable_defined_twice", ("map", "geo", "split_clients")),
     ("NGX101", "curves-outside-default-server", "ngx101_curves_outside_default_server", ("ssl_ecdh_curve", "ssl_conf_command")),
     ("NGX102", "session-outside-default-server", "ngx102_session_outside_default_server", ("ssl_session_cache", "ssl_session_timeout", "ssl_session_ticket_key")),
     ("NGX103", "protocols-outside-default-server", "ngx103_protocols_outside_default_server", ("ssl_protocols", "ssl_conf_command")),
