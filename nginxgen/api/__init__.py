@@ -156,7 +156,7 @@ def _load(
     given for `name` (a file or an `nginx -T` dump) or from disk; and the command's notes of
     where it was read."""
     from nginxgen.base.errors import NginxgenError
-    from nginxgen.conf.load import LoadError, load_path
+    from nginxgen.conf.load import LoadError, load_path, where_read
     from nginxgen.conf.tree import TreeMapping
 
     mapping = TreeMapping([])
@@ -165,7 +165,7 @@ def _load(
         loaded = load_path(name, None, None, path_map, texts, shared, spans, infer)
     except LoadError as exc:
         raise NginxgenError(str(exc)) from None
-    return loaded, list(dict.fromkeys(mapping.notes(loaded, name)))
+    return loaded, list(dict.fromkeys(where_read(loaded, mapping, name)))
 
 
 def lint_text(

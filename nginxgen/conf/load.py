@@ -13,7 +13,15 @@ from functools import cached_property
 
 from nginxgen.base.records import field, record
 from nginxgen.conf.lexer import Lexeme, NgxParserSyntaxError, scan
-from nginxgen.conf.tree import PathMap, infer_map, is_glob, map_path, sorted_map
+from nginxgen.conf.tree import (
+    PathMap,
+    TreeMapping,
+    infer_map,
+    is_glob,
+    map_path,
+    notes,
+    sorted_map,
+)
 from nginxgen.knowledge import directives
 
 MAX_DEPTH = 200  # nginx has no limit, but no real config nests this deep; recursion would
@@ -917,3 +925,33 @@ def load_valid(
         if problem.kind == "syntax":
             raise NginxgenError(problem.message, where=f"{problem.file}:{problem.line}")
     return loaded
+
+
+def where_read(
+    loaded: Loaded, mapping: TreeMapping, main: str, folder: str | None = None
+) -> list[str]:
+    """What every command says of where it read the tree of `main`, loaded with `mapping`
+    (conf.tree.notes): the binary's folder read from the copy, the inferred map, the files read
+    outside `folder` (the main file's, if not given)."""
+    path_map, infer = mapping.for_main(main)
+    return notes(
+        loaded.inferred,
+        loaded.read_files(),
+        folder or os.path.dirname(os.path.abspath(main)),
+        copied_folders(loaded.statements, path_map, infer),
+        mapping.conf_path,
+    )
+
+
+def copied_folders(statements: list[Stmt], path_map: PathMap, infer: bool) -> PathMap:
+    """The pairs of the binary's map (conf_path_map: `infer`, no map given) whose folder a line
+    of the tree names (an include, a certificate): only for those is a file read from the copy,
+    and that is said (conf.tree.describe_conf_path)."""
+    if not infer or not path_map:
+        return []
+
+    def named(folder: str) -> bool:
+        inside = folder.rstrip("/") + "/"
+        return any(a == folder or a.startswith(inside) for s in walk(statements) for a in s.args)
+
+    return [(folder, here) for folder, here in path_map if named(folder)]

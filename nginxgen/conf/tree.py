@@ -20,8 +20,6 @@ TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from nginxgen.conf.load import Loaded, Stmt
-
 PathMap = list[tuple[str, str]]  # (folder as the config names it, folder where it is here)
 
 
@@ -79,34 +77,6 @@ class TreeMapping:
         if self.given:
             return self.given, False
         return conf_path_map(self.conf_path, main), True
-
-    def notes(self, loaded: Loaded, main: str, folder: str | None = None) -> list[str]:
-        """What every command says of where it read the tree of `main`, loaded with this
-        mapping (notes): the binary's folder read from the copy, the inferred map, the files
-        read outside `folder` (the main file's, if not given)."""
-        path_map, infer = self.for_main(main)
-        return notes(
-            loaded.inferred,
-            loaded.read_files(),
-            folder or os.path.dirname(os.path.abspath(main)),
-            copied_folders(loaded.statements, path_map, infer),
-            self.conf_path,
-        )
-
-
-def copied_folders(statements: list[Stmt], path_map: PathMap, infer: bool) -> PathMap:
-    """The pairs of the binary's map (conf_path_map: `infer`, no map given) whose folder a line
-    of the tree names (an include, a certificate): only for those is a file read from the copy,
-    and that is said (describe_conf_path)."""
-    if not infer or not path_map:
-        return []
-    from nginxgen.conf.load import walk  # conf.load imports this module
-
-    def named(folder: str) -> bool:
-        inside = folder.rstrip("/") + "/"
-        return any(a == folder or a.startswith(inside) for s in walk(statements) for a in s.args)
-
-    return [(folder, here) for folder, here in path_map if named(folder)]
 
 
 def flag_mapping(entries: list[str] | None, conf_path: str | None) -> TreeMapping:

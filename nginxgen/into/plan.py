@@ -27,8 +27,8 @@ from nginxgen.conf.config import (
     redefined_protocols,
 )
 from nginxgen.conf.effective import server_label
-from nginxgen.conf.load import Loaded, Stmt, load_valid, walk
-from nginxgen.conf.tree import PathMap, copied_folders
+from nginxgen.conf.load import Loaded, Stmt, copied_folders, load_valid, walk
+from nginxgen.conf.tree import PathMap
 from nginxgen.edit import edits
 from nginxgen.edit.source import Source, SourceStatement
 from nginxgen.edit.tree_sources import TreeSources
@@ -80,7 +80,7 @@ class IntoPlan:
     path_map: PathMap = field(default_factory=list)  # where the tree's named folders are here
     inferred: PathMap = field(default_factory=list)  # the part of path_map conf.tree inferred
     read: dict[str, str] = field(default_factory=dict)  # files read -> real paths (conf.tree)
-    # the binary's folders read from the copy (conf.tree.copied_folders)
+    # the binary's folders read from the copy (conf.load.copied_folders)
     copied: PathMap = field(default_factory=list)
     originals: dict[str, str | None] = field(default_factory=dict)  # None: a new file
     texts: dict[str, str] = field(default_factory=dict)  # file -> its text after the change

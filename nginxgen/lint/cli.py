@@ -90,7 +90,7 @@ class _Trees:
         shared: PassCache | None = None,
         spans: bool = False,
     ) -> Loaded:
-        from nginxgen.conf.load import load_path
+        from nginxgen.conf.load import load_path, where_read
 
         path_map, infer = self.options.mapping.for_main(path)
         options = self.options
@@ -106,7 +106,7 @@ class _Trees:
             options.jobs,
             options.mapping.conf_path,
         )
-        for line in options.mapping.notes(loaded, path, _folder(path)):
+        for line in where_read(loaded, options.mapping, path, _folder(path)):
             if line not in self.said:
                 self.said.append(line)
                 print(f"nginxgen: {line}", file=sys.stderr)

@@ -13,7 +13,7 @@ from nginxgen.base.errors import NginxgenError
 from nginxgen.base.records import record
 from nginxgen.conf.config import Config, Location, Server, build
 from nginxgen.conf.effective import Effective
-from nginxgen.conf.load import Loaded, LoadError, Stmt, load_path, walk
+from nginxgen.conf.load import Loaded, LoadError, Stmt, load_path, walk, where_read
 from nginxgen.conf.per_name import NameModel, key_of
 from nginxgen.knowledge.target import Target
 from nginxgen.lint.args import OPTIONS, Arguments
@@ -130,7 +130,7 @@ class Session:
     def notes(self, checked: Checked) -> list[str]:
         """Where the tree was read (an inferred map, files read outside its folder): the
         editor's log says it, as the command line's stderr does."""
-        return self.options(checked.root).mapping.notes(checked.loaded, checked.root)
+        return where_read(checked.loaded, self.options(checked.root).mapping, checked.root)
 
     def check(self, path: str) -> Checked:
         """Lint the tree of this file as the editor holds it (LoadError, NginxgenError: the

@@ -366,7 +366,7 @@ def _probe_stream(options: ProbeOptions) -> tuple[list[dict[str, Any]], str, int
 def _read_config(options: ProbeOptions) -> tuple[Config, list[str]]:
     """The --config tree's model, and the lines that say where the tree was read."""
     from nginxgen.conf.config import build
-    from nginxgen.conf.load import LoadError, load_path
+    from nginxgen.conf.load import LoadError, load_path, where_read
 
     config, root = options.config, options.root
     main = str(root or config)
@@ -379,4 +379,4 @@ def _read_config(options: ProbeOptions) -> tuple[Config, list[str]]:
         os.path.realpath, loaded.files
     ):
         raise NginxgenError(f"{root} does not include {config}", where="--root")
-    return build(loaded), options.mapping.notes(loaded, main)
+    return build(loaded), where_read(loaded, options.mapping, main)

@@ -246,7 +246,7 @@ def test_every_command_says_the_binarys_folder_was_read_from_a_copy(
 ) -> None:
     """The note lint gives (above) came from lint's own code: probe --config and generate
     --into read the copy for the binary's folder as lint does (TreeMapping.for_main) and said
-    nothing of it. Every command now says it from one place (TreeMapping.notes)."""
+    nothing of it. Every command now says it from one place (conf.load.where_read)."""
     build = require_build(provisioned, "trixie")
     nginx_bin = nginx_bin_script(build, None, tmp_path / "nginx-bin")
     main = debian_copy(tmp_path / "nginx")
