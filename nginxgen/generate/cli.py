@@ -106,7 +106,8 @@ def resolve_options(
         diff=diff,
         notes=certificate_notes(model)
         + check_ca_files(model, lines)
-        + _module_notes(model, target),
+        + _module_notes(model, target)
+        + _http2_notes(model, target),
     )
 
 
@@ -131,6 +132,23 @@ def _check_flags(
         raise NginxgenError("--map says where the folders of --into DIR are", where="--map")
     if diff and out is None and into is None:
         raise NginxgenError("--diff compares against --out DIR or --into DIR", where="--diff")
+
+
+def _http2_notes(model: GeneratorConfig, target: Target) -> list[str]:
+    """The sites that serve HTTP/2 though they ask not to: before nginx 1.25.1 the listen
+    parameter is the address's, and the default server listens on every site's address."""
+    from nginxgen.generate.plan import http2_on_every_listen
+
+    if not http2_on_every_listen(model.sites, target):
+        return []
+    asked = next(site.primary for site in model.sites if site.http2)
+    return [
+        f"note: {site.primary} serves HTTP/2 too (http2 is false): before nginx 1.25.1 the "
+        f"listen parameter turns it on for an address and its default server, and {asked} "
+        "asks for it"
+        for site in model.sites
+        if not site.http2
+    ]
 
 
 def _module_notes(model: GeneratorConfig, target: Target) -> list[str]:

@@ -578,10 +578,11 @@ def _plan_site(
     target: Target,
     reuseport_done: set[str],
     problems: _Problems,
+    old_http2: bool,
 ) -> SitePlan:
     where = f"sites[{index}]"
     http2_directive = _directive_ok(target, "http2")
-    listens = _tls_listens(site, http2_directive)
+    listens = _tls_listens(site, old_http2)
     alt_svc = None
     if site.http3:
         _check_http3(where, policy, target, problems)
@@ -614,9 +615,19 @@ def _plan_site(
     )
 
 
-def _tls_listens(site: Site, http2_directive: bool) -> list[ListenLine]:
-    """A site's TCP listens; `http2` as a listen parameter where nginx has no `http2` directive."""
-    http2 = ["http2"] if site.http2 and not http2_directive else []
+def http2_on_every_listen(sites: list[Site], target: Target) -> bool:
+    """Whether every TLS listen gets the `http2` parameter: before nginx 1.25.1 (no `http2`
+    directive) where a site asks for HTTP/2. The parameter turns HTTP/2 on for the whole
+    address, and a listen of it without the parameter makes nginx -t warn `protocol options
+    redefined` (NGX014; the fuzzer found it: a site with http2 false beside one with it); the
+    default server listens on every site's address, so every site serves HTTP/2 then."""
+    return not _directive_ok(target, "http2") and any(s.http2 for s in sites)
+
+
+def _tls_listens(site: Site, old_http2: bool) -> list[ListenLine]:
+    """A site's TCP listens; `http2` as a listen parameter where nginx has no `http2` directive
+    and a site asks for it (http2_on_every_listen)."""
+    http2 = ["http2"] if old_http2 else []
     return [ListenLine([sock, "ssl", *http2]) for sock in site.listen]
 
 
@@ -781,8 +792,9 @@ def make_plan(
     # first one the default by order), and reuseport goes on its listen, once per socket.
     quic_sockets = _unique_sockets([s for site in config.sites if site.http3 for s in site.listen])
     reuseport: set[str] = {normalize_socket(sock) for sock in quic_sockets}
+    old_http2 = http2_on_every_listen(config.sites, target)
     sites = [
-        _plan_site(site, i, config.policy, target, reuseport, problems)
+        _plan_site(site, i, config.policy, target, reuseport, problems, old_http2)
         for i, site in enumerate(config.sites)
     ]
     streams = [
@@ -793,7 +805,6 @@ def make_plan(
     reject = config.default_server.reject_unknown_names and _directive_ok(
         target, "ssl_reject_handshake"
     )
-    old_http2 = not _directive_ok(target, "http2") and any(s.http2 for s in config.sites)
     _suppress_misdirected(config.sites, sites, reject, old_http2)
     first = config.sites[0].certificates if config.sites else []
     return Plan(

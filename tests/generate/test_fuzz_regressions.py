@@ -139,3 +139,35 @@ def test_stapling_for_a_leaf_without_its_issuer_is_refused(tmp_path: Any) -> Non
     for chain in (url, CertificateFactory(tmp_path / "none", "ecdsa").leaf("a.example")):
         site["certificates"] = [{"cert": str(chain.fullchain), "key": str(chain.key)}]
         make_plan(GeneratorConfig.model_validate({"policy": policy, "sites": [site]}), TARGET)
+
+
+def test_http2_is_on_every_listen_before_the_directive(tmp_path: Any) -> None:
+    # Found: before nginx 1.25.1 a site with http2 false beside one with it got `listen 443
+    # ssl;` while the default server and the other site had `listen 443 ssl http2;`: nginx -t
+    # warns `protocol options redefined` (NGX014). The parameter is the address's: every
+    # listen carries it, and generate says the site serves HTTP/2 too.
+    from nginxgen.generate.cli import _http2_notes
+    from nginxgen.lint.run import Selection, lint_tree
+
+    sites = [
+        {"domains": ["a.example"], "certificates": [{"cert": "/c", "key": "/k"}], "http2": False},
+        {"domains": ["b.example"], "certificates": [{"cert": "/c", "key": "/k"}]},
+    ]
+    model = GeneratorConfig.model_validate({"policy": config().policy.model_dump(), "sites": sites})
+    files = render(make_plan(model, TARGET))
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    listens = [line for text in files.values() for line in text.splitlines()
+               if line.strip().startswith("listen") and " ssl" in line]  # fmt: skip
+    assert listens and all(" http2" in line for line in listens), listens
+    from nginxgen.conf.load import load_path
+
+    found = lint_tree(load_path(str(tmp_path / "nginx.conf")), TARGET, Selection(select={"NGX014"}))
+    assert not found, found
+    assert _http2_notes(model, TARGET) == [
+        "note: a.example serves HTTP/2 too (http2 is false): before nginx 1.25.1 the listen "
+        "parameter turns it on for an address and its default server, and b.example asks for it"
+    ]
+    later = resolve("1.26.3", "openssl-3.5.9")  # `http2 on;` per server: nothing to say
+    assert _http2_notes(model, later) == []
