@@ -70,7 +70,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from nginxgen.base.der import not_ocsp_response
 from nginxgen.base.records import record
 from nginxgen.conf import files
 from nginxgen.conf.as_client import ClientTls
@@ -317,6 +316,8 @@ def _no_stapling_file(ctx: Context, line: Stmt, stapling: nginx.StaplingFiles) -
     """An ssl_stapling_file nginx reads no OCSP response from: one that is no response in DER
     (a PEM one, a certificate, an empty file)."""
     path = line.args[0]
+    from nginxgen.base.der import not_ocsp_response  # a stapling file is rare: off start-up
+
     if (data := read(ctx, path)) is not None and not_ocsp_response(data):
         fails = stapling.unreadable.format(path=path)
         fix = (
