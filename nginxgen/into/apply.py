@@ -75,8 +75,11 @@ def main_file(into: Path, root: Path | None) -> str:
 
 
 def unified(plan: IntoPlan) -> str:
-    """The plan's diff (nginxgen.files.diff): changed and new files, then the new symlinks."""
-    files = [FileDiff(f, plan.originals[f], new) for f, new in plan.texts.items()]
+    """The plan's diff (nginxgen.files.diff): changed and new files, each named where the write
+    goes (a symlinked vhost at its target, as lint --fix --diff names it: patch refuses to write
+    through a link and left a .rej in sites-enabled/, which nginx then read; trial 21), then the
+    new symlinks."""
+    files = [FileDiff(os.path.realpath(f), plan.originals[f], new) for f, new in plan.texts.items()]
     links = [FileDiff(link, None, target, new_link=True) for link, target in plan.links.items()]
     return diff_of(files + links)
 

@@ -875,3 +875,35 @@ def test_a_finding_the_change_made_on_a_line_it_left_is_not_called_the_users(
     for line, code in ((b_protocols, "NGX103"), (b_protocols + 1, "NGX102")):
         assert sum(f"{main}:{line}: {code} " in said for said in caused) == 1, out
         assert f"{main}:{line}: {code} " not in left, out
+
+
+def test_a_symlinked_site_the_change_edits_is_named_by_its_target_in_the_diff(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    """Debian's layout: a site in sites-available/, enabled by a symlink, the default of :443 by
+    order, gets `default_server` from --into. Its --diff named the link (trial 21, Mastodon's
+    and Jitsi's sites): patch refused to write through it and left sites-enabled/SITE.rej, which
+    `include sites-enabled/*` then read (nginx -t: unexpected "}"). The diff names the target,
+    where the write goes, as lint --fix --diff does; each tool leaves what the run writes."""
+    require_tools()
+    build = require_build(provisioned, "trixie")
+    stock = Tree("debian-13", build, tmp_path)
+    chain = stock.certs.leaf("office.test")
+    (stock.dir / "sites-available" / "office").write_text(
+        "server {\n    listen 8443 ssl;\n    server_name office.test;\n"
+        f"    ssl_certificate {chain.fullchain};\n    ssl_certificate_key {chain.key};\n"
+        '    return 200 "office\\n";\n}\n'
+    )
+    (stock.dir / "sites-enabled" / "office").symlink_to("../sites-available/office")
+    assert nginx_t(build, stock.main) == ""
+    shown = stock.generate("new.test", "--listen", "8443", "--http-listen", "8080", "--diff",
+                           cwd=stock.dir)  # fmt: skip
+    assert shown.returncode == 1, shown.stderr
+    assert "+++ sites-available/office\n" in shown.stdout, shown.stdout
+    assert "sites-enabled/office" not in shown.stdout, shown.stdout
+    trees = copies(stock.dir)
+    done = stock.generate("new.test", "--listen", "8443", "--http-listen", "8080")
+    assert done.returncode == 0, done.stderr
+    assert "default_server" in (stock.dir / "sites-available" / "office").read_text()
+    written = state(stock.dir)
+    assert apply_to_copies(shown.stdout.encode(), trees) == {tool: written for tool in TOOLS}
