@@ -286,6 +286,10 @@ def evaluate(text: str, model: CipherModel) -> CipherList:
     """The TLS <= 1.2 suites `ssl_ciphers TEXT` enables, in the library's order."""
     result = CipherList(model=model, suites=[])
     rule = text.strip()
+    if model.equal_preference and "[" in rule:
+        # each group's suites as a list of its own words would enable them (one preference
+        # level: an order the list does not keep); an unclosed `[` stays, and is refused
+        rule = re.sub(r"\[([^\[\]]*)\]", lambda group: group[1].replace("|", ":"), rule)
     opening = rule.upper() if model.any_case else rule
     # the longest first, as check_suiteb_cipher_list tries SUITEB128ONLY before SUITEB128
     for prefix, replacement in sorted(model.suiteb.items(), key=lambda kv: -len(kv[0])):

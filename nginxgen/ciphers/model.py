@@ -89,6 +89,8 @@ class CipherModel:
     standard_names: bool = False  # IANA names accepted as words (and `_` a word character)
     any_case: bool = False  # every word compared in any letter case (OpenSSL 4.0)
     approximate: str | None = None
+    # `[A|B]` equal-preference groups are words of the string (BoringSSL, AWS-LC)
+    equal_preference: bool = False
 
     @cached_property
     def by_name(self) -> dict[str, CipherSuite]:
@@ -266,8 +268,20 @@ def model_for(library: Library) -> CipherModel:
         approximate = entry.get("approximate")
         if approximate is None:
             return load_model(entry["model"])
-        return _as_measured(load_model(entry["model"], approximate), library)
+        model = _as_measured(load_model(entry["model"], approximate), library)
+        return _grouped(model) if entry.get("equal_preference") else model
     raise LookupError(f"no cipher model for {library}")
+
+
+_GROUPED: dict[int, CipherModel] = {}  # by the model's id: models are made once and kept
+
+
+def _grouped(model: CipherModel) -> CipherModel:
+    """The model, reading `[A|B]` equal-preference groups (made once per model)."""
+    found = _GROUPED.get(id(model))
+    if found is None:
+        found = _GROUPED[id(model)] = replace(model, equal_preference=True)
+    return found
 
 
 def _as_measured(model: CipherModel, library: Library) -> CipherModel:

@@ -1,7 +1,8 @@
 """A character in ssl_ciphers that is no word, separator or command (trial 14, allanian/docker:
 nano's `$` at the end of a cut line). BoringSSL and AWS-LC stop there (INVALID_COMMAND) and
 nginx -t fails; OpenSSL skips it and reads on. NGX410 says so where nginx stops, and lint's
-cipher rules say no error where it passes."""
+cipher rules say no error where it passes. `[a|b]` groups are BoringSSL's and AWS-LC's syntax,
+and no character OpenSSL reads."""
 
 from __future__ import annotations
 
@@ -23,6 +24,11 @@ STRINGS = [
     "HIGH:A/B",
     "HIGH:A_B",  # word characters: no stop
     "HIGH:A.B",
+    # BoringSSL's and AWS-LC's equal-preference groups: taken there, INVALID_COMMAND on OpenSSL
+    # (trial 21: NGX408 said the string enabled nothing on BoringSSL, where nginx -t passed)
+    "[ECDHE-ECDSA-AES128-GCM-SHA256|ECDHE-RSA-AES128-GCM-SHA256]:ECDHE-RSA-AES256-GCM-SHA384",
+    "[ECDHE-ECDSA-AES128-GCM-SHA256|ECDHE-RSA-AES128-GCM-SHA256",  # never closed
+    "[NO-SUCH-SUITE|NOR-THIS-ONE]",  # a group that enables nothing
 ]
 
 

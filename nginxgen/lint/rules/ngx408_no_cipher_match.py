@@ -52,10 +52,16 @@ def check(ctx: Context) -> Iterator[Finding]:
                 RULE,
                 stmt,
                 f"{stmt.directive} {' '.join(stmt.args)} enables no suite on {ctx.library()}: nginx "
-                "refuses to start (no cipher match)",
+                f"refuses to start ({_reason(result.error)})",
             )
 
 
 def _blind(ctx: Context, stmt: Stmt) -> bool:
     table = library_tables.library_table(ctx.target.library)
     return table is not None and ngx410.blind_word(table, " ".join(stmt.args)) is not None
+
+
+def _reason(error: str) -> str:
+    """The library's reason, as nginx prints it: `no cipher match`, or `invalid command` for a
+    character OpenSSL takes for no command (a BoringSSL `[a|b]` group; trial 21)."""
+    return "invalid command" if error.startswith("invalid command") else "no cipher match"
