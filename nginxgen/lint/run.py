@@ -92,8 +92,14 @@ def said_before_stop(found: list[Finding], loaded: Loaded) -> list[Finding]:
     # each file's statements by line, with their place in reading order (an included file's
     # stand after its include line: walk)
     places: dict[str, list[tuple[int, int]]] = {}
+    # where nginx starts reading an included file: at its include line (a finding above the
+    # file's first statement, or in a file with none, is said there: trial 21, a syntax error
+    # in an include came before the warnings of the lines nginx read first)
+    starts: dict[str, int] = {}
     for index, stmt in enumerate(walk(loaded.statements)):
         places.setdefault(stmt.file, []).append((stmt.line, index))
+        for file in stmt.includes or ():
+            starts.setdefault(file, index)
     for lines in places.values():
         lines.sort()
 
@@ -102,7 +108,7 @@ def said_before_stop(found: list[Finding], loaded: Loaded) -> list[Finding]:
             return (sys.maxsize, finding.line)
         lines = places.get(finding.file, [])
         before = bisect.bisect_right(lines, (finding.line, sys.maxsize)) - 1
-        return (lines[before][1] if before >= 0 else -1, finding.line)
+        return (lines[before][1] if before >= 0 else starts.get(finding.file, -1), finding.line)
 
     said: set[int] = set()
     for finding in sorted(found, key=place):

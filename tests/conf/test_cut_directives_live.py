@@ -131,6 +131,13 @@ QUOTES = {
         "events {}\nhttp {\n    foo;\n    server {\n        listen 8999;\n",
         "",
     ),
+    # a stray `}` in an included file (trial 21: a patch's .rej in sites-enabled/): nginx warns
+    # of the lines it read before, then stops; the include's error came first in lint's
+    # reading order, and the warning was dropped
+    "a stray brace in an included file": (
+        "events {}\nhttp {\n    server { listen 8999 http2; }\n    include @TMP@/site.conf;\n}\n",
+        "-  a\n+  b\n}\n",
+    ),
     "a block left open": (
         "events {}\nhttp {\n    server {\n        listen 8999 ssl;\n        ssl_protocols TLSv1;\n",
         "",
