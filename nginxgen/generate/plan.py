@@ -287,7 +287,7 @@ def _resolve_groups(
             problems.add(
                 where,
                 name,
-                "no TLS library knows this group",
+                f"{tls_groups.unknown_group(name)}, and nginxgen has no data to generate it",
                 "use X25519, prime256v1, secp384r1 or X25519MLKEM768",
             )
         elif any(g.id == group.id for g in resolved):

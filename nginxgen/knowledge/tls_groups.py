@@ -17,7 +17,7 @@ from nginxgen.knowledge.libraries import (
     support,
     supports,
 )
-from nginxgen.knowledge.library_tables import library_table
+from nginxgen.knowledge.library_tables import library_table, library_tables
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:
@@ -223,3 +223,17 @@ def group_name_accepted(library: Library, name: str) -> bool | None:
     if table.groups[name] or library.version == table.version:
         return table.groups[name]
     return None if find_group(name) else False
+
+
+def unknown_group(name: str) -> str:
+    """What to say of a group name groups.toml does not describe: no library knows it, or only
+    the measured builds (knowledge/tls_tables) whose nginx -t took it (trial 21: OpenSSL 4.0's
+    curveSM2MLKEM768 was said to be known by no library)."""
+    having = [
+        f"{library_display(t.kind)} {t.version}" if t.version else library_display(t.kind)
+        for t in library_tables()
+        if t.groups.get(name)
+    ]
+    if not having:
+        return f"no TLS library knows the group {name!r}"
+    return f"only {' and '.join(having)} of the libraries measured here has the group {name!r}"

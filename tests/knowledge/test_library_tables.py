@@ -41,6 +41,7 @@ LINES = [
     "ssl_ecdh_curve X25519Kyber768Draft00:X25519;",
     "ssl_ecdh_curve ?nosuchgroup:X25519;",
     "ssl_ecdh_curve SECP256K1;",
+    "ssl_ecdh_curve curveSM2MLKEM768:X25519;",  # OpenSSL 4.0's alone (trial 21)
     # empty elements and spaces (the trials' reproducers: lint said nothing)
     "ssl_ecdh_curve X25519::prime256v1;",
     "ssl_ecdh_curve X25519:prime256v1:;",
@@ -182,3 +183,14 @@ def test_each_table_is_named_for_its_library() -> None:
     for table in tables:
         assert (TABLES / f"{table.library}.json").is_file()
         assert library_table(parse_library(table.library)) == table
+
+
+def test_a_group_only_some_builds_have_is_said_so() -> None:
+    """A name groups.toml does not describe but a measured build took (OpenSSL 4.0's
+    curveSM2MLKEM768) was said to be known by no TLS library (trial 21)."""
+    from nginxgen.knowledge.tls_groups import unknown_group
+
+    assert unknown_group("curveSM2MLKEM768") == (
+        "only OpenSSL 4.0.3 of the libraries measured here has the group 'curveSM2MLKEM768'"
+    )
+    assert unknown_group("nosuchgroup") == "no TLS library knows the group 'nosuchgroup'"

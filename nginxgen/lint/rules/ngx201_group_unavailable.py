@@ -69,7 +69,7 @@ def check(ctx: Context) -> Iterator[Finding]:
             )  # fmt: skip
         elif answer == "unknown":
             yield ctx.finding(
-                RULE, stmt, f"no TLS library knows the group {entry.name!r}: nginx -t fails"
+                RULE, stmt, f"{tls_groups.unknown_group(entry.name)}: nginx -t fails"
             )
         elif answer == "refused":
             yield ctx.finding(
