@@ -68,9 +68,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                 "it): nginx -t fails", "list the groups, or use ssl_ecdh_curve auto",
             )  # fmt: skip
         elif answer == "unknown":
-            yield ctx.finding(
-                RULE, stmt, f"{tls_groups.unknown_group(entry.name)}: nginx -t fails"
-            )
+            yield ctx.finding(RULE, stmt, f"{tls_groups.unknown_group(entry.name)}: nginx -t fails")
         elif answer == "refused":
             yield ctx.finding(
                 RULE,
