@@ -11,7 +11,9 @@ def leave_managed(findings: list[Finding], texts: dict[str, str]) -> list[Findin
     """The findings, with every fix taken away that would write a file another tool manages
     (knowledge/managers.toml: certbot's options file, a panel's generated vhosts): that tool
     would overwrite the edit or, for certbot, stop updating its file once its bytes differ from
-    a release. Such a finding stays, and says who owns the file and where the change belongs."""
+    a release. Such a finding stays, and says who owns the file; its fix says where the change
+    belongs instead (trial 21: NGX006's "change the first ssl_protocols line" named a line of
+    certbot's file, which its message had just said not to edit)."""
     owners: dict[str, managers.Manager | None] = {}
 
     def owner(file: str) -> managers.Manager | None:
@@ -28,8 +30,9 @@ def leave_managed(findings: list[Finding], texts: dict[str, str]) -> list[Findin
             file, manager = managed[0]
             note = (
                 f" (not fixed automatically: {file} is managed by {manager.display}, which "
-                f"nginxgen never writes; instead: {manager.override})"
+                "nginxgen never writes)"
             )
-            f = replace(f, message=f.message + note, autofix=None, edits=(), touches=())
+            fix = f"leave {file} as {manager.display} wrote it; instead: {manager.override}"
+            f = replace(f, message=f.message + note, fix=fix, autofix=None, edits=(), touches=())
         out.append(f)
     return out

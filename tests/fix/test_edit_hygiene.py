@@ -270,3 +270,23 @@ def test_http2_parameter_fix_is_safe_only_where_it_keeps_behaviour(
     conf.write_text(mixed)
     lint(capsys, "--fix", "--select", "NGX302", str(conf))
     assert conf.read_text() == mixed
+
+
+def test_the_fix_of_a_finding_on_a_managed_file_does_not_say_to_edit_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PeerTube's server repeats ssl_protocols after certbot's include (trial 21): NGX006's fix
+    said `change the first ssl_protocols line`, a line of certbot's file, while its message said
+    the file is certbot's to write. The fix now says where the change belongs."""
+    conf = certbot_tree(tmp_path)
+    text = conf.read_text().replace(
+        "# managed by Certbot\n", "# managed by Certbot\n    ssl_protocols TLSv1.2 TLSv1.3;\n"
+    )
+    conf.write_text(text)
+    _, out, _ = lint(capsys, "--format", "json", "--select", "NGX006", str(conf))
+    [finding] = [f for f in json.loads(out)["findings"] if "ssl_protocols" in f["message"]]
+    assert "change the first" not in finding["fix"], finding
+    assert finding["fix"].startswith(
+        f"leave {tmp_path}/letsencrypt/options-ssl-nginx.conf as "
+        "certbot wrote it; instead: in the server block"
+    ), finding
