@@ -249,7 +249,7 @@ def test_an_ignored_ech_config_makes_the_probe_exit_1(
     value), a problem, exit 1 (README, docs/probe.md)."""
     for port in _server(openssl40, folder / "plain-cli"):
         done = run_cli("probe", f"127.0.0.1:{port}", "--sni", INNER, "--ech-config",
-                       str(server_key), "--format", "json", "--timeout", "2")  # fmt: skip
+                       str(server_key), "--format", "json", "--timeout", "3", "--connections", "1")  # fmt: skip
     assert done.stdout, done.stderr
     named = json.loads(done.stdout)[0]
     assert named["ech"]["verdict"] == IGNORED == "ignored", named["ech"]
@@ -280,7 +280,7 @@ def test_the_probe_command_takes_the_record_and_reports_the_verdict(
     record = ech.https_record(INNER, configs, alpn=("h2",))
     for port in _server(openssl40, folder / "cli", "-ech_key", str(server_key)):
         done = run_cli("probe", f"127.0.0.1:{port}", "--sni", INNER, "--ech-config", record,
-                       "--format", "json", "--timeout", "2")  # fmt: skip
+                       "--format", "json", "--timeout", "3", "--connections", "1")  # fmt: skip
     assert done.stdout, done.stderr
     [named, unnamed] = json.loads(done.stdout)
     assert named["problems"] == [], done.stdout  # accepted: no ECH problem
@@ -347,7 +347,7 @@ def test_the_probe_command_with_grease_reports_the_retry_configs(
     GREASE working), the configs in the JSON key `ech`."""
     for port in _server(openssl40, folder / "grease-cli", "-ech_key", str(server_key)):
         done = run_cli("probe", f"127.0.0.1:{port}", "--sni", INNER, "--ech-config", "grease",
-                       "--format", "json", "--timeout", "2")  # fmt: skip
+                       "--format", "json", "--timeout", "3", "--connections", "1")  # fmt: skip
     assert done.stdout, done.stderr
     [named, _] = json.loads(done.stdout)
     found = named["ech"]
@@ -393,7 +393,7 @@ def test_the_stream_probe_tries_ech_and_compares_it_with_the_stream_model(
         done = run_cli("probe", "127.0.0.1", "--config", str(conf), "--stream",
                        "--ech-config", str(server_key), "--nginx-version", "1.30.4",
                        "--tls-library", "openssl-4.0.3", "--format", "json",
-                       "--timeout", "2")  # fmt: skip
+                       "--timeout", "3", "--connections", "1")  # fmt: skip
     assert found["ech"]["verdict"] == ACCEPTED, (found["ech"]["detail"], found["inconclusive"])
     predicted = [c for c in said if c["key"] == "ech.verdict"]
     assert [(c["value"], c["observed"]) for c in predicted] == [(ACCEPTED, ACCEPTED)], said
@@ -553,7 +553,7 @@ def test_an_ech_config_to_a_tls12_only_server_is_a_problem_and_exit_1(
     `ech: null`, no problem, exit 0; now the verdict is `error`, a problem says why, exit 1."""
     for port in _server(openssl40, folder / "tls12", "-ech_key", str(server_key), "-tls1_2"):
         done = run_cli("probe", f"127.0.0.1:{port}", "--sni", INNER, "--ech-config",
-                       str(server_key), "--format", "json", "--timeout", "2")  # fmt: skip
+                       str(server_key), "--format", "json", "--timeout", "3", "--connections", "1")  # fmt: skip
     oracle = folder / "tls12-oracle"
     for port in _server(openssl40, oracle, "-ech_key", str(server_key), "-tls1_2"):
         said = _oracle(openssl40, port, server_key, oracle / f"{PUBLIC}.ecdsa.crt")
@@ -576,6 +576,6 @@ def test_grease_to_a_tls12_only_server_is_not_tried(openssl40: Build, folder: Pa
     """A GREASE client offers TLS 1.2 too and gets it there: nothing to see, no problem."""
     for port in _server(openssl40, folder / "tls12-grease", "-tls1_2"):
         done = run_cli("probe", f"127.0.0.1:{port}", "--sni", INNER, "--ech-config", GREASE,
-                       "--format", "json", "--timeout", "2")  # fmt: skip
+                       "--format", "json", "--timeout", "3", "--connections", "1")  # fmt: skip
     named = json.loads(done.stdout)[0]
     assert named["ech"] is None and named["problems"] == [], named
