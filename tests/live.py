@@ -12,7 +12,6 @@ import shlex
 import signal
 import socket
 import subprocess
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +20,7 @@ from types import TracebackType
 from nginxgen.base.records import replace
 from nginxgen.knowledge.target import Target, resolve
 from tests.builds import Build
+from tests.cli_process import nginxgen
 from tests.pki import Chain
 
 START_TIMEOUT = 15.0
@@ -84,10 +84,7 @@ def nginx_bin_script(build: Build, prefix: Path | None, path: Path, before: str 
 
 def lint_as(nginx_bin: Path, conf: Path, code: str) -> subprocess.CompletedProcess[str]:
     """`nginxgen lint --select CODE` of conf, its target read from nginx_bin's `nginx -V`."""
-    argv = ["lint", "--select", code, "--nginx-bin", str(nginx_bin), str(conf)]
-    return subprocess.run(
-        [sys.executable, "-m", "nginxgen", *argv], capture_output=True, text=True, check=False
-    )
+    return nginxgen("lint", "--select", code, "--nginx-bin", str(nginx_bin), str(conf))
 
 
 def first_emerg(stderr: str) -> tuple[str, int | None] | None:

@@ -24,7 +24,6 @@ import functools
 import json
 import re
 import subprocess
-import sys
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -35,6 +34,7 @@ from nginxgen.base.version import Version
 from nginxgen.knowledge import libraries, nginx
 from nginxgen.knowledge.target import Target
 from tests.builds import Build
+from tests.cli_process import nginxgen
 from tests.live import Server, free_port, prepare_prefix
 from tests.paths import REPO
 from tests.pki import CertificateFactory
@@ -276,10 +276,7 @@ class LiveOutcome:
 
 
 def _lint(conf: Path, build: Build, *extra: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "nginxgen", "lint", str(conf), *extra, *build.target_flags],
-        capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
+    return nginxgen("lint", str(conf), *extra, *build.target_flags, timeout=120)
 
 
 def _lint_findings(written: Written, build: Build) -> list[dict[str, object]]:
@@ -327,11 +324,9 @@ def _probe_all(written: Written, build: Build) -> _Probed:
     with Server(build, written.conf, [written.ports[0]]):
         for host, port, names in zip(written.hosts, written.ports, written.names, strict=True):
             sni = [arg for name in names for arg in ("--sni", name)]
-            done = subprocess.run(
-                [sys.executable, "-m", "nginxgen", "probe", f"{host}:{port}", *sni,
-                 "--format", "json", "--config", str(written.conf), *build.target_flags],
-                capture_output=True, text=True, timeout=300, check=False,
-            )  # fmt: skip
+            done = nginxgen("probe", f"{host}:{port}", *sni, "--format", "json",
+                            "--config", str(written.conf), *build.target_flags,
+                            timeout=300)  # fmt: skip
             out.names += len(names) + 1
             if done.returncode == 2:  # no name answered: every one must be refused
                 said = done.stderr  # refused with alerts, or not answered at all
@@ -512,12 +507,12 @@ def check_live_into(tree: LiveTree, build: Build, folder: Path, preset: str) -> 
         NEW_NAMES[0], "ecdsa", sans=NEW_NAMES[1:]
     )
     names = [arg for name in NEW_NAMES for arg in ("--domain", name)]
-    done = subprocess.run(
-        [sys.executable, "-m", "nginxgen", "generate", "--preset", preset, *names,
-         "--cert", str(chain.fullchain), "--key", str(chain.key),
-         "--listen", f"{written.hosts[0]}:{written.ports[0]}", "--http-listen", "none",
-         "--access-log", str(folder / "tls.log"), "--into", str(folder), *build.target_flags],
-        capture_output=True, text=True, timeout=120, check=False,
+    done = nginxgen(
+        "generate", "--preset", preset, *names,
+        "--cert", str(chain.fullchain), "--key", str(chain.key),
+        "--listen", f"{written.hosts[0]}:{written.ports[0]}", "--http-listen", "none",
+        "--access-log", str(folder / "tls.log"), "--into", str(folder), *build.target_flags,
+        timeout=120,
     )  # fmt: skip
     assert "Traceback" not in done.stderr and "internal error" not in done.stderr, done.stderr
     if done.returncode == 2:  # refused, with one line that says why

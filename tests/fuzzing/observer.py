@@ -50,7 +50,6 @@ import json
 import re
 import ssl
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -61,6 +60,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from tests.builds import Build
+from tests.cli_process import nginxgen
 from tests.fuzzing.live import LiveTree, Written, _text, live_trees, write
 from tests.live import Server, nginx_check, parse_s_client
 
@@ -371,11 +371,8 @@ def _probe(written: Written, build: Build, socket: int) -> list[dict[str, Any]]:
     sni = [arg for name in written.names[socket] for arg in ("--sni", name)]
     # with --config the probe shares what a TLS context decides among the names nginx answers
     # from one (nginxgen/probe/plan.py): each name's JSON must still be what that name shows
-    done = subprocess.run(
-        [sys.executable, "-m", "nginxgen", "probe", f"{host}:{port}", *sni, "--format", "json",
-         "--config", str(written.conf), *build.target_flags],
-        capture_output=True, text=True, timeout=300, check=False,
-    )  # fmt: skip
+    done = nginxgen("probe", f"{host}:{port}", *sni, "--format", "json",
+                    "--config", str(written.conf), *build.target_flags, timeout=300)  # fmt: skip
     if done.returncode == 2:  # nothing answered: every name was refused
         return [{"sni": name, "protocols": {}} for name in (*written.names[socket], None)]
     assert done.returncode in (0, 1), (done.stdout[-2000:], done.stderr[-2000:])

@@ -13,7 +13,6 @@ import os
 import re
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -21,6 +20,7 @@ import pytest
 
 from nginxgen.knowledge import managers, tls_groups
 from tests.builds import Build, manifest
+from tests.cli_process import nginxgen as run_nginxgen
 from tests.conftest import require_build
 from tests.helpers import missing_real_part
 from tests.live import free_port, nginx_bin_script, s_client
@@ -86,9 +86,7 @@ class Journey:
         self.assert_nginx_t(f"certbot install {domain}")
 
     def nginxgen(self, *args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "nginxgen", *args], capture_output=True, text=True, check=False
-        )
+        return run_nginxgen(*args)
 
     def assert_nginx_t(self, after: str) -> None:
         done = self.build.nginx(

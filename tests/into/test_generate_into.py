@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.builds import ALL_BUILD_NAMES, Build
+from tests.cli_process import nginxgen as run_nginxgen
 from tests.conftest import require_build
 from tests.live import free_port, nginx_bin_script
 from tests.patching import TOOLS, apply_to_copies, copies, require_tools, state
@@ -32,10 +33,7 @@ def nginxgen(
 ) -> subprocess.CompletedProcess[str]:
     """The command; `machine`: the nginx this machine has ($NGINXGEN_NGINX), else none."""
     env = dict(os.environ, NGINXGEN_NGINX=str(machine)) if machine is not None else None
-    return subprocess.run(
-        [sys.executable, "-m", "nginxgen", *args],
-        capture_output=True, text=True, check=False, cwd=cwd, env=env,
-    )  # fmt: skip
+    return run_nginxgen(*args, cwd=cwd, env=env)
 
 
 def snapshot(folder: Path) -> dict[str, str]:

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,6 +18,7 @@ import pytest
 from nginxgen.knowledge import tls_groups
 from nginxgen.probe.hello import TLS13_SUITES
 from tests.builds import Build
+from tests.cli_process import nginxgen
 from tests.fix.test_lint_fix_live import VHOST
 from tests.live import Server, free_port, nginx_check, parse_s_client, prepare_prefix
 from tests.pki import CertificateFactory
@@ -190,11 +189,7 @@ def client_view(
 
 
 def lint_predictions(build: Build, conf: Path, vhost_file: Path) -> set[tuple[str, str, int]]:
-    done = subprocess.run(
-        [sys.executable, "-m", "nginxgen", "lint", "--format", "json", *build.target_flags,
-         str(conf)],
-        capture_output=True, text=True, timeout=60, check=False,
-    )  # fmt: skip
+    done = nginxgen("lint", "--format", "json", *build.target_flags, str(conf), timeout=60)
     assert done.returncode in (0, 1), done.stderr
     lines = vhost_file.read_text().splitlines()
     return {
@@ -221,12 +216,12 @@ def test_probe_equals_s_client_and_config_mismatches_equal_lint(
     checked = nginx_check(build, conf)
     assert checked.returncode == 0, checked.stderr
     argv = [
-        *(sys.executable, "-m", "nginxgen", "probe", f"127.0.0.1:{port}", "--sni", "b.test"),
+        *("probe", f"127.0.0.1:{port}", "--sni", "b.test"),
         *("--sni", "unknown.test", "--config", str(conf), *build.target_flags),
         *("--format", "json"),
     ]
     with Server(build, conf, [port]):
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=120, check=False)
+        done = nginxgen(*argv, timeout=120)
         results = json.loads(done.stdout) if done.stdout else []
         views = {
             r["sni"]: client_view(client, port, r["sni"], list(r["groups"] or {}), tmp_path)
