@@ -14,8 +14,6 @@ same of those lines."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -27,6 +25,7 @@ from nginxgen.conf.load import load_path
 from nginxgen.conf.per_name import NameModel
 from nginxgen.knowledge.target import resolve
 from tests.builds import BUILD_NAMES, Build
+from tests.cli_process import nginxgen as run_nginxgen
 from tests.conf.test_client_certificates_live import s_client
 from tests.helpers import hovers
 from tests.live import Server, free_port, prepare_prefix
@@ -71,11 +70,18 @@ def test_a_vhost_without_a_certificate_runs_on_the_default_servers_context(
     with Server(build, conf, [port]):
         tls12 = s_client(client, port, "b.example", "b.example", None, "1_2")
         tls13 = s_client(client, port, "b.example", "b.example", None, "1_3")
-        done = subprocess.run(
-            [sys.executable, "-m", "nginxgen", "probe", f"127.0.0.1:{port}", "--sni",
-             "b.example", "--format", "json", "--config", str(conf), *build.target_flags],
-            capture_output=True, text=True, timeout=300, check=False,
-        )  # fmt: skip
+        done = run_nginxgen(
+            "probe",
+            f"127.0.0.1:{port}",
+            "--sni",
+            "b.example",
+            "--format",
+            "json",
+            "--config",
+            str(conf),
+            *build.target_flags,
+            timeout=300,
+        )
     # the oracle: TLS 1.2 completes (the default server's protocols), the CertificateRequest
     # names the default server's CAs, the leaf is the default server's, and b answers 400
     for seen in (tls12, tls13):

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from nginxgen.conf.load import load_path
 from nginxgen.conf.responses import HSTS
 from nginxgen.knowledge.target import resolve
 from tests.builds import Build
+from tests.cli_process import nginxgen as run_nginxgen
 from tests.helpers import require_program
 from tests.live import Server, free_port, prepare_prefix
 from tests.pki import CertificateFactory
@@ -137,11 +137,9 @@ def ask(port: int, name: str, uri: str) -> tuple[int, list[str]]:
 
 
 def lint_lines(served: Served, build: Build) -> set[int]:
-    done = subprocess.run(
-        [sys.executable, "-m", "nginxgen", "lint", str(served.conf), "--format", "json",
-         *build.target_flags],
-        capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
+    done = run_nginxgen(
+        "lint", str(served.conf), "--format", "json", *build.target_flags, timeout=120
+    )
     assert done.returncode in (0, 1), done.stderr
     return {f["line"] for f in json.loads(done.stdout)["findings"] if f["code"] == "NGX704"}
 
@@ -177,11 +175,17 @@ def test_headers_model_lint_and_probe_agree_with_nginx(build: Build, tmp_path: P
 
 def probe(served: Served, build: Build) -> list[dict[str, object]]:
     names = [arg for site in SITES for arg in ("--sni", site.name)]
-    done = subprocess.run(
-        [sys.executable, "-m", "nginxgen", "probe", f"127.0.0.1:{served.port}", *names,
-         "--format", "json", "--config", str(served.conf), *build.target_flags],
-        capture_output=True, text=True, timeout=300, check=False,
-    )  # fmt: skip
+    done = run_nginxgen(
+        "probe",
+        f"127.0.0.1:{served.port}",
+        *names,
+        "--format",
+        "json",
+        "--config",
+        str(served.conf),
+        *build.target_flags,
+        timeout=300,
+    )
     assert done.returncode in (0, 1), done.stderr[-2000:]
     answers: list[dict[str, object]] = json.loads(done.stdout)
     return answers

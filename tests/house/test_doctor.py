@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -14,6 +13,7 @@ from typing import Any
 import pytest
 
 from tests.builds import ALL_BUILD_NAMES, NEWEST_BUILD_NAMES, Build
+from tests.cli_process import nginxgen as run_nginxgen
 from tests.live import nginx_bin_script
 from tests.paths import REPO
 
@@ -38,11 +38,18 @@ def doctor(
     build: Build, tmp: Path, proc: Path, interval: float = 0.0
 ) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
     script = nginx_bin_script(build, tmp, tmp / "nginx")
-    done = subprocess.run(
-        [sys.executable, "-m", "nginxgen", "doctor", "--nginx-bin", str(script),
-         "--format", "json", "--proc", str(proc), "--interval", str(interval)],
-        capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
+    done = run_nginxgen(
+        "doctor",
+        "--nginx-bin",
+        str(script),
+        "--format",
+        "json",
+        "--proc",
+        str(proc),
+        "--interval",
+        str(interval),
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     return done, json.loads(done.stdout)
 
@@ -100,11 +107,16 @@ def test_ktls_present_and_moving(
     assert k["nginx_and_library"] is True and k["kernel_module"] is True
     assert k["tls_stat"]["TlsTxSw"] > 3 and k["moving"] is True and k["usable"] is True
     assert found["cpu"] == {"aes": False, "cpu_option": "no-aes-ni"}
-    text = subprocess.run(
-        [sys.executable, "-m", "nginxgen", "doctor", "--nginx-bin", str(tmp_path / "nginx"),
-         "--proc", str(proc), "--interval", "0"],
-        capture_output=True, text=True, timeout=120, check=False,
-    ).stdout  # fmt: skip
+    text = run_nginxgen(
+        "doctor",
+        "--nginx-bin",
+        str(tmp_path / "nginx"),
+        "--proc",
+        str(proc),
+        "--interval",
+        "0",
+        timeout=120,
+    ).stdout
     # no time between the two reads: the counters cannot have moved
     assert "kTLS: nginx and library yes, kernel module yes, counters present and not moving" in text
     assert "suggested: nginxgen generate --preset pq --cpu no-aes-ni --nginx-bin" in text
@@ -119,9 +131,6 @@ def test_ktls_counters_still_and_bad_binary(
     proc = fake_proc(tmp_path, ktls=True, aes=True)
     _, found = doctor(build, tmp_path, proc, interval=0.2)
     assert found["ktls"]["moving"] is False and found["ktls"]["kernel_module"] is True
-    missing = subprocess.run(
-        [sys.executable, "-m", "nginxgen", "doctor", "--nginx-bin", str(tmp_path / "none")],
-        capture_output=True, text=True, timeout=60, check=False,
-    )  # fmt: skip
+    missing = run_nginxgen("doctor", "--nginx-bin", str(tmp_path / "none"), timeout=60)
     assert missing.returncode == 2
     assert missing.stderr == f"nginxgen: error: --nginx-bin: no such file: {tmp_path / 'none'}\n"

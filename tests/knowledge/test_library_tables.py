@@ -14,6 +14,7 @@ from nginxgen.conf.load import load_path
 from nginxgen.lint.findings import Finding
 from nginxgen.lint.run import Selection, lint
 from tests.builds import ALL_BUILD_NAMES, Build
+from tests.cli_process import nginxgen as run_nginxgen
 from tests.conftest import require_build
 from tests.fuzzing.generate_check import build_target
 from tests.helpers import missing_real_part
@@ -150,14 +151,24 @@ def test_brainpool_warns_unless_the_policy_lists_it(tmp_path: Path) -> None:
     target = resolve("1.26.3", "openssl-3.5.9")
     pair = make_cert(tmp_path / "certs")
     out = tmp_path / "out"
-    done = subprocess.run(
-        [
-            sys.executable, "-m", "nginxgen", "generate", "--preset", "bsi-tr-02102-2",
-            "--domain", "example.com", "--cert", str(pair.cert), "--key", str(pair.key),
-            "--nginx-version", "1.26.3", "--tls-library", "openssl-3.5.9", "--out", str(out),
-        ],
-        capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
+    done = run_nginxgen(
+        "generate",
+        "--preset",
+        "bsi-tr-02102-2",
+        "--domain",
+        "example.com",
+        "--cert",
+        str(pair.cert),
+        "--key",
+        str(pair.key),
+        "--nginx-version",
+        "1.26.3",
+        "--tls-library",
+        "openssl-3.5.9",
+        "--out",
+        str(out),
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     tls = (out / "tls.conf").read_text()
     assert "ignore[NGX204] policy.groups lists brainpool" in tls

@@ -8,13 +8,12 @@ dropped, until the server refuses; each group offered alone."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.builds import Build
+from tests.cli_process import nginxgen as run_nginxgen
 from tests.live import Server, free_port, parse_s_client, prepare_prefix
 from tests.pki import CertificateFactory
 
@@ -82,11 +81,16 @@ def test_every_tls12_suite_and_group_the_server_takes_is_listed(
 ) -> None:
     conf, port = _serve(build, tmp_path, prefer)
     with Server(build, conf, [port]):
-        done = subprocess.run(
-            [sys.executable, "-m", "nginxgen", "probe", f"127.0.0.1:{port}", "--sni", NAME,
-             "--format", "json", *build.target_flags],
-            capture_output=True, text=True, timeout=120, check=False,
-        )  # fmt: skip
+        done = run_nginxgen(
+            "probe",
+            f"127.0.0.1:{port}",
+            "--sni",
+            NAME,
+            "--format",
+            "json",
+            *build.target_flags,
+            timeout=120,
+        )
         assert done.returncode in (0, 1), done.stderr
         named = json.loads(done.stdout)[0]
         suites = _suites_s_client_takes(build, port)

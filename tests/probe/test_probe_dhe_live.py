@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from nginxgen.probe.predict import NOT_RUNNING
 from tests.builds import Build
+from tests.cli_process import nginxgen as run_nginxgen
 from tests.conf.test_stream_live import _main
 from tests.conftest import require_build
 from tests.live import Server, free_port, s_client
@@ -55,11 +55,18 @@ def test_dhe_suites_only_with_dh_parameters(
     ))  # fmt: skip
     with Server(build, conf, [port]):
         direct = s_client(build, port, "dhe.test", version="1.2", ciphers=DHE, path=None)
-        done = subprocess.run(
-            [sys.executable, "-m", "nginxgen", "probe", f"127.0.0.1:{port}", "--sni", "dhe.test",
-             "--format", "json", "--config", str(conf), *build.target_flags],
-            capture_output=True, text=True, timeout=300, check=False,
-        )  # fmt: skip
+        done = run_nginxgen(
+            "probe",
+            f"127.0.0.1:{port}",
+            "--sni",
+            "dhe.test",
+            "--format",
+            "json",
+            "--config",
+            str(conf),
+            *build.target_flags,
+            timeout=300,
+        )
     assert direct.ok is dhparam, direct.output[-1500:]
     assert done.returncode in (0, 1), done.stderr
     (answer,) = [r for r in json.loads(done.stdout) if r["sni"] == "dhe.test"]

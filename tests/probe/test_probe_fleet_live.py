@@ -9,8 +9,6 @@ import io
 import json
 import selectors
 import socket
-import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -26,6 +24,7 @@ from nginxgen.probe.fleet import Progress
 from nginxgen.probe.plan import shared_contexts
 from nginxgen.probe.predict import NOT_RUNNING
 from tests.builds import Build
+from tests.cli_process import nginxgen as run_nginxgen
 from tests.conf.test_stream_live import _main
 from tests.conftest import require_build
 from tests.live import Server, free_port
@@ -70,11 +69,16 @@ def _tree(folder: Path, port: int, build: Build, together: bool = True) -> Path:
 
 def _probe(port: int, build: Build, *args: str, names: list[str] = NAMES) -> Any:
     sni = [arg for name in names for arg in ("--sni", name)]
-    done = subprocess.run(
-        [sys.executable, "-m", "nginxgen", "probe", f"127.0.0.1:{port}", *sni, "--format",
-         "json", *build.target_flags, *args],
-        capture_output=True, text=True, timeout=300, check=False,
-    )  # fmt: skip
+    done = run_nginxgen(
+        "probe",
+        f"127.0.0.1:{port}",
+        *sni,
+        "--format",
+        "json",
+        *build.target_flags,
+        *args,
+        timeout=300,
+    )
     assert done.returncode in (0, 1), done.stderr
     return {r["sni"]: r for r in json.loads(done.stdout)}
 
@@ -217,12 +221,16 @@ def test_connections_to_an_endpoint_are_bounded(trixie: Build, tmp_path: Path) -
 
     def probe(*bound: str) -> int:
         with _counting_relay(port) as (relayed, most):
-            done = subprocess.run(
-                [sys.executable, "-m", "nginxgen", "probe", f"127.0.0.1:{relayed}",
-                 *(a for n in names for a in ("--sni", n)), *bound, "--format", "json",
-                 *trixie.target_flags],
-                capture_output=True, text=True, timeout=300, check=False,
-            )  # fmt: skip
+            done = run_nginxgen(
+                "probe",
+                f"127.0.0.1:{relayed}",
+                *(a for n in names for a in ("--sni", n)),
+                *bound,
+                "--format",
+                "json",
+                *trixie.target_flags,
+                timeout=300,
+            )
         assert done.returncode in (0, 1), done.stderr
         assert len(json.loads(done.stdout)) == len(names) + 1
         return most[0]
@@ -245,17 +253,27 @@ def test_many_endpoints_from_a_file_with_the_summary_first(trixie: Build, tmp_pa
     targets.write_text(f"# two ports of one nginx\n127.0.0.1:{port} a.test c.test x.c.test\n\n"
                        f"127.0.0.1:{other} b.test   # and one more\n")  # fmt: skip
     with Server(trixie, conf, [port, other]):
-        done = subprocess.run(
-            [sys.executable, "-m", "nginxgen", "probe", "--targets", str(targets),
-             "--config", str(conf), "--expiring", "60", *trixie.target_flags],
-            capture_output=True, text=True, timeout=300, check=False,
-        )  # fmt: skip
+        done = run_nginxgen(
+            "probe",
+            "--targets",
+            str(targets),
+            "--config",
+            str(conf),
+            "--expiring",
+            "60",
+            *trixie.target_flags,
+            timeout=300,
+        )
         targets.write_text(targets.read_text() + f"127.0.0.1:{closed} a.test\n")
-        down = subprocess.run(
-            [sys.executable, "-m", "nginxgen", "probe", "--targets", str(targets), "--format",
-             "json", *trixie.target_flags],
-            capture_output=True, text=True, timeout=300, check=False,
-        )  # fmt: skip
+        down = run_nginxgen(
+            "probe",
+            "--targets",
+            str(targets),
+            "--format",
+            "json",
+            *trixie.target_flags,
+            timeout=300,
+        )
     assert done.returncode in (0, 1), done.stderr
     lines = done.stdout.splitlines()
     assert (
@@ -287,10 +305,7 @@ def test_a_targets_file_that_is_not_one_is_one_line_and_exit_2(
 ) -> None:
     targets = tmp_path / "fleet.txt"
     targets.write_text(f"127.0.0.1:8443 a.test\n{line}" if "#" not in line else line)
-    done = subprocess.run(
-        [sys.executable, "-m", "nginxgen", "probe", "--targets", str(targets)],
-        capture_output=True, text=True, timeout=60, check=False,
-    )  # fmt: skip
+    done = run_nginxgen("probe", "--targets", str(targets), timeout=60)
     assert done.returncode == 2
     [error] = [x for x in done.stderr.splitlines() if "error" in x]
     assert said in error, done.stderr
@@ -342,11 +357,18 @@ def test_an_ipv4_and_an_ipv6_socket_on_one_port_are_modelled_apart(
     assert next(iter(s for s in config.sockets if s.endswith(f":{port}"))).startswith("[::1]")
     with Server(trixie, conf, [port]):
         for host, decides in (("127.0.0.1", ["X25519"]), ("[::1]", ["secp256r1"])):
-            done = subprocess.run(
-                [sys.executable, "-m", "nginxgen", "probe", f"{host}:{port}", "--sni", "v6.test",
-                 "--format", "json", "--config", str(conf), *trixie.target_flags],
-                capture_output=True, text=True, timeout=300, check=False,
-            )  # fmt: skip
+            done = run_nginxgen(
+                "probe",
+                f"{host}:{port}",
+                "--sni",
+                "v6.test",
+                "--format",
+                "json",
+                "--config",
+                str(conf),
+                *trixie.target_flags,
+                timeout=300,
+            )
             # 1 on IPv4: v6.test's own line is ignored there, a mismatch explained by its line
             assert done.returncode in (0, 1), (host, done.stdout[-3000:], done.stderr)
             (answer,) = [r for r in json.loads(done.stdout) if r["sni"] == "v6.test"]

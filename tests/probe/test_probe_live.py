@@ -18,6 +18,7 @@ import pytest
 from nginxgen.generate.presets import list_presets, load_preset
 from nginxgen.knowledge import libraries, tls_groups
 from tests.builds import Build
+from tests.cli_process import nginxgen as run_nginxgen
 from tests.generate.test_live_presets import NAME, Served, generate, promised_groups
 from tests.live import Server
 
@@ -114,10 +115,7 @@ def test_probe_reports_what_the_config_says(build: Build, preset: str, tmp_path:
 
 
 def _probe_cli(target: str, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "nginxgen", "probe", target, "--timeout", "2", *args],
-        capture_output=True, text=True, timeout=60, check=False,
-    )  # fmt: skip
+    return run_nginxgen("probe", target, "--timeout", "2", *args, timeout=60)
 
 
 def test_nothing_listening_is_one_line_and_exit_2() -> None:
@@ -378,11 +376,17 @@ def test_a_reset_is_inconclusive_not_refused(
     served = generate("intermediate", build, tmp_path)
     assert isinstance(served, Served)
     with Server(build, served.conf, [served.port]), ResettingRelay(served.port) as relay:
-        done = subprocess.run(
-            [sys.executable, "-m", "nginxgen", "probe", f"127.0.0.1:{relay.port}",
-             "--sni", NAME, "--format", "json", "--timeout", "3"],
-            capture_output=True, text=True, timeout=120, check=False,
-        )  # fmt: skip
+        done = run_nginxgen(
+            "probe",
+            f"127.0.0.1:{relay.port}",
+            "--sni",
+            NAME,
+            "--format",
+            "json",
+            "--timeout",
+            "3",
+            timeout=120,
+        )
     assert done.returncode == 1, done.stdout + done.stderr
     named = json.loads(done.stdout)[0]
     assert named["protocols"] == {

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +22,7 @@ from nginxgen.knowledge import libraries
 from nginxgen.knowledge.target import resolve
 from nginxgen.probe.checks.resumption import OBSERVED as OBSERVED_KEYS
 from tests.builds import BUILD_NAMES, SOURCE_BUILD_NAMES, Build
+from tests.cli_process import nginxgen as run_nginxgen
 from tests.conftest import require_build
 from tests.fuzzing.live import LiveTree, Written, _lint_findings, server, write
 from tests.fuzzing.observer import Where, _resumption, clients, compare
@@ -51,11 +51,18 @@ def _served(
 def _probe(
     build: Build, port: int, conf: Path, name: str, output: str = "json"
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "nginxgen", "probe", f"127.0.0.1:{port}", "--sni", name,
-         "--format", output, "--config", str(conf), *build.target_flags],
-        capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
+    return run_nginxgen(
+        "probe",
+        f"127.0.0.1:{port}",
+        "--sni",
+        name,
+        "--format",
+        output,
+        "--config",
+        str(conf),
+        *build.target_flags,
+        timeout=120,
+    )
 
 
 def _probed_and_seen(

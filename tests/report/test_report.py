@@ -21,6 +21,7 @@ from nginxgen.report.logformat import (
 )
 from nginxgen.report.tally import group_view
 from nginxgen.shell.cli import main
+from tests.cli_process import nginxgen as run_nginxgen
 from tests.helpers import CertPair
 
 
@@ -270,12 +271,20 @@ def test_group_names(value: str, name: str | None, pq: bool) -> None:
 def test_generated_format_is_the_template_one(tmp_path: Path, ecdsa_pair: CertPair) -> None:
     """The report's default format is the one generate writes for a current nginx."""
     out = tmp_path / "out"
-    done = subprocess.run(
-        [sys.executable, "-m", "nginxgen", "generate", "--preset", "intermediate",
-         "--domain", "example.com", "--cert", str(ecdsa_pair.cert), "--key", str(ecdsa_pair.key),
-         "--out", str(out)],
-        capture_output=True, text=True, timeout=60, check=False,
-    )  # fmt: skip
+    done = run_nginxgen(
+        "generate",
+        "--preset",
+        "intermediate",
+        "--domain",
+        "example.com",
+        "--cert",
+        str(ecdsa_pair.cert),
+        "--key",
+        str(ecdsa_pair.key),
+        "--out",
+        str(out),
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     from nginxgen.conf.load import load_path, walk
     from nginxgen.report.logformat import parse_log_format_args

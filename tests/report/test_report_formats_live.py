@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from nginxgen.report.logformat import COMBINED, generated_log_directives
 from tests.builds import Build
+from tests.cli_process import nginxgen as run_nginxgen
 from tests.generate.test_live_presets import NAME, Served, generate
 from tests.helpers import require_program
 from tests.live import Server
@@ -73,10 +73,7 @@ def serve_all_formats(build: Build, folder: Path) -> Path:
 
 
 def report(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "nginxgen", "report", *args],
-        capture_output=True, text=True, timeout=60, check=False,
-    )  # fmt: skip
+    return run_nginxgen("report", *args, timeout=60)
 
 
 def as_json(*args: str) -> dict:  # type: ignore[type-arg]

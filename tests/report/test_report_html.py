@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.browser import Chromium, Page, chromium_binary, png_pixel_bytes
+from tests.cli_process import nginxgen as run_nginxgen
 from tests.helpers import missing_real_part
 from tests.report.test_report import MIX, line
 
@@ -54,11 +53,9 @@ def test_html_page_matches_the_json_in_chromium(chromium: str, tmp_path: Path) -
     ]
     log.write_text("\n".join(MIX + later) + "\n")
     page_file = tmp_path / "report.html"
-    done = subprocess.run(
-        [sys.executable, "-m", "nginxgen", "report", str(log), "--by", "hour",
-         "--format", "json", "--html", str(page_file)],
-        capture_output=True, text=True, timeout=60, check=False,
-    )  # fmt: skip
+    done = run_nginxgen(
+        "report", str(log), "--by", "hour", "--format", "json", "--html", str(page_file), timeout=60
+    )
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     # self-contained: nothing for the browser to fetch

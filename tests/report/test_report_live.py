@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.builds import Build
+from tests.cli_process import nginxgen as run_nginxgen
 from tests.generate.test_live_presets import NAME, Served, generate
 from tests.helpers import require_program
 from tests.live import Handshake, Server, parse_s_client, s_client
@@ -133,10 +134,7 @@ def test_http2_streams_are_requests_of_one_connection(build: Build, tmp_path: Pa
     version = re.search(r"SSL connection using (TLSv1\.[23])", done.stderr)
     assert version is not None, done.stderr
     log = tmp_path / "tls-access.log"
-    report = subprocess.run(
-        [sys.executable, "-m", "nginxgen", "report", str(log), "--format", "json"],
-        capture_output=True, text=True, timeout=60, check=False,
-    )  # fmt: skip
+    report = run_nginxgen("report", str(log), "--format", "json", timeout=60)
     assert report.returncode == 0, report.stderr
     overall = json.loads(report.stdout)["overall"]
     assert (overall["connections"], overall["requests"]) == (1, 3)
