@@ -1,4 +1,4 @@
-"""A process that has imported nginxgen's command line and nothing else, and forks a child for
+"""A process that has imported nginxgen (every module) and run nothing, and forks a child for
 each run of the command it is asked for (tests/cli_process.py says why and how to ask).
 
     python -m tests.cli_zygote

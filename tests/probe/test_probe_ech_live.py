@@ -11,10 +11,10 @@ import json
 import re
 import socket
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -35,16 +35,13 @@ from nginxgen.probe.ech_hello import (
 )
 from nginxgen.shell.cli import main
 from tests.builds import Build
+from tests.cli_process import nginxgen
 from tests.conftest import require_build
 from tests.helpers import CertPair, make_cert
 from tests.live import free_port
 
 INNER, PUBLIC = "a.example", "public.example"
-
-
-def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "nginxgen", *args], capture_output=True,
-                          text=True, timeout=120, check=False)  # fmt: skip
+run_cli = partial(nginxgen, timeout=120)  # the command, forked (tests/cli_process.py)
 
 
 @pytest.fixture(scope="module")
