@@ -183,22 +183,55 @@ def _build(cls: type, frozen: bool, eq: bool, slots: bool) -> type:
     made: list[type] = []  # the class, once built: where a compiled __init__ goes
     bind = _binder(names, declared, frozen)
     left = [COMPILE_AFTER]
+    # the way a call not taken directly is done: interpreted, then compiled (below)
+    slow: list[Callable[..., None]] = [lambda obj, *args, **kwargs: bind(obj, args, kwargs)]
 
-    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+    def compiled() -> Callable[..., None]:
         # Compiled only once the class is made often, never at import: most records of a module
         # are never made in a given run and many a few times, and compiling an __init__ (about
-        # 0.1 ms) was a tenth of a one-file lint; a class made thousands of times wants it.
+        # 0.5 ms for a dozen fields) was a tenth of a one-file lint; a class made thousands of
+        # times wants it.
+        init = _init(names, declared, frozen)
+        init.__qualname__ = f"{made[0].__qualname__}.__init__"
+        return init
+
+    count, known = len(names), frozenset(names)
+    # a field a base record keeps in a slot is read from the slot, never from __dict__
+    direct = not any("__slots__" in klass.__dict__ for klass in cls.__mro__)
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        # The common calls, every field by position or every field by name, fill the instance's
+        # __dict__ in one C call: faster than a compiled __init__ setting each field (a frozen
+        # record's goes through object.__setattr__ each time), and nothing to compile.
+        if direct:
+            if not kwargs:
+                if len(args) == count:
+                    self.__dict__.update(zip(names, args, strict=True))
+                    return
+            elif not args and len(kwargs) == count and known.issuperset(kwargs):
+                self.__dict__.update(kwargs)
+                return
+        left[0] -= 1
+        if left[0] == 0:
+            slow[0] = compiled()
+        slow[0](self, *args, **kwargs)
+
+    def __slotted_init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        # no __dict__ to fill: interpreted for the first instances, then compiled in its place
         left[0] -= 1
         if left[0] > 0:
             bind(self, args, kwargs)
             return
-        init = _init(names, declared, frozen)
-        init.__qualname__ = f"{made[0].__qualname__}.__init__"
+        init = compiled()
         made[0].__init__ = init  # type: ignore[misc]
         init(self, *args, **kwargs)
 
     added = _methods(tuple(names), compared, eq, frozen)
-    added.update(__init__=__init__, __record_fields__=tuple(names), __record_declared__=declared)
+    added.update(
+        __init__=__slotted_init__ if slots else __init__,
+        __record_fields__=tuple(names),
+        __record_declared__=declared,
+    )
     if slots:  # __slots__ only takes effect in a new class
         made.append(_with_slots(cls, names, declared, added))
         return made[0]

@@ -218,14 +218,11 @@ def load_model(name: str, approximate: str | None = None) -> CipherModel:
         table_text = handle.read()
     table = json.loads(table_text)
     overrides = {**data["strength_bits"], **spec.get("strength_bits", {})}
-    rows = [
-        CipherSuite(
-            **{k: v for k, v in row.items() if k != "code"},
-            code=int(row["code"], 16),
-            strength_bits=overrides.get(row["enc"], row["bits"]),
-        )
-        for row in table["suites"]
-    ]
+    rows = []
+    for row in table["suites"]:  # each row a fresh dict, made a suite's fields in place
+        row["code"] = int(row["code"], 16)
+        row["strength_bits"] = overrides.get(row["enc"], row["bits"])
+        rows.append(CipherSuite(**row))
     legacy = sorted((s for s in rows if not s.tls13), key=lambda s: -s.code)
     universe: dict[str, set[str]] = {
         key: {getattr(s, key) for s in legacy} for key in ("kx", "au", "enc", "mac", "strength")

@@ -110,14 +110,21 @@ def test_init_is_compiled_once_its_class_is_made_often() -> None:
     def behaves() -> None:
         assert (Plain(1).a, Plain(1).b) == (1, 2)
         assert (Base(5).a, Base(b=3, a=4).b, Derived(1, 2, 4).c, Derived(1).b) == (5, 3, 4, 2)
+        # every field given, by position or by name, of a record deriving from one with slots
+        assert (Derived(1, 2, 4).a, Derived(c=4, b=3, a=1).b) == (1, 3)
         assert Frozen(1).tags == [] and Frozen(1).tags is not Frozen(1).tags
-        with pytest.raises(AttributeError):
-            Frozen(1).a = 2  # type: ignore[misc]
+        assert Frozen(1, [2]) == Frozen(tags=[2], a=1) and Frozen(1, [2]).tags == [2]
+        assert repr(Frozen(tags=[2], a=1)).endswith("Frozen(a=1, tags=[2])")
+        for made in (Frozen(1), Frozen(1, []), Frozen(a=1, tags=[])):
+            with pytest.raises(AttributeError):
+                made.a = 2  # type: ignore[misc]
         for bad in (
             lambda: Base(),  # type: ignore[call-arg]
             lambda: Derived(1, 2, 3, 4),  # type: ignore[call-arg]
             lambda: Base(1, a=1),  # type: ignore[misc]
             lambda: Base(1, z=1),  # type: ignore[call-arg]
+            lambda: Frozen(a=1, z=1),  # type: ignore[call-arg]
+            lambda: Frozen(1, tags=[], a=1),  # type: ignore[misc]
         ):
             with pytest.raises(TypeError):
                 bad()
