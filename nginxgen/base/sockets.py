@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from nginxgen.base.patterns import lazy
+
 TYPE_CHECKING = False  # typing is not imported at run time: it slows every pre-commit start
 if TYPE_CHECKING:
     import ipaddress
@@ -12,7 +14,7 @@ _SOCKET = re.compile(
     r"^(?:(?:(?P<v6>\[[0-9A-Fa-f:.]+\])|(?P<host>\*|[0-9]{1,3}(?:\.[0-9]{1,3}){3}|[A-Za-z0-9.-]+)):)?"
     r"(?P<port>\d{1,5})$"
 )
-_PORT_ONLY_HOST = re.compile(r"^(?P<host>\*|[0-9]{1,3}(?:\.[0-9]{1,3}){3}|\[[0-9A-Fa-f:.]+\])$")
+_PORT_ONLY_HOST = lazy(r"^(?P<host>\*|[0-9]{1,3}(?:\.[0-9]{1,3}){3}|\[[0-9A-Fa-f:.]+\])$")
 
 
 def normalize_socket(text: str, default_port: int = 80) -> str:

@@ -6,8 +6,8 @@ certificate or key, nginxgen.base.pem says."""
 from __future__ import annotations
 
 import os
-import re
 
+from nginxgen.base.patterns import lazy
 from nginxgen.conf.load import Loaded
 
 
@@ -61,8 +61,8 @@ def absent(
 
 
 # the variable a per-handshake certificate path is named by, the one whose value a name tells
-_SERVER_NAME = re.compile(r"\$(?:ssl_server_name\b|\{ssl_server_name\})")
-_VARIABLE = re.compile(r"\$(?:\{\w+\}|\w+)")
+_SERVER_NAME = lazy(r"\$(?:ssl_server_name\b|\{ssl_server_name\})")
+_VARIABLE = lazy(r"\$(?:\{\w+\}|\w+)")
 
 
 def for_name(path: str, sni: str | None) -> str | None:

@@ -35,6 +35,8 @@ import re
 from collections.abc import Iterator
 from functools import cache
 
+from nginxgen.base.patterns import lazy
+
 # a word, its line and whether it was quoted (edit.source.Token is another thing: a span)
 Lexeme = tuple[str, int, bool]
 
@@ -110,15 +112,15 @@ def _plain(as_nginx: bool) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern
 
 
 # crossplane's comment ends before a backslash-newline; nginx's at the end of the line
-_COMMENT = re.compile(r"#(?:[^\\\n]|\\[^\n])*")
+_COMMENT = lazy(r"#(?:[^\\\n]|\\[^\n])*")
 _QUOTED = {
     '"': re.compile(r'((?:[^"\\]|\\[\s\S])*)"'),
-    "'": re.compile(r"((?:[^'\\]|\\[\s\S])*)'"),
+    "'": lazy(r"((?:[^'\\]|\\[\s\S])*)'"),
 }
 # What nginx's ngx_conf_read_token() accepts right after a closing quote.
 _AFTER_QUOTE = frozenset(" \t\r\n;{)")
-_ESCAPED_PAIR = re.compile(r"\\([\s\S])")
-_UNIT = re.compile(r"\\[\s\S]|[\s\S]")
+_ESCAPED_PAIR = lazy(r"\\([\s\S])")
+_UNIT = lazy(r"\\[\s\S]|[\s\S]")
 
 
 def lex(text: str, filename: str | None = None, as_crossplane: bool = False) -> Iterator[Lexeme]:

@@ -11,6 +11,7 @@ import os
 import re
 from functools import cached_property
 
+from nginxgen.base.patterns import lazy
 from nginxgen.base.records import field, record
 from nginxgen.conf.lexer import Lexeme, NgxParserSyntaxError, scan
 from nginxgen.conf.tree import (
@@ -34,7 +35,7 @@ MAX_INCLUDED_STATEMENTS = 500_000
 READ_AHEAD_MIN = 200
 DUMP_MARKER = re.compile(r"^# configuration file (?P<path>.+):\s*$", re.MULTILINE)
 STDIN_NAME = "<stdin>"  # how `-` is named in findings, and in the fix loop's texts
-SUPPRESSION = re.compile(r"nginxgen:\s*ignore\[(?P<codes>[^\]]*)\]\s*(?P<reason>.*)$")
+SUPPRESSION = lazy(r"nginxgen:\s*ignore\[(?P<codes>[^\]]*)\]\s*(?P<reason>.*)$")
 
 
 class LoadError(Exception):
@@ -334,7 +335,7 @@ def _as_crossplane(parsed: list[RawStmt], with_starts: bool) -> list[dict[str, o
 
 
 # what any template mark below starts with: the file's lines are read only where one is
-_TEMPLATE_HINT = re.compile(r"\{\{|\{%|\$\{[A-Z]")
+_TEMPLATE_HINT = lazy(r"\{\{|\{%|\$\{[A-Z]")
 
 
 def template_mark(text: str) -> tuple[str, int] | None:

@@ -14,9 +14,9 @@ that belong to modules nginx does not describe are not looked into.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
+from nginxgen.base.patterns import lazy
 from nginxgen.base.records import field, record, replace
 from nginxgen.base.sockets import address_text, normalize_socket
 from nginxgen.conf.load import MAIN_BLOCKS, Stmt
@@ -168,7 +168,7 @@ def _lost_semicolon(ctx: Context, stmt: Stmt) -> str | None:
     return None
 
 
-_UNTERMINATED = re.compile(r'^directive "(.+)" is not terminated by ";"$')
+_UNTERMINATED = lazy(r'^directive "(.+)" is not terminated by ";"$')
 
 
 def unterminated_not_allowed(ctx: Context) -> dict[int, tuple[str, int]]:

@@ -34,9 +34,9 @@ nginxgen/knowledge/nginx_values.toml, [variables]; seen with nginx -t on the sev
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
+from nginxgen.base.patterns import lazy
 from nginxgen.base.records import record
 from nginxgen.base.version import Version
 from nginxgen.conf.load import Stmt, walk
@@ -60,10 +60,10 @@ RULE = Rule(
 )
 
 # ngx_http_script_compile: `$1`-`$9` are captures, `${name}` or `$name` a variable
-USE = re.compile(r"\$(?:[1-9]|\{([A-Za-z0-9_]*)\}|([A-Za-z0-9_]+))")
-WHOLE = re.compile(r"^\$\{?([A-Za-z0-9_]+)\}?$")
+USE = lazy(r"\$(?:[1-9]|\{([A-Za-z0-9_]*)\}|([A-Za-z0-9_]+))")
+WHOLE = lazy(r"^\$\{?([A-Za-z0-9_]+)\}?$")
 # PCRE's named groups, each of which ngx_http_regex_compile adds as a variable
-CAPTURE = re.compile(r"\(\?(?:P?<([A-Za-z_][A-Za-z0-9_]*)>|'([A-Za-z_][A-Za-z0-9_]*)')")
+CAPTURE = lazy(r"\(\?(?:P?<([A-Za-z_][A-Za-z0-9_]*)>|'([A-Za-z_][A-Za-z0-9_]*)')")
 FAMILIES = ("http", "stream")
 
 
