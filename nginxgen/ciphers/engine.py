@@ -59,29 +59,30 @@ def allowed_at(suite: CipherSuite, level: int, model: CipherModel) -> bool:
 
 
 class _Order:
-    """The doubly linked list of ssl_ciph.c as a Python list plus an active set."""
+    """The doubly linked list of ssl_ciph.c as a Python list plus an active set. A suite's name
+    is its identity here: a model's TLS <= 1.2 names are unique, as OpenSSL's are."""
 
     def __init__(self, suites: tuple[CipherSuite, ...]) -> None:
         self.order = list(suites)
         self.active: set[str] = set()
 
     def apply(self, op: str, members: frozenset[str] | set[str]) -> None:
-        hit = [s for s in self.order if s.name in members]
+        active = self.active
         if op == "ADD":
-            moved = [s for s in hit if s.name not in self.active]
+            moved = [s for s in self.order if s.name in members and s.name not in active]
             self._to_tail(moved)
-            self.active.update(s.name for s in moved)
+            active.update(s.name for s in moved)
         elif op == "ORD":
-            self._to_tail([s for s in hit if s.name in self.active])
+            self._to_tail([s for s in self.order if s.name in members and s.name in active])
         elif op in ("DEL", "BUMP"):
             # Walked from the tail, each moved to the head: relative order is kept.
-            moved = [s for s in hit if s.name in self.active]
+            moved = [s for s in self.order if s.name in members and s.name in active]
             self._to_head(moved)
             if op == "DEL":
-                self.active.difference_update(s.name for s in moved)
+                active.difference_update(s.name for s in moved)
         elif op == "KILL":
             self.order = [s for s in self.order if s.name not in members]
-            self.active.difference_update(members)
+            active.difference_update(members)
 
     def strength_sort(self) -> None:
         used = sorted({s.strength_bits for s in self.order if s.name in self.active}, reverse=True)
@@ -89,12 +90,14 @@ class _Order:
             self.apply("ORD", {s.name for s in self.order if s.strength_bits == bits})
 
     def _to_tail(self, moved: list[CipherSuite]) -> None:
-        ids = {id(s) for s in moved}
-        self.order = [s for s in self.order if id(s) not in ids] + moved
+        if moved:  # most steps of the default order move nothing or everything they name
+            names = {s.name for s in moved}
+            self.order = [s for s in self.order if s.name not in names] + moved
 
     def _to_head(self, moved: list[CipherSuite]) -> None:
-        ids = {id(s) for s in moved}
-        self.order = moved + [s for s in self.order if id(s) not in ids]
+        if moved:
+            names = {s.name for s in moved}
+            self.order = moved + [s for s in self.order if s.name not in names]
 
     def result(self) -> list[CipherSuite]:
         return [s for s in self.order if s.name in self.active]
