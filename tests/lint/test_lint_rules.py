@@ -963,6 +963,25 @@ def test_rule_fires_and_fix_silences_it(
     )
 
 
+def test_a_quic_listen_nginx_refuses_is_not_judged_for_its_protocols(tmp_path: Path) -> None:
+    # trial 22: on nginx 1.22.1 `quic` is an invalid parameter (NGX010), and nginx -t stops
+    # there; NGX407 said a second error, for a reason nginx never reaches
+    text = http(DEFAULT, SITE.format(body=f"listen 443 quic; ssl_protocols TLSv1.2; {HSTS}"))
+    assert "NGX407" in codes(text, MID, tmp_path)
+    old = codes(text, OLD, tmp_path, "old.conf")
+    assert "NGX010" in old and "NGX407" not in old
+
+
+def test_the_session_rules_say_the_default_and_the_shared_cache_in_plain_words(
+    tmp_path: Path,
+) -> None:
+    # trial 22: "for *:443 (none (the default))" and "without a shared: session cache"
+    text = http(DEFAULT, SITE.format(body=HSTS), top="")
+    said = {f.code: f.message for f in findings_of(text, MID, tmp_path)}
+    assert "(none, the default)" in said["NGX601"]
+    assert "without a shared session cache (ssl_session_cache shared:...)" in said["NGX602"]
+
+
 def test_every_rule_has_a_case() -> None:
     in_inputs = {"NGX002", "NGX003", "NGX005"}  # in test_lint_inputs
     in_inputs |= {"NGX304"}  # needs a binary's nginx -V: in test_advisories

@@ -43,7 +43,7 @@ def check(ctx: Context) -> Iterator[Finding]:
             continue  # a missing include may set it (NGX002 reports the include)
         stmts = default.effective("ssl_session_cache")
         where = stmts[-1] if stmts else default.stmt
-        shown = " ".join(value) if value else "none (the default)"
+        shown = " ".join(value) if value else "none, the default"
         tickets = default.value("ssl_session_tickets")
         if tickets and tickets[0] == "off":
             what = "every resumption is a full handshake"

@@ -44,7 +44,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         why = (
             f"nginx {ctx.target.nginx} never rotates ticket keys"
             if not nginx.auto_ticket_rotation(ctx.target)
-            else "without a shared: session cache nginx does not rotate ticket keys"
+            else "without a shared session cache (ssl_session_cache shared:...) nginx does not rotate ticket keys"
         )
         yield ctx.finding(
             RULE,
