@@ -767,8 +767,34 @@ class Loader:
     def _names(self, pattern: str) -> list[str] | None:
         """The files an include of this pattern reads; None: it names a file that is not there."""
         if is_glob(pattern):
-            return self._glob(pattern)  # an empty glob is fine for nginx too
-        return [pattern] if self._exists(pattern) else None
+            return [self._through_map(name) for name in self._glob(pattern)]
+        name = self._through_map(pattern)
+        return [name] if self._exists(name) else None  # an empty glob is fine for nginx too
+
+    def _through_map(self, path: str) -> str:
+        """A file of a copied tree that links to a mapped folder by an absolute path (Debian's
+        sites-enabled/default -> /etc/nginx/sites-available/default, in a copy of /etc/nginx):
+        the copy's file, as the machine's nginx reads its own (trial 22: the link was followed to
+        this machine, "no such file", and the tree's default server was lost). It is named by
+        where it lies in the copy, so that an edit goes there, never through the link. Any
+        other path as it is."""
+        path_map = self.loaded.path_map
+        if not path_map or self.dump is not None or path in self.overlay:
+            return path
+        name, mapped = path, False
+        for _ in range(MAX_LINKS):
+            if not self._shared.links.get(name, True) or not os.path.islink(name):
+                break
+            try:
+                target = os.readlink(name)
+            except OSError:
+                break
+            if os.path.isabs(target):
+                here = map_path(target, path_map)
+                mapped = mapped or here != target
+                target = here
+            name = os.path.normpath(os.path.join(os.path.dirname(name), target))
+        return name if mapped else path
 
     def _include(self, stmt: Stmt, stack: tuple[str, ...]) -> list[Stmt]:
         pattern = self.loaded.here(stmt.args[0])
@@ -821,6 +847,8 @@ class Loader:
                 )
         return out
 
+
+MAX_LINKS = 40  # symbolic links followed in a row, as the system's limit (ELOOP)
 
 MAIN_BLOCKS = frozenset(
     {"events", "http", "stream", "mail"}

@@ -78,7 +78,7 @@ def sarif(findings: list[Finding], target: Target, files: list[str]) -> str:
                         "locations": [
                             {
                                 "physicalLocation": {
-                                    "artifactLocation": {"uri": f.file},
+                                    "artifactLocation": {"uri": _in_repository(f.file)},
                                     "region": {"startLine": max(f.line, 1)},
                                 }
                             }
@@ -92,6 +92,17 @@ def sarif(findings: list[Finding], target: Target, files: list[str]) -> str:
         ],
     }
     return json.dumps(doc, indent=2) + "\n"
+
+
+def _in_repository(path: str) -> str:
+    """A file under the working folder by its path from there, any other as it is: GitHub
+    places an annotation, and code scanning a SARIF result, by the file's path in the
+    repository, where CI runs the lint; an include nginxgen resolved to an absolute path
+    attached nowhere (trial 22)."""
+    if not os.path.isabs(path):
+        return path
+    relative = os.path.relpath(path)
+    return path if relative == os.pardir or relative.startswith(os.pardir + os.sep) else relative
 
 
 def _sarif_fix(finding: Finding) -> dict[str, object]:
@@ -108,7 +119,7 @@ def _sarif_fix(finding: Finding) -> dict[str, object]:
     return {
         "description": {"text": f"{finding.autofix} fix: {finding.fix}"},
         "artifactChanges": [
-            {"artifactLocation": {"uri": file}, "replacements": replacements}
+            {"artifactLocation": {"uri": _in_repository(file)}, "replacements": replacements}
             for file, replacements in by_file.items()
         ],
     }
@@ -121,7 +132,8 @@ def github(findings: list[Finding]) -> str:
         return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
     return "".join(
-        f"::{kind[f.severity]} file={esc(f.file)},line={f.line},title={f.code} {f.name}::"
+        f"::{kind[f.severity]} file={esc(_in_repository(f.file))},line={f.line},"
+        f"title={f.code} {f.name}::"
         f"{esc(f.message)} (fix: {esc(f.fix)})\n"
         for f in findings
     )

@@ -174,6 +174,38 @@ def test_symlink_loop(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert code == 1 and "NGX002" in out and "Traceback" not in err
 
 
+def test_a_copied_tree_s_absolute_links_are_read_in_the_copy(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Trial 22: a copy of Debian's /etc/nginx keeps `sites-enabled/default ->
+    /etc/nginx/sites-available/default`. With the copy mapped for /etc/nginx the link was
+    followed to this machine: NGX002 "no such file", and the tree's default server was lost
+    (no NGX101). It is read in the copy, and a fix goes there, not through the link."""
+    (tmp_path / "sites-available").mkdir()
+    (tmp_path / "sites-enabled").mkdir()
+    (tmp_path / "nginx.conf").write_text(
+        "events {}\nhttp {\n    include /etc/nginx/sites-enabled/*;\n}\n"
+    )
+    default = tmp_path / "sites-available" / "default"
+    default.write_text(
+        "server {\n    listen 8443 ssl default_server;\n    ssl_reject_handshake on;\n}\n"
+    )
+    (tmp_path / "sites-enabled" / "default").symlink_to("/etc/nginx/sites-available/default")
+    site = "server {\n    listen 8443 ssl;\n    server_name a.example;\n"
+    site += "    ssl_certificate a.pem;\n    ssl_certificate_key a.key;\n    ssl_ecdh_curve X25519;\n}\n"
+    (tmp_path / "sites-enabled" / "a.conf").write_text(site)
+    mapped = ["--map", f"/etc/nginx={tmp_path}", "--format", "json"]
+    _, out, _ = lint([*mapped, str(tmp_path / "nginx.conf")], capsys)
+    found = {(f["code"], Path(f["file"]).name) for f in json.loads(out)["findings"]}
+    assert ("NGX101", "a.conf") in found and not any(c == "NGX002" for c, _ in found), found
+    lint(
+        [*mapped, "--fix", "--unsafe-fixes", "--select", "NGX101", str(tmp_path / "nginx.conf")],
+        capsys,
+    )
+    assert "ssl_ecdh_curve X25519;" in default.read_text()  # the copy's file, through no link
+    assert (tmp_path / "sites-enabled" / "default").is_symlink()
+
+
 def test_deep_nesting_does_not_crash(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "deep.conf"
     path.write_text("location / {\n" * 5000 + "}\n" * 5000)
@@ -302,6 +334,31 @@ def test_formats_select_ignore_and_severity(
     )
     assert lint(["--ignore", "NGX401,NGX603", str(path)], capsys)[0] == 0
     assert lint(["--min-severity", "warning", "--ignore", "NGX401", str(path)], capsys)[0] == 0
+
+
+def test_github_and_sarif_name_files_by_their_path_in_the_repository(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Trial 22: an included file was named by its absolute path, which GitHub attaches to no
+    file of the repository. Under the working folder (where CI runs), by its path from there."""
+    (tmp_path / "conf.d").mkdir()
+    (tmp_path / "conf.d" / "site.conf").write_text("server { listen 443 ssl; }\n")
+    (tmp_path / "nginx.conf").write_text(
+        GOOD.replace("http {\n", "http {\n include conf.d/*.conf;\n")
+    )
+    monkeypatch.chdir(tmp_path)
+    _, out, _ = lint(["--format", "github", "nginx.conf"], capsys)
+    assert "::error file=conf.d/site.conf,line=1," in out and "file=/" not in out, out
+    _, out, _ = lint(["--format", "sarif", str(tmp_path / "nginx.conf")], capsys)
+    uris = {
+        location["physicalLocation"]["artifactLocation"]["uri"]
+        for result in json.loads(out)["runs"][0]["results"]
+        for location in result["locations"]
+    }
+    assert "conf.d/site.conf" in uris and not any(uri.startswith("/") for uri in uris), uris
+    monkeypatch.chdir(tmp_path / "conf.d")  # a file outside the working folder stays whole
+    _, out, _ = lint(["--format", "github", str(tmp_path / "nginx.conf")], capsys)
+    assert "file=site.conf," in out, out
 
 
 def test_inline_suppression(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
