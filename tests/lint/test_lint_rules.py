@@ -982,6 +982,19 @@ def test_the_session_rules_say_the_default_and_the_shared_cache_in_plain_words(
     assert "without a shared session cache (ssl_session_cache shared:...)" in said["NGX602"]
 
 
+def test_a_protocol_line_that_leaves_no_protocol_is_an_error(tmp_path: Path) -> None:
+    # trial 22 (a mail proxy from the nginx wiki): `ssl_protocols TLSv1 SSLv3;` on OpenSSL 3
+    # leaves nothing to negotiate, every STARTTLS failed with `protocol version`; lint said an
+    # info (dead configuration) and NGX409's "a round trip more"
+    text = http(DEFAULT, SITE.format(body=HSTS), top="ssl_protocols TLSv1 SSLv3;")
+    said = {f.code: f for f in findings_of(text, MID, tmp_path)}
+    assert said["NGX401"].severity == "error" and "every handshake fails" in said["NGX401"].message
+    mixed = text.replace("TLSv1 SSLv3;", "TLSv1 TLSv1.2;")
+    assert {f.code: f.severity for f in findings_of(mixed, MID, tmp_path, "b.conf")}[
+        "NGX401"
+    ] == "info"
+
+
 def test_every_rule_has_a_case() -> None:
     in_inputs = {"NGX002", "NGX003", "NGX005"}  # in test_lint_inputs
     in_inputs |= {"NGX304"}  # needs a binary's nginx -V: in test_advisories

@@ -40,6 +40,11 @@ RULE = Rule(
     fix="ssl_protocols TLSv1.2 TLSv1.3;",
     otherwise=(
         (Severity.INFO, "the library cannot negotiate the protocols anyway (dead configuration)"),
+        (
+            Severity.ERROR,
+            "the line enables nothing else: no protocol the library negotiates, so every "
+            "handshake fails (nginx -t passes)",
+        ),
     ),
     autofix=(
         Applicability.UNSAFE,
@@ -69,6 +74,11 @@ def check(ctx: Context) -> Iterator[Finding]:
                 "(clients get an alert)"
             )
             severity = Severity.INFO
+            if len(legacy) == len(stmt.args):
+                # trial 22 (a mail proxy's `ssl_protocols TLSv1 SSLv3;`): nothing else is on,
+                # so no client can connect; nginx -t passes, s_client gets `protocol version`
+                message += "; the line enables no other protocol, so every handshake fails"
+                severity = Severity.ERROR
         kept = [p for p in stmt.args if p not in legacy] or ["TLSv1.2", "TLSv1.3"]
         # unsafe: clients that only speak the old protocols can no longer connect
         yield ctx.finding(
