@@ -18,9 +18,13 @@ from pathlib import Path
 from types import TracebackType
 
 from nginxgen.base.records import replace
+from nginxgen.conf.load import load_path
 from nginxgen.knowledge.target import Target, resolve
+from nginxgen.lint.findings import Finding
+from nginxgen.shell.cli import main
 from tests.builds import Build
 from tests.cli_process import nginxgen
+from tests.every_rule import lint_checked
 from tests.pki import Chain
 
 START_TIMEOUT = 15.0
@@ -395,3 +399,19 @@ def s_client(
         request = f"GET {path} HTTP/1.1\r\nHost: {servername}\r\nConnection: close\r\n\r\n"
     done = client.openssl(*args, stdin=request)
     return parse_s_client(done.stdout + done.stderr)
+
+
+def cipher_findings(conf: Path, build: Build) -> list[Finding]:
+    """NGX402's and NGX403's findings on a tree, for the build's nginx and library."""
+    found = lint_checked(load_path(str(conf)), resolve(build.nginx_version, build.tls_library))
+    return [f for f in found if f.code in ("NGX402", "NGX403")]
+
+
+def cipher_fix_holds(build: Build, conf: Path) -> None:
+    """NGX402's and NGX403's unsafe fix (Mozilla's intermediate list where nginx's default is in
+    effect), applied with the command line: no cipher finding remains, and nginx -t takes it."""
+    flags = ["--nginx-version", build.nginx_version, "--tls-library", build.tls_library]
+    main(["lint", *flags, "--unsafe-fixes", "--select", "NGX402,NGX403", str(conf)])
+    assert cipher_findings(conf, build) == []
+    done = nginx_check(build, conf)
+    assert done.returncode == 0, done.stderr

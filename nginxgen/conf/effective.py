@@ -40,6 +40,48 @@ class Effective:
 
         return Effective(build_stream(self.config.loaded), self.target)
 
+    @cached_property
+    def mail(self) -> Effective:
+        """The mail{} servers of the same tree for the same target (conf/stream_config.py)."""
+        if self.config.block == "mail":
+            return self
+        from nginxgen.conf.stream_config import build_mail
+
+        return Effective(build_mail(self.config.loaded), self.target)
+
+    def mail_tls_servers(self) -> list[Server]:
+        """mail{}'s servers that set up TLS (mail_tls); none built where the tree has no
+        mail{}."""
+        if "mail" not in self.directive_names():
+            return []
+        mail = self.mail
+        return [server for server in mail.config.servers if mail.mail_tls(server) is not None]
+
+    def mail_tls(self, server: Server) -> tuple[str, Stmt] | None:
+        """How a server of this mail{} model sets up TLS (ngx_mail_ssl_merge_conf), and the line
+        nginx names for it: "listen ... ssl" (its last such listen), "ssl" (`ssl on`, where the
+        target has the directive: until 1.25.1) or "starttls" (on or only), whose line is the
+        server's last `ssl` or `starttls` line, else mail{}'s. None: it sets up none. Asked by
+        NGX715 (a certificate it must have) and the cipher rules (suites it offers)."""
+        listens = [listen.stmt for listen in server.listens if listen.ssl]
+        if listens:
+            return "listen ... ssl", listens[-1]
+        status = nginx.directive_status(self.target, "ssl")
+        switches = ("ssl", "starttls") if status is None or status.available else ("starttls",)
+        if "ssl" in switches and flag_on(server.value("ssl")):
+            mode = "ssl"
+        elif (server.value("starttls") or ["off"])[0].lower() in ("on", "only"):
+            mode = "starttls"
+        else:
+            return None
+        mail = self.config.http_stmt  # the mail{} block (one: nginx refuses a second)
+        top = mail.block or [] if mail is not None else []
+        for lines in (server.stmt.block or [], top):
+            line = next((s for s in reversed(lines) if s.directive in switches), None)
+            if line is not None:
+                return mode, line
+        return mode, server.stmt
+
     def families(self) -> tuple[Effective, ...]:
         """The models whose TLS servers a rule about default servers looks at: http{}'s and,
         where the tree has a stream{} block, stream{}'s (built only then)."""

@@ -1,7 +1,8 @@
-"""The stream{} blocks of a loaded tree as a Config (conf/config.py's types, block "stream"):
-what the config says, without what is in effect (conf/stream.py answers that). Built here,
-below the effective model, so that http{}'s Effective can hand out the same tree's stream{}
-model (Effective.stream) without reaching up to the model that reads it."""
+"""The stream{} and mail{} blocks of a loaded tree as a Config (conf/config.py's types, block
+"stream" or "mail"): what the config says, without what is in effect (conf/stream.py answers
+that for stream{}). Built here, below the effective model, so that http{}'s Effective can hand
+out the same tree's other models (Effective.stream, Effective.mail) without reaching up to the
+model that reads it."""
 
 from __future__ import annotations
 
@@ -49,12 +50,23 @@ def build_stream(loaded: Loaded) -> Config:
     """The stream{} blocks of a loaded tree as a Config of block "stream": its servers with
     their listens and names, the stream{} level's lines as the outer level, and the servers of
     each address:port in nginx's order. A file of http{} content has none."""
+    return _build(loaded, "stream")
+
+
+def build_mail(loaded: Loaded) -> Config:
+    """The mail{} blocks as a Config of block "mail", as build_stream reads stream{}. Each mail
+    server has a TLS context of its own (ngx_mail_ssl_merge_conf): no default server decides
+    for another, and STARTTLS (`starttls on|only`) sets one up as `listen ... ssl` does."""
+    return _build(loaded, "mail")
+
+
+def _build(loaded: Loaded, kind: str) -> Config:
     blocks = [] if loaded.http_level_top else loaded.statements
-    stream_stmts = [s for s in blocks if s.directive == "stream" and s.block is not None]
-    stream_block = [stmt for s in stream_stmts for stmt in (s.block or [])]
-    outer = _directives(stream_block)
+    stmts = [s for s in blocks if s.directive == kind and s.block is not None]
+    block = [stmt for s in stmts for stmt in (s.block or [])]
+    outer = _directives(block)
     servers: list[Server] = []
-    for stmt in stream_block:
+    for stmt in block:
         if stmt.directive != "server" or stmt.block is None:
             continue
         own = _directives(stmt.block)
@@ -62,6 +74,6 @@ def build_stream(loaded: Loaded) -> Config:
         if not listens:  # nginx -t: no "listen" is defined for server (not a server at all)
             continue
         names = [n for s in own.get("server_name", []) for n in s.args]
-        servers.append(Server(stmt, len(servers), listens, names, own, [], outer, "stream"))
-    first = stream_stmts[0] if stream_stmts else None
-    return tls_addresses(index_sockets(Config(loaded, outer, first, servers, block="stream")))
+        servers.append(Server(stmt, len(servers), listens, names, own, [], outer, kind))
+    first = stmts[0] if stmts else None
+    return tls_addresses(index_sockets(Config(loaded, outer, first, servers, block=kind)))

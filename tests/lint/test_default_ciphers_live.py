@@ -12,14 +12,17 @@ from pathlib import Path
 
 import pytest
 
-from nginxgen.conf.load import load_path
-from nginxgen.knowledge.target import resolve
-from nginxgen.lint.findings import Finding
 from nginxgen.shell.cli import main
 from tests.builds import Build
-from tests.every_rule import lint_checked
 from tests.helpers import make_cert
-from tests.live import Server, free_port, nginx_check, prepare_prefix, s_client
+from tests.live import (
+    Server,
+    cipher_findings,
+    cipher_fix_holds,
+    free_port,
+    prepare_prefix,
+    s_client,
+)
 
 # an RSA certificate: static RSA suites need one
 STATIC_RSA_CBC = "AES128-SHA"  # no forward secrecy (NGX402), CBC with SHA-1 (NGX403)
@@ -40,12 +43,6 @@ def tree(folder: Path, port: int, ciphers: str = "") -> Path:
         "    }\n}\n"
     )
     return conf
-
-
-def cipher_findings(conf: Path, build: Build) -> list[Finding]:
-    target = resolve(build.nginx_version, build.tls_library)
-    found = lint_checked(load_path(str(conf)), target)
-    return [f for f in found if f.code in ("NGX402", "NGX403")]
 
 
 def negotiates(client: Build, port: int, cipher: str) -> bool:
@@ -95,10 +92,7 @@ def test_nginx_default_ciphers_are_judged_like_the_string_written_out(
     flags = ["--nginx-version", build.nginx_version, "--tls-library", build.tls_library]
     assert main(["lint", *flags, "--fix", str(conf)]) == 1  # unsafe: not applied by --fix
     assert "ssl_ciphers" not in conf.read_text()
-    main(["lint", *flags, "--unsafe-fixes", "--select", "NGX402,NGX403", str(conf)])
-    assert cipher_findings(conf, build) == []
-    done = nginx_check(build, conf)
-    assert done.returncode == 0, done.stderr
+    cipher_fix_holds(build, conf)
     with Server(build, conf, [port]):
         assert not negotiates(client, port, STATIC_RSA_CBC)
         assert not negotiates(client, port, ECDHE_CBC)

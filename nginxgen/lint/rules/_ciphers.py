@@ -27,7 +27,7 @@ LEGACY = ("SSLv2", "SSLv3", "TLSv1", "TLSv1.1", "TLSv1.2")
 # only the suites it drops can no longer connect
 DEFAULT_FIX = (
     "where nginx's default list is in effect (no ssl_ciphers), adds ssl_ciphers with Mozilla's "
-    "intermediate suites to http{} (or stream{})"
+    "intermediate suites to http{} (or stream{}, mail{})"
 )
 
 
@@ -80,7 +80,7 @@ class Judged:
     """A cipher string in effect for TLS servers that allow TLS 1.2 or older, evaluated: an
     ssl_ciphers line, or nginx's own default where no line is in effect (`default_for`)."""
 
-    line: Stmt  # the ssl_ciphers line; for the default, the http{} or stream{} block
+    line: Stmt  # the ssl_ciphers line; for the default, the http{}, stream{} or mail{} block
     evaluation: Evaluation
     default_for: tuple[Server, ...] = ()  # the servers nginx's default applies to
 
@@ -100,7 +100,7 @@ class Judged:
 
 def _scopes(ctx: Context) -> Iterator[tuple[list[Stmt], list[str]]]:
     """(ssl_ciphers lines in effect, protocols) for each place a cipher string applies."""
-    for server in (*ctx.tls_servers(), *_stream_tls_servers(ctx)):
+    for server in (*ctx.tls_servers(), *_stream_tls_servers(ctx), *ctx.mail_tls_servers()):
         yield server.effective("ssl_ciphers"), ctx.protocols(server)
     config = ctx.config
     if not config.loaded.http_level_top:
@@ -122,7 +122,7 @@ def _stream_tls_servers(ctx: Context) -> list[Server]:
 
 def cipher_lines(ctx: Context) -> Iterator[Judged]:
     """Every effective ssl_ciphers that allows TLS <= 1.2 (each line once): of each TLS server
-    (http{} and stream{}), and of a snippet linted on its own; then nginx's default list, once
+    (http{}, stream{} and mail{}), and of a snippet linted on its own; then nginx's default list, once
     per block, where TLS servers that allow TLS <= 1.2 have no line in effect."""
     seen: set[int] = set()
     for stmts, protocols in _scopes(ctx):
@@ -134,10 +134,10 @@ def cipher_lines(ctx: Context) -> Iterator[Judged]:
 
 
 def _defaults(ctx: Context) -> Iterator[Judged]:
-    """nginx's default ssl_ciphers (knowledge: defaults, the same in http{} and stream{} in
-    every release), located at the block where a line would go: for each http{} or stream{}
-    whose TLS servers that allow TLS <= 1.2 and complete handshakes (a certificate in effect)
-    have no ssl_ciphers in effect. Not judged for a file of http{} content linted on its own
+    """nginx's default ssl_ciphers (knowledge: defaults, the same in http{}, stream{} and mail{}
+    in every release), located at the block where a line would go: for each http{}, stream{} or
+    mail{} whose TLS servers that allow TLS <= 1.2 and complete handshakes (a certificate in
+    effect) have no ssl_ciphers in effect. Not judged for a file of http{} content linted on its own
     (the http{} that includes it may set one), nor for a server whose include could not be
     read or whose `ssl_conf_command CipherString` replaces the list."""
     if ctx.config.loaded.http_level_top:
@@ -145,6 +145,9 @@ def _defaults(ctx: Context) -> Iterator[Judged]:
     blocks = [(ctx.config.http_stmt, list(ctx.tls_servers()))]
     if "stream" in ctx.directive_names():
         blocks.append((ctx.stream.config.http_stmt, _stream_tls_servers(ctx)))
+    mail = ctx.mail_tls_servers()  # trial 22: a mail proxy's suites were never judged
+    if mail:
+        blocks.append((ctx.mail.config.http_stmt, mail))
     for block, servers in blocks:
         bare = tuple(s for s in servers if _takes_default(ctx, s))
         if block is not None and bare:

@@ -9,10 +9,10 @@ misread; names that this build lacks but an older library would enable (RC4, 3DE
 when the string asks for them.
 
 No ssl_ciphers at all is judged the same way: nginx then uses its own default,
-`HIGH:!aNULL:!MD5` (in http{} and stream{}, every release), which enables static-RSA suites; the
-finding is at the http{} (or stream{}) line, where the line would go, for the TLS
-servers with a certificate and no ssl_ciphers in effect (not for a file of http{} content linted
-on its own: the http{} that includes it may set one). Its fix, unsafe since clients that have
+`HIGH:!aNULL:!MD5` (in http{}, stream{} and mail{}, every release), which enables static-RSA
+suites; the finding is at the http{} (or stream{}, mail{}) line, where the line would go, for
+the TLS servers with a certificate and no ssl_ciphers in effect (not for a file of http{}
+content linted on its own: the http{} that includes it may set one). Its fix, unsafe since clients that have
 only the dropped suites can no longer connect, adds Mozilla's intermediate list there.
 
 Fail: ssl_ciphers ALL:!ADH:RC4+RSA:+HIGH;

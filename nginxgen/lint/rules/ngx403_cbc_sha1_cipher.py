@@ -4,7 +4,7 @@ They are only needed by TLS 1.0/1.1-era clients, are vulnerable to padding-oracl
 (Lucky13), and every TLS 1.2 client has an AEAD alternative.
 
 No ssl_ciphers at all is judged the same way: nginx's own default, `HIGH:!aNULL:!MD5`, enables
-them (reported at the http{} or stream{} line, with NGX402's unsafe fix: Mozilla's intermediate
+them (reported at the http{}, stream{} or mail{} line, with NGX402's unsafe fix: Mozilla's intermediate
 list).
 
 Fail: ssl_ciphers ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-SHA;

@@ -82,7 +82,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                 f"it ({facts.ssl_directive_message})",
                 severity=Severity.ERROR,
             )
-    yield from _mail(ctx, status is None or status.available)
+    yield from _mail(ctx)
     for gap, sockets in _merged(ctx):
         server, default = gap.server, gap.default
         if id(server) in switched:
@@ -126,70 +126,31 @@ def _where(ctx: Context, server: Server) -> Stmt:
     return server.stmt
 
 
-def _mail(ctx: Context, ssl_directive: bool) -> Iterator[Finding]:
-    """Each mail{} server with TLS on and no certificate (or key) in effect, as
-    ngx_mail_ssl_merge_conf refuses it, at the line nginx names (knowledge: listen_certificate,
-    mail_*)."""
+def _mail(ctx: Context) -> Iterator[Finding]:
+    """Each mail{} server with TLS on (Effective.mail_tls) and no certificate (or key) in
+    effect, as ngx_mail_ssl_merge_conf refuses it, at the line nginx names (knowledge:
+    listen_certificate, mail_*)."""
     facts = nginx.listen_certificate()
-    for block in ctx.config.loaded.statements:
-        if block.directive != "mail" or not block.block:
+    mail = ctx.mail
+    block = mail.config.http_stmt
+    if block is None or any(s.unread for s in block.block or [] if s.directive != "server"):
+        return  # no mail{}, or what its level sets is unknown
+    for server in ctx.mail_tls_servers():
+        if any(s.unread for s in server.stmt.block or []):
             continue
-        top = [s for s in block.block if s.directive != "server"]
-        if any(s.unread for s in top):
-            continue  # what the mail{} level sets is unknown
-        for server in block.block:
-            if server.directive != "server" or not server.block:
-                continue
-            own = server.block
-            if any(s.unread for s in own):
-                continue
-            found = _mail_refusal(own, top, ssl_directive, facts)
-            if found is not None:
-                line, message = found
-                yield ctx.finding(RULE, line, f"{message}: nginx -t refuses it",
-                                  severity=Severity.ERROR)  # fmt: skip
-
-
-def _mail_refusal(
-    own: list[Stmt], top: list[Stmt], ssl_directive: bool, facts: nginx.ListenCertificate
-) -> tuple[Stmt, str] | None:
-    """The line nginx names and its words for one mail server, or None where it passes."""
-
-    def last(lines: list[Stmt], directive: str) -> Stmt | None:
-        return next((s for s in reversed(lines) if s.directive == directive and s.args), None)
-
-    def value(directive: str) -> str:
-        line = last(own, directive) or last(top, directive)
-        return line.args[0].lower() if line is not None else "off"
-
-    listens = [s for s in own if s.directive == "listen" and "ssl" in s.args[1:]]
-    switches = ("ssl", "starttls") if ssl_directive else ("starttls",)
-    if listens:
-        mode, line = "listen ... ssl", listens[-1]
-    elif ssl_directive and value("ssl") == "on":
-        mode, line = "ssl", None
-    elif value("starttls") in ("on", "only"):
-        mode, line = "starttls", None
-    else:
-        return None
-    if line is None:  # the last `ssl` or `starttls` line of the server, else of mail{}
-        line = next((s for s in reversed(own) if s.directive in switches), None) or next(
-            s for s in reversed(top) if s.directive in switches
-        )
-    certificates = [s for s in own if s.directive == "ssl_certificate"] or [
-        s for s in top if s.directive == "ssl_certificate"
-    ]
-    keys = [s for s in own if s.directive == "ssl_certificate_key"] or [
-        s for s in top if s.directive == "ssl_certificate_key"
-    ]
-    if not certificates:
-        return line, facts.mail_message.format(mode=mode)
-    if not keys:
-        return line, facts.mail_key_message.format(mode=mode)
-    if len(keys) < len(certificates) and certificates[-1].args:
-        message = facts.mail_keys_message.format(certificate=certificates[-1].args[0], mode=mode)
-        return line, message
-    return None
+        mode, line = mail.mail_tls(server) or ("", server.stmt)
+        certificates = server.effective("ssl_certificate")
+        keys = server.effective("ssl_certificate_key")
+        if not certificates:
+            message = facts.mail_message.format(mode=mode)
+        elif not keys:
+            message = facts.mail_key_message.format(mode=mode)
+        elif len(keys) < len(certificates) and certificates[-1].args:
+            certificate = certificates[-1].args[0]
+            message = facts.mail_keys_message.format(certificate=certificate, mode=mode)
+        else:
+            continue
+        yield ctx.finding(RULE, line, f"{message}: nginx -t refuses it", severity=Severity.ERROR)
 
 
 def _merged(ctx: Context) -> list[tuple[Uncertified, list[str]]]:
