@@ -439,11 +439,28 @@ class _Planner:
                             _at(own[0]),
                             f"{name} {' '.join(own[0].args)} -> {' '.join(self.settings[name])}",
                             f"the default server of {socket} ({_at(default.stmt)}) decides it "
-                            "for every name there",
+                            f"for every name there{self._also_decides(default, socket)}",
                         )
                     )
                     self.follow_default(socket, default, name, own[0])
         return missing
+
+    def _also_decides(self, default: Server, socket: str) -> str:
+        """What else a change to a default server's line changes: the other TLS addresses it is
+        the default server of (trial 22: Matrix's federation port, *:8448, went TLS 1.3 only
+        with *:443, and the report named *:443 alone)."""
+        others = [
+            other
+            for other in self.config.sockets
+            if other != socket
+            and self.config.tls_socket(other)
+            and self.config.default_server(other) is default
+        ]
+        if not others:
+            return ""
+        return (
+            f"; it is also the default server of {', '.join(others)}, where the change applies too"
+        )
 
     def follow_default(self, socket: str, default: Server, name: str, old: Stmt) -> None:
         """The other servers of the address whose own line of a setting the default server

@@ -677,6 +677,31 @@ def test_a_listen_stream_takes_is_refused(tmp_path: Path) -> None:
     assert snapshot(tree) == before
 
 
+def test_a_default_server_of_another_port_too_is_said_to_change_there(tmp_path: Path) -> None:
+    """Trial 22 (a Matrix server, the default of *:443 and of its federation port): --into
+    changed its ssl_protocols for the new site on *:443, and the report named *:443 alone,
+    where *:8448's peers get TLS 1.3 only from then on too."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    chain = CertificateFactory(tmp_path / "certs").leaf("matrix.test")
+    main = tree / "nginx.conf"
+    main.write_text(
+        "events {}\nhttp {\n    server {\n        listen 443 ssl;\n"
+        "        listen 8448 ssl default_server;\n        server_name matrix.test;\n"
+        f"        ssl_certificate {chain.fullchain};\n        ssl_certificate_key {chain.key};\n"
+        "        ssl_protocols TLSv1.2 TLSv1.3;\n    }\n}\n"
+    )
+    new = CertificateFactory(tmp_path / "new").leaf("new.test")
+    done = nginxgen(
+        "generate", "--preset", "modern", "--nginx-version", "1.26.3", "--tls-library",
+        "openssl-3.5", "--domain", "new.test", "--cert", str(new.fullchain), "--key",
+        str(new.key), "--http-listen", "none", "--into", str(tree), "--diff",
+    )  # fmt: skip
+    said = [line for line in done.stderr.splitlines() if f"{main}:9: would change" in line]
+    assert len(said) == 1 and "ssl_protocols TLSv1.2 TLSv1.3 -> TLSv1.3" in said[0], done.stderr
+    assert "it is also the default server of *:8448" in said[0], said
+
+
 @pytest.mark.parametrize(
     ("block", "zone"),
     [("mail", "TLSSL"), ("mail", "SSL"), ("stream", "le_nginx_SSL"), ("stream", "SSL")],
