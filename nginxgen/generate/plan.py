@@ -568,7 +568,9 @@ def _plan_access_log(
         return None
     fields = [(f.key, f.variable) for f in logs.log_fields(target)]
     strings = generated_format_strings(fields)
-    return AccessLog(fmt.format_name, strings, wanted or default_access_log_path())
+    # in the binary's own log folder where nginx -V was read (trial 22: a source build's logs
+    # are in its prefix, and /var/log/nginx, the packages' folder, need not exist there)
+    return AccessLog(fmt.format_name, strings, wanted or default_access_log_path(target.log_folder))
 
 
 def _plan_site(

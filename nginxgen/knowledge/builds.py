@@ -74,6 +74,9 @@ class Target:
     static: bool = False
     # where the target came from when nobody gave it: the machine's binary that was read
     origin: str | None = None
+    # the folder of the binary's access log (`--http-log-path`, else nginx's logs/access.log;
+    # relative: under the prefix nginx runs with), when read from nginx -V
+    log_folder: str | None = None
 
     def describe(self) -> str:
         text = f"nginx {self.nginx}{' (Plus)' if self.plus else ''} with {self.library.display}"

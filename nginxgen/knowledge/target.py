@@ -125,7 +125,17 @@ def parse_nginx_v(text: str) -> Target:
         added=added,
         prefix=_under_prefix(arguments, "--prefix", ""),
         static=_linked_statically(arguments),
+        log_folder=_log_folder(arguments),
     )
+
+
+def _log_folder(arguments: str) -> str:
+    """The folder of the binary's own access log: --http-log-path's, else that of nginx's
+    default, logs/access.log, which stays relative (nginx resolves it under the prefix it runs
+    with, `-p` included: auto/options, ngx_conf_full_name)."""
+    given = re.search(r"--http-log-path=(\S+)", arguments)
+    path = given[1].strip("'\"") if given else "logs/access.log"
+    return os.path.dirname(path) or "."
 
 
 def _linked_statically(arguments: str) -> bool:

