@@ -40,8 +40,16 @@ GROUP_NAMES = {code: name for name, code in GROUPS.items()}
 # the groups of a hello that is not about them: the classical ones every client offers
 CLASSICAL = [group_name(g) for g in tls_groups.classical_groups()]
 PQ_GROUPS = frozenset(group_name(g) for g in KNOWN_GROUPS if g.pq)
-# the standard hybrids (ML-KEM with a classical group), which clients offer
-PQ_HYBRIDS = [group_name(g) for g in KNOWN_GROUPS if g.pq and not (g.pure or g.draft)]
+# what browsers send a key share for, beside X25519 (the one hybrid they offer)
+BROWSER_HYBRID = "X25519MLKEM768"
+# the standard hybrids (ML-KEM with a classical group), which clients offer: the browsers' first,
+# so that a server taking the client's order among its hybrids answers as it answers them
+# (trial 23: OpenSSL 4.0's and AWS-LC's own lists hold SecP256r1MLKEM768 too, and the probe,
+# offering it first, reported it where a browser gets X25519MLKEM768)
+PQ_HYBRIDS = sorted(
+    (group_name(g) for g in KNOWN_GROUPS if g.pq and not (g.pure or g.draft)),
+    key=lambda name: name != BROWSER_HYBRID,
+)
 # every group TLS 1.3 can negotiate, and every one TLS 1.2's ECDHE can (no finite-field group:
 # OpenSSL takes those in TLS 1.3 only; no ML-KEM, which needs TLS 1.3)
 # (the classical ones first, then the knowledge base's order)

@@ -80,6 +80,10 @@ SCENARIOS = [
     # TLS 1.3 on (1.22.1's default is TLS 1.0-1.2), yet no ML-KEM in OpenSSL 3.0 or 3.3
     Scenario("no-mlkem", ("bookworm", "wheel"), ("ssl_protocols TLSv1.2 TLSv1.3;",)),
     Scenario("reject-handshake", ("bookworm", "trixie", "wheel"), ("ssl_reject_handshake on;",)),
+    # the library's own groups, two ML-KEM hybrids among them (OpenSSL 4.0, AWS-LC): the probe
+    # offers X25519MLKEM768 first, as browsers do (trial 23: it offered SecP256r1MLKEM768 first,
+    # and reported that group where a browser-like client gets X25519MLKEM768)
+    Scenario("library-groups", ("openssl40", "awslc"), ("ssl_protocols TLSv1.2 TLSv1.3;",)),
 ]  # fmt: skip
 CASES = [(b, s) for s in SCENARIOS for b in s.builds]
 

@@ -21,10 +21,16 @@ from typing import Any
 
 from nginxgen.conf.per_name import NameModel
 from nginxgen.probe.check import Found, NameProbe, Prediction, expect_suites
-from nginxgen.probe.hello import CLASSICAL, PQ_GROUPS, PQ_HYBRIDS, TLS13_SUITES, HelloReply
+from nginxgen.probe.hello import (
+    BROWSER_HYBRID,
+    CLASSICAL,
+    PQ_GROUPS,
+    PQ_HYBRIDS,
+    TLS13_SUITES,
+    HelloReply,
+)
 
 KEYS: Mapping[str, Any] = {"tls13": None, "pq": "none"}
-BROWSER_HYBRID = "X25519MLKEM768"  # what browsers send a key share for, beside X25519
 
 
 def runs(found: Found) -> bool:
