@@ -180,6 +180,34 @@ def test_a_421_the_config_returns_is_not_a_mismatch(tmp_path: Path) -> None:
     assert [(p.value, p.seen) for p in required] == [(True, True), ("no-certificate", "served")]
 
 
+def test_ca_names_are_not_asked_of_a_config_that_requests_no_certificate(tmp_path: Path) -> None:
+    """Trial 23: a server asked for client certificates, its config then said `ssl_verify_client
+    off` (not reloaded): besides the request, the probe blamed the unchanged
+    ssl_client_certificate line for CA names `[]`, which nginx never sends without a request."""
+    from nginxgen.conf.effective import Effective
+    from nginxgen.conf.per_name import NameModel
+    from nginxgen.probe.checks import client_certificate
+
+    conf = tmp_path / "nginx.conf"
+    conf.write_text(
+        "events {}\nhttp {\nserver { listen 443 ssl default_server; server_name a.example; "
+        "ssl_certificate c; ssl_certificate_key k; ssl_client_certificate ca.pem; "
+        "ssl_verify_client off; }\n}\n"
+    )
+    model = NameModel(Effective(build(load_path(str(conf))), resolve("1.26.3", "openssl-3.5.7")),
+                      "*:443", "a.example")  # fmt: skip
+    found = {
+        "client_certificate": {
+            "requested": True,
+            "ca_names": ["O=Example,CN=Client CA"],
+            "host": "a.example",
+            "without": None,
+        }
+    }
+    said = [(p.key, p.setting) for p in client_certificate.predict(model, found)]
+    assert said == [("client_certificate.requested", "ssl_verify_client")], said
+
+
 def _resumed(sni: str, resumption: dict[str, bool]) -> dict[str, Any]:
     """What a probe of `sni` found over TLS 1.2 and 1.3: these resumption observations, every
     other check not run."""
