@@ -224,7 +224,9 @@ def run(options: ProbeOptions) -> int:
     for error in errors:
         note(f"error: probe: {error}")
     total = sum(r["connections"] for r in results)
-    note(f"probe: {len(results)} names (no SNI included), {total} connections to {where}")
+    named = sum(r["sni"] is not None for r in results)
+    bare = len(results) - named
+    note(f"probe: {named} names and {bare} without SNI, {total} connections to {where}")
     if errors:
         return 2
     return 1 if found or any(r["inconclusive"] or r["problems"] for r in results) else 0

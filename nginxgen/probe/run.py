@@ -200,7 +200,14 @@ def _refuted(found: Found, context: Found) -> str | None:
 
 def text_report(results: list[dict[str, Any]]) -> str:
     lines = []
+    # several endpoints (--targets): each one's names under its address (trial 23: two
+    # `example.com:` blocks of two endpoints, five `(no SNI):` ones, could not be told apart)
+    several = len({r.get("endpoint") for r in results}) > 1
+    endpoint = None
     for result in results:
+        if several and result.get("endpoint") != endpoint:
+            endpoint = result.get("endpoint")
+            lines.append(f"== {endpoint}")
         where = f" on port {result['port']}" if "port" in result else ""
         lines.append(f"{result['sni'] or '(no SNI)'}{where}:")
         if result.get("probed_as"):  # chosen from the config (a port stream{} alone serves)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import selectors
 import socket
 import threading
@@ -287,6 +288,13 @@ def test_many_endpoints_from_a_file_with_the_summary_first(trixie: Build, tmp_pa
     assert "mismatches with the config: none (" in done.stdout, done.stdout[:2000]
     assert f"a.test on 127.0.0.1:{port}:" not in done.stdout  # one name a line, per endpoint
     assert done.stdout.count("\na.test:\n") == 1 and "\nb.test:\n" in done.stdout
+    # each endpoint's names under its address (trial 23: two endpoints' blocks looked alike)
+    assert done.stdout.index(f"\n== 127.0.0.1:{port}\na.test:\n") < done.stdout.index(
+        f"\n== 127.0.0.1:{other}\nb.test:\n"
+    ), done.stdout
+    assert re.search(
+        r"probe: 4 names and 2 without SNI, \d+ connections to 2 endpoints", done.stderr
+    )
     assert down.returncode == 2, down.stderr
     assert {r["endpoint"] for r in json.loads(down.stdout)} == {f"127.0.0.1:{port}",
                                                                f"127.0.0.1:{other}"}  # fmt: skip

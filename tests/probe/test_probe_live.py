@@ -394,7 +394,7 @@ def test_a_reset_is_inconclusive_not_refused(
     }  # fmt: skip
     assert named["inconclusive"] == ["TLSv1.1: connection reset"]
     assert named["connections"] > 10
-    assert re.search(r"probe: 2 names \(no SNI included\), \d+ connections to", done.stderr)
+    assert re.search(r"probe: 1 names and 1 without SNI, \d+ connections to", done.stderr)
 
 
 def test_config_notices_changes_not_loaded(
