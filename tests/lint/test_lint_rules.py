@@ -1175,8 +1175,9 @@ def test_the_catalog_says_every_severity_a_rule_reports(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """NGX401 is a warning for TLS 1.0 the library still speaks and info where it cannot
-    (issue 35: `nginxgen rules` listed only "warning"); never an error, SSLv3 included: nginx
-    starts with it (issue 36)."""
+    (issue 35: `nginxgen rules` listed only "warning"); not an error for SSLv3 beside a protocol
+    that works: nginx starts with it (issue 36); an error where the line leaves no protocol the
+    library negotiates, as NGX413 for a certificate no suite can use (trial 22)."""
     from nginxgen.shell.cli import main
 
     seen = set()
@@ -1185,14 +1186,15 @@ def test_the_catalog_says_every_severity_a_rule_reports(
         ("SSLv3 TLSv1.2", ("1.22.1", "openssl-1.1.1")),
         ("TLSv1 TLSv1.2", ("1.22.1", "openssl-1.1.1")),
         ("TLSv1 TLSv1.2", OLD),  # OpenSSL 3.0 at security level 1 cannot negotiate TLS 1.0
+        ("TLSv1 SSLv3", OLD),  # nothing left: every handshake fails
     ):
         config = http(DEFAULT, top=f"ssl_session_cache shared:S:1m; ssl_protocols {protocols};")
         seen |= {f.severity for f in findings_of(config, target, tmp_path) if f.code == "NGX401"}
     rule = catalog()["NGX401"].rule
-    assert seen == set(rule.severities) == {"info", "warning"}
+    assert seen == set(rule.severities) == {"info", "warning", "error"}
     main(["rules"])
     (line,) = [li for li in capsys.readouterr().out.splitlines() if li.startswith("NGX401")]
-    assert line.split()[1] == "info-warning"
+    assert line.split()[1] == "info-error"
 
 
 def test_a_severity_the_rule_does_not_declare_is_refused(tmp_path: Path) -> None:
