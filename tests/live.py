@@ -37,6 +37,18 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+def free_ports(count: int) -> list[int]:
+    """`count` distinct free ports: two calls of free_port may give the same one, which nginx
+    from 1.25.5 takes for one stream address of two servers (the CI run of 1844a36: a test's
+    model of one front was another's)."""
+    ports: list[int] = []
+    while len(ports) < count:
+        port = free_port()
+        if port not in ports:
+            ports.append(port)
+    return ports
+
+
 def prepare_prefix(conf: Path, build: Build, workers: int = 2) -> None:
     """Adapt a generated nginx.conf for a test prefix: fixed workers, logs and temp files inside.
 
