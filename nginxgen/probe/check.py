@@ -111,10 +111,14 @@ class NameProbe:
         timeout: float,
         ech: EchConfig | Literal["grease"] | None = None,
         library: Library | None = None,
+        http: bool = True,
     ) -> None:
         self.address = address
         self.sni = sni
         self.timeout = timeout
+        # whether pages are asked on the TLS 1.3 flight's connection: not of a stream{} port,
+        # whose backend may never answer (trial 23: each stream probe waited out --timeout)
+        self.http = http
         self.ech = ech  # what `--ech-config` asks to try: a config, "grease" or None
         self.library = library  # the target's TLS library: what the suites probed must cover
         self.found: dict[str, Any] = {"sni": sni}
@@ -162,7 +166,7 @@ class NameProbe:
         (None: TLS 1.3 is off or it cannot be read)."""
         if not self.offers("TLSv1.3"):
             return None
-        asked = requests(request_host(self.address, self.sni), list(PAGES))
+        asked = requests(request_host(self.address, self.sni), list(PAGES)) if self.http else b""
         return tls13_flight(self.address, self.sni, self.timeout, asked)
 
     def page(self, path: str) -> Page:

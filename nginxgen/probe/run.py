@@ -39,11 +39,12 @@ def probe_name(
     ech: EchConfig | Literal["grease"] | None = None,
     run: Sequence[Check] | None = None,
     library: Library | None = None,
+    http: bool = True,
 ) -> dict[str, Any]:
     """Every check of `run` (default: all of them) that applies to the name, in order
     (nginxgen/probe/checks/); where a full handshake fails, the checks after it keep their
-    values for "not run"."""
-    return _probe_name(address, sni, timeout, ech, run, library).found
+    values for "not run". `http` False: the port speaks no HTTP (a stream{} listener)."""
+    return _probe_name(address, sni, timeout, ech, run, library, http=http).found
 
 
 def _probe_name(
@@ -54,11 +55,12 @@ def _probe_name(
     run: Sequence[Check] | None,
     library: Library | None,
     context: Probed | None = None,
+    http: bool = True,
 ) -> Probed:
     """probe_name; with `context` (the result of a name nginx answers from the same TLS
     context: plan.py), the context checks are not run: their values and notes are its."""
     connections_made()  # count this name's connections from here
-    probe = NameProbe(address, sni, timeout, ech, library)
+    probe = NameProbe(address, sni, timeout, ech, library, http)
     notes: tuple[list[str], list[str], str | None] = ([], [], None)
     failed = False
     for check in checks.CHECKS if run is None else run:

@@ -152,7 +152,7 @@ def _probe(
     def one(item: tuple[Listener, str | None]) -> dict[str, Any]:
         listener, name = item
         found = probe_name((address, listener.port), name, timeout, offer, run=CHECKS,
-                           library=stream.target.library)  # fmt: skip
+                           library=stream.target.library, http=False)  # fmt: skip
         found["port"] = listener.port
         found["mismatches"], found["config"] = compare_model(
             stream.tls(listener.socket, name), found, CHECKS

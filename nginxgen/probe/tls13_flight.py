@@ -211,9 +211,11 @@ def _handshake(
             except ssl.SSLWantReadError:
                 if not pump():
                     raise ConnectionError("the server closed during the handshake") from None
+        answers = bytearray()
+        if not requests:  # a stream port speaks no HTTP: the handshake's flight is all there is
+            return bytes(received), bytes(answers), timed_out
         tls.write(requests)
         sock.sendall(outgoing.read())
-        answers = bytearray()
         while len(answers) < ANSWERS_READ and pump():  # the tickets and the answers
             try:
                 while chunk := tls.read(65536):

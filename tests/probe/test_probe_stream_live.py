@@ -210,3 +210,51 @@ def test_one_port_on_two_addresses_and_sni_names(
     assert {r["port"] for r in results} == {port}
     subject = results[0]["certificate"]["subject"]
     assert other.ok and f"subject=CN={subject.removeprefix('CN=')}" in other.output, subject
+
+
+@pytest.mark.parametrize("build", STREAM_BUILDS[:1], indirect=True)
+def test_a_stream_port_whose_backend_waits_for_the_client_is_not_waited_out(
+    build: Build, tmp_path: Path
+) -> None:
+    """Trial 23 (an MQTT proxy: stream TLS to a broker that speaks only when spoken to): the
+    probe asked its HTTP pages on the TLS 1.3 connection that reads the certificate chain, and
+    waited out --timeout on every run for an answer that never comes. A stream port is asked
+    no page: the chain is in the handshake's flight."""
+    import socket
+    import threading
+    import time
+
+    backend = socket.create_server(("127.0.0.1", 0))
+    held: list[socket.socket] = []  # accepted, read from by nobody, never written to
+
+    def accept() -> None:
+        while True:
+            try:
+                held.append(backend.accept()[0])
+            except OSError:
+                return
+
+    threading.Thread(target=accept, daemon=True).start()
+    leaf = CertificateFactory(tmp_path / "pki").leaf("mqtt.example", sans=("mqtt.example",))
+    port = free_port()
+    conf = tmp_path / "nginx.conf"
+    conf.write_text(_main(
+        f"stream {{\n    server {{\n        listen 127.0.0.1:{port} ssl;\n"
+        f"        ssl_certificate {leaf.fullchain}; ssl_certificate_key {leaf.key};\n"
+        f"        proxy_pass 127.0.0.1:{backend.getsockname()[1]};\n    }}\n}}\n"
+    ))  # fmt: skip
+    (tmp_path / "logs").mkdir()
+    try:
+        with Server(build, conf, [port]):
+            started = time.monotonic()
+            done = _probe("127.0.0.1", "--config", str(conf), "--stream", "--timeout", "30",
+                          *build.target_flags)  # fmt: skip
+            took = time.monotonic() - started
+    finally:
+        backend.close()
+        for held_socket in held:
+            held_socket.close()
+    results = json.loads(done.stdout)
+    assert [r["certificate"]["chain_length"] for r in results] == [2], done.stdout[-2000:]
+    assert took < 15, f"{took:.1f} s: the 30 s timeout was waited out"
+    assert results[0]["inconclusive"] == [], results[0]
