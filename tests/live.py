@@ -37,10 +37,10 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def free_ports(count: int) -> list[int]:
-    """`count` distinct free ports: two calls of free_port may give the same one, which nginx
-    from 1.25.5 takes for one stream address of two servers (the CI run of 1844a36: a test's
-    model of one front was another's)."""
+def distinct_ports(count: int) -> list[int]:
+    """`count` free ports, no two the same: free_port may give one twice (nobody listens yet),
+    and nginx from 1.25.5 takes one stream address for two servers (the CI run of 1844a36: a
+    test read one front's model for another's)."""
     ports: list[int] = []
     while len(ports) < count:
         port = free_port()

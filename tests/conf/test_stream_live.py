@@ -31,7 +31,7 @@ from nginxgen.conf.stream import Stream
 from nginxgen.knowledge.target import resolve
 from tests.builds import ALL_BUILD_NAMES, NEWEST_BUILD_NAMES, Build
 from tests.conftest import require_build
-from tests.live import Handshake, Server, free_port, free_ports, parse_s_client, s_client
+from tests.live import Handshake, Server, distinct_ports, free_port, parse_s_client, s_client
 from tests.pki import CertificateFactory
 
 # The builds with stream{} TLS compiled in: the wheel and the two compiled with nginx's stable
@@ -211,7 +211,7 @@ def test_proxy_ssl_client_side(build: Build, tmp_path: Path) -> None:
     pki = CertificateFactory(tmp_path / "pki")
     chain = pki.leaf("api.example", sans=("api.example",))
     stranger = CertificateFactory(tmp_path / "other-pki").leaf("x.example", sans=("x.example",))
-    backend, *ports = free_ports(6)
+    backend, *ports = distinct_ports(6)
     fronts = dict(zip(("plain", "sni", "wrong_ca", "right_ca", "tls12"), ports, strict=True))
     seen = '"[$ssl_server_name|$ssl_protocol|$ssl_session_reused]\\n"'
     lines = {

@@ -58,7 +58,7 @@ from nginxgen.knowledge.upstream import upstream_keepalive_defaults
 from nginxgen.lint.run import Selection, lint
 from tests.builds import Build
 from tests.helpers import make_cert
-from tests.live import Server, free_port, nginx_check, prepare_prefix
+from tests.live import Server, distinct_ports, nginx_check, prepare_prefix
 from tests.pki import CertificateFactory, Chain
 
 VARIANTS = ("valid", "other", "self", "sni")
@@ -192,16 +192,6 @@ def backend_trees(draw: st.DrawFn) -> BackendTree:
     return BackendTree(
         tuple(http), servers, tuple(passes), tuple(client_http), tuple(tls), tls_default
     )
-
-
-def distinct_ports(count: int) -> list[int]:
-    """`count` free ports, no two the same (free_port may give one twice: nobody listens yet)."""
-    ports: list[int] = []
-    while len(ports) < count:
-        port = free_port()
-        if port not in ports:
-            ports.append(port)
-    return ports
 
 
 # --- the backend pool ------------------------------------------------------------------------
