@@ -118,8 +118,10 @@ def tls_fields_note(report: dict[str, Any]) -> tuple[str, str] | None:
         )
     hint = (
         "to log what clients negotiate, add to http{} the format `nginxgen generate` writes "
-        "(`generate --nginx-version` leaves out what an older nginx lacks):"
-    )
+        "(`generate --nginx-version` leaves out what an older nginx lacks); a server{} or "
+        "location with an access_log of its own takes none from http{}: put the access_log line "
+        "beside its own there too:"
+    )  # trial 23: zammad's servers log to their own file, and the http{} line logged nothing
     return said, hint
 
 

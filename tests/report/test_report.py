@@ -351,6 +351,8 @@ def test_a_format_without_tls_fields_says_tls_unknown(tmp_path: Path) -> None:
     assert hint.startswith("log_format nginxgen_tls escape=json\n") and "$ssl_protocol" in hint
     text = report(str(log), "--log-format", "combined").stdout
     assert "this format (combined) records no TLS fields" in text
+    # trial 23: where a server has an access_log of its own, the http{} line alone logs nothing
+    assert "with an access_log of its own takes none from http{}" in " ".join(text.split())
     assert "all sites: 3 requests, TLS unknown" in text
     assert "plain HTTP" not in text.replace("TLS and plain HTTP cannot be told apart", "")
     page = tmp_path / "report.html"
