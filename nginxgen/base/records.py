@@ -96,7 +96,7 @@ def _init(names: list[str], declared: dict[str, _Field], frozen: bool) -> Callab
     return init
 
 
-COMPILE_AFTER = 20  # instances of a class made before its __init__ is compiled
+COMPILE_AFTER = 200  # instances of a class made before its __init__ is compiled
 
 
 def _binder(
@@ -183,55 +183,38 @@ def _build(cls: type, frozen: bool, eq: bool, slots: bool) -> type:
     made: list[type] = []  # the class, once built: where a compiled __init__ goes
     bind = _binder(names, declared, frozen)
     left = [COMPILE_AFTER]
-    # the way a call not taken directly is done: interpreted, then compiled (below)
-    slow: list[Callable[..., None]] = [lambda obj, *args, **kwargs: bind(obj, args, kwargs)]
+    count, known = len(names), frozenset(names)
+    setter = object.__setattr__  # a frozen record's own __setattr__ refuses; slots take it too
 
-    def compiled() -> Callable[..., None]:
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
         # Compiled only once the class is made often, never at import: most records of a module
         # are never made in a given run and many a few times, and compiling an __init__ (about
         # 0.5 ms for a dozen fields) was a tenth of a one-file lint; a class made thousands of
         # times wants it.
-        init = _init(names, declared, frozen)
-        init.__qualname__ = f"{made[0].__qualname__}.__init__"
-        return init
-
-    count, known = len(names), frozenset(names)
-    # a field a base record keeps in a slot is read from the slot, never from __dict__
-    direct = not any("__slots__" in klass.__dict__ for klass in cls.__mro__)
-
-    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
-        # The common calls, every field by position or every field by name, fill the instance's
-        # __dict__ in one C call: faster than a compiled __init__ setting each field (a frozen
-        # record's goes through object.__setattr__ each time), and nothing to compile.
-        if direct:
-            if not kwargs:
-                if len(args) == count:
-                    self.__dict__.update(zip(names, args, strict=True))
-                    return
-            elif not args and len(kwargs) == count and known.issuperset(kwargs):
-                self.__dict__.update(kwargs)
-                return
         left[0] -= 1
-        if left[0] == 0:
-            slow[0] = compiled()
-        slow[0](self, *args, **kwargs)
-
-    def __slotted_init__(self: Any, *args: Any, **kwargs: Any) -> None:
-        # no __dict__ to fill: interpreted for the first instances, then compiled in its place
-        left[0] -= 1
-        if left[0] > 0:
-            bind(self, args, kwargs)
+        if left[0] <= 0:
+            init = _init(names, declared, frozen)
+            init.__qualname__ = f"{made[0].__qualname__}.__init__"
+            made[0].__init__ = init  # type: ignore[misc]
+            init(self, *args, **kwargs)
             return
-        init = compiled()
-        made[0].__init__ = init  # type: ignore[misc]
-        init(self, *args, **kwargs)
+        # Until then the common calls, every field by position or every field by name, set
+        # them in order, one call each; the others go through bind. (Not __dict__.update: an
+        # instance whose __dict__ is asked for keeps a dict of its own, and a fleet's records
+        # were then slower to read and bigger.)
+        if kwargs:
+            if not args and len(kwargs) == count and known.issuperset(kwargs):
+                for name in names:
+                    setter(self, name, kwargs[name])
+                return
+        elif len(args) == count:
+            for name, value in zip(names, args, strict=True):
+                setter(self, name, value)
+            return
+        bind(self, args, kwargs)
 
     added = _methods(tuple(names), compared, eq, frozen)
-    added.update(
-        __init__=__slotted_init__ if slots else __init__,
-        __record_fields__=tuple(names),
-        __record_declared__=declared,
-    )
+    added.update(__init__=__init__, __record_fields__=tuple(names), __record_declared__=declared)
     if slots:  # __slots__ only takes effect in a new class
         made.append(_with_slots(cls, names, declared, added))
         return made[0]
