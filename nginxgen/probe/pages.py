@@ -57,6 +57,12 @@ def pages_in(data: bytes) -> list[Page]:
             break
         lines = head.decode("latin-1").split("\r\n")
         parts = lines[0].split()
+        if not parts or not parts[0].startswith("HTTP/"):
+            # no status line: not an answer to the GET, nor one to read as a page (trial 23: a
+            # stream port's backend echoed the request, said "served (status None)")
+            why = f"the answer is not HTTP (it opens with {lines[0][:40]!r})"
+            out.append(Page(None, {}, data[:PAGE_READ], why))
+            break
         status = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else None
         headers = {}
         for line in lines[1:]:

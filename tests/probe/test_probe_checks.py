@@ -318,3 +318,17 @@ def test_names_probed_at_once_do_not_wait_for_each_other_s_handshakes() -> None:
         waited = time.monotonic() - started
         holding.join()
     assert waited < 1.5, waited
+
+
+def test_an_answer_that_is_not_http_is_not_read_as_a_page() -> None:
+    """Trial 23: a stream port probed as HTTP, whose backend echoed the request, was reported
+    "without one: served (status None)" and "HSTS on / (None): none", as if a page had been
+    read. An answer without a status line is no page: the checks say they did not check."""
+    from nginxgen.probe.pages import pages_in
+
+    echoed = b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nGET /nginxgen-probe-404 HTTP/1.1\r\n\r\n"
+    (page,) = pages_in(echoed)
+    assert page.status is None and page.unanswered is not None, page
+    assert "not HTTP" in page.unanswered and "GET / HTTP/1.1" in page.unanswered
+    answered = pages_in(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+    assert [(p.status, p.unanswered) for p in answered] == [(200, None)]
