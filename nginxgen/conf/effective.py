@@ -75,7 +75,7 @@ class Effective:
         else:
             return None
         mail = self.config.http_stmt  # the mail{} block (one: nginx refuses a second)
-        top = mail.block or [] if mail is not None else []
+        top = (mail.block or []) if mail is not None else []
         for lines in (server.stmt.block or [], top):
             line = next((s for s in reversed(lines) if s.directive in switches), None)
             if line is not None:

@@ -65,6 +65,12 @@ def verdicts(ctx: Context) -> list[Verdict]:
     return ctx.memo("grammar", lambda: list(_judge(ctx)))
 
 
+def refused_listens(ctx: Context) -> set[int]:
+    """The ids of the listen lines nginx refuses as it reads them (`invalid parameter "quic"`,
+    NGX009/NGX010): nginx -t stops there, before it adds the address or asks its protocols."""
+    return {id(v.stmt) for v in verdicts(ctx) if v.stmt.directive == "listen"}
+
+
 def conflicting_lines(ctx: Context) -> dict[int, Verdict]:
     """The verdict on each pair of lines one block may not hold together (block_conflicts), by
     the id of either line, in any release: a rule that would suggest changing one of them (the

@@ -41,7 +41,7 @@ from nginxgen.conf.per_name import by_name
 from nginxgen.knowledge import nginx_values
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Finding, Severity
-from nginxgen.lint.rules._grammar import verdicts
+from nginxgen.lint.rules._grammar import refused_listens
 
 RULE = Rule(
     code="NGX014",
@@ -69,7 +69,7 @@ def _redefined(ctx: Context, config: Config) -> Iterator[Finding]:
     # a listen nginx refuses (`invalid parameter "http3"`, NGX009/NGX010) stops nginx -t there,
     # before it adds the addresses: the warning never comes, and its advice would mislead
     # (trial 13: `listen ... http3` beside `listen ... ssl`)
-    refused = {id(v.stmt) for v in verdicts(ctx) if v.stmt.directive == "listen"}
+    refused = refused_listens(ctx)
     for socket, servers in config.sockets.items():
         listens = [lst for s in servers for lst in s.listens if lst.socket == socket]
         if any(id(lst.stmt) in refused for lst in listens):

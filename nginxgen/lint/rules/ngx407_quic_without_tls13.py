@@ -16,7 +16,7 @@ from nginxgen.knowledge import nginx
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Applicability, Finding, Severity
 from nginxgen.lint.rules import _fixes
-from nginxgen.lint.rules._grammar import verdicts
+from nginxgen.lint.rules._grammar import refused_listens
 
 RULE = Rule(
     code="NGX407",
@@ -38,7 +38,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         return  # the grammar's verdicts not asked: this family may run in a process of its own
     # a listen nginx refuses (`invalid parameter "quic"` before 1.25.0, NGX010) stops nginx -t
     # there: the protocols are never asked (trial 22: two errors for one line on 1.22.1)
-    refused = {id(v.stmt) for v in verdicts(ctx) if v.stmt.directive == "listen"}
+    refused = refused_listens(ctx)
     for server, quic in quic_servers:
         if id(quic.stmt) in refused:
             continue
