@@ -41,6 +41,13 @@ def run(into: Path, options: GenerateOptions, check: Callable[[Loaded], list[Fin
         (note(step.planned()) if diff else print(step))
     if not steps:
         note("nothing to change: the tree already has these sites as planned")
+    elif diff and options.nginx_bin:
+        # nginx -t reads files, and --diff writes none: only lint has judged the plan (trial 22:
+        # a diff applied with patch that nginx -t refused, where the writing run put all back)
+        note(
+            f"{options.nginx_bin} -t has not judged this diff (--diff writes nothing): the run "
+            "without --diff runs it after writing, and a failure puts every file back"
+        )
     for line in result.written:
         note(line)
     for finding in result.ours:

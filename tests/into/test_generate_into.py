@@ -262,6 +262,10 @@ def test_nginx_t_failure_puts_everything_back(
             return nginxgen(*argv, "--nginx-bin", str(binary), *more)
         return nginxgen(*argv, *more, machine=binary)
 
+    # --diff writes nothing for nginx -t to read, and says that nginx has not judged it
+    shown = run(failing, "--diff")
+    assert shown.returncode == 1 and snapshot(stock.dir) == before, shown.stderr
+    assert f"{failing} -t has not judged this diff (--diff writes nothing)" in shown.stderr
     done = run(failing)
     assert done.returncode == 3, done.stdout + done.stderr
     assert done.stderr.strip().splitlines()[-1] == (
