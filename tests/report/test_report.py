@@ -226,6 +226,9 @@ def test_empty_missing_and_not_gzip(tmp_path: Path) -> None:
     done = report(str(empty))
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("0 lines read, 0 unreadable")
+    # no line tells which fields the log lacks: the format's all stand, at 0 (docs/report.md)
+    overall = json.loads(report(str(empty), "--format", "json").stdout)["overall"]
+    assert overall["ech"] == overall["resumed"] == {"count": 0, "share": None}
     missing = report(str(tmp_path / "nope.log"))
     assert missing.returncode == 2 and missing.stdout == ""  # no empty report, one line
     assert (
