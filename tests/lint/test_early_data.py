@@ -146,3 +146,39 @@ def test_the_fix_text_is_the_line_of_the_backends_module(
     conf.write_text(tree(f"location / {{ {passing} }}"))
     found = [f for f in lint_checked(load_path(str(conf)), resolve(*OPENSSL)) if f.code == "NGX713"]
     assert len(found) == 1 and found[0].fix.startswith(fix), found
+
+
+def test_0rtt_is_not_moved_into_a_default_server_that_would_replay(tmp_path: Path) -> None:
+    """NGX104's unsafe fix moves a vhost's `ssl_early_data on` into the default server, which
+    then takes 0-RTT for every server of the address: where one of them hands requests to a
+    backend unprotected, NGX713 turned it off again and the fixes never settled (trial 24:
+    `internal error: fixes did not settle`). No move there, and the text says what comes first;
+    with that backend protected, the move is made."""
+    vhost = (
+        "server { listen 8443 ssl; server_name b.example; ssl_certificate c.pem;\n"
+        f"  ssl_certificate_key c.key; ssl_early_data on; location / {{ {PASS} {TELL} }} }}\n"
+    )
+
+    def default(location: str) -> str:
+        return (
+            "events {}\nhttp {\nserver { listen 8443 ssl default_server; ssl_certificate c.pem;\n"
+            f"  ssl_certificate_key c.key; {location} }}\n{vhost}}}\n"
+        )
+
+    flags = ["--nginx-version", OPENSSL[0], "--tls-library", OPENSSL[1], "--unsafe-fixes"]
+    conf = tmp_path / "nginx.conf"
+    php = "location ~ \\.php$ { fastcgi_pass 127.0.0.1:9000; }"
+    conf.write_text(default(php))
+    found = lint_checked(load_path(str(conf)), resolve(*OPENSSL))
+    (moved,) = [f for f in found if f.code == "NGX104"]
+    assert moved.line == 6 and moved.autofix is None, moved
+    assert "once fastcgi_pass at" in (moved.fix or "") and "fastcgi_param EARLY_DATA" in (
+        moved.fix or ""
+    )
+    assert main(["lint", "--fix", "--select", "NGX104,NGX713", *flags, str(conf)]) == 1
+    assert conf.read_text() == default(php)  # settled, with nothing to move
+    protected = php.replace("9000;", "9000; fastcgi_param EARLY_DATA $ssl_early_data;")
+    conf.write_text(default(protected))
+    assert main(["lint", "--fix", "--select", "NGX104,NGX713", *flags, str(conf)]) == 0
+    assert conf.read_text().count("ssl_early_data on;") == 1
+    assert "ssl_certificate_key c.key; ssl_early_data on;" not in conf.read_text()

@@ -20,9 +20,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from nginxgen.conf.client_certificates import refuses_handshakes
 from nginxgen.lint.context import Context, Rule, server_label
 from nginxgen.lint.findings import Finding, Severity
-from nginxgen.lint.rules._default_server import MOVE_TO_DEFAULT, finding, misplaced
+from nginxgen.lint.rules._default_server import MOVE_TO_DEFAULT, Misplaced, finding, misplaced
+from nginxgen.lint.rules.ngx713_early_data_replay import Exposed, exposed, handing_line
 
 RULE = Rule(
     code="NGX104",
@@ -36,10 +38,34 @@ RULE = Rule(
 
 def check(ctx: Context) -> Iterator[Finding]:
     for m in misplaced(ctx, ("ssl_early_data",)):
-        yield finding(
-            ctx,
-            RULE,
-            m,
+        message = (
             f"ssl_early_data here is ignored: {server_label(m.default)} is the default server "
-            f"of {m.on} and decides 0-RTT there ({m.default_value})",
+            f"of {m.on} and decides 0-RTT there ({m.default_value})"
         )
+        replayed = _replayed(ctx, m)
+        if replayed is None:
+            yield finding(ctx, RULE, m, message)
+            continue
+        # Moved into the default server, 0-RTT would reach every server of the address, this
+        # one's backend unprotected: NGX713, whose fix turns it off again (trial 24: the unsafe
+        # fixes never settled). No edit; the text says what to mend first.
+        passing = replayed.pass_line
+        fix = (
+            f"{RULE.fix}, once {passing.directive} at {passing.file}:{passing.line} is protected "
+            f"from replays (NGX713: {handing_line(passing.directive)}): 0-RTT in the default "
+            "server reaches every server of the address"
+        )
+        yield ctx.finding(RULE, m.stmt, message, fix=fix)
+
+
+def _replayed(ctx: Context, m: Misplaced) -> Exposed | None:
+    """A backend that 0-RTT, moved into the default server, would hand replayable requests
+    to: with OpenSSL the default server's ssl_early_data is every server's on its address."""
+    if m.stmt.args[:1] != ["on"]:
+        return None
+    for socket in (m.socket, *m.also):
+        for server in m.config.sockets.get(socket, []):
+            found = None if refuses_handshakes(server) else exposed(ctx, server)
+            if found is not None:
+                return found
+    return None

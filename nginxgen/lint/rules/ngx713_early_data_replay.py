@@ -83,25 +83,25 @@ def check(ctx: Context) -> Iterator[Finding]:
             line = answer.line
             if not answer.value or line is None or id(line) in reported:
                 continue
-            exposed = _exposed(ctx, server)
-            if exposed is None:
+            found = exposed(ctx, server)
+            if found is None:
                 continue
             reported.add(id(line))
-            pass_line = exposed.pass_line
+            pass_line = found.pass_line
             yield ctx.finding(
                 RULE,
                 line,
                 f"0-RTT on without replay protection: requests in early data reach "
                 f"{pass_line.directive} {pass_line.args[0]} (location "
-                f"{' '.join(exposed.location.stmt.args)} at {pass_line.file}:{pass_line.line}, "
+                f"{' '.join(found.location.stmt.args)} at {pass_line.file}:{pass_line.line}, "
                 f"{server_label(server)}) and can be replayed; nothing refuses them or hands "
                 "$ssl_early_data to the backend",
                 edits=_fixes.set_args(ctx, line, ["off"]),
-                fix=_handing_line(pass_line.directive),
+                fix=handing_line(pass_line.directive),
             )
 
 
-def _handing_line(pass_directive: str) -> str:
+def handing_line(pass_directive: str) -> str:
     """The fix text for the backend this location passes to: its own module's line that hands
     $ssl_early_data on (a FastCGI backend takes a parameter, not a proxy header)."""
     lister = request_passes().get(pass_directive, "proxy_set_header")
@@ -109,7 +109,7 @@ def _handing_line(pass_directive: str) -> str:
     return f"{lister} {name} $ssl_early_data; (or ssl_conf_command Options AntiReplay;)"
 
 
-def _exposed(ctx: Context, server: Server) -> Exposed | None:
+def exposed(ctx: Context, server: Server) -> Exposed | None:
     """The first location of `server` that passes requests in early data to a backend with
     nothing acting on $ssl_early_data; None where every one is protected, or not known."""
     config = ctx.config
