@@ -63,7 +63,17 @@ def _run(args: Arguments) -> int:
     from nginxgen.lint.options import resolve_options
 
     options = resolve_options(args, os.getcwd())
-    trees = _Trees(options, sys.stdin.read() if "-" in args.paths else None)
+    stdin_text = sys.stdin.read() if "-" in args.paths else None
+    if stdin_text is not None and not stdin_text.strip():
+        # `nginx -T | nginxgen lint -` where nginx -T failed prints nothing: a clean report of
+        # nothing would be a green check on a tree nginx refuses (trial 24)
+        print(
+            "nginxgen: error: <stdin>: nothing to lint on standard input (did the command "
+            "before the pipe fail? nginx -T prints nothing when nginx -t fails)",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    trees = _Trees(options, stdin_text)
     try:
         if args.fix or args.unsafe_fixes or args.diff:
             return _fix(args, options, trees)

@@ -246,6 +246,18 @@ def test_stdin(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[st
     assert code == 1 and "<stdin>:3: NGX401" in out
 
 
+@pytest.mark.parametrize("given", ["", "\n  \n"])
+def test_nothing_on_stdin_is_refused(
+    given: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`nginx -T | nginxgen lint -` where nginx -T failed: nothing comes in, and that is no
+    clean tree (trial 24: exit 0, a green check on a tree nginx refuses)."""
+    monkeypatch.setattr("sys.stdin", io.StringIO(given))
+    code, out, err = lint(["-"], capsys)
+    assert (code, out) == (2, "") and err.count("\n") == 1, err
+    assert err.startswith("nginxgen: error: <stdin>: nothing to lint on standard input"), err
+
+
 def test_nginx_T_dump(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     dump = (
         "nginx: the configuration file /etc/nginx/nginx.conf syntax is ok\n"
