@@ -412,6 +412,31 @@ def test_dhparam_rules(chain: Chain, dhparams: tuple[Path, Path], tmp_path: Path
     assert codes(site(*cert, tls13), tmp_path) == ["NGX733"]
 
 
+def test_an_http_cipher_line_is_judged_by_every_server_it_applies_to(
+    chain: Chain, dhparams: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """An http{} line with DHE suites, a default server that refuses every handshake, and a
+    vhost with ssl_dhparam: the vhost negotiates DHE (trial 24, s_client on OpenSSL 3.6), so
+    the suites are used; without the vhost's ssl_dhparam they are not, said of the vhost."""
+    _, good = dhparams
+
+    def tree(dhparam: str) -> str:
+        return (
+            f"events {{}}\nhttp {{\n{DHE}\nssl_session_cache shared:S:1m;\n"
+            "server { listen 443 ssl default_server; ssl_reject_handshake on; }\n"
+            "server { listen 443 ssl; server_name b.example;\n"
+            f"  ssl_certificate {chain.fullchain};\n  ssl_certificate_key {chain.key};\n"
+            f'  {dhparam}\n  add_header Strict-Transport-Security "max-age=63072000" always;\n}}\n}}\n'
+        )
+
+    assert "NGX732" not in codes(tree(f"ssl_dhparam {good};"), tmp_path)
+    (unused,) = [f for f in findings(tree(""), tmp_path) if f.code == "NGX732"]
+    assert unused.line == 3 and unused.message == (
+        "1 DHE suite (DHE-RSA-AES128-GCM-SHA256, ...) never used: no ssl_dhparam where this "
+        f"line applies (server b.example ({tmp_path / 'nginx.conf'}:6))"
+    ), unused.message
+
+
 def test_dh_parameters_are_read_as_openssl_reads_them(
     dhparams: tuple[Path, Path], x942: tuple[Path, Path]
 ) -> None:

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginxgen.lint.context import Context, Rule
+from nginxgen.conf.client_certificates import refuses_handshakes
+from nginxgen.conf.config import Server
+from nginxgen.conf.load import Stmt
+from nginxgen.lint.context import Context, Rule, server_label
 from nginxgen.lint.findings import Finding, Severity
-from nginxgen.lint.rules._dhe import dhe_suites, dhparam_lines
+from nginxgen.lint.rules._dhe import dhe_suites
 
 RULE = Rule(
     code="NGX732",
@@ -23,12 +26,29 @@ RULE = Rule(
 
 
 def check(ctx: Context) -> Iterator[Finding]:
-    for server, _dhparam in dhparam_lines(ctx):
-        suites = dhe_suites(ctx, server)
-        if suites and not ctx.dhe_usable(server):
-            stmt = server.effective("ssl_ciphers")[-1]
-            yield ctx.finding(
-                RULE,
-                stmt,
-                f"{len(suites)} DHE suites ({suites[0]}, ...) are never used: no ssl_dhparam",
-            )
+    for stmt, servers in _takers(ctx).values():
+        suites = next((found for s in servers if (found := dhe_suites(ctx, s))), None)
+        # a line is judged by every server it applies to: one with ssl_dhparam uses its DHE
+        # suites (trial 24: an http{} line was said unused for the default server's want of
+        # one, while the vhost beside it negotiated DHE)
+        if not suites or any(ctx.dhe_usable(s) for s in servers):
+            continue
+        count, more = len(suites), len(servers) - 1
+        where = server_label(servers[0]) + (f" and {more} more" if more else "")
+        yield ctx.finding(
+            RULE,
+            stmt,
+            f"{count} DHE suite{'s' if count > 1 else ''} ({suites[0]}, ...) never used: no "
+            f"ssl_dhparam where this line applies ({where})",
+        )
+
+
+def _takers(ctx: Context) -> dict[int, tuple[Stmt, list[Server]]]:
+    """Each ssl_ciphers line in effect, with the servers that complete handshakes under it (one
+    that refuses every handshake negotiates nothing)."""
+    takers: dict[int, tuple[Stmt, list[Server]]] = {}
+    for server in ctx.tls_servers():
+        lines = server.effective("ssl_ciphers")
+        if lines and not refuses_handshakes(server):
+            takers.setdefault(id(lines[-1]), (lines[-1], []))[1].append(server)
+    return takers
