@@ -12,6 +12,10 @@ Fix (ssl_early_data at http{} level, or in the default server):
     server { listen 443 ssl default_server; ... }
     server { listen 443 ssl; server_name b.example; ... }
 
+The unsafe fix moves the line into the default server, where it turns 0-RTT on for every
+server of the address: not where one of them hands requests to a backend with no replay
+protection (NGX713); the text then names that backend, to protect first.
+
 Sources: nginx ngx_ssl_create_connection() (try_early_data from the default
 server's context); OpenSSL SSL_set_SSL_CTX() leaves max_early_data alone.
 """
