@@ -972,6 +972,23 @@ def where_read(
     )
 
 
+def read_elsewhere(loaded: Loaded) -> str | None:
+    """An include of the tree that nginx resolves to another place than where it was read (a
+    copy read through a path map: `include /etc/nginx/conf.d/*.conf;` read from the copy's
+    conf.d/): that place, as nginx names it. nginx -t of the copy reads it there, not the files
+    written here (trial 24: a fix judged by the original's files). None: every include is read
+    where nginx reads it."""
+    if not loaded.path_map:
+        return None
+    for stmt in walk(loaded.statements):
+        if stmt.directive == "include" and stmt.args:
+            pattern = stmt.args[0]
+            full = pattern if os.path.isabs(pattern) else os.path.join(loaded.prefix, pattern)
+            if loaded.here(pattern) != full:
+                return full
+    return None
+
+
 def copied_folders(statements: list[Stmt], path_map: PathMap, infer: bool) -> PathMap:
     """The pairs of the binary's map (conf_path_map: `infer`, no map given) whose folder a line
     of the tree names (an include, a certificate): only for those is a file read from the copy,

@@ -78,15 +78,24 @@ def write_checked(
     write: Callable[[], list[str]],
     undo: Callable[[], object],
     prefix: str | None = None,
+    elsewhere: dict[str, str] | None = None,
 ) -> list[str]:
     """Run `write`; with an nginx binary, test each main file before and after, and when one
     that passed fails afterwards, run `undo` and raise NginxRefused with nginx's message. A
     main file that failed before is not judged (the write did not break it); the returned lines
-    say so. Each runs in the tree's prefix (tree_prefix), the same before and after."""
+    say so. Each runs in the tree's prefix (tree_prefix), the same before and after.
+    `elsewhere`: the main files of copies whose includes nginx reads in another place (that
+    place, conf.load.read_elsewhere): nginx -t there would judge the original, not the write."""
     if not nginx_bin:
         return write()
-    before = {conf: tree_prefix(nginx_bin, conf, prefix) for conf in mains}
+    away = elsewhere or {}
+    before = {conf: tree_prefix(nginx_bin, conf, prefix) for conf in mains if conf not in away}
     lines = write()
+    for conf, place in away.items():
+        lines.append(
+            f"nginx -t not run: {conf} includes {place}, which nginx reads there, not in this "
+            "copy; run nginx -t where the tree is installed"
+        )
     for conf, (used, failures, warned) in before.items():
         if failures is not None:
             lines.append(

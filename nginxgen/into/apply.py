@@ -190,7 +190,8 @@ def run_into(
         put_back(changes)
         _remove_empty(folders)
 
-    result.written = write_checked(options.nginx_bin, [main], write, undo, options.prefix)
+    away = {main: plan.elsewhere} if plan.elsewhere is not None else None
+    result.written = write_checked(options.nginx_bin, [main], write, undo, options.prefix, away)
     return result
 
 

@@ -27,7 +27,7 @@ from nginxgen.conf.config import (
     redefined_protocols,
 )
 from nginxgen.conf.effective import server_label
-from nginxgen.conf.load import Loaded, Stmt, copied_folders, load_valid, walk
+from nginxgen.conf.load import Loaded, Stmt, copied_folders, load_valid, read_elsewhere, walk
 from nginxgen.conf.tree import PathMap
 from nginxgen.edit import edits
 from nginxgen.edit.source import Source, SourceStatement
@@ -87,6 +87,8 @@ class IntoPlan:
     links: dict[str, str] = field(default_factory=dict)  # new symlink -> what it points to
     steps: list[Step] = field(default_factory=list)
     ours: set[str] = field(default_factory=set)  # files (and links) the plan writes whole
+    # where nginx reads an include this copy was read through a map from (conf.load)
+    elsewhere: str | None = None
 
     def overlay(self) -> dict[str, str]:
         """Every file as the plan leaves it, symlinks as the file they show, for the loader."""
@@ -739,6 +741,7 @@ class _Planner:
             self.plan.steps[index] = replace(self.plan.steps[index], file=f"{file}:{at}")
         self.plan.read = self.loaded.read_files()
         self.plan.copied = copied_folders(self.loaded.statements, self.path_map, self.infer)
+        self.plan.elsewhere = read_elsewhere(self.loaded)
         return self.plan
 
 

@@ -92,6 +92,8 @@ class _Trees:
         self.options = options
         self.stdin_text = stdin_text
         self.said: list[str] = []
+        # main files of copies whose includes nginx reads elsewhere (conf.load.read_elsewhere)
+        self.elsewhere: dict[str, str] = {}
 
     def load(
         self,
@@ -100,7 +102,7 @@ class _Trees:
         shared: PassCache | None = None,
         spans: bool = False,
     ) -> Loaded:
-        from nginxgen.conf.load import load_path, where_read
+        from nginxgen.conf.load import load_path, read_elsewhere, where_read
 
         path_map, infer = self.options.mapping.for_main(path)
         options = self.options
@@ -120,6 +122,8 @@ class _Trees:
             if line not in self.said:
                 self.said.append(line)
                 print(f"nginxgen: {line}", file=sys.stderr)
+        if (place := read_elsewhere(loaded)) is not None:
+            self.elsewhere[path] = place
         return loaded
 
 
@@ -187,7 +191,8 @@ def _fix(args: Arguments, options: LintOptions, trees: _Trees) -> int:
             run_fixes(loader(path), lint_unit, classes, on_change=ahead)
             for path, lint_unit in units
         ]
-        return _report_fixes(args, options, outcomes, [path for path, _ in units], ahead)
+        mains = [path for path, _ in units]
+        return _report_fixes(args, options, outcomes, mains, ahead, trees.elsewhere)
     except FixError as exc:
         print(f"nginxgen: internal error: {exc}", file=sys.stderr)
         return EXIT_INTERNAL
@@ -291,6 +296,7 @@ def _report_fixes(
     outcomes: list[FixOutcome],
     mains: list[str],
     ahead: WriteAhead | None,
+    elsewhere: dict[str, str],
 ) -> int:
     """--diff: the diff, exit 1 when it would change something. --fix: write all or nothing
     (with an nginx binary, put back when its `nginx -t` passed before and fails after), report
@@ -326,6 +332,7 @@ def _report_fixes(
             lambda: write_all(result, ahead),
             lambda: write_all(undone(result)),
             options.prefix,
+            {main: elsewhere[main] for main in mains if main in elsewhere},
         )
         for line in lines:
             print(f"nginxgen: {line}", file=sys.stderr)

@@ -109,3 +109,39 @@ def test_nginx_t_runs_in_the_trees_prefix(
     assert "not judged" not in done.stderr, done.stderr
     assert f"nginx -t passes after the change ({main}, -p {tree})" in done.stderr
     assert FIXED in (tree / "conf.d" / "a.conf").read_text()
+
+
+def test_a_copy_whose_includes_nginx_reads_elsewhere_is_not_judged_by_them(
+    provisioned: tuple[dict[str, Build], dict[str, str]],
+    tree: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """A copy of a tree whose main file includes the original by its absolute path (a copy of
+    /etc/nginx, read with --map): nginx -t of the copy reads the original's files, so its
+    verdict is not of the files fixed here (trial 24: "passes after the change", said of files
+    nobody wrote). Not run, and said why; the fix is written."""
+    build = require_build(provisioned, "trixie")
+    copy = tmp_path_factory.mktemp("copy")
+    (copy / "conf.d").mkdir()
+    (copy / "conf.d" / "a.conf").write_text((tree / "conf.d" / "a.conf").read_text())
+    (copy / "nginx.conf").write_text(MAIN.replace("conf.d/", f"{tree}/conf.d/"))
+    prepare_prefix(copy / "nginx.conf", build)
+    done = subprocess.run(
+        [
+            *(sys.executable, "-m", "nginxgen", "lint", "--unsafe-fixes", "--fixable", "NGX302"),
+            *("--map", f"{tree}={copy}"),
+            *("--nginx-bin", str(nginx_bin_script(build, copy, copy / "nginx-bin"))),
+            str(copy / "nginx.conf"),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={"NGINXGEN_TREE": str(copy), "PATH": "/usr/bin:/bin"},
+    )
+    assert "nginx -t passes" not in done.stderr, done.stderr
+    assert (
+        f"nginxgen: nginx -t not run: {copy / 'nginx.conf'} includes {tree}/conf.d/*.conf, which "
+        "nginx reads there, not in this copy; run nginx -t where the tree is installed"
+    ) in done.stderr, done.stderr
+    assert FIXED in (copy / "conf.d" / "a.conf").read_text()
+    assert FIXED not in (tree / "conf.d" / "a.conf").read_text()
