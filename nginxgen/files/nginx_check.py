@@ -34,19 +34,34 @@ def nginx_t(nginx_bin: str, conf: str, prefix: str | None = None) -> str | None:
     return _tested(nginx_bin, conf, prefix)[0]
 
 
+def _names_pid(conf: str) -> bool:
+    """Whether the main file has a `pid` line of its own (at the start of a line, as the
+    main context's directives are written)."""
+    try:
+        with open(conf, encoding="utf-8", errors="replace") as handle:
+            return any(_PID_LINE.match(line) for line in handle)
+    except OSError:
+        return False
+
+
+_PID_LINE = re.compile(r"\s*pid\s")
+
+
 def _tested(nginx_bin: str, conf: str, prefix: str | None) -> tuple[str | None, list[str]]:
     """nginx_t's answer, and the [warn] lines nginx printed (without its `nginx: ` lead).
 
     nginx -t creates the pid file to see that it can: where the tree names none, that is the
     binary's compiled-in path (/run/nginx.pid), outside the folder the user gave (trial 10).
     So the test names one in a folder of its own, removed after; a tree that names its own
-    (nginx: `"pid" directive is duplicate`) is tested as it is."""
+    (nginx: `"pid" directive is duplicate`) is tested as it is. Its main file is looked at
+    first: nginx writes that refusal into the tree's error log too (trial 24: two `[emerg]`
+    lines in a live server's log for every check), so a `pid` line there is not tried over."""
     argv = [nginx_bin, "-t", "-q", *(["-p", prefix.rstrip("/") + "/"] if prefix else [])]
     argv += ["-c", os.path.abspath(conf)]
     with tempfile.TemporaryDirectory(prefix="nginxgen-t-") as scratch:
-        pid = ["-g", f"pid {os.path.join(scratch, 'nginx.pid')};"]
+        pid = [] if _names_pid(conf) else ["-g", f"pid {os.path.join(scratch, 'nginx.pid')};"]
         done = _run([*argv, *pid], nginx_bin)
-        if '"pid" directive is duplicate' in done.stderr:
+        if pid and '"pid" directive is duplicate' in done.stderr:  # a pid line in an include
             done = _run(argv, nginx_bin)
     # `nginx: [warn] MESSAGE`, or with the error log's lead `DATE TIME [warn] PID#TID: MESSAGE`
     warnings = [

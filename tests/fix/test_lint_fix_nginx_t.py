@@ -111,6 +111,23 @@ def test_nginx_t_runs_in_the_trees_prefix(
     assert FIXED in (tree / "conf.d" / "a.conf").read_text()
 
 
+def test_a_trees_own_pid_line_is_not_tried_over(
+    provisioned: tuple[dict[str, Build], dict[str, str]], tree: Path
+) -> None:
+    """nginx -t names a pid file of its own only where the tree names none: over the tree's,
+    nginx refused it (`"pid" directive is duplicate`) into the error log nginx opens before it
+    reads the config, the prefix's logs/error.log on a source build, at every check (trial 24:
+    two [emerg] lines in a live server's log for each lint --fix)."""
+    build = require_build(provisioned, "openssl36")  # its error log: PREFIX/logs/error.log
+    main = tree / "nginx.conf"
+    main.write_text("pid nginx.pid;\n" + main.read_text())
+    (tree / "logs").mkdir(exist_ok=True)
+    done = fix(tree, nginx_bin_script(build, None, tree / "nginx-bin"))
+    assert f"nginx -t passes after the change ({main}, -p {tree})" in done.stderr, done.stderr
+    log = tree / "logs" / "error.log"
+    assert "duplicate" not in (log.read_text() if log.exists() else ""), log.read_text()
+
+
 def test_a_copy_whose_includes_nginx_reads_elsewhere_is_not_judged_by_them(
     provisioned: tuple[dict[str, Build], dict[str, str]],
     tree: Path,
