@@ -48,6 +48,29 @@ def test_a_loadable_module_needs_loading(
     assert found.returncode == 0, found.stdout
 
 
+# Trial 24 (an MQTT stream file left inside http{}): nested, the unloaded module's block is as
+# unknown to nginx -t; with the module loaded, it is "not allowed here" instead.
+NESTED = "events {}\nhttp {\n    stream {\n        server { listen 127.0.0.1:9997; }\n    }\n}\n"
+
+
+@pytest.mark.parametrize("name", ["bookworm", "trixie"])
+def test_a_loadable_modules_block_nested_is_unknown_until_loaded(
+    name: str, provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    build, nginx_bin, tree = binary_and_tree(provisioned, name, tmp_path)
+    assert build.root is not None
+    assert nginx_t(build, NESTED, tree) == 'unknown directive "stream"'
+    found = lint_as(nginx_bin, tree / "nginx.conf", "NGX007,NGX008")
+    assert 'nginx.conf:3: NGX007 error unknown directive "stream"' in found.stdout, found.stdout
+    assert "NGX008" not in found.stdout, found.stdout
+    module = build.root / "usr/lib/nginx/modules/ngx_stream_module.so"
+    loaded = f"load_module {module};\n{NESTED}"
+    assert nginx_t(build, loaded, tree) == '"stream" directive is not allowed here'
+    found = lint_as(nginx_bin, tree / "nginx.conf", "NGX007,NGX008")
+    assert 'nginx.conf:4: NGX008 error "stream" directive is not allowed here' in found.stdout
+    assert "NGX007" not in found.stdout, found.stdout
+
+
 # Found trying public configs as a new user: brotli_static (google/ngx_brotli) was an info
 # "unless this nginx has that module" although --nginx-bin named a binary whose nginx -V shows
 # no module beyond nginx's own, and nginx -t stops there.

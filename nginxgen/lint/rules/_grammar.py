@@ -223,7 +223,12 @@ def _judge(ctx: Context) -> list[Verdict]:
             out.extend(_conflicting(statements, context, conflicts))
         out.extend(_judged(ctx, statements, context, memo))
     if first == "main":
-        out.extend(_unloaded(ctx.target, loaded.statements))
+        # a loadable module's block nginx has not loaded is unknown wherever it stands: nested
+        # (stream{} inside http{}) too, where the grammar said "not allowed here" (trial 24)
+        nested = [v.stmt for v in out if v.code == "NGX008"]
+        unknown = {id(v.stmt): v for v in _unloaded(ctx.target, loaded.statements, nested)}
+        out = [unknown.pop(id(v.stmt), v) if v.code == "NGX008" else v for v in out]
+        out.extend(unknown.values())
         out.extend(_one_server_addresses(ctx.target, loaded.statements))
     if first == "main" and not ctx.target.plus:  # merged settings: the whole tree is needed
         met = {(v.stmt.file, v.stmt.line) for v in out}
@@ -267,18 +272,18 @@ def _one_server_addresses(target: Target, statements: list[Stmt]) -> Iterator[Ve
                 seen.add(key)
 
 
-def _unloaded(target: Target, statements: list[Stmt]) -> Iterator[Verdict]:
+def _unloaded(target: Target, statements: list[Stmt], nested: list[Stmt]) -> Iterator[Verdict]:
     """A block of a module the target's nginx has as a loadable file (`--with-stream=dynamic`,
-    as Debian builds it) without a `load_module` of that file at the top of the tree: nginx -t
-    stops with `unknown directive "stream"`. A top-level include that could not be read may
-    load it: then nothing is said."""
+    as Debian builds it) without a `load_module` of that file at the top of the tree, among the
+    top-level `statements` and the `nested` ones: nginx -t stops with `unknown directive
+    "stream"`. A top-level include that could not be read may load it: then nothing is said."""
     dynamic = target.dynamic
     if not dynamic or any(s.directive == "include" and s.unread for s in statements):
         return
     loaded = {
         s.args[0].rsplit("/", 1)[-1] for s in statements if s.directive == "load_module" and s.args
     }
-    for stmt in statements:
+    for stmt in (*statements, *nested):
         name = stmt.directive
         if stmt.block is None or name not in dynamic or name not in nginx.dynamic_module_names():
             continue
