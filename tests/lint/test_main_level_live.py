@@ -195,3 +195,26 @@ def test_load_module_of_a_module_the_binary_has(
         return
     assert emerg is not None and said in emerg[0] and emerg[1] == 1, emerg
     assert [(f.line, said in f.message) for f in found] == [(1, True)], found
+
+
+@pytest.mark.parametrize("name", ["openssl36", "openssl40"])
+def test_load_module_of_a_built_in_module_whose_file_is_not_there(
+    name: str, provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
+) -> None:
+    """nginx opens the file before it sees the module is built in: a file that is not there
+    fails with dlopen() (trial 24: lint said only "already loaded"). The tree is not the
+    binary's own, so lint cannot know the file is missing on the server: it says both."""
+    build = require_build(provisioned, name)
+    conf = tmp_path / "nginx.conf"
+    module = tmp_path / "modules" / "ngx_stream_module.so"
+    head = " ".join(build.in_prefix)
+    conf.write_text(f"load_module {module};\nevents {{}}\n" + HTTP.replace("HEAD", head))
+    emerg = first_emerg(nginx_check(build, conf).stderr)
+    assert emerg is not None and f'dlopen() "{module}" failed' in emerg[0], emerg
+    found = [
+        f for f in lint_checked(load_path(str(conf)), build_target(build)) if f.code == "NGX021"
+    ]
+    assert [f.message for f in found] == [
+        f'module "ngx_stream_module" is already loaded (or, where {module} is not there, '
+        "dlopen() fails first): this nginx has it built in (nginx -V: --with-stream): nginx -t fails"
+    ], found

@@ -61,9 +61,13 @@ def check(ctx: Context) -> Iterator[Finding]:
             )
             continue
         seen[module] = stmt
-        prefix = ctx.target.prefix or loaded.prefix
+        # nginx's prefix: the binary's, unless relative (`--prefix=.`: the folder it runs in,
+        # the tree's here) or unknown
+        prefix = ctx.target.prefix
+        if not prefix or not os.path.isabs(prefix):
+            prefix = loaded.prefix
+        full = os.path.normpath(os.path.join(prefix, stmt.args[0]))
         if ctx.target.static:
-            full = os.path.join(prefix, stmt.args[0])
             yield ctx.finding(
                 RULE,
                 stmt,
@@ -74,19 +78,29 @@ def check(ctx: Context) -> Iterator[Finding]:
                 handled=True,
             )
             continue
+        absent = files.absent(loaded, stmt.args[0], ctx.target.conf_path, prefix)
         built = _built_in(ctx, module)
         if built is not None:
+            # nginx opens the file before it sees the module is there: a file that is not
+            # there fails first (trial 24: "already loaded" said where nginx said dlopen())
+            if absent:
+                why = f'dlopen() "{full}" failed (no such file)'
+            elif os.path.exists(full):
+                why = f'module "{module}" is already loaded'
+            else:
+                why = (
+                    f'module "{module}" is already loaded (or, where {full} is not there, '
+                    "dlopen() fails first)"
+                )
             yield ctx.finding(
                 RULE,
                 stmt,
-                f'module "{module}" is already loaded: this nginx has it built in (nginx -V: '
-                f"{built}): nginx -t fails",
+                f"{why}: this nginx has it built in (nginx -V: {built}): nginx -t fails",
                 fix="remove the load_module line: the module is there without it",
                 handled=True,
             )
             continue
-        if files.absent(loaded, stmt.args[0], ctx.target.conf_path, prefix):
-            full = os.path.join(prefix, stmt.args[0])
+        if absent:
             said = f"{full} does not exist: nginx -t fails: dlopen() failed"
             yield ctx.finding(RULE, stmt, said, handled=True)
 
