@@ -1232,3 +1232,20 @@ def test_a_missing_include_leaves_session_settings_unknown(tmp_path: Path) -> No
     )
     assert "NGX601" not in codes(http(DEFAULT, top=top), OLD, tmp_path)
     assert "NGX601" in codes(http(decided, top=top), OLD, tmp_path)
+
+
+def test_an_ignored_group_line_is_not_judged_for_what_it_enforces(tmp_path: Path) -> None:
+    """A vhost's ssl_ecdh_curve under a default server that decides the groups (NGX101) offers
+    and enforces nothing: NGX203 said its ML-KEM was "offered but not enforced" on the same line
+    NGX101 says is ignored (trial 24). Where the line is the default server's own, it is said."""
+    vhost = (
+        "server { listen 443 ssl; server_name b.example; ssl_certificate c.pem; "
+        "ssl_certificate_key c.key; ssl_ecdh_curve X25519MLKEM768:X25519; }"
+    )
+    found = codes(http(DEFAULT, vhost), MID, tmp_path)
+    assert "NGX101" in found and "NGX203" not in found, found
+    default = DEFAULT.replace(
+        "default_server;", "default_server; ssl_ecdh_curve X25519MLKEM768:X25519;"
+    )
+    assert default != DEFAULT
+    assert "NGX203" in codes(http(default), MID, tmp_path)

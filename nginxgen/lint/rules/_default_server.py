@@ -180,19 +180,34 @@ def protocols_in_effect(ctx: Context) -> set[int] | None:
     server overrides enables and switches off nothing (trial 11, F10: NGX103 said it was
     ignored, and s_client got TLS 1.3 where NGX409 said it was off); NGX103 speaks for it."""
 
+    return lines_in_effect(ctx, "ssl_protocols")  # NGX401 and NGX409 both ask
+
+
+def lines_in_effect(ctx: Context, key: str) -> set[int] | None:
+    """The lines (by id) of a setting the default server decides that are in effect for some
+    TLS name: each TLS address's default server's, and each other server's there as the config
+    model answers for its names. None: the tree has no TLS server."""
+
     def compute() -> set[int] | None:
         lines: set[int] = set()
         found = False
         for family in ctx.families():
             for _, default, _ in family.tls_sockets():
                 found = True
-                stmts = default.effective("ssl_protocols")
+                stmts = default.effective(key)
                 if stmts:
                     lines.add(id(stmts[-1]))
         for _, _, model, _ in vhost_models(ctx):
-            line = model.setting("ssl_protocols").line
+            line = model.setting(key).line
             if line is not None:
                 lines.add(id(line))
         return lines if found else None
 
-    return ctx.memo("protocols_in_effect", compute)  # NGX401 and NGX409 both ask
+    return ctx.memo(f"in effect: {key}", compute)
+
+
+def ignored_lines(ctx: Context, key: str) -> set[int]:
+    """The lines (by id) of the setting that NGX101-NGX105 say are ignored, and that are in
+    effect for no name on any address: what they mean for clients is nobody's."""
+    said = {id(m.stmt) for m in misplaced(ctx, (key,))}
+    return said - (lines_in_effect(ctx, key) or set()) if said else set()

@@ -29,6 +29,7 @@ from nginxgen.knowledge import libraries, tls_groups
 from nginxgen.lint.context import Context, Rule
 from nginxgen.lint.findings import Applicability, Finding, Severity
 from nginxgen.lint.rules import _fixes
+from nginxgen.lint.rules._default_server import ignored_lines
 from nginxgen.lint.rules._groups import group_statements, parse_groups
 
 RULE = Rule(
@@ -49,9 +50,10 @@ def check(ctx: Context) -> Iterator[Finding]:
         yield from _server_order(ctx)
     if not libraries.has(library, "group_tuples"):
         return
+    ignored = ignored_lines(ctx, "ssl_ecdh_curve")
     for stmt, text in group_statements(ctx):
-        if "/" in text:
-            continue
+        if "/" in text or id(stmt) in ignored:
+            continue  # an ignored line (NGX101) enforces nothing, whatever it says (trial 24)
         entries = parse_groups(text)
         pq = [e.name for e in entries if (g := tls_groups.find_group(e.name)) and g.pq]
         if pq and len(pq) < len(entries):
