@@ -37,6 +37,7 @@ class FixOutcome:
     changed: dict[str, str]  # file -> fixed text
     fixed: list[str] = field(default_factory=list)  # the code of each fix applied
     findings: list[Finding] = field(default_factory=list)  # what remains after the last pass
+    files: list[str] = field(default_factory=list)  # the files the last pass read (the report's)
 
 
 def _overlaps(edit: Edit, taken: list[Edit]) -> bool:
@@ -100,6 +101,7 @@ def run_fixes(
         taken, codes = _choose(findings, classes, broken)
         if not taken:
             outcome.findings = findings
+            outcome.files = list(loaded.files)
             for file in [f for f, text in overlay.items() if text == outcome.originals[f]]:
                 del overlay[file], outcome.originals[file]  # same bytes: not "fixed", not written
             return outcome
@@ -195,6 +197,7 @@ def merge(outcomes: list[FixOutcome]) -> FixOutcome:
             out.originals.setdefault(file, outcome.originals[file])
         out.fixed.extend(outcome.fixed)
         out.findings.extend(outcome.findings)
+        out.files.extend(f for f in outcome.files if f not in out.files)
     return out
 
 

@@ -52,6 +52,19 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     return code, out, err
 
 
+def test_the_summary_after_fixes_counts_the_files_a_lint_counts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """After --fix, `# N file(s)` is the tree's files as a plain lint counts them, not those
+    left with findings (trial 24: 2 where lint says 4)."""
+    conf = tree(tmp_path)
+    (tmp_path / "conf.d" / "quiet.conf").write_text("# nothing to say\n")
+    _, plain, _ = run(capsys, str(conf))
+    assert "# 4 file(s)," in plain, plain
+    _, fixed, _ = run(capsys, "--fix", str(conf))
+    assert "# 4 file(s)," in fixed, fixed
+
+
 def test_safe_fixes_touch_only_their_lines(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
