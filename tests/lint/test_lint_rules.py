@@ -1249,3 +1249,22 @@ def test_an_ignored_group_line_is_not_judged_for_what_it_enforces(tmp_path: Path
     )
     assert default != DEFAULT
     assert "NGX203" in codes(http(default), MID, tmp_path)
+
+
+def test_a_name_conflict_of_one_file_included_twice_says_so(tmp_path: Path) -> None:
+    """One server file included twice conflicts with itself: the fix names the double include,
+    not "the other server" (trial 24: twelve such warnings, one server_name line each)."""
+    (tmp_path / "conf.d").mkdir()
+    site = tmp_path / "conf.d" / "a.conf"
+    site.write_text("server { listen 8080; server_name a.example; }\n")
+    text = "events {}\nhttp {\n    include conf.d/*.conf;\n    include conf.d/*.conf;\n}\n"
+    (found,) = [f for f in findings_of(text, MID, tmp_path) if f.code == "NGX017"]
+    assert (found.file, found.line) == (str(site), 1), found
+    assert found.fix == (
+        f"{site} is read twice (included twice, as nginx reads it for each include): remove one "
+        "of the includes"
+    ), found.fix
+    site.write_text(site.read_text() + "server { listen 8080; server_name a.example; }\n")
+    once = text.replace("    include conf.d/*.conf;\n", "", 1)
+    (other,) = [f for f in findings_of(once, MID, tmp_path) if f.code == "NGX017"]
+    assert other.line == 2 and "remove it from the other's server_name" in (other.fix or ""), other

@@ -41,6 +41,7 @@ from collections.abc import Iterator
 
 from nginxgen.base.sockets import address_text
 from nginxgen.conf.config import Config
+from nginxgen.conf.load import Stmt
 from nginxgen.conf.per_name import by_name
 from nginxgen.knowledge import nginx_values
 from nginxgen.lint.context import Context, Rule
@@ -69,7 +70,17 @@ def _conflicts(ctx: Context, config: Config) -> Iterator[Finding]:
             continue  # one server: nginx builds no hash of names for the address
         implied = any(not server.own("listen") for server in servers)
         user = " (run as root; 0.0.0.0:8000 as another user)" if implied else ""
+        first: dict[str, Stmt] = {}
         for stmt, name, taken in hashed(servers, socket):
+            earlier = first.setdefault(name, stmt)
             if taken:
                 text = message.format(name=name, address=address_text(socket))
-                yield ctx.finding(RULE, stmt, f"{text}{user}: nginx -t warns")
+                fix = None
+                if earlier is not stmt and (earlier.file, earlier.line) == (stmt.file, stmt.line):
+                    # one line read twice: its file is included twice (trial 24: the advice
+                    # named "the other server", and there was none)
+                    fix = (
+                        f"{stmt.file} is read twice (included twice, as nginx reads it for "
+                        "each include): remove one of the includes"
+                    )
+                yield ctx.finding(RULE, stmt, f"{text}{user}: nginx -t warns", fix)
