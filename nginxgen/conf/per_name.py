@@ -587,6 +587,19 @@ class NameModel:
         line = sent[-1] if sent else None
         return Answer("add_header Strict-Transport-Security", value, line, ignored)
 
+    def hsts_text(self, uri: str, status: int) -> Answer:
+        """The Strict-Transport-Security text of a response to `uri` with `status`, where one
+        add_header line in effect sends it and names no variable: nginx sends the value as
+        written (ngx_http_headers_filter). Not predicted where several lines send it (a client
+        reads one of them), with variables, or where an `if` block sets lines of its own; None
+        where none sends it (hsts says so)."""
+        headers = self.effective.responses.headers(self.server, uri)
+        sent = [h for h in headers.named(HSTS) if header_sent(h, status)]
+        value = None
+        if len(sent) == 1 and not headers.conditional and "$" not in sent[0].args[1]:
+            value = sent[0].args[1].strip()
+        return Answer("add_header Strict-Transport-Security", value, sent[-1] if sent else None)
+
 
 def _leaves(loaded: Loaded, server: Server, sni: str | None) -> dict[str, Certificate] | None:
     from nginxgen.base.der import load_chain  # only with a certificate to read: a lint start

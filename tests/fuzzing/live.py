@@ -47,6 +47,8 @@ SETTINGS = {
     "ssl_session_cache": ("shared:S:1m", "none", "off", "builtin:1000"),
 }  # fmt: skip
 HSTS = 'add_header Strict-Transport-Security "max-age=63072000"'
+# http{}'s says another max-age: which level's line a response carries shows in its text
+HTTP_HSTS = 'add_header Strict-Transport-Security "max-age=300; includeSubDomains"'
 LOCATIONS = (  # {inherit}: an add_header_inherit line drawn for the location, or nothing
     "",
     "location / { {inherit}add_header X-Frame-Options DENY; }",
@@ -160,7 +162,7 @@ def live_trees(draw: st.DrawFn) -> LiveTree:
     on_first = [i for i, s in enumerate(servers) if 0 in s.sockets and i != defaults[0]]
     quic = draw(st.sampled_from(on_first)) if on_first and draw(st.integers(0, 4)) == 0 else None
     http = [*_lines(draw), draw(st.sampled_from(INHERIT)).strip()]
-    http.append(draw(st.sampled_from(("", "", "", f"{HSTS} always;"))))
+    http.append(draw(st.sampled_from(("", "", "", f"{HTTP_HSTS} always;"))))
     return LiveTree(
         tuple(servers), tuple(h for h in http if h), draw(st.booleans()), tuple(defaults), reject,
         quic, draw(st.sampled_from((1, 1, 2))), reject and draw(st.booleans()),
@@ -539,8 +541,14 @@ def check_live_into(tree: LiveTree, build: Build, folder: Path, preset: str) -> 
             assert groups["file"] is not None, (name, said, report)  # a line, not the library's
         h2 = "http/1.1" if "http2 left off" in report else "h2"  # said: the others would get it
         assert after.seen[name, port, "alpn", None] == h2, (name, report)
-        hsts = [v for k, v in after.seen.items() if k[:2] == (name, port) and k[2][:5] == "hsts."]
-        assert hsts == [True, True], (name, hsts, report)  # `/` and the missing page
+        hsts = {
+            k[3]: v for k, v in after.seen.items() if k[:2] == (name, port) and k[2][:5] == "hsts."
+        }
+        sent = [v for page, v in hsts.items() if not str(page).endswith(", value")]
+        assert sent == [True, True], (name, hsts, report)  # `/` and the missing page
+        # and, on both, the text of the line generate wrote
+        texts = {v for page, v in hsts.items() if str(page).endswith(", value")}
+        assert len(texts) == 1 and str(texts.pop()).startswith("max-age="), (name, hsts, report)
     changed = 0
     for key, seen in before.seen.items():
         if key not in after.seen or after.seen[key] == seen:

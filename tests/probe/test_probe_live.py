@@ -400,8 +400,10 @@ def test_a_reset_is_inconclusive_not_refused(
 def test_config_notices_changes_not_loaded(
     provisioned: tuple[dict[str, Build], dict[str, str]], tmp_path: Path
 ) -> None:
-    """The config names another certificate and other TLS 1.2 suites than the server uses
-    (changed on disk, not reloaded): one mismatch each, on the lines that changed."""
+    """The config names another certificate, other TLS 1.2 suites and another HSTS max-age than
+    the server uses (changed on disk, not reloaded): one mismatch each, on the lines that
+    changed (the HSTS line's once for each page it is sent on; trial 23: its text was not
+    compared)."""
     from tests.conftest import require_build
     from tests.pki import CertificateFactory
 
@@ -414,7 +416,9 @@ def test_config_notices_changes_not_loaded(
         text = site.read_text()
         first = re.search(r"ssl_certificate (\S+);", text)
         assert first is not None
-        site.write_text(text.replace(first.group(1), str(other.fullchain), 1))
+        text = text.replace(first.group(1), str(other.fullchain), 1)
+        assert '"max-age=63072000; includeSubDomains" always;' in text
+        site.write_text(text.replace("max-age=63072000;", "max-age=300;", 1))
         tls_conf = served.conf.parent / "tls.conf"
         tls_conf.write_text(
             re.sub(r"^ssl_ciphers .*;$", "ssl_ciphers ECDHE-ECDSA-AES256-GCM-SHA384;",
@@ -423,11 +427,20 @@ def test_config_notices_changes_not_loaded(
         done = probe_served(build, served)
     assert done.returncode == 1, done.stdout + done.stderr
     found = json.loads(done.stdout)[0]["mismatches"]
-    assert [m["setting"] for m in found] == ["ssl_ciphers", "ssl_certificate"], found
+    hsts = "add_header Strict-Transport-Security"
+    assert [m["setting"] for m in found] == ["ssl_ciphers", "ssl_certificate", hsts, hsts], found
     assert found[0]["expected"] == ["ECDHE-ECDSA-AES256-GCM-SHA384"]
     assert "ECDHE-ECDSA-AES128-GCM-SHA256" in found[0]["observed"]
-    found = found[1:]
-    assert "not reloaded" in found[0]["why"] and str(other.fullchain) in found[0]["expected"]
+    assert "not reloaded" in found[1]["why"] and str(other.fullchain) in found[1]["expected"]
+    pages = [
+        ("hsts.root", "/ (status 200), value"),
+        ("hsts.not_found", "a 404 (status 404), value"),
+    ]
+    for mismatch, (key, page) in zip(found[2:], pages, strict=True):
+        assert (mismatch["key"], mismatch["page"]) == (key, page), mismatch
+        assert mismatch["expected"] == "max-age=300; includeSubDomains", mismatch
+        assert mismatch["observed"] == "max-age=63072000; includeSubDomains", mismatch
+        assert "not reloaded" in mismatch["why"] and mismatch["file"].endswith(".ssl.conf")
 
 
 @pytest.mark.parametrize("build", ["trixie", "bookworm", "boringssl", "awslc"], indirect=True)

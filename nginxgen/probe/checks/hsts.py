@@ -52,16 +52,17 @@ def predict(model: NameModel, found: Found) -> list[Prediction]:
         return out
     for label, uri, status_key, header_key in PAGES:
         status = hsts.get(status_key)
-        if status is not None:  # no response: nothing to compare
-            seen = hsts.get(header_key) is not None
-            out.append(
-                expect(
-                    model.hsts(uri, status),
-                    seen,
-                    f"hsts.{header_key}",
-                    page=f"{label} (status {status})",
-                )
-            )
+        if status is None:  # no response: nothing to compare
+            continue
+        text = hsts.get(header_key)
+        page = f"{label} (status {status})"
+        out.append(
+            expect(model.hsts(uri, status), text is not None, f"hsts.{header_key}", page=page)
+        )
+        if text is not None:
+            # and the text the line sends: an edited max-age or preload not reloaded (trial 23)
+            answer = model.hsts_text(uri, status)
+            out.append(expect(answer, text, f"hsts.{header_key}", page=f"{page}, value"))
     return out
 
 
