@@ -222,7 +222,8 @@ def test_a_repository_pins_its_target_for_every_command(
     assert done.returncode == 0, done.stderr
     assert "target: nginx 1.22.1 with OpenSSL 3.0" in done.stderr
     assert "listen 443 ssl http2;" in done.stdout and "http2 on;" not in done.stdout
-    linted = nginxgen("lint", "--format", "json", "-", env=env, cwd=tmp_path)
+    (tmp_path / "nginx.conf").write_text("events {}\n")
+    linted = nginxgen("lint", "--format", "json", "nginx.conf", env=env, cwd=tmp_path)
     assert json.loads(linted.stdout)["target"]["nginx"] == "1.22.1"
     (tmp_path / ".nginxgen.toml").write_text('nginx-version = "1.2"\n')
     bad = nginxgen("generate", *args, *keys, env=env, cwd=tmp_path)
@@ -251,11 +252,12 @@ def test_the_machines_nginx_is_read_once_until_it_changes(tmp_path: Path) -> Non
     env = machine_env(folder)
     env["XDG_CACHE_HOME"] = str(tmp_path / "cache")
     install("1.22.1")
+    (tmp_path / "nginx.conf").write_text("events {}\n")
     for _ in range(2):
-        done = nginxgen("lint", "--format", "json", "-", env=env, cwd=tmp_path)
+        done = nginxgen("lint", "--format", "json", "nginx.conf", env=env, cwd=tmp_path)
         assert json.loads(done.stdout)["target"]["nginx"] == "1.22.1", done.stderr
     assert runs.read_text().count("run") == 1
     install("1.26.3")  # an upgrade: another file
-    done = nginxgen("lint", "--format", "json", "-", env=env, cwd=tmp_path)
+    done = nginxgen("lint", "--format", "json", "nginx.conf", env=env, cwd=tmp_path)
     assert json.loads(done.stdout)["target"]["nginx"] == "1.26.3"
     assert runs.read_text().count("run") == 2
