@@ -161,6 +161,12 @@ CASES: list[tuple[str, tuple[str, str], str, str]] = [
         http(DEFAULT.replace("ssl_reject_handshake on;", "ssl_certificate a; ssl_certificate_key a;"), SITE.format(body=HSTS).replace("ssl_certificate c; ssl_certificate_key k;", "")),
         http(DEFAULT.replace("ssl_reject_handshake on;", "ssl_certificate a; ssl_certificate_key a;"), SITE.format(body=HSTS)),
     ),
+    (  # trial 24: an MQTT server's certificate on a plain listen: plain text where TLS was meant
+        "NGX716",
+        NEW,
+        "events {}\nstream { server { listen 8883; ssl_certificate c; ssl_certificate_key k; proxy_pass 127.0.0.1:1883; } }\n",
+        "events {}\nstream { server { listen 8883 ssl; ssl_certificate c; ssl_certificate_key k; proxy_pass 127.0.0.1:1883; } }\n",
+    ),
     (  # a default server without one: nginx -t refuses (stream: certificates per server)
         "NGX715",
         NEW,

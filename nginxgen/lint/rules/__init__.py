@@ -91,6 +91,7 @@ MODULES = (
     "ngx713_early_data_replay",
     "ngx714_certificate_key_pairs",
     "ngx715_listen_ssl_without_certificate",
+    "ngx716_certificate_without_tls_listen",
     "ngx721_certificate_key_mismatch",
     "ngx722_certificate_chain_incomplete",
     "ngx723_certificate_chain_order",

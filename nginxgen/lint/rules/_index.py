@@ -85,6 +85,7 @@ INDEX: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
     ("NGX713", "early-data-replay", "ngx713_early_data_replay", ("ssl_early_data",)),
     ("NGX714", "certificate-key-pairs", "ngx714_certificate_key_pairs", ()),
     ("NGX715", "listen-ssl-without-certificate", "ngx715_listen_ssl_without_certificate", ()),
+    ("NGX716", "certificate-without-tls-listen", "ngx716_certificate_without_tls_listen", ("ssl_certificate",)),
     ("NGX721", "certificate-key-mismatch", "ngx721_certificate_key_mismatch", ()),
     ("NGX722", "certificate-chain-incomplete", "ngx722_certificate_chain_incomplete", ()),
     ("NGX723", "certificate-chain-order", "ngx723_certificate_chain_order", ()),
