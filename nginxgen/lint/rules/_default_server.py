@@ -209,5 +209,9 @@ def lines_in_effect(ctx: Context, key: str) -> set[int] | None:
 def ignored_lines(ctx: Context, key: str) -> set[int]:
     """The lines (by id) of the setting that NGX101-NGX105 say are ignored, and that are in
     effect for no name on any address: what they mean for clients is nobody's."""
-    said = {id(m.stmt) for m in misplaced(ctx, (key,))}
-    return said - (lines_in_effect(ctx, key) or set()) if said else set()
+
+    def compute() -> set[int]:
+        said = {id(m.stmt) for m in misplaced(ctx, (key,))}
+        return said - (lines_in_effect(ctx, key) or set()) if said else set()
+
+    return ctx.memo(f"ignored: {key}", compute)
