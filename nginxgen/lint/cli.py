@@ -94,6 +94,7 @@ class _Trees:
         self.said: list[str] = []
         # main files of copies whose includes nginx reads elsewhere (conf.load.read_elsewhere)
         self.elsewhere: dict[str, str] = {}
+        self.asked: set[str] = set()
 
     def load(
         self,
@@ -122,8 +123,12 @@ class _Trees:
             if line not in self.said:
                 self.said.append(line)
                 print(f"nginxgen: {line}", file=sys.stderr)
-        if (place := read_elsewhere(loaded)) is not None:
-            self.elsewhere[path] = place
+        # asked once per tree, and only by the fix passes (an overlay): a plain lint runs no
+        # nginx -t
+        if overlay is not None and path not in self.asked:
+            self.asked.add(path)
+            if (place := read_elsewhere(loaded)) is not None:
+                self.elsewhere[path] = place
         return loaded
 
 

@@ -70,6 +70,5 @@ def _plain_with_certificate(config: Config, server: Server) -> bool:
     switched = server.effective("ssl")
     if switched and flag_on(switched[-1].args):
         return False  # `ssl on;` (until 1.25.1): every listen of the server is TLS
-    return not any(
-        lst.ssl or config.tls_socket(lst.socket) for lst in server.listens if not lst.udp
-    )
+    # an address is TLS when any listen there has `ssl` (quic included), this server's too
+    return not any(config.tls_socket(lst.socket) for lst in server.listens if not lst.udp)
